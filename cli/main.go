@@ -1,0 +1,143 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+
+	"github.com/omgdb/omgdb/query"
+)
+
+// Exit codes, as SPEC.md section 1 fixes them.
+const (
+	ExitOK       = 0
+	ExitUsage    = 64
+	ExitData     = 65
+	ExitNotFound = 66
+	ExitConflict = 69
+	ExitIO       = 74
+	ExitBusy     = 75
+	ExitDenied   = 77
+)
+
+// env is what every command writes to and reads from.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+// Main runs the omgdb command line with args (without the program name) and
+// returns the process exit code. It is the only place errors become exit
+// codes, and it turns a panic into an error instead of a crash.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := newRootCmd(e)
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	defer func() {
+		if r := recover(); r != nil {
+			if os.Getenv("OMGDB_DEBUG") != "" {
+				fmt.Fprintf(stderr, "%s\n", debug.Stack())
+			}
+			code = printError(stderr, runError{fmt.Errorf("internal error: %v (please report this; set OMGDB_DEBUG=1 for a stack trace)", r)})
+		}
+	}()
+	if err := root.ExecuteContext(ctx); err != nil {
+		return printError(stderr, err)
+	}
+	return ExitOK
+}
+
+// printError writes "error: …" and "hint: …" and returns the exit code.
+func printError(w io.Writer, err error) int {
+	fmt.Fprintf(w, "error: %s\n", err)
+	hint := query.HintOf(err)
+	code := exitCode(err)
+	if hint == "" && code == ExitUsage {
+		hint = "run `omgdb help` or `omgdb <command> --help` for usage"
+	}
+	if hint != "" {
+		fmt.Fprintf(w, "hint: %s\n", hint)
+	}
+	return code
+}
+
+// runError marks errors returned by a command's own work. Every other
+// error comes from cobra itself (unknown command, wrong argument count, bad
+// flag) and is a usage error.
+type runError struct{ err error }
+
+func (r runError) Error() string { return r.err.Error() }
+func (r runError) Unwrap() error { return r.err }
+
+func exitCode(err error) int {
+	var re runError
+	if !errors.As(err, &re) {
+		return ExitUsage
+	}
+	var qe *query.Error
+	if !errors.As(err, &qe) {
+		return ExitIO
+	}
+	switch qe.Kind {
+	case query.Usage:
+		return ExitUsage
+	case query.NotFound:
+		return ExitNotFound
+	case query.Conflict:
+		return ExitConflict
+	case query.IO:
+		return ExitIO
+	case query.Busy:
+		return ExitBusy
+	case query.Denied:
+		return ExitDenied
+	}
+	return ExitData
+}
+
+func newRootCmd(e *env) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "omgdb",
+		Short:         "An embedded document database in one file, for the shell and for AI agents",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       Version,
+	}
+	root.SetVersionTemplate("omgdb {{.Version}}\n")
+	for _, add := range commands {
+		root.AddCommand(add(e))
+	}
+	markRunErrors(root)
+	return root
+}
+
+// markRunErrors wraps every RunE so that its errors are told apart from
+// cobra's usage errors.
+func markRunErrors(c *cobra.Command) {
+	if run := c.RunE; run != nil {
+		c.RunE = func(cmd *cobra.Command, args []string) error {
+			if err := run(cmd, args); err != nil {
+				return runError{err}
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		markRunErrors(sub)
+	}
+}
+
+// commands holds the constructors of the subcommands; each cmd_<name>.go
+// file appends its own in an init function.
+var commands []func(*env) *cobra.Command

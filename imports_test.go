@@ -1,0 +1,85 @@
+package main
+
+import (
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// allowed lists, for each package of DESIGN.md section 2, the omgdb
+// packages it may import. Imports point down only:
+// cli -> mcpserver -> {changes, vector} -> store -> query.
+var allowed = map[string][]string{
+	"query":     {},
+	"store":     {"query"},
+	"changes":   {"store", "query"},
+	"vector":    {"store", "query"},
+	"mcpserver": {"changes", "vector", "store", "query", "docs"},
+	"cli":       {"mcpserver", "changes", "vector", "store", "query", "docs"},
+	"docs":      {},
+	"bench":     {"cli", "mcpserver", "changes", "vector", "store", "query"},
+}
+
+// onlyCLI are imports reserved to cli/ and main.go.
+var onlyCLI = []string{"github.com/spf13/cobra"}
+
+const module = "github.com/omgdb/omgdb/"
+
+func TestImportRules(t *testing.T) {
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") && path != "." {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		top := strings.Split(filepath.ToSlash(path), "/")[0]
+		if top == path { // main.go and other root files
+			top = "main"
+		}
+		for _, imp := range f.Imports {
+			checkImport(t, path, top, strings.Trim(imp.Path.Value, `"`))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func checkImport(t *testing.T, file, pkg, imp string) {
+	for _, c := range onlyCLI {
+		if imp == c && pkg != "cli" && pkg != "main" {
+			t.Errorf("%s imports %s, which only cli/ may import", file, imp)
+		}
+	}
+	if !strings.HasPrefix(imp, module) || pkg == "main" || pkg == "internal" {
+		return
+	}
+	target := strings.Split(strings.TrimPrefix(imp, module), "/")[0]
+	if target == pkg || target == "internal" {
+		return
+	}
+	rules, known := allowed[pkg]
+	if !known {
+		t.Errorf("%s: package %s has no import rule; add it to TestImportRules and DESIGN.md", file, pkg)
+		return
+	}
+	for _, ok := range rules {
+		if ok == target {
+			return
+		}
+	}
+	t.Errorf("%s: %s may not import %s (imports point down: cli -> mcpserver -> {changes, vector} -> store -> query)", file, pkg, imp)
+}

@@ -1,0 +1,30 @@
+// Package query is omgdb's document language, free of I/O: the value model
+// and its canonical JSON codec, MongoDB's total order over values, an
+// order-preserving byte encoding of values for keys, and (in later files)
+// filters, projection, sort, update operators and aggregation.
+//
+// # Values
+//
+// A Value is one of ten types: null, bool, long (int64), double (float64),
+// string, binData, array, object, objectId and date. The zero Value is
+// "missing": the result of looking up a field that is not there. There is
+// no int32 and no decimal.
+//
+// # Canonical JSON
+//
+// Parse accepts strict JSON (valid UTF-8, no duplicate keys, nesting at most
+// MaxDepth, integers that fit in int64) plus the MongoDB Extended JSON v2
+// input forms ($numberLong, $numberInt, $numberDouble, $date, $oid,
+// $binary). AppendJSON writes the canonical form: compact, field order kept,
+// a double always shows a '.' or an exponent, non-finite doubles as
+// {"$numberDouble":"NaN"}. Canonical output parses back to the same value
+// and re-encodes to the same bytes.
+//
+// # Order
+//
+// Compare implements MongoDB's comparison/sort order: values of different
+// types order by type bracket (null < numbers < string < object < array <
+// binData < objectId < bool < date), and long and double are compared
+// exactly, never through a lossy conversion. AppendKey encodes a value so
+// that bytes.Compare on two encodings agrees with Compare.
+package query

@@ -1,0 +1,524 @@
+package query
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/hex"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Parse parses one JSON value strictly: valid UTF-8, no duplicate keys,
+// nesting at most MaxDepth, integers that fit in int64, nothing but white
+// space after the value. MongoDB Extended JSON v2 type wrappers
+// ({"$oid":…}, {"$date":…}, {"$numberLong":…}, {"$numberInt":…},
+// {"$numberDouble":…}, {"$binary":…}) become the values they denote.
+// Errors are *Error values of kind Invalid that give the byte offset.
+func Parse(data []byte) (Value, error) {
+	if len(data) > MaxDocumentSize {
+		return Value{}, Errorf(Limit, "document is %d bytes, over the %d-byte limit", len(data), MaxDocumentSize).
+			WithHint("split the document; omgdb stores documents of at most 16 MiB")
+	}
+	p := parser{data: data}
+	p.skipSpace()
+	v, err := p.value(1)
+	if err != nil {
+		return Value{}, err
+	}
+	p.skipSpace()
+	if p.pos < len(p.data) {
+		return Value{}, p.errorf("unexpected %s after the JSON value", p.describe())
+	}
+	return v, nil
+}
+
+// ParseString is Parse for a string.
+func ParseString(s string) (Value, error) { return Parse([]byte(s)) }
+
+// MustParse parses s and panics on error. For tests and constants.
+func MustParse(s string) Value {
+	v, err := Parse([]byte(s))
+	if err != nil {
+		panic("query.MustParse(" + strconv.Quote(s) + "): " + err.Error())
+	}
+	return v
+}
+
+type parser struct {
+	data []byte
+	pos  int
+}
+
+func (p *parser) errorf(format string, args ...any) *Error {
+	e := Errorf(Invalid, "invalid JSON at byte %d: "+format, append([]any{p.pos}, args...)...)
+	return e
+}
+
+// describe names the byte at the current position for an error message.
+func (p *parser) describe() string {
+	if p.pos >= len(p.data) {
+		return "end of input"
+	}
+	c := p.data[p.pos]
+	if c >= 0x20 && c < 0x7f {
+		return "character " + strconv.QuoteRune(rune(c))
+	}
+	return "byte 0x" + hex.EncodeToString([]byte{c})
+}
+
+func (p *parser) skipSpace() {
+	for p.pos < len(p.data) {
+		switch p.data[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (p *parser) value(depth int) (Value, error) {
+	if p.pos >= len(p.data) {
+		return Value{}, p.errorf("unexpected end of input, expected a value")
+	}
+	switch c := p.data[p.pos]; {
+	case c == '{':
+		return p.object(depth)
+	case c == '[':
+		return p.array(depth)
+	case c == '"':
+		s, err := p.string()
+		return StringValue(s), err
+	case c == '-' || (c >= '0' && c <= '9'):
+		return p.number()
+	case p.literal("true"):
+		return BoolValue(true), nil
+	case p.literal("false"):
+		return BoolValue(false), nil
+	case p.literal("null"):
+		return NullValue(), nil
+	}
+	return Value{}, p.errorf("unexpected %s, expected a value", p.describe())
+}
+
+func (p *parser) literal(word string) bool {
+	if bytes.HasPrefix(p.data[p.pos:], []byte(word)) {
+		p.pos += len(word)
+		return true
+	}
+	return false
+}
+
+func (p *parser) depthError() *Error {
+	return p.errorf("nesting deeper than %d levels", MaxDepth).
+		WithHint("flatten the document; omgdb accepts at most %d nested objects and arrays", MaxDepth)
+}
+
+func (p *parser) array(depth int) (Value, error) {
+	if depth > MaxDepth {
+		return Value{}, p.depthError()
+	}
+	p.pos++ // [
+	elems := []Value{}
+	p.skipSpace()
+	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+		p.pos++
+		return ArrayValue(elems), nil
+	}
+	for {
+		p.skipSpace()
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return Value{}, err
+		}
+		elems = append(elems, v)
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return Value{}, p.errorf("unexpected end of input in an array, expected ',' or ']'")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case ']':
+			p.pos++
+			return ArrayValue(elems), nil
+		default:
+			return Value{}, p.errorf("unexpected %s in an array, expected ',' or ']'", p.describe())
+		}
+	}
+}
+
+func (p *parser) object(depth int) (Value, error) {
+	if depth > MaxDepth {
+		return Value{}, p.depthError()
+	}
+	start := p.pos
+	p.pos++ // {
+	fields := []Field{}
+	p.skipSpace()
+	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+		p.pos++
+		return ObjectValue(fields), nil
+	}
+	for {
+		p.skipSpace()
+		if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+			return Value{}, p.errorf("unexpected %s in an object, expected a quoted key", p.describe())
+		}
+		keyPos := p.pos
+		key, err := p.string()
+		if err != nil {
+			return Value{}, err
+		}
+		if hasKey(fields, key) {
+			p.pos = keyPos
+			return Value{}, p.errorf("duplicate key %q", key).WithHint("each key may appear once in an object")
+		}
+		p.skipSpace()
+		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+			return Value{}, p.errorf("unexpected %s after key %q, expected ':'", p.describe(), key)
+		}
+		p.pos++
+		p.skipSpace()
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return Value{}, err
+		}
+		fields = append(fields, Field{key, v})
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return Value{}, p.errorf("unexpected end of input in an object, expected ',' or '}'")
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+		case '}':
+			p.pos++
+			if len(fields[0].Key) > 1 && fields[0].Key[0] == '$' {
+				return p.extended(start, fields)
+			}
+			return ObjectValue(fields), nil
+		default:
+			return Value{}, p.errorf("unexpected %s in an object, expected ',' or '}'", p.describe())
+		}
+	}
+}
+
+func hasKey(fields []Field, key string) bool {
+	for i := range fields {
+		if fields[i].Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *parser) string() (string, error) {
+	p.pos++ // opening quote
+	start := p.pos
+	// Fast path: no escapes.
+	for p.pos < len(p.data) {
+		c := p.data[p.pos]
+		if c == '"' {
+			s := p.data[start:p.pos]
+			if !utf8.Valid(s) {
+				return "", p.invalidUTF8(start)
+			}
+			p.pos++
+			return string(s), nil
+		}
+		if c == '\\' {
+			break
+		}
+		if c < 0x20 {
+			return "", p.errorf("control character 0x%02x in a string (escape it)", c)
+		}
+		p.pos++
+	}
+	buf := append([]byte(nil), p.data[start:p.pos]...)
+	for p.pos < len(p.data) {
+		c := p.data[p.pos]
+		switch {
+		case c == '"':
+			if !utf8.Valid(buf) {
+				return "", p.invalidUTF8(start)
+			}
+			p.pos++
+			return string(buf), nil
+		case c == '\\':
+			var err error
+			if buf, err = p.escape(buf); err != nil {
+				return "", err
+			}
+		case c < 0x20:
+			return "", p.errorf("control character 0x%02x in a string (escape it)", c)
+		default:
+			buf = append(buf, c)
+			p.pos++
+		}
+	}
+	return "", p.errorf("unterminated string")
+}
+
+func (p *parser) invalidUTF8(start int) *Error {
+	for i := start; i < p.pos; {
+		r, n := utf8.DecodeRune(p.data[i:p.pos])
+		if r == utf8.RuneError && n <= 1 {
+			p.pos = i
+			break
+		}
+		i += n
+	}
+	return p.errorf("invalid UTF-8 in a string").WithHint("omgdb stores text as UTF-8; re-encode the input")
+}
+
+func (p *parser) escape(buf []byte) ([]byte, error) {
+	p.pos++ // backslash
+	if p.pos >= len(p.data) {
+		return nil, p.errorf("unterminated escape")
+	}
+	c := p.data[p.pos]
+	p.pos++
+	switch c {
+	case '"', '\\', '/':
+		return append(buf, c), nil
+	case 'b':
+		return append(buf, '\b'), nil
+	case 'f':
+		return append(buf, '\f'), nil
+	case 'n':
+		return append(buf, '\n'), nil
+	case 'r':
+		return append(buf, '\r'), nil
+	case 't':
+		return append(buf, '\t'), nil
+	case 'u':
+		r, err := p.hex4()
+		if err != nil {
+			return nil, err
+		}
+		if utf16.IsSurrogate(r) {
+			if r >= 0xDC00 || !bytes.HasPrefix(p.data[p.pos:], []byte(`\u`)) {
+				return nil, p.errorf("lone surrogate \\u%04X in a string", r)
+			}
+			p.pos += 2
+			r2, err := p.hex4()
+			if err != nil {
+				return nil, err
+			}
+			if r2 < 0xDC00 || r2 > 0xDFFF {
+				return nil, p.errorf("lone surrogate \\u%04X in a string", r)
+			}
+			r = utf16.DecodeRune(r, r2)
+		}
+		return utf8.AppendRune(buf, r), nil
+	}
+	p.pos -= 2
+	return nil, p.errorf("invalid escape \\%c in a string", c)
+}
+
+func (p *parser) hex4() (rune, error) {
+	if p.pos+4 > len(p.data) {
+		return 0, p.errorf("short \\u escape")
+	}
+	n, err := strconv.ParseUint(string(p.data[p.pos:p.pos+4]), 16, 16)
+	if err != nil {
+		return 0, p.errorf("invalid \\u escape %q", p.data[p.pos:p.pos+4])
+	}
+	p.pos += 4
+	return rune(n), nil
+}
+
+func (p *parser) number() (Value, error) {
+	start := p.pos
+	if p.data[p.pos] == '-' {
+		p.pos++
+	}
+	digits := p.digits()
+	if digits == 0 {
+		return Value{}, p.errorf("invalid number: expected a digit")
+	}
+	if digits > 1 && p.data[p.pos-digits] == '0' {
+		p.pos = start
+		return Value{}, p.errorf("invalid number: leading zero")
+	}
+	isFloat := false
+	if p.pos < len(p.data) && p.data[p.pos] == '.' {
+		p.pos++
+		isFloat = true
+		if p.digits() == 0 {
+			return Value{}, p.errorf("invalid number: expected a digit after '.'")
+		}
+	}
+	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
+		p.pos++
+		isFloat = true
+		if p.pos < len(p.data) && (p.data[p.pos] == '+' || p.data[p.pos] == '-') {
+			p.pos++
+		}
+		if p.digits() == 0 {
+			return Value{}, p.errorf("invalid number: expected a digit in the exponent")
+		}
+	}
+	text := string(p.data[start:p.pos])
+	if !isFloat {
+		i, err := strconv.ParseInt(text, 10, 64)
+		if err != nil {
+			p.pos = start
+			return Value{}, p.errorf("integer %s does not fit in a 64-bit long", text).
+				WithHint("write it as a double (%s.0) or as a string", text)
+		}
+		return LongValue(i), nil
+	}
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil {
+		p.pos = start
+		return Value{}, p.errorf("number %s is out of the range of a double", text)
+	}
+	return DoubleValue(f), nil
+}
+
+func (p *parser) digits() int {
+	n := 0
+	for p.pos < len(p.data) && p.data[p.pos] >= '0' && p.data[p.pos] <= '9' {
+		p.pos++
+		n++
+	}
+	return n
+}
+
+// extended turns an object whose first key starts with '$' into the value an
+// Extended JSON wrapper denotes. Objects that are not type wrappers (query
+// operators such as {"$gt":1}) are returned as objects.
+func (p *parser) extended(start int, fields []Field) (Value, error) {
+	key := fields[0].Key
+	switch key {
+	case "$oid", "$date", "$numberLong", "$numberInt", "$numberDouble", "$binary", "$numberDecimal",
+		"$timestamp", "$regularExpression", "$minKey", "$maxKey", "$symbol", "$code", "$undefined", "$dbPointer":
+	default:
+		return ObjectValue(fields), nil
+	}
+	v, err := extendedValue(fields)
+	if err != nil {
+		e := Errorf(Invalid, "invalid JSON at byte %d: %s", start, err.Message)
+		e.Hint = err.Hint
+		return Value{}, e
+	}
+	return v, nil
+}
+
+func extendedValue(fields []Field) (Value, *Error) {
+	key, arg := fields[0].Key, fields[0].Value
+	if key == "$binary" && len(fields) == 2 && fields[1].Key == "$type" {
+		return legacyBinary(arg, fields[1].Value)
+	}
+	if len(fields) != 1 {
+		return Value{}, Errorf(Invalid, "%s must be the only key of its object", key)
+	}
+	switch key {
+	case "$oid":
+		if id, ok := ParseOID(arg.Str()); ok && arg.kind == String {
+			return ObjectIDValue(id), nil
+		}
+		return Value{}, Errorf(Invalid, "$oid needs 24 hexadecimal digits, got %s", arg)
+	case "$numberLong":
+		i, err := strconv.ParseInt(arg.Str(), 10, 64)
+		if arg.kind != String || err != nil {
+			return Value{}, Errorf(Invalid, "$numberLong needs a string of a 64-bit integer, got %s", arg)
+		}
+		return LongValue(i), nil
+	case "$numberInt":
+		i, err := strconv.ParseInt(arg.Str(), 10, 32)
+		if arg.kind != String || err != nil {
+			return Value{}, Errorf(Invalid, "$numberInt needs a string of a 32-bit integer, got %s", arg)
+		}
+		return LongValue(i), nil
+	case "$numberDouble":
+		return parseNumberDouble(arg)
+	case "$date":
+		return parseDate(arg)
+	case "$binary":
+		return parseBinary(arg)
+	case "$numberDecimal":
+		return Value{}, Errorf(Invalid, "$numberDecimal is not supported: omgdb has no decimal type").
+			WithHint("store the amount as a long in the smallest unit (cents), or as a double or a string")
+	}
+	return Value{}, Errorf(Invalid, "Extended JSON type %s is not supported: omgdb stores null, bool, long, double, string, binData, array, object, objectId and date", key)
+}
+
+func parseNumberDouble(arg Value) (Value, *Error) {
+	switch arg.Str() {
+	case "NaN":
+		return DoubleValue(math.NaN()), nil
+	case "Infinity":
+		return DoubleValue(math.Inf(1)), nil
+	case "-Infinity":
+		return DoubleValue(math.Inf(-1)), nil
+	}
+	f, err := strconv.ParseFloat(arg.Str(), 64)
+	if arg.kind != String || err != nil || strings.ContainsAny(arg.Str(), "xXpPnNiI_") {
+		return Value{}, Errorf(Invalid, `$numberDouble needs a string such as "1.5", "NaN", "Infinity" or "-Infinity", got %s`, arg)
+	}
+	return DoubleValue(f), nil
+}
+
+func parseDate(arg Value) (Value, *Error) {
+	switch arg.kind {
+	case Long:
+		return DateValue(arg.Long()), nil
+	case String:
+		t, err := time.Parse(time.RFC3339Nano, arg.Str())
+		if err != nil {
+			return Value{}, Errorf(Invalid, "$date string %q is not an ISO-8601 time", arg.Str()).
+				WithHint(`write "2024-05-01T12:00:00Z" or milliseconds since 1970 as a number`)
+		}
+		return DateValue(t.UnixMilli()), nil
+	case Double:
+		f := arg.Double()
+		if f == math.Trunc(f) && f >= -(1<<62) && f <= 1<<62 {
+			return DateValue(int64(f)), nil
+		}
+	}
+	return Value{}, Errorf(Invalid, "$date needs milliseconds since 1970 or an ISO-8601 string, got %s", arg)
+}
+
+func parseBinary(arg Value) (Value, *Error) {
+	var b64, sub string
+	switch arg.kind {
+	case String:
+		b64 = arg.Str()
+	case Object:
+		if arg.Len() != 2 || arg.Get("base64").kind != String || arg.Get("subType").kind != String {
+			return Value{}, Errorf(Invalid, `$binary needs a base64 string or {"base64":"…","subType":"00"}, got %s`, arg)
+		}
+		b64, sub = arg.Get("base64").Str(), arg.Get("subType").Str()
+	default:
+		return Value{}, Errorf(Invalid, `$binary needs a base64 string or {"base64":"…","subType":"00"}, got %s`, arg)
+	}
+	return binaryFrom(b64, sub)
+}
+
+func legacyBinary(data, typ Value) (Value, *Error) {
+	if data.kind != String || typ.kind != String {
+		return Value{}, Errorf(Invalid, `legacy $binary needs {"$binary":"<base64>","$type":"00"}`)
+	}
+	return binaryFrom(data.Str(), typ.Str())
+}
+
+func binaryFrom(b64, sub string) (Value, *Error) {
+	data, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil {
+		return Value{}, Errorf(Invalid, "$binary: invalid base64 %q", b64)
+	}
+	var st uint64
+	if sub != "" {
+		if st, err = strconv.ParseUint(sub, 16, 8); err != nil || len(sub) > 2 {
+			return Value{}, Errorf(Invalid, "$binary: subType %q is not one or two hexadecimal digits", sub)
+		}
+	}
+	return BinaryValue(data, byte(st)), nil
+}
