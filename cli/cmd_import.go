@@ -33,7 +33,7 @@ in batches; --atomic commits all or nothing. A bad line stops the import
 (--on-error abort, the default: the documents before it are kept) or is
 reported and skipped (--on-error skip). Every bad line is reported with its
 line number. Prints a JSON summary:
-{"inserted","skipped","lines","batches","stopped_at_line","errors":[{"line","error"}],"changes"}.`,
+{"inserted","skipped","lines","batches","stopped_at_line","errors":[{"line","error"}],"change"}.`,
 		Example: `  omgdb import app.omgdb users users.ndjson
   zcat big.ndjson.gz | omgdb import app.omgdb events - --on-error skip`,
 		Args: cobra.RangeArgs(2, 3),

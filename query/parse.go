@@ -2,6 +2,7 @@ package query
 
 import (
 	"bytes"
+	"sync"
 	"encoding/base64"
 	"encoding/hex"
 	"math"
@@ -23,7 +24,9 @@ func Parse(data []byte) (Value, error) {
 		return Value{}, Errorf(Limit, "document is %d bytes, over the %d-byte limit", len(data), MaxDocumentSize).
 			WithHint("split the document; omgdb stores documents of at most 16 MiB")
 	}
-	p := parser{data: data}
+	p := parserPool.Get().(*parser)
+	defer p.release()
+	p.data, p.pos = data, 0
 	p.skipSpace()
 	v, err := p.value(1)
 	if err != nil {
@@ -34,6 +37,20 @@ func Parse(data []byte) (Value, error) {
 		return Value{}, p.errorf("unexpected %s after the JSON value", p.describe())
 	}
 	return v, nil
+}
+
+var parserPool = sync.Pool{New: func() any { return &parser{keys: map[string]string{}} }}
+
+// release returns the parser to the pool, dropping what would pin memory.
+func (p *parser) release() {
+	p.data = nil
+	clear(p.fields[:cap(p.fields)])
+	clear(p.elems[:cap(p.elems)])
+	p.fields, p.elems = p.fields[:0], p.elems[:0]
+	if len(p.keys) > 4096 {
+		clear(p.keys)
+	}
+	parserPool.Put(p)
 }
 
 // ParseString is Parse for a string.
@@ -51,6 +68,12 @@ func MustParse(s string) Value {
 type parser struct {
 	data []byte
 	pos  int
+	// Scratch stacks: the fields and elements of the objects and arrays
+	// being parsed accumulate here and are copied out, at their exact size,
+	// when each one ends, so a document costs one allocation per container.
+	fields []Field
+	elems  []Value
+	keys   map[string]string // interned field names: documents repeat them
 }
 
 func (p *parser) errorf(format string, args ...any) *Error {
@@ -123,11 +146,12 @@ func (p *parser) array(depth int) (Value, error) {
 		return Value{}, p.depthError()
 	}
 	p.pos++ // [
-	elems := []Value{}
+	base := len(p.elems)
+	defer func() { p.elems = p.elems[:base] }()
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
-		return ArrayValue(elems), nil
+		return ArrayValue([]Value{}), nil
 	}
 	for {
 		p.skipSpace()
@@ -135,7 +159,7 @@ func (p *parser) array(depth int) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
-		elems = append(elems, v)
+		p.elems = append(p.elems, v)
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return Value{}, p.errorf("unexpected end of input in an array, expected ',' or ']'")
@@ -145,7 +169,7 @@ func (p *parser) array(depth int) (Value, error) {
 			p.pos++
 		case ']':
 			p.pos++
-			return ArrayValue(elems), nil
+			return ArrayValue(append([]Value(nil), p.elems[base:]...)), nil
 		default:
 			return Value{}, p.errorf("unexpected %s in an array, expected ',' or ']'", p.describe())
 		}
@@ -158,11 +182,12 @@ func (p *parser) object(depth int) (Value, error) {
 	}
 	start := p.pos
 	p.pos++ // {
-	fields := []Field{}
+	base := len(p.fields)
+	defer func() { p.fields = p.fields[:base] }()
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
-		return ObjectValue(fields), nil
+		return ObjectValue([]Field{}), nil
 	}
 	for {
 		p.skipSpace()
@@ -170,11 +195,11 @@ func (p *parser) object(depth int) (Value, error) {
 			return Value{}, p.errorf("unexpected %s in an object, expected a quoted key", p.describe())
 		}
 		keyPos := p.pos
-		key, err := p.string()
+		key, err := p.key()
 		if err != nil {
 			return Value{}, err
 		}
-		if hasKey(fields, key) {
+		if hasKey(p.fields[base:], key) {
 			p.pos = keyPos
 			return Value{}, p.errorf("duplicate key %q", key).WithHint("each key may appear once in an object")
 		}
@@ -188,7 +213,7 @@ func (p *parser) object(depth int) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
-		fields = append(fields, Field{key, v})
+		p.fields = append(p.fields, Field{key, v})
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return Value{}, p.errorf("unexpected end of input in an object, expected ',' or '}'")
@@ -198,6 +223,7 @@ func (p *parser) object(depth int) (Value, error) {
 			p.pos++
 		case '}':
 			p.pos++
+			fields := append([]Field(nil), p.fields[base:]...)
 			if len(fields[0].Key) > 1 && fields[0].Key[0] == '$' {
 				return p.extended(start, fields)
 			}
@@ -206,6 +232,31 @@ func (p *parser) object(depth int) (Value, error) {
 			return Value{}, p.errorf("unexpected %s in an object, expected ',' or '}'", p.describe())
 		}
 	}
+}
+
+// key parses an object key, interning short keys without escapes.
+func (p *parser) key() (string, error) {
+	end := p.pos + 1
+	for end < len(p.data) && end-p.pos <= 32 {
+		c := p.data[end]
+		if c == '"' {
+			raw := p.data[p.pos+1 : end]
+			if k, ok := p.keys[string(raw)]; ok {
+				p.pos = end + 1
+				return k, nil
+			}
+			k, err := p.string()
+			if err == nil {
+				p.keys[k] = k
+			}
+			return k, err
+		}
+		if c == '\\' || c < 0x20 || c >= 0x80 {
+			break
+		}
+		end++
+	}
+	return p.string()
 }
 
 func hasKey(fields []Field, key string) bool {

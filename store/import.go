@@ -44,7 +44,7 @@ type ImportSummary struct {
 	Batches   int         `json:"batches"`
 	StoppedAt int64       `json:"stopped_at_line,omitempty"`
 	Errors    []LineError `json:"errors"`
-	Changes   []string    `json:"changes"` // the change id of each committed batch
+	Change    string      `json:"change,omitempty"` // the change id shared by every committed batch
 }
 
 // LineError is a bad line of an import.
@@ -62,7 +62,7 @@ func (db *DB) Import(ctx context.Context, coll string, r io.Reader, opts *Import
 		opts = &ImportOptions{}
 	}
 	in := &lineReader{r: bufio.NewReaderSize(r, 1<<20)}
-	sum := &ImportSummary{Errors: []LineError{}, Changes: []string{}}
+	sum := &ImportSummary{Errors: []LineError{}}
 	batch := opts.BatchSize
 	if batch <= 0 {
 		batch = 20000
@@ -74,10 +74,12 @@ func (db *DB) Import(ctx context.Context, coll string, r io.Reader, opts *Import
 	if kind == "" {
 		kind = "import"
 	}
+	// All batches of one import are one change, so it can be rolled back
+	// as a whole.
+	change := Change{ID: query.NewOID().Hex(), Kind: kind}
 	var stop error
 	for stop == nil && !in.done {
 		var ids []query.Value
-		change := Change{Kind: kind}
 		var t *Tx
 		err := db.Update(change, func(tx *Tx) error {
 			t = tx
@@ -99,7 +101,7 @@ func (db *DB) Import(ctx context.Context, coll string, r io.Reader, opts *Import
 		}
 		if len(ids) > 0 {
 			sum.Batches++
-			sum.Changes = append(sum.Changes, t.ChangeID())
+			sum.Change = t.ChangeID()
 		}
 		if opts.Progress != nil {
 			opts.Progress(in.line, in.bytes)

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"time"
@@ -116,7 +117,41 @@ func (tx *Tx) appendJournal() error {
 		Actor: tx.change.Actor, Note: tx.change.Note, Ops: tx.ops}
 	val := encodeJSON(query.AppendJSON(make([]byte, headerSize, 256), r.Value()))
 	tx.lsn = lsn
-	return j.Put(lsnKey(lsn), val)
+	if err := j.Put(lsnKey(lsn), val); err != nil {
+		return err
+	}
+	ch, err := tx.btx.CreateBucketIfNotExists(bucketChanges)
+	if err != nil {
+		return err
+	}
+	return ch.Put(changeKey(tx.change.ID, lsn), nil)
+}
+
+func changeKey(id string, lsn uint64) []byte {
+	k := append([]byte(id), 0)
+	return binary.BigEndian.AppendUint64(k, lsn)
+}
+
+// ChangeRecords returns the journal records written under a change id, in
+// LSN order (an import writes one per batch). It returns none for an
+// unknown id.
+func (tx *Tx) ChangeRecords(id string) ([]*Record, error) {
+	ch, j := tx.btx.Bucket(bucketChanges), tx.btx.Bucket(bucketJournal)
+	if ch == nil || j == nil {
+		return nil, nil
+	}
+	prefix := append([]byte(id), 0)
+	var recs []*Record
+	c := ch.Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && len(k) == len(prefix)+8; k, _ = c.Next() {
+		key := k[len(prefix):]
+		r, err := decodeRecord(key, j.Get(key))
+		if err != nil {
+			return nil, journalError(tx.db.path, key, err)
+		}
+		recs = append(recs, r)
+	}
+	return recs, nil
 }
 
 func decodeRecord(key, raw []byte) (*Record, error) {

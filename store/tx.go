@@ -15,6 +15,7 @@ var (
 	bucketMeta        = []byte("meta")
 	bucketCollections = []byte("collections")
 	bucketJournal     = []byte("journal")
+	bucketChanges     = []byte("changes") // change id + 0x00 + lsn -> nothing: the records of a change
 	bucketDocs        = []byte("docs")
 	keyFormat         = []byte("format")
 	keyStoreID        = []byte("store_id")
