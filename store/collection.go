@@ -22,12 +22,14 @@ type Collection struct {
 	// appendOnly is true while every insert of this transaction went past
 	// the last key, so pages can be filled completely.
 	appendOnly bool
-	lastKey    []byte // the greatest key while appendOnly; nil until known
+	lastKey    []byte   // the greatest key while appendOnly; nil until known
+	indexes    []*Index // opened indexes, for maintenance; nil until needed
 }
 
 // collMeta is the collection's metadata record.
 type collMeta struct {
-	Created string `json:"created"`
+	Created string     `json:"created"`
+	Indexes []IndexDef `json:"indexes,omitempty"`
 }
 
 func (m collMeta) encode() []byte {
@@ -105,6 +107,9 @@ func (c *Collection) Insert(doc query.Value) (query.Value, error) {
 	if err := c.docs.Put(key, val); err != nil {
 		return query.Value{}, err
 	}
+	if err := c.maintain(query.Value{}, doc); err != nil {
+		return query.Value{}, err
+	}
 	c.count++
 	c.dirty = true
 	c.tx.record(Op{Op: OpInsert, Coll: c.name, ID: id})
@@ -180,6 +185,9 @@ func (c *Collection) Replace(id query.Value, doc query.Value) error {
 	if err := c.docs.Put(query.AppendKey(nil, id), val); err != nil {
 		return err
 	}
+	if err := c.maintain(before, doc); err != nil {
+		return err
+	}
 	c.tx.record(Op{Op: OpUpdate, Coll: c.name, ID: before.Get("_id"), Before: before})
 	return nil
 }
@@ -195,6 +203,9 @@ func (c *Collection) Delete(id query.Value) error {
 		return err
 	}
 	if err := c.docs.Delete(query.AppendKey(nil, id)); err != nil {
+		return err
+	}
+	if err := c.maintain(before, query.Value{}); err != nil {
 		return err
 	}
 	c.count--
