@@ -119,7 +119,7 @@ func mulLongChecked(x, y int64) Value {
 		return LongValue(0)
 	}
 	neg := (x < 0) != (y < 0)
-	hi, lo := bits.Mul64(absInt64(x), absInt64(y))
+	hi, lo := bits.Mul64(longMagnitude(x), longMagnitude(y))
 	limit := uint64(math.MaxInt64)
 	if neg {
 		limit++
@@ -133,7 +133,7 @@ func mulLongChecked(x, y int64) Value {
 	return LongValue(int64(lo))
 }
 
-func absInt64(x int64) uint64 {
+func longMagnitude(x int64) uint64 {
 	if x < 0 {
 		return uint64(-x) // MinInt64 wraps to 2^63, its magnitude
 	}
