@@ -74,11 +74,21 @@ func (s *scanSource) Next() bool {
 				return false
 			}
 		}
-		doc := s.cur.Doc()
-		if s.cur.Err() != nil {
+		if s.filter == nil {
+			return true
+		}
+		// Match on the stored JSON, decoding only what the filter reads;
+		// Doc decodes the whole document when the caller asks for it.
+		js, err := s.cur.JSON()
+		if err != nil {
 			return false
 		}
-		if s.filter == nil || s.filter.Match(doc) {
+		ok, err := s.filter.MatchJSON(js)
+		if err != nil {
+			s.err = corruptValue(err.Error())
+			return false
+		}
+		if ok {
 			return true
 		}
 	}
