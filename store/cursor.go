@@ -1,6 +1,8 @@
 package store
 
 import (
+	"bytes"
+
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/omgdb/omgdb/query"
@@ -14,6 +16,7 @@ import (
 // It implements query.Source.
 type Cursor struct {
 	c       *bolt.Cursor
+	only    []byte // when set, the cursor visits at most the document under this key
 	started bool
 	raw     []byte // the current stored value, valid until Next
 	doc     query.Value
@@ -27,12 +30,18 @@ func (cur *Cursor) Next() bool {
 		return false
 	}
 	var k, v []byte
-	if !cur.started {
+	switch {
+	case cur.only != nil && !cur.started:
+		if k, v = cur.c.Seek(cur.only); !bytes.Equal(k, cur.only) {
+			k = nil
+		}
+	case cur.only != nil:
+	case !cur.started:
 		k, v = cur.c.First()
-		cur.started = true
-	} else {
+	default:
 		k, v = cur.c.Next()
 	}
+	cur.started = true
 	if k == nil {
 		cur.c = nil
 		return false

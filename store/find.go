@@ -28,7 +28,11 @@ func (q *Query) sorted() bool { return q.Sort != nil && len(q.Sort.Keys()) > 0 }
 
 // Find returns a stream of the documents matching q.
 func (c *Collection) Find(ctx context.Context, q Query) query.Source {
-	var src query.Source = &scanSource{ctx: ctx, cur: c.Scan(), filter: q.Filter}
+	cur := c.Scan()
+	if id, ok := idEquality(q.Filter); ok {
+		cur.only = query.AppendKey(nil, id)
+	}
+	var src query.Source = &scanSource{ctx: ctx, cur: cur, filter: q.Filter}
 	if q.sorted() {
 		src = sortSource(src, q)
 	} else {
@@ -38,6 +42,22 @@ func (c *Collection) Find(ctx context.Context, q Query) query.Source {
 		src = &projectSource{src: src, p: q.Projection, filter: q.Filter}
 	}
 	return src
+}
+
+// idEquality returns the value a filter requires _id to equal, if it has a
+// top-level {"_id": v} or {"_id": {"$eq": v}}: then the only candidate is
+// the document stored under v's key (equal values share a key, and _id is
+// never an array). The whole filter is still matched on it.
+func idEquality(f *query.Filter) (query.Value, bool) {
+	if f == nil {
+		return query.Value{}, false
+	}
+	for _, p := range f.Predicates() {
+		if p.Path == "_id" && p.Op == "$eq" && p.Operand.Kind() != query.Array {
+			return p.Operand, true
+		}
+	}
+	return query.Value{}, false
 }
 
 // CountMatching counts the documents matching filter (all of them, in

@@ -82,3 +82,31 @@ func TestFind_SortMemoryLimit(t *testing.T) {
 		t.Errorf("sort over the memory limit = %v", err)
 	}
 }
+
+// TestFind_IDEqualityEqualsScan: a filter on _id equality reads one
+// document by key, and must return what a full scan returns (long and
+// double share a key; the rest of the filter still applies).
+func TestFind_IDEqualityEqualsScan(t *testing.T) {
+	db := storetest.MustOpen(t)
+	storetest.Insert(t, db, "c", `{"_id":5,"a":1}`, `{"_id":5.5,"a":2}`, `{"_id":"x","a":3}`,
+		`{"_id":null,"a":4}`, `{"_id":{"k":1,"j":2},"a":5}`, `{"_id":{"$oid":"65f0a1b2c3d4e5f6a7b80001"},"a":6}`,
+		`{"_id":true}`, `{"_id":{"$date":0}}`, `{"_id":-0.0,"a":7}`)
+	filters := []string{`{"_id":5}`, `{"_id":5.0}`, `{"_id":{"$eq":5.5}}`, `{"_id":"x"}`, `{"_id":"y"}`,
+		`{"_id":null}`, `{"_id":{"k":1,"j":2}}`, `{"_id":{"j":2,"k":1}}`, `{"_id":{"$oid":"65f0a1b2c3d4e5f6a7b80001"}}`,
+		`{"_id":5,"a":2}`, `{"_id":5,"a":1}`, `{"a":3,"_id":"x"}`, `{"_id":true}`, `{"_id":{"$date":0}}`,
+		`{"_id":0}`, `{"_id":[5]}`, `{"_id":6}`}
+	for _, spec := range filters {
+		fast, err := query.CompileFilter(query.MustParse(spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		slow, err := query.CompileFilter(query.MustParse(`{"$and":[` + spec + `]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want := findAll(t, db, store.Query{Filter: fast}), findAll(t, db, store.Query{Filter: slow})
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("find %s = %v, a scan finds %v", spec, got, want)
+		}
+	}
+}
