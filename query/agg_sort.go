@@ -1,0 +1,83 @@
+package query
+
+import (
+	"slices"
+)
+
+// $sort: a stable sort of the whole input (MongoDB's order is unspecified
+// among equal keys; omgdb keeps the input order). Followed by $limit, it
+// keeps only the documents the limit will pass.
+
+type sortStage struct {
+	spec  *sortSpec
+	limit int64 // 0: no limit
+}
+
+func compileSortStage(_ *compiler, spec Value, _ pipeWhere) (stage, error) {
+	s, err := compileSortSpec("$sort", spec)
+	if err != nil {
+		return nil, err
+	}
+	return &sortStage{spec: s}, nil
+}
+
+type sortItem struct {
+	doc  Value
+	keys []sortKey
+	size int64
+}
+
+func (s *sortStage) run(r *runState, in Source) Source {
+	var out []sortItem
+	started := false
+	return &funcSource{in: in, next: func() (Value, bool, error) {
+		if !started {
+			started = true
+			var err error
+			if out, err = s.sorted(r, in); err != nil {
+				return Value{}, false, err
+			}
+		}
+		if len(out) == 0 {
+			return Value{}, false, nil
+		}
+		doc := out[0].doc
+		out = out[1:]
+		return doc, true, nil
+	}}
+}
+
+func (s *sortStage) sorted(r *runState, in Source) ([]sortItem, error) {
+	b := r.budget("$sort")
+	var items []sortItem
+	err := r.drain(in, func(doc Value) error {
+		it := sortItem{doc, s.spec.keys(doc), valueSize(doc)}
+		items = append(items, it)
+		if s.limit > 0 && int64(len(items)) >= 2*s.limit+64 {
+			items = s.truncate(b, items)
+		}
+		return b.grow(it.size)
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.sort(items)
+	if s.limit > 0 && int64(len(items)) > s.limit {
+		items = items[:s.limit]
+	}
+	return items, nil
+}
+
+func (s *sortStage) sort(items []sortItem) {
+	slices.SortStableFunc(items, func(a, b sortItem) int { return s.spec.compareKeys(a.keys, b.keys) })
+}
+
+// truncate sorts items and drops those past the limit.
+func (s *sortStage) truncate(b *budget, items []sortItem) []sortItem {
+	s.sort(items)
+	for _, it := range items[s.limit:] {
+		b.used -= it.size
+	}
+	clear(items[s.limit:])
+	return items[:s.limit]
+}
