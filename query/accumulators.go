@@ -138,12 +138,16 @@ func (a *accumulatorSpec) compileTop(c *compiler, arg Value) error {
 	return nil
 }
 
-// newState creates the state for a new group whose key is id; "n" is
-// evaluated against {_id: id}.
+// newState creates the state for a new group whose key is id. "n" is
+// evaluated against the group key, as in MongoDB's manual example
+// ({_id: {gameId: "$gameId"}} lets n read "$gameId"); "$_id" also works.
 func (a *accumulatorSpec) newState(c *evalCtx, id Value) (accState, error) {
 	n := 0
 	if a.n != nil {
 		root := ObjectValue([]Field{{"_id", id}})
+		if id.Kind() == Object && id.Get("_id").IsMissing() {
+			root = id.With("_id", id)
+		}
 		saved := c.vars[0]
 		c.root, c.vars[0] = root, root
 		v, err := a.n.eval(c)

@@ -40,8 +40,8 @@ type aggCase struct {
 	want     []string
 	wantErr  string
 	hasErr   bool
-	order    string // "want" or "want unordered"
-	options  string // "now <RFC3339>", "seed <n>", "maxMemory <n>"
+	order    string   // "want" or "want unordered"
+	options  string   // "now <RFC3339>", "seed <n>", "maxMemory <n>"
 	raw      []string // the case's lines without its want/error section
 }
 
