@@ -112,7 +112,7 @@ func (r *runState) runStages(stages []stage, src Source) Source {
 
 // eval evaluates n with doc as $$ROOT and $$CURRENT.
 func (r *runState) eval(n node, doc Value) (Value, error) {
-	r.ec.root, r.ec.vars[0] = doc, doc
+	r.ec.root, r.ec.vars[0], r.ec.work = doc, doc, 0
 	return n.eval(r.ec)
 }
 

@@ -52,6 +52,30 @@ type evalCtx struct {
 	root Value
 	vars []Value
 	now  Value
+	work int64 // estimated bytes built by this evaluation, against MaxEvalWork
+}
+
+// MaxEvalWork bounds the work of one evaluation of an expression: the
+// values its operators build, about 64 units per array element or object
+// field and 4 per string byte. {"$map":{"input":{"$range":…},"in":{"$range":…}}}
+// then fails cleanly instead of exhausting memory.
+const MaxEvalWork = 1 << 28
+
+// spend charges the size of a value an operator built.
+func (c *evalCtx) spend(v Value) error {
+	switch v.Kind() {
+	case String:
+		c.work += 4 * int64(len(v.Str()))
+	case Array, Object:
+		c.work += 64 * int64(v.Len())
+	default:
+		return nil
+	}
+	if c.work > MaxEvalWork {
+		return Errorf(Limit, "expression evaluation exceeded its work limit (%d units: about 4 million array elements or 64 MiB of strings built)", int64(MaxEvalWork)).
+			WithHint("work on smaller arrays or strings; $range, $map and $reduce over large inputs multiply quickly")
+	}
+	return nil
 }
 
 // constNode is a literal.
@@ -125,7 +149,8 @@ func (n *objNode) eval(c *evalCtx) (Value, error) {
 			fields = append(fields, Field{k, v})
 		}
 	}
-	return ObjectValue(fields), nil
+	out := ObjectValue(fields)
+	return out, c.spend(out)
 }
 
 // arrNode builds an array; elements that evaluate to missing become null.
@@ -143,7 +168,7 @@ func (n *arrNode) eval(c *evalCtx) (Value, error) {
 		}
 		out[i] = v
 	}
-	return ArrayValue(out), nil
+	return ArrayValue(out), c.spend(ArrayValue(out))
 }
 
 // compiler holds the state of one compilation: the variables in scope and
@@ -356,6 +381,7 @@ func unknownOperator(name, kind string, candidates []string) *Error {
 	if kind != "" {
 		what = " (" + kind + ")"
 	}
+	list := map[string]string{"": "operators", "stage": "stages", "accumulator": "accumulators"}[kind]
 	return Errorf(Invalid, "unknown aggregation operator: %s%s%s", name, what, DidYouMean(name, candidates)).
-		WithHint("see `omgdb docs aggregation` for the supported operators")
+		WithHint("see `omgdb docs aggregation` for the supported %s", list)
 }

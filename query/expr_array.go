@@ -7,7 +7,7 @@ import (
 // Array operators. Set operators live in expr_set.go.
 
 // MaxRangeLength is the most elements $range may produce.
-const MaxRangeLength = 1 << 22
+const MaxRangeLength = 1 << 20
 
 func init() {
 	registerOps(map[string]opCompiler{

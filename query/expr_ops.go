@@ -43,7 +43,11 @@ func (n *callNode) eval(c *evalCtx) (Value, error) {
 		}
 		vals[i] = v
 	}
-	return n.fn(vals)
+	out, err := n.fn(vals)
+	if err != nil {
+		return Value{}, err
+	}
+	return out, c.spend(out)
 }
 
 // call1Node is callNode for one argument.
@@ -57,7 +61,11 @@ func (n *call1Node) eval(c *evalCtx) (Value, error) {
 	if err != nil {
 		return Value{}, err
 	}
-	return n.fn(v)
+	out, err := n.fn(v)
+	if err != nil {
+		return Value{}, err
+	}
+	return out, c.spend(out)
 }
 
 // argList returns an operator's arguments: the elements of an array, or

@@ -178,7 +178,7 @@ func (n mapNode) eval(c *evalCtx) (Value, error) {
 		}
 		out[i] = v
 	}
-	return ArrayValue(out), nil
+	return ArrayValue(out), c.spend(ArrayValue(out))
 }
 
 func compileMap(c *compiler, name string, arg Value) (node, error) {
@@ -214,7 +214,7 @@ func (n filterNode) eval(c *evalCtx) (Value, error) {
 			out = append(out, e)
 		}
 	}
-	return ArrayValue(out), nil
+	return ArrayValue(out), c.spend(ArrayValue(out))
 }
 
 func (n filterNode) filterLimit(c *evalCtx) (int, error) {
