@@ -67,7 +67,6 @@ type runState struct {
 	env  Env
 	opts *PipelineOptions
 	ec   *evalCtx
-	n    int // documents pulled, for periodic cancellation checks
 }
 
 // CompilePipeline validates and compiles a pipeline: an array of stage
@@ -99,7 +98,7 @@ func (p *Pipeline) Run(ctx context.Context, src Source, env Env) Source {
 		now = time.Now()
 	}
 	r := &runState{ctx: ctx, env: env, opts: &p.opts}
-	r.ec = &evalCtx{vars: make([]Value, p.slots), now: DateValue(now.UnixMilli())}
+	r.ec = &evalCtx{vars: make([]Value, p.slots), now: DateValue(now.UnixMilli()), ctx: ctx}
 	return r.runStages(p.stages, src)
 }
 
@@ -116,10 +115,9 @@ func (r *runState) eval(n node, doc Value) (Value, error) {
 	return n.eval(r.ec)
 }
 
-// pull reads the next document of in, checking for cancellation now and
-// then.
+// pull reads the next document of in, checking for cancellation.
 func (r *runState) pull(in Source) (Value, bool, error) {
-	if r.n++; r.n%256 == 0 && r.ctx != nil {
+	if r.ctx != nil {
 		if err := r.ctx.Err(); err != nil {
 			return Value{}, false, err
 		}

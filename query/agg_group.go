@@ -2,6 +2,7 @@ package query
 
 import (
 	"slices"
+	"strings"
 )
 
 // $group, $sortByCount and $bucket. Groups are keyed by AppendKey of the
@@ -163,9 +164,7 @@ func (s *groupStage) result(g *group) Value {
 // compileSortByCountStage is $sortByCount: group by the expression,
 // count, and sort by the count, highest first.
 func compileSortByCountStage(c *compiler, spec Value, _ pipeWhere) (stage, error) {
-	isPath := spec.Kind() == String && len(spec.Str()) > 1 && spec.Str()[0] == '$'
-	isOp := spec.Kind() == Object && spec.Len() == 1 && spec.Fields()[0].Key[0] == '$'
-	if !isPath && !isOp {
+	if !isExpression(spec) {
 		return nil, Errorf(Invalid, "the argument to $sortByCount must be an expression: a $-prefixed field path or an operator object, found %s", spec).
 			WithHint(`write {"$sortByCount":"$field"}`)
 	}
@@ -216,18 +215,28 @@ func compileBucketStage(c *compiler, spec Value, _ pipeWhere) (stage, error) {
 	return &groupStage{stage: "$bucket", key: key, accs: accs, order: sortByID}, nil
 }
 
+// isExpression reports whether v is a $-prefixed field path or an
+// operator object, as $sortByCount and groupBy require.
+func isExpression(v Value) bool {
+	switch v.Kind() {
+	case String:
+		return len(v.Str()) > 1 && strings.HasPrefix(v.Str(), "$")
+	case Object:
+		return v.Len() == 1 && strings.HasPrefix(v.Fields()[0].Key, "$")
+	}
+	return false
+}
+
 func sortByID(docs []Value) {
 	slices.SortStableFunc(docs, func(a, b Value) int { return Compare(a.Get("_id"), b.Get("_id")) })
 }
 
 func compileGroupBy(c *compiler, stage string, spec Value) (node, error) {
 	g := spec.Get("groupBy")
-	isPath := g.Kind() == String && len(g.Str()) > 1 && g.Str()[0] == '$'
-	isOp := g.Kind() == Object && g.Len() == 1 && g.Fields()[0].Key[0] == '$'
 	if g.IsMissing() {
 		return nil, Errorf(Invalid, "%s requires 'groupBy' to be specified", stage)
 	}
-	if !isPath && !isOp {
+	if !isExpression(g) {
 		return nil, Errorf(Invalid, "the %s 'groupBy' field must be defined as a $-prefixed path or an expression object, found %s", stage, g)
 	}
 	return c.expr(g)

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"context"
 	"strings"
 	"time"
 )
@@ -52,7 +53,8 @@ type evalCtx struct {
 	root Value
 	vars []Value
 	now  Value
-	work int64 // estimated bytes built by this evaluation, against MaxEvalWork
+	work int64           // units of work done by this evaluation, against MaxEvalWork
+	ctx  context.Context // checked now and then during long evaluations; may be nil
 }
 
 // MaxEvalWork bounds the work of one evaluation of an expression: the
@@ -61,8 +63,10 @@ type evalCtx struct {
 // then fails cleanly instead of exhausting memory.
 const MaxEvalWork = 1 << 28
 
-// spend charges the size of a value an operator built.
+// spend charges the size of a value an operator built, and checks for
+// cancellation every 16 million units.
 func (c *evalCtx) spend(v Value) error {
+	before := c.work
 	switch v.Kind() {
 	case String:
 		c.work += 4 * int64(len(v.Str()))
@@ -74,6 +78,9 @@ func (c *evalCtx) spend(v Value) error {
 	if c.work > MaxEvalWork {
 		return Errorf(Limit, "expression evaluation exceeded its work limit (%d units: about 4 million array elements or 64 MiB of strings built)", int64(MaxEvalWork)).
 			WithHint("work on smaller arrays or strings; $range, $map and $reduce over large inputs multiply quickly")
+	}
+	if c.ctx != nil && before>>24 != c.work>>24 {
+		return c.ctx.Err()
 	}
 	return nil
 }
