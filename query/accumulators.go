@@ -21,9 +21,9 @@ type accState interface {
 type accumulatorSpec struct {
 	field string
 	op    string
-	input node      // evaluated per document; nil for $count
-	n     node      // the "n" of the N accumulators
-	sort  *sortSpec // the "sortBy" of $top/$bottom
+	input expression // evaluated per document; nil for $count
+	n     expression // the "n" of the N accumulators
+	sort  *sortSpec  // the "sortBy" of $top/$bottom
 	make  func(n int, sort *sortSpec) accState
 }
 
@@ -68,7 +68,7 @@ func accumulatorNames() []string {
 }
 
 // compileAccumulator compiles "field: {$acc: arg}".
-func compileAccumulator(c *compiler, field string, spec Value) (*accumulatorSpec, error) {
+func compileAccumulator(c *exprCompiler, field string, spec Value) (*accumulatorSpec, error) {
 	if strings.Contains(field, ".") {
 		return nil, Errorf(Invalid, "the field name '%s' cannot contain '.'", field)
 	}
@@ -84,13 +84,13 @@ func compileAccumulator(c *compiler, field string, spec Value) (*accumulatorSpec
 		if why, known := unsupportedAccumulators[op]; known {
 			return nil, Errorf(Invalid, "accumulator %s is not supported: %s", op, why)
 		}
-		return nil, unknownOperator(op, "accumulator", accumulatorNames())
+		return nil, unknownAggOperator(op, "accumulator", accumulatorNames())
 	}
 	a := &accumulatorSpec{field: field, op: op, make: mk}
 	return a, a.compileArg(c, arg)
 }
 
-func (a *accumulatorSpec) compileArg(c *compiler, arg Value) error {
+func (a *accumulatorSpec) compileArg(c *exprCompiler, arg Value) error {
 	var err error
 	switch a.op {
 	case "$count":
@@ -116,7 +116,7 @@ func (a *accumulatorSpec) compileArg(c *compiler, arg Value) error {
 	return err
 }
 
-func (a *accumulatorSpec) compileTop(c *compiler, arg Value) error {
+func (a *accumulatorSpec) compileTop(c *exprCompiler, arg Value) error {
 	required := []string{"sortBy", "output", "n"}
 	if a.op == "$top" || a.op == "$bottom" {
 		required = required[:2]

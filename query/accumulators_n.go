@@ -95,7 +95,7 @@ type topState struct {
 }
 
 type topItem struct {
-	keys []sortKey
+	keys []sortVal
 	v    Value
 }
 
@@ -105,7 +105,7 @@ func (st *topState) add(v, doc Value) (int64, error) {
 	}
 	keys := st.sort.keys(doc)
 	// Items stay in sort order, equal keys in arrival order.
-	i, _ := slices.BinarySearchFunc(st.items, keys, func(e topItem, k []sortKey) int {
+	i, _ := slices.BinarySearchFunc(st.items, keys, func(e topItem, k []sortVal) int {
 		if st.sort.compareKeys(e.keys, k) <= 0 {
 			return -1
 		}
@@ -147,13 +147,13 @@ func (st *topState) result() Value {
 // {n, input}.
 type arrayNNode struct {
 	op       string
-	n, input node
+	n, input expression
 	last     bool
 	extreme  bool
 }
 
 func arrayNOp(last, extreme bool) opCompiler {
-	return func(c *compiler, name string, arg Value) (node, error) {
+	return func(c *exprCompiler, name string, arg Value) (expression, error) {
 		m, err := c.named(name, arg, []string{"n", "input"}, nil)
 		if err != nil {
 			return nil, err
@@ -194,12 +194,12 @@ func (a *arrayNNode) eval(c *evalCtx) (Value, error) {
 // of its one array argument, or over its arguments.
 type accExprNode struct {
 	op     string
-	args   []node
+	args   []expression
 	single bool
 }
 
 func accumulatorExprOp(op string) opCompiler {
-	return func(c *compiler, name string, arg Value) (node, error) {
+	return func(c *exprCompiler, name string, arg Value) (expression, error) {
 		args, err := c.args(name, arg, 0, -1)
 		if err != nil {
 			return nil, err

@@ -7,20 +7,6 @@ import (
 	"time"
 )
 
-// Source is a stream of documents, read like database/sql's Rows:
-//
-//	for src.Next() { use(src.Doc()) }
-//	if err := src.Err(); err != nil { … }
-//	src.Close()
-//
-// Close may be called at any time and more than once.
-type Source interface {
-	Next() bool
-	Doc() Value
-	Err() error
-	Close() error
-}
-
 // Env gives a pipeline access to other collections, for $lookup and
 // $unionWith. The store provides it; an unknown collection is an error
 // that the pipeline passes on unchanged.
@@ -79,7 +65,7 @@ func CompilePipeline(stages Value, opts *PipelineOptions) (*Pipeline, error) {
 	if p.opts.MaxMemory <= 0 {
 		p.opts.MaxMemory = DefaultMaxMemory
 	}
-	c := newCompiler()
+	c := newExprCompiler()
 	list, err := compileStages(c, stages, pipeTop)
 	if err != nil {
 		return nil, err
@@ -110,7 +96,7 @@ func (r *runState) runStages(stages []stage, src Source) Source {
 }
 
 // eval evaluates n with doc as $$ROOT and $$CURRENT.
-func (r *runState) eval(n node, doc Value) (Value, error) {
+func (r *runState) eval(n expression, doc Value) (Value, error) {
 	r.ec.root, r.ec.vars[0], r.ec.work = doc, doc, 0
 	return n.eval(r.ec)
 }

@@ -11,7 +11,7 @@ import (
 // preferred-number series (granularity). Follows MongoDB's algorithm.
 
 type bucketAutoStage struct {
-	groupBy     node
+	groupBy     expression
 	buckets     int
 	accs        []*accumulatorSpec
 	granularity string
@@ -31,7 +31,7 @@ var preferredSeries = map[string][]float64{
 
 var granularities = []string{"R5", "R10", "R20", "R40", "R80", "1-2-5", "E6", "E12", "E24", "E48", "E96", "E192", "POWERSOF2"}
 
-func compileBucketAutoStage(c *compiler, spec Value, _ pipeWhere) (stage, error) {
+func compileBucketAutoStage(c *exprCompiler, spec Value, _ pipeWhere) (stage, error) {
 	if spec.Kind() != Object {
 		return nil, Errorf(Invalid, "$bucketAuto expects an object, found %s", spec.TypeName())
 	}

@@ -16,9 +16,9 @@ const (
 )
 
 // stageCompiler compiles the argument of one stage.
-type stageCompiler func(c *compiler, spec Value, where pipeWhere) (stage, error)
+type stageCompiler func(c *exprCompiler, spec Value, where pipeWhere) (stage, error)
 
-// stageCompilers maps each stage to its compiler; filled in init to break
+// stageCompilers maps each stage to its exprCompiler; filled in init to break
 // the cycle through sub-pipelines.
 var stageCompilers map[string]stageCompiler
 
@@ -81,7 +81,7 @@ func stageNames() []string {
 }
 
 // compileStages compiles a pipeline array.
-func compileStages(c *compiler, spec Value, where pipeWhere) ([]stage, error) {
+func compileStages(c *exprCompiler, spec Value, where pipeWhere) ([]stage, error) {
 	if spec.Kind() != Array {
 		return nil, Errorf(Invalid, "a pipeline must be an array of stage objects, found %s", spec.TypeName()).
 			WithHint(`write [{"$match":{…}}, {"$group":{…}}]`)
@@ -102,7 +102,7 @@ func compileStages(c *compiler, spec Value, where pipeWhere) ([]stage, error) {
 	return stages, nil
 }
 
-func compileStage(c *compiler, spec Value, where pipeWhere, first bool) (stage, error) {
+func compileStage(c *exprCompiler, spec Value, where pipeWhere, first bool) (stage, error) {
 	if spec.Kind() != Object || spec.Len() != 1 {
 		return nil, Errorf(Invalid, "each pipeline stage must be an object with exactly one field, the stage name; found %s", spec).
 			WithHint(`write each stage as its own object: [{"$match":{…}}, {"$limit":5}]`)
@@ -130,7 +130,7 @@ func compileStage(c *compiler, spec Value, where pipeWhere, first bool) (stage, 
 		if !strings.HasPrefix(name, "$") {
 			return nil, Errorf(Invalid, "a pipeline stage name must start with '$', found %q%s", name, DidYouMean("$"+name, stageNames()))
 		}
-		return nil, unknownOperator(name, "stage", stageNames())
+		return nil, unknownAggOperator(name, "stage", stageNames())
 	}
 	return compile(c, arg, where)
 }

@@ -8,7 +8,7 @@ type facetStage struct {
 	pipelines [][]stage
 }
 
-func compileFacetStage(c *compiler, spec Value, _ pipeWhere) (stage, error) {
+func compileFacetStage(c *exprCompiler, spec Value, _ pipeWhere) (stage, error) {
 	if spec.Kind() != Object || spec.Len() == 0 {
 		return nil, Errorf(Invalid, "the $facet specification must be a non-empty object of named pipelines, found %s", spec).
 			WithHint(`write {"$facet":{"byAge":[{"$group":…}], "total":[{"$count":"n"}]}}`)

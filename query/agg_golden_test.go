@@ -3,7 +3,6 @@ package query_test
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,8 +13,6 @@ import (
 
 	"github.com/omgdb/omgdb/query"
 )
-
-var update = flag.Bool("update", false, "rewrite the want/error sections of testdata/agg files with the actual results")
 
 // The pipeline golden files (testdata/agg/*.txt) hold cases like:
 //

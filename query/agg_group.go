@@ -23,7 +23,7 @@ type group struct {
 	states []accState
 }
 
-func compileGroupStage(c *compiler, spec Value, _ pipeWhere) (stage, error) {
+func compileGroupStage(c *exprCompiler, spec Value, _ pipeWhere) (stage, error) {
 	if spec.Kind() != Object {
 		return nil, Errorf(Invalid, "a group's fields must be specified in an object, found %s", spec.TypeName())
 	}
@@ -43,11 +43,11 @@ func compileGroupStage(c *compiler, spec Value, _ pipeWhere) (stage, error) {
 }
 
 // exprKey groups by the value of an expression.
-func exprKey(id node) func(*runState, Value) (Value, error) {
+func exprKey(id expression) func(*runState, Value) (Value, error) {
 	return func(r *runState, doc Value) (Value, error) { return r.eval(id, doc) }
 }
 
-func compileAccumulators(c *compiler, spec Value) ([]*accumulatorSpec, error) {
+func compileAccumulators(c *exprCompiler, spec Value) ([]*accumulatorSpec, error) {
 	var accs []*accumulatorSpec
 	for _, f := range spec.Fields() {
 		a, err := compileAccumulator(c, f.Key, f.Value)
@@ -163,7 +163,7 @@ func (s *groupStage) result(g *group) Value {
 
 // compileSortByCountStage is $sortByCount: group by the expression,
 // count, and sort by the count, highest first.
-func compileSortByCountStage(c *compiler, spec Value, _ pipeWhere) (stage, error) {
+func compileSortByCountStage(c *exprCompiler, spec Value, _ pipeWhere) (stage, error) {
 	if !isExpression(spec) {
 		return nil, Errorf(Invalid, "the argument to $sortByCount must be an expression: a $-prefixed field path or an operator object, found %s", spec).
 			WithHint(`write {"$sortByCount":"$field"}`)
@@ -172,7 +172,7 @@ func compileSortByCountStage(c *compiler, spec Value, _ pipeWhere) (stage, error
 	if err != nil {
 		return nil, err
 	}
-	count := &accumulatorSpec{field: "count", op: "$sum", input: constNode{LongValue(1)}, make: accumulatorMakers["$sum"]}
+	count := &accumulatorSpec{field: "count", op: "$sum", input: literal{LongValue(1)}, make: accumulatorMakers["$sum"]}
 	return &groupStage{stage: "$sortByCount", key: exprKey(id), accs: []*accumulatorSpec{count}, order: func(docs []Value) {
 		slices.SortStableFunc(docs, func(a, b Value) int { return Compare(b.Get("count"), a.Get("count")) })
 	}}, nil
@@ -180,7 +180,7 @@ func compileSortByCountStage(c *compiler, spec Value, _ pipeWhere) (stage, error
 
 // compileBucketStage is $bucket: group by the boundary range the
 // groupBy value falls in, then sort by bucket.
-func compileBucketStage(c *compiler, spec Value, _ pipeWhere) (stage, error) {
+func compileBucketStage(c *exprCompiler, spec Value, _ pipeWhere) (stage, error) {
 	if spec.Kind() != Object {
 		return nil, Errorf(Invalid, "$bucket expects an object, found %s", spec.TypeName())
 	}
@@ -231,7 +231,7 @@ func sortByID(docs []Value) {
 	slices.SortStableFunc(docs, func(a, b Value) int { return Compare(a.Get("_id"), b.Get("_id")) })
 }
 
-func compileGroupBy(c *compiler, stage string, spec Value) (node, error) {
+func compileGroupBy(c *exprCompiler, stage string, spec Value) (expression, error) {
 	g := spec.Get("groupBy")
 	if g.IsMissing() {
 		return nil, Errorf(Invalid, "%s requires 'groupBy' to be specified", stage)
@@ -261,9 +261,9 @@ func bucketBoundaries(b Value) ([]Value, error) {
 	return bounds, nil
 }
 
-func compileBucketOutput(c *compiler, out Value) ([]*accumulatorSpec, error) {
+func compileBucketOutput(c *exprCompiler, out Value) ([]*accumulatorSpec, error) {
 	if out.IsMissing() {
-		return []*accumulatorSpec{{field: "count", op: "$sum", input: constNode{LongValue(1)}, make: accumulatorMakers["$sum"]}}, nil
+		return []*accumulatorSpec{{field: "count", op: "$sum", input: literal{LongValue(1)}, make: accumulatorMakers["$sum"]}}, nil
 	}
 	if out.Kind() != Object {
 		return nil, Errorf(Invalid, "the 'output' field must be an object of accumulators, found %s", out.TypeName())

@@ -15,14 +15,14 @@ type lookupStage struct {
 	local         []string // localField, or nil
 	foreign       []string // foreignField, or nil
 	letSlots      []int
-	letVals       []node
+	letVals       []expression
 	pipeline      []stage // nil: no pipeline
 	ownsDocuments bool    // the pipeline starts with $documents: no collection is read
 }
 
 var lookupFields = []string{"from", "as", "localField", "foreignField", "let", "pipeline"}
 
-func compileLookupStage(c *compiler, spec Value, _ pipeWhere) (stage, error) {
+func compileLookupStage(c *exprCompiler, spec Value, _ pipeWhere) (stage, error) {
 	if spec.Kind() != Object {
 		return nil, Errorf(Invalid, "the $lookup stage specification must be an object, found %s", spec.TypeName())
 	}
@@ -79,7 +79,7 @@ func (s *lookupStage) check(spec Value) error {
 	return nil
 }
 
-func (s *lookupStage) compilePipeline(c *compiler, spec Value) error {
+func (s *lookupStage) compilePipeline(c *exprCompiler, spec Value) error {
 	let, pipe := spec.Get("let"), spec.Get("pipeline")
 	if !let.IsMissing() && let.Kind() != Object {
 		return Errorf(Invalid, "$lookup argument 'let' must be an object, found %s", let.TypeName())
@@ -364,7 +364,7 @@ type unionWithStage struct {
 	pipeline []stage
 }
 
-func compileUnionWithStage(c *compiler, spec Value, _ pipeWhere) (stage, error) {
+func compileUnionWithStage(c *exprCompiler, spec Value, _ pipeWhere) (stage, error) {
 	s := &unionWithStage{}
 	switch spec.Kind() {
 	case String:

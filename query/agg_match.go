@@ -1,8 +1,9 @@
 package query
 
 // $match. The filter language is CompileFilter's; $expr clauses (at the
-// top level or inside $and/$or/$nor) are compiled here, so that they can
-// read the pipeline's variables ($lookup's "let", a fixed $$NOW).
+// top level or inside $and/$or/$nor) are compiled here instead, with the
+// pipeline's compiler, so that they can read its variables ($lookup's
+// "let") and its fixed $$NOW.
 
 // matcher decides whether a document passes.
 type matcher interface {
@@ -11,9 +12,9 @@ type matcher interface {
 
 type filterMatcher struct{ f *Filter }
 
-func (m filterMatcher) match(_ *runState, doc Value) (bool, error) { return m.f.Match(doc), nil }
+func (m filterMatcher) match(_ *runState, doc Value) (bool, error) { return m.f.MatchErr(doc) }
 
-type exprMatcher struct{ e node }
+type exprMatcher struct{ e expression }
 
 func (m exprMatcher) match(r *runState, doc Value) (bool, error) {
 	v, err := r.eval(m.e, doc)
@@ -43,7 +44,7 @@ func (m logicMatcher) match(r *runState, doc Value) (bool, error) {
 }
 
 // compileMatch compiles a $match filter.
-func compileMatch(c *compiler, spec Value) (matcher, error) {
+func compileMatch(c *exprCompiler, spec Value) (matcher, error) {
 	if spec.Kind() != Object {
 		return nil, Errorf(Invalid, "the $match filter must be an object, found %s", spec.TypeName())
 	}
@@ -79,7 +80,7 @@ func compileMatch(c *compiler, spec Value) (matcher, error) {
 
 // compileMatchClause compiles a clause that holds $expr; it returns nil
 // for the clauses CompileFilter should take.
-func compileMatchClause(c *compiler, f Field) (matcher, error) {
+func compileMatchClause(c *exprCompiler, f Field) (matcher, error) {
 	switch f.Key {
 	case "$expr":
 		e, err := c.expr(f.Value)
@@ -127,7 +128,7 @@ func hasExpr(spec Value) bool {
 
 type matchStage struct{ m matcher }
 
-func compileMatchStage(c *compiler, spec Value, _ pipeWhere) (stage, error) {
+func compileMatchStage(c *exprCompiler, spec Value, _ pipeWhere) (stage, error) {
 	m, err := compileMatch(c, spec)
 	if err != nil {
 		return nil, err

@@ -41,7 +41,7 @@ func (n *projNode) finish() {
 // level (sub).
 type projChild struct {
 	include, exclude bool
-	expr             node
+	expr             expression
 	sub              *projNode
 }
 
@@ -54,15 +54,15 @@ type projection struct {
 	root  *projNode
 }
 
-func compileProjectStage(c *compiler, spec Value, _ pipeWhere) (stage, error) {
+func compileProjectStage(c *exprCompiler, spec Value, _ pipeWhere) (stage, error) {
 	return compileProjection(c, "$project", spec)
 }
 
-func compileAddFieldsStage(c *compiler, spec Value, _ pipeWhere) (stage, error) {
+func compileAddFieldsStage(c *exprCompiler, spec Value, _ pipeWhere) (stage, error) {
 	return compileProjection(c, "$addFields", spec)
 }
 
-func compileUnsetStage(_ *compiler, spec Value, _ pipeWhere) (stage, error) {
+func compileUnsetStage(_ *exprCompiler, spec Value, _ pipeWhere) (stage, error) {
 	list := []Value{spec}
 	if spec.Kind() == Array {
 		list = spec.Array()
@@ -83,7 +83,7 @@ func compileUnsetStage(_ *compiler, spec Value, _ pipeWhere) (stage, error) {
 	return p, nil
 }
 
-func compileProjection(c *compiler, stage string, spec Value) (*projection, error) {
+func compileProjection(c *exprCompiler, stage string, spec Value) (*projection, error) {
 	if spec.Kind() != Object {
 		return nil, Errorf(Invalid, "%s specification must be an object, found %s", stage, spec.TypeName())
 	}
@@ -187,7 +187,7 @@ func mixError(mode projMode, k byte, path string) error {
 }
 
 // add adds one spec field (a dotted path) to the projection.
-func (p *projection) add(c *compiler, key string, v Value) error {
+func (p *projection) add(c *exprCompiler, key string, v Value) error {
 	parts, err := projPath(p.stage, key)
 	if err != nil {
 		return err
@@ -200,18 +200,18 @@ func (p *projection) add(c *compiler, key string, v Value) error {
 			n.names = append(n.names, part)
 			n.children[part] = ch
 		} else if ch.sub == nil {
-			return pathCollision(p.stage, parts[:i+1], parts)
+			return projCollision(p.stage, parts[:i+1], parts)
 		}
 		n = ch.sub
 	}
 	last := parts[len(parts)-1]
 	if ex := n.children[last]; ex != nil && (ex.sub == nil || leafKind(v) != 'n') {
-		return pathCollision(p.stage, parts, parts)
+		return projCollision(p.stage, parts, parts)
 	}
 	return p.addLeaf(c, n, last, strings.Join(parts, ".")+".", v)
 }
 
-func (p *projection) addLeaf(c *compiler, n *projNode, name, prefix string, v Value) error {
+func (p *projection) addLeaf(c *exprCompiler, n *projNode, name, prefix string, v Value) error {
 	k := leafKind(v)
 	if p.mode == projAddFields && k != 'n' {
 		k = 'x'
@@ -265,7 +265,7 @@ func projPath(stage, key string) ([]string, error) {
 	return parts, nil
 }
 
-func pathCollision(stage string, at, full []string) error {
+func projCollision(stage string, at, full []string) error {
 	return Errorf(Invalid, "invalid %s: path collision at %s", stage, strings.Join(full, ".")).
 		WithHint("`%s` is set both as a whole and in part; keep one of them", strings.Join(at, "."))
 }

@@ -4,16 +4,17 @@ import (
 	"slices"
 )
 
-// $sort: a stable sort of the whole input (MongoDB's order is unspecified
-// among equal keys; omgdb keeps the input order). Followed by $limit, it
-// keeps only the documents the limit will pass.
+// $sort: sorts the whole input. Documents with equal keys are ordered by
+// _id, as find's sort does (MongoDB leaves their order unspecified), then
+// kept in input order. Followed by $limit, it keeps only the documents the
+// limit will pass.
 
 type sortStage struct {
 	spec  *sortSpec
 	limit int64 // 0: no limit
 }
 
-func compileSortStage(_ *compiler, spec Value, _ pipeWhere) (stage, error) {
+func compileSortStage(_ *exprCompiler, spec Value, _ pipeWhere) (stage, error) {
 	s, err := compileSortSpec("$sort", spec)
 	if err != nil {
 		return nil, err
@@ -23,7 +24,7 @@ func compileSortStage(_ *compiler, spec Value, _ pipeWhere) (stage, error) {
 
 type sortItem struct {
 	doc  Value
-	keys []sortKey
+	keys []sortVal
 	size int64
 }
 
@@ -69,7 +70,12 @@ func (s *sortStage) sorted(r *runState, in Source) ([]sortItem, error) {
 }
 
 func (s *sortStage) sort(items []sortItem) {
-	slices.SortStableFunc(items, func(a, b sortItem) int { return s.spec.compareKeys(a.keys, b.keys) })
+	slices.SortStableFunc(items, func(a, b sortItem) int {
+		if c := s.spec.compareKeys(a.keys, b.keys); c != 0 {
+			return c
+		}
+		return Compare(a.doc.Get("_id"), b.doc.Get("_id"))
+	})
 }
 
 // truncate sorts items and drops those past the limit.

@@ -26,7 +26,7 @@ func positiveInt(stage string, spec Value, allowZero bool) (int64, error) {
 
 type limitStage struct{ n int64 }
 
-func compileLimitStage(_ *compiler, spec Value, _ pipeWhere) (stage, error) {
+func compileLimitStage(_ *exprCompiler, spec Value, _ pipeWhere) (stage, error) {
 	n, err := positiveInt("$limit", spec, false)
 	return &limitStage{n}, err
 }
@@ -44,7 +44,7 @@ func (s *limitStage) run(r *runState, in Source) Source {
 
 type skipStage struct{ n int64 }
 
-func compileSkipStage(_ *compiler, spec Value, _ pipeWhere) (stage, error) {
+func compileSkipStage(_ *exprCompiler, spec Value, _ pipeWhere) (stage, error) {
 	n, err := positiveInt("$skip", spec, true)
 	return &skipStage{n}, err
 }
@@ -77,7 +77,7 @@ func checkOutputField(stage, what, name string) error {
 
 type countStage struct{ field string }
 
-func compileCountStage(_ *compiler, spec Value, _ pipeWhere) (stage, error) {
+func compileCountStage(_ *exprCompiler, spec Value, _ pipeWhere) (stage, error) {
 	if spec.Kind() != String {
 		return nil, Errorf(Invalid, "the count field must be a non-empty string, found %s", spec.TypeName())
 	}
@@ -105,10 +105,10 @@ func (s *countStage) run(r *runState, in Source) Source {
 // replaceRootStage is $replaceRoot and $replaceWith.
 type replaceRootStage struct {
 	stage   string
-	newRoot node
+	newRoot expression
 }
 
-func compileReplaceRootStage(c *compiler, spec Value, _ pipeWhere) (stage, error) {
+func compileReplaceRootStage(c *exprCompiler, spec Value, _ pipeWhere) (stage, error) {
 	if spec.Kind() != Object {
 		return nil, Errorf(Invalid, "$replaceRoot expects an object with 'newRoot', found %s", spec.TypeName())
 	}
@@ -119,7 +119,7 @@ func compileReplaceRootStage(c *compiler, spec Value, _ pipeWhere) (stage, error
 	return &replaceRootStage{"$replaceRoot", m["newRoot"]}, nil
 }
 
-func compileReplaceWithStage(c *compiler, spec Value, _ pipeWhere) (stage, error) {
+func compileReplaceWithStage(c *exprCompiler, spec Value, _ pipeWhere) (stage, error) {
 	n, err := c.expr(spec)
 	if err != nil {
 		return nil, err
@@ -147,7 +147,7 @@ func (s *replaceRootStage) run(r *runState, in Source) Source {
 
 type sampleStage struct{ size int64 }
 
-func compileSampleStage(_ *compiler, spec Value, _ pipeWhere) (stage, error) {
+func compileSampleStage(_ *exprCompiler, spec Value, _ pipeWhere) (stage, error) {
 	if spec.Kind() != Object || spec.Len() != 1 || spec.Get("size").IsMissing() {
 		return nil, Errorf(Invalid, "$sample stage must be an object of the form {size: <positive integer>}, found %s", spec)
 	}
@@ -199,9 +199,9 @@ func (s *sampleStage) reservoir(r *runState, in Source) ([]Value, error) {
 
 // redactStage is $redact: the expression decides, for the document and
 // each embedded document, "descend", "prune" or "keep".
-type redactStage struct{ e node }
+type redactStage struct{ e expression }
 
-func compileRedactStage(c *compiler, spec Value, _ pipeWhere) (stage, error) {
+func compileRedactStage(c *exprCompiler, spec Value, _ pipeWhere) (stage, error) {
 	e, err := c.expr(spec)
 	if err != nil {
 		return nil, err
@@ -285,9 +285,9 @@ func (s *redactStage) redactValue(r *runState, v Value) (Value, bool, error) {
 
 // documentsStage is $documents: the documents an expression gives,
 // instead of the input.
-type documentsStage struct{ e node }
+type documentsStage struct{ e expression }
 
-func compileDocumentsStage(c *compiler, spec Value, _ pipeWhere) (stage, error) {
+func compileDocumentsStage(c *exprCompiler, spec Value, _ pipeWhere) (stage, error) {
 	e, err := c.expr(spec)
 	if err != nil {
 		return nil, err

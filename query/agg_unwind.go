@@ -12,7 +12,7 @@ type unwindStage struct {
 	preserve bool
 }
 
-func compileUnwindStage(_ *compiler, spec Value, _ pipeWhere) (stage, error) {
+func compileUnwindStage(_ *exprCompiler, spec Value, _ pipeWhere) (stage, error) {
 	s := &unwindStage{}
 	path := spec
 	if spec.Kind() == Object {
@@ -124,18 +124,6 @@ func getPath(v Value, path []string) Value {
 		v = v.Get(p)
 	}
 	return v
-}
-
-// setPath sets the value at path in object doc, creating objects (and
-// replacing non-objects) on the way.
-func setPath(doc Value, path []string, v Value) Value {
-	if doc.Kind() != Object {
-		doc = ObjectValue(nil)
-	}
-	if len(path) == 1 {
-		return doc.With(path[0], v)
-	}
-	return doc.With(path[0], setPath(doc.Get(path[0]), path[1:], v))
 }
 
 // unsetPath removes the field at path, if the objects on the way exist.

@@ -11,7 +11,7 @@ import (
 // or array of expressions, or a literal. An Expr is immutable and safe for
 // concurrent use.
 type Expr struct {
-	n     node
+	n     expression
 	slots int  // variable slots its evaluation needs
 	now   bool // whether it reads $$NOW
 }
@@ -21,7 +21,7 @@ type Expr struct {
 // ($$ROOT, $$CURRENT, $$REMOVE, $$NOW) are defined outside $let, $map,
 // $filter and $reduce.
 func CompileExpr(spec Value) (*Expr, error) {
-	c := newCompiler()
+	c := newExprCompiler()
 	n, err := c.expr(spec)
 	if err != nil {
 		return nil, err
@@ -42,8 +42,8 @@ func (e *Expr) Eval(root Value) (Value, error) {
 	return e.n.eval(c)
 }
 
-// node is one compiled expression.
-type node interface {
+// expression is one compiled expression.
+type expression interface {
 	eval(c *evalCtx) (Value, error)
 }
 
@@ -85,10 +85,10 @@ func (c *evalCtx) spend(v Value) error {
 	return nil
 }
 
-// constNode is a literal.
-type constNode struct{ v Value }
+// literal is a literal.
+type literal struct{ v Value }
 
-func (n constNode) eval(*evalCtx) (Value, error) { return n.v, nil }
+func (n literal) eval(*evalCtx) (Value, error) { return n.v, nil }
 
 // varNode reads a variable (slot), or $$ROOT (slot -1), then follows path.
 type varNode struct {
@@ -142,7 +142,7 @@ func (nowNode) eval(c *evalCtx) (Value, error) { return c.now, nil }
 // objNode builds an object; fields that evaluate to missing are left out.
 type objNode struct {
 	keys []string
-	vals []node
+	vals []expression
 }
 
 func (n *objNode) eval(c *evalCtx) (Value, error) {
@@ -161,7 +161,7 @@ func (n *objNode) eval(c *evalCtx) (Value, error) {
 }
 
 // arrNode builds an array; elements that evaluate to missing become null.
-type arrNode struct{ elems []node }
+type arrNode struct{ elems []expression }
 
 func (n *arrNode) eval(c *evalCtx) (Value, error) {
 	out := make([]Value, len(n.elems))
@@ -178,10 +178,10 @@ func (n *arrNode) eval(c *evalCtx) (Value, error) {
 	return ArrayValue(out), c.spend(ArrayValue(out))
 }
 
-// compiler holds the state of one compilation: the variables in scope and
-// the number of slots handed out. One compiler serves a whole pipeline, so
+// exprCompiler holds the state of one compilation: the variables in scope and
+// the number of slots handed out. One exprCompiler serves a whole pipeline, so
 // that slots are unique across its stages and sub-pipelines.
-type compiler struct {
+type exprCompiler struct {
 	scope   *scopeVar
 	slots   int
 	usesNow bool
@@ -194,15 +194,15 @@ type scopeVar struct {
 	next *scopeVar
 }
 
-func newCompiler() *compiler {
-	c := &compiler{slots: 1}
+func newExprCompiler() *exprCompiler {
+	c := &exprCompiler{slots: 1}
 	c.scope = &scopeVar{name: "CURRENT", slot: 0, next: &scopeVar{name: "ROOT", slot: -1}}
 	return c
 }
 
 // bind defines a variable for the duration of a nested compile; the
 // returned function restores the previous scope.
-func (c *compiler) bind(name string) (slot int, restore func()) {
+func (c *exprCompiler) bind(name string) (slot int, restore func()) {
 	saved := c.scope
 	slot = c.slots
 	c.slots++
@@ -210,7 +210,7 @@ func (c *compiler) bind(name string) (slot int, restore func()) {
 	return slot, func() { c.scope = saved }
 }
 
-func (c *compiler) lookup(name string) (int, bool) {
+func (c *exprCompiler) lookup(name string) (int, bool) {
 	for s := c.scope; s != nil; s = s.next {
 		if s.name == name {
 			return s.slot, true
@@ -220,7 +220,7 @@ func (c *compiler) lookup(name string) (int, bool) {
 }
 
 // expr compiles one expression.
-func (c *compiler) expr(spec Value) (node, error) {
+func (c *exprCompiler) expr(spec Value) (expression, error) {
 	switch spec.Kind() {
 	case String:
 		s := spec.Str()
@@ -228,7 +228,7 @@ func (c *compiler) expr(spec Value) (node, error) {
 			return c.path(s)
 		}
 	case Array:
-		elems := make([]node, len(spec.Array()))
+		elems := make([]expression, len(spec.Array()))
 		for i, e := range spec.Array() {
 			n, err := c.expr(e)
 			if err != nil {
@@ -240,10 +240,10 @@ func (c *compiler) expr(spec Value) (node, error) {
 	case Object:
 		return c.object(spec)
 	}
-	return constNode{spec}, nil
+	return literal{spec}, nil
 }
 
-func (c *compiler) object(spec Value) (node, error) {
+func (c *exprCompiler) object(spec Value) (expression, error) {
 	fields := spec.Fields()
 	if len(fields) > 0 && strings.HasPrefix(fields[0].Key, "$") {
 		if len(fields) != 1 {
@@ -254,7 +254,7 @@ func (c *compiler) object(spec Value) (node, error) {
 	}
 	n := &objNode{}
 	for _, f := range fields {
-		if err := checkFieldName(f.Key); err != nil {
+		if err := checkExprField(f.Key); err != nil {
 			return nil, err
 		}
 		v, err := c.expr(f.Value)
@@ -267,8 +267,8 @@ func (c *compiler) object(spec Value) (node, error) {
 	return n, nil
 }
 
-// checkFieldName rejects field names an expression object cannot define.
-func checkFieldName(k string) error {
+// checkExprField rejects field names an expression object cannot define.
+func checkExprField(k string) error {
 	switch {
 	case k == "":
 		return Errorf(Invalid, "field names in an expression object may not be empty")
@@ -283,7 +283,7 @@ func checkFieldName(k string) error {
 }
 
 // path compiles "$a.b", "$$var" and "$$var.a.b".
-func (c *compiler) path(s string) (node, error) {
+func (c *exprCompiler) path(s string) (expression, error) {
 	if strings.HasPrefix(s, "$$") {
 		name, rest, dotted := strings.Cut(s[2:], ".")
 		var path []string
@@ -323,21 +323,21 @@ func splitPath(whole, rest string) ([]string, error) {
 // systemVars are the variables every expression may read.
 var systemVars = []string{"ROOT", "CURRENT", "REMOVE", "NOW", "DESCEND", "PRUNE", "KEEP"}
 
-func (c *compiler) variable(name string, path []string) (node, error) {
+func (c *exprCompiler) variable(name string, path []string) (expression, error) {
 	if slot, ok := c.lookup(name); ok {
 		return &varNode{slot: slot, path: path}, nil
 	}
 	switch name {
 	case "REMOVE":
-		return constNode{MissingValue}, nil
+		return literal{MissingValue}, nil
 	case "NOW":
 		c.usesNow = true
 		if len(path) > 0 {
-			return constNode{MissingValue}, nil
+			return literal{MissingValue}, nil
 		}
 		return nowNode{}, nil
 	case "DESCEND", "PRUNE", "KEEP":
-		return constNode{StringValue(strings.ToLower(name))}, nil
+		return literal{StringValue(strings.ToLower(name))}, nil
 	case "CLUSTER_TIME", "USER_ROLES", "SEARCH_META":
 		return nil, Errorf(Invalid, "$$%s is not supported: omgdb has no cluster, users or search metadata", name)
 	case "":
@@ -373,17 +373,17 @@ func checkVarName(name string) error {
 }
 
 // operator compiles {"$op": arg}.
-func (c *compiler) operator(name string, arg Value) (node, error) {
+func (c *exprCompiler) operator(name string, arg Value) (expression, error) {
 	compile, ok := exprOps[name]
 	if !ok {
-		return nil, unknownOperator(name, "", exprOpNames())
+		return nil, unknownAggOperator(name, "", exprOpNames())
 	}
 	return compile(c, name, arg)
 }
 
-// unknownOperator is the did-you-mean error for an unknown operator; kind
+// unknownAggOperator is the did-you-mean error for an unknown operator; kind
 // is "stage", "accumulator" or "" (expression).
-func unknownOperator(name, kind string, candidates []string) *Error {
+func unknownAggOperator(name, kind string, candidates []string) *Error {
 	what := ""
 	if kind != "" {
 		what = " (" + kind + ")"

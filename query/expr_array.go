@@ -36,8 +36,8 @@ func sizeValue(v Value) (Value, error) {
 	return LongValue(int64(v.Len())), nil
 }
 
-// arrayIndex reads an integral index argument.
-func arrayIndex(op, what string, v Value) (int64, error) {
+// indexArg reads an integral index argument.
+func indexArg(op, what string, v Value) (int64, error) {
 	if !v.IsNumber() {
 		return 0, Errorf(Invalid, "%s's %s must be a numeric value, but is %s", op, what, v.TypeName())
 	}
@@ -66,7 +66,7 @@ func arrayElemAt(a []Value) (Value, error) {
 	if a[0].Kind() != Array {
 		return Value{}, Errorf(Invalid, "$arrayElemAt's first argument must be an array, but is %s", a[0].TypeName())
 	}
-	i, err := arrayIndex("$arrayElemAt", "second argument", a[1])
+	i, err := indexArg("$arrayElemAt", "second argument", a[1])
 	if err != nil {
 		return Value{}, err
 	}
@@ -111,7 +111,7 @@ func sliceValue(a []Value) (Value, error) {
 	}
 	arr := a[0].Array()
 	n := int64(len(arr))
-	x, err := arrayIndex("$slice", "second argument", a[1])
+	x, err := indexArg("$slice", "second argument", a[1])
 	if err != nil {
 		return Value{}, err
 	}
@@ -121,7 +121,7 @@ func sliceValue(a []Value) (Value, error) {
 		}
 		return ArrayValue(arr[max(n+x, 0):]), nil
 	}
-	count, err := arrayIndex("$slice", "third argument", a[2])
+	count, err := indexArg("$slice", "third argument", a[2])
 	if err != nil {
 		return Value{}, err
 	}
@@ -232,12 +232,12 @@ func elementsTrue(op string, all bool) func(Value) (Value, error) {
 
 // sortArrayNode is $sortArray.
 type sortArrayNode struct {
-	input node
+	input expression
 	spec  *sortSpec // nil: sort by whole values
 	desc  bool
 }
 
-func compileSortArray(c *compiler, name string, arg Value) (node, error) {
+func compileSortArray(c *exprCompiler, name string, arg Value) (expression, error) {
 	if arg.Kind() != Object {
 		return nil, Errorf(Invalid, "$sortArray requires an object as an argument, found: %s", arg.TypeName())
 	}
@@ -259,7 +259,7 @@ func compileSortArray(c *compiler, name string, arg Value) (node, error) {
 			return nil, err
 		}
 	default:
-		desc, err := sortDirection("$sortArray", Field{"sortBy", by})
+		desc, err := sortDirection("sortBy", by)
 		if err != nil {
 			return nil, err
 		}
@@ -294,7 +294,7 @@ func (n *sortArrayNode) eval(c *evalCtx) (Value, error) {
 func sortDocs(docs []Value, spec *sortSpec) {
 	type keyed struct {
 		doc  Value
-		keys []sortKey
+		keys []sortVal
 	}
 	ks := make([]keyed, len(docs))
 	for i, d := range docs {
@@ -308,11 +308,11 @@ func sortDocs(docs []Value, spec *sortSpec) {
 
 // zipNode is $zip.
 type zipNode struct {
-	inputs, defaults node
+	inputs, defaults expression
 	longest          bool
 }
 
-func compileZip(c *compiler, name string, arg Value) (node, error) {
+func compileZip(c *exprCompiler, name string, arg Value) (expression, error) {
 	m, err := c.named(name, arg, []string{"inputs"}, []string{"useLongestLength", "defaults"})
 	if err != nil {
 		return nil, err

@@ -53,12 +53,12 @@ func isoDayOfWeek(t time.Time) int64 {
 // datePartNode evaluates a date and a timezone, then extracts one part.
 type datePartNode struct {
 	op       string
-	date, tz node
+	date, tz expression
 	part     func(time.Time) int64
 }
 
 func datePartOp(part func(time.Time) int64) opCompiler {
-	return func(c *compiler, name string, arg Value) (node, error) {
+	return func(c *exprCompiler, name string, arg Value) (expression, error) {
 		date, tz, err := compileDateArg(c, name, arg)
 		if err != nil {
 			return nil, err
@@ -69,7 +69,7 @@ func datePartOp(part func(time.Time) int64) opCompiler {
 
 // compileDateArg reads the argument forms of the date part operators:
 // <date>, [<date>], or {date: <date>, timezone: <tz>}.
-func compileDateArg(c *compiler, name string, arg Value) (date, tz node, err error) {
+func compileDateArg(c *exprCompiler, name string, arg Value) (date, tz expression, err error) {
 	if arg.Kind() == Object && arg.Len() > 0 && !strings.HasPrefix(arg.Fields()[0].Key, "$") {
 		m, err := c.named(name, arg, []string{"date"}, []string{"timezone"})
 		if err != nil {
@@ -94,7 +94,7 @@ func (n *datePartNode) eval(c *evalCtx) (Value, error) {
 
 // evalDateIn evaluates a date and an optional timezone into a wall-clock
 // time; ok is false (result null) when either is null or missing.
-func evalDateIn(c *evalCtx, op string, date, tz node) (time.Time, bool, error) {
+func evalDateIn(c *evalCtx, op string, date, tz expression) (time.Time, bool, error) {
 	d, err := date.eval(c)
 	if err != nil || nullish(d) {
 		return time.Time{}, false, err
@@ -122,7 +122,7 @@ func dateMillis(op string, v Value) (int64, error) {
 }
 
 // evalLocation evaluates an optional timezone; absent means UTC.
-func evalLocation(c *evalCtx, op string, tz node) (*time.Location, bool, error) {
+func evalLocation(c *evalCtx, op string, tz expression) (*time.Location, bool, error) {
 	if tz == nil {
 		return time.UTC, true, nil
 	}

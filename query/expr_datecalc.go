@@ -24,7 +24,7 @@ var timeUnits = []string{"year", "quarter", "month", "week", "day", "hour", "min
 // fixedUnits are the units of fixed length, in milliseconds.
 var fixedUnits = map[string]int64{"week": 7 * 86400000, "day": 86400000, "hour": 3600000, "minute": 60000, "second": 1000, "millisecond": 1}
 
-func evalUnit(c *evalCtx, op string, n node) (string, bool, error) {
+func evalUnit(c *evalCtx, op string, n expression) (string, bool, error) {
 	v, err := n.eval(c)
 	if err != nil || nullish(v) {
 		return "", false, err
@@ -38,12 +38,12 @@ func evalUnit(c *evalCtx, op string, n node) (string, bool, error) {
 
 type dateAddNode struct {
 	op                      string
-	start, unit, amount, tz node
+	start, unit, amount, tz expression
 	sign                    int64
 }
 
 func compileDateAdd(sign int64) opCompiler {
-	return func(c *compiler, name string, arg Value) (node, error) {
+	return func(c *exprCompiler, name string, arg Value) (expression, error) {
 		m, err := c.named(name, arg, []string{"startDate", "unit", "amount"}, []string{"timezone"})
 		if err != nil {
 			return nil, err
@@ -116,10 +116,10 @@ func addMonths(t time.Time, months int) time.Time {
 }
 
 type dateDiffNode struct {
-	start, end, unit, tz, startOfWeek node
+	start, end, unit, tz, startOfWeek expression
 }
 
-func compileDateDiff(c *compiler, name string, arg Value) (node, error) {
+func compileDateDiff(c *exprCompiler, name string, arg Value) (expression, error) {
 	m, err := c.named(name, arg, []string{"startDate", "endDate", "unit"}, []string{"timezone", "startOfWeek"})
 	if err != nil {
 		return nil, err
@@ -191,7 +191,7 @@ var weekdays = map[string]time.Weekday{
 	"saturday": time.Saturday, "sat": time.Saturday,
 }
 
-func evalStartOfWeek(c *evalCtx, op string, n node) (time.Weekday, error) {
+func evalStartOfWeek(c *evalCtx, op string, n expression) (time.Weekday, error) {
 	if n == nil {
 		return time.Sunday, nil
 	}
@@ -207,10 +207,10 @@ func evalStartOfWeek(c *evalCtx, op string, n node) (time.Weekday, error) {
 }
 
 type dateTruncNode struct {
-	date, unit, binSize, tz, startOfWeek node
+	date, unit, binSize, tz, startOfWeek expression
 }
 
-func compileDateTrunc(c *compiler, name string, arg Value) (node, error) {
+func compileDateTrunc(c *exprCompiler, name string, arg Value) (expression, error) {
 	m, err := c.named(name, arg, []string{"date", "unit"}, []string{"binSize", "timezone", "startOfWeek"})
 	if err != nil {
 		return nil, err

@@ -94,15 +94,15 @@ func checkDateFormat(op, format string) error {
 
 // dateToStringNode is $dateToString.
 type dateToStringNode struct {
-	date, format, tz, onNull node
+	date, format, tz, onNull expression
 }
 
-func compileDateToString(c *compiler, name string, arg Value) (node, error) {
+func compileDateToString(c *exprCompiler, name string, arg Value) (expression, error) {
 	m, err := c.named(name, arg, []string{"date"}, []string{"format", "timezone", "onNull"})
 	if err != nil {
 		return nil, err
 	}
-	if f, ok := m["format"].(constNode); ok && f.v.Kind() == String {
+	if f, ok := m["format"].(literal); ok && f.v.Kind() == String {
 		if err := checkDateFormat(name, f.v.Str()); err != nil {
 			return nil, err
 		}
@@ -135,7 +135,7 @@ func (n *dateToStringNode) eval(c *evalCtx) (Value, error) {
 		}
 		format = f.Str()
 	}
-	t, ok, err := evalDateIn(c, "$dateToString", constNode{d}, n.tz)
+	t, ok, err := evalDateIn(c, "$dateToString", literal{d}, n.tz)
 	if !ok {
 		return NullValue(), err
 	}
@@ -147,15 +147,15 @@ func (n *dateToStringNode) eval(c *evalCtx) (Value, error) {
 
 // dateFromStringNode is $dateFromString.
 type dateFromStringNode struct {
-	str, format, tz, onError, onNull node
+	str, format, tz, onError, onNull expression
 }
 
-func compileDateFromString(c *compiler, name string, arg Value) (node, error) {
+func compileDateFromString(c *exprCompiler, name string, arg Value) (expression, error) {
 	m, err := c.named(name, arg, []string{"dateString"}, []string{"format", "timezone", "onError", "onNull"})
 	if err != nil {
 		return nil, err
 	}
-	if f, ok := m["format"].(constNode); ok && f.v.Kind() == String {
+	if f, ok := m["format"].(literal); ok && f.v.Kind() == String {
 		if err := checkDateFormat(name, f.v.Str()); err != nil {
 			return nil, err
 		}

@@ -14,10 +14,10 @@ func init() {
 }
 
 type dateToPartsNode struct {
-	date, tz, iso node
+	date, tz, iso expression
 }
 
-func compileDateToParts(c *compiler, name string, arg Value) (node, error) {
+func compileDateToParts(c *exprCompiler, name string, arg Value) (expression, error) {
 	m, err := c.named(name, arg, []string{"date"}, []string{"timezone", "iso8601"})
 	if err != nil {
 		return nil, err
@@ -47,7 +47,7 @@ func (n *dateToPartsNode) eval(c *evalCtx) (Value, error) {
 }
 
 type dateFromPartsNode struct {
-	parts map[string]node
+	parts map[string]expression
 	iso   bool
 }
 
@@ -57,7 +57,7 @@ var (
 	clockParts    = []string{"hour", "minute", "second", "millisecond", "timezone"}
 )
 
-func compileDateFromParts(c *compiler, name string, arg Value) (node, error) {
+func compileDateFromParts(c *exprCompiler, name string, arg Value) (expression, error) {
 	iso := arg.Kind() == Object && !arg.Get("isoWeekYear").IsMissing()
 	required, optional := []string{"year"}, append(calendarParts[1:], clockParts...)
 	if iso {

@@ -17,7 +17,7 @@ func init() {
 		"$cond":    compileCond,
 		"$ifNull":  compileIfNull,
 		"$switch":  compileSwitch,
-		"$literal": func(_ *compiler, _ string, arg Value) (node, error) { return constNode{arg}, nil },
+		"$literal": func(_ *exprCompiler, _ string, arg Value) (expression, error) { return literal{arg}, nil },
 	})
 }
 
@@ -29,7 +29,7 @@ func compareOp(test func(int) bool) opCompiler {
 
 // andOrNode is $and (all true) or $or (any true), short-circuiting.
 type andOrNode struct {
-	args []node
+	args []expression
 	and  bool
 }
 
@@ -47,7 +47,7 @@ func (n *andOrNode) eval(c *evalCtx) (Value, error) {
 }
 
 func compileAndOr(and bool) opCompiler {
-	return func(c *compiler, name string, arg Value) (node, error) {
+	return func(c *exprCompiler, name string, arg Value) (expression, error) {
 		args, err := c.args(name, arg, 0, -1)
 		if err != nil {
 			return nil, err
@@ -57,7 +57,7 @@ func compileAndOr(and bool) opCompiler {
 }
 
 // condNode is $cond.
-type condNode struct{ test, then, els node }
+type condNode struct{ test, then, els expression }
 
 func (n *condNode) eval(c *evalCtx) (Value, error) {
 	v, err := n.test.eval(c)
@@ -70,7 +70,7 @@ func (n *condNode) eval(c *evalCtx) (Value, error) {
 	return n.els.eval(c)
 }
 
-func compileCond(c *compiler, name string, arg Value) (node, error) {
+func compileCond(c *exprCompiler, name string, arg Value) (expression, error) {
 	if arg.Kind() == Object {
 		m, err := c.named(name, arg, []string{"if", "then", "else"}, nil)
 		if err != nil {
@@ -87,7 +87,7 @@ func compileCond(c *compiler, name string, arg Value) (node, error) {
 
 // ifNullNode is $ifNull: the first argument that is neither null nor
 // missing, else the last argument as it is.
-type ifNullNode struct{ args []node }
+type ifNullNode struct{ args []expression }
 
 func (n *ifNullNode) eval(c *evalCtx) (Value, error) {
 	last := len(n.args) - 1
@@ -103,7 +103,7 @@ func (n *ifNullNode) eval(c *evalCtx) (Value, error) {
 	return n.args[last].eval(c)
 }
 
-func compileIfNull(c *compiler, name string, arg Value) (node, error) {
+func compileIfNull(c *exprCompiler, name string, arg Value) (expression, error) {
 	args, err := c.args(name, arg, 2, -1)
 	if err != nil {
 		return nil, err
@@ -113,8 +113,8 @@ func compileIfNull(c *compiler, name string, arg Value) (node, error) {
 
 // switchNode is $switch.
 type switchNode struct {
-	cases, thens []node
-	def          node
+	cases, thens []expression
+	def          expression
 }
 
 func (n *switchNode) eval(c *evalCtx) (Value, error) {
@@ -134,7 +134,7 @@ func (n *switchNode) eval(c *evalCtx) (Value, error) {
 	return n.def.eval(c)
 }
 
-func compileSwitch(c *compiler, name string, arg Value) (node, error) {
+func compileSwitch(c *exprCompiler, name string, arg Value) (expression, error) {
 	if arg.Kind() != Object {
 		return nil, Errorf(Invalid, "$switch requires an object as an argument, found: %s", arg.TypeName())
 	}
@@ -166,7 +166,7 @@ func compileSwitch(c *compiler, name string, arg Value) (node, error) {
 	return n, nil
 }
 
-func (n *switchNode) branch(c *compiler, b Value) error {
+func (n *switchNode) branch(c *exprCompiler, b Value) error {
 	if b.Kind() != Object {
 		return Errorf(Invalid, "$switch expected each branch to be an object, found: %s", b.TypeName())
 	}

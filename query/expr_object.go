@@ -106,11 +106,11 @@ func keyValuePair(e Value, pairForm bool) (string, Value, error) {
 
 // fieldNode is $getField, $setField and $unsetField.
 type fieldNode struct {
-	field, input, value node
+	field, input, value expression
 	set, unset          bool
 }
 
-func compileGetField(c *compiler, name string, arg Value) (node, error) {
+func compileGetField(c *exprCompiler, name string, arg Value) (expression, error) {
 	if arg.Kind() != Object {
 		f, err := c.expr(arg)
 		if err != nil {
@@ -132,7 +132,7 @@ func compileGetField(c *compiler, name string, arg Value) (node, error) {
 }
 
 func compileSetField(unset bool) opCompiler {
-	return func(c *compiler, name string, arg Value) (node, error) {
+	return func(c *exprCompiler, name string, arg Value) (expression, error) {
 		required := []string{"field", "input", "value"}
 		if unset {
 			required = required[:2]

@@ -6,9 +6,9 @@ import (
 )
 
 // opCompiler compiles the argument of one expression operator.
-type opCompiler func(c *compiler, name string, arg Value) (node, error)
+type opCompiler func(c *exprCompiler, name string, arg Value) (expression, error)
 
-// exprOps maps each expression operator to its compiler. It is filled by
+// exprOps maps each expression operator to its exprCompiler. It is filled by
 // the init functions of the expr_*.go files.
 var exprOps = map[string]opCompiler{}
 
@@ -30,7 +30,7 @@ func exprOpNames() []string {
 
 // callNode evaluates its arguments, then applies fn to them.
 type callNode struct {
-	args []node
+	args []expression
 	fn   func(args []Value) (Value, error)
 }
 
@@ -52,7 +52,7 @@ func (n *callNode) eval(c *evalCtx) (Value, error) {
 
 // call1Node is callNode for one argument.
 type call1Node struct {
-	arg node
+	arg expression
 	fn  func(Value) (Value, error)
 }
 
@@ -79,12 +79,12 @@ func argList(arg Value) []Value {
 
 // args compiles an operator's positional arguments, checking that there
 // are between min and max of them (max < 0: no upper bound).
-func (c *compiler) args(name string, arg Value, min, max int) ([]node, error) {
+func (c *exprCompiler) args(name string, arg Value, min, max int) ([]expression, error) {
 	list := argList(arg)
 	if err := checkArity(name, len(list), min, max); err != nil {
 		return nil, err
 	}
-	nodes := make([]node, len(list))
+	nodes := make([]expression, len(list))
 	for i, a := range list {
 		n, err := c.expr(a)
 		if err != nil {
@@ -121,7 +121,7 @@ func fixedOp(n int, fn func([]Value) (Value, error)) opCompiler {
 
 // rangeOp is an operator of min to max evaluated arguments.
 func rangeOp(min, max int, fn func([]Value) (Value, error)) opCompiler {
-	return func(c *compiler, name string, arg Value) (node, error) {
+	return func(c *exprCompiler, name string, arg Value) (expression, error) {
 		args, err := c.args(name, arg, min, max)
 		if err != nil {
 			return nil, err
@@ -133,7 +133,7 @@ func rangeOp(min, max int, fn func([]Value) (Value, error)) opCompiler {
 // unaryOp is an operator of one evaluated argument, written bare or as a
 // one-element array.
 func unaryOp(fn func(Value) (Value, error)) opCompiler {
-	return func(c *compiler, name string, arg Value) (node, error) {
+	return func(c *exprCompiler, name string, arg Value) (expression, error) {
 		args, err := c.args(name, arg, 1, 1)
 		if err != nil {
 			return nil, err
@@ -144,11 +144,11 @@ func unaryOp(fn func(Value) (Value, error)) opCompiler {
 
 // named compiles an operator's named arguments ({"input":…, "n":…}). Keys
 // outside required and optional are errors; absent optional ones are nil.
-func (c *compiler) named(name string, arg Value, required, optional []string) (map[string]node, error) {
+func (c *exprCompiler) named(name string, arg Value, required, optional []string) (map[string]expression, error) {
 	if arg.Kind() != Object {
 		return nil, Errorf(Invalid, "%s expects an object of named arguments (%s), found %s", name, strings.Join(append(slices.Clone(required), optional...), ", "), arg.TypeName())
 	}
-	out := make(map[string]node, arg.Len())
+	out := make(map[string]expression, arg.Len())
 	for _, f := range arg.Fields() {
 		if !slices.Contains(required, f.Key) && !slices.Contains(optional, f.Key) {
 			all := append(slices.Clone(required), optional...)
@@ -169,7 +169,7 @@ func (c *compiler) named(name string, arg Value, required, optional []string) (m
 }
 
 // evalOpt evaluates an optional argument; absent ones are missing.
-func evalOpt(n node, c *evalCtx) (Value, error) {
+func evalOpt(n expression, c *evalCtx) (Value, error) {
 	if n == nil {
 		return MissingValue, nil
 	}
@@ -178,22 +178,6 @@ func evalOpt(n node, c *evalCtx) (Value, error) {
 
 // nullish reports whether v is null or missing.
 func nullish(v Value) bool { return v.Kind() == Null || v.Kind() == Missing }
-
-// truthy is MongoDB's coercion to bool: false, null, missing and zero are
-// false; everything else (including "" and []) is true.
-func truthy(v Value) bool {
-	switch v.Kind() {
-	case Missing, Null:
-		return false
-	case Bool:
-		return v.Bool()
-	case Long:
-		return v.Long() != 0
-	case Double:
-		return v.Double() != 0
-	}
-	return true
-}
 
 // exprCompare is the comparison of the aggregation language: Compare,
 // except that missing orders below null instead of equal to it.

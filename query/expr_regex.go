@@ -1,15 +1,13 @@
 package query
 
 import (
+	"errors"
 	"regexp"
 	"strings"
 	"unicode/utf8"
 )
 
 // $regexMatch, $regexFind and $regexFindAll, on Go's RE2 engine.
-
-// MaxRegexLength is the longest regular expression accepted, in bytes.
-const MaxRegexLength = 1024
 
 func init() {
 	registerOps(map[string]opCompiler{
@@ -21,23 +19,23 @@ func init() {
 
 type regexNode struct {
 	op             string
-	input, pattern node
-	options        node
+	input, pattern expression
+	options        expression
 	fixed          *regexp.Regexp // compiled once when pattern and options are literals
 	apply          func(re *regexp.Regexp, in Value) Value
 }
 
 func regexOp(apply func(*regexp.Regexp, Value) Value) opCompiler {
-	return func(c *compiler, name string, arg Value) (node, error) {
+	return func(c *exprCompiler, name string, arg Value) (expression, error) {
 		m, err := c.named(name, arg, []string{"input", "regex"}, []string{"options"})
 		if err != nil {
 			return nil, err
 		}
 		n := &regexNode{op: name, input: m["input"], pattern: m["regex"], options: m["options"], apply: apply}
-		p, pok := n.pattern.(constNode)
-		o, ook := n.options.(constNode)
+		p, pok := n.pattern.(literal)
+		o, ook := n.options.(literal)
 		if pok && (n.options == nil || ook) && !nullish(p.v) {
-			if n.fixed, err = compileRegex(name, p.v, o.v); err != nil {
+			if n.fixed, err = compileExprRegex(name, p.v, o.v); err != nil {
 				return nil, err
 			}
 		}
@@ -66,7 +64,7 @@ func (n *regexNode) eval(c *evalCtx) (Value, error) {
 		if nullish(p) {
 			return n.apply(nil, MissingValue), nil
 		}
-		if re, err = compileRegex(n.op, p, o); err != nil {
+		if re, err = compileExprRegex(n.op, p, o); err != nil {
 			return Value{}, err
 		}
 	}
@@ -76,71 +74,28 @@ func (n *regexNode) eval(c *evalCtx) (Value, error) {
 	return n.apply(re, in), nil
 }
 
-// compileRegex compiles a pattern with MongoDB's options i, m, s, x (and u,
-// which RE2 always has).
-func compileRegex(op string, pattern, options Value) (*regexp.Regexp, error) {
+// compileExprRegex checks the types of an operator's regex and options
+// and compiles them with the filter language's compileRegex (RE2, flags
+// i, m, s, x, u, at most MaxRegexLength bytes), naming op in errors.
+func compileExprRegex(op string, pattern, options Value) (*regexp.Regexp, error) {
 	if pattern.Kind() != String {
 		return nil, Errorf(Invalid, "%s needs 'regex' to be of type string, found %s", op, pattern.TypeName())
 	}
 	if !nullish(options) && options.Kind() != String {
 		return nil, Errorf(Invalid, "%s needs 'options' to be of type string, found %s", op, options.TypeName())
 	}
-	p := pattern.Str()
-	if len(p) > MaxRegexLength {
-		return nil, Errorf(Limit, "%s: regular expression is %d bytes, over the %d-byte limit", op, len(p), MaxRegexLength).
-			WithHint("shorten the pattern")
-	}
-	flags := ""
-	for _, o := range options.Str() {
-		switch o {
-		case 'i', 'm', 's':
-			flags += string(o)
-		case 'x':
-			p = stripExtended(p)
-		case 'u':
-		default:
-			return nil, Errorf(Invalid, "%s: invalid flag in regex options: %c", op, o).WithHint("use i, m, s, x or u")
+	re, err := compileRegex(pattern.Str(), options.Str())
+	var e *Error
+	if err != nil && errors.As(err, &e) {
+		msg := strings.TrimPrefix(e.Message, "malformed query: ")
+		if rest, ok := strings.CutPrefix(msg, "$regex"); ok {
+			msg = op + rest
+		} else {
+			msg = op + ": " + msg
 		}
+		return nil, &Error{Kind: e.Kind, Message: msg, Hint: e.Hint}
 	}
-	if flags != "" {
-		p = "(?" + flags + ")" + p
-	}
-	re, err := regexp.Compile(p)
-	if err != nil {
-		return nil, Errorf(Invalid, "%s: invalid regular expression %q: %s", op, pattern.Str(), strings.TrimPrefix(err.Error(), "error parsing regexp: ")).
-			WithHint("omgdb uses RE2 syntax: no backreferences or lookaround")
-	}
-	return re, nil
-}
-
-// stripExtended implements the x option: unescaped white space and
-// #-comments outside character classes are removed.
-func stripExtended(p string) string {
-	var b strings.Builder
-	inClass := false
-	for i := 0; i < len(p); i++ {
-		ch := p[i]
-		switch {
-		case ch == '\\' && i+1 < len(p):
-			b.WriteByte(ch)
-			b.WriteByte(p[i+1])
-			i++
-		case inClass:
-			inClass = ch != ']'
-			b.WriteByte(ch)
-		case ch == '[':
-			inClass = true
-			b.WriteByte(ch)
-		case ch == ' ' || ch == '\t' || ch == '\n' || ch == '\r' || ch == '\f' || ch == '\v':
-		case ch == '#':
-			for i < len(p) && p[i] != '\n' {
-				i++
-			}
-		default:
-			b.WriteByte(ch)
-		}
-	}
-	return b.String()
+	return re, err
 }
 
 func regexMatch(re *regexp.Regexp, in Value) Value {

@@ -294,8 +294,8 @@ const defaultTrimChars = "\x00 \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2
 
 type trimNode struct {
 	op          string
-	input       node
-	chars       node
+	input       expression
+	chars       expression
 	left, right bool
 }
 
@@ -332,7 +332,7 @@ func (n *trimNode) eval(c *evalCtx) (Value, error) {
 }
 
 func trimOp(left, right bool) opCompiler {
-	return func(c *compiler, name string, arg Value) (node, error) {
+	return func(c *exprCompiler, name string, arg Value) (expression, error) {
 		m, err := c.named(name, arg, []string{"input"}, []string{"chars"})
 		if err != nil {
 			return nil, err
@@ -343,13 +343,13 @@ func trimOp(left, right bool) opCompiler {
 
 type replaceNode struct {
 	op                       string
-	input, find, replacement node
+	input, find, replacement expression
 	n                        int
 }
 
 func (n *replaceNode) eval(c *evalCtx) (Value, error) {
 	var vals [3]Value
-	for i, x := range []node{n.input, n.find, n.replacement} {
+	for i, x := range []expression{n.input, n.find, n.replacement} {
 		v, err := x.eval(c)
 		if err != nil {
 			return Value{}, err
@@ -369,7 +369,7 @@ func (n *replaceNode) eval(c *evalCtx) (Value, error) {
 }
 
 func replaceOp(count int) opCompiler {
-	return func(c *compiler, name string, arg Value) (node, error) {
+	return func(c *exprCompiler, name string, arg Value) (expression, error) {
 		m, err := c.named(name, arg, []string{"input", "find", "replacement"}, nil)
 		if err != nil {
 			return nil, err

@@ -40,10 +40,10 @@ func convertTypeNames() []string {
 
 // convertNode is $convert.
 type convertNode struct {
-	input, to, onError, onNull node
+	input, to, onError, onNull expression
 }
 
-func compileConvert(c *compiler, name string, arg Value) (node, error) {
+func compileConvert(c *exprCompiler, name string, arg Value) (expression, error) {
 	m, err := c.named(name, arg, []string{"input", "to"}, []string{"onError", "onNull", "format", "base"})
 	if err != nil {
 		return nil, err
@@ -52,7 +52,7 @@ func compileConvert(c *compiler, name string, arg Value) (node, error) {
 		return nil, Errorf(Invalid, "$convert: 'format' and 'base' are not supported")
 	}
 	n := &convertNode{m["input"], m["to"], m["onError"], m["onNull"]}
-	if k, ok := n.to.(constNode); ok {
+	if k, ok := n.to.(literal); ok {
 		if _, err := convertTarget(k.v); err != nil {
 			return nil, err
 		}
@@ -61,7 +61,7 @@ func compileConvert(c *compiler, name string, arg Value) (node, error) {
 }
 
 func toOp(target string) opCompiler {
-	return func(c *compiler, name string, arg Value) (node, error) {
+	return func(c *exprCompiler, name string, arg Value) (expression, error) {
 		args, err := c.args(name, arg, 1, 1)
 		if err != nil {
 			return nil, err
@@ -70,7 +70,7 @@ func toOp(target string) opCompiler {
 			return nil, Errorf(Invalid, "%s is not supported: omgdb has no decimal type", name).
 				WithHint("use $toDouble, or $toLong on amounts in the smallest unit")
 		}
-		return &convertNode{input: args[0], to: constNode{StringValue(target)}}, nil
+		return &convertNode{input: args[0], to: literal{StringValue(target)}}, nil
 	}
 }
 

@@ -14,8 +14,8 @@ func init() {
 // letNode is $let: evaluate the variables, then the body.
 type letNode struct {
 	slots []int
-	vals  []node
-	in    node
+	vals  []expression
+	in    expression
 }
 
 func (n *letNode) eval(c *evalCtx) (Value, error) {
@@ -33,7 +33,7 @@ func (n *letNode) eval(c *evalCtx) (Value, error) {
 	return n.in.eval(c)
 }
 
-func compileLet(c *compiler, name string, arg Value) (node, error) {
+func compileLet(c *exprCompiler, name string, arg Value) (expression, error) {
 	if arg.Kind() != Object {
 		return nil, Errorf(Invalid, "$let only supports an object as its argument, found %s", arg.TypeName())
 	}
@@ -86,14 +86,14 @@ func compileLet(c *compiler, name string, arg Value) (node, error) {
 
 // iterArgs are the parts shared by $map and $filter.
 type iterArgs struct {
-	input node
+	input expression
 	slot  int
-	body  node // "in" of $map, "cond" of $filter
-	limit node // $filter only
+	body  expression // "in" of $map, "cond" of $filter
+	limit expression // $filter only
 }
 
 // compileIter compiles {input, as, <bodyKey>, [limit]}.
-func compileIter(c *compiler, name string, arg Value, bodyKey string, extra ...string) (*iterArgs, error) {
+func compileIter(c *exprCompiler, name string, arg Value, bodyKey string, extra ...string) (*iterArgs, error) {
 	if arg.Kind() != Object {
 		return nil, Errorf(Invalid, "%s only supports an object as its argument, found %s", name, arg.TypeName())
 	}
@@ -137,15 +137,6 @@ func compileIter(c *compiler, name string, arg Value, bodyKey string, extra ...s
 	return it, nil
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // inputArray evaluates the input of $map/$filter: an array, or ok=false
 // for null and missing.
 func (it *iterArgs) inputArray(c *evalCtx, name string) ([]Value, bool, error) {
@@ -181,7 +172,7 @@ func (n mapNode) eval(c *evalCtx) (Value, error) {
 	return ArrayValue(out), c.spend(ArrayValue(out))
 }
 
-func compileMap(c *compiler, name string, arg Value) (node, error) {
+func compileMap(c *exprCompiler, name string, arg Value) (expression, error) {
 	it, err := compileIter(c, name, arg, "in")
 	if err != nil {
 		return nil, err
@@ -235,7 +226,7 @@ func (n filterNode) filterLimit(c *evalCtx) (int, error) {
 	return int(min(i, 1<<31)), nil
 }
 
-func compileFilterExpr(c *compiler, name string, arg Value) (node, error) {
+func compileFilterExpr(c *exprCompiler, name string, arg Value) (expression, error) {
 	it, err := compileIter(c, name, arg, "cond", "limit")
 	if err != nil {
 		return nil, err
@@ -245,7 +236,7 @@ func compileFilterExpr(c *compiler, name string, arg Value) (node, error) {
 
 // reduceNode is $reduce.
 type reduceNode struct {
-	input, init, in     node
+	input, init, in     expression
 	thisSlot, valueSlot int
 }
 
@@ -270,7 +261,7 @@ func (n *reduceNode) eval(c *evalCtx) (Value, error) {
 	return acc, nil
 }
 
-func compileReduce(c *compiler, name string, arg Value) (node, error) {
+func compileReduce(c *exprCompiler, name string, arg Value) (expression, error) {
 	if arg.Kind() != Object {
 		return nil, Errorf(Invalid, "$reduce requires an object as an argument, found: %s", arg.TypeName())
 	}

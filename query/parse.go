@@ -2,12 +2,9 @@ package query
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/hex"
-	"math"
 	"strconv"
-	"strings"
-	"time"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -23,7 +20,9 @@ func Parse(data []byte) (Value, error) {
 		return Value{}, Errorf(Limit, "document is %d bytes, over the %d-byte limit", len(data), MaxDocumentSize).
 			WithHint("split the document; omgdb stores documents of at most 16 MiB")
 	}
-	p := parser{data: data}
+	p := parserPool.Get().(*parser)
+	defer p.release()
+	p.data, p.pos = data, 0
 	p.skipSpace()
 	v, err := p.value(1)
 	if err != nil {
@@ -34,6 +33,20 @@ func Parse(data []byte) (Value, error) {
 		return Value{}, p.errorf("unexpected %s after the JSON value", p.describe())
 	}
 	return v, nil
+}
+
+var parserPool = sync.Pool{New: func() any { return &parser{keys: map[string]string{}} }}
+
+// release returns the parser to the pool, dropping what would pin memory.
+func (p *parser) release() {
+	p.data = nil
+	clear(p.fields[:cap(p.fields)])
+	clear(p.elems[:cap(p.elems)])
+	p.fields, p.elems = p.fields[:0], p.elems[:0]
+	if len(p.keys) > 4096 {
+		clear(p.keys)
+	}
+	parserPool.Put(p)
 }
 
 // ParseString is Parse for a string.
@@ -51,6 +64,12 @@ func MustParse(s string) Value {
 type parser struct {
 	data []byte
 	pos  int
+	// Scratch stacks: the fields and elements of the objects and arrays
+	// being parsed accumulate here and are copied out, at their exact size,
+	// when each one ends, so a document costs one allocation per container.
+	fields []Field
+	elems  []Value
+	keys   map[string]string // interned field names: documents repeat them
 }
 
 func (p *parser) errorf(format string, args ...any) *Error {
@@ -123,11 +142,12 @@ func (p *parser) array(depth int) (Value, error) {
 		return Value{}, p.depthError()
 	}
 	p.pos++ // [
-	elems := []Value{}
+	base := len(p.elems)
+	defer func() { p.elems = p.elems[:base] }()
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
-		return ArrayValue(elems), nil
+		return ArrayValue([]Value{}), nil
 	}
 	for {
 		p.skipSpace()
@@ -135,7 +155,7 @@ func (p *parser) array(depth int) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
-		elems = append(elems, v)
+		p.elems = append(p.elems, v)
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return Value{}, p.errorf("unexpected end of input in an array, expected ',' or ']'")
@@ -145,7 +165,7 @@ func (p *parser) array(depth int) (Value, error) {
 			p.pos++
 		case ']':
 			p.pos++
-			return ArrayValue(elems), nil
+			return ArrayValue(append([]Value(nil), p.elems[base:]...)), nil
 		default:
 			return Value{}, p.errorf("unexpected %s in an array, expected ',' or ']'", p.describe())
 		}
@@ -158,11 +178,12 @@ func (p *parser) object(depth int) (Value, error) {
 	}
 	start := p.pos
 	p.pos++ // {
-	fields := []Field{}
+	base := len(p.fields)
+	defer func() { p.fields = p.fields[:base] }()
 	p.skipSpace()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
-		return ObjectValue(fields), nil
+		return ObjectValue([]Field{}), nil
 	}
 	for {
 		p.skipSpace()
@@ -170,11 +191,11 @@ func (p *parser) object(depth int) (Value, error) {
 			return Value{}, p.errorf("unexpected %s in an object, expected a quoted key", p.describe())
 		}
 		keyPos := p.pos
-		key, err := p.string()
+		key, err := p.key()
 		if err != nil {
 			return Value{}, err
 		}
-		if hasKey(fields, key) {
+		if hasKey(p.fields[base:], key) {
 			p.pos = keyPos
 			return Value{}, p.errorf("duplicate key %q", key).WithHint("each key may appear once in an object")
 		}
@@ -188,7 +209,7 @@ func (p *parser) object(depth int) (Value, error) {
 		if err != nil {
 			return Value{}, err
 		}
-		fields = append(fields, Field{key, v})
+		p.fields = append(p.fields, Field{key, v})
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return Value{}, p.errorf("unexpected end of input in an object, expected ',' or '}'")
@@ -198,6 +219,7 @@ func (p *parser) object(depth int) (Value, error) {
 			p.pos++
 		case '}':
 			p.pos++
+			fields := append([]Field(nil), p.fields[base:]...)
 			if len(fields[0].Key) > 1 && fields[0].Key[0] == '$' {
 				return p.extended(start, fields)
 			}
@@ -206,6 +228,31 @@ func (p *parser) object(depth int) (Value, error) {
 			return Value{}, p.errorf("unexpected %s in an object, expected ',' or '}'", p.describe())
 		}
 	}
+}
+
+// key parses an object key, interning short keys without escapes.
+func (p *parser) key() (string, error) {
+	end := p.pos + 1
+	for end < len(p.data) && end-p.pos <= 32 {
+		c := p.data[end]
+		if c == '"' {
+			raw := p.data[p.pos+1 : end]
+			if k, ok := p.keys[string(raw)]; ok {
+				p.pos = end + 1
+				return k, nil
+			}
+			k, err := p.string()
+			if err == nil {
+				p.keys[k] = k
+			}
+			return k, err
+		}
+		if c == '\\' || c < 0x20 || c >= 0x80 {
+			break
+		}
+		end++
+	}
+	return p.string()
 }
 
 func hasKey(fields []Field, key string) bool {
@@ -389,136 +436,4 @@ func (p *parser) digits() int {
 		n++
 	}
 	return n
-}
-
-// extended turns an object whose first key starts with '$' into the value an
-// Extended JSON wrapper denotes. Objects that are not type wrappers (query
-// operators such as {"$gt":1}) are returned as objects.
-func (p *parser) extended(start int, fields []Field) (Value, error) {
-	key := fields[0].Key
-	switch key {
-	case "$oid", "$date", "$numberLong", "$numberInt", "$numberDouble", "$binary", "$numberDecimal",
-		"$timestamp", "$regularExpression", "$minKey", "$maxKey", "$symbol", "$code", "$undefined", "$dbPointer":
-	default:
-		return ObjectValue(fields), nil
-	}
-	v, err := extendedValue(fields)
-	if err != nil {
-		e := Errorf(Invalid, "invalid JSON at byte %d: %s", start, err.Message)
-		e.Hint = err.Hint
-		return Value{}, e
-	}
-	return v, nil
-}
-
-func extendedValue(fields []Field) (Value, *Error) {
-	key, arg := fields[0].Key, fields[0].Value
-	if key == "$binary" && len(fields) == 2 && fields[1].Key == "$type" {
-		return legacyBinary(arg, fields[1].Value)
-	}
-	if len(fields) != 1 {
-		return Value{}, Errorf(Invalid, "%s must be the only key of its object", key)
-	}
-	switch key {
-	case "$oid":
-		if id, ok := ParseOID(arg.Str()); ok && arg.kind == String {
-			return ObjectIDValue(id), nil
-		}
-		return Value{}, Errorf(Invalid, "$oid needs 24 hexadecimal digits, got %s", arg)
-	case "$numberLong":
-		i, err := strconv.ParseInt(arg.Str(), 10, 64)
-		if arg.kind != String || err != nil {
-			return Value{}, Errorf(Invalid, "$numberLong needs a string of a 64-bit integer, got %s", arg)
-		}
-		return LongValue(i), nil
-	case "$numberInt":
-		i, err := strconv.ParseInt(arg.Str(), 10, 32)
-		if arg.kind != String || err != nil {
-			return Value{}, Errorf(Invalid, "$numberInt needs a string of a 32-bit integer, got %s", arg)
-		}
-		return LongValue(i), nil
-	case "$numberDouble":
-		return parseNumberDouble(arg)
-	case "$date":
-		return parseDate(arg)
-	case "$binary":
-		return parseBinary(arg)
-	case "$numberDecimal":
-		return Value{}, Errorf(Invalid, "$numberDecimal is not supported: omgdb has no decimal type").
-			WithHint("store the amount as a long in the smallest unit (cents), or as a double or a string")
-	}
-	return Value{}, Errorf(Invalid, "Extended JSON type %s is not supported: omgdb stores null, bool, long, double, string, binData, array, object, objectId and date", key)
-}
-
-func parseNumberDouble(arg Value) (Value, *Error) {
-	switch arg.Str() {
-	case "NaN":
-		return DoubleValue(math.NaN()), nil
-	case "Infinity":
-		return DoubleValue(math.Inf(1)), nil
-	case "-Infinity":
-		return DoubleValue(math.Inf(-1)), nil
-	}
-	f, err := strconv.ParseFloat(arg.Str(), 64)
-	if arg.kind != String || err != nil || strings.ContainsAny(arg.Str(), "xXpPnNiI_") {
-		return Value{}, Errorf(Invalid, `$numberDouble needs a string such as "1.5", "NaN", "Infinity" or "-Infinity", got %s`, arg)
-	}
-	return DoubleValue(f), nil
-}
-
-func parseDate(arg Value) (Value, *Error) {
-	switch arg.kind {
-	case Long:
-		return DateValue(arg.Long()), nil
-	case String:
-		t, err := time.Parse(time.RFC3339Nano, arg.Str())
-		if err != nil {
-			return Value{}, Errorf(Invalid, "$date string %q is not an ISO-8601 time", arg.Str()).
-				WithHint(`write "2024-05-01T12:00:00Z" or milliseconds since 1970 as a number`)
-		}
-		return DateValue(t.UnixMilli()), nil
-	case Double:
-		f := arg.Double()
-		if f == math.Trunc(f) && f >= -(1<<62) && f <= 1<<62 {
-			return DateValue(int64(f)), nil
-		}
-	}
-	return Value{}, Errorf(Invalid, "$date needs milliseconds since 1970 or an ISO-8601 string, got %s", arg)
-}
-
-func parseBinary(arg Value) (Value, *Error) {
-	var b64, sub string
-	switch arg.kind {
-	case String:
-		b64 = arg.Str()
-	case Object:
-		if arg.Len() != 2 || arg.Get("base64").kind != String || arg.Get("subType").kind != String {
-			return Value{}, Errorf(Invalid, `$binary needs a base64 string or {"base64":"…","subType":"00"}, got %s`, arg)
-		}
-		b64, sub = arg.Get("base64").Str(), arg.Get("subType").Str()
-	default:
-		return Value{}, Errorf(Invalid, `$binary needs a base64 string or {"base64":"…","subType":"00"}, got %s`, arg)
-	}
-	return binaryFrom(b64, sub)
-}
-
-func legacyBinary(data, typ Value) (Value, *Error) {
-	if data.kind != String || typ.kind != String {
-		return Value{}, Errorf(Invalid, `legacy $binary needs {"$binary":"<base64>","$type":"00"}`)
-	}
-	return binaryFrom(data.Str(), typ.Str())
-}
-
-func binaryFrom(b64, sub string) (Value, *Error) {
-	data, err := base64.StdEncoding.DecodeString(b64)
-	if err != nil {
-		return Value{}, Errorf(Invalid, "$binary: invalid base64 %q", b64)
-	}
-	var st uint64
-	if sub != "" {
-		if st, err = strconv.ParseUint(sub, 16, 8); err != nil || len(sub) > 2 {
-			return Value{}, Errorf(Invalid, "$binary: subType %q is not one or two hexadecimal digits", sub)
-		}
-	}
-	return BinaryValue(data, byte(st)), nil
 }

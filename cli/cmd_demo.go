@@ -1,0 +1,163 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/omgdb/omgdb/docs"
+	"github.com/omgdb/omgdb/query"
+)
+
+//go:embed demo/languages.ndjson
+var demoLanguages []byte
+
+func init() { commands = append(commands, newDemoCmd) }
+
+type demoOptions struct {
+	dir  string
+	keep bool
+}
+
+func newDemoCmd(e *env) *cobra.Command {
+	opts := &demoOptions{}
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Build a sample store from data shipped in the binary and tour the commands",
+		Long: `Build a store in a temporary directory from two embedded datasets (26
+programming languages, and the pages of this manual), then run a tour of
+commands against it, printing each command and its output.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return e.runDemo(cmd.Context(), opts) },
+	}
+	cmd.Flags().StringVar(&opts.dir, "dir", "", "build the store in this directory (default: a temporary one)")
+	cmd.Flags().BoolVar(&opts.keep, "keep", false, "keep the store after the tour")
+	return cmd
+}
+
+// demoStep is one command of the tour, with a sentence about it.
+type demoStep struct {
+	say  string
+	args []string
+	in   []byte // standard input
+}
+
+func (e *env) runDemo(ctx context.Context, opts *demoOptions) error {
+	dir := opts.dir
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "omgdb-demo-")
+		if err != nil {
+			return query.Errorf(query.IO, "create a temporary directory: %v", err)
+		}
+		dir = tmp
+		if !opts.keep {
+			defer os.RemoveAll(tmp)
+		}
+	}
+	st := "demo.omgdb"
+	if _, err := os.Stat(filepath.Join(dir, st)); err == nil {
+		return query.Errorf(query.Conflict, "%s already exists in %s", st, dir).WithHint("pass another --dir, or remove the file")
+	}
+	// The tour runs in the store's directory so that commands read as a
+	// user would type them.
+	wd, err := os.Getwd()
+	if err != nil {
+		return query.Errorf(query.IO, "find the working directory: %v", err)
+	}
+	if err := os.Chdir(dir); err != nil {
+		return query.Errorf(query.IO, "enter %s: %v", dir, err)
+	}
+	defer os.Chdir(wd)
+	fmt.Fprintf(e.stdout, "omgdb demo: building a store in %s\n", dir)
+	for _, s := range demoSteps(st) {
+		if err := e.demoRun(ctx, s); err != nil {
+			return err
+		}
+	}
+	if opts.keep {
+		kept := filepath.Join(dir, st)
+		fmt.Fprintf(e.stdout, "\nThe store is kept at %s. Try: omgdb find %s languages '{\"origin.country\":\"US\"}'\n", kept, kept)
+	}
+	return nil
+}
+
+func demoSteps(st string) []demoStep {
+	return []demoStep{
+		{say: "Import 26 programming languages from NDJSON (the store file is created on first write).",
+			args: []string{"import", st, "languages", "-"}, in: demoLanguages},
+		{say: "Import this manual's pages as documents, one per topic.",
+			args: []string{"import", st, "manual", "-"}, in: manualNDJSON()},
+		{say: "Find languages by a nested field; results are canonical NDJSON.",
+			args: []string{"find", st, "languages", `{"origin.country":"UK"}`}},
+		{say: "Equality on an array field matches any element (multikey).",
+			args: []string{"find", st, "languages", `{"paradigms":"concurrent"}`, "--limit", "2"}},
+		{say: "null matches a null field and a missing one alike, as in MongoDB.",
+			args: []string{"count", st, "languages", `{"origin.country":null}`}},
+		{say: "Fetch one document by _id.",
+			args: []string{"get", st, "languages", "go"}},
+		{say: "Insert a document; omgdb generates an ObjectId and prints it.",
+			args: []string{"insert", st, "languages", `{"name":"Gleam","year":2016,"typing":"static"}`}},
+		{say: "A typo in a collection name is an error with a suggestion, never an empty result.",
+			args: []string{"count", st, "langauges"}},
+		{say: "Every write is in the journal, with before-images, for history and undo.",
+			args: []string{"log", st, "--since", "3"}},
+		{say: "What the store holds.",
+			args: []string{"inspect", st}},
+		{say: "Check pages, checksums, counts, and that the journal accounts for every document.",
+			args: []string{"verify", st}},
+	}
+}
+
+// demoRun prints a step, runs it in this process, and prints its output.
+// A step that is meant to fail shows its error like a shell would.
+func (e *env) demoRun(ctx context.Context, s demoStep) error {
+	shown := make([]string, len(s.args))
+	for i, a := range s.args {
+		shown[i] = shellQuote(a)
+	}
+	fmt.Fprintf(e.stdout, "\n# %s\n$ omgdb %s\n", s.say, strings.Join(shown, " "))
+	if s.in != nil {
+		fmt.Fprintf(e.stdout, "  (%d lines on stdin)\n", bytes.Count(s.in, []byte("\n")))
+	}
+	var out bytes.Buffer
+	code := Main(s.args, bytes.NewReader(s.in), &out, &out)
+	text := out.String()
+	if lines := strings.Split(strings.TrimRight(text, "\n"), "\n"); len(lines) > 12 {
+		text = strings.Join(lines[:12], "\n") + fmt.Sprintf("\n… (%d more lines)\n", len(lines)-12)
+	}
+	fmt.Fprint(e.stdout, text)
+	if code != 0 && code != ExitNotFound {
+		return query.Errorf(query.IO, "demo step `omgdb %s` failed with exit code %d", s.args[0], code)
+	}
+	return ctx.Err()
+}
+
+// manualNDJSON returns the manual's pages as documents {_id, title, body}.
+func manualNDJSON() []byte {
+	var b []byte
+	for _, t := range docs.Topics() {
+		text, _ := docs.Read(t)
+		doc := query.ObjectValue([]query.Field{
+			{Key: "_id", Value: query.StringValue(t)},
+			{Key: "title", Value: query.StringValue(docs.Title(t))},
+			{Key: "body", Value: query.StringValue(text)},
+		})
+		b = append(query.AppendJSON(b, doc), '\n')
+	}
+	return b
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '-' || r == '.' || r == '/' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,170 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/store"
+)
+
+func init() { commands = append(commands, newFindCmd, newCountCmd) }
+
+type findOptions struct {
+	storeFlags
+	path, coll, filter string
+	sort, project      string
+	skip, limit        int64
+	pretty             bool
+}
+
+func newFindCmd(e *env) *cobra.Command {
+	opts := &findOptions{}
+	cmd := &cobra.Command{
+		Use:   "find <store> <collection> [filter]",
+		Short: "Print the documents that match a filter, as NDJSON",
+		Long: `Print the documents of a collection that match a MongoDB filter (default {}),
+one canonical JSON document per line, in _id order unless --sort says
+otherwise. The filter may be JSON, @file.json, or - for standard input. See
+omgdb docs filters and omgdb docs projection-and-sort.`,
+		Example: `  omgdb find app.omgdb users '{"age":{"$gte":30}}' --sort '{"age":-1}' --limit 10
+  omgdb find app.omgdb users '{"address.city":"Paris"}' --project '{"name":1,"_id":0}'`,
+		Args: cobra.RangeArgs(2, 3),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.path, opts.coll, opts.filter = args[0], args[1], "{}"
+			if len(args) == 3 {
+				opts.filter = args[2]
+			}
+			if opts.skip < 0 || opts.limit < 0 {
+				return usage("--skip and --limit must not be negative")
+			}
+			return e.runFind(cmd.Context(), opts)
+		},
+		ValidArgsFunction: completeStoreArgs,
+	}
+	opts.register(cmd)
+	cmd.Flags().StringVar(&opts.sort, "sort", "", `sort specification, e.g. '{"age":-1,"name":1}'`)
+	cmd.Flags().StringVar(&opts.project, "project", "", `projection, e.g. '{"name":1,"_id":0}'`)
+	cmd.Flags().Int64Var(&opts.skip, "skip", 0, "skip this many matching documents")
+	cmd.Flags().Int64Var(&opts.limit, "limit", 0, "print at most this many documents (0: all)")
+	cmd.Flags().BoolVar(&opts.pretty, "pretty", false, "indent the JSON")
+	return cmd
+}
+
+func (e *env) compileFilter(arg string) (*query.Filter, error) {
+	spec, err := e.parseArg(arg, "filter")
+	if err != nil {
+		return nil, err
+	}
+	if spec.Kind() == query.Object && spec.Len() == 0 {
+		return nil, nil // {} matches everything
+	}
+	return query.CompileFilter(spec)
+}
+
+// compileFind compiles the parts of a find.
+func (e *env) compileFind(opts *findOptions) (store.Query, error) {
+	q := store.Query{Skip: opts.skip, Limit: opts.limit}
+	var err error
+	if q.Filter, err = e.compileFilter(opts.filter); err != nil {
+		return q, err
+	}
+	if opts.sort != "" {
+		spec, err := e.parseArg(opts.sort, "--sort")
+		if err != nil {
+			return q, err
+		}
+		if q.Sort, err = query.CompileSort(spec); err != nil {
+			return q, err
+		}
+	}
+	if opts.project != "" {
+		spec, err := e.parseArg(opts.project, "--project")
+		if err != nil {
+			return q, err
+		}
+		if q.Projection, err = query.CompileProjection(spec); err != nil {
+			return q, err
+		}
+	}
+	return q, nil
+}
+
+func (e *env) runFind(ctx context.Context, opts *findOptions) error {
+	q, err := e.compileFind(opts)
+	if err != nil {
+		return err
+	}
+	db, err := e.open(opts.path, readOnly, opts.storeFlags)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	out := e.output(opts.pretty)
+	defer out.flush()
+	return db.View(func(tx *store.Tx) error {
+		c, err := tx.Collection(opts.coll)
+		if err != nil {
+			return err
+		}
+		src := c.Find(ctx, q)
+		defer src.Close()
+		for src.Next() {
+			if err := out.doc(src.Doc()); err != nil {
+				return err
+			}
+		}
+		return src.Err()
+	})
+}
+
+type countOptions struct {
+	storeFlags
+	path, coll, filter string
+}
+
+func newCountCmd(e *env) *cobra.Command {
+	opts := &countOptions{}
+	cmd := &cobra.Command{
+		Use:     "count <store> <collection> [filter]",
+		Short:   "Print how many documents match a filter",
+		Example: `  omgdb count app.omgdb users '{"age":{"$gte":30}}'`,
+		Args:    cobra.RangeArgs(2, 3),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.path, opts.coll, opts.filter = args[0], args[1], "{}"
+			if len(args) == 3 {
+				opts.filter = args[2]
+			}
+			return e.runCount(cmd.Context(), opts)
+		},
+		ValidArgsFunction: completeStoreArgs,
+	}
+	opts.register(cmd)
+	return cmd
+}
+
+func (e *env) runCount(ctx context.Context, opts *countOptions) error {
+	filter, err := e.compileFilter(opts.filter)
+	if err != nil {
+		return err
+	}
+	db, err := e.open(opts.path, readOnly, opts.storeFlags)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return db.View(func(tx *store.Tx) error {
+		c, err := tx.Collection(opts.coll)
+		if err != nil {
+			return err
+		}
+		n, err := c.CountMatching(ctx, filter)
+		if err != nil {
+			return err
+		}
+		out := e.output(false)
+		defer out.flush()
+		return out.doc(query.LongValue(n))
+	})
+}

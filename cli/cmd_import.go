@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/store"
+)
+
+func init() { commands = append(commands, newImportCmd) }
+
+type importOptions struct {
+	storeFlags
+	path, coll, file string
+	atomic           bool
+	onError          string
+	batch            int
+}
+
+func newImportCmd(e *env) *cobra.Command {
+	opts := &importOptions{}
+	cmd := &cobra.Command{
+		Use:   "import <store> <collection> [file|-]",
+		Short: "Import NDJSON documents from a file or stdin, streaming, in batches",
+		Long: `Import newline-delimited JSON, one document per line, from a file or standard
+input (the default, or "-"). Blank lines are skipped. Documents are committed
+in batches; --atomic commits all or nothing. A bad line stops the import
+(--on-error abort, the default: the documents before it are kept) or is
+reported and skipped (--on-error skip). Every bad line is reported with its
+line number. Prints a JSON summary:
+{"inserted","skipped","lines","batches","stopped_at_line","errors":[{"line","error"}],"change"}.`,
+		Example: `  omgdb import app.omgdb users users.ndjson
+  zcat big.ndjson.gz | omgdb import app.omgdb events - --on-error skip`,
+		Args: cobra.RangeArgs(2, 3),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.path, opts.coll, opts.file = args[0], args[1], "-"
+			if len(args) == 3 {
+				opts.file = args[2]
+			}
+			if opts.onError != "abort" && opts.onError != "skip" {
+				return usage("invalid --on-error %q (use abort or skip)", opts.onError)
+			}
+			return e.runImport(cmd.Context(), opts)
+		},
+		ValidArgsFunction: completeStoreArgs,
+	}
+	opts.register(cmd)
+	cmd.Flags().BoolVar(&opts.atomic, "atomic", false, "import everything in one transaction: all or nothing")
+	cmd.Flags().StringVar(&opts.onError, "on-error", "abort", "what a bad line does: abort or skip")
+	cmd.Flags().IntVar(&opts.batch, "batch-size", 20000, "documents per transaction")
+	return cmd
+}
+
+func (e *env) runImport(ctx context.Context, opts *importOptions) error {
+	in, size, err := e.openInput(opts.file)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	db, err := e.open(opts.path, createIfNone, opts.storeFlags)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	bar := e.progress("importing", size)
+	sum, err := db.Import(ctx, opts.coll, in, &store.ImportOptions{
+		Atomic:    opts.atomic,
+		Skip:      opts.onError == "skip",
+		BatchSize: opts.batch,
+		Progress:  func(lines, bytes int64) { bar.update(lines, bytes) },
+	})
+	bar.done()
+	if sum != nil {
+		js, _ := json.Marshal(sum)
+		e.stdout.Write(append(js, '\n'))
+	}
+	return err
+}
+
+// openInput opens a file argument, or standard input for "-", and returns
+// its size when known.
+func (e *env) openInput(name string) (io.ReadCloser, int64, error) {
+	if name == "-" {
+		return io.NopCloser(e.stdin), 0, nil
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, 0, query.Errorf(query.NotFound, "cannot read %s: %v", name, err).WithHint("check the file name")
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, 0, query.Errorf(query.Invalid, "%s is not a regular file", name)
+	}
+	return f, fi.Size(), nil
+}

@@ -1,0 +1,79 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+)
+
+func init() { commands = append(commands, newInspectCmd) }
+
+type inspectOptions struct {
+	storeFlags
+	path string
+	json bool
+}
+
+func newInspectCmd(e *env) *cobra.Command {
+	opts := &inspectOptions{}
+	cmd := &cobra.Command{
+		Use:   "inspect <store>",
+		Short: "Describe a store: collections, counts, sizes, journal",
+		Long: `Print the store's collections with their document counts and sizes, the
+file size and the journal position. --json prints
+{"path","format","store_id","created","size_bytes","last_lsn","collections":[{"name","documents","data_bytes","created"}]}.`,
+		Example: `  omgdb inspect app.omgdb
+  omgdb inspect app.omgdb --json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.path = args[0]
+			return e.runInspect(cmd.Context(), opts)
+		},
+	}
+	opts.register(cmd)
+	cmd.Flags().BoolVar(&opts.json, "json", false, "print JSON")
+	return cmd
+}
+
+func (e *env) runInspect(_ context.Context, opts *inspectOptions) error {
+	db, err := e.open(opts.path, readOnly, opts.storeFlags)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	info, err := db.Info()
+	if err != nil {
+		return err
+	}
+	if opts.json {
+		js, _ := json.Marshal(info)
+		_, err := e.stdout.Write(append(js, '\n'))
+		return err
+	}
+	fmt.Fprintf(e.stdout, "store %s (format %d, %s, journal at lsn %d)\n", info.Path, info.Format, humanBytes(info.SizeBytes), info.LastLSN)
+	fmt.Fprintf(e.stdout, "%d collection(s)\n", len(info.Collections))
+	if len(info.Collections) == 0 {
+		return nil
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "\ncollection\tdocuments\tdata")
+	for _, c := range info.Collections {
+		fmt.Fprintf(tw, "%s\t%d\t%s\n", c.Name, c.Documents, humanBytes(c.DataBytes))
+	}
+	return tw.Flush()
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}

@@ -1,0 +1,191 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/store"
+)
+
+// storeFlags are the flags every command that opens a store shares.
+type storeFlags struct {
+	lockTimeout time.Duration
+}
+
+func (f *storeFlags) register(cmd *cobra.Command) {
+	cmd.Flags().DurationVar(&f.lockTimeout, "lock-timeout", store.DefaultTimeout, "how long to wait for another process's lock on the store")
+}
+
+// openMode says how a command opens its store.
+type openMode int
+
+const (
+	readOnly     openMode = iota // shared lock, never writes, never creates
+	readWrite                    // exclusive lock, the store must exist
+	createIfNone                 // exclusive lock, creates a missing store (saying so)
+)
+
+// open opens the store at path for a command.
+func (e *env) open(path string, mode openMode, f storeFlags) (*store.DB, error) {
+	timeout := f.lockTimeout
+	if timeout == 0 {
+		timeout = -1 // --lock-timeout 0: do not wait
+	}
+	db, err := store.Open(path, &store.Options{
+		ReadOnly: mode == readOnly,
+		Create:   mode == createIfNone,
+		Timeout:  timeout,
+		Actor:    "cli",
+	})
+	if err != nil {
+		return nil, err
+	}
+	if db.Created() {
+		fmt.Fprintf(e.stderr, "created store %s\n", path)
+	}
+	return db, nil
+}
+
+// readArg returns the text of a JSON argument: the argument itself, the
+// contents of a file for "@file", or standard input for "-".
+func (e *env) readArg(arg, what string) ([]byte, error) {
+	switch {
+	case arg == "-":
+		b, err := io.ReadAll(io.LimitReader(e.stdin, query.MaxDocumentSize+1))
+		if err != nil {
+			return nil, query.Errorf(query.IO, "read %s from standard input: %v", what, err)
+		}
+		return b, nil
+	case strings.HasPrefix(arg, "@"):
+		b, err := os.ReadFile(arg[1:])
+		if err != nil {
+			return nil, query.Errorf(query.NotFound, "read %s from %s: %v", what, arg[1:], err)
+		}
+		return b, nil
+	}
+	return []byte(arg), nil
+}
+
+// parseArg parses a JSON argument (see readArg), naming it in errors.
+func (e *env) parseArg(arg, what string) (query.Value, error) {
+	b, err := e.readArg(arg, what)
+	if err != nil {
+		return query.Value{}, err
+	}
+	v, err := query.Parse(b)
+	if err != nil {
+		qe := query.Errorf(query.Invalid, "%s: %v", what, err)
+		qe.Hint, qe.Err = query.HintOf(err), err
+		if qe.Hint == "" {
+			qe.Hint = `pass JSON in single quotes, e.g. '{"age":{"$gte":30}}'`
+		}
+		return query.Value{}, qe
+	}
+	return v, nil
+}
+
+// parseID reads a document id argument: JSON, a bare 24-hex ObjectId, or
+// else a bare string.
+func parseID(arg string) query.Value {
+	if oid, ok := query.ParseOID(arg); ok {
+		return query.ObjectIDValue(oid)
+	}
+	if v, err := query.ParseString(arg); err == nil {
+		return v
+	}
+	return query.StringValue(arg)
+}
+
+// output writes data lines to stdout through a buffer.
+type output struct {
+	w      *bufio.Writer
+	pretty bool
+	buf    []byte
+}
+
+func (e *env) output(pretty bool) *output {
+	return &output{w: bufio.NewWriterSize(e.stdout, 64<<10), pretty: pretty}
+}
+
+// doc writes one document as a line of canonical JSON (or indented).
+func (o *output) doc(v query.Value) error {
+	o.buf = query.AppendJSON(o.buf[:0], v)
+	return o.json(o.buf)
+}
+
+// json writes canonical JSON bytes as one line (or indented).
+func (o *output) json(js []byte) error {
+	if o.pretty {
+		var b bytes.Buffer
+		indentJSON(&b, js)
+		js = b.Bytes()
+	}
+	o.w.Write(js)
+	return o.w.WriteByte('\n')
+}
+
+func (o *output) flush() error { return o.w.Flush() }
+
+// indentJSON indents compact canonical JSON without reparsing numbers.
+func indentJSON(dst *bytes.Buffer, js []byte) {
+	depth, inString := 0, false
+	newline := func() {
+		dst.WriteByte('\n')
+		for i := 0; i < depth; i++ {
+			dst.WriteString("  ")
+		}
+	}
+	for i := 0; i < len(js); i++ {
+		c := js[i]
+		if inString {
+			dst.WriteByte(c)
+			if c == '\\' && i+1 < len(js) {
+				i++
+				dst.WriteByte(js[i])
+			} else if c == '"' {
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+			dst.WriteByte(c)
+		case '{', '[':
+			dst.WriteByte(c)
+			if i+1 < len(js) && (js[i+1] == '}' || js[i+1] == ']') {
+				continue
+			}
+			depth++
+			newline()
+		case '}', ']':
+			if i > 0 && (js[i-1] == '{' || js[i-1] == '[') {
+				dst.WriteByte(c)
+				continue
+			}
+			depth--
+			newline()
+			dst.WriteByte(c)
+		case ',':
+			dst.WriteByte(c)
+			newline()
+		case ':':
+			dst.WriteString(": ")
+		default:
+			dst.WriteByte(c)
+		}
+	}
+}
+
+// usage returns a Usage error.
+func usage(format string, args ...any) *query.Error {
+	return query.Errorf(query.Usage, format, args...)
+}

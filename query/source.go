@@ -1,0 +1,13 @@
+package query
+
+// Source is a stream of documents, read as
+//
+//	for src.Next() { doc := src.Doc() … }
+//	if err := src.Err(); err != nil { … }
+//	src.Close()
+type Source interface {
+	Next() bool
+	Doc() Value
+	Err() error
+	Close() error
+}

@@ -1,0 +1,246 @@
+package store
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/omgdb/omgdb/query"
+)
+
+// Collection is a collection of documents, within one transaction.
+type Collection struct {
+	tx     *Tx
+	name   string
+	bucket *bolt.Bucket // the collection's bucket
+	docs   *bolt.Bucket // documents by key of _id
+	meta   collMeta
+	count  int64 // documents, as of this transaction
+	dirty  bool  // count changed
+	// appendOnly is true while every insert of this transaction went past
+	// the last key, so pages can be filled completely.
+	appendOnly bool
+	lastKey    []byte   // the greatest key while appendOnly; nil until known
+	indexes    []*Index // opened indexes, for maintenance; nil until needed
+}
+
+// collMeta is the collection's metadata record.
+type collMeta struct {
+	Created string     `json:"created"`
+	Indexes []IndexDef `json:"indexes,omitempty"`
+}
+
+func (m collMeta) encode() []byte {
+	b, _ := json.Marshal(m)
+	return b
+}
+
+func (tx *Tx) open(name string, b *bolt.Bucket) (*Collection, error) {
+	c := &Collection{tx: tx, name: name, bucket: b, docs: b.Bucket(bucketDocs), appendOnly: true}
+	if c.docs == nil {
+		return nil, wrap(query.IO, ErrCorrupt, "collection %s in %s has no documents bucket", name, tx.db.path)
+	}
+	if raw := b.Get(keyCollMeta); raw != nil {
+		if err := json.Unmarshal(raw, &c.meta); err != nil {
+			return nil, wrap(query.IO, ErrCorrupt, "collection %s in %s: unreadable metadata: %v", name, tx.db.path, err)
+		}
+	}
+	if raw := b.Get(keyCount); len(raw) == 8 {
+		c.count = int64(binary.BigEndian.Uint64(raw))
+	}
+	tx.colls[name] = c
+	return c, nil
+}
+
+// Name returns the collection's name.
+func (c *Collection) Name() string { return c.name }
+
+// Count returns the number of documents, in O(1).
+func (c *Collection) Count() int64 { return c.count }
+
+func (c *Collection) flush() error {
+	if c.appendOnly {
+		c.docs.FillPercent = 1.0
+	}
+	if !c.dirty {
+		return nil
+	}
+	return c.bucket.Put(keyCount, binary.BigEndian.AppendUint64(nil, uint64(c.count)))
+}
+
+func (c *Collection) checkWritable() error {
+	if !c.tx.writable {
+		return wrap(query.Denied, ErrReadOnly, "cannot write to collection `%s`: read-only transaction", c.name)
+	}
+	return nil
+}
+
+// Insert stores a new document and returns its _id, generating an
+// ObjectId when the document has none. An _id that is already taken is a
+// Conflict error.
+func (c *Collection) Insert(doc query.Value) (query.Value, error) {
+	if err := c.checkWritable(); err != nil {
+		return query.Value{}, err
+	}
+	doc, err := query.PrepareDocument(doc)
+	if err != nil {
+		return query.Value{}, err
+	}
+	id := doc.Get("_id")
+	if id.IsMissing() {
+		id = query.ObjectIDValue(query.NewOID())
+		doc = query.ObjectValue(append([]query.Field{{Key: "_id", Value: id}}, doc.Fields()...))
+	}
+	val := query.AppendJSON(make([]byte, headerSize, 256), doc)
+	return id, c.insert(val, id, doc)
+}
+
+// InsertJSON stores a new document given as JSON text, as Insert does. It
+// validates and canonicalises the text in one pass, without building the
+// document's value unless an index needs it: the fast path of imports.
+func (c *Collection) InsertJSON(text []byte) (query.Value, error) {
+	if err := c.checkWritable(); err != nil {
+		return query.Value{}, err
+	}
+	val, id, err := query.AppendCanonicalDocument(make([]byte, headerSize, len(text)+48), text)
+	if err != nil {
+		return query.Value{}, err
+	}
+	return id, c.insert(val, id, query.Value{})
+}
+
+// insert stores the canonical JSON in val[headerSize:] under id. doc is
+// the document's value, or missing to have it parsed when an index needs it.
+func (c *Collection) insert(val []byte, id, doc query.Value) error {
+	if n := len(val) - headerSize; n > query.MaxDocumentSize {
+		return query.Errorf(query.Limit, "document with _id %s is %d bytes, over the %d-byte limit", id, n, query.MaxDocumentSize)
+	}
+	key := query.AppendKey(nil, id)
+	c.trackAppend(key)
+	if c.docs.Get(key) != nil {
+		e := wrap(query.Conflict, ErrDuplicateID, "duplicate _id %s in collection `%s`", id, c.name)
+		e.Hint = "each document needs a unique _id; omit _id to have one generated"
+		return e
+	}
+	if len(c.meta.Indexes) > 0 && doc.IsMissing() {
+		var err error
+		if doc, err = query.Parse(val[headerSize:]); err != nil {
+			return err
+		}
+	}
+	if err := c.maintain(query.Value{}, doc); err != nil {
+		return err
+	}
+	if err := c.docs.Put(key, encodeJSON(val)); err != nil {
+		return err
+	}
+	c.count++
+	c.dirty = true
+	c.tx.record(Op{Op: OpInsert, Coll: c.name, ID: id})
+	return nil
+}
+
+// trackAppend notes whether key goes past every key so far.
+func (c *Collection) trackAppend(key []byte) {
+	if !c.appendOnly {
+		return
+	}
+	if c.lastKey == nil {
+		last, _ := c.docs.Cursor().Last()
+		c.lastKey = append([]byte{}, last...)
+	}
+	if bytes.Compare(key, c.lastKey) <= 0 {
+		c.appendOnly = false
+		return
+	}
+	c.lastKey = append(c.lastKey[:0], key...)
+}
+
+// Get returns the document with the given _id, or a NotFound error.
+func (c *Collection) Get(id query.Value) (query.Value, error) {
+	raw := c.docs.Get(query.AppendKey(nil, id))
+	if raw == nil {
+		e := wrap(query.NotFound, ErrNotFound, "no document with _id %s in collection `%s`", id, c.name)
+		if id.Kind() == query.String {
+			if _, ok := query.ParseOID(id.Str()); ok {
+				e.Hint = `that looks like an ObjectId: write it as {"$oid":"` + id.Str() + `"}`
+			}
+		}
+		return query.Value{}, e
+	}
+	return decodeDoc(raw)
+}
+
+// GetJSON returns the canonical JSON of the document with the given _id.
+func (c *Collection) GetJSON(id query.Value) ([]byte, error) {
+	raw := c.docs.Get(query.AppendKey(nil, id))
+	if raw == nil {
+		_, err := c.Get(id)
+		return nil, err
+	}
+	return docJSON(raw)
+}
+
+// Replace replaces the document with the given _id by doc, whose _id must
+// be absent or equal. The before-image goes into the journal.
+func (c *Collection) Replace(id query.Value, doc query.Value) error {
+	if err := c.checkWritable(); err != nil {
+		return err
+	}
+	before, err := c.Get(id)
+	if err != nil {
+		return err
+	}
+	if newID := doc.Get("_id"); !newID.IsMissing() && !query.Equal(newID, id) {
+		return query.Errorf(query.Invalid, "cannot change _id %s to %s", id, newID).
+			WithHint("_id is immutable; delete the document and insert a new one")
+	}
+	if doc.Get("_id").IsMissing() {
+		doc = doc.With("_id", before.Get("_id"))
+	}
+	doc, err = query.PrepareDocument(doc)
+	if err != nil {
+		return err
+	}
+	val, err := encodeDoc(doc)
+	if err != nil {
+		return err
+	}
+	if err := c.maintain(before, doc); err != nil {
+		return err
+	}
+	if err := c.docs.Put(query.AppendKey(nil, id), val); err != nil {
+		return err
+	}
+	c.tx.record(Op{Op: OpUpdate, Coll: c.name, ID: before.Get("_id"), Before: before})
+	return nil
+}
+
+// Delete removes the document with the given _id. The before-image goes
+// into the journal.
+func (c *Collection) Delete(id query.Value) error {
+	if err := c.checkWritable(); err != nil {
+		return err
+	}
+	before, err := c.Get(id)
+	if err != nil {
+		return err
+	}
+	if err := c.maintain(before, query.Value{}); err != nil {
+		return err
+	}
+	if err := c.docs.Delete(query.AppendKey(nil, id)); err != nil {
+		return err
+	}
+	c.count--
+	c.dirty = true
+	c.tx.record(Op{Op: OpDelete, Coll: c.name, ID: before.Get("_id"), Before: before})
+	return nil
+}
+
+// Scan returns a cursor over every document in _id order.
+func (c *Collection) Scan() *Cursor {
+	return &Cursor{c: c.docs.Cursor()}
+}

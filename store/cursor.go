@@ -1,0 +1,68 @@
+package store
+
+import (
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/omgdb/omgdb/query"
+)
+
+// Cursor iterates over documents. Use it as
+//
+//	for cur.Next() { doc := cur.Doc() … }
+//	if err := cur.Err(); err != nil { … }
+//
+// It implements query.Source.
+type Cursor struct {
+	c       *bolt.Cursor
+	started bool
+	raw     []byte // the current stored value, valid until Next
+	doc     query.Value
+	decoded bool
+	err     error
+}
+
+// Next advances to the next document and reports whether there is one.
+func (cur *Cursor) Next() bool {
+	if cur.err != nil || cur.c == nil {
+		return false
+	}
+	var k, v []byte
+	if !cur.started {
+		k, v = cur.c.First()
+		cur.started = true
+	} else {
+		k, v = cur.c.Next()
+	}
+	if k == nil {
+		cur.c = nil
+		return false
+	}
+	cur.raw, cur.decoded = v, false
+	return true
+}
+
+// Doc returns the current document, decoded.
+func (cur *Cursor) Doc() query.Value {
+	if !cur.decoded {
+		cur.doc, cur.err = decodeDoc(cur.raw)
+		cur.decoded = true
+	}
+	return cur.doc
+}
+
+// JSON returns the current document's canonical JSON. The bytes may alias
+// the store's memory: they are valid only until Next and must not be
+// modified.
+func (cur *Cursor) JSON() ([]byte, error) {
+	b, err := docJSON(cur.raw)
+	if err != nil {
+		cur.err = err
+	}
+	return b, err
+}
+
+// Err returns the first error the cursor met.
+func (cur *Cursor) Err() error { return cur.err }
+
+// Close ends the iteration. The transaction owns the underlying resources.
+func (cur *Cursor) Close() error { cur.c = nil; return nil }

@@ -1,0 +1,262 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+
+	"github.com/omgdb/omgdb/query"
+)
+
+// FormatVersion is the version of the file layout this code writes. A store
+// with a newer version is refused rather than misread.
+const FormatVersion = 1
+
+// DefaultTimeout is how long Open waits for the store's lock by default.
+const DefaultTimeout = 5 * time.Second
+
+// Options configures Open. A nil *Options means the defaults.
+type Options struct {
+	// ReadOnly opens the store with a shared lock; writes fail with
+	// ErrReadOnly and nothing is ever written. Default false.
+	ReadOnly bool
+	// Create creates the file when it does not exist. Without it, opening a
+	// missing store is a NotFound error. Default false (reads never create).
+	Create bool
+	// Timeout bounds the wait for the lock. Zero means DefaultTimeout; a
+	// negative value means do not wait at all.
+	Timeout time.Duration
+	// NoSync skips fsync on commit. Unsafe: for tests and bulk loads whose
+	// result is thrown away on failure. Default false.
+	NoSync bool
+	// Actor names who writes, for the journal ("cli", "mcp:<client>").
+	// Default "library".
+	Actor string
+}
+
+// DB is an open store. It is safe for concurrent use: bbolt serialises
+// writers and lets readers run beside them.
+type DB struct {
+	path     string
+	bolt     *bolt.DB
+	readOnly bool
+	created  bool
+	actor    string
+
+	mu     sync.Mutex // guards failed and closed
+	failed error      // set when a commit fails; every later write returns ErrFailed
+	closed bool
+}
+
+// Open opens the store at path. See Options for the defaults.
+func Open(path string, opts *Options) (*DB, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	created, err := checkPath(path, opts)
+	if err != nil {
+		return nil, err
+	}
+	timeout := opts.Timeout
+	switch {
+	case timeout == 0:
+		timeout = DefaultTimeout
+	case timeout < 0:
+		timeout = time.Nanosecond
+	}
+	bdb, err := openBolt(path, &bolt.Options{
+		Timeout:      timeout,
+		ReadOnly:     opts.ReadOnly,
+		NoSync:       opts.NoSync,
+		NoGrowSync:   false,
+		FreelistType: bolt.FreelistMapType,
+	})
+	if err != nil {
+		if created {
+			os.Remove(path)
+		}
+		return nil, openError(path, timeout, err)
+	}
+	db := &DB{path: path, bolt: bdb, readOnly: opts.ReadOnly, created: created, actor: opts.Actor}
+	if db.actor == "" {
+		db.actor = "library"
+	}
+	if err := db.init(); err != nil {
+		bdb.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// openBolt opens the bbolt file, turning a panic on a damaged file into an
+// error.
+func openBolt(path string, opts *bolt.Options) (db *bolt.DB, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("damaged file: %v", r)
+		}
+	}()
+	return bolt.Open(path, 0o644, opts)
+}
+
+// checkPath reports whether the file will be created, and refuses what
+// cannot be a store: a directory, a missing file without Create.
+func checkPath(path string, opts *Options) (bool, error) {
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && !fi.Mode().IsRegular():
+		return false, query.Errorf(query.Invalid, "%s is not a regular file", path).
+			WithHint("a store is one file, such as app.omgdb")
+	case err == nil:
+		return false, nil
+	case !errors.Is(err, os.ErrNotExist):
+		return false, wrap(query.IO, err, "cannot open store %s: %v", path, err)
+	case opts.Create && !opts.ReadOnly:
+		return true, nil
+	}
+	e := wrap(query.NotFound, ErrNotFound, "store not found: %s", path)
+	e.Hint = missingStoreHint(path)
+	return false, e
+}
+
+func missingStoreHint(path string) string {
+	dir := filepath.Dir(path)
+	matches, _ := filepath.Glob(filepath.Join(dir, "*.omgdb"))
+	names := make([]string, len(matches))
+	for i, m := range matches {
+		names[i] = filepath.Base(m)
+	}
+	if s, ok := query.Suggest(filepath.Base(path), names); ok {
+		return fmt.Sprintf("did you mean %s?", filepath.Join(dir, s))
+	}
+	if len(names) > 0 && len(names) <= 5 {
+		return "stores in " + dir + ": " + strings.Join(names, ", ")
+	}
+	return "create it by inserting or importing into it, or with `omgdb create " + path + "`"
+}
+
+func openError(path string, timeout time.Duration, err error) error {
+	switch {
+	case errors.Is(err, berrors.ErrTimeout):
+		e := wrap(query.Busy, ErrBusy, "store %s is busy: another process holds its lock (waited %s)", path, timeout)
+		e.Hint = "retry in a moment; a writer holds the store (find it with `fuser " + path + "`)"
+		return e
+	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrVersionMismatch), errors.Is(err, berrors.ErrChecksum):
+		e := wrap(query.IO, ErrCorrupt, "%s is not a valid omgdb store: %v", path, err)
+		e.Hint = "check the path; if this is a damaged store, run `omgdb verify` on a copy"
+		return e
+	case errors.Is(err, os.ErrPermission):
+		return wrap(query.IO, err, "cannot open store %s: permission denied", path).
+			WithHint("check the file's permissions, or open it read-only")
+	}
+	e := wrap(query.IO, ErrCorrupt, "cannot open store %s: %v", path, err)
+	e.Err = err
+	return e
+}
+
+// init checks the format of an existing store, or lays out a new one.
+func (db *DB) init() (err error) {
+	defer db.recoverPanic(&err)
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	var format []byte
+	empty := true
+	err = db.bolt.View(func(btx *bolt.Tx) error {
+		if size := db.Size(); btx.Size() > size {
+			return fmt.Errorf("file is truncated: its header says %d bytes, it has %d", btx.Size(), size)
+		}
+		if b := btx.Bucket(bucketMeta); b != nil {
+			format = append([]byte(nil), b.Get(keyFormat)...)
+		}
+		return btx.ForEach(func([]byte, *bolt.Bucket) error { empty = false; return nil })
+	})
+	if err != nil {
+		return wrap(query.IO, ErrCorrupt, "store %s is damaged: %v", db.path, err).
+			WithHint("restore it from a backup; `omgdb verify` on a copy says more")
+	}
+	switch {
+	case format != nil:
+		return db.checkFormat(format)
+	case !empty:
+		e := wrap(query.IO, ErrCorrupt, "%s is a bbolt file but not an omgdb store (no format record)", db.path)
+		e.Hint = "check the path"
+		return e
+	case db.readOnly:
+		// A new file whose layout was never committed: nothing to read.
+		return nil
+	}
+	return db.layout()
+}
+
+func (db *DB) checkFormat(format []byte) error {
+	var v int
+	if _, err := fmt.Sscanf(string(format), "%d", &v); err != nil {
+		return wrap(query.IO, ErrCorrupt, "store %s has an unreadable format record %q", db.path, format)
+	}
+	if v > FormatVersion {
+		return wrap(query.IO, ErrCorrupt, "store %s has format %d; this omgdb reads format %d and older", db.path, v, FormatVersion).
+			WithHint("upgrade omgdb")
+	}
+	return nil
+}
+
+func (db *DB) layout() error {
+	return db.bolt.Update(func(btx *bolt.Tx) error {
+		meta, err := btx.CreateBucketIfNotExists(bucketMeta)
+		if err != nil {
+			return err
+		}
+		now := time.Now().UTC()
+		for k, v := range map[string]string{
+			string(keyFormat):  fmt.Sprint(FormatVersion),
+			string(keyStoreID): query.NewOID().Hex(),
+			string(keyCreated): now.Format(time.RFC3339Nano),
+		} {
+			if err := meta.Put([]byte(k), []byte(v)); err != nil {
+				return err
+			}
+		}
+		for _, name := range [][]byte{bucketCollections, bucketJournal} {
+			if _, err := btx.CreateBucketIfNotExists(name); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Path returns the file the store lives in.
+func (db *DB) Path() string { return db.path }
+
+// Created reports whether Open created the file.
+func (db *DB) Created() bool { return db.created }
+
+// ReadOnly reports whether the store was opened read-only.
+func (db *DB) ReadOnly() bool { return db.readOnly }
+
+// Close releases the file and its lock. It is idempotent.
+func (db *DB) Close() error {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	if db.closed {
+		return nil
+	}
+	db.closed = true
+	return db.bolt.Close()
+}
+
+// Size returns the size of the store file in bytes.
+func (db *DB) Size() int64 {
+	fi, err := os.Stat(db.path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}

@@ -1,0 +1,234 @@
+package store
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/omgdb/omgdb/query"
+)
+
+// ImportOptions configures Import. The zero value imports in batches and
+// stops at the first bad line.
+type ImportOptions struct {
+	// Atomic imports everything in one transaction: all or nothing.
+	// Default false: batches of BatchSize documents are committed in turn.
+	Atomic bool
+	// Skip reports bad lines and goes on. Default false: stop at the first
+	// bad line, keeping the documents before it (all of them are dropped
+	// with Atomic).
+	Skip bool
+	// BatchSize is the number of documents per transaction; default 20000.
+	BatchSize int
+	// Kind names the change in the journal; default "import".
+	Kind string
+	// Progress, when set, is called after each batch with the lines and
+	// bytes read so far.
+	Progress func(lines, bytes int64)
+	// OnInsert, when set, is called with the _id of each inserted document,
+	// after its transaction commits.
+	OnInsert func(id query.Value) error
+}
+
+// maxLineErrors bounds how many bad lines a summary lists.
+const maxLineErrors = 100
+
+// ImportSummary is the result of Import, printed by `omgdb import`.
+type ImportSummary struct {
+	Inserted  int64       `json:"inserted"`
+	Skipped   int64       `json:"skipped"`
+	Lines     int64       `json:"lines"`
+	Batches   int         `json:"batches"`
+	StoppedAt int64       `json:"stopped_at_line,omitempty"`
+	Errors    []LineError `json:"errors"`
+	Change    string      `json:"change,omitempty"` // the change id shared by every committed batch
+}
+
+// LineError is a bad line of an import.
+type LineError struct {
+	Line  int64  `json:"line"`
+	Error string `json:"error"`
+}
+
+// Import reads newline-delimited JSON documents from r into coll, creating
+// the collection if needed. Blank lines are skipped. It streams: memory
+// stays bounded by one batch. On a bad line it returns an error naming the
+// line, unless opts.Skip; the summary says what was written either way.
+func (db *DB) Import(ctx context.Context, coll string, r io.Reader, opts *ImportOptions) (*ImportSummary, error) {
+	if opts == nil {
+		opts = &ImportOptions{}
+	}
+	in := &lineReader{r: bufio.NewReaderSize(r, 1<<20)}
+	sum := &ImportSummary{Errors: []LineError{}}
+	batch := opts.BatchSize
+	if batch <= 0 {
+		batch = 20000
+	}
+	if opts.Atomic {
+		batch = -1
+	}
+	kind := opts.Kind
+	if kind == "" {
+		kind = "import"
+	}
+	// All batches of one import are one change, so it can be rolled back
+	// as a whole.
+	change := Change{ID: query.NewOID().Hex(), Kind: kind}
+	var stop error
+	for stop == nil && !in.done {
+		var ids []query.Value
+		var t *Tx
+		err := db.Update(change, func(tx *Tx) error {
+			t = tx
+			c, err := tx.CreateCollection(coll)
+			if err != nil {
+				return err
+			}
+			ids, stop = importBatch(ctx, c, in, batch, opts, sum)
+			if stop != nil && opts.Atomic {
+				return stop
+			}
+			return nil
+		})
+		if err != nil {
+			if opts.Atomic {
+				sum.Inserted, ids = 0, nil
+			}
+			return sum, err
+		}
+		if len(ids) > 0 {
+			sum.Batches++
+			sum.Change = t.ChangeID()
+		}
+		if opts.Progress != nil {
+			opts.Progress(in.line, in.bytes)
+		}
+		if opts.OnInsert != nil {
+			for _, id := range ids {
+				if err := opts.OnInsert(id); err != nil {
+					return sum, err
+				}
+			}
+		}
+	}
+	sum.Lines = in.line
+	return sum, stop
+}
+
+// importBatch inserts up to n documents (all when n < 0). It returns the
+// ids inserted and the error that stops the import, if any.
+func importBatch(ctx context.Context, c *Collection, in *lineReader, n int, opts *ImportOptions, sum *ImportSummary) ([]query.Value, error) {
+	var ids []query.Value
+	for n < 0 || len(ids) < n {
+		if len(ids)%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return ids, err
+			}
+		}
+		line, err := in.next()
+		if err == io.EOF {
+			return ids, nil
+		}
+		if err == nil {
+			var id query.Value
+			if id, err = insertLine(c, line); err == nil {
+				ids = append(ids, id)
+				sum.Inserted++
+				continue
+			}
+		}
+		if errors.Is(err, errReadFailed) {
+			return ids, err
+		}
+		if len(sum.Errors) < maxLineErrors {
+			sum.Errors = append(sum.Errors, LineError{Line: in.line, Error: err.Error()})
+		}
+		if !opts.Skip {
+			sum.StoppedAt = in.line
+			return ids, lineError(in.line, err, sum.Inserted, opts.Atomic)
+		}
+		sum.Skipped++
+	}
+	return ids, nil
+}
+
+func insertLine(c *Collection, line []byte) (query.Value, error) {
+	return c.InsertJSON(line)
+}
+
+func lineError(line int64, err error, inserted int64, atomic bool) error {
+	e := query.Errorf(query.KindOf(err), "line %d: %v", line, err)
+	e.Err = err
+	switch {
+	case atomic:
+		e.Hint = "nothing was imported (--atomic); fix the line, or pass --on-error skip to leave bad lines out"
+	case inserted > 0:
+		e.Hint = fmt.Sprintf("the %d documents before line %d were imported; fix the line and import the rest (tail -n +%d), or pass --on-error skip", inserted, line, line)
+	default:
+		e.Hint = "nothing was imported; fix the line, or pass --on-error skip to leave bad lines out"
+	}
+	return e
+}
+
+var errReadFailed = errors.New("read failed")
+
+// lineReader reads lines of at most MaxDocumentSize bytes, counting them.
+type lineReader struct {
+	r     *bufio.Reader
+	line  int64
+	bytes int64
+	done  bool
+	buf   []byte
+}
+
+// next returns the next non-blank line, io.EOF at the end, or an error for
+// a line that is too long (the rest of that line is skipped).
+func (l *lineReader) next() ([]byte, error) {
+	for {
+		line, err := l.read()
+		if err != nil {
+			return nil, err
+		}
+		if len(bytes.TrimSpace(line)) > 0 {
+			return line, nil
+		}
+	}
+}
+
+func (l *lineReader) read() ([]byte, error) {
+	if l.done {
+		return nil, io.EOF
+	}
+	l.buf = l.buf[:0]
+	tooLong := false
+	for {
+		chunk, err := l.r.ReadSlice('\n')
+		l.bytes += int64(len(chunk))
+		if !tooLong {
+			l.buf = append(l.buf, chunk...)
+			tooLong = len(l.buf) > query.MaxDocumentSize+2
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err == io.EOF {
+			l.done = true
+			if len(l.buf) == 0 {
+				return nil, io.EOF
+			}
+		} else if err != nil {
+			l.done = true
+			e := query.Errorf(query.IO, "read input: %v", err)
+			e.Err = errReadFailed
+			return nil, e
+		}
+		l.line++
+		if tooLong {
+			return nil, query.Errorf(query.Limit, "line is over the %d-byte document limit", query.MaxDocumentSize)
+		}
+		return bytes.TrimRight(l.buf, "\r\n"), nil
+	}
+}
