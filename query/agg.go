@@ -208,6 +208,28 @@ func (s *funcSource) Close() error {
 	return nil
 }
 
+// bufferedSource is the Source of a stage that reads its whole input
+// before its first output: fill runs at the first Next.
+func bufferedSource(in Source, fill func() ([]Value, error)) Source {
+	var out []Value
+	started := false
+	return &funcSource{in: in, next: func() (Value, bool, error) {
+		if !started {
+			started = true
+			var err error
+			if out, err = fill(); err != nil {
+				return Value{}, false, err
+			}
+		}
+		if len(out) == 0 {
+			return Value{}, false, nil
+		}
+		d := out[0]
+		out = out[1:]
+		return d, true, nil
+	}}
+}
+
 // SliceSource returns a Source over docs, for tests and small inputs.
 func SliceSource(docs []Value) Source {
 	i := 0

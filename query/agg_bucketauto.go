@@ -78,23 +78,7 @@ type keyedDoc struct {
 }
 
 func (s *bucketAutoStage) run(r *runState, in Source) Source {
-	var out []Value
-	started := false
-	return &funcSource{in: in, next: func() (Value, bool, error) {
-		if !started {
-			started = true
-			var err error
-			if out, err = s.compute(r, in); err != nil {
-				return Value{}, false, err
-			}
-		}
-		if len(out) == 0 {
-			return Value{}, false, nil
-		}
-		d := out[0]
-		out = out[1:]
-		return d, true, nil
-	}}
+	return bufferedSource(in, func() ([]Value, error) { return s.compute(r, in) })
 }
 
 func (s *bucketAutoStage) compute(r *runState, in Source) ([]Value, error) {

@@ -29,15 +29,10 @@ func compileFacetStage(c *exprCompiler, spec Value, _ pipeWhere) (stage, error) 
 }
 
 func (s *facetStage) run(r *runState, in Source) Source {
-	done := false
-	return &funcSource{in: in, next: func() (Value, bool, error) {
-		if done {
-			return Value{}, false, nil
-		}
-		done = true
+	return bufferedSource(in, func() ([]Value, error) {
 		out, err := s.facets(r, in)
-		return out, err == nil, err
-	}}
+		return []Value{out}, err
+	})
 }
 
 func (s *facetStage) facets(r *runState, in Source) (Value, error) {

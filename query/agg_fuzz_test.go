@@ -34,6 +34,13 @@ func checkError(t *testing.T, what string, err error) {
 	}
 }
 
+// failIfSlow fails a fuzz input that took longer than slowInput.
+func failIfSlow(t *testing.T, start time.Time) {
+	if d := time.Since(start); d > slowInput {
+		t.Fatalf("slow input: %v", d)
+	}
+}
+
 // FuzzCompilePipeline: a random pipeline compiles or fails with a clean
 // error, and a compiled one runs over a few documents without panicking.
 func FuzzCompilePipeline(f *testing.F) {
@@ -50,12 +57,7 @@ func FuzzCompilePipeline(f *testing.F) {
 		if err != nil {
 			return
 		}
-		start := time.Now()
-		defer func() {
-			if d := time.Since(start); d > slowInput {
-				t.Fatalf("slow input: %v", d)
-			}
-		}()
+		defer failIfSlow(t, time.Now())
 		src := p.Run(context.Background(), query.SliceSource(fuzzDocs), fuzzEnv)
 		for n := 0; n < 1000 && src.Next(); n++ {
 			_ = query.JSON(src.Doc())
@@ -83,12 +85,7 @@ func FuzzCompileExpr(f *testing.F) {
 		if err != nil {
 			return
 		}
-		start := time.Now()
-		defer func() {
-			if d := time.Since(start); d > slowInput {
-				t.Fatalf("slow input: %v", d)
-			}
-		}()
+		defer failIfSlow(t, time.Now())
 		for _, d := range fuzzDocs {
 			v, err := e.Eval(d)
 			checkError(t, "eval", err)

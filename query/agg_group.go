@@ -60,23 +60,7 @@ func compileAccumulators(c *exprCompiler, spec Value) ([]*accumulatorSpec, error
 }
 
 func (s *groupStage) run(r *runState, in Source) Source {
-	var out []Value
-	started := false
-	return &funcSource{in: in, next: func() (Value, bool, error) {
-		if !started {
-			started = true
-			var err error
-			if out, err = s.groups(r, in); err != nil {
-				return Value{}, false, err
-			}
-		}
-		if len(out) == 0 {
-			return Value{}, false, nil
-		}
-		doc := out[0]
-		out = out[1:]
-		return doc, true, nil
-	}}
+	return bufferedSource(in, func() ([]Value, error) { return s.groups(r, in) })
 }
 
 // groups reads the whole input and returns the output documents.

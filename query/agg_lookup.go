@@ -2,6 +2,7 @@ package query
 
 import (
 	"slices"
+	"strings"
 )
 
 // $lookup: equality form (localField/foreignField), pipeline form (let,
@@ -120,7 +121,11 @@ func (s *lookupStage) compilePipeline(c *exprCompiler, spec Value) error {
 }
 
 func (s *lookupStage) run(r *runState, in Source) Source {
-	f := &foreignColl{r: r, name: s.from, path: s.foreign, none: s.ownsDocuments}
+	f := &foreignColl{r: r, name: s.from, none: s.ownsDocuments}
+	if s.foreign != nil {
+		fp := parsePath(strings.Join(s.foreign, "."))
+		f.path = &fp
+	}
 	return &funcSource{in: in, next: func() (Value, bool, error) {
 		doc, ok, err := r.pull(in)
 		if err != nil || !ok {
@@ -167,68 +172,52 @@ func (s *lookupStage) lookup(r *runState, f *foreignColl, doc Value) ([]Value, e
 	return out, err
 }
 
-// localValues are the values localField names: array elements are the
-// values (an empty array none), missing is null.
+// localValues are the values localField names, as MongoDB looks them
+// up: through arrays of documents, the elements of an array at the end;
+// none at all is null.
 func localValues(doc Value, path []string) []Value {
 	var out []Value
-	queryValues(doc, path, func(v Value) {
+	for _, v := range Lookup(doc, strings.Join(path, ".")) {
 		if v.Kind() == Array {
 			out = append(out, v.Array()...)
-			return
+		} else {
+			out = append(out, v)
 		}
-		out = append(out, v)
-	})
+	}
+	if len(out) == 0 {
+		out = append(out, NullValue())
+	}
 	return out
 }
 
-// queryValues calls emit with each value at path, as a query's equality
-// sees them: through arrays of objects, missing as null.
-func queryValues(v Value, path []string, emit func(v Value)) {
-	if len(path) == 0 {
-		if v.IsMissing() {
-			v = NullValue()
-		}
-		emit(v)
-		return
-	}
-	switch v.Kind() {
-	case Object:
-		queryValues(v.Get(path[0]), path[1:], emit)
-	case Array:
-		any := false
-		for _, e := range v.Array() {
-			if e.Kind() == Object {
-				any = true
-				queryValues(e, path, emit)
-			}
-		}
-		if !any {
-			emit(NullValue())
-		}
-	default:
-		emit(NullValue())
-	}
+// keyCollector gathers the keys of the values a path walk yields.
+type keyCollector struct{ keys [][]byte }
+
+func (k *keyCollector) matchValue(v Value, _ *matchCtx) bool {
+	k.keys = append(k.keys, AppendKey(nil, v))
+	return false
 }
 
-// foreignKeys are the keys under which a foreign document matches: each
-// value at the path, each element of an array value, null for missing.
-func foreignKeys(doc Value, path []string) [][]byte {
-	var keys [][]byte
-	queryValues(doc, path, func(v Value) {
-		keys = append(keys, AppendKey(nil, v))
-		for _, e := range v.Array() {
-			keys = append(keys, AppendKey(nil, e))
-		}
-	})
-	return keys
+// foreignKeys are the keys under which a foreign document matches an
+// equality on foreignField, with the filter language's path rules: each
+// value the path yields (array elements and the array itself), missing as
+// null.
+func foreignKeys(doc Value, fp *fieldPath) [][]byte {
+	k := &keyCollector{}
+	w := pathWalk{path: fp, leafArrays: true, pred: k}
+	w.run(doc)
+	if len(k.keys) == 0 {
+		k.keys = append(k.keys, AppendKey(nil, NullValue()))
+	}
+	return k.keys
 }
 
 // foreignColl is the foreign collection of a $lookup during one run.
 type foreignColl struct {
 	r      *runState
 	name   string
-	path   []string // foreignField
-	none   bool     // no collection: the sub-pipeline makes its documents
+	path   *fieldPath // foreignField, or nil
+	none   bool       // no collection: the sub-pipeline makes its documents
 	loaded bool
 	docs   []Value          // the whole collection, when it fits in memory
 	index  map[string][]int // foreign key -> positions in docs

@@ -29,23 +29,14 @@ type sortItem struct {
 }
 
 func (s *sortStage) run(r *runState, in Source) Source {
-	var out []sortItem
-	started := false
-	return &funcSource{in: in, next: func() (Value, bool, error) {
-		if !started {
-			started = true
-			var err error
-			if out, err = s.sorted(r, in); err != nil {
-				return Value{}, false, err
-			}
+	return bufferedSource(in, func() ([]Value, error) {
+		items, err := s.sorted(r, in)
+		docs := make([]Value, len(items))
+		for i, it := range items {
+			docs[i] = it.doc
 		}
-		if len(out) == 0 {
-			return Value{}, false, nil
-		}
-		doc := out[0].doc
-		out = out[1:]
-		return doc, true, nil
-	}}
+		return docs, err
+	})
 }
 
 func (s *sortStage) sorted(r *runState, in Source) ([]sortItem, error) {

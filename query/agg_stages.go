@@ -88,18 +88,13 @@ func compileCountStage(_ *exprCompiler, spec Value, _ pipeWhere) (stage, error) 
 }
 
 func (s *countStage) run(r *runState, in Source) Source {
-	done := false
-	return &funcSource{in: in, next: func() (Value, bool, error) {
-		if done {
-			return Value{}, false, nil
-		}
-		done = true
+	return bufferedSource(in, func() ([]Value, error) {
 		n := int64(0)
 		if err := r.drain(in, func(Value) error { n++; return nil }); err != nil || n == 0 {
-			return Value{}, false, err
+			return nil, err
 		}
-		return ObjectValue([]Field{{s.field, LongValue(n)}}), true, nil
-	}}
+		return []Value{ObjectValue([]Field{{s.field, LongValue(n)}})}, nil
+	})
 }
 
 // replaceRootStage is $replaceRoot and $replaceWith.
@@ -158,23 +153,7 @@ func compileSampleStage(_ *exprCompiler, spec Value, _ pipeWhere) (stage, error)
 // run keeps a reservoir of size documents, seeded by PipelineOptions.Seed,
 // then returns it in random order.
 func (s *sampleStage) run(r *runState, in Source) Source {
-	var out []Value
-	started := false
-	return &funcSource{in: in, next: func() (Value, bool, error) {
-		if !started {
-			started = true
-			var err error
-			if out, err = s.reservoir(r, in); err != nil {
-				return Value{}, false, err
-			}
-		}
-		if len(out) == 0 {
-			return Value{}, false, nil
-		}
-		doc := out[0]
-		out = out[1:]
-		return doc, true, nil
-	}}
+	return bufferedSource(in, func() ([]Value, error) { return s.reservoir(r, in) })
 }
 
 func (s *sampleStage) reservoir(r *runState, in Source) ([]Value, error) {
@@ -296,28 +275,19 @@ func compileDocumentsStage(c *exprCompiler, spec Value, _ pipeWhere) (stage, err
 }
 
 func (s *documentsStage) run(r *runState, in Source) Source {
-	var docs []Value
-	started := false
-	return &funcSource{in: in, next: func() (Value, bool, error) {
-		if !started {
-			started = true
-			v, err := r.eval(s.e, ObjectValue(nil))
-			if err != nil {
-				return Value{}, false, err
+	return bufferedSource(in, func() ([]Value, error) {
+		v, err := r.eval(s.e, ObjectValue(nil))
+		if err != nil {
+			return nil, err
+		}
+		if v.Kind() != Array {
+			return nil, Errorf(Invalid, "$documents requires an array of objects, found %s", v.TypeName())
+		}
+		for _, d := range v.Array() {
+			if d.Kind() != Object {
+				return nil, Errorf(Invalid, "$documents requires an array of objects, found an element of type %s", d.TypeName())
 			}
-			if v.Kind() != Array {
-				return Value{}, false, Errorf(Invalid, "$documents requires an array of objects, found %s", v.TypeName())
-			}
-			docs = v.Array()
 		}
-		if len(docs) == 0 {
-			return Value{}, false, nil
-		}
-		d := docs[0]
-		docs = docs[1:]
-		if d.Kind() != Object {
-			return Value{}, false, Errorf(Invalid, "$documents requires an array of objects, found an element of type %s", d.TypeName())
-		}
-		return d, true, nil
-	}}
+		return v.Array(), nil
+	})
 }

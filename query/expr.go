@@ -166,16 +166,22 @@ type arrNode struct{ elems []expression }
 func (n *arrNode) eval(c *evalCtx) (Value, error) {
 	out := make([]Value, len(n.elems))
 	for i, e := range n.elems {
-		v, err := e.eval(c)
+		v, err := evalElem(e, c)
 		if err != nil {
 			return Value{}, err
-		}
-		if v.IsMissing() {
-			v = NullValue()
 		}
 		out[i] = v
 	}
 	return ArrayValue(out), c.spend(ArrayValue(out))
+}
+
+// evalElem evaluates an array element: missing becomes null.
+func evalElem(e expression, c *evalCtx) (Value, error) {
+	v, err := e.eval(c)
+	if v.IsMissing() {
+		v = NullValue()
+	}
+	return v, err
 }
 
 // exprCompiler holds the state of one compilation: the variables in scope and

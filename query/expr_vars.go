@@ -160,12 +160,9 @@ func (n mapNode) eval(c *evalCtx) (Value, error) {
 	out := make([]Value, len(in))
 	for i, e := range in {
 		c.vars[n.slot] = e
-		v, err := n.body.eval(c)
+		v, err := evalElem(n.body, c)
 		if err != nil {
 			return Value{}, err
-		}
-		if v.IsMissing() {
-			v = NullValue()
 		}
 		out[i] = v
 	}
