@@ -288,3 +288,21 @@ func TestPipeline_Errors_Hints(t *testing.T) {
 		}
 	}
 }
+
+func TestExpr_Rand(t *testing.T) {
+	e, err := query.CompileExpr(query.MustParse(`{"$rand":{}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[float64]bool{}
+	for range 100 {
+		v, err := e.Eval(query.MustParse(`{}`))
+		if err != nil || v.Kind() != query.Double || v.Double() < 0 || v.Double() >= 1 {
+			t.Fatalf("$rand = %v, %v", v, err)
+		}
+		seen[v.Double()] = true
+	}
+	if len(seen) < 90 {
+		t.Errorf("$rand gave %d distinct values in 100", len(seen))
+	}
+}
