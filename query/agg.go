@@ -177,13 +177,15 @@ func valueSize(v Value) int64 {
 
 // funcSource is a Source whose documents come from a function.
 type funcSource struct {
-	in   Source // closed with this source; may be nil
-	next func() (Value, bool, error)
-	doc  Value
-	err  error
-	done bool
+	in      Source // closed with this source; may be nil
+	onClose func() error
+	next    func() (Value, bool, error)
+	doc     Value
+	err     error
+	done    bool
 }
 
+// Next reads the next document from the function.
 func (s *funcSource) Next() bool {
 	if s.done {
 		return false
@@ -197,12 +199,19 @@ func (s *funcSource) Next() bool {
 	return true
 }
 
+// Doc returns the current document.
 func (s *funcSource) Doc() Value { return s.doc }
+
+// Err returns the error that ended the stream, if any.
 func (s *funcSource) Err() error { return s.err }
 
+// Close closes the input, or calls onClose when it is set instead.
 func (s *funcSource) Close() error {
 	s.done = true
-	if s.in != nil {
+	switch {
+	case s.onClose != nil:
+		return s.onClose()
+	case s.in != nil:
 		return s.in.Close()
 	}
 	return nil

@@ -396,8 +396,7 @@ func firstStage(stages []stage) stage {
 
 func (s *unionWithStage) run(r *runState, in Source) Source {
 	var other Source
-	src := &funcSource{}
-	src.next = func() (Value, bool, error) {
+	src := &funcSource{next: func() (Value, bool, error) {
 		if other == nil {
 			d, ok, err := r.pull(in)
 			if err != nil || ok {
@@ -406,11 +405,18 @@ func (s *unionWithStage) run(r *runState, in Source) Source {
 			if other, err = s.open(r); err != nil {
 				return Value{}, false, err
 			}
-			src.in = multiCloser{in, other}
 		}
 		return r.pull(other)
+	}}
+	src.onClose = func() error {
+		err := in.Close()
+		if other != nil {
+			if oerr := other.Close(); err == nil {
+				err = oerr
+			}
+		}
+		return err
 	}
-	src.in = in
 	return src
 }
 
@@ -426,21 +432,4 @@ func (s *unionWithStage) open(r *runState) (Source, error) {
 		}
 	}
 	return r.runStages(s.pipeline, base), nil
-}
-
-// multiCloser closes several sources.
-type multiCloser []Source
-
-func (m multiCloser) Next() bool { return false }
-func (m multiCloser) Doc() Value { return Value{} }
-func (m multiCloser) Err() error { return nil }
-
-func (m multiCloser) Close() error {
-	var first error
-	for _, s := range m {
-		if err := s.Close(); err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
 }

@@ -306,3 +306,52 @@ func TestExpr_Rand(t *testing.T) {
 		t.Errorf("$rand gave %d distinct values in 100", len(seen))
 	}
 }
+
+// trackingEnv counts the collection sources it opens and that get closed.
+type trackingEnv struct {
+	mapEnv
+	opened []*countingSource
+}
+
+func (e *trackingEnv) Collection(ctx context.Context, name string) (query.Source, error) {
+	src, err := e.mapEnv.Collection(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	c := &countingSource{Source: src}
+	e.opened = append(e.opened, c)
+	return c, nil
+}
+
+func TestPipeline_Run_ClosesEnvSources(t *testing.T) {
+	docs := numberedDocs(3, func(i int) string { return fmt.Sprintf(`{"_id":%d,"k":%d}`, i, i) })
+	pipelines := []string{
+		`[{"$unionWith":"other"}]`,
+		`[{"$lookup":{"from":"other","localField":"k","foreignField":"k","as":"m"}}]`,
+		`[{"$lookup":{"from":"other","let":{"k":"$k"},"pipeline":[{"$match":{"$expr":{"$eq":["$k","$$k"]}}}],"as":"m"}}]`,
+	}
+	for _, pipeline := range pipelines {
+		// 250 bytes: too little to cache "other", enough for one match.
+		for _, read := range []int{1, 100} {
+			env := &trackingEnv{mapEnv: mapEnv{"other": docs}}
+			p, err := query.CompilePipeline(query.MustParse(pipeline), &query.PipelineOptions{MaxMemory: 250})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := p.Run(context.Background(), query.SliceSource(docs), env)
+			for n := 0; n < read && out.Next(); n++ {
+			}
+			if err := out.Close(); err != nil || out.Err() != nil {
+				t.Fatalf("%s: close %v, err %v", pipeline, err, out.Err())
+			}
+			if read == 100 && len(env.opened) == 0 {
+				t.Errorf("%s: no collection opened", pipeline)
+			}
+			for i, c := range env.opened {
+				if !c.closed {
+					t.Errorf("%s, %d read: collection source %d of %d left open", pipeline, read, i+1, len(env.opened))
+				}
+			}
+		}
+	}
+}
