@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/omgdb/omgdb/query"
 )
@@ -353,5 +354,22 @@ func TestPipeline_Run_ClosesEnvSources(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+func TestExpr_EvalAt_FixesNow(t *testing.T) {
+	e, err := query.CompileExpr(query.MustParse(`{"$dateToString":{"date":"$$NOW","format":"%Y-%m-%d %H:%M"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := e.EvalAt(query.MustParse(`{}`), time.Date(2024, 5, 1, 12, 30, 0, 0, time.UTC))
+	if err != nil || v.Str() != "2024-05-01 12:30" {
+		t.Fatalf("EvalAt = %v, %v", v, err)
+	}
+	before := time.Now().UTC().Format("2006-01-02 15:04")
+	v, err = e.Eval(query.MustParse(`{}`))
+	after := time.Now().UTC().Format("2006-01-02 15:04")
+	if err != nil || (v.Str() != before && v.Str() != after) {
+		t.Fatalf("Eval = %v, %v; want the time of the call, %s", v, err, before)
 	}
 }

@@ -34,11 +34,18 @@ func CompileExpr(spec Value) (*Expr, error) {
 // the missing value when the expression evaluates to nothing (a missing
 // field, $$REMOVE).
 func (e *Expr) Eval(root Value) (Value, error) {
-	c := &evalCtx{root: root, vars: make([]Value, e.slots)}
-	c.vars[0] = root
+	var now time.Time
 	if e.now {
-		c.now = DateValue(time.Now().UnixMilli())
+		now = time.Now()
 	}
+	return e.EvalAt(root, now)
+}
+
+// EvalAt is Eval with $$NOW fixed to now, so that one query or one
+// pipeline run sees a single $$NOW, as in MongoDB.
+func (e *Expr) EvalAt(root Value, now time.Time) (Value, error) {
+	c := &evalCtx{root: root, vars: make([]Value, e.slots), now: DateValue(now.UnixMilli())}
+	c.vars[0] = root
 	return e.n.eval(c)
 }
 
