@@ -256,12 +256,13 @@ func errSource(in Source, err error) Source {
 	return &funcSource{in: in, next: func() (Value, bool, error) { return Value{}, false, err }}
 }
 
-// collect reads a whole Source into a slice and closes it.
-func collect(r *runState, src Source) ([]Value, error) {
+// collect reads a whole Source into a slice, counting it against b, and
+// closes it.
+func collect(r *runState, src Source, b *budget) ([]Value, error) {
 	var out []Value
 	err := r.drain(src, func(d Value) error {
 		out = append(out, d)
-		return nil
+		return b.grow(valueSize(d))
 	})
 	if cerr := src.Close(); err == nil {
 		err = cerr

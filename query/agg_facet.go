@@ -47,14 +47,9 @@ func (s *facetStage) facets(r *runState, in Source) (Value, error) {
 	}
 	fields := make([]Field, len(s.names))
 	for i, name := range s.names {
-		res, err := collect(r, r.runStages(s.pipelines[i], SliceSource(docs)))
+		res, err := collect(r, r.runStages(s.pipelines[i], SliceSource(docs)), b)
 		if err != nil {
 			return Value{}, err
-		}
-		for _, d := range res {
-			if err := b.grow(valueSize(d)); err != nil {
-				return Value{}, err
-			}
 		}
 		fields[i] = Field{name, ArrayValue(res)}
 	}

@@ -139,7 +139,8 @@ func (s *lookupStage) run(r *runState, in Source) Source {
 	}}
 }
 
-// lookup finds the joined documents of one input document.
+// lookup finds the joined documents of one input document; together
+// they may take at most MaxMemory.
 func (s *lookupStage) lookup(r *runState, f *foreignColl, doc Value) ([]Value, error) {
 	var src Source
 	var err error
@@ -151,9 +152,6 @@ func (s *lookupStage) lookup(r *runState, f *foreignColl, doc Value) ([]Value, e
 	if err != nil {
 		return nil, err
 	}
-	if s.pipeline == nil {
-		return collect(r, src)
-	}
 	for i, slot := range s.letSlots {
 		v, err := r.eval(s.letVals[i], doc)
 		if err != nil {
@@ -162,14 +160,7 @@ func (s *lookupStage) lookup(r *runState, f *foreignColl, doc Value) ([]Value, e
 		}
 		r.ec.vars[slot] = v
 	}
-	b := r.budget("$lookup")
-	out, err := collect(r, r.runStages(s.pipeline, src))
-	for _, d := range out {
-		if err == nil {
-			err = b.grow(valueSize(d))
-		}
-	}
-	return out, err
+	return collect(r, r.runStages(s.pipeline, src), r.budget("$lookup"))
 }
 
 // localValues are the values localField names, as MongoDB looks them

@@ -195,7 +195,7 @@ func (s *redactStage) run(r *runState, in Source) Source {
 			if err != nil || !ok {
 				return Value{}, false, err
 			}
-			r.ec.root = doc
+			r.ec.root, r.ec.work = doc, 0
 			out, keep, err := s.redact(r, doc)
 			if err != nil {
 				return Value{}, false, err

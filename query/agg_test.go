@@ -373,3 +373,19 @@ func TestExpr_EvalAt_FixesNow(t *testing.T) {
 		t.Fatalf("Eval = %v, %v; want the time of the call, %s", v, err, before)
 	}
 }
+
+func TestPipeline_Run_LookupResultsCountAgainstMaxMemory(t *testing.T) {
+	foreign := numberedDocs(2000, func(i int) string { return fmt.Sprintf(`{"_id":%d,"k":1,"s":"%s"}`, i, strings.Repeat("x", 100)) })
+	env := mapEnv{"f": foreign}
+	local := []query.Value{query.MustParse(`{"_id":1,"k":1}`)}
+	for _, pipeline := range []string{
+		`[{"$lookup":{"from":"f","localField":"k","foreignField":"k","as":"m"}}]`,
+		`[{"$lookup":{"from":"f","pipeline":[],"as":"m"}}]`,
+	} {
+		_, err := aggregate(t, pipeline, &query.PipelineOptions{MaxMemory: 64 << 10}, env, local...)
+		want := "$lookup exceeded the aggregation memory limit of 65536 bytes (PipelineOptions.MaxMemory)"
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: got %v, want %q", pipeline, err, want)
+		}
+	}
+}
