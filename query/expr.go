@@ -49,7 +49,7 @@ func (e *Expr) EvalAt(root Value, now time.Time) (Value, error) {
 	return e.n.eval(c)
 }
 
-// expression is one compiled expression.
+// expression is one compiled node of an expression tree.
 type expression interface {
 	eval(c *evalCtx) (Value, error)
 }
@@ -92,7 +92,7 @@ func (c *evalCtx) spend(v Value) error {
 	return nil
 }
 
-// literal is a literal.
+// literal is a constant value.
 type literal struct{ v Value }
 
 func (n literal) eval(*evalCtx) (Value, error) { return n.v, nil }
@@ -191,9 +191,10 @@ func evalElem(e expression, c *evalCtx) (Value, error) {
 	return v, err
 }
 
-// exprCompiler holds the state of one compilation: the variables in scope and
-// the number of slots handed out. One exprCompiler serves a whole pipeline, so
-// that slots are unique across its stages and sub-pipelines.
+// exprCompiler holds the state of one compilation: the variables in
+// scope and the number of slots handed out. One exprCompiler serves a
+// whole pipeline, so that slots are unique across its stages and
+// sub-pipelines.
 type exprCompiler struct {
 	scope   *scopeVar
 	slots   int
