@@ -98,6 +98,7 @@ func (n *pruneNode) find(key []byte) *pruneNode {
 // next document and must not escape the match.
 type rawDecoder struct {
 	p      parser // for numbers, literals and escaped strings
+	own    bool   // return values in memory of their own (ParseFields)
 	fields []Field
 	elems  []Value
 	fslab  []Field
@@ -107,6 +108,7 @@ type rawDecoder struct {
 var rawPool = &pool[rawDecoder]{new: func() *rawDecoder { return &rawDecoder{p: parser{keys: map[string]string{}}} }}
 
 func (d *rawDecoder) release() {
+	d.own = false
 	clear(d.fslab)
 	clear(d.eslab)
 	d.fslab, d.eslab = d.fslab[:0], d.eslab[:0]
@@ -173,6 +175,9 @@ func (d *rawDecoder) array(n *pruneNode, depth int) (Value, error) {
 			p.pos++
 		case ']':
 			p.pos++
+			if d.own {
+				return ArrayValue(append([]Value(nil), d.elems[base:]...)), nil
+			}
 			start := len(d.eslab)
 			d.eslab = append(d.eslab, d.elems[base:]...)
 			return ArrayValue(d.eslab[start:len(d.eslab):len(d.eslab)]), nil
@@ -253,6 +258,9 @@ func (d *rawDecoder) object(n *pruneNode, depth int) (Value, error) {
 
 // objectValue returns the object of the fields decoded since base.
 func (d *rawDecoder) objectValue(base int) Value {
+	if d.own {
+		return ObjectValue(append([]Field(nil), d.fields[base:]...))
+	}
 	s := len(d.fslab)
 	d.fslab = append(d.fslab, d.fields[base:]...)
 	return ObjectValue(d.fslab[s:len(d.fslab):len(d.fslab)])
@@ -265,8 +273,23 @@ func (d *rawDecoder) key() (string, []byte, error) {
 	if p.pos >= len(p.data) || p.data[p.pos] != '"' {
 		return "", nil, p.errorf("unexpected %s in an object, expected a quoted key", p.describe())
 	}
+	own := d.own
+	d.own = false
 	s, err := d.string()
-	return s, unsafe.Slice(unsafe.StringData(s), len(s)), err
+	d.own = own
+	raw := unsafe.Slice(unsafe.StringData(s), len(s))
+	if !own || err != nil {
+		return s, raw, err
+	}
+	// Keys repeat from document to document: intern them.
+	if k, ok := p.keys[s]; ok {
+		return k, raw, nil
+	}
+	k := strings.Clone(s)
+	if len(p.keys) < 4096 {
+		p.keys[k] = k
+	}
+	return k, raw, nil
 }
 
 // string reads a string. Without escapes it aliases the input; with them
@@ -280,6 +303,9 @@ func (d *rawDecoder) string() (string, error) {
 			p.pos = i + 1
 			if i == start {
 				return "", nil
+			}
+			if d.own {
+				return string(p.data[start:i]), nil
 			}
 			return unsafe.String(&p.data[start], i-start), nil
 		case c == '\\':
@@ -390,4 +416,24 @@ func (d *rawDecoder) skipString() error {
 		i++ // the escaped byte
 	}
 	return p.errorf("unterminated string")
+}
+
+// FieldSet is a compiled set of dotted paths, for ParseFields.
+type FieldSet struct{ root *pruneNode }
+
+// NewFieldSet compiles the dotted paths a consumer of documents reads.
+func NewFieldSet(paths []string) *FieldSet { return &FieldSet{buildPrune(paths)} }
+
+// ParseFields parses a stored document's JSON keeping only what the paths
+// of fs can reach: the whole value at the end of each path, the fields
+// along it in objects and arrays (array elements keep their positions),
+// and whole values below a numeric component. Anything that reads only
+// those paths sees the same values as in the whole document; it costs a
+// fraction of Parse. The result owns its memory. data must be a valid
+// document, as stored documents are (see MatchJSON).
+func ParseFields(data []byte, fs *FieldSet) (Value, error) {
+	d := rawPool.Get()
+	defer d.release()
+	d.own = true
+	return d.document(data, fs.root)
 }

@@ -24,6 +24,13 @@ func (e txEnv) Collection(ctx context.Context, name string) (query.Source, error
 // Aggregate runs a compiled pipeline over the collection's documents. A
 // leading $match is evaluated while scanning, so documents it rejects are
 // never handed to the pipeline.
+//
+// When the pipeline says which fields it reads (Pipeline.Fields), documents
+// are decoded with only those fields.
 func (c *Collection) Aggregate(ctx context.Context, p *query.Pipeline) query.Source {
+	if paths, ok := p.Fields(); ok {
+		src := &scanSource{ctx: ctx, cur: c.Scan(), fields: query.NewFieldSet(paths)}
+		return p.Run(ctx, src, c.tx.Env())
+	}
 	return p.Run(ctx, c.Find(ctx, Query{}), c.tx.Env())
 }

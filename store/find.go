@@ -66,6 +66,11 @@ func (c *Collection) CountMatching(ctx context.Context, filter *query.Filter) (i
 	if filter == nil {
 		return c.Count(), nil
 	}
+	if _, byID := idEquality(filter); !byID {
+		if n, ok, err := c.countParallel(ctx, filter); ok {
+			return n, err
+		}
+	}
 	src := c.Find(ctx, Query{Filter: filter})
 	defer src.Close()
 	var n int64
@@ -80,6 +85,7 @@ type scanSource struct {
 	ctx    context.Context
 	cur    *Cursor
 	filter *query.Filter
+	fields *query.FieldSet // when set, Doc decodes only these fields
 	n      int
 	err    error
 }
@@ -115,7 +121,20 @@ func (s *scanSource) Next() bool {
 	return false
 }
 
-func (s *scanSource) Doc() query.Value { return s.cur.Doc() }
+func (s *scanSource) Doc() query.Value {
+	if s.fields == nil {
+		return s.cur.Doc()
+	}
+	js, err := s.cur.JSON()
+	if err != nil {
+		return query.Value{}
+	}
+	doc, err := query.ParseFields(js, s.fields)
+	if err != nil {
+		s.err = corruptValue(err.Error())
+	}
+	return doc
+}
 
 func (s *scanSource) Err() error {
 	if s.err != nil {
