@@ -110,3 +110,43 @@ func TestFind_IDEqualityEqualsScan(t *testing.T) {
 		}
 	}
 }
+
+// TestCollection_CountMatching_Parallel: a count split over two goroutines
+// (two transactions, two halves of the key range) counts what a scan
+// finds, for several filters and _id types.
+func TestCollection_CountMatching_Parallel(t *testing.T) {
+	defer store.SetParallelCountMin(10)()
+	db := storetest.MustOpen(t)
+	r := rand.New(rand.NewPCG(7, 8))
+	var docs []string
+	for i := 0; i < 500; i++ {
+		id := fmt.Sprint(i * 37)
+		switch r.IntN(3) {
+		case 0:
+			id = fmt.Sprintf(`"k%d"`, r.IntN(1e6))
+		case 1:
+			id = fmt.Sprintf(`{"$oid":"65f0a1b2c3d4e5f6a7b8%04x"}`, i)
+		}
+		docs = append(docs, fmt.Sprintf(`{"_id":%s,"a":%d,"b":{"c":[%d,%d]}}`, id, r.IntN(10), r.IntN(5), r.IntN(5)))
+	}
+	storetest.Insert(t, db, "c", docs...)
+	for _, spec := range []string{`{"a":3}`, `{"a":{"$gte":2},"b.c":4}`, `{"a":{"$exists":true}}`, `{"zz":1}`} {
+		f, err := query.CompileFilter(query.MustParse(spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := len(findAll(t, db, store.Query{Filter: f}))
+		var got int64
+		err = db.View(func(tx *store.Tx) error {
+			c, err := tx.Collection("c")
+			if err != nil {
+				return err
+			}
+			got, err = c.CountMatching(context.Background(), f)
+			return err
+		})
+		if err != nil || got != int64(want) {
+			t.Errorf("count %s = %d, %v; a scan finds %d", spec, got, err, want)
+		}
+	}
+}
