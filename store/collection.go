@@ -118,8 +118,9 @@ func (c *Collection) insert(val []byte, id, doc query.Value) error {
 		return query.Errorf(query.Limit, "document with _id %s is %d bytes, over the %d-byte limit", id, n, query.MaxDocumentSize)
 	}
 	key := query.AppendKey(nil, id)
-	c.trackAppend(key)
-	if c.docs.Get(key) != nil {
+	// A key past every key in the collection cannot be taken: imports of
+	// ascending ids skip a lookup per document.
+	if !c.trackAppend(key) && c.docs.Get(key) != nil {
 		e := wrap(query.Conflict, ErrDuplicateID, "duplicate _id %s in collection `%s`", id, c.name)
 		e.Hint = "each document needs a unique _id; omit _id to have one generated"
 		return e
@@ -142,10 +143,12 @@ func (c *Collection) insert(val []byte, id, doc query.Value) error {
 	return nil
 }
 
-// trackAppend notes whether key goes past every key so far.
-func (c *Collection) trackAppend(key []byte) {
+// trackAppend notes whether key goes past every key so far, and reports
+// whether it does while every insert of the transaction has. (Only insert
+// adds keys to the documents bucket, so lastKey bounds them all.)
+func (c *Collection) trackAppend(key []byte) bool {
 	if !c.appendOnly {
-		return
+		return false
 	}
 	if c.lastKey == nil {
 		last, _ := c.docs.Cursor().Last()
@@ -153,9 +156,10 @@ func (c *Collection) trackAppend(key []byte) {
 	}
 	if bytes.Compare(key, c.lastKey) <= 0 {
 		c.appendOnly = false
-		return
+		return false
 	}
 	c.lastKey = append(c.lastKey[:0], key...)
+	return true
 }
 
 // Get returns the document with the given _id, or a NotFound error.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/omgdb/omgdb/query"
 )
@@ -83,6 +84,9 @@ func (db *DB) Import(ctx context.Context, coll string, r io.Reader, opts *Import
 		var t *Tx
 		err := db.Update(change, func(tx *Tx) error {
 			t = tx
+			if batch > 0 {
+				tx.ops = slices.Grow(tx.ops, batch) // one journal op per document
+			}
 			c, err := tx.CreateCollection(coll)
 			if err != nil {
 				return err

@@ -1,0 +1,32 @@
+package store
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/omgdb/omgdb/query"
+)
+
+// TestAppendRecord_EqualsValue: the journal's direct encoder writes the
+// bytes of the record's value, for every kind of operation.
+func TestAppendRecord_EqualsValue(t *testing.T) {
+	recs := []Record{
+		{LSN: 1, Time: time.UnixMilli(1700000000123), Change: "c1", Kind: "import", Actor: "cli"},
+		{LSN: 1 << 40, Time: time.UnixMilli(-5), Change: "é\"\\\n", Kind: "apply", Actor: "mcp:x", Note: "a note\u2028",
+			Ops: []Op{
+				{Op: OpInsert, Coll: "users", ID: query.LongValue(-7)},
+				{Op: OpUpdate, Coll: "u", ID: query.StringValue("x"), Before: query.MustParse(`{"_id":"x","a":[1.0,{"$date":3}]}`)},
+				{Op: OpDelete, Coll: "u", ID: query.ObjectIDValue(query.NewOID()), Before: query.MustParse(`{"_id":1}`)},
+				{Op: OpCreateIndex, Coll: "u", Index: &IndexDef{Name: "a_1", Kind: "btree", Spec: []byte(`{"a":1}`)}},
+				{Op: OpCreateCollection, Coll: "v"},
+			}},
+	}
+	for _, r := range recs {
+		got := appendRecord(nil, &r)
+		want := query.AppendJSON(nil, r.Value())
+		if !bytes.Equal(got, want) {
+			t.Errorf("appendRecord:\n got %s\nwant %s", got, want)
+		}
+	}
+}
