@@ -43,7 +43,7 @@ func (db *DB) Verify(ctx context.Context) (*VerifyReport, error) {
 	r := &VerifyReport{Path: db.path, Problems: []string{}}
 	err := db.View(func(tx *Tx) error {
 		pageSize := db.bolt.Info().PageSize
-		if ps := checkPages(db.path, pageSize, uint64(tx.btx.Size())/uint64(pageSize)); len(ps) > 0 {
+		if ps := checkPages(db.path, uint64(tx.btx.ID()), uint64(tx.btx.Size())/uint64(pageSize)); len(ps) > 0 {
 			for _, p := range ps {
 				r.problem("%s", p)
 			}
