@@ -1,0 +1,54 @@
+// Package faults injects I/O faults into the current process, for the
+// tests that check what the engine does when the disk fails. bbolt does
+// its own file I/O through *os.File, so the faults are made at the process
+// level: a file-size limit (RLIMIT_FSIZE) stands in for a full disk, and a
+// seccomp filter makes chosen system calls (fdatasync, pwrite64, …) fail
+// with a chosen errno. Both are meant for a child process that a test
+// starts for the purpose: they cannot be undone.
+package faults
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// errnos are the errors a rule may inject, by name.
+var errnos = map[string]syscall.Errno{
+	"EIO":    syscall.EIO,
+	"ENOSPC": syscall.ENOSPC,
+	"EFBIG":  syscall.EFBIG,
+	"EDQUOT": syscall.EDQUOT,
+	"EROFS":  syscall.EROFS,
+}
+
+// Rule makes every call of one system call fail with Errno.
+type Rule struct {
+	Syscall string // "fdatasync", "fsync", "pwrite64", "ftruncate", "fallocate"
+	Errno   syscall.Errno
+}
+
+// ParseRules parses a comma-separated list of syscall=ERRNO, such as
+// "fdatasync=EIO,fsync=EIO".
+func ParseRules(s string) ([]Rule, error) {
+	var rules []Rule
+	for _, part := range strings.Split(s, ",") {
+		name, errno, ok := strings.Cut(strings.TrimSpace(part), "=")
+		e, known := errnos[errno]
+		if !ok || !known {
+			return nil, fmt.Errorf("faults: bad rule %q (want syscall=ERRNO, ERRNO one of %s)", part, strings.Join(errnoNames(), ", "))
+		}
+		rules = append(rules, Rule{Syscall: name, Errno: e})
+	}
+	return rules, nil
+}
+
+func errnoNames() []string {
+	var names []string
+	for n := range errnos {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
