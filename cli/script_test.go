@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/omgdb/omgdb/cli"
+	"github.com/omgdb/omgdb/internal/faults"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -22,7 +24,31 @@ func TestMain(m *testing.M) {
 		// store's lock, as another process would, for the many-process
 		// scripts. It writes "held" to readyfile once it has the lock.
 		"omgdb-hold": holdMain,
+		// omgdb-faults <spec> <omgdb args…>: run omgdb with injected I/O
+		// faults. spec is fsize=<bytes> (RLIMIT_FSIZE: writes past it fail
+		// with EFBIG, as on a full disk) or syscall=ERRNO,… (a seccomp
+		// filter makes those system calls fail, such as fdatasync=EIO).
+		"omgdb-faults": faultsMain,
 	})
+}
+
+func faultsMain() {
+	spec := os.Args[1]
+	var err error
+	if n, ok := strings.CutPrefix(spec, "fsize="); ok {
+		size, _ := strconv.ParseInt(n, 10, 64)
+		err = faults.LimitFileSize(size)
+	} else {
+		var rules []faults.Rule
+		if rules, err = faults.ParseRules(spec); err == nil {
+			err = faults.FailSyscalls(rules)
+		}
+	}
+	if err != nil {
+		os.Stderr.WriteString(err.Error() + "\n")
+		os.Exit(2)
+	}
+	os.Exit(cli.Main(os.Args[2:], os.Stdin, os.Stdout, os.Stderr))
 }
 
 func holdMain() {
@@ -47,6 +73,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"waitfile": waitFile,
 			"exits":    exits,
+			"ndjson":   genNDJSON,
 		},
 	})
 }
@@ -90,4 +117,22 @@ func waitFile(ts *testscript.TestScript, neg bool, args []string) {
 
 func contains(b []byte, s string) bool {
 	return strings.Contains(string(b), s)
+}
+
+// ndjson <file> <count> <pad>: write count documents {"_id":i,"pad":…}
+// with pad bytes of padding each, for tests that need volume.
+func genNDJSON(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 || neg {
+		ts.Fatalf("usage: ndjson <file> <count> <pad>")
+	}
+	n, err1 := strconv.Atoi(args[1])
+	pad, err2 := strconv.Atoi(args[2])
+	if err1 != nil || err2 != nil {
+		ts.Fatalf("ndjson: bad numbers")
+	}
+	var b strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, `{"_id":%d,"pad":"%s"}`+"\n", i, strings.Repeat("x", pad))
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(b.String()), 0o644))
 }
