@@ -46,12 +46,15 @@ func checkPages(path string, txid uint64, highWater uint64) []string {
 
 // checkTree walks every bucket from the root and lists the problems.
 func checkTree(rf *rawFile, meta *rawMeta) []string {
-	w := rf.walker()
-	if meta.freelist == ^uint64(0) {
-		// bbolt's NoFreelistSync: no freelist page
-	} else if meta.freelist < 2 || meta.freelist >= rf.highWater {
-		return []string{fmt.Sprintf("meta page %d: freelist page %d is outside the file", meta.page, meta.freelist)}
+	// bbolt's own check reads the freelist in a goroutine of its own, where
+	// a damaged one crashes the process: check it here first.
+	rf.free = map[uint64]bool{}
+	if meta.freelist != ^uint64(0) { // ^0: bbolt's NoFreelistSync, no freelist page
+		if err := rf.readFreelist(meta.freelist); err != nil {
+			return []string{fmt.Sprintf("meta page %d: freelist: %v", meta.page, err)}
+		}
 	}
+	w := rf.walker()
 	w.seen[meta.freelist] = true
 	var problems []string
 	var walk func(b rawBucket, name string)

@@ -17,7 +17,9 @@ type rawFile struct {
 	r         io.ReaderAt
 	size      int64
 	pageSize  int
-	highWater uint64 // pages at or past it are not part of the tree
+	highWater uint64          // pages at or past it are not part of the tree
+	root      uint64          // the root bucket's page (Salvage)
+	free      map[uint64]bool // free pages, never read as part of the tree (Salvage)
 }
 
 // bbolt's file format, as bbolt v1.4 writes it.
@@ -59,6 +61,8 @@ func readMeta(r io.ReaderAt, off int64, page uint64) rawMeta {
 	h := fnv.New64a()
 	h.Write(buf[16:72])
 	switch {
+	case le.Uint64(buf) != page || le.Uint16(buf[8:]) != metaPageFlag:
+		m.err = fmt.Sprintf("page header says page %d with flags 0x%x", le.Uint64(buf), le.Uint16(buf[8:]))
 	case le.Uint32(buf[16:]) != boltMagic:
 		m.err = "bad magic number"
 	case le.Uint32(buf[20:]) != boltVersion:
@@ -239,6 +243,9 @@ func (w *rawWalk) visitID(id uint64, firstKey []byte, depth int, fn func(rawElem
 		return []rawProblem{{page: id, firstKey: firstKey, err: fmt.Errorf("page %d is reached twice in the tree", id)}}
 	}
 	w.seen[id] = true
+	if w.rf.free[id] {
+		return []rawProblem{{page: id, firstKey: firstKey, err: fmt.Errorf("page %d is free: it holds no current data", id)}}
+	}
 	p, err := w.rf.page(id)
 	if err != nil {
 		return []rawProblem{{page: id, firstKey: firstKey, err: err}}
@@ -265,4 +272,27 @@ func (w *rawWalk) visit(p *rawPage, firstKey []byte, depth int, fn func(rawElem)
 		problems = append(problems, w.visitID(e.child, e.key, depth+1, fn)...)
 	}
 	return problems
+}
+
+// readFreelist reads the freelist page into rf.free.
+func (rf *rawFile) readFreelist(id uint64) error {
+	p, err := rf.page(id)
+	if err != nil {
+		return err
+	}
+	if p.flags != freelistPageFlag {
+		return fmt.Errorf("page %d: flags 0x%x, want a freelist page", id, p.flags)
+	}
+	le := binary.LittleEndian
+	n, at := uint64(p.count), pageHeaderSize
+	if p.count == 0xFFFF {
+		n, at = le.Uint64(p.buf[pageHeaderSize:]), pageHeaderSize+8
+	}
+	if n > uint64(len(p.buf)-at)/8 {
+		return fmt.Errorf("page %d: %d free page ids do not fit in the page", id, n)
+	}
+	for i := uint64(0); i < n; i++ {
+		rf.free[le.Uint64(p.buf[at+int(i)*8:])] = true
+	}
+	return nil
 }

@@ -90,7 +90,12 @@ func walkTree(tx *Tx) (err error) {
 			return nil
 		})
 	}
-	return tx.btx.ForEach(func(_ []byte, b *bolt.Bucket) error { return walk(b) })
+	return tx.btx.ForEach(func(name []byte, b *bolt.Bucket) error {
+		if b == nil {
+			return fmt.Errorf("bucket /%s: not a bucket (its leaf element's flags are damaged)", name)
+		}
+		return walk(b)
+	})
 }
 
 func verifyCollection(tx *Tx, name string, r *VerifyReport) {
