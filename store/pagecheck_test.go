@@ -74,3 +74,42 @@ func TestVerify_IgnoresFreePages(t *testing.T) {
 		t.Fatalf("verify after damaging %d free pages: %v %+v", len(free), err, rep)
 	}
 }
+
+// TestVerify_ChangeIndex: the change-id index (what rollback of a change
+// reads) must agree with the journal; damage to it is reported.
+func TestVerify_ChangeIndex(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.omgdb")
+	db, err := Open(path, &Options{Create: true, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var change string
+	for i := 0; i < 3; i++ {
+		db.Update(Change{}, func(tx *Tx) error {
+			change = tx.ChangeID()
+			c, _ := tx.CreateCollection("c")
+			_, err := c.Insert(query.MustParse(`{}`))
+			return err
+		})
+	}
+	if rep, _ := db.Verify(context.Background()); !rep.OK {
+		t.Fatalf("healthy store: %v", rep.Problems)
+	}
+	// A damaged key: the record is missing from the index, a stray entry is in it.
+	db.bolt.Update(func(btx *bolt.Tx) error {
+		b := btx.Bucket(bucketChanges)
+		b.Delete(changeKey(change, 3))
+		return b.Put(changeKey("x"+change[1:], 3), nil)
+	})
+	rep, _ := db.Verify(context.Background())
+	want := "journal record 3: missing from the change index under change " + change
+	if rep.OK || len(rep.Problems) != 1 || rep.Problems[0] != want {
+		t.Fatalf("problems = %q, want %q", rep.Problems, want)
+	}
+	db.bolt.Update(func(btx *bolt.Tx) error { return btx.Bucket(bucketChanges).Put(changeKey(change, 3), nil) })
+	rep, _ = db.Verify(context.Background())
+	if rep.OK || len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0], "the change index has 4 entries for 3 records") {
+		t.Fatalf("problems = %q", rep.Problems)
+	}
+}

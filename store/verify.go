@@ -136,11 +136,15 @@ func verifyJournal(ctx context.Context, tx *Tx, r *VerifyReport) error {
 		return err == nil && c.docs.Get(key) != nil
 	}
 	var prev uint64
+	changes := tx.btx.Bucket(bucketChanges)
 	err := tx.JournalReverse(0, func(rec *Record) (bool, error) {
 		if err := ctx.Err(); err != nil {
 			return false, err
 		}
 		r.JournalRecords++
+		if changes == nil || changes.Get(changeKey(rec.Change, rec.LSN)) == nil {
+			r.problem("journal record %d: missing from the change index under change %s", rec.LSN, rec.Change)
+		}
 		if prev != 0 && rec.LSN != prev-1 {
 			r.problem("journal: record %d follows record %d (gap)", prev, rec.LSN)
 		}
@@ -153,6 +157,9 @@ func verifyJournal(ctx context.Context, tx *Tx, r *VerifyReport) error {
 	if err != nil {
 		r.problem("%v", err)
 		return nil
+	}
+	if n := countKeys(changes); n != r.JournalRecords && !tx.historyPruned() {
+		r.problem("journal: the change index has %d entries for %d records", n, r.JournalRecords)
 	}
 	if prev > 1 && !tx.historyPruned() {
 		r.problem("journal: starts at record %d, but no history was pruned", prev)
@@ -211,3 +218,10 @@ func (tx *Tx) historyPruned() bool {
 }
 
 var keyPrunedLSN = []byte("pruned_lsn")
+
+func countKeys(b *bolt.Bucket) int64 {
+	if b == nil {
+		return 0
+	}
+	return int64(b.Stats().KeyN)
+}
