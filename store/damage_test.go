@@ -259,7 +259,7 @@ func TestDamage_RandomCopies(t *testing.T) {
 // damage returns a damaged copy of data and says how.
 func damage(r *rand.Rand, data []byte, fx *damageFixture, kind int) ([]byte, string) {
 	d := append([]byte(nil), data...)
-	ps := 4096
+	ps := os.Getpagesize() // bbolt's page size
 	switch kind {
 	case 0: // flip bytes anywhere
 		n := 1 + r.IntN(8)
@@ -435,8 +435,9 @@ func TestSalvage_LostPage(t *testing.T) {
 	path := makeStore(t, 2000)
 	data, _ := os.ReadFile(path)
 	i := bytes.Index(data, []byte("MARKER-01000"))
-	page := i / 4096
-	copy(data[page*4096:(page+1)*4096], make([]byte, 4096))
+	ps := os.Getpagesize() // bbolt's page size
+	page := i / ps
+	copy(data[page*ps:(page+1)*ps], make([]byte, ps))
 	os.WriteFile(path, data, 0o644)
 	rep, err := store.Salvage(context.Background(), path, filepath.Join(t.TempDir(), "s.omgdb"))
 	if err != nil {

@@ -65,17 +65,25 @@ func checkTree(rf *rawFile, meta *rawMeta) []string {
 			}
 			sub, err := bucketOf(e)
 			if err != nil {
-				problems = append(problems, fmt.Sprintf("bucket %s: %v", name, err))
+				problems = append(problems, fmt.Sprintf("bucket %s: %v", bucketPath(name), err))
 				return
 			}
 			walk(sub, name+"/"+string(e.key))
 		})
 		for _, p := range ps {
 			if len(problems) < maxPageProblems {
-				problems = append(problems, fmt.Sprintf("bucket %s: %v", name, p))
+				problems = append(problems, fmt.Sprintf("bucket %s: %v", bucketPath(name), p))
 			}
 		}
 	}
 	walk(rawBucket{root: meta.root}, "")
 	return problems
+}
+
+// bucketPath names a bucket in problems: "/" for the root.
+func bucketPath(name string) string {
+	if name == "" {
+		return "/"
+	}
+	return name
 }
