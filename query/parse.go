@@ -2,12 +2,12 @@ package query
 
 import (
 	"bytes"
-	"sync"
 	"encoding/base64"
 	"encoding/hex"
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
