@@ -13,11 +13,13 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/omgdb/omgdb/cli"
+	"github.com/omgdb/omgdb/internal/crashtest"
 	"github.com/omgdb/omgdb/internal/faults"
 	"github.com/omgdb/omgdb/store"
 )
 
 func TestMain(m *testing.M) {
+	crashtest.Main(map[string]crashtest.Workload{"cli": cliChild})
 	testscript.Main(m, map[string]func(){
 		"omgdb": func() { os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		// omgdb-hold <store> <read|write> <duration> <readyfile>: hold a

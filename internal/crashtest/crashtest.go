@@ -77,10 +77,11 @@ type Kill struct {
 
 // Outcome is what a cycle saw.
 type Outcome struct {
-	Lines  []string // complete lines printed after "ready", in order
-	Ready  bool     // the child printed "ready" before it was killed
-	Exited bool     // the child ended on its own before the kill
-	Stderr string
+	Lines    []string // complete lines printed after "ready", in order
+	Ready    bool     // the child printed "ready" before it was killed
+	Exited   bool     // the child ended on its own before the kill
+	ExitCode int      // its exit code when it did
+	Stderr   string
 }
 
 // readyTimeout bounds the wait for a child's "ready" line.
@@ -124,7 +125,7 @@ func Run(k Kill) (*Outcome, error) {
 	all := <-lines
 	werr := cmd.Wait()
 	if ee, ok := werr.(*exec.ExitError); !ok || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-		o.Exited = true
+		o.Exited, o.ExitCode = true, cmd.ProcessState.ExitCode()
 	}
 	o.Stderr = stderr.String()
 	if len(all) > 0 && all[0] == "ready" {
@@ -164,7 +165,7 @@ func Complete(workload string, args []string, env ...string) (*Outcome, error) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
-	o := &Outcome{Exited: true, Stderr: stderr.String()}
+	o := &Outcome{Exited: true, ExitCode: cmd.ProcessState.ExitCode(), Stderr: stderr.String()}
 	for _, line := range strings.SplitAfter(stdout.String(), "\n") {
 		if strings.HasSuffix(line, "\n") {
 			o.Lines = append(o.Lines, strings.TrimSuffix(line, "\n"))
