@@ -34,6 +34,7 @@ var faultCases = []struct {
 	{"disk-full", 0, "file too large"},                           // RLIMIT_FSIZE just above the file's size, then import until it is reached
 	{"fdatasync-eio", syscall.EIO, "input/output error"},         // every fdatasync and fsync fails
 	{"pwrite-enospc", syscall.ENOSPC, "no space left on device"}, // every page write fails
+	{"meta-write-eio", syscall.EIO, "input/output error"},        // the data pages are written and synced, the meta page write fails
 }
 
 func TestFault_CommitFails(t *testing.T) {
@@ -180,6 +181,8 @@ func injectFault(fault string, size int64) error {
 		return faults.FailSyscalls([]faults.Rule{{Syscall: "fdatasync", Errno: syscall.EIO}, {Syscall: "fsync", Errno: syscall.EIO}})
 	case "pwrite-enospc":
 		return faults.FailSyscalls([]faults.Rule{{Syscall: "pwrite64", Errno: syscall.ENOSPC}})
+	case "meta-write-eio": // bbolt's meta pages are pages 0 and 1
+		return faults.FailSyscalls([]faults.Rule{{Syscall: "pwrite64", Errno: syscall.EIO, OffsetBelow: uint32(2 * os.Getpagesize())}})
 	}
 	return fmt.Errorf("unknown fault %q", fault)
 }

@@ -10,6 +10,7 @@ package faults
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"syscall"
 )
@@ -23,14 +24,20 @@ var errnos = map[string]syscall.Errno{
 	"EROFS":  syscall.EROFS,
 }
 
-// Rule makes every call of one system call fail with Errno.
+// Rule makes calls of one system call fail with Errno: every call, or with
+// OffsetBelow, only those whose file offset (the fourth argument, as of
+// pwrite64) is below it. bbolt writes its two meta pages at offsets 0 and
+// one page size, so pwrite64 below two pages fails exactly the meta page
+// write that completes a commit.
 type Rule struct {
-	Syscall string // "fdatasync", "fsync", "pwrite64", "ftruncate", "fallocate"
-	Errno   syscall.Errno
+	Syscall     string // "fdatasync", "fsync", "pwrite64", "ftruncate", "fallocate"
+	Errno       syscall.Errno
+	OffsetBelow uint32 // 0: every call
 }
 
-// ParseRules parses a comma-separated list of syscall=ERRNO, such as
-// "fdatasync=EIO,fsync=EIO".
+// ParseRules parses a comma-separated list of syscall=ERRNO or
+// syscall<OFFSET=ERRNO, such as "fdatasync=EIO,fsync=EIO" or
+// "pwrite64<8192=EIO".
 func ParseRules(s string) ([]Rule, error) {
 	var rules []Rule
 	for _, part := range strings.Split(s, ",") {
@@ -39,7 +46,15 @@ func ParseRules(s string) ([]Rule, error) {
 		if !ok || !known {
 			return nil, fmt.Errorf("faults: bad rule %q (want syscall=ERRNO, ERRNO one of %s)", part, strings.Join(errnoNames(), ", "))
 		}
-		rules = append(rules, Rule{Syscall: name, Errno: e})
+		r := Rule{Syscall: name, Errno: e}
+		if n, below, ok := strings.Cut(name, "<"); ok {
+			off, err := strconv.ParseUint(below, 10, 32)
+			if err != nil || off == 0 {
+				return nil, fmt.Errorf("faults: bad offset in rule %q", part)
+			}
+			r.Syscall, r.OffsetBelow = n, uint32(off)
+		}
+		rules = append(rules, r)
 	}
 	return rules, nil
 }

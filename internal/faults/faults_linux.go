@@ -38,9 +38,24 @@ func FailSyscalls(rules []Rule) error {
 		if !ok {
 			return fmt.Errorf("faults: unknown system call %q", r.Syscall)
 		}
+		fail := unix.SockFilter{Code: bpfRet, K: unix.SECCOMP_RET_ERRNO | uint32(r.Errno)}
+		if r.OffsetBelow == 0 {
+			prog = append(prog, unix.SockFilter{Code: bpfJeq, Jt: 0, Jf: 1, K: nr}, fail)
+			continue
+		}
+		// args[3] is at offset 40 of seccomp_data: low word, then high word
+		// (little-endian). Fail when high == 0 and low < OffsetBelow; reload
+		// the call number after, for the next rule.
 		prog = append(prog,
-			unix.SockFilter{Code: bpfJeq, Jt: 0, Jf: 1, K: nr},
-			unix.SockFilter{Code: bpfRet, K: unix.SECCOMP_RET_ERRNO | uint32(r.Errno)})
+			unix.SockFilter{Code: bpfJeq, Jt: 0, Jf: 7, K: nr},
+			unix.SockFilter{Code: bpfLoad, K: 44},
+			unix.SockFilter{Code: bpfJeq, Jt: 0, Jf: 2, K: 0},
+			unix.SockFilter{Code: bpfLoad, K: 40},
+			unix.SockFilter{Code: bpfJge, Jt: 0, Jf: 2, K: r.OffsetBelow},
+			unix.SockFilter{Code: bpfLoad, K: 0},
+			unix.SockFilter{Code: bpfJa, K: 1},
+			fail,
+		)
 	}
 	prog = append(prog, unix.SockFilter{Code: bpfRet, K: unix.SECCOMP_RET_ALLOW})
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
@@ -59,6 +74,8 @@ const (
 	bpfLoad = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
 	bpfJeq  = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
 	bpfRet  = unix.BPF_RET | unix.BPF_K
+	bpfJge  = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
+	bpfJa   = unix.BPF_JMP | unix.BPF_JA
 )
 
 var syscallNumbers = map[string]uint32{

@@ -18,6 +18,8 @@ func TestMain(m *testing.M) {
 		os.Exit(childFdatasync())
 	case "fsize":
 		os.Exit(childFsize())
+	case "offset":
+		os.Exit(childOffset())
 	}
 	os.Exit(m.Run())
 }
@@ -58,6 +60,34 @@ func childFsize() int {
 	return 0
 }
 
+// childOffset: pwrite64 fails below offset 8192 only.
+func childOffset() int {
+	f, err := os.Create(os.Getenv("FAULTS_FILE"))
+	if err != nil {
+		return 2
+	}
+	rules, err := faults.ParseRules("pwrite64<8192=EIO,fdatasync=ENOSPC")
+	if err != nil || faults.FailSyscalls(rules) != nil {
+		return 3
+	}
+	if _, err := f.WriteAt([]byte("x"), 4096); !errors.Is(err, syscall.EIO) {
+		return 4
+	}
+	if _, err := f.WriteAt([]byte("x"), 8192); err != nil {
+		return 5
+	}
+	if _, err := f.WriteAt([]byte("x"), 1<<33); err != nil { // high word set
+		return 6
+	}
+	if err := syscall.Fdatasync(int(f.Fd())); !errors.Is(err, syscall.ENOSPC) {
+		return 7 // the rule after an offset rule still applies
+	}
+	if _, err := f.Write([]byte("x")); err != nil { // write(2), not pwrite64
+		return 8
+	}
+	return 0
+}
+
 func runChild(t *testing.T, mode string) {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "FAULTS_CHILD="+mode, "FAULTS_FILE="+filepath.Join(t.TempDir(), "f"))
@@ -70,6 +100,8 @@ func runChild(t *testing.T, mode string) {
 func TestFailSyscalls_Fdatasync(t *testing.T) { runChild(t, "fdatasync") }
 
 func TestLimitFileSize(t *testing.T) { runChild(t, "fsize") }
+
+func TestFailSyscalls_Offset(t *testing.T) { runChild(t, "offset") }
 
 func TestParseRules(t *testing.T) {
 	r, err := faults.ParseRules("fdatasync=EIO,pwrite64=ENOSPC")
