@@ -85,3 +85,6 @@ var syscallNumbers = map[string]uint32{
 	"ftruncate": unix.SYS_FTRUNCATE,
 	"fallocate": unix.SYS_FALLOCATE,
 }
+
+// Supported reports whether faults can be injected on this platform.
+func Supported() bool { return true }

@@ -12,3 +12,6 @@ func LimitFileSize(int64) error { return errUnsupported }
 
 // FailSyscalls is not supported on this platform.
 func FailSyscalls([]Rule) error { return errUnsupported }
+
+// Supported reports whether faults can be injected on this platform.
+func Supported() bool { return false }

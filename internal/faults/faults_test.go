@@ -1,3 +1,5 @@
+//go:build linux
+
 package faults_test
 
 import (
@@ -89,6 +91,9 @@ func childOffset() int {
 }
 
 func runChild(t *testing.T, mode string) {
+	if !faults.Supported() {
+		t.Skip("fault injection needs Linux on amd64 or arm64")
+	}
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "FAULTS_CHILD="+mode, "FAULTS_FILE="+filepath.Join(t.TempDir(), "f"))
 	out, err := cmd.CombinedOutput()
