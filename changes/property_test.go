@@ -1,0 +1,365 @@
+package changes_test
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/omgdb/omgdb/changes"
+	"github.com/omgdb/omgdb/internal/storetest"
+	"github.com/omgdb/omgdb/internal/testgen"
+	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/store"
+)
+
+// state is every collection's documents at one revision, as canonical
+// JSON lines in _id order, keyed by the JSON of the _id.
+type state map[string][]docLine
+
+type docLine struct{ id, json string }
+
+func readState(t testing.TB, db *store.DB) state {
+	t.Helper()
+	st := state{}
+	err := db.View(func(tx *store.Tx) error {
+		for _, name := range tx.Collections() {
+			c, _ := tx.Collection(name)
+			lines := []docLine{}
+			cur := c.Scan()
+			for cur.Next() {
+				lines = append(lines, docLine{id: cur.Doc().Get("_id").String(), json: cur.Doc().String()})
+			}
+			st[name] = lines
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func (st state) text(coll string) string {
+	var b strings.Builder
+	for _, l := range st[coll] {
+		b.WriteString(l.json + "\n")
+	}
+	return b.String()
+}
+
+func (st state) get(coll, id string) (string, bool) {
+	for _, l := range st[coll] {
+		if l.id == id {
+			return l.json, true
+		}
+	}
+	return "", false
+}
+
+var colls = []string{"a", "b", "c"}
+
+// workload makes random writes through every path (inserts, updates,
+// deletes, applied plans, rollbacks, collection drops) and returns the
+// state after each journal record, by lsn (0: empty).
+func workload(t *testing.T, r *rand.Rand, db *store.DB, steps int) map[uint64]state {
+	t.Helper()
+	states := map[uint64]state{0: {}}
+	var changeIDs []string
+	for i := 0; i < steps; i++ {
+		if id := step(t, r, db, changeIDs); id != "" {
+			changeIDs = append(changeIDs, id)
+		}
+		states[lastLSN(t, db)] = readState(t, db)
+	}
+	return states
+}
+
+// step makes one random write and returns its change id ("" if none).
+func step(t *testing.T, r *rand.Rand, db *store.DB, changeIDs []string) string {
+	coll := colls[r.IntN(len(colls))]
+	doc, ok := pick(t, r, db, coll)
+	var id string
+	var err error
+	switch n := r.IntN(20); {
+	case n < 7 || !ok:
+		err = db.Update(store.Change{Kind: "insert"}, func(tx *store.Tx) error {
+			id = tx.ChangeID()
+			c, err := tx.CreateCollection(coll)
+			for k := r.IntN(4); k >= 0 && err == nil; k-- {
+				_, err = c.Insert(testgen.Document(r))
+			}
+			return err
+		})
+	case n < 11:
+		newDoc := testgen.Document(r).Without("_id")
+		err = db.Update(store.Change{Kind: "update"}, func(tx *store.Tx) error {
+			id = tx.ChangeID()
+			c, _ := tx.Collection(coll)
+			return c.Replace(doc.Get("_id"), newDoc)
+		})
+	case n < 13:
+		err = db.Update(store.Change{Kind: "delete"}, func(tx *store.Tx) error {
+			id = tx.ChangeID()
+			c, _ := tx.Collection(coll)
+			return c.Delete(doc.Get("_id"))
+		})
+	case n < 16:
+		id, err = randomPlanApply(r, db, coll, doc)
+	case n < 19 && len(changeIDs) > 0:
+		var res *changes.RollbackResult
+		res, err = changes.Rollback(ctx, db, changeIDs[r.IntN(len(changeIDs))], nil)
+		if res != nil {
+			id = res.ChangeID
+		}
+		if errors.Is(err, changes.ErrConflict) || errors.Is(err, changes.ErrRolledBack) {
+			err = nil
+		}
+	default:
+		err = db.Update(store.Change{Kind: "drop"}, func(tx *store.Tx) error {
+			id = tx.ChangeID()
+			return tx.DropCollection(coll)
+		})
+	}
+	if err != nil && !errors.Is(err, store.ErrDuplicateID) {
+		t.Fatalf("step: %v", err)
+	}
+	if err != nil {
+		return ""
+	}
+	return id
+}
+
+// randomPlanApply plans a random delete over coll, filtered on a field of
+// doc, and applies it.
+func randomPlanApply(r *rand.Rand, db *store.DB, coll string, doc query.Value) (string, error) {
+	filter := query.MustParse(`{}`)
+	if fs := doc.Fields(); r.IntN(4) > 0 {
+		f := fs[r.IntN(len(fs))]
+		filter = query.ObjectValue([]query.Field{f})
+	}
+	plan, err := changes.PlanDelete(ctx, db, coll, filter, &changes.PlanOptions{First: r.IntN(4) == 0})
+	if err != nil {
+		return "", err
+	}
+	_, err = changes.Apply(ctx, db, plan.Token, nil)
+	return plan.Token, err
+}
+
+// pick returns a random document of coll, if it has any.
+func pick(t testing.TB, r *rand.Rand, db *store.DB, coll string) (query.Value, bool) {
+	var docs []query.Value
+	db.View(func(tx *store.Tx) error {
+		c, err := tx.Collection(coll)
+		if err != nil {
+			return nil
+		}
+		cur := c.Scan()
+		for cur.Next() {
+			docs = append(docs, cur.Doc())
+		}
+		return nil
+	})
+	if len(docs) == 0 {
+		return query.Value{}, false
+	}
+	return docs[r.IntN(len(docs))], true
+}
+
+// scanAt returns the documents of coll at lsn as text, or the error.
+func scanAt(t testing.TB, db *store.DB, coll string, lsn uint64) (string, error) {
+	var b strings.Builder
+	err := db.View(func(tx *store.Tx) error {
+		rev, err := changes.ResolveRevision(tx, fmt.Sprint(lsn))
+		if err != nil {
+			return err
+		}
+		src, err := changes.ScanAt(ctx, tx, coll, rev)
+		if err != nil {
+			return err
+		}
+		defer src.Close()
+		for src.Next() {
+			b.WriteString(src.Doc().String() + "\n")
+		}
+		return src.Err()
+	})
+	return b.String(), err
+}
+
+// TestScanAt_MatchesTheStateAtEveryRevision_Property checks time travel
+// against the state recorded after every commit of a random workload.
+func TestScanAt_MatchesTheStateAtEveryRevision_Property(t *testing.T) {
+	for seed := uint64(1); seed <= 12; seed++ {
+		r := rand.New(rand.NewPCG(seed, 7))
+		db := storetest.MustOpen(t)
+		states := workload(t, r, db, 60)
+		for lsn, st := range states {
+			for _, coll := range colls {
+				got, err := scanAt(t, db, coll, lsn)
+				if _, existed := st[coll]; !existed {
+					if query.KindOf(err) != query.NotFound {
+						t.Fatalf("seed %d lsn %d: %s did not exist, ScanAt = %q, %v", seed, lsn, coll, got, err)
+					}
+					continue
+				}
+				if err != nil || got != st.text(coll) {
+					t.Fatalf("seed %d lsn %d coll %s: ScanAt =\n%s(err %v)\nwant\n%s", seed, lsn, coll, got, err, st.text(coll))
+				}
+			}
+		}
+	}
+}
+
+// TestDiff_TakesOneRevisionToTheOther_Property: applying a diff's
+// documents to the state at from gives the state at to.
+func TestDiff_TakesOneRevisionToTheOther_Property(t *testing.T) {
+	for seed := uint64(1); seed <= 8; seed++ {
+		r := rand.New(rand.NewPCG(seed, 8))
+		db := storetest.MustOpen(t)
+		states := workload(t, r, db, 50)
+		last := lastLSN(t, db)
+		for k := 0; k < 20; k++ {
+			from, to := r.Uint64N(last+1), r.Uint64N(last+1)
+			if from > to {
+				from, to = to, from
+			}
+			res, err := changes.Diff(ctx, db, fmt.Sprint(from), fmt.Sprint(to), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, coll := range colls {
+				got := patch(states[from], coll, res)
+				if want := states[to].text(coll); got != want {
+					t.Fatalf("seed %d diff %d..%d coll %s: patched =\n%s\nwant\n%s", seed, from, to, coll, got, want)
+				}
+			}
+			if res.Inserted+res.Deleted+res.Updated != len(res.Documents) {
+				t.Fatalf("counts %d+%d+%d for %d documents", res.Inserted, res.Deleted, res.Updated, len(res.Documents))
+			}
+		}
+	}
+}
+
+// patch applies a diff's documents of coll to st, returning the text.
+func patch(st state, coll string, res *changes.DiffResult) string {
+	docs := map[string]string{}
+	keys := map[string]string{}
+	for _, l := range st[coll] {
+		docs[l.id] = l.json
+	}
+	for _, d := range res.Documents {
+		if d.Collection != coll {
+			continue
+		}
+		id := d.ID.String()
+		if d.Before.IsMissing() != (docs[id] == "") || (!d.Before.IsMissing() && d.Before.String() != docs[id]) {
+			return "diff's before of " + id + " is not the state at from"
+		}
+		delete(docs, id)
+		if !d.After.IsMissing() {
+			docs[id] = d.After.String()
+		}
+	}
+	order := []string{}
+	for id, js := range docs {
+		keys[id] = string(query.AppendKey(nil, query.MustParse(js).Get("_id")))
+		order = append(order, id)
+	}
+	sort.Slice(order, func(i, j int) bool { return keys[order[i]] < keys[order[j]] })
+	var b strings.Builder
+	for _, id := range order {
+		b.WriteString(docs[id] + "\n")
+	}
+	return b.String()
+}
+
+// TestPlanApplyRollback_DumpIdentical_Property: for random stores and
+// random plans, plan then apply then rollback leaves the dump
+// byte-identical, and rolling back the rollback gives the applied state.
+func TestPlanApplyRollback_DumpIdentical_Property(t *testing.T) {
+	for seed := uint64(1); seed <= 25; seed++ {
+		r := rand.New(rand.NewPCG(seed, 9))
+		db := storetest.MustOpen(t)
+		workload(t, r, db, 15)
+		coll := colls[r.IntN(len(colls))]
+		doc, ok := pick(t, r, db, coll)
+		if !ok {
+			continue
+		}
+		before := dump(t, db)
+		token, err := randomPlanApply(r, db, coll, doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		applied := dump(t, db)
+		if applied == before {
+			t.Fatalf("seed %d: the plan changed nothing", seed)
+		}
+		rb := mustRollback(t, db, token, false)
+		if got := dump(t, db); got != before {
+			t.Fatalf("seed %d: after rollback:\n%s\nwant\n%s", seed, got, before)
+		}
+		mustRollback(t, db, rb.ChangeID, false)
+		if got := dump(t, db); got != applied {
+			t.Fatalf("seed %d: after rolling back the rollback:\n%s\nwant\n%s", seed, got, applied)
+		}
+	}
+}
+
+// TestRevert_BringsBackTheRevision_Property: revert to a random revision,
+// apply, and every collection holds what it held then; rolling the revert
+// back returns to the present.
+func TestRevert_BringsBackTheRevision_Property(t *testing.T) {
+	for seed := uint64(1); seed <= 10; seed++ {
+		r := rand.New(rand.NewPCG(seed, 10))
+		db := storetest.MustOpen(t)
+		states := workload(t, r, db, 40)
+		rev := r.Uint64N(lastLSN(t, db) + 1)
+		now := dump(t, db)
+		plan, err := changes.PlanRevert(ctx, db, fmt.Sprint(rev), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := changes.Apply(ctx, db, plan.Token, nil); err != nil {
+			t.Fatal(err)
+		}
+		got := readState(t, db)
+		for _, coll := range colls {
+			if got.text(coll) != states[rev].text(coll) {
+				t.Fatalf("seed %d: after revert to %d, %s =\n%s\nwant\n%s", seed, rev, coll, got.text(coll), states[rev].text(coll))
+			}
+		}
+		if plan.Modified > 0 {
+			mustRollback(t, db, plan.Token, false)
+		}
+		if dump(t, db) != now {
+			t.Fatalf("seed %d: rolling back the revert did not restore the present", seed)
+		}
+	}
+}
+
+// TestVersions_AreTheStatesAtTheirRevisions_Property.
+func TestVersions_AreTheStatesAtTheirRevisions_Property(t *testing.T) {
+	for seed := uint64(1); seed <= 8; seed++ {
+		r := rand.New(rand.NewPCG(seed, 11))
+		db := storetest.MustOpen(t)
+		states := workload(t, r, db, 40)
+		for _, coll := range colls {
+			for _, l := range states[lastLSN(t, db)][coll] {
+				vs, err := changes.Versions(ctx, db, coll, query.MustParse(l.id), 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, v := range vs {
+					js, ok := states[v.LSN].get(coll, l.id)
+					if ok == v.Doc.IsMissing() || (ok && js != v.Doc.String()) {
+						t.Fatalf("seed %d: %s %s at lsn %d: version %v, state %q", seed, coll, l.id, v.LSN, v.Doc, js)
+					}
+				}
+			}
+		}
+	}
+}
