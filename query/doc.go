@@ -41,4 +41,17 @@
 // compare. Regular expressions use Go's RE2. docs/filters.md and
 // docs/projection-and-sort.md list every operator and every known
 // difference from MongoDB.
+//
+// # Updates
+//
+// CompileUpdate validates a MongoDB update (operators such as $set, $inc,
+// $push and $pull, or a replacement document) once; Update.Apply runs it
+// on a document and returns a new one, sharing unchanged parts, without
+// modifying its input. Operators apply in MongoDB's order (by path), so
+// new fields land where MongoDB puts them. Positional paths ($, $[],
+// $[<identifier>] with arrayFilters) are resolved against the document as
+// it was before the update. UpsertSeed builds the document an upsert
+// starts from out of a filter's equality conditions. Long arithmetic that
+// overflows is an error: there is no decimal to widen to. docs/updates.md
+// lists every operator, message and difference from MongoDB.
 package query
