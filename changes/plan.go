@@ -40,25 +40,26 @@ const DefaultSample = 3
 // Plan is a planned change: what it is, when it expires, and its status.
 // The documents it affects are read with PlanItems.
 type Plan struct {
-	Token       string    `json:"token"`
-	Kind        string    `json:"kind"`                  // update, delete or revert
-	Collection  string    `json:"collection,omitempty"`  // update and delete
-	Collections []string  `json:"collections,omitempty"` // revert: every collection it touches
-	Filter      *Doc      `json:"filter,omitempty"`
-	Update      *Doc      `json:"update,omitempty"`
-	Upsert      bool      `json:"upsert,omitempty"`
-	First       bool      `json:"first_only,omitempty"` // --multi=false: the first match only
-	Revision    *Revision `json:"revision,omitempty"`   // revert: the revision it goes back to
-	Matched     int64     `json:"matched"`
-	Modified    int64     `json:"modified"`
-	BaseLSN     uint64    `json:"base_lsn"` // the journal's last lsn when planned
-	Created     time.Time `json:"created"`
-	Expires     time.Time `json:"expires"`
-	Actor       string    `json:"actor,omitempty"`
-	Note        string    `json:"note,omitempty"`
-	Status      string    `json:"status"`
-	StatusTime  time.Time `json:"status_time,omitzero"` // when it was applied or discarded
-	AppliedLSN  uint64    `json:"applied_lsn,omitempty"`
+	Token        string    `json:"token"`
+	Kind         string    `json:"kind"`                  // update, delete or revert
+	Collection   string    `json:"collection,omitempty"`  // update and delete
+	Collections  []string  `json:"collections,omitempty"` // revert: every collection it touches
+	Filter       *Doc      `json:"filter,omitempty"`
+	Update       *Doc      `json:"update,omitempty"`
+	ArrayFilters []Doc     `json:"array_filters,omitempty"`
+	Upsert       bool      `json:"upsert,omitempty"`
+	First        bool      `json:"first_only,omitempty"` // --multi=false: the first match only
+	Revision     *Revision `json:"revision,omitempty"`   // revert: the revision it goes back to
+	Matched      int64     `json:"matched"`
+	Modified     int64     `json:"modified"`
+	BaseLSN      uint64    `json:"base_lsn"` // the journal's last lsn when planned
+	Created      time.Time `json:"created"`
+	Expires      time.Time `json:"expires"`
+	Actor        string    `json:"actor,omitempty"`
+	Note         string    `json:"note,omitempty"`
+	Status       string    `json:"status"`
+	StatusTime   time.Time `json:"status_time,omitzero"` // when it was applied or discarded
+	AppliedLSN   uint64    `json:"applied_lsn,omitempty"`
 
 	items     int  // items stored (matched documents, and the upserted one)
 	upsertNew bool // the plan inserts an upserted document: apply re-checks the filter

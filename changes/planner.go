@@ -14,12 +14,15 @@ import (
 // document, shows DefaultSample before/after pairs, and expires after
 // DefaultExpiry.
 type PlanOptions struct {
-	Upsert bool          // plan-update: insert a document when nothing matches
-	First  bool          // only the first match in _id order (--multi=false)
-	Sample int           // before/after pairs in the result; 0: DefaultSample; negative: none
-	Expiry time.Duration // how long the plan stays pending; 0: DefaultExpiry
-	Actor  string        // who planned it
-	Note   string        // free text kept with the plan
+	Upsert bool // plan-update: insert a document when nothing matches
+	// ArrayFilters are plan-update's filters for $[<identifier>] paths
+	// (query.UpdateOptions). Default none.
+	ArrayFilters []query.Value
+	First        bool          // only the first match in _id order (--multi=false)
+	Sample       int           // before/after pairs in the result; 0: DefaultSample; negative: none
+	Expiry       time.Duration // how long the plan stays pending; 0: DefaultExpiry
+	Actor        string        // who planned it
+	Note         string        // free text kept with the plan
 }
 
 // PlanResult is what planning returns. The first four keys are OMGDB's.
