@@ -42,13 +42,14 @@ func ScanAt(ctx context.Context, tx *store.Tx, coll string, rev Revision) (query
 	return src, nil
 }
 
-// FindAt is ScanAt with the filter, skip and limit of q applied.
+// FindAt is ScanAt with q applied: filter, sort, skip, limit and
+// projection, exactly as a find now would apply them.
 func FindAt(ctx context.Context, tx *store.Tx, coll string, rev Revision, q store.Query) (query.Source, error) {
 	src, err := ScanAt(ctx, tx, coll, rev)
 	if err != nil {
 		return nil, err
 	}
-	return &findSource{Source: src, q: q}, nil
+	return store.FindIn(ctx, src, q), nil
 }
 
 // CountAt counts the documents of coll matching filter (nil: all) at rev.
@@ -142,30 +143,4 @@ func (s *atSource) Close() error {
 		return s.cur.Close()
 	}
 	return nil
-}
-
-// findSource applies a store.Query's filter, skip and limit to a source.
-type findSource struct {
-	query.Source
-	q        store.Query
-	skipped  int64
-	returned int64
-}
-
-func (f *findSource) Next() bool {
-	if f.q.Limit > 0 && f.returned >= f.q.Limit {
-		return false
-	}
-	for f.Source.Next() {
-		if f.q.Filter != nil && !f.q.Filter.Match(f.Source.Doc()) {
-			continue
-		}
-		if f.skipped < f.q.Skip {
-			f.skipped++
-			continue
-		}
-		f.returned++
-		return true
-	}
-	return false
 }

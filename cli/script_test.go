@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -47,6 +48,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"waitfile": waitFile,
 			"exits":    exits,
+			"jset":     jset,
 		},
 	})
 }
@@ -90,4 +92,23 @@ func waitFile(ts *testscript.TestScript, neg bool, args []string) {
 
 func contains(b []byte, s string) bool {
 	return strings.Contains(string(b), s)
+}
+
+// jset <var> <key>: set the environment variable to the string value of a
+// top-level key of the JSON object on the last line of the previous
+// command's stdout (a plan's token, a rollback's change_id).
+func jset(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || neg {
+		ts.Fatalf("usage: jset <var> <key>")
+	}
+	lines := strings.Split(strings.TrimSpace(ts.ReadFile("stdout")), "\n")
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &obj); err != nil {
+		ts.Fatalf("jset: stdout is not JSON: %v", err)
+	}
+	v, ok := obj[args[1]].(string)
+	if !ok {
+		ts.Fatalf("jset: no string %q in %s", args[1], lines[len(lines)-1])
+	}
+	ts.Setenv(args[0], v)
 }
