@@ -117,7 +117,8 @@ type item struct {
 
 func (it *item) ref() DocRef { return DocRef{Collection: it.coll, ID: Doc{it.id}} }
 
-// value returns the item as stored: {"coll","id","op","digest","before","after"}.
+// value returns the item as stored, without its before-image (stored
+// apart, see savePlan): {"coll","id","op","digest","after"}.
 func (it *item) value() query.Value {
 	f := []query.Field{
 		{Key: "coll", Value: query.StringValue(it.coll)},
@@ -126,9 +127,6 @@ func (it *item) value() query.Value {
 	}
 	if it.digest != "" {
 		f = append(f, query.Field{Key: "digest", Value: query.StringValue(it.digest)})
-	}
-	if !it.before.IsMissing() {
-		f = append(f, query.Field{Key: "before", Value: it.before})
 	}
 	if !it.after.IsMissing() {
 		f = append(f, query.Field{Key: "after", Value: it.after})
@@ -139,7 +137,7 @@ func (it *item) value() query.Value {
 func itemFromValue(v query.Value) item {
 	return item{
 		coll: v.Get("coll").Str(), id: v.Get("id"), op: v.Get("op").Str(),
-		digest: v.Get("digest").Str(), before: v.Get("before"), after: v.Get("after"),
+		digest: v.Get("digest").Str(), after: v.Get("after"),
 	}
 }
 

@@ -14,9 +14,11 @@ import (
 )
 
 // Plans live in the store file, in the top-level bucket "plans": one nested
-// bucket per token holding the header under "h" and the items as chunks of
-// NDJSON under "i" + a 4-byte big-endian sequence number. Every value is a
-// store blob (checksummed; compressed when large). Applying, discarding or
+// bucket per token holding the header under "h", the items as chunks of
+// NDJSON under "i" + a 4-byte big-endian sequence number, and their
+// before-images under "b" + the same number, line for line ("null" for an
+// item without one). Apply reads only the items; showing a plan reads both.
+// Every value is a store blob (checksummed; compressed when large). Applying, discarding or
 // expiring a plan drops its items and keeps its header, so a token keeps
 // saying what became of it.
 const (
@@ -95,21 +97,23 @@ func savePlan(tx *store.Tx, p *Plan, items []item) error {
 	if err != nil {
 		return err
 	}
-	var buf []byte
+	var buf, before []byte
 	seq, n := uint32(0), 0
 	flush := func() error {
 		if n == 0 {
 			return nil
 		}
-		key := binary.BigEndian.AppendUint32([]byte("i"), seq)
-		seq, n = seq+1, 0
-		err := b.Put(key, store.EncodeBlob(buf))
-		buf = buf[:0]
+		err := b.Put(chunkKey('i', seq), store.EncodeBlob(buf))
+		if err == nil {
+			err = b.Put(chunkKey('b', seq), store.EncodeBlob(before))
+		}
+		seq, n, buf, before = seq+1, 0, buf[:0], before[:0]
 		return err
 	}
 	for i := range items {
 		buf = append(query.AppendJSON(buf, items[i].value()), '\n')
-		if n++; n >= chunkItems || len(buf) >= chunkBytes {
+		before = append(query.AppendJSON(before, items[i].before), '\n')
+		if n++; n >= chunkItems || len(buf)+len(before) >= chunkBytes {
 			if err := flush(); err != nil {
 				return err
 			}
@@ -118,26 +122,35 @@ func savePlan(tx *store.Tx, p *Plan, items []item) error {
 	return flush()
 }
 
-// eachItem calls fn for each item of a plan, in order.
-func eachItem(tx *store.Tx, token string, fn func(item) error) error {
+func chunkKey(kind byte, seq uint32) []byte {
+	return binary.BigEndian.AppendUint32([]byte{kind}, seq)
+}
+
+// eachItem calls fn for each item of a plan, in order; with before, its
+// before-image is read too.
+func eachItem(tx *store.Tx, token string, before bool, fn func(item) error) error {
 	b, err := planBucket(tx, token)
 	if err != nil || b == nil {
 		return err
 	}
 	c := b.Cursor()
 	for k, v := c.Seek([]byte("i")); k != nil && k[0] == 'i'; k, v = c.Next() {
-		js, err := store.DecodeBlob(v)
+		items, err := chunkLines(token, v)
 		if err != nil {
-			return fmt.Errorf("plan %s: %w", token, err)
+			return err
 		}
-		for len(js) > 0 {
-			line, rest, _ := bytes.Cut(js, []byte{'\n'})
-			js = rest
-			v, err := query.Parse(line)
-			if err != nil {
-				return query.Errorf(query.IO, "plan %s: unreadable item: %v", token, err)
+		var befores [][]byte
+		if before {
+			if befores, err = chunkLines(token, b.Get(append([]byte{'b'}, k[1:]...))); err != nil {
+				return err
 			}
-			if err := fn(itemFromValue(v)); err != nil {
+		}
+		for i, line := range items {
+			it, err := parseItem(token, line, befores, i)
+			if err != nil {
+				return err
+			}
+			if err := fn(it); err != nil {
 				return err
 			}
 		}
@@ -145,10 +158,40 @@ func eachItem(tx *store.Tx, token string, fn func(item) error) error {
 	return nil
 }
 
-// loadItems returns every item of a plan.
+// chunkLines returns the lines of a chunk.
+func chunkLines(token string, raw []byte) ([][]byte, error) {
+	js, err := store.DecodeBlob(raw)
+	if err != nil {
+		return nil, fmt.Errorf("plan %s: %w", token, err)
+	}
+	return bytes.Split(bytes.TrimSuffix(js, []byte{'\n'}), []byte{'\n'}), nil
+}
+
+func parseItem(token string, line []byte, befores [][]byte, i int) (item, error) {
+	v, err := query.Parse(line)
+	if err != nil {
+		return item{}, query.Errorf(query.IO, "plan %s: unreadable item: %v", token, err)
+	}
+	it := itemFromValue(v)
+	if befores == nil {
+		return it, nil
+	}
+	if i >= len(befores) {
+		return item{}, query.Errorf(query.IO, "plan %s: before-images do not match the items", token)
+	}
+	if it.before, err = query.Parse(befores[i]); err != nil {
+		return item{}, query.Errorf(query.IO, "plan %s: unreadable before-image: %v", token, err)
+	}
+	if it.before.IsNull() {
+		it.before = query.Value{}
+	}
+	return it, nil
+}
+
+// loadItems returns every item of a plan, without before-images.
 func loadItems(tx *store.Tx, p *Plan) ([]item, error) {
 	items := make([]item, 0, p.items)
-	err := eachItem(tx, p.Token, func(it item) error {
+	err := eachItem(tx, p.Token, false, func(it item) error {
 		items = append(items, it)
 		return nil
 	})
@@ -164,8 +207,10 @@ func retire(tx *store.Tx, p *Plan, status string, now time.Time) error {
 	}
 	var keys [][]byte
 	c := b.Cursor()
-	for k, _ := c.Seek([]byte("i")); k != nil && k[0] == 'i'; k, _ = c.Next() {
-		keys = append(keys, append([]byte(nil), k...))
+	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+		if k[0] == 'i' || k[0] == 'b' {
+			keys = append(keys, append([]byte(nil), k...))
+		}
 	}
 	for _, k := range keys {
 		if err := b.Delete(k); err != nil {
