@@ -3,6 +3,7 @@ package changes_test
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"testing"
 
@@ -22,8 +23,28 @@ func benchDoc(i int) string {
 		i%90, i%180, i%10, i%7, i%1000, 1+i%5, i%50, i%500, i%100)
 }
 
+// randomDoc is benchDoc with random text in its strings, so that
+// compression finds little to share between documents.
+func randomDoc(i int) string {
+	r := rand.New(rand.NewPCG(uint64(i), 3))
+	word := func(n int) string {
+		w := make([]byte, n)
+		for j := range w {
+			w[j] = "abcdefghijklmnopqrstuvwxyz0123456789"[r.IntN(36)]
+		}
+		return string(w)
+	}
+	return fmt.Sprintf(`{"_id":%d,"name":"%s %s","email":"%s@%s.com","age":%d,"active":%t,`+
+		`"address":{"city":"%s","zip":"%s","geo":[%.6f,%.6f]},"tags":["%s","%s"],`+
+		`"orders":[{"sku":"%s","qty":%d,"price":%.2f},{"sku":"%s","qty":1,"price":5.0}],"score":%d.5}`,
+		i, word(6), word(9), word(10), word(7), 18+r.IntN(60), r.IntN(2) == 0, word(8), word(5),
+		r.Float64()*180-90, r.Float64()*360-180, word(4), word(6), word(8), r.IntN(9)+1, r.Float64()*100, word(8), i%100)
+}
+
 // benchStore holds 100,000 documents, opened with fsync on commit.
-func benchStore(b *testing.B) *store.DB {
+func benchStore(b *testing.B) *store.DB { return benchStoreOf(b, benchDoc) }
+
+func benchStoreOf(b *testing.B, doc func(int) string) *store.DB {
 	b.Helper()
 	path := filepath.Join(b.TempDir(), "b.omgdb")
 	db, err := store.Open(path, &store.Options{Create: true})
@@ -33,7 +54,7 @@ func benchStore(b *testing.B) *store.DB {
 	b.Cleanup(func() { db.Close() })
 	var buf bytes.Buffer
 	for i := 0; i < 100_000; i++ {
-		buf.WriteString(benchDoc(i) + "\n")
+		buf.WriteString(doc(i) + "\n")
 	}
 	if _, err := db.Import(ctx, "users", &buf, nil); err != nil {
 		b.Fatal(err)
@@ -59,9 +80,19 @@ func BenchmarkPlanUpdate(b *testing.B) {
 }
 
 // BenchmarkApply applies a planned update of 10,000 of 100,000 documents,
-// and reports the journal bytes it adds per changed document.
+// and reports the journal bytes it adds per changed document, for
+// documents alike (benchDoc) and documents of random text (randomDoc).
 func BenchmarkApply(b *testing.B) {
-	db := benchStore(b)
+	for _, docs := range []struct {
+		name string
+		doc  func(int) string
+	}{{"alike", benchDoc}, {"random", randomDoc}} {
+		b.Run(docs.name, func(b *testing.B) { benchApply(b, benchStoreOf(b, docs.doc)) })
+	}
+}
+
+func benchApply(b *testing.B, db *store.DB) {
+	b.ResetTimer()
 	var journal int
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
