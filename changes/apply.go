@@ -77,14 +77,10 @@ func applyPlan(ctx context.Context, tx *store.Tx, token string, res *ApplyResult
 		return err
 	}
 	res.Kind = p.Kind
-	items, err := loadItems(tx, p)
-	if err != nil {
+	if err := checkItems(ctx, tx, p); err != nil {
 		return err
 	}
-	if err := checkItems(ctx, tx, p, items); err != nil {
-		return err
-	}
-	if err := writeItems(ctx, tx, items, res); err != nil {
+	if err := writeItems(ctx, tx, p, res); err != nil {
 		return err
 	}
 	if res.Inserted+res.Updated+res.Deleted > 0 {
@@ -120,15 +116,15 @@ func checkPending(tx *store.Tx, p *Plan, now time.Time) error {
 }
 
 // checkItems refuses the plan when any planned document changed since.
-func checkItems(ctx context.Context, tx *store.Tx, p *Plan, items []item) error {
+func checkItems(ctx context.Context, tx *store.Tx, p *Plan) error {
 	var changed []DocRef
-	for i := range items {
-		if i%1024 == 1023 {
+	n := 0
+	err := eachItem(tx, p.Token, 0, func(it *item) error {
+		if n++; n%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		it := &items[i]
 		js, err := currentJSON(tx, it.coll, it.id)
 		if err != nil {
 			return err
@@ -136,6 +132,10 @@ func checkItems(ctx context.Context, tx *store.Tx, p *Plan, items []item) error 
 		if (js == nil) != (it.digest == "") || (js != nil && digest(js) != it.digest) {
 			changed = append(changed, it.ref())
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if p.upsertNew {
 		more, err := upsertMatches(ctx, tx, p)
@@ -189,16 +189,16 @@ func currentJSON(tx *store.Tx, coll string, id query.Value) ([]byte, error) {
 }
 
 // writeItems writes every after-image of a checked plan.
-func writeItems(ctx context.Context, tx *store.Tx, items []item, res *ApplyResult) error {
-	for i := range items {
-		if i%1024 == 1023 {
+func writeItems(ctx context.Context, tx *store.Tx, p *Plan, res *ApplyResult) error {
+	n := 0
+	return eachItem(tx, p.Token, withAfter, func(it *item) error {
+		if n++; n%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		it := &items[i]
 		if it.op == opNone {
-			continue
+			return nil
 		}
 		c, err := tx.CreateCollection(it.coll)
 		if err != nil {
@@ -215,9 +215,6 @@ func writeItems(ctx context.Context, tx *store.Tx, items []item, res *ApplyResul
 			err = c.Delete(it.id)
 			res.Deleted++
 		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+		return err
+	})
 }

@@ -117,8 +117,8 @@ type item struct {
 
 func (it *item) ref() DocRef { return DocRef{Collection: it.coll, ID: Doc{it.id}} }
 
-// value returns the item as stored, without its before-image (stored
-// apart, see savePlan): {"coll","id","op","digest","after"}.
+// value returns the item's identity as stored (its images are stored
+// apart, see planWriter): {"coll","id","op","digest"}.
 func (it *item) value() query.Value {
 	f := []query.Field{
 		{Key: "coll", Value: query.StringValue(it.coll)},
@@ -128,16 +128,13 @@ func (it *item) value() query.Value {
 	if it.digest != "" {
 		f = append(f, query.Field{Key: "digest", Value: query.StringValue(it.digest)})
 	}
-	if !it.after.IsMissing() {
-		f = append(f, query.Field{Key: "after", Value: it.after})
-	}
 	return query.ObjectValue(f)
 }
 
 func itemFromValue(v query.Value) item {
 	return item{
 		coll: v.Get("coll").Str(), id: v.Get("id"), op: v.Get("op").Str(),
-		digest: v.Get("digest").Str(), after: v.Get("after"),
+		digest: v.Get("digest").Str(),
 	}
 }
 

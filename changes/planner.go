@@ -47,12 +47,13 @@ type BeforeAfter struct {
 	After  Doc `json:"after"`
 }
 
-// builder collects a plan's items.
+// builder writes a plan's items as they are found, keeping a sample.
 type builder struct {
-	p      *Plan
-	items  []item
-	sample []BeforeAfter
-	n      int
+	p        *Plan
+	w        *planWriter
+	sample   []BeforeAfter
+	n        int
+	upserted *Doc
 }
 
 func newBuilder(kind string, opts *PlanOptions) *builder {
@@ -70,38 +71,46 @@ func newBuilder(kind string, opts *PlanOptions) *builder {
 	return &builder{p: p, n: n}
 }
 
-func (b *builder) add(it item) {
-	b.items = append(b.items, it)
-	if it.op == opNone {
-		return
-	}
-	b.p.Modified++
-	if len(b.sample) < b.n {
-		b.sample = append(b.sample, BeforeAfter{Before: Doc{it.before}, After: Doc{it.after}})
-	}
-}
-
-// save stores the plan, retiring expired ones on the way.
-func (b *builder) save(tx *store.Tx) error {
-	b.p.BaseLSN = tx.LastLSN()
+// begin starts writing the plan, retiring expired plans on the way.
+func (b *builder) begin(tx *store.Tx) error {
 	if err := expireOld(tx, b.p.Created); err != nil {
 		return err
 	}
-	return savePlan(tx, b.p, b.items)
+	w, err := newPlanWriter(tx, b.p.Token)
+	b.w = w
+	return err
+}
+
+func (b *builder) add(it item) error {
+	b.p.items++
+	if it.op != opNone {
+		b.p.Modified++
+		if len(b.sample) < b.n {
+			b.sample = append(b.sample, BeforeAfter{Before: Doc{it.before}, After: Doc{it.after}})
+		}
+		if it.op == opInsert && b.p.Kind == KindUpdate {
+			b.upserted = &Doc{it.id}
+		}
+	}
+	return b.w.add(&it)
+}
+
+// save writes the last items and the header.
+func (b *builder) save(tx *store.Tx) error {
+	b.p.BaseLSN = tx.LastLSN()
+	if err := b.w.flush(); err != nil {
+		return err
+	}
+	return saveHeader(tx, b.p)
 }
 
 func (b *builder) result() *PlanResult {
 	p := b.p
 	r := &PlanResult{Token: p.Token, Matched: p.Matched, Modified: p.Modified, SampleBeforeAfter: b.sample,
 		Kind: p.Kind, Collection: p.Collection, Collections: p.Collections, Expires: p.Expires,
-		NextValidActions: []string{ActionApply, ActionShow, ActionDiscard}}
+		UpsertedID: b.upserted, NextValidActions: []string{ActionApply, ActionShow, ActionDiscard}}
 	if r.SampleBeforeAfter == nil {
 		r.SampleBeforeAfter = []BeforeAfter{}
-	}
-	for _, it := range b.items {
-		if it.op == opInsert && p.Kind == KindUpdate {
-			r.UpsertedID = &Doc{it.id}
-		}
 	}
 	switch {
 	case p.Kind == KindRevert && p.Modified == 0:
@@ -171,10 +180,12 @@ func PlanDelete(ctx context.Context, db *store.DB, coll string, filter query.Val
 		if err != nil {
 			return err
 		}
+		if err := b.begin(tx); err != nil {
+			return err
+		}
 		err = scanMatches(ctx, c, f, opts.First, func(js []byte, doc query.Value) error {
 			b.p.Matched++
-			b.add(item{coll: coll, id: doc.Get("_id"), op: opDelete, digest: digest(js), before: doc})
-			return nil
+			return b.add(item{coll: coll, id: doc.Get("_id"), op: opDelete, digest: digest(js), before: doc})
 		})
 		if err != nil {
 			return err
@@ -208,6 +219,9 @@ func PlanRevert(ctx context.Context, db *store.DB, revision string, opts *PlanOp
 		if err != nil {
 			return err
 		}
+		if err := b.begin(tx); err != nil {
+			return err
+		}
 		colls := map[string]bool{}
 		for _, d := range u.sorted() {
 			js, cur, err := current(tx, d.coll, d.id)
@@ -218,7 +232,9 @@ func PlanRevert(ctx context.Context, db *store.DB, revision string, opts *PlanOp
 			if sameState(cur, d.state) {
 				continue
 			}
-			b.add(revertItem(d, js, cur))
+			if err := b.add(revertItem(d, js, cur)); err != nil {
+				return err
+			}
 			colls[d.coll] = true
 		}
 		b.p.Collections = sortedKeys(colls)

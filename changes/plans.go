@@ -52,7 +52,7 @@ func ShowPlan(ctx context.Context, db *store.DB, token string) (*Plan, []PlanDoc
 			return err
 		}
 		p.Status = p.status(timeNow())
-		return eachItem(tx, token, true, func(it item) error {
+		return eachItem(tx, token, withAfter|withBefore, func(it *item) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}

@@ -14,11 +14,14 @@ import (
 )
 
 // Plans live in the store file, in the top-level bucket "plans": one nested
-// bucket per token holding the header under "h", the items as chunks of
-// NDJSON under "i" + a 4-byte big-endian sequence number, and their
-// before-images under "b" + the same number, line for line ("null" for an
-// item without one). Apply reads only the items; showing a plan reads both.
-// Every value is a store blob (checksummed; compressed when large). Applying, discarding or
+// bucket per token holding the header under "h" and the items in chunks of
+// up to chunkItems lines: "i" + a 4-byte big-endian sequence number holds
+// their identity ({"coll","id","op","digest"}), "a" + the same number their
+// after-images and "b" + it their before-images, line for line ("null" for
+// none). Chunks are written as the plan is computed and read one at a time,
+// so memory stays bounded by a chunk whatever the plan's size; apply checks
+// the "i" lines first and parses after-images only to write them. Every
+// value is a store blob (checksummed; compressed when large). Applying, discarding or
 // expiring a plan drops its items and keeps its header, so a token keeps
 // saying what became of it.
 const (
@@ -87,48 +90,66 @@ func saveHeader(tx *store.Tx, p *Plan) error {
 	return b.Put(keyHeader, store.EncodeBlob(js))
 }
 
-// savePlan writes a new plan: its header and its items.
-func savePlan(tx *store.Tx, p *Plan, items []item) error {
-	p.items = len(items)
-	if err := saveHeader(tx, p); err != nil {
-		return err
-	}
-	b, err := planBucket(tx, p.Token)
+// planWriter writes a new plan's items as they are found.
+type planWriter struct {
+	b                      *bolt.Bucket
+	seq                    uint32
+	n                      int
+	items, afters, befores []byte
+}
+
+func newPlanWriter(tx *store.Tx, token string) (*planWriter, error) {
+	root, err := tx.Bucket(bucketPlans)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	var buf, before []byte
-	seq, n := uint32(0), 0
-	flush := func() error {
-		if n == 0 {
-			return nil
-		}
-		err := b.Put(chunkKey('i', seq), store.EncodeBlob(buf))
-		if err == nil {
-			err = b.Put(chunkKey('b', seq), store.EncodeBlob(before))
-		}
-		seq, n, buf, before = seq+1, 0, buf[:0], before[:0]
-		return err
+	b, err := root.CreateBucket([]byte(token))
+	if err != nil {
+		return nil, err
 	}
-	for i := range items {
-		buf = append(query.AppendJSON(buf, items[i].value()), '\n')
-		before = append(query.AppendJSON(before, items[i].before), '\n')
-		if n++; n >= chunkItems || len(buf)+len(before) >= chunkBytes {
-			if err := flush(); err != nil {
-				return err
-			}
+	return &planWriter{b: b}, nil
+}
+
+func (w *planWriter) add(it *item) error {
+	w.items = append(query.AppendJSON(w.items, it.value()), '\n')
+	w.afters = append(query.AppendJSON(w.afters, it.after), '\n')
+	w.befores = append(query.AppendJSON(w.befores, it.before), '\n')
+	if w.n++; w.n >= chunkItems || len(w.items)+len(w.afters)+len(w.befores) >= chunkBytes {
+		return w.flush()
+	}
+	return nil
+}
+
+func (w *planWriter) flush() error {
+	if w.n == 0 {
+		return nil
+	}
+	for _, part := range []struct {
+		kind byte
+		data []byte
+	}{{'i', w.items}, {'a', w.afters}, {'b', w.befores}} {
+		if err := w.b.Put(chunkKey(part.kind, w.seq), store.EncodeBlob(part.data)); err != nil {
+			return err
 		}
 	}
-	return flush()
+	w.seq, w.n = w.seq+1, 0
+	w.items, w.afters, w.befores = w.items[:0], w.afters[:0], w.befores[:0]
+	return nil
 }
 
 func chunkKey(kind byte, seq uint32) []byte {
 	return binary.BigEndian.AppendUint32([]byte{kind}, seq)
 }
 
-// eachItem calls fn for each item of a plan, in order; with before, its
-// before-image is read too.
-func eachItem(tx *store.Tx, token string, before bool, fn func(item) error) error {
+// Parts of an item that eachItem reads besides its identity.
+const (
+	withAfter = 1 << iota
+	withBefore
+)
+
+// eachItem calls fn for each item of a plan, in order, with the parts
+// asked for.
+func eachItem(tx *store.Tx, token string, parts int, fn func(*item) error) error {
 	b, err := planBucket(tx, token)
 	if err != nil || b == nil {
 		return err
@@ -139,23 +160,42 @@ func eachItem(tx *store.Tx, token string, before bool, fn func(item) error) erro
 		if err != nil {
 			return err
 		}
-		var befores [][]byte
-		if before {
-			if befores, err = chunkLines(token, b.Get(append([]byte{'b'}, k[1:]...))); err != nil {
-				return err
-			}
+		afters, befores, err := itemParts(b, token, k[1:], parts, len(items))
+		if err != nil {
+			return err
 		}
 		for i, line := range items {
-			it, err := parseItem(token, line, befores, i)
+			it, err := parseItem(token, line, afters, befores, i)
 			if err != nil {
 				return err
 			}
-			if err := fn(it); err != nil {
+			if err := fn(&it); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// itemParts reads the after- and before-image chunks of the items chunk
+// numbered seq, as asked by parts.
+func itemParts(b *bolt.Bucket, token string, seq []byte, parts, n int) (afters, befores [][]byte, err error) {
+	read := func(kind byte) ([][]byte, error) {
+		lines, err := chunkLines(token, b.Get(append([]byte{kind}, seq...)))
+		if err == nil && len(lines) != n {
+			err = query.Errorf(query.IO, "plan %s: a chunk of images does not match its items", token)
+		}
+		return lines, err
+	}
+	if parts&withAfter != 0 {
+		if afters, err = read('a'); err != nil {
+			return nil, nil, err
+		}
+	}
+	if parts&withBefore != 0 {
+		befores, err = read('b')
+	}
+	return afters, befores, err
 }
 
 // chunkLines returns the lines of a chunk.
@@ -167,35 +207,32 @@ func chunkLines(token string, raw []byte) ([][]byte, error) {
 	return bytes.Split(bytes.TrimSuffix(js, []byte{'\n'}), []byte{'\n'}), nil
 }
 
-func parseItem(token string, line []byte, befores [][]byte, i int) (item, error) {
+func parseItem(token string, line []byte, afters, befores [][]byte, i int) (item, error) {
 	v, err := query.Parse(line)
 	if err != nil {
 		return item{}, query.Errorf(query.IO, "plan %s: unreadable item: %v", token, err)
 	}
 	it := itemFromValue(v)
-	if befores == nil {
-		return it, nil
+	if afters != nil {
+		if it.after, err = parseImage(afters[i]); err != nil {
+			return item{}, query.Errorf(query.IO, "plan %s: unreadable after-image: %v", token, err)
+		}
 	}
-	if i >= len(befores) {
-		return item{}, query.Errorf(query.IO, "plan %s: before-images do not match the items", token)
-	}
-	if it.before, err = query.Parse(befores[i]); err != nil {
-		return item{}, query.Errorf(query.IO, "plan %s: unreadable before-image: %v", token, err)
-	}
-	if it.before.IsNull() {
-		it.before = query.Value{}
+	if befores != nil {
+		if it.before, err = parseImage(befores[i]); err != nil {
+			return item{}, query.Errorf(query.IO, "plan %s: unreadable before-image: %v", token, err)
+		}
 	}
 	return it, nil
 }
 
-// loadItems returns every item of a plan, without before-images.
-func loadItems(tx *store.Tx, p *Plan) ([]item, error) {
-	items := make([]item, 0, p.items)
-	err := eachItem(tx, p.Token, false, func(it item) error {
-		items = append(items, it)
-		return nil
-	})
-	return items, err
+// parseImage parses a document image; null is no document (missing).
+func parseImage(line []byte) (query.Value, error) {
+	v, err := query.Parse(line)
+	if err != nil || v.IsNull() {
+		return query.Value{}, err
+	}
+	return v, nil
 }
 
 // retire sets a plan's final status and drops its items: an applied plan's
@@ -208,7 +245,7 @@ func retire(tx *store.Tx, p *Plan, status string, now time.Time) error {
 	var keys [][]byte
 	c := b.Cursor()
 	for k, _ := c.First(); k != nil; k, _ = c.Next() {
-		if k[0] == 'i' || k[0] == 'b' {
+		if k[0] == 'i' || k[0] == 'a' || k[0] == 'b' {
 			keys = append(keys, append([]byte(nil), k...))
 		}
 	}

@@ -37,6 +37,11 @@ func PlanUpdate(ctx context.Context, db *store.DB, coll string, filter, update q
 	missing := false
 	err = db.Update(store.Change{Kind: "plan"}, func(tx *store.Tx) error {
 		c, err := tx.Collection(coll)
+		if err == nil || isNotFound(err) {
+			if err := b.begin(tx); err != nil {
+				return err
+			}
+		}
 		switch {
 		case err == nil:
 			if err := planMatches(ctx, b, c, f, u, filter, opts.First); err != nil {
@@ -53,7 +58,9 @@ func PlanUpdate(ctx context.Context, db *store.DB, coll string, filter, update q
 				return err
 			}
 			b.p.upsertNew = true
-			b.add(item{coll: coll, id: doc.Get("_id"), op: opInsert, after: doc})
+			if err := b.add(item{coll: coll, id: doc.Get("_id"), op: opInsert, after: doc}); err != nil {
+				return err
+			}
 		}
 		return b.save(tx)
 	})
@@ -82,8 +89,7 @@ func planMatches(ctx context.Context, b *builder, c *store.Collection, f *query.
 		if err != nil {
 			return updateError(c.Name(), id, err)
 		}
-		b.add(it)
-		return nil
+		return b.add(it)
 	})
 }
 
