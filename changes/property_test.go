@@ -225,7 +225,11 @@ func TestScanAt_MatchesTheStateAtEveryRevision_Property(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 7))
 		db := storetest.MustOpen(t)
 		states := workload(t, r, db, 60)
+		replayed := replayStates(t, db)
 		for lsn, st := range states {
+			if got := replayed[lsn]; fmt.Sprint(got) != fmt.Sprint(st) {
+				t.Fatalf("seed %d lsn %d: the journal replayed gives\n%v\nthe store held\n%v", seed, lsn, got, st)
+			}
 			for _, coll := range colls {
 				got, err := scanAt(t, db, coll, lsn)
 				if _, existed := st[coll]; !existed {
@@ -391,4 +395,75 @@ func TestVersions_AreTheStatesAtTheirRevisions_Property(t *testing.T) {
 			}
 		}
 	}
+}
+
+// replayStates rebuilds the store from the journal alone, forward from
+// empty, and returns the state after each record. An operation's
+// after-image is the before-image of the document's next operation, or
+// the current document when there is none.
+func replayStates(t *testing.T, db *store.DB) map[uint64]state {
+	var recs []*store.Record
+	next := map[string]query.Value{} // document -> state after the operation being visited (backwards)
+	afters := map[*store.Op]query.Value{}
+	err := db.View(func(tx *store.Tx) error {
+		for _, name := range tx.Collections() {
+			c, _ := tx.Collection(name)
+			for cur := c.Scan(); cur.Next(); {
+				next[name+"\x00"+cur.Doc().Get("_id").String()] = cur.Doc()
+			}
+		}
+		return tx.JournalReverse(0, func(r *store.Record) (bool, error) {
+			recs = append(recs, r)
+			for i := len(r.Ops) - 1; i >= 0; i-- {
+				op := &r.Ops[i]
+				k := op.Coll + "\x00" + op.ID.String()
+				afters[op] = next[k]
+				next[k] = op.Before // missing before an insert
+			}
+			return true, nil
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	states := map[uint64]state{0: {}}
+	colls := map[string]map[string]query.Value{}
+	for i := len(recs) - 1; i >= 0; i-- {
+		for j := range recs[i].Ops {
+			replayOp(colls, &recs[i].Ops[j], afters)
+		}
+		states[recs[i].LSN] = stateOf(colls)
+	}
+	return states
+}
+
+func replayOp(colls map[string]map[string]query.Value, op *store.Op, afters map[*store.Op]query.Value) {
+	switch op.Op {
+	case store.OpCreateCollection:
+		colls[op.Coll] = map[string]query.Value{}
+	case store.OpDropCollection:
+		delete(colls, op.Coll)
+	case store.OpInsert, store.OpUpdate:
+		colls[op.Coll][string(query.AppendKey(nil, op.ID))] = afters[op]
+	case store.OpDelete:
+		delete(colls[op.Coll], string(query.AppendKey(nil, op.ID)))
+	}
+}
+
+// stateOf returns replayed collections as a state, documents in key order.
+func stateOf(colls map[string]map[string]query.Value) state {
+	st := state{}
+	for name, docs := range colls {
+		keys := make([]string, 0, len(docs))
+		for k := range docs {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		lines := []docLine{}
+		for _, k := range keys {
+			lines = append(lines, docLine{id: docs[k].Get("_id").String(), json: docs[k].String()})
+		}
+		st[name] = lines
+	}
+	return st
 }
