@@ -144,3 +144,23 @@ func (s *atSource) Close() error {
 	}
 	return nil
 }
+
+// AggregateAt runs a compiled pipeline over coll as it was at rev; $lookup
+// and $unionWith read the other collections as of the same revision.
+func AggregateAt(ctx context.Context, tx *store.Tx, coll string, rev Revision, p *query.Pipeline) (query.Source, error) {
+	src, err := ScanAt(ctx, tx, coll, rev)
+	if err != nil {
+		return nil, err
+	}
+	return p.Run(ctx, src, envAt{tx: tx, rev: rev}), nil
+}
+
+// envAt is the environment of a pipeline run at a revision.
+type envAt struct {
+	tx  *store.Tx
+	rev Revision
+}
+
+func (e envAt) Collection(ctx context.Context, name string) (query.Source, error) {
+	return ScanAt(ctx, e.tx, name, e.rev)
+}

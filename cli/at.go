@@ -48,3 +48,19 @@ func countIn(ctx context.Context, tx *store.Tx, coll, at string, filter *query.F
 	}
 	return changes.CountAt(ctx, tx, coll, rev, filter)
 }
+
+// aggregateIn runs a pipeline over coll, now or at a revision.
+func aggregateIn(ctx context.Context, tx *store.Tx, coll, at string, p *query.Pipeline) (query.Source, error) {
+	if at == "" {
+		c, err := tx.Collection(coll)
+		if err != nil {
+			return nil, err
+		}
+		return c.Aggregate(ctx, p), nil
+	}
+	rev, err := changes.ResolveRevision(tx, at)
+	if err != nil {
+		return nil, err
+	}
+	return changes.AggregateAt(ctx, tx, coll, rev, p)
+}
