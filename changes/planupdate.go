@@ -34,35 +34,10 @@ func PlanUpdate(ctx context.Context, db *store.DB, coll string, filter, update q
 	for _, af := range opts.ArrayFilters {
 		b.p.ArrayFilters = append(b.p.ArrayFilters, Doc{af})
 	}
-	missing := false
+	var missing bool
 	err = db.Update(store.Change{Kind: "plan"}, func(tx *store.Tx) error {
-		c, err := tx.Collection(coll)
-		if err == nil || isNotFound(err) {
-			if err := b.begin(tx); err != nil {
-				return err
-			}
-		}
-		switch {
-		case err == nil:
-			if err := planMatches(ctx, b, c, f, u, filter, opts.First); err != nil {
-				return err
-			}
-		case !opts.Upsert || !isNotFound(err):
-			return err
-		default:
-			missing = true
-		}
-		if opts.Upsert && b.p.Matched == 0 {
-			doc, err := upsertDoc(u, filter, b)
-			if err != nil {
-				return err
-			}
-			b.p.upsertNew = true
-			if err := b.add(item{coll: coll, id: doc.Get("_id"), op: opInsert, after: doc}); err != nil {
-				return err
-			}
-		}
-		return b.save(tx)
+		missing, err = planUpdate(ctx, tx, b, f, u, filter, opts)
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -72,6 +47,35 @@ func PlanUpdate(ctx context.Context, db *store.DB, coll string, filter, update q
 		res.Message = "collection `" + coll + "` does not exist: applying this plan creates it with the upserted document"
 	}
 	return res, nil
+}
+
+// planUpdate plans an update in tx, and reports whether the collection
+// is missing (only an upsert may plan on a missing collection).
+func planUpdate(ctx context.Context, tx *store.Tx, b *builder, f *query.Filter, u *query.Update, filter query.Value, opts *PlanOptions) (bool, error) {
+	c, err := tx.Collection(b.p.Collection)
+	missing := isNotFound(err)
+	if err != nil && !(missing && opts.Upsert) {
+		return missing, err
+	}
+	if err := b.begin(tx); err != nil {
+		return missing, err
+	}
+	if !missing {
+		if err := planMatches(ctx, b, c, f, u, filter, opts.First); err != nil {
+			return missing, err
+		}
+	}
+	if opts.Upsert && b.p.Matched == 0 {
+		doc, err := upsertDoc(u, filter, b)
+		if err != nil {
+			return missing, err
+		}
+		b.p.upsertNew = true
+		if err := b.add(item{coll: b.p.Collection, id: doc.Get("_id"), op: opInsert, after: doc}); err != nil {
+			return missing, err
+		}
+	}
+	return missing, b.save(tx)
 }
 
 // planMatches runs the update on every matching document.
