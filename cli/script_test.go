@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -166,6 +167,7 @@ func TestScripts(t *testing.T) {
 			"exits":    exits,
 			"ndjson":   genNDJSON,
 			"flipbyte": flipByte,
+			"jset":     jset,
 		},
 	})
 }
@@ -246,4 +248,23 @@ func flipByte(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	data[i+off] ^= 1
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), data, 0o644))
+}
+
+// jset <var> <key>: set the environment variable to the string value of a
+// top-level key of the JSON object on the last line of the previous
+// command's stdout (a plan's token, a rollback's change_id).
+func jset(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || neg {
+		ts.Fatalf("usage: jset <var> <key>")
+	}
+	lines := strings.Split(strings.TrimSpace(ts.ReadFile("stdout")), "\n")
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &obj); err != nil {
+		ts.Fatalf("jset: stdout is not JSON: %v", err)
+	}
+	v, ok := obj[args[1]].(string)
+	if !ok {
+		ts.Fatalf("jset: no string %q in %s", args[1], lines[len(lines)-1])
+	}
+	ts.Setenv(args[0], v)
 }
