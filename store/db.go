@@ -65,6 +65,11 @@ func Open(path string, opts *Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	if created {
+		if err := createStore(path); err != nil {
+			return nil, err
+		}
+	}
 	timeout := opts.Timeout
 	switch {
 	case timeout == 0:
@@ -80,9 +85,6 @@ func Open(path string, opts *Options) (*DB, error) {
 		FreelistType: bolt.FreelistMapType,
 	})
 	if err != nil {
-		if created {
-			os.Remove(path)
-		}
 		return nil, openError(path, timeout, err)
 	}
 	db := &DB{path: path, bolt: bdb, readOnly: opts.ReadOnly, created: created, actor: opts.Actor}
@@ -115,6 +117,11 @@ func checkPath(path string, opts *Options) (bool, error) {
 	case err == nil && !fi.Mode().IsRegular():
 		return false, query.Errorf(query.Invalid, "%s is not a regular file", path).
 			WithHint("a store is one file, such as app.omgdb")
+	case err == nil && fi.Size() == 0 && opts.ReadOnly:
+		// A read-only open cannot initialise it, and bbolt's error would be
+		// about a failed write.
+		return false, wrap(query.IO, ErrCorrupt, "%s is an empty file, not an omgdb store", path).
+			WithHint("delete it, or write to it (insert, import) to make it a store")
 	case err == nil:
 		return false, nil
 	case !errors.Is(err, os.ErrNotExist):
@@ -125,6 +132,47 @@ func checkPath(path string, opts *Options) (bool, error) {
 	e := wrap(query.NotFound, ErrNotFound, "store not found: %s", path)
 	e.Hint = missingStoreHint(path)
 	return false, e
+}
+
+// createStore makes a new, laid-out store at path without ever letting a
+// half-made file appear under that name, so that a process killed while
+// creating a store leaves either no store or a whole one. It builds the
+// store in a temporary file beside path, syncs it, links it into place and
+// syncs the directory. When another process creates the same store at the
+// same moment, one link wins and both then open the same file.
+func createStore(path string) error {
+	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".creating-"+query.NewOID().Hex())
+	defer os.Remove(tmp)
+	bdb, err := openBolt(tmp, &bolt.Options{Timeout: time.Second, FreelistType: bolt.FreelistMapType})
+	if err != nil {
+		return wrap(query.IO, err, "cannot create store %s: %v", path, err)
+	}
+	err = (&DB{path: path, bolt: bdb}).layout()
+	if cerr := bdb.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		if err = os.Link(tmp, path); errors.Is(err, os.ErrExist) {
+			err = nil
+		}
+	}
+	if err == nil {
+		err = syncDir(filepath.Dir(path))
+	}
+	if err != nil {
+		return wrap(query.IO, err, "cannot create store %s: %v", path, err)
+	}
+	return nil
+}
+
+// syncDir fsyncs a directory, so that a new name in it survives a crash.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }
 
 func missingStoreHint(path string) string {
