@@ -238,6 +238,9 @@ func (d *rawDecoder) object(n *pruneNode, depth int) (Value, error) {
 			if err != nil {
 				return Value{}, err
 			}
+			if d.own {
+				key = d.intern(key)
+			}
 			d.fields = append(d.fields, Field{key, v})
 		}
 		p.skipSpace()
@@ -267,7 +270,8 @@ func (d *rawDecoder) objectValue(base int) Value {
 }
 
 // key reads an object key. raw is its text when it has no escapes (what
-// pruneNode.find compares), else its decoded bytes.
+// pruneNode.find compares), else its decoded bytes. The key aliases the
+// input; intern copies a key that is kept.
 func (d *rawDecoder) key() (string, []byte, error) {
 	p := &d.p
 	if p.pos >= len(p.data) || p.data[p.pos] != '"' {
@@ -277,19 +281,20 @@ func (d *rawDecoder) key() (string, []byte, error) {
 	d.own = false
 	s, err := d.string()
 	d.own = own
-	raw := unsafe.Slice(unsafe.StringData(s), len(s))
-	if !own || err != nil {
-		return s, raw, err
-	}
-	// Keys repeat from document to document: intern them.
-	if k, ok := p.keys[s]; ok {
-		return k, raw, nil
+	return s, unsafe.Slice(unsafe.StringData(s), len(s)), err
+}
+
+// intern returns a key of the document that outlives it: keys repeat from
+// document to document, so they are shared.
+func (d *rawDecoder) intern(s string) string {
+	if k, ok := d.p.keys[s]; ok {
+		return k
 	}
 	k := strings.Clone(s)
-	if len(p.keys) < 4096 {
-		p.keys[k] = k
+	if len(d.p.keys) < 4096 {
+		d.p.keys[k] = k
 	}
-	return k, raw, nil
+	return k
 }
 
 // string reads a string. Without escapes it aliases the input; with them
