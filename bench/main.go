@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
 	"time"
 )
@@ -49,6 +50,7 @@ func run(args []string) error {
 	fs.StringVar(&cfg.work, "work", filepath.Join(os.TempDir(), "omgdb-bench"), "working directory for data and stores")
 	fs.StringVar(&cfg.peersDir, "peers", envOr("OMGDB_BENCH_PEERS", filepath.Join(home, ".cache", "omgdb-bench")), "where bench/setup.sh installed the npm peers")
 	fs.BoolVar(&cfg.keep, "keep", true, "keep the dataset and stores in -work for the next run")
+	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of this process (the library's work) to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -65,6 +67,17 @@ func run(args []string) error {
 		if findSystem(id) == nil {
 			return fmt.Errorf("unknown system %q; known: %s", id, systemIDs())
 		}
+	}
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	b, err := newBench(cfg)
 	if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/omgdb/omgdb/changes"
 	"github.com/omgdb/omgdb/cli"
 	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/store"
@@ -21,6 +23,9 @@ import (
 var (
 	scanFilter  = fmt.Sprintf(`{"address.city":%q,"score":{"$gte":%v}}`, scanCity, scanScore)
 	rangeFilter = fmt.Sprintf(`{"age":{"$gte":%d,"$lte":%d}}`, rangeLo, rangeHi)
+	groupStages = `[{"$group":{"_id":"$address.city","n":{"$sum":1},"avg":{"$avg":"$score"}}}]`
+	updFilter   = fmt.Sprintf(`{"plan":%q}`, updatePlan)
+	updSpec     = `{"$inc":{"score":1},"$set":{"flag":true}}`
 )
 
 func setupOmgdbLib(b *bench) (string, error) {
@@ -97,9 +102,13 @@ func (b *bench) omgdbLib(w string) result {
 	case "eq", "range":
 		return skipped("secondary indexes have not landed in main")
 	case "group":
-		return skipped("aggregation ($group) has not landed in main")
+		p, err := query.CompilePipeline(query.MustParse(groupStages), nil)
+		if err != nil {
+			return skipped("%v", err)
+		}
+		return b.withStore(func(db *store.DB) result { return b.libAggregate(db, p) })
 	case "update":
-		return skipped("plan + apply has not landed in main")
+		return b.libUpdate()
 	case "vector":
 		return skipped("the vector index has not landed in main")
 	}
@@ -158,6 +167,61 @@ func (b *bench) libCount(db *store.DB, f *query.Filter) result {
 	return r
 }
 
+func (b *bench) libAggregate(db *store.DB, p *query.Pipeline) result {
+	var n int
+	r := b.timeRuns(nil, func() error {
+		return db.View(func(tx *store.Tx) error {
+			c, err := tx.Collection("users")
+			if err != nil {
+				return err
+			}
+			src := c.Aggregate(context.Background(), p)
+			defer src.Close()
+			for n = 0; src.Next(); n++ {
+			}
+			return src.Err()
+		})
+	})
+	if r.skip == "" {
+		r.note = fmt.Sprintf("%d groups", n)
+	}
+	return r
+}
+
+// libUpdate plans and applies the update on a fresh copy of the store
+// each run (the copy is not timed).
+func (b *bench) libUpdate() result {
+	src, err := b.omgdbStore()
+	if err != nil {
+		return skipped("import: %v", err)
+	}
+	tmp := b.path("omgdb-update") + ".omgdb"
+	defer os.Remove(tmp)
+	var n int64
+	r := b.timeRuns(func() error { return copyFile(src, tmp) }, func() error {
+		db, err := store.Open(tmp, nil)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		ctx := context.Background()
+		plan, err := changes.PlanUpdate(ctx, db, "users", query.MustParse(updFilter), query.MustParse(updSpec), &changes.PlanOptions{Sample: -1})
+		if err != nil {
+			return err
+		}
+		res, err := changes.Apply(ctx, db, plan.Token, nil)
+		if err != nil {
+			return err
+		}
+		n = res.Updated
+		return db.Close()
+	})
+	if r.skip == "" {
+		r.note = fmt.Sprintf("plan + apply, %d documents", n)
+	}
+	return r
+}
+
 func perOp(r *result, n int) {
 	for i := range r.samples {
 		r.samples[i] /= float64(n)
@@ -188,6 +252,32 @@ func (b *bench) omgdbCLI(w string) result {
 		}
 		r := b.timeRuns(nil, func() error { return runCmd(nil, b.bin, "count", st, "users", scanFilter) })
 		r.note = "whole process"
+		return r
+	case "group":
+		if _, err := b.omgdbStore(); err != nil {
+			return skipped("import: %v", err)
+		}
+		r := b.timeRuns(nil, func() error { return runCmd(nil, b.bin, "aggregate", st, "users", groupStages) })
+		r.note = "whole process"
+		return r
+	case "update":
+		if _, err := b.omgdbStore(); err != nil {
+			return skipped("import: %v", err)
+		}
+		tmp := b.path("omgdb-cli-update") + ".omgdb"
+		defer os.Remove(tmp)
+		r := b.timeRuns(func() error { return copyFile(st, tmp) }, func() error {
+			out, err := output(nil, b.bin, "plan-update", tmp, "users", updFilter, updSpec)
+			if err != nil {
+				return err
+			}
+			var plan struct{ Token string }
+			if err := json.Unmarshal(out, &plan); err != nil || plan.Token == "" {
+				return fmt.Errorf("plan-update printed %.200q", out)
+			}
+			return runCmd(nil, b.bin, "apply", tmp, plan.Token)
+		})
+		r.note = "omgdb plan-update, then omgdb apply: two processes"
 		return r
 	case "size":
 		return fileSize(st)
