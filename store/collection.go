@@ -239,16 +239,17 @@ func (c *Collection) Replace(id query.Value, doc query.Value) error {
 	if err := c.checkWritable(); err != nil {
 		return err
 	}
-	before, err := c.Get(id)
+	old, err := c.current(id)
 	if err != nil {
 		return err
 	}
+	storedID := old.id()
 	if newID := doc.Get("_id"); !newID.IsMissing() && !query.Equal(newID, id) {
 		return query.Errorf(query.Invalid, "cannot change _id %s to %s", id, newID).
 			WithHint("_id is immutable; delete the document and insert a new one")
 	}
 	if doc.Get("_id").IsMissing() {
-		doc = doc.With("_id", before.Get("_id"))
+		doc = doc.With("_id", storedID)
 	}
 	doc, err = query.PrepareDocument(doc)
 	if err != nil {
@@ -258,13 +259,17 @@ func (c *Collection) Replace(id query.Value, doc query.Value) error {
 	if err != nil {
 		return err
 	}
+	before, err := c.beforeValue(old)
+	if err != nil {
+		return err
+	}
 	if err := c.maintain(before, doc); err != nil {
 		return err
 	}
 	if err := c.docs.Put(query.AppendKey(nil, id), val); err != nil {
 		return err
 	}
-	c.tx.record(Op{Op: OpUpdate, Coll: c.name, ID: before.Get("_id"), Before: before})
+	c.tx.record(Op{Op: OpUpdate, Coll: c.name, ID: storedID, beforeJSON: old.js})
 	return nil
 }
 
@@ -274,7 +279,11 @@ func (c *Collection) Delete(id query.Value) error {
 	if err := c.checkWritable(); err != nil {
 		return err
 	}
-	before, err := c.Get(id)
+	old, err := c.current(id)
+	if err != nil {
+		return err
+	}
+	before, err := c.beforeValue(old)
 	if err != nil {
 		return err
 	}
@@ -286,8 +295,48 @@ func (c *Collection) Delete(id query.Value) error {
 	}
 	c.count--
 	c.dirty = true
-	c.tx.record(Op{Op: OpDelete, Coll: c.name, ID: before.Get("_id"), Before: before})
+	c.tx.record(Op{Op: OpDelete, Coll: c.name, ID: old.id(), beforeJSON: old.js})
 	return nil
+}
+
+// stored is a document about to be replaced or deleted: its canonical
+// JSON (copied out of the store's pages) and its _id, which comes first.
+type stored struct {
+	js  []byte
+	doc query.Value // the _id field alone
+}
+
+var idOnly = query.NewFieldSet([]string{"_id"})
+
+// current reads the document with the given _id for a write that
+// replaces it: its bytes go into the journal as they are, and it is
+// parsed whole only when indexes need it.
+func (c *Collection) current(id query.Value) (stored, error) {
+	js, err := c.GetJSON(id)
+	if err != nil {
+		return stored{}, err
+	}
+	js = bytes.Clone(js)
+	doc, err := query.ParseFields(js, idOnly)
+	if err != nil {
+		return stored{}, corruptValue(err.Error())
+	}
+	return stored{js: js, doc: doc}, nil
+}
+
+func (s stored) id() query.Value { return s.doc.Get("_id") }
+
+// beforeValue returns the whole document when indexes must be updated,
+// and missing otherwise.
+func (c *Collection) beforeValue(s stored) (query.Value, error) {
+	if len(c.meta.Indexes) == 0 {
+		return query.Value{}, nil
+	}
+	v, err := query.Parse(s.js)
+	if err != nil {
+		return query.Value{}, corruptValue(err.Error())
+	}
+	return v, nil
 }
 
 // Scan returns a cursor over every document in _id order.

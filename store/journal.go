@@ -29,6 +29,10 @@ type Op struct {
 	ID     query.Value // missing for collection and index operations
 	Before query.Value // update and delete only
 	Index  *IndexDef   // create_index and drop_index only
+	// beforeJSON, when set, is the canonical JSON of the before-image,
+	// written to the journal as it is (Before is then missing): a write
+	// need not parse the document it replaces.
+	beforeJSON []byte
 }
 
 // Record is one committed write transaction.

@@ -37,7 +37,10 @@ func appendOp(dst []byte, op *Op) []byte {
 	if !op.ID.IsMissing() {
 		dst = query.AppendJSON(append(dst, `,"id":`...), op.ID)
 	}
-	if !op.Before.IsMissing() {
+	switch {
+	case op.beforeJSON != nil:
+		dst = append(append(dst, `,"before":`...), op.beforeJSON...)
+	case !op.Before.IsMissing():
 		dst = query.AppendJSON(append(dst, `,"before":`...), op.Before)
 	}
 	if op.Index != nil {

@@ -22,6 +22,11 @@ func TestAppendRecord_EqualsValue(t *testing.T) {
 				{Op: OpCreateCollection, Coll: "v"},
 			}},
 	}
+	// A before-image given as its canonical JSON is written as it is.
+	raw := Record{LSN: 2, Change: "c", Ops: []Op{{Op: OpDelete, Coll: "u", ID: query.LongValue(1), beforeJSON: []byte(`{"_id":1,"a":[2.0]}`)}}}
+	if got, want := appendRecord(nil, &raw), `{"lsn":2,"ts":{"$date":-62135596800000},"change":"c","kind":"","actor":"","ops":[{"op":"delete","coll":"u","id":1,"before":{"_id":1,"a":[2.0]}}]}`; string(got) != want {
+		t.Errorf("appendRecord with a raw before-image:\n got %s\nwant %s", got, want)
+	}
 	for _, r := range recs {
 		got := appendRecord(nil, &r)
 		want := query.AppendJSON(nil, r.Value())
