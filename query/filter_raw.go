@@ -2,6 +2,7 @@ package query
 
 import (
 	"strings"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -302,27 +303,41 @@ func (d *rawDecoder) intern(s string) string {
 func (d *rawDecoder) string() (string, error) {
 	p := &d.p
 	start := p.pos + 1
-	for i := start; i < len(p.data); i++ {
-		switch c := p.data[i]; {
-		case c == '"':
-			p.pos = i + 1
-			if i == start {
-				return "", nil
-			}
-			if d.own {
-				return string(p.data[start:i]), nil
-			}
-			return unsafe.String(&p.data[start], i-start), nil
-		case c == '\\':
-			return p.string()
-		case c < 0x20 || c >= 0x80:
-			// Control characters are errors and non-ASCII must be
-			// valid UTF-8: the parser checks both.
-			return p.string()
+	data := p.data
+	i := start
+	high := false // a byte of a multi-byte UTF-8 sequence
+	for ; i < len(data); i++ {
+		c := data[i]
+		if strPlain[c] {
+			continue
 		}
+		if c < 0x80 {
+			break
+		}
+		high = true
 	}
-	return p.string() // unterminated: the parser reports it
+	if i == len(data) || data[i] != '"' || (high && !utf8.Valid(data[start:i])) {
+		// An escape, a control character, invalid UTF-8 or no end: the
+		// parser decodes it or reports it.
+		return p.string()
+	}
+	p.pos = i + 1
+	switch {
+	case i == start:
+		return "", nil
+	case d.own:
+		return string(data[start:i]), nil
+	}
+	return unsafe.String(&data[start], i-start), nil
 }
+
+// strPlain marks the ASCII bytes a string holds as they are.
+var strPlain = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // skip passes over a value without decoding it, checking only that its
 // brackets and strings are well formed. A store's documents were validated
