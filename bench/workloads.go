@@ -119,6 +119,7 @@ type bench struct {
 	dataSize int64
 	ids      []int // sample ids for point reads
 	bin      string
+	canIndex bool              // this omgdb has create-index
 	versions map[string]string // system id -> version, for available systems
 	skips    map[string]string // system id -> why it is unavailable
 	results  map[string]map[string]result
