@@ -54,6 +54,7 @@ func Compact(ctx context.Context, path string, opts *CompactOptions) (*CompactRe
 	}
 	defer src.Close()
 	res := &CompactResult{Path: path, BytesBefore: src.Size()}
+	removeStale(path)
 	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".compact-"+query.NewOID().Hex())
 	defer os.Remove(tmp)
 	if err := src.copyTo(ctx, tmp, opts, res); err != nil {
@@ -69,6 +70,16 @@ func Compact(ctx context.Context, path string, opts *CompactOptions) (*CompactRe
 		res.BytesAfter = fi.Size()
 	}
 	return res, nil
+}
+
+// removeStale deletes what a compaction killed midway left beside the
+// store. Only one compaction of a store runs at a time (it holds the
+// exclusive lock), so any such file is stale.
+func removeStale(path string) {
+	stale, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".compact-*"))
+	for _, f := range stale {
+		os.Remove(f)
+	}
 }
 
 // copyTo writes a compacted copy of the store to a new file at tmp,
