@@ -33,7 +33,22 @@ var timeLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2
 // this order: "now" (or empty), a snapshot name, a journal LSN (digits), a
 // change id (the state right after the change's last record), or an ISO
 // 8601 time (the state as of that moment; without a zone, UTC).
+//
+// A revision older than the history that compaction kept is an error: the
+// records needed to reach it are gone.
 func ResolveRevision(tx *store.Tx, spec string) (Revision, error) {
+	rev, err := resolveRevision(tx, spec)
+	if err != nil {
+		return rev, err
+	}
+	if pruned := tx.PrunedLSN(); rev.LSN < pruned {
+		return Revision{}, query.Errorf(query.NotFound, "revision %s (lsn %d) is before the history this store keeps: `compact --history-before %d` dropped records 1 to %d", rev.Spec, rev.LSN, pruned, pruned).
+			WithHint("the oldest reachable revision is lsn %d", pruned)
+	}
+	return rev, nil
+}
+
+func resolveRevision(tx *store.Tx, spec string) (Revision, error) {
 	spec = strings.TrimSpace(spec)
 	last := tx.LastLSN()
 	if spec == "" || spec == RevNow {

@@ -77,15 +77,9 @@ func Open(path string, opts *Options) (*DB, error) {
 	case timeout < 0:
 		timeout = time.Nanosecond
 	}
-	bdb, err := openBolt(path, &bolt.Options{
-		Timeout:      timeout,
-		ReadOnly:     opts.ReadOnly,
-		NoSync:       opts.NoSync,
-		NoGrowSync:   false,
-		FreelistType: bolt.FreelistMapType,
-	})
+	bdb, err := openCurrent(path, timeout, opts)
 	if err != nil {
-		return nil, openError(path, timeout, err)
+		return nil, err
 	}
 	db := &DB{path: path, bolt: bdb, readOnly: opts.ReadOnly, created: created, actor: opts.Actor}
 	if db.actor == "" {
@@ -96,6 +90,50 @@ func Open(path string, opts *Options) (*DB, error) {
 		return nil, err
 	}
 	return db, nil
+}
+
+// openCurrent opens the file at path and takes its lock. Compaction
+// replaces a store's file by renaming a new one over it while holding the
+// old one's lock, so a process that was waiting for that lock wakes up
+// holding the lock of a file that no longer has a name: writes there would
+// be lost. openCurrent checks, once it holds the lock, that the file it
+// locked is still the one at path, and otherwise opens the new one.
+func openCurrent(path string, timeout time.Duration, opts *Options) (*bolt.DB, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		var f *os.File
+		bdb, err := openBolt(path, &bolt.Options{
+			Timeout:      max(time.Until(deadline), time.Nanosecond),
+			ReadOnly:     opts.ReadOnly,
+			NoSync:       opts.NoSync,
+			FreelistType: bolt.FreelistMapType,
+			OpenFile: func(name string, flag int, perm os.FileMode) (*os.File, error) {
+				file, err := os.OpenFile(name, flag, perm)
+				f = file
+				return file, err
+			},
+		})
+		if err != nil {
+			return nil, openError(path, timeout, err)
+		}
+		if f == nil || isCurrent(path, f) {
+			return bdb, nil
+		}
+		bdb.Close()
+		if time.Now().After(deadline) {
+			return nil, openError(path, timeout, berrors.ErrTimeout)
+		}
+	}
+}
+
+// isCurrent reports whether f is the file that path names now.
+func isCurrent(path string, f *os.File) bool {
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	now, err := os.Stat(path)
+	return err == nil && os.SameFile(fi, now)
 }
 
 // openBolt opens the bbolt file, turning a panic on a damaged file into an

@@ -11,8 +11,9 @@ import (
 // fault tests (crashtest.Main returns at once otherwise).
 func TestMain(m *testing.M) {
 	crashtest.Main(map[string]crashtest.Workload{
-		"writer": crashWriter,
-		"faults": faultChild,
+		"writer":    crashWriter,
+		"faults":    faultChild,
+		"compactor": compactChild,
 	})
 	os.Exit(m.Run())
 }
