@@ -30,6 +30,7 @@ type nodeSpec struct {
 
 type nodeOut struct {
 	Samples []float64 `json:"samples"`
+	CPU     []float64 `json:"cpu"`
 	Note    string    `json:"note"`
 	Skip    string    `json:"skip"`
 	Version string    `json:"version"`
@@ -91,6 +92,6 @@ func nodeRun(sys string) func(*bench, string) result {
 		if err != nil {
 			return skipped("%v", err)
 		}
-		return result{samples: out.Samples, note: out.Note, skip: out.Skip}
+		return result{samples: out.Samples, cpu: out.CPU, note: out.Note, skip: out.Skip}
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/omgdb/omgdb/changes"
 	"github.com/omgdb/omgdb/cli"
@@ -292,6 +291,9 @@ func perOp(r *result, n int) {
 	for i := range r.samples {
 		r.samples[i] /= float64(n)
 	}
+	for i := range r.cpu {
+		r.cpu[i] /= float64(n)
+	}
 }
 
 func (b *bench) omgdbCLI(w string) result {
@@ -362,11 +364,12 @@ func (b *bench) processRuns(argv func(i int) []string) result {
 	var r result
 	for i := 0; i < 20*b.cfg.runs; i++ {
 		a := argv(i)
-		t := time.Now()
-		if err := runCmd(nil, a[0], a[1:]...); err != nil {
+		wall, cpu, err := timeOnce(func() error { return runCmd(nil, a[0], a[1:]...) })
+		if err != nil {
 			return skipped("failed: %v", err)
 		}
-		r.samples = append(r.samples, time.Since(t).Seconds())
+		r.samples = append(r.samples, wall)
+		r.cpu = append(r.cpu, cpu)
 	}
 	r.note = fmt.Sprintf("%d processes", len(r.samples))
 	return r

@@ -64,7 +64,11 @@ func (r *report) cell(w workload, s *system) string {
 	if w.bytes {
 		return fmtBytes(st.median)
 	}
-	return fmtStat(w, st)
+	cell := fmtStat(w, st)
+	if len(res.cpu) > 0 {
+		cell += "; CPU " + fmtDur(stats(res.cpu).median)
+	}
+	return cell
 }
 
 func fmtStat(w workload, st stat) string {
@@ -89,7 +93,8 @@ func fmtDur(s float64) string {
 
 func fmtBytes(n float64) string { return fmt.Sprintf("%.0f MB", n/1e6) }
 
-// median returns a system's median for a workload, or false.
+// median returns a system's median wall time (or size) for a workload,
+// or false.
 func (r *report) median(w, sys string) (float64, bool) {
 	res, ok := r.b.results[w][sys]
 	if !ok || len(res.samples) == 0 {
@@ -98,25 +103,44 @@ func (r *report) median(w, sys string) (float64, bool) {
 	return stats(res.samples).median, true
 }
 
-// ratio is omgdb's figure over the best peer's.
-func (r *report) ratio(w workload) string {
-	om, ok := r.median(w.id, w.omgdb)
-	if !ok {
-		return ""
+// cpuMedian returns a system's median CPU time for a workload, or false.
+func (r *report) cpuMedian(w, sys string) (float64, bool) {
+	res, ok := r.b.results[w][sys]
+	if !ok || len(res.cpu) == 0 {
+		return 0, false
 	}
-	best, bestSys := 0.0, ""
-	for _, s := range r.cols {
-		if strings.HasPrefix(s.id, "omgdb") {
+	return stats(res.cpu).median, true
+}
+
+// ratio is omgdb's figure over the best peer's, in wall time and in CPU
+// time.
+func (r *report) ratio(w workload) string {
+	var parts []string
+	for _, m := range []struct {
+		name string
+		f    func(w, sys string) (float64, bool)
+	}{{"wall", r.median}, {"CPU", r.cpuMedian}} {
+		if w.bytes && m.name == "CPU" {
 			continue
 		}
-		if v, ok := r.median(w.id, s.id); ok && (bestSys == "" || v < best) {
-			best, bestSys = v, s.id
+		om, ok := m.f(w.id, w.omgdb)
+		if !ok {
+			continue
+		}
+		best, bestSys := 0.0, ""
+		for _, s := range r.cols {
+			if strings.HasPrefix(s.id, "omgdb") {
+				continue
+			}
+			if v, ok := m.f(w.id, s.id); ok && v > 0 && (bestSys == "" || v < best) {
+				best, bestSys = v, s.id
+			}
+		}
+		if bestSys != "" {
+			parts = append(parts, fmt.Sprintf("%s %.2fx %s", m.name, om/best, bestSys))
 		}
 	}
-	if bestSys == "" || best == 0 {
-		return ""
-	}
-	return fmt.Sprintf("%.2fx %s", om/best, bestSys)
+	return strings.Join(parts, "; ")
 }
 
 // verdict checks the goals for a workload.
@@ -146,7 +170,17 @@ func (r *report) verdict(w workload) string {
 		if om/p > g.max {
 			mark = "MISSED"
 		}
-		parts = append(parts, fmt.Sprintf("%s: %s (%.2fx)", g.text, mark, om/p))
+		text := fmt.Sprintf("%s: %s (wall %.2fx", g.text, mark, om/p)
+		oc, ok1 := r.cpuMedian(w.id, w.omgdb)
+		pc, ok2 := r.cpuMedian(w.id, g.peer)
+		if ok1 && ok2 && pc > 0 {
+			cmark := "met"
+			if oc/pc > g.max {
+				cmark = "missed"
+			}
+			text += fmt.Sprintf("; CPU %.2fx, %s", oc/pc, cmark)
+		}
+		parts = append(parts, text+")")
 	}
 	return strings.Join(parts, "; ")
 }

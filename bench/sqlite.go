@@ -113,9 +113,13 @@ func (b *bench) sqliteTimer(db, q string) result {
 	}
 	var r result
 	for _, line := range strings.Split(string(out), "\n") {
-		if f := strings.Fields(line); len(f) >= 4 && f[0] == "Run" && f[2] == "real" {
+		// Run Time: real 0.012 user 0.010000 sys 0.001000
+		if f := strings.Fields(line); len(f) >= 8 && f[0] == "Run" && f[2] == "real" {
 			v, _ := strconv.ParseFloat(f[3], 64)
+			u, _ := strconv.ParseFloat(f[5], 64)
+			s, _ := strconv.ParseFloat(f[7], 64)
 			r.samples = append(r.samples, v)
+			r.cpu = append(r.cpu, u+s)
 		}
 	}
 	if len(r.samples) != b.cfg.runs {
@@ -136,12 +140,13 @@ func (b *bench) sqliteBatch(db string, q func(id int) string) result {
 	one := q(b.ids[0]) + "\n"
 	var r result
 	for i := 0; i < b.cfg.runs; i++ {
-		t1, err1 := timeOnce(func() error { return runCmd([]byte(one), "sqlite3", db) })
-		tk, err2 := timeOnce(func() error { return runCmd([]byte(all.String()), "sqlite3", db) })
+		t1, c1, err1 := timeOnce(func() error { return runCmd([]byte(one), "sqlite3", db) })
+		tk, ck, err2 := timeOnce(func() error { return runCmd([]byte(all.String()), "sqlite3", db) })
 		if err := errors.Join(err1, err2); err != nil {
 			return skipped("%v", err)
 		}
 		r.samples = append(r.samples, (tk-t1)/float64(len(b.ids)-1))
+		r.cpu = append(r.cpu, (ck-c1)/float64(len(b.ids)-1))
 	}
 	r.note = fmt.Sprintf("(process of %d queries − process of 1) / %d", len(b.ids), len(b.ids)-1)
 	return r

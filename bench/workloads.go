@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -70,6 +71,7 @@ func findWorkload(id string) *workload {
 // result is what one system measured for one workload.
 type result struct {
 	samples []float64 // seconds (or bytes), one per run
+	cpu     []float64 // CPU seconds (user + system, all threads), one per run
 	note    string    // how it was measured, when not obvious
 	skip    string    // why there is no figure
 }
@@ -190,7 +192,11 @@ func (b *bench) runAll() error {
 			case r.skip != "":
 				logf("%-8s %-30s skipped: %s", w.id, s.name, r.skip)
 			case len(r.samples) > 0:
-				logf("%-8s %-30s %s (%s)", w.id, s.name, fmtStat(w, stats(r.samples)), time.Since(t).Round(time.Millisecond))
+				cpu := ""
+				if len(r.cpu) > 0 {
+					cpu = "; CPU " + fmtDur(stats(r.cpu).median)
+				}
+				logf("%-8s %-30s %s%s (%s)", w.id, s.name, fmtStat(w, stats(r.samples)), cpu, time.Since(t).Round(time.Millisecond))
 			}
 		}
 		b.loads[w.id] = [2]string{before, loadAvg()}
@@ -209,19 +215,33 @@ func (b *bench) timeRuns(prep func() error, fn func() error) result {
 			}
 		}
 		runtime.GC()
-		t := time.Now()
-		if err := fn(); err != nil {
+		wall, cpu, err := timeOnce(fn)
+		if err != nil {
 			return skipped("failed: %v", err)
 		}
-		r.samples = append(r.samples, time.Since(t).Seconds())
+		r.samples = append(r.samples, wall)
+		r.cpu = append(r.cpu, cpu)
 	}
 	return r
 }
 
-func timeOnce(fn func() error) (float64, error) {
+// timeOnce runs fn and returns its wall time and the CPU time this
+// process and the child processes it waited for spent meanwhile.
+func timeOnce(fn func() error) (wall, cpu float64, err error) {
+	c := cpuTime()
 	t := time.Now()
-	err := fn()
-	return time.Since(t).Seconds(), err
+	err = fn()
+	return time.Since(t).Seconds(), cpuTime() - c, err
+}
+
+// cpuTime returns the user and system time of this process and of its
+// waited-for children, in seconds.
+func cpuTime() float64 {
+	var self, kids syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids)
+	sec := func(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
+	return sec(self.Utime) + sec(self.Stime) + sec(kids.Utime) + sec(kids.Stime)
 }
 
 type stat struct{ median, min, max float64 }
