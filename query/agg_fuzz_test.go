@@ -37,14 +37,8 @@ func checkError(t *testing.T, what string, err error) {
 	}
 }
 
-// failIfSlow fails a fuzz input that took longer than slowInput. Under
-// the race detector, on a loaded two-core machine, the seed corpus's
-// heaviest input takes 14-25 s without being slow: the check is for
-// fuzzing runs, not -race runs.
+// failIfSlow fails a fuzz input that took longer than slowInput.
 func failIfSlow(t *testing.T, start time.Time) {
-	if raceEnabled {
-		return
-	}
 	if d := time.Since(start); d > slowInput {
 		t.Fatalf("slow input: %v", d)
 	}

@@ -1,5 +1,0 @@
-//go:build !race
-
-package query_test
-
-const raceEnabled = false
