@@ -24,6 +24,8 @@ type Collection struct {
 	appendOnly bool
 	lastKey    []byte   // the greatest key while appendOnly; nil until known
 	indexes    []*Index // opened indexes, for maintenance; nil until needed
+	// buildProgress is called by index builds; see SetBuildProgress.
+	buildProgress func(done, total int64)
 }
 
 // collMeta is the collection's metadata record.
@@ -104,10 +106,11 @@ func (c *Collection) Insert(doc query.Value) (query.Value, error) {
 	if err != nil {
 		return query.Value{}, err
 	}
-	if err := c.docs.Put(key, val); err != nil {
+	// Indexes first: one that refuses the document leaves nothing written.
+	if err := c.maintain(query.Value{}, doc); err != nil {
 		return query.Value{}, err
 	}
-	if err := c.maintain(query.Value{}, doc); err != nil {
+	if err := c.docs.Put(key, val); err != nil {
 		return query.Value{}, err
 	}
 	c.count++
@@ -182,10 +185,10 @@ func (c *Collection) Replace(id query.Value, doc query.Value) error {
 	if err != nil {
 		return err
 	}
-	if err := c.docs.Put(query.AppendKey(nil, id), val); err != nil {
+	if err := c.maintain(before, doc); err != nil {
 		return err
 	}
-	if err := c.maintain(before, doc); err != nil {
+	if err := c.docs.Put(query.AppendKey(nil, id), val); err != nil {
 		return err
 	}
 	c.tx.record(Op{Op: OpUpdate, Coll: c.name, ID: before.Get("_id"), Before: before})

@@ -77,6 +77,7 @@ type Index struct {
 	coll   *Collection
 	bucket *bolt.Bucket
 	kind   IndexKind
+	state  any // the kind's parsed spec and cached state, for this transaction
 }
 
 // Collection returns the collection the index belongs to.
@@ -156,6 +157,9 @@ func (c *Collection) CreateIndex(def IndexDef) (*Index, error) {
 	}
 	ix := &Index{Def: def, coll: c, bucket: b, kind: kind}
 	if err := c.buildIndex(ix); err != nil {
+		if derr := root.DeleteBucket([]byte(def.Name)); derr != nil {
+			return nil, fmt.Errorf("%w (and removing the half-built index failed: %v)", err, derr)
+		}
 		return nil, err
 	}
 	c.meta.Indexes = append(c.meta.Indexes, def)
@@ -212,6 +216,10 @@ func (c *Collection) DropIndex(name string) error {
 }
 
 // maintain applies a document change to every index of the collection.
+// When an index refuses the change, the indexes already updated are put
+// back, so the caller can report the error and go on with the transaction
+// (an import that skips bad lines) without leaving them out of step. An
+// IndexKind's Update must itself change nothing when it fails.
 func (c *Collection) maintain(before, after query.Value) error {
 	if len(c.meta.Indexes) == 0 {
 		return nil
@@ -225,8 +233,13 @@ func (c *Collection) maintain(before, after query.Value) error {
 			c.indexes = append(c.indexes, ix)
 		}
 	}
-	for _, ix := range c.indexes {
+	for i, ix := range c.indexes {
 		if err := ix.kind.Update(ix, before, after); err != nil {
+			for _, done := range c.indexes[:i] {
+				if uerr := done.kind.Update(done, after, before); uerr != nil {
+					return fmt.Errorf("%w (and undoing index %s failed: %v)", err, done.Def.Name, uerr)
+				}
+			}
 			return err
 		}
 	}
