@@ -216,10 +216,8 @@ func (c *Collection) DropIndex(name string) error {
 }
 
 // maintain applies a document change to every index of the collection.
-// When an index refuses the change, the indexes already updated are put
-// back, so the caller can report the error and go on with the transaction
-// (an import that skips bad lines) without leaving them out of step. An
-// IndexKind's Update must itself change nothing when it fails.
+// It runs before the document itself is written: on error, nothing of the
+// change is left in any index and the caller writes nothing.
 func (c *Collection) maintain(before, after query.Value) error {
 	if len(c.meta.Indexes) == 0 {
 		return nil
@@ -235,9 +233,12 @@ func (c *Collection) maintain(before, after query.Value) error {
 	}
 	for i, ix := range c.indexes {
 		if err := ix.kind.Update(ix, before, after); err != nil {
-			for _, done := range c.indexes[:i] {
-				if uerr := done.kind.Update(done, after, before); uerr != nil {
-					return fmt.Errorf("%w (and undoing index %s failed: %v)", err, done.Def.Name, uerr)
+			// Undo the indexes already updated, so that a caller that goes on
+			// after a refused document (an import with --on-error skip) keeps
+			// every index consistent with the documents.
+			for j := i - 1; j >= 0; j-- {
+				if uerr := c.indexes[j].kind.Update(c.indexes[j], after, before); uerr != nil {
+					return fmt.Errorf("%w (and undoing index %s failed: %v)", err, c.indexes[j].Def.Name, uerr)
 				}
 			}
 			return err
