@@ -26,12 +26,14 @@ type Collection struct {
 	indexes    []*Index // opened indexes, for maintenance; nil until needed
 	// buildProgress is called by index builds; see SetBuildProgress.
 	buildProgress func(done, total int64)
+	rules         *Rules // compiled from meta.Rules; nil when there are none
 }
 
 // collMeta is the collection's metadata record.
 type collMeta struct {
-	Created string     `json:"created"`
-	Indexes []IndexDef `json:"indexes,omitempty"`
+	Created string          `json:"created"`
+	Indexes []IndexDef      `json:"indexes,omitempty"`
+	Rules   json.RawMessage `json:"rules,omitempty"` // validation rules, canonical JSON
 }
 
 func (m collMeta) encode() []byte {
@@ -48,6 +50,9 @@ func (tx *Tx) open(name string, b *bolt.Bucket) (*Collection, error) {
 		if err := json.Unmarshal(raw, &c.meta); err != nil {
 			return nil, wrap(query.IO, ErrCorrupt, "collection %s in %s: unreadable metadata: %v", name, tx.db.path, err)
 		}
+	}
+	if err := c.compileRules(); err != nil {
+		return nil, err
 	}
 	if raw := b.Get(keyCount); len(raw) == 8 {
 		c.count = int64(binary.BigEndian.Uint64(raw))
@@ -126,11 +131,14 @@ func (c *Collection) insert(val []byte, id, doc query.Value) error {
 		e.Hint = "each document needs a unique _id; omit _id to have one generated"
 		return e
 	}
-	if len(c.meta.Indexes) > 0 && doc.IsMissing() {
+	if (len(c.meta.Indexes) > 0 || c.rules != nil) && doc.IsMissing() {
 		var err error
 		if doc, err = query.Parse(val[headerSize:]); err != nil {
 			return err
 		}
+	}
+	if err := c.rules.Check(c.name, doc); err != nil {
+		return err
 	}
 	if err := c.maintain(query.Value{}, doc); err != nil {
 		return err
@@ -208,6 +216,9 @@ func (c *Collection) Replace(id query.Value, doc query.Value) error {
 	}
 	val, err := encodeDoc(doc)
 	if err != nil {
+		return err
+	}
+	if err := c.rules.Check(c.name, doc); err != nil {
 		return err
 	}
 	if err := c.maintain(before, doc); err != nil {
