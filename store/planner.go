@@ -1,0 +1,161 @@
+package store
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/omgdb/omgdb/query"
+)
+
+// The planner considers a collection scan and, for each B-tree index, a
+// scan of the index ranges the filter allows. It counts the index entries
+// in each candidate's ranges (up to estimateCap) and gives each candidate
+// a cost in units of one document read in a collection scan:
+//
+//   - COLLSCAN reads every document: N.
+//   - IXSCAN reads its keys (cheap, keyCost each) and fetches a document
+//     per key (fetchCost each, as fetches jump around the file); a count
+//     it covers fetches nothing.
+//   - A sort the plan does not give costs sortCost per document sorted.
+//   - When the plan gives the sort and there is a limit, it stops after
+//     about skip+limit matches: its fetches shrink in proportion.
+//
+// The cheapest wins; ties go to the index whose name sorts first. When a
+// candidate's count reaches the cap its size is unknown, and it is taken
+// to cover a quarter of the collection (at least the cap).
+
+const (
+	keyCost   = 0.05
+	fetchCost = 1.3
+	sortCost  = 0.3
+)
+
+// choice is the planner's decision with the candidates it turned down.
+type choice struct {
+	plan     *Plan
+	rejected []*Plan
+	// unusable lists indexes that could not serve the query, with why.
+	unusable []*Plan
+}
+
+// planQuery chooses how to run q; count says the result is only counted.
+func (c *Collection) planQuery(q Query, count bool) (*choice, error) {
+	var sortKeys []query.SortKey
+	if q.sorted() {
+		sortKeys = q.Sort.Keys()
+	}
+	conds, residual := conditions(q.Filter)
+	n := float64(c.count)
+	coll := &Plan{Stage: "COLLSCAN", cost: n}
+	if len(sortKeys) > 0 && !count {
+		coll.cost += sortCost * n
+	}
+	if q.Hint == "$natural" {
+		coll.why = "hinted"
+		return &choice{plan: coll}, nil
+	}
+	ch := &choice{}
+	var viable []*Plan
+	for _, def := range c.Indexes() {
+		if def.Kind != BTreeKind || (q.Hint != "" && q.Hint != def.Name) {
+			continue
+		}
+		ix, err := c.openIndex(def)
+		if err != nil {
+			return nil, err
+		}
+		p, why := planIndex(ix, conds, residual, sortKeys)
+		switch {
+		case p == nil && q.Hint != "":
+			return nil, query.Errorf(query.Invalid, "hint: index `%s` cannot answer this query: %s", def.Name, why).
+				WithHint("drop the hint, or hint another index")
+		case p == nil || (why != "" && q.Hint == ""):
+			if p == nil {
+				p = &Plan{Stage: "IXSCAN", Index: def.Name}
+				if spec, err := ParseBTreeSpec(def); err == nil {
+					p.spec = spec
+				}
+			}
+			p.why = why
+			ch.unusable = append(ch.unusable, p)
+			continue
+		}
+		viable = append(viable, p)
+	}
+	if q.Hint != "" && len(viable) == 0 {
+		return nil, c.hintNotFound(q.Hint)
+	}
+	c.costPlans(viable, q, count, len(sortKeys) > 0)
+	if q.Hint == "" {
+		viable = append(viable, coll)
+	}
+	sortPlans(viable)
+	ch.plan, ch.rejected = viable[0], viable[1:]
+	explainChoice(ch)
+	return ch, nil
+}
+
+func (c *Collection) hintNotFound(name string) error {
+	var names []string
+	for _, d := range c.Indexes() {
+		names = append(names, d.Name)
+	}
+	return wrap(query.NotFound, ErrNotFound, "hint: no index `%s` on collection `%s`%s", name, c.name, query.DidYouMean(name, names)).
+		WithHint("list indexes with `omgdb indexes %s %s`, or hint $natural for a collection scan", c.tx.db.path, c.name)
+}
+
+// costPlans estimates each index plan's keys and cost.
+func (c *Collection) costPlans(plans []*Plan, q Query, count, sorted bool) {
+	n := float64(c.count)
+	matches := n // the best estimate of how many documents match
+	for _, p := range plans {
+		p.estimate(estimateCap)
+		if k := p.keys(n); p.sortGroup == 0 || !sorted {
+			matches = math.Min(matches, k)
+		}
+	}
+	for _, p := range plans {
+		keys := p.keys(n)
+		fetched := keys
+		switch {
+		case count && p.covered:
+			fetched = 0
+		case sorted && p.sortGroup > 0 && q.Limit > 0:
+			// Stops after skip+limit matches; a fraction matches/keys of
+			// its entries match.
+			need := float64(q.Skip + q.Limit)
+			fetched = math.Min(keys, need*keys/math.Max(1, math.Min(matches, keys)))
+			keys = fetched
+		}
+		p.cost = keyCost*keys + fetchCost*fetched
+		if sorted && p.sortGroup == 0 && !count {
+			p.cost += sortCost * fetched
+		}
+	}
+}
+
+// keys is the plan's estimated number of entries in bounds.
+func (p *Plan) keys(n float64) float64 {
+	if !p.estCapped {
+		return float64(p.estKeys)
+	}
+	return math.Max(float64(p.estKeys), n/4)
+}
+
+// explainChoice writes why the winner won and each other plan lost.
+func explainChoice(ch *choice) {
+	w := ch.plan
+	if w.why == "" {
+		w.why = "lowest estimated cost"
+	}
+	for _, p := range ch.rejected {
+		p.why = fmt.Sprintf("estimated cost %s, above the winner's %s", fmtCost(p.cost), fmtCost(w.cost))
+	}
+}
+
+func fmtCost(f float64) string {
+	if f < 10 {
+		return fmt.Sprintf("%.2f", f)
+	}
+	return fmt.Sprintf("%.0f", f)
+}
