@@ -15,6 +15,7 @@ type findOptions struct {
 	storeFlags
 	path, coll, filter string
 	sort, project      string
+	hint               string
 	skip, limit        int64
 	pretty             bool
 }
@@ -49,6 +50,7 @@ omgdb docs filters and omgdb docs projection-and-sort.`,
 	cmd.Flags().Int64Var(&opts.skip, "skip", 0, "skip this many matching documents")
 	cmd.Flags().Int64Var(&opts.limit, "limit", 0, "print at most this many documents (0: all)")
 	cmd.Flags().BoolVar(&opts.pretty, "pretty", false, "indent the JSON")
+	cmd.Flags().StringVar(&opts.hint, "hint", "", "use this index (a name from `omgdb indexes`, _id_, or $natural for a collection scan)")
 	return cmd
 }
 
@@ -65,7 +67,7 @@ func (e *env) compileFilter(arg string) (*query.Filter, error) {
 
 // compileFind compiles the parts of a find.
 func (e *env) compileFind(opts *findOptions) (store.Query, error) {
-	q := store.Query{Skip: opts.skip, Limit: opts.limit}
+	q := store.Query{Skip: opts.skip, Limit: opts.limit, Hint: opts.hint}
 	var err error
 	if q.Filter, err = e.compileFilter(opts.filter); err != nil {
 		return q, err
@@ -122,6 +124,7 @@ func (e *env) runFind(ctx context.Context, opts *findOptions) error {
 type countOptions struct {
 	storeFlags
 	path, coll, filter string
+	hint               string
 }
 
 func newCountCmd(e *env) *cobra.Command {
@@ -141,6 +144,7 @@ func newCountCmd(e *env) *cobra.Command {
 		ValidArgsFunction: completeStoreArgs,
 	}
 	opts.register(cmd)
+	cmd.Flags().StringVar(&opts.hint, "hint", "", "use this index (a name from `omgdb indexes`, _id_, or $natural for a collection scan)")
 	return cmd
 }
 
@@ -159,8 +163,10 @@ func (e *env) runCount(ctx context.Context, opts *countOptions) error {
 		if err != nil {
 			return err
 		}
-		n, err := c.CountMatching(ctx, filter)
-		if err != nil {
+		var n int64
+		if filter == nil && opts.hint == "" {
+			n = c.Count()
+		} else if n, err = c.CountQuery(ctx, store.Query{Filter: filter, Hint: opts.hint}); err != nil {
 			return err
 		}
 		out := e.output(false)

@@ -43,12 +43,20 @@ func (c *Collection) Find(ctx context.Context, q Query) query.Source {
 
 // execute runs a plan.
 func (c *Collection) execute(ctx context.Context, q Query, p *Plan) query.Source {
-	var src query.Source
+	return c.wrap(q, p, c.baseSource(ctx, q, p))
+}
+
+// baseSource reads what a plan reads: the matching documents, in index or
+// _id order, before any sort, paging or projection.
+func (c *Collection) baseSource(ctx context.Context, q Query, p *Plan) query.Source {
 	if p.Stage == "IXSCAN" {
-		src = c.indexSource(ctx, p, q.Filter, q.sorted())
-	} else {
-		src = &scanSource{ctx: ctx, cur: c.Scan(), filter: q.Filter}
+		return c.indexSource(ctx, p, q.Filter, q.sorted())
 	}
+	return &scanSource{ctx: ctx, cur: c.Scan(), filter: q.Filter}
+}
+
+// wrap adds the sort, paging and projection stages to a base source.
+func (c *Collection) wrap(q Query, p *Plan, src query.Source) query.Source {
 	if q.sorted() && p.sortGroup == 0 {
 		src = sortSource(src, q)
 	} else {

@@ -26,7 +26,7 @@ type entryScan struct {
 }
 
 func newEntryScan(p *Plan) *entryScan {
-	return &entryScan{p: p, cur: p.ix.bucket.Cursor(), comps: make([][]byte, len(p.spec.Fields))}
+	return &entryScan{p: p, cur: p.bucket.Cursor(), comps: make([][]byte, len(p.spec.Fields))}
 }
 
 // next advances to the next entry within bounds.
@@ -95,6 +95,10 @@ func (s *entryScan) step(r keyRange) []byte {
 
 // split cuts an entry key into its field components and _id key.
 func (s *entryScan) split(k []byte) bool {
+	if s.p.idIndex {
+		s.comps[0], s.idKey = k, k
+		return true
+	}
 	off := 0
 	for i, f := range s.p.spec.Fields {
 		n := query.KeyLen(k[off:], f.Desc)
@@ -151,7 +155,7 @@ func (p *Plan) countCovered(ctx context.Context) (int64, int64, error) {
 // countRanges counts the entries of the ranges without splitting keys.
 func (p *Plan) countRanges(ctx context.Context) (int64, int64, error) {
 	var n int64
-	c := p.ix.bucket.Cursor()
+	c := p.bucket.Cursor()
 	for _, r := range p.ranges {
 		for k, _ := c.Seek(r.lo); k != nil && (r.hi == nil || bytes.Compare(k, r.hi) < 0); k, _ = c.Next() {
 			if n++; n%8192 == 0 && ctx.Err() != nil {

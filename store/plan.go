@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	bolt "go.etcd.io/bbolt"
+
 	"github.com/omgdb/omgdb/query"
 )
 
@@ -17,10 +19,11 @@ type Plan struct {
 	Index string // IXSCAN: the index's name
 
 	spec     *BTreeSpec
-	ix       *Index
-	multikey bool     // some document had an array on an indexed path: dedupe
-	spans    [][]span // per index field, in its direction
-	bounded  []bool   // per index field: the filter restricts it
+	bucket   *bolt.Bucket // the index's entries, or the documents for _id
+	idIndex  bool         // the documents themselves, keyed by _id
+	multikey bool         // some document had an array on an indexed path: dedupe
+	spans    [][]span     // per index field, in its direction
+	bounded  []bool       // per index field: the filter restricts it
 	ranges   []keyRange
 	check    []int // fields whose key components are checked against spans
 	reverse  bool  // scan the ranges backwards
@@ -63,9 +66,29 @@ func planIndex(ix *Index, conds []fieldCond, residual bool, sortKeys []query.Sor
 		return nil, err.Error()
 	}
 	s := t.spec
-	p := &Plan{Stage: "IXSCAN", Index: ix.Def.Name, spec: s, ix: ix, multikey: t.multikey != 0,
+	return planSpec(ix.Def.Name, s, ix.bucket, t.multikey, conds, residual, sortKeys)
+}
+
+// IDIndex is the name of the implicit index on _id: the documents
+// themselves, stored by the key of their _id.
+const IDIndex = "_id_"
+
+var idSpec = &BTreeSpec{Fields: []IndexField{{Path: "_id"}}, Unique: true}
+
+// planID builds the plan that scans the documents by _id.
+func (c *Collection) planID(conds []fieldCond, residual bool, sortKeys []query.SortKey) (*Plan, string) {
+	p, why := planSpec(IDIndex, idSpec, c.docs, 0, conds, residual, sortKeys)
+	if p != nil {
+		p.idIndex = true
+	}
+	return p, why
+}
+
+// planSpec builds the IXSCAN plan of an index with the given spec.
+func planSpec(name string, s *BTreeSpec, bucket *bolt.Bucket, multikey uint64, conds []fieldCond, residual bool, sortKeys []query.SortKey) (*Plan, string) {
+	p := &Plan{Stage: "IXSCAN", Index: name, spec: s, bucket: bucket, multikey: multikey != 0,
 		spans: make([][]span, len(s.Fields)), bounded: make([]bool, len(s.Fields))}
-	exists, covered := false, !residual && t.multikey == 0
+	exists, covered := false, !residual && multikey == 0
 	for i, f := range s.Fields {
 		var mine []fieldCond
 		for _, c := range conds {
@@ -74,7 +97,7 @@ func planIndex(ix *Index, conds []fieldCond, residual bool, sortKeys []query.Sor
 				mine = append(mine, c)
 			}
 		}
-		p.spans[i], p.bounded[i] = fieldSpans(f, mine, t.multikey&(1<<i) != 0)
+		p.spans[i], p.bounded[i] = fieldSpans(f, mine, multikey&(1<<i) != 0)
 	}
 	for _, c := range conds {
 		covered = covered && c.exact && fieldIndex(s, c.path) >= 0
@@ -83,9 +106,11 @@ func planIndex(ix *Index, conds []fieldCond, residual bool, sortKeys []query.Sor
 		return nil, "it is sparse, and the filter does not require any of its fields to exist"
 	}
 	p.covered = covered
-	p.planSort(sortKeys, t.multikey)
+	p.planSort(sortKeys, multikey)
 	p.buildRanges()
-	if !p.bounded[0] && p.sortGroup == 0 {
+	// A sparse index holds only the documents that have its fields: when
+	// the filter requires them, scanning all of it still narrows the query.
+	if !p.bounded[0] && p.sortGroup == 0 && !s.Sparse {
 		return p, "the filter does not restrict its first field `" + s.Fields[0].Path + "`, nor can it give the sort"
 	}
 	return p, ""
@@ -300,7 +325,7 @@ func (s span) show(reverse bool) string {
 // estimate counts the entries within the plan's ranges, up to limit.
 func (p *Plan) estimate(limit int64) {
 	var n int64
-	c := p.ix.bucket.Cursor()
+	c := p.bucket.Cursor()
 	for _, r := range p.ranges {
 		for k, _ := c.Seek(r.lo); k != nil && (r.hi == nil || bytes.Compare(k, r.hi) < 0); k, _ = c.Next() {
 			if !isEntry(k) {

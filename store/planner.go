@@ -56,6 +56,11 @@ func (c *Collection) planQuery(q Query, count bool) (*choice, error) {
 	}
 	ch := &choice{}
 	var viable []*Plan
+	if q.Hint == "" || q.Hint == IDIndex {
+		if p, why := c.planID(conds, residual, sortKeys); why == "" || q.Hint == IDIndex {
+			viable = append(viable, p)
+		}
+	}
 	for _, def := range c.Indexes() {
 		if def.Kind != BTreeKind || (q.Hint != "" && q.Hint != def.Name) {
 			continue
@@ -96,7 +101,7 @@ func (c *Collection) planQuery(q Query, count bool) (*choice, error) {
 }
 
 func (c *Collection) hintNotFound(name string) error {
-	var names []string
+	names := []string{IDIndex}
 	for _, d := range c.Indexes() {
 		names = append(names, d.Name)
 	}
@@ -107,12 +112,11 @@ func (c *Collection) hintNotFound(name string) error {
 // costPlans estimates each index plan's keys and cost.
 func (c *Collection) costPlans(plans []*Plan, q Query, count, sorted bool) {
 	n := float64(c.count)
-	matches := n // the best estimate of how many documents match
+	// Each plan's keys in bounds bound the number of matches from above.
+	matches := n
 	for _, p := range plans {
 		p.estimate(estimateCap)
-		if k := p.keys(n); p.sortGroup == 0 || !sorted {
-			matches = math.Min(matches, k)
-		}
+		matches = math.Min(matches, p.keys(n))
 	}
 	for _, p := range plans {
 		keys := p.keys(n)
@@ -149,6 +153,10 @@ func explainChoice(ch *choice) {
 		w.why = "lowest estimated cost"
 	}
 	for _, p := range ch.rejected {
+		if fmtCost(p.cost) == fmtCost(w.cost) {
+			p.why = fmt.Sprintf("estimated cost %s, the same as the winner's, which comes first by name", fmtCost(p.cost))
+			continue
+		}
 		p.why = fmt.Sprintf("estimated cost %s, above the winner's %s", fmtCost(p.cost), fmtCost(w.cost))
 	}
 }
