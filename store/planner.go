@@ -65,6 +65,14 @@ func (c *Collection) planQuery(q Query, count bool) (*choice, error) {
 		if def.Kind != BTreeKind || (q.Hint != "" && q.Hint != def.Name) {
 			continue
 		}
+		if q.Hint == "" {
+			if why := irrelevant(def, conds, sortKeys); why != "" {
+				p := &Plan{Stage: "IXSCAN", Index: def.Name, why: why}
+				p.spec, _ = ParseBTreeSpec(def)
+				ch.unusable = append(ch.unusable, p)
+				continue
+			}
+		}
 		ix, err := c.openIndex(def)
 		if err != nil {
 			return nil, err
@@ -98,6 +106,27 @@ func (c *Collection) planQuery(q Query, count bool) (*choice, error) {
 	ch.plan, ch.rejected = viable[0], viable[1:]
 	explainChoice(ch)
 	return ch, nil
+}
+
+// irrelevant says why an index cannot help, without opening it: the
+// filter does not touch its first field and the sort none of its fields.
+// It returns "" when the index is worth planning.
+func irrelevant(def IndexDef, conds []fieldCond, sortKeys []query.SortKey) string {
+	spec, err := ParseBTreeSpec(def)
+	if err != nil {
+		return ""
+	}
+	for _, c := range conds {
+		if c.path == spec.Fields[0].Path || (spec.Sparse && fieldIndex(spec, c.path) >= 0) {
+			return ""
+		}
+	}
+	for _, k := range sortKeys {
+		if fieldIndex(spec, k.Path) >= 0 {
+			return ""
+		}
+	}
+	return "the filter does not restrict its first field `" + spec.Fields[0].Path + "`, nor can it give the sort"
 }
 
 func (c *Collection) hintNotFound(name string) error {
