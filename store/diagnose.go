@@ -40,6 +40,10 @@ type Diagnosis struct {
 	EmptiedBy int    `json:"emptied_by"`
 	Verdict   string `json:"verdict"`
 	Hints     []Hint `json:"hints"`
+	// FixAll is the filter with every hint's fix applied, when two or more
+	// hints have one, and WouldMatch what it matches.
+	FixAll     json.RawMessage `json:"fix_all,omitempty"`
+	WouldMatch int64           `json:"would_match,omitempty"`
 }
 
 // PredicateStat is what one predicate matches.
@@ -57,6 +61,7 @@ type Hint struct {
 	Message    string          `json:"message"`
 	Fix        json.RawMessage `json:"fix"`         // the whole filter, corrected
 	WouldMatch int64           `json:"would_match"` // documents the corrected filter matches
+	fixed      *pred           // the corrected predicate
 }
 
 // pred is one predicate of the conjunction being diagnosed.
@@ -166,6 +171,9 @@ func (c *Collection) Diagnose(ctx context.Context, f *query.Filter, opts *Diagno
 	}
 	h := &hinter{c: c, ctx: ctx, preds: preds, limit: opts.Limit, fieldCount: counts.fields, alone: counts.alone}
 	if d.Hints, err = h.hints(); err != nil {
+		return nil, err
+	}
+	if d.FixAll, d.WouldMatch, err = h.fixAll(d.Hints); err != nil {
 		return nil, err
 	}
 	d.Verdict = verdict(d, preds)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -20,6 +21,28 @@ type hinter struct {
 	fieldCount map[string]int64
 	alone      []int64
 	schema     *Schema
+}
+
+// fixAll applies every hint's fix at once, when there are several.
+func (h *hinter) fixAll(hints []Hint) (json.RawMessage, int64, error) {
+	ps := append([]pred(nil), h.preds...)
+	fixed := 0
+	for _, hint := range hints {
+		if hint.fixed != nil {
+			ps[hint.Predicate] = *hint.fixed
+			fixed++
+		}
+	}
+	if fixed < 2 {
+		return nil, 0, nil
+	}
+	v := predsValue(ps)
+	f, err := query.CompileFilter(v)
+	if err != nil {
+		return nil, 0, nil
+	}
+	n, err := h.count(f)
+	return query.JSON(v), n, err
 }
 
 func (h *hinter) hints() ([]Hint, error) {
@@ -118,7 +141,7 @@ func (h *hinter) unknownField(i int) (*Hint, error) {
 		return nil, err
 	}
 	hint.Message = fmt.Sprintf("no document has field `%s` (did you mean `%s`?); the filter with `%s` matches %d", p.path, best, best, n)
-	hint.Fix, hint.WouldMatch = query.JSON(v), n
+	hint.Fix, hint.WouldMatch, hint.fixed = query.JSON(v), n, &fixed
 	return hint, nil
 }
 
@@ -187,7 +210,8 @@ func (h *hinter) typeMismatch(i int) (*Hint, error) {
 			return nil, err
 		}
 		if best == nil || n > best.WouldMatch {
-			best = &Hint{Kind: "type_mismatch", Fix: query.JSON(v), WouldMatch: n,
+			alt := alt
+			best = &Hint{Kind: "type_mismatch", Fix: query.JSON(v), WouldMatch: n, fixed: &alt,
 				Message: fmt.Sprintf("`%s` holds %s values, not %s; written as %s it matches %d document(s)",
 					p.path, h.typesAt(p.path), operandType(p.operand), alt.value(), alone)}
 		}
@@ -323,7 +347,7 @@ func (h *hinter) regexCase(i int) (*Hint, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Hint{Kind: "regex_case", Fix: query.JSON(v), WouldMatch: n,
+	return &Hint{Kind: "regex_case", Fix: query.JSON(v), WouldMatch: n, fixed: &q,
 		Message: fmt.Sprintf("the regular expression matches %d document(s) when case is ignored (the i option): %s", alone, q.value())}, nil
 }
 
@@ -337,6 +361,6 @@ func (h *hinter) inNested(i int) (*Hint, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Hint{Kind: "in_nested_array", Fix: query.JSON(v), WouldMatch: n,
+	return &Hint{Kind: "in_nested_array", Fix: query.JSON(v), WouldMatch: n, fixed: &q,
 		Message: fmt.Sprintf("$in lists one element, which is an array, so it looks for that whole array; to match any of its values, list them: %s matches %d", q.value(), n)}, nil
 }

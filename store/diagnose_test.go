@@ -30,6 +30,7 @@ var diagnoseCases = []struct {
 	{"regex_case", `{"name":{"$regex":"^ana"}}`, 0, "regex_case"},
 	{"in_nested_array", `{"tags":{"$in":[["a","c"]]}}`, 0, "in_nested_array"},
 	{"conjunction", `{"age":30,"address.city":"Lima"}`, 1, ""},
+	{"two_hints", `{"age":"30","city":"Paris"}`, 0, "type_mismatch"},
 	{"and_flattened", `{"$and":[{"age":{"$gt":20}},{"age":{"$lt":20}}]}`, 1, ""},
 }
 
@@ -76,7 +77,10 @@ func TestDiagnose_Golden(t *testing.T) {
 			if got != c.hint {
 				t.Errorf("first hint = %q, want %q", got, c.hint)
 			}
-			if c.hint != "" && c.hint != "unknown_field" && d.Hints[0].WouldMatch == 0 {
+			if c.name == "two_hints" && (string(d.FixAll) != `{"age":30,"address.city":"Paris"}` || d.WouldMatch != 1) {
+				t.Errorf("fix_all = %s matching %d", d.FixAll, d.WouldMatch)
+			}
+			if c.hint != "" && c.hint != "unknown_field" && c.name != "two_hints" && d.Hints[0].WouldMatch == 0 {
 				t.Errorf("hint %s fixes nothing: %+v", c.hint, d.Hints[0])
 			}
 		})
