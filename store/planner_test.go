@@ -246,6 +246,10 @@ func TestPlanner_IndexesNeverChangeResults(t *testing.T) {
 		if len(want) > 0 {
 			stats["non-empty results"]++
 		}
+		if i%3 == 0 {
+			compareAggregate(t, db, fs, ss)
+			stats["pipelines"]++
+		}
 	}
 	t.Logf("%d documents, %d queries: %v", run.docs, run.queries, stats)
 	if stats["non-empty results"] < run.queries/4 {
@@ -296,4 +300,43 @@ func countQuery(t *testing.T, db *store.DB, q store.Query) int64 {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// compareAggregate runs [$match, $sort, $limit] through Aggregate, which
+// hands the leading stages to the planner, and over a collection scan.
+func compareAggregate(t *testing.T, db *store.DB, filter, sort string) {
+	t.Helper()
+	stages := `[{"$match":` + filter + `}`
+	if sort != "" {
+		stages += `,{"$sort":` + sort + `}`
+	}
+	stages += `,{"$limit":7}]`
+	p, err := query.CompilePipeline(query.MustParse(stages), nil)
+	if err != nil {
+		t.Fatalf("pipeline %s: %v", stages, err)
+	}
+	run := func(planned bool) []string {
+		var out []string
+		err := db.View(func(tx *store.Tx) error {
+			c, _ := tx.Collection("c")
+			var src query.Source
+			if planned {
+				src = c.Aggregate(context.Background(), p)
+			} else {
+				src = p.Run(context.Background(), c.Find(context.Background(), store.Query{Hint: "$natural"}), tx.Env())
+			}
+			defer src.Close()
+			for src.Next() {
+				out = append(out, src.Doc().String())
+			}
+			return src.Err()
+		})
+		if err != nil {
+			t.Fatalf("pipeline %s: %v", stages, err)
+		}
+		return out
+	}
+	if got, want := strings.Join(run(true), " "), strings.Join(run(false), " "); got != want {
+		t.Fatalf("pipeline %s:\n got %s\nwant %s", stages, got, want)
+	}
 }
