@@ -79,7 +79,8 @@ var explainCases = []explainCase{
 	{name: "count_covered", filter: `{"age":{"$gte":20,"$lt":25}}`, count: true, stage: "IXSCAN", index: "age_1"},
 	{name: "count_fetch", filter: `{"age":30,"name":{"$gt":"u05"}}`, count: true, stage: "IXSCAN", index: "age_1"},
 	{name: "hint_natural", filter: `{"age":30}`, hint: "$natural", stage: "COLLSCAN"},
-	{name: "skip_limit", filter: `{"city":"Paris"}`, skip: 2, limit: 2, stage: "IXSCAN", index: "city_1_age_-1"},
+	{name: "skip_limit", filter: `{"city":"Paris","age":{"$gte":60}}`, skip: 2, limit: 2, stage: "IXSCAN", index: "city_1_age_-1"},
+	{name: "limit_broad", filter: `{"city":"Paris"}`, limit: 2, stage: "COLLSCAN"},
 }
 
 var timeRE = regexp.MustCompile(`"executionTimeMillis":[0-9.e+-]+`)

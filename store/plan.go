@@ -325,6 +325,7 @@ func (s span) show(reverse bool) string {
 // estimate counts the entries within the plan's ranges, up to limit.
 func (p *Plan) estimate(limit int64) {
 	var n int64
+	p.estCapped = false
 	c := p.bucket.Cursor()
 	for _, r := range p.ranges {
 		for k, _ := c.Seek(r.lo); k != nil && (r.hi == nil || bytes.Compare(k, r.hi) < 0); k, _ = c.Next() {

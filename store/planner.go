@@ -47,9 +47,6 @@ func (c *Collection) planQuery(q Query, count bool) (*choice, error) {
 	conds, residual := conditions(q.Filter)
 	n := float64(c.count)
 	coll := &Plan{Stage: "COLLSCAN", cost: n}
-	if len(sortKeys) > 0 && !count {
-		coll.cost += sortCost * n
-	}
 	if q.Hint == "$natural" {
 		coll.why = "hinted"
 		return &choice{plan: coll}, nil
@@ -98,11 +95,27 @@ func (c *Collection) planQuery(q Query, count bool) (*choice, error) {
 	if q.Hint != "" && len(viable) == 0 {
 		return nil, c.hintNotFound(q.Hint)
 	}
-	c.costPlans(viable, q, count, len(sortKeys) > 0)
-	if q.Hint == "" {
-		viable = append(viable, coll)
+	for _, p := range viable {
+		p.estimate(estimateCap)
 	}
-	sortPlans(viable)
+	c.costPlans(viable, coll, q, count, len(sortKeys) > 0)
+	cands := viable
+	if q.Hint == "" {
+		cands = append(cands, coll)
+	}
+	sortPlans(cands)
+	if w := cands[0]; w != coll && w.estCapped && !(count && w.covered) && q.Hint == "" {
+		// The winner's size is unknown: count further, up to where fetching
+		// would cost more than scanning the collection, and choose again.
+		for _, p := range viable {
+			if p.estCapped {
+				p.estimate(int64(float64(c.count)/fetchCost) + 1)
+			}
+		}
+		c.costPlans(viable, coll, q, count, len(sortKeys) > 0)
+		sortPlans(cands)
+	}
+	viable = cands
 	ch.plan, ch.rejected = viable[0], viable[1:]
 	explainChoice(ch)
 	return ch, nil
@@ -138,29 +151,50 @@ func (c *Collection) hintNotFound(name string) error {
 		WithHint("list indexes with `omgdb indexes %s %s`, or hint $natural for a collection scan", c.tx.db.path, c.name)
 }
 
-// costPlans estimates each index plan's keys and cost.
-func (c *Collection) costPlans(plans []*Plan, q Query, count, sorted bool) {
+// costPlans gives each plan, and the collection scan, its cost from the
+// plans' estimated keys.
+func (c *Collection) costPlans(plans []*Plan, coll *Plan, q Query, count, sorted bool) {
 	n := float64(c.count)
 	// Each plan's keys in bounds bound the number of matches from above.
 	matches := n
 	for _, p := range plans {
-		p.estimate(estimateCap)
-		matches = math.Min(matches, p.keys(n))
+		if p != coll {
+			matches = math.Min(matches, p.keys(n))
+		}
+	}
+	matches = math.Max(matches, 1)
+	need := float64(q.Skip + q.Limit)
+	if count || q.Limit == 0 {
+		need = 0
+	}
+	// A scan with a limit and no sort stops after about need matches.
+	coll.cost = n
+	if need > 0 && !sorted {
+		coll.cost = math.Min(n, need*n/matches)
+	}
+	if sorted && !count {
+		coll.cost += sortCost * matches
 	}
 	for _, p := range plans {
+		if p == coll {
+			continue
+		}
 		keys := p.keys(n)
-		fetched := keys
+		read, fetched := keys, keys
 		switch {
 		case count && p.covered:
 			fetched = 0
-		case sorted && p.sortGroup > 0 && q.Limit > 0:
-			// Stops after skip+limit matches; a fraction matches/keys of
-			// its entries match.
-			need := float64(q.Skip + q.Limit)
-			fetched = math.Min(keys, need*keys/math.Max(1, math.Min(matches, keys)))
-			keys = fetched
+		case need > 0 && (p.sortGroup > 0 || !sorted):
+			// Stops after need matches; a fraction matches/keys of its
+			// entries match. Without a sort, it still reads every key to
+			// put the documents in _id order, unless index order is _id
+			// order.
+			fetched = math.Min(keys, need*keys/math.Min(matches, keys))
+			if p.sortGroup > 0 || p.idOrder {
+				read = fetched
+			}
 		}
-		p.cost = keyCost*keys + fetchCost*fetched
+		p.cost = keyCost*read + fetchCost*fetched
 		if sorted && p.sortGroup == 0 && !count {
 			p.cost += sortCost * fetched
 		}
