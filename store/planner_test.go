@@ -171,7 +171,7 @@ type propRun struct {
 func TestPlanner_IndexesNeverChangeResults(t *testing.T) {
 	run := propRun{docs: 2000, queries: 250}
 	switch {
-	case testing.Short():
+	case testing.Short() || raceEnabled:
 		run = propRun{docs: 500, queries: 100}
 	case os.Getenv("OMGDB_LONG") != "":
 		run = propRun{docs: 5000, queries: 2000}
