@@ -15,7 +15,7 @@ type findOptions struct {
 	storeFlags
 	path, coll, filter string
 	sort, project      string
-	hint               string
+	hint, at           string
 	skip, limit        int64
 	pretty             bool
 }
@@ -51,6 +51,7 @@ omgdb docs filters and omgdb docs projection-and-sort.`,
 	cmd.Flags().Int64Var(&opts.limit, "limit", 0, "print at most this many documents (0: all)")
 	cmd.Flags().BoolVar(&opts.pretty, "pretty", false, "indent the JSON")
 	cmd.Flags().StringVar(&opts.hint, "hint", "", "use this index (a name from `omgdb indexes`, _id_, or $natural for a collection scan)")
+	registerAt(cmd, &opts.at)
 	return cmd
 }
 
@@ -106,11 +107,10 @@ func (e *env) runFind(ctx context.Context, opts *findOptions) error {
 	out := e.output(opts.pretty)
 	defer out.flush()
 	return db.View(func(tx *store.Tx) error {
-		c, err := tx.Collection(opts.coll)
+		src, err := findIn(ctx, tx, opts.coll, opts.at, q)
 		if err != nil {
 			return err
 		}
-		src := c.Find(ctx, q)
 		defer src.Close()
 		for src.Next() {
 			if err := out.doc(src.Doc()); err != nil {
@@ -123,8 +123,8 @@ func (e *env) runFind(ctx context.Context, opts *findOptions) error {
 
 type countOptions struct {
 	storeFlags
-	path, coll, filter string
-	hint               string
+	path, coll, filter, at string
+	hint                   string
 }
 
 func newCountCmd(e *env) *cobra.Command {
@@ -145,6 +145,7 @@ func newCountCmd(e *env) *cobra.Command {
 	}
 	opts.register(cmd)
 	cmd.Flags().StringVar(&opts.hint, "hint", "", "use this index (a name from `omgdb indexes`, _id_, or $natural for a collection scan)")
+	registerAt(cmd, &opts.at)
 	return cmd
 }
 
@@ -159,18 +160,24 @@ func (e *env) runCount(ctx context.Context, opts *countOptions) error {
 	}
 	defer db.Close()
 	return db.View(func(tx *store.Tx) error {
-		c, err := tx.Collection(opts.coll)
-		if err != nil {
-			return err
+		n, err := countIn(ctx, tx, opts.coll, opts.at, filter)
+		if opts.hint != "" && opts.at == "" {
+			n, err = hintedCount(ctx, tx, opts.coll, filter, opts.hint)
 		}
-		var n int64
-		if filter == nil && opts.hint == "" {
-			n = c.Count()
-		} else if n, err = c.CountQuery(ctx, store.Query{Filter: filter, Hint: opts.hint}); err != nil {
+		if err != nil {
 			return err
 		}
 		out := e.output(false)
 		defer out.flush()
 		return out.doc(query.LongValue(n))
 	})
+}
+
+// hintedCount counts with an index (or $natural) named by --hint.
+func hintedCount(ctx context.Context, tx *store.Tx, coll string, filter *query.Filter, hint string) (int64, error) {
+	c, err := tx.Collection(coll)
+	if err != nil {
+		return 0, err
+	}
+	return c.CountQuery(ctx, store.Query{Filter: filter, Hint: hint})
 }
