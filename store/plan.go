@@ -2,9 +2,7 @@ package store
 
 import (
 	"bytes"
-	"fmt"
 	"sort"
-	"strings"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -339,26 +337,6 @@ func (p *Plan) estimate(limit int64) {
 		}
 	}
 	p.estKeys = n
-}
-
-// keyPattern returns the index's key pattern as JSON.
-func (p *Plan) keyPattern() string {
-	if p.spec == nil {
-		return ""
-	}
-	return p.spec.KeyPattern().String()
-}
-
-func describeSort(keys []query.SortKey) string {
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		dir := "1"
-		if k.Desc {
-			dir = "-1"
-		}
-		parts[i] = fmt.Sprintf("%q:%s", k.Path, dir)
-	}
-	return "{" + strings.Join(parts, ",") + "}"
 }
 
 func sortPlans(plans []*Plan) {
