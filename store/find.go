@@ -22,14 +22,42 @@ type Query struct {
 	// MaxSortBytes bounds what an in-memory sort without a limit may hold;
 	// 0 means DefaultMaxSortBytes.
 	MaxSortBytes int64
+	// Hint names the index to use, or "$natural" for a collection scan;
+	// "" lets the planner choose.
+	Hint string
 }
 
 func (q *Query) sorted() bool { return q.Sort != nil && len(q.Sort.Keys()) > 0 }
 
-// Find returns a stream of the documents matching q.
+// Find returns a stream of the documents matching q. The planner chooses
+// between a collection scan and an index (see planner.go); either way the
+// results are the same, in the same order: by the sort, then _id, or by
+// _id when there is no sort.
 func (c *Collection) Find(ctx context.Context, q Query) query.Source {
-	var src query.Source = &scanSource{ctx: ctx, cur: c.Scan(), filter: q.Filter}
-	if q.sorted() {
+	ch, err := c.planQuery(q, false)
+	if err != nil {
+		return &sliceSource{err: err}
+	}
+	return c.execute(ctx, q, ch.plan)
+}
+
+// execute runs a plan.
+func (c *Collection) execute(ctx context.Context, q Query, p *Plan) query.Source {
+	return c.wrap(q, p, c.baseSource(ctx, q, p))
+}
+
+// baseSource reads what a plan reads: the matching documents, in index or
+// _id order, before any sort, paging or projection.
+func (c *Collection) baseSource(ctx context.Context, q Query, p *Plan) query.Source {
+	if p.Stage == "IXSCAN" {
+		return c.indexSource(ctx, p, q.Filter, q.sorted())
+	}
+	return &scanSource{ctx: ctx, cur: c.Scan(), filter: q.Filter}
+}
+
+// wrap adds the sort, paging and projection stages to a base source.
+func (c *Collection) wrap(q Query, p *Plan, src query.Source) query.Source {
+	if q.sorted() && p.sortGroup == 0 {
 		src = sortSource(src, q)
 	} else {
 		src = &pageSource{src: src, skip: q.Skip, limit: q.Limit}
@@ -46,7 +74,23 @@ func (c *Collection) CountMatching(ctx context.Context, filter *query.Filter) (i
 	if filter == nil {
 		return c.Count(), nil
 	}
-	src := c.Find(ctx, Query{Filter: filter})
+	return c.CountQuery(ctx, Query{Filter: filter})
+}
+
+// CountQuery counts the documents matching q.Filter, ignoring its sort,
+// projection and paging, and honouring its Hint. When an index covers the
+// filter it counts index entries without reading a document.
+func (c *Collection) CountQuery(ctx context.Context, q Query) (int64, error) {
+	q = Query{Filter: q.Filter, Hint: q.Hint}
+	ch, err := c.planQuery(q, true)
+	if err != nil {
+		return 0, err
+	}
+	if ch.plan.covered {
+		n, _, err := ch.plan.countCovered(ctx)
+		return n, err
+	}
+	src := c.execute(ctx, q, ch.plan)
 	defer src.Close()
 	var n int64
 	for src.Next() {
