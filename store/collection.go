@@ -57,6 +57,9 @@ func (tx *Tx) open(name string, b *bolt.Bucket) (*Collection, error) {
 // Name returns the collection's name.
 func (c *Collection) Name() string { return c.name }
 
+// Tx returns the transaction the collection was opened in.
+func (c *Collection) Tx() *Tx { return c.tx }
+
 // Count returns the number of documents, in O(1).
 func (c *Collection) Count() int64 { return c.count }
 
