@@ -489,11 +489,23 @@ func TextSearch(ctx context.Context, c *store.Collection, text string, opts *Sea
 	if err != nil {
 		return nil, err
 	}
-	res, _, err := textSearch(ctx, c, q, opts)
+	res, terms, err := textSearch(ctx, c, q, opts)
 	if err != nil {
 		return nil, err
 	}
-	return res, fillDocs(c, res.Hits)
+	if err := fillDocs(c, res.Hits); err != nil {
+		return nil, err
+	}
+	if opts != nil && opts.Highlight {
+		_, fi, err := findSearchIndex(c, opts.TextIndex)
+		if err != nil {
+			return nil, err
+		}
+		for i := range res.Hits {
+			res.Hits[i].Highlights = fi.highlight(res.Hits[i].Doc, terms)
+		}
+	}
+	return res, nil
 }
 
 // textSearch returns the hits without documents, and the terms that

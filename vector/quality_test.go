@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/blevesearch/bleve/v2"
-	bindex "github.com/blevesearch/bleve_index_api"
 	bq "github.com/blevesearch/bleve/v2/search/query"
+	bindex "github.com/blevesearch/bleve_index_api"
 
 	"github.com/omgdb/omgdb/internal/storetest"
 	"github.com/omgdb/omgdb/query"

@@ -34,13 +34,16 @@ type VectorSpec struct {
 	Model string `json:"model"` // model id, such as "hashing-fnv1a-v2-d256"
 }
 
-// Keys of a vector index's bucket: "m" holds the metadata of the vectors
-// (model and probe), "n" the number of vectors (8 bytes, big-endian), and
-// "v" + key of _id each vector: dim little-endian float32s followed by
-// the document's _id as canonical JSON.
+// Keys of a vector index's bucket: "meta" holds the metadata of the
+// vectors (model and probe), "cnt_" the number of vectors (8 bytes,
+// big-endian), and "v" + key of _id + padding each vector: dim
+// little-endian float32s followed by the document's _id as canonical JSON
+// and spaces. Every key and value is padded to a multiple of 4 bytes, so
+// that in bbolt's pages every vector starts 4-byte aligned and is scanned
+// in place, without copying.
 var (
-	keyVecMeta  = []byte("m")
-	keyVecCount = []byte("n")
+	keyVecMeta  = []byte("meta")
+	keyVecCount = []byte("cnt_")
 	prefixVec   = []byte("v")
 )
 
@@ -126,6 +129,7 @@ func openVec(ix *store.Index) (*vecIndex, error) {
 			WithHint("this omgdb cannot compute its vectors; use the omgdb that created it, or drop and recreate the index")
 	}
 	meta, _ := json.Marshal(vecMeta{Model: spec.Model, Probe: probe(emb)})
+	meta = pad4(meta, ' ')
 	vi := &vecIndex{spec: spec, emb: emb, meta: meta}
 	specCache.Store(string(ix.Def.Spec), vi)
 	return vi, nil
@@ -237,11 +241,32 @@ func (vi *vecIndex) record(text string, id query.Value) []byte {
 	for _, x := range v {
 		out = binary.LittleEndian.AppendUint32(out, math.Float32bits(x))
 	}
-	return query.AppendJSON(out, id)
+	return pad4(query.AppendJSON(out, id), ' ')
 }
 
+// pad4 pads b with c to a multiple of 4 bytes.
+func pad4(b []byte, c byte) []byte {
+	for len(b)%4 != 0 {
+		b = append(b, c)
+	}
+	return b
+}
+
+// vecKey returns the bucket key of a document's vector: "v", the key of
+// its _id, zero bytes and a last byte counting them, 4-byte padded.
 func vecKey(docKey []byte) []byte {
-	return append(append(make([]byte, 0, len(docKey)+1), prefixVec...), docKey...)
+	k := make([]byte, 0, len(docKey)+8)
+	k = append(append(k, prefixVec...), docKey...)
+	n := (4 - (len(k)+1)%4) % 4
+	for i := 0; i < n; i++ {
+		k = append(k, 0)
+	}
+	return append(k, byte(n))
+}
+
+// docKeyOf returns the key of _id inside a vector key.
+func docKeyOf(vk []byte) []byte {
+	return vk[1 : len(vk)-1-int(vk[len(vk)-1])]
 }
 
 func vecCount(b *bolt.Bucket) int64 {

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"math"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
+	"unsafe"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -31,10 +33,11 @@ type SearchOptions struct {
 	// MinScore drops hits scoring below it. When unset, vector hits must
 	// score above 0 (share some feature with the query) and text hits
 	// must match.
-	MinScore *float64
+	MinScore  *float64
 	Index     string // the vector index to use; by default the first (by name) on the field
 	TextIndex string // the search index to use; by default the collection's only one
-	Dim      int    // dimension for on-the-fly embedding without an index; DefaultDim when 0
+	Highlight bool   // TextSearch: mark the matched words in fragments of each hit's fields
+	Dim       int    // dimension for on-the-fly embedding without an index; DefaultDim when 0
 }
 
 func (o *SearchOptions) k() int {
@@ -48,8 +51,12 @@ func (o *SearchOptions) k() int {
 type Hit struct {
 	ID    query.Value // the document's _id
 	Score float64
-	Doc   query.Value // the document, when the caller asked for it
-	key   []byte      // the key of _id, for tie-breaks and lookups
+	Doc   query.Value // the document
+	// Highlights maps each indexed field with a match to fragments of its
+	// text with the matched words in <mark>…</mark> (TextSearch with
+	// Highlight).
+	Highlights query.Value
+	key        []byte // the key of _id, for tie-breaks and lookups
 }
 
 // Result is the answer of a search.
@@ -153,12 +160,13 @@ func indexScan(ctx context.Context, c *store.Collection, ix *store.Index, vi *ve
 		if err := src.Err(); err != nil {
 			return nil, err
 		}
-	} else {
-		m := loadMatrix(c, ix, vi)
+	} else if m := loadMatrix(c, ix, vi); m != nil {
 		res.Scanned = len(m.keys)
 		if err := m.scan(ctx, q, top); err != nil {
 			return nil, err
 		}
+	} else {
+		res.Scanned = streamScan(b, q, top)
 	}
 	res.Hits = top.hits(minScore(opts, 0))
 	return res, nil
@@ -167,10 +175,33 @@ func indexScan(ctx context.Context, c *store.Collection, ix *store.Index, vi *ve
 // dotRecord returns the dot product of q with the vector of a stored
 // record, decoding it into buf.
 func dotRecord(q []float32, rec []byte, buf []float32) float32 {
-	for i := range buf {
-		buf[i] = math.Float32frombits(binary.LittleEndian.Uint32(rec[4*i:]))
-	}
+	appendFloats(buf[:0], rec[:4*len(buf)])
 	return vek32.Dot(q, buf)
+}
+
+// littleEndian reports whether the machine stores float32 as the index
+// does, so that vectors can be copied instead of decoded.
+var littleEndian = func() bool {
+	x := uint32(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}()
+
+// appendFloats appends the little-endian float32s of b to dst. On a
+// little-endian machine it copies the bytes (the destination is aligned;
+// the source, in bbolt's pages, may not be).
+func appendFloats(dst []float32, b []byte) []float32 {
+	n := len(b) / 4
+	if !littleEndian {
+		for i := 0; i < n; i++ {
+			dst = append(dst, math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
+		}
+		return dst
+	}
+	dst = slices.Grow(dst, n)
+	at := len(dst)
+	dst = dst[:at+n]
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(&dst[at])), 4*n), b)
+	return dst
 }
 
 // embedScan embeds the field of every (matching) document.
@@ -254,20 +285,27 @@ type cachedMatrix struct {
 	m     *matrix
 }
 
+// loadMatrix returns the cached matrix of an index, or nil the first time
+// an index is searched at a journal position: one search (a CLI call)
+// streams over the stored vectors, which is faster than copying them; a
+// second one (a server) loads them for the parallel scan.
 func loadMatrix(c *store.Collection, ix *store.Index, vi *vecIndex) *matrix {
 	tx := c.Tx()
 	if tx.Writable() {
-		return readMatrix(ix.Bucket(), vi.spec.Dim)
+		return nil
 	}
 	key := cachedMatrix{db: tx.DB(), coll: c.Name(), index: ix.Def.Name, lsn: tx.LastLSN(), spec: string(ix.Def.Spec)}
 	matrixCache.Lock()
 	defer matrixCache.Unlock()
-	for _, e := range matrixCache.entries {
+	for i, e := range matrixCache.entries {
 		if e.db == key.db && e.coll == key.coll && e.index == key.index && e.lsn == key.lsn && e.spec == key.spec {
+			if e.m == nil {
+				e.m = readMatrix(ix.Bucket(), vi.spec.Dim)
+				matrixCache.entries[i] = e
+			}
 			return e.m
 		}
 	}
-	key.m = readMatrix(ix.Bucket(), vi.spec.Dim)
 	if len(matrixCache.entries) >= maxCachedMatrices {
 		matrixCache.entries = matrixCache.entries[1:]
 	}
@@ -282,16 +320,35 @@ func readMatrix(b *bolt.Bucket, dim int) *matrix {
 	arena := make([]byte, 0, n*16)
 	cur := b.Cursor()
 	for k, v := cur.Seek(prefixVec); k != nil && k[0] == prefixVec[0]; k, v = cur.Next() {
-		for i := 0; i < dim; i++ {
-			m.vecs = append(m.vecs, math.Float32frombits(binary.LittleEndian.Uint32(v[4*i:])))
-		}
+		m.vecs = appendFloats(m.vecs, v[:4*dim])
+		dk := docKeyOf(k)
 		start := len(arena)
-		arena = append(arena, k[1:]...)
+		arena = append(arena, dk...)
 		arena = append(arena, v[4*dim:]...)
-		m.keys = append(m.keys, arena[start:start+len(k)-1:start+len(k)-1])
-		m.ids = append(m.ids, arena[start+len(k)-1:len(arena):len(arena)])
+		m.keys = append(m.keys, arena[start:start+len(dk):start+len(dk)])
+		m.ids = append(m.ids, arena[start+len(dk):len(arena):len(arena)])
 	}
 	return m
+}
+
+// streamScan scores the stored vectors of b in place, in key order.
+func streamScan(b *bolt.Bucket, q []float32, top *topK) int {
+	n := 0
+	buf := make([]float32, len(q))
+	cur := b.Cursor()
+	for k, v := cur.Seek(prefixVec); k != nil && k[0] == prefixVec[0]; k, v = cur.Next() {
+		n++
+		vec := buf
+		if littleEndian && uintptr(unsafe.Pointer(&v[0]))%4 == 0 {
+			vec = unsafe.Slice((*float32)(unsafe.Pointer(&v[0])), len(q))
+		} else {
+			appendFloats(buf[:0], v[:4*len(q)])
+		}
+		if s := float64(vek32.Dot(q, vec)); top.admits(s) {
+			top.add(s, docKeyOf(k), v[4*len(q):])
+		}
+	}
+	return n
 }
 
 // scan scores every vector against q, in parallel, into top.
