@@ -105,8 +105,12 @@ func Pack(ctx context.Context, c *store.Collection, field, text string, opts *Pa
 		for _, ch := range splitChunks(t) {
 			ch.id, ch.key, ch.docRank = h.ID, h.key, rank
 			ch.vec = emb.Embed(ch.text)
+			cos := float64(vek32.Dot(q, ch.vec))
+			if cos <= 0 {
+				continue // shares no word or trigram with the query
+			}
 			docPart := h.Score / math.Max(res.Hits[0].Score, 1e-9)
-			ch.score = math.Round((0.5*docPart+0.5*float64(vek32.Dot(q, ch.vec)))*1e6) / 1e6
+			ch.score = math.Round((0.5*docPart+0.5*cos)*1e6) / 1e6
 			ch.tokens = EstimateTokens(ch.text)
 			chunks = append(chunks, ch)
 		}
@@ -219,7 +223,7 @@ func cutChunk(ch *chunk, left int) (*chunk, bool) {
 		return nil, false
 	}
 	cut := *ch
-	cut.text = ch.text[:best] + cutMarker
+	cut.text = strings.TrimSuffix(ch.text[:best], cutMarker) + cutMarker
 	cut.end = ch.start + best
 	cut.tokens = EstimateTokens(cut.text)
 	cut.cut = true
@@ -291,14 +295,21 @@ func splitChunks(text string) []*chunk {
 	return out
 }
 
+// piece is a range of a text; a piece cut inside a sentence says at which
+// ends.
+type piece struct {
+	s, e             int
+	cutHead, cutTail bool
+}
+
 // pieces returns the paragraphs of text[start:end] as offset ranges,
 // splitting paragraphs over ChunkTokens into sentences and sentences over
 // it at word boundaries.
-func pieces(text string, start, end int) [][2]int {
-	var out [][2]int
+func pieces(text string, start, end int) []piece {
+	var out []piece
 	for _, para := range paragraphs(text, start, end) {
 		if EstimateTokens(text[para[0]:para[1]]) <= ChunkTokens {
-			out = append(out, para)
+			out = append(out, piece{s: para[0], e: para[1]})
 			continue
 		}
 		s := para[0]
@@ -357,19 +368,18 @@ func sentenceEnds(text string) []int {
 	return append(out, len(text))
 }
 
-// hardSplit splits text[s:e] into ranges of at most ChunkTokens, at word
-// boundaries where possible; the ranges are marked by a negative start so
-// packPieces marks them as cut.
-func hardSplit(text string, s, e int) [][2]int {
+// hardSplit splits text[s:e] into pieces of at most ChunkTokens, at word
+// boundaries where possible, marking where they were cut.
+func hardSplit(text string, s, e int) []piece {
 	r := trimRange(text, s, e)
 	s, e = r[0], r[1]
 	if s >= e {
 		return nil
 	}
 	if EstimateTokens(text[s:e]) <= ChunkTokens {
-		return [][2]int{{s, e}}
+		return []piece{{s: s, e: e}}
 	}
-	var out [][2]int
+	var out []piece
 	maxBytes := ChunkTokens * 4
 	for s < e {
 		cut := min(e, s+maxBytes)
@@ -381,31 +391,39 @@ func hardSplit(text string, s, e int) [][2]int {
 				cut = s + sp
 			}
 		}
-		out = append(out, [2]int{-s - 1, cut})
+		out = append(out, piece{s: s, e: cut, cutHead: len(out) > 0, cutTail: true})
 		r := trimRange(text, cut, e)
 		s = r[0]
 	}
+	out[len(out)-1].cutTail = false
 	return out
 }
 
 // packPieces groups consecutive pieces into chunks of at most ChunkTokens.
-func packPieces(text string, ps [][2]int) []*chunk {
+// A piece cut inside a sentence is a chunk of its own, marked "[…]" where
+// it was cut.
+func packPieces(text string, ps []piece) []*chunk {
 	var out []*chunk
 	var cur *chunk
 	for _, p := range ps {
-		if p[0] < 0 { // a piece cut inside a sentence: a chunk of its own
-			s := -p[0] - 1
+		if p.cutHead || p.cutTail {
 			cur = nil
-			out = append(out, &chunk{text: text[s:p[1]] + cutMarker, start: s, end: p[1], cut: true})
+			t := text[p.s:p.e]
+			if p.cutHead {
+				t = strings.TrimPrefix(cutMarker, " ") + " " + t
+			}
+			if p.cutTail {
+				t += cutMarker
+			}
+			out = append(out, &chunk{text: t, start: p.s, end: p.e, cut: true})
 			continue
 		}
-		t := text[p[0]:p[1]]
-		if cur != nil && EstimateTokens(text[cur.start:p[1]]) <= ChunkTokens {
-			cur.end = p[1]
+		if cur != nil && EstimateTokens(text[cur.start:p.e]) <= ChunkTokens {
+			cur.end = p.e
 			cur.text = text[cur.start:cur.end]
 			continue
 		}
-		cur = &chunk{text: t, start: p[0], end: p[1]}
+		cur = &chunk{text: text[p.s:p.e], start: p.s, end: p.e}
 		out = append(out, cur)
 	}
 	return out
