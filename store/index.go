@@ -212,6 +212,8 @@ func (c *Collection) DropIndex(name string) error {
 }
 
 // maintain applies a document change to every index of the collection.
+// It runs before the document itself is written: on error, nothing of the
+// change is left in any index and the caller writes nothing.
 func (c *Collection) maintain(before, after query.Value) error {
 	if len(c.meta.Indexes) == 0 {
 		return nil
@@ -225,8 +227,16 @@ func (c *Collection) maintain(before, after query.Value) error {
 			c.indexes = append(c.indexes, ix)
 		}
 	}
-	for _, ix := range c.indexes {
+	for i, ix := range c.indexes {
 		if err := ix.kind.Update(ix, before, after); err != nil {
+			// Undo the indexes already updated, so that a caller that goes on
+			// after a refused document (an import with --on-error skip) keeps
+			// every index consistent with the documents.
+			for j := i - 1; j >= 0; j-- {
+				if uerr := c.indexes[j].kind.Update(c.indexes[j], after, before); uerr != nil {
+					return fmt.Errorf("%w (and undoing index %s failed: %v)", err, c.indexes[j].Def.Name, uerr)
+				}
+			}
 			return err
 		}
 	}
