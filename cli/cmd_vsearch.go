@@ -21,7 +21,7 @@ type searchFlags struct {
 	hybrid, pretty   bool
 	index, textIndex string
 	minScoreSet      bool
-	projection       *vector.Projection
+	projection       *query.Projection
 	compiledFilter   *query.Filter
 }
 
@@ -52,7 +52,7 @@ func (e *env) prepareSearch(cmd *cobra.Command, f *searchFlags) error {
 		if err != nil {
 			return err
 		}
-		if f.projection, err = vector.CompileProjection(spec); err != nil {
+		if f.projection, err = query.CompileProjection(spec); err != nil {
 			return err
 		}
 	}
@@ -78,7 +78,10 @@ func (e *env) printHits(res *vector.Result, f *searchFlags) error {
 	for _, h := range res.Hits {
 		doc := h.Doc
 		if f.projection != nil {
-			doc = f.projection.Apply(doc)
+			var err error
+			if doc, err = f.projection.Apply(doc); err != nil {
+				return err
+			}
 		}
 		fields := []query.Field{
 			{Key: "_id", Value: h.ID},

@@ -1,6 +1,7 @@
 package vector
 
 import (
+	"context"
 	"testing"
 
 	"github.com/viterin/vek/vek32"
@@ -36,5 +37,21 @@ func BenchmarkDotVek(b *testing.B) {
 			s += vek32.Dot(q, m[j*256:(j+1)*256])
 		}
 		_ = s
+	}
+}
+
+// BenchmarkScan100k is the in-process scan of vsearch: exact top-10 over
+// 100,000 × 256 float32 vectors in a contiguous matrix, on all cores.
+func BenchmarkScan100k(b *testing.B) {
+	m, q := benchMatrix(100000, 256)
+	mat := &matrix{dim: 256, vecs: m, keys: make([][]byte, 100000), ids: make([][]byte, 100000)}
+	for i := range mat.keys {
+		mat.keys[i] = []byte{byte(i >> 16), byte(i >> 8), byte(i)}
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := mat.scan(context.Background(), q, newTopK(10)); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

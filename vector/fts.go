@@ -53,7 +53,7 @@ func NewSearchIndexDef(name string, fields []string, analyzer string) store.Inde
 //
 //	"s"                                  statistics: per indexed field, documents and total tokens (uvarints)
 //	"t" field 0 term                     document frequency (uvarint)
-//	"p" field 0 term 0 key               posting: term frequency, then position deltas (uvarints)
+//	"p" field 0 term 0 key               posting: the field's tokens in the document, the term frequency, then position deltas (uvarints)
 //	"l" key                              per indexed field, the document's tokens (uvarints); then _id as JSON
 //
 // where key is the key of the document's _id.
@@ -263,7 +263,7 @@ func (fi *ftsIndex) entries(docs *store.Cursor) (map[string][]byte, error) {
 				st.tokens[i] += lengths[i]
 			}
 			for term, pos := range fields[i] {
-				out[string(postKey(f, term, key))] = encodePositions(pos)
+				out[string(postKey(f, term, key))] = encodePosting(lengths[i], pos)
 				tk := string(termKey(f, term))
 				if df[tk] == 0 {
 					st.terms[i]++
@@ -298,7 +298,7 @@ func (fi *ftsIndex) add(b *bolt.Bucket, st *stats, doc query.Value) error {
 			st.tokens[i] += lengths[i]
 		}
 		for term, pos := range fields[i] {
-			if err := b.Put(postKey(f, term, key), encodePositions(pos)); err != nil {
+			if err := b.Put(postKey(f, term, key), encodePosting(lengths[i], pos)); err != nil {
 				return err
 			}
 			if err := addDF(b, st, i, termKey(f, term), 1); err != nil {
@@ -373,8 +373,11 @@ func postKey(field, term string, key []byte) []byte {
 	return append(postPrefix(field, term), key...)
 }
 
-func encodePositions(pos []uint32) []byte {
-	out := binary.AppendUvarint(nil, uint64(len(pos)))
+// encodePosting encodes a posting: the field's length in the document,
+// then the positions of the term.
+func encodePosting(length uint64, pos []uint32) []byte {
+	out := binary.AppendUvarint(nil, length)
+	out = binary.AppendUvarint(out, uint64(len(pos)))
 	prev := uint32(0)
 	for _, p := range pos {
 		out = binary.AppendUvarint(out, uint64(p-prev))
@@ -383,7 +386,10 @@ func encodePositions(pos []uint32) []byte {
 	return out
 }
 
+// decodePositions returns the positions of a posting.
 func decodePositions(v []byte) []uint32 {
+	_, k := binary.Uvarint(v)
+	v = v[k:]
 	n, k := binary.Uvarint(v)
 	v = v[k:]
 	pos := make([]uint32, 0, n)
@@ -397,9 +403,11 @@ func decodePositions(v []byte) []uint32 {
 	return pos
 }
 
-func termFreq(v []byte) uint64 {
-	n, _ := binary.Uvarint(v)
-	return n
+// postingFreq returns the field length and term frequency of a posting.
+func postingFreq(v []byte) (length, tf uint64) {
+	length, k := binary.Uvarint(v)
+	tf, _ = binary.Uvarint(v[k:])
+	return length, tf
 }
 
 // stats are the corpus statistics of a search index.

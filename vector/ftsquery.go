@@ -288,8 +288,8 @@ func (s *ftsSearcher) term(field, term string, b float64, out matches) error {
 	c := s.b.Cursor()
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
 		key := k[len(prefix):]
-		tf := math.Sqrt(float64(termFreq(v)))
-		dl := float64(s.length(key, fidx))
+		length, freq := postingFreq(v)
+		tf, dl := math.Sqrt(float64(freq)), float64(length)
 		out[string(key)] += b * idf * idf * tf * bm25K1 / (tf + bm25K1*(1-bm25B+bm25B*dl/math.Max(avg, 1)))
 	}
 	return nil
@@ -309,18 +309,6 @@ func (s *ftsSearcher) fieldIndex(field string) int {
 		}
 	}
 	return 0
-}
-
-// length returns the number of tokens of a document's field.
-func (s *ftsSearcher) length(key []byte, fidx int) uint64 {
-	v := s.b.Get(append([]byte{prefixLength}, key...))
-	var n uint64
-	for i := 0; i <= fidx && len(v) > 0; i++ {
-		var k int
-		n, k = binary.Uvarint(v)
-		v = v[k:]
-	}
-	return n
 }
 
 // dictionary returns the terms of field starting with prefix that keep

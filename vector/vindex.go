@@ -152,7 +152,10 @@ func (vi *vecIndex) current(b *bolt.Bucket) bool {
 }
 
 // Update keeps the vector of one document in step with it. Vectors made by
-// another embedder are never mixed with new ones: the index is rebuilt.
+// another embedder are never mixed with new ones: the index is rebuilt
+// from the documents, then the change is applied. Both steps are
+// idempotent, so they hold whether the store writes the document before
+// or after its indexes.
 func (vectorKind) Update(ix *store.Index, before, after query.Value) error {
 	vi, err := openVec(ix)
 	if err != nil {
@@ -160,7 +163,9 @@ func (vectorKind) Update(ix *store.Index, before, after query.Value) error {
 	}
 	b := ix.Bucket()
 	if !vi.current(b) {
-		return vi.build(ix, ix.Collection().Scan())
+		if err := vi.build(ix, ix.Collection().Scan()); err != nil {
+			return err
+		}
 	}
 	n := vecCount(b)
 	if !before.IsMissing() {
@@ -174,10 +179,13 @@ func (vectorKind) Update(ix *store.Index, before, after query.Value) error {
 	}
 	if !after.IsMissing() {
 		if text, ok := FieldText(after, vi.spec.Field); ok {
-			if err := b.Put(vecKey(docKey(after)), vi.record(text, after.Get("_id"))); err != nil {
+			k := vecKey(docKey(after))
+			if b.Get(k) == nil {
+				n++
+			}
+			if err := b.Put(k, vi.record(text, after.Get("_id"))); err != nil {
 				return err
 			}
-			n++
 		}
 	}
 	return b.Put(keyVecCount, binary.BigEndian.AppendUint64(nil, uint64(n)))
