@@ -64,6 +64,9 @@ func (c *Collection) Tx() *Tx { return c.tx }
 func (c *Collection) Count() int64 { return c.count }
 
 func (c *Collection) flush() error {
+	if err := c.flushIndexes(); err != nil {
+		return err
+	}
 	if c.appendOnly {
 		c.docs.FillPercent = 1.0
 	}

@@ -189,25 +189,80 @@ func (fi *ftsIndex) analyze(doc query.Value) (fields []termPositions, lengths []
 	return fields, lengths, ok
 }
 
-// Update removes the postings of before and adds those of after.
+// ftsState is a search index's state during a write transaction: its
+// buffered writes, statistics and changes of document frequencies.
+type ftsState struct {
+	txWrites
+	st *stats
+	df map[string]int64 // term key -> change of document frequency
+}
+
+func ftsStateOf(ix *store.Index, fi *ftsIndex) *ftsState {
+	if st, ok := ix.State.(*ftsState); ok {
+		return st
+	}
+	st := &ftsState{txWrites: newTxWrites(), st: readStats(ix.Bucket(), len(fi.fields)), df: map[string]int64{}}
+	ix.State = st
+	return st
+}
+
+// Update removes the postings of before and adds those of after; the
+// writes are buffered until Flush.
 func (searchKind) Update(ix *store.Index, before, after query.Value) error {
 	fi, err := openFTS(ix)
 	if err != nil {
 		return err
 	}
-	b := ix.Bucket()
-	st := readStats(b, len(fi.fields))
+	st := ftsStateOf(ix, fi)
 	if !before.IsMissing() {
-		if err := fi.remove(b, st, before); err != nil {
-			return err
-		}
+		fi.remove(ix.Bucket(), st, before)
 	}
 	if !after.IsMissing() {
-		if err := fi.add(b, st, after); err != nil {
+		fi.add(st, after)
+	}
+	return nil
+}
+
+// Flush writes the transaction's buffered postings in key order, then the
+// document frequencies and statistics.
+func (searchKind) Flush(ix *store.Index) error {
+	fs, ok := ix.State.(*ftsState)
+	if !ok {
+		return nil
+	}
+	ix.State = nil
+	fi, err := openFTS(ix)
+	if err != nil {
+		return err
+	}
+	b := ix.Bucket()
+	if err := fs.flush(b); err != nil {
+		return err
+	}
+	terms := make([]string, 0, len(fs.df))
+	for t, d := range fs.df {
+		if d != 0 {
+			terms = append(terms, t)
+		}
+	}
+	sort.Strings(terms)
+	for _, t := range terms {
+		if err := addDF(b, fs.st, fi.fieldOfTermKey(t), []byte(t), fs.df[t]); err != nil {
 			return err
 		}
 	}
-	return b.Put(keyStats, st.encode())
+	return b.Put(keyStats, fs.st.encode())
+}
+
+// fieldOfTermKey returns the index in fi.fields of a term key's field.
+func (fi *ftsIndex) fieldOfTermKey(tk string) int {
+	f, _, _ := strings.Cut(tk[1:], "\x00")
+	for i, g := range fi.fields {
+		if g == f {
+			return i
+		}
+	}
+	return 0
 }
 
 // Build indexes every document. It collects every entry in memory and
@@ -284,54 +339,46 @@ func (fi *ftsIndex) entries(docs *store.Cursor) (map[string][]byte, error) {
 }
 
 // add indexes doc.
-func (fi *ftsIndex) add(b *bolt.Bucket, st *stats, doc query.Value) error {
+func (fi *ftsIndex) add(fs *ftsState, doc query.Value) {
 	fields, lengths, ok := fi.analyze(doc)
 	if !ok {
-		return nil
+		return
 	}
 	key := docKey(doc)
 	var lens []byte
 	for i, f := range fi.fields {
 		lens = binary.AppendUvarint(lens, lengths[i])
 		if lengths[i] > 0 {
-			st.docs[i]++
-			st.tokens[i] += lengths[i]
+			fs.st.docs[i]++
+			fs.st.tokens[i] += lengths[i]
 		}
 		for term, pos := range fields[i] {
-			if err := b.Put(postKey(f, term, key), encodePosting(lengths[i], pos)); err != nil {
-				return err
-			}
-			if err := addDF(b, st, i, termKey(f, term), 1); err != nil {
-				return err
-			}
+			fs.put(postKey(f, term, key), encodePosting(lengths[i], pos))
+			fs.df[string(termKey(f, term))]++
 		}
 	}
-	return b.Put(append([]byte{prefixLength}, key...), query.AppendJSON(lens, doc.Get("_id")))
+	fs.put(append([]byte{prefixLength}, key...), query.AppendJSON(lens, doc.Get("_id")))
 }
 
 // remove drops the postings of doc.
-func (fi *ftsIndex) remove(b *bolt.Bucket, st *stats, doc query.Value) error {
+func (fi *ftsIndex) remove(b *bolt.Bucket, fs *ftsState, doc query.Value) {
 	key := docKey(doc)
 	lk := append([]byte{prefixLength}, key...)
-	if b.Get(lk) == nil {
-		return nil
+	if fs.get(b, lk) == nil {
+		return
 	}
 	fields, lengths, _ := fi.analyze(doc)
 	for i, f := range fi.fields {
 		if lengths[i] > 0 {
-			st.docs[i]--
-			st.tokens[i] -= lengths[i]
+			fs.st.docs[i]--
+			fs.st.tokens[i] -= lengths[i]
 		}
 		for term := range fields[i] {
-			if err := b.Delete(postKey(f, term, key)); err != nil {
-				return err
-			}
-			if err := addDF(b, st, i, termKey(f, term), -1); err != nil {
-				return err
-			}
+			fs.del(postKey(f, term, key))
+			fs.df[string(termKey(f, term))]--
 		}
 	}
-	return b.Delete(lk)
+	fs.del(lk)
 }
 
 // addDF adds d to the document frequency of a term of field i, keeping

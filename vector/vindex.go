@@ -151,11 +151,26 @@ func (vi *vecIndex) current(b *bolt.Bucket) bool {
 	return bytes.Equal(b.Get(keyVecMeta), vi.meta)
 }
 
-// Update keeps the vector of one document in step with it. Vectors made by
-// another embedder are never mixed with new ones: the index is rebuilt
-// from the documents, then the change is applied. Both steps are
-// idempotent, so they hold whether the store writes the document before
-// or after its indexes.
+// vecState is a vector index's state during a write transaction.
+type vecState struct {
+	txWrites
+	n int64 // vectors, as of the transaction
+}
+
+func vecStateOf(ix *store.Index) *vecState {
+	if st, ok := ix.State.(*vecState); ok {
+		return st
+	}
+	st := &vecState{txWrites: newTxWrites(), n: vecCount(ix.Bucket())}
+	ix.State = st
+	return st
+}
+
+// Update keeps the vector of one document in step with it; the writes are
+// buffered until Flush. Vectors made by another embedder are never mixed
+// with new ones: the index is rebuilt from the documents first, then the
+// change is applied. Both steps are idempotent, so they hold whether the
+// store writes the document before or after its indexes.
 func (vectorKind) Update(ix *store.Index, before, after query.Value) error {
 	vi, err := openVec(ix)
 	if err != nil {
@@ -166,29 +181,39 @@ func (vectorKind) Update(ix *store.Index, before, after query.Value) error {
 		if err := vi.build(ix, ix.Collection().Scan()); err != nil {
 			return err
 		}
+		ix.State = nil
 	}
-	n := vecCount(b)
+	st := vecStateOf(ix)
 	if !before.IsMissing() {
 		k := vecKey(docKey(before))
-		if b.Get(k) != nil {
-			if err := b.Delete(k); err != nil {
-				return err
-			}
-			n--
+		if st.get(b, k) != nil {
+			st.del(k)
+			st.n--
 		}
 	}
 	if !after.IsMissing() {
 		if text, ok := FieldText(after, vi.spec.Field); ok {
 			k := vecKey(docKey(after))
-			if b.Get(k) == nil {
-				n++
+			if st.get(b, k) == nil {
+				st.n++
 			}
-			if err := b.Put(k, vi.record(text, after.Get("_id"))); err != nil {
-				return err
-			}
+			st.put(k, vi.record(text, after.Get("_id")))
 		}
 	}
-	return b.Put(keyVecCount, binary.BigEndian.AppendUint64(nil, uint64(n)))
+	return nil
+}
+
+// Flush writes the transaction's buffered vectors in key order.
+func (vectorKind) Flush(ix *store.Index) error {
+	st, ok := ix.State.(*vecState)
+	if !ok {
+		return nil
+	}
+	ix.State = nil
+	if err := st.flush(ix.Bucket()); err != nil {
+		return err
+	}
+	return ix.Bucket().Put(keyVecCount, binary.BigEndian.AppendUint64(nil, uint64(st.n)))
 }
 
 // Build computes the vectors of every document.
