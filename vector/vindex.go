@@ -36,15 +36,16 @@ type VectorSpec struct {
 
 // Keys of a vector index's bucket: "meta" holds the metadata of the
 // vectors (model and probe), "cnt_" the number of vectors (8 bytes,
-// big-endian), and "v" + key of _id + padding each vector: dim
+// big-endian), "v" + key of _id + padding each vector: dim
 // little-endian float32s followed by the document's _id as canonical JSON
-// and spaces. Every key and value is padded to a multiple of 4 bytes, so
+// and spaces, and "q" + the same its int8 copy (quant.go). Every key and value is padded to a multiple of 4 bytes, so
 // that in bbolt's pages every vector starts 4-byte aligned and is scanned
 // in place, without copying.
 var (
 	keyVecMeta  = []byte("meta")
 	keyVecCount = []byte("cnt_")
 	prefixVec   = []byte("v")
+	prefixQuant = []byte("q") // int8 copies for the first pass of a scan; see quant.go
 )
 
 // probeText is embedded to fingerprint an embedder's behaviour: a changed
@@ -185,19 +186,23 @@ func (vectorKind) Update(ix *store.Index, before, after query.Value) error {
 	}
 	st := vecStateOf(ix)
 	if !before.IsMissing() {
-		k := vecKey(docKey(before))
-		if st.get(b, k) != nil {
+		dk := docKey(before)
+		if k := vecKey(dk); st.get(b, k) != nil {
 			st.del(k)
+			st.del(quantKey(dk))
 			st.n--
 		}
 	}
 	if !after.IsMissing() {
 		if text, ok := FieldText(after, vi.spec.Field); ok {
-			k := vecKey(docKey(after))
+			dk := docKey(after)
+			k := vecKey(dk)
 			if st.get(b, k) == nil {
 				st.n++
 			}
-			st.put(k, vi.record(text, after.Get("_id")))
+			rec, q := vi.records(text, after.Get("_id"))
+			st.put(k, rec)
+			st.put(quantKey(dk), q)
 		}
 	}
 	return nil
@@ -231,19 +236,23 @@ func (vi *vecIndex) build(ix *store.Index, docs *store.Cursor) error {
 		return err
 	}
 	var n uint64
+	w := newTxWrites()
 	for docs.Next() {
 		doc := docs.Doc()
 		if err := docs.Err(); err != nil {
 			return err
 		}
 		if text, ok := FieldText(doc, vi.spec.Field); ok {
-			if err := b.Put(vecKey(docKey(doc)), vi.record(text, doc.Get("_id"))); err != nil {
-				return err
-			}
+			rec, q := vi.records(text, doc.Get("_id"))
+			w.put(vecKey(docKey(doc)), rec)
+			w.put(quantKey(docKey(doc)), q)
 			n++
 		}
 	}
 	if err := docs.Err(); err != nil {
+		return err
+	}
+	if err := w.flush(b); err != nil {
 		return err
 	}
 	if err := b.Put(keyVecMeta, vi.meta); err != nil {
@@ -267,14 +276,15 @@ func clearBucket(b *bolt.Bucket) error {
 	return nil
 }
 
-// record encodes the stored value of a document's vector.
-func (vi *vecIndex) record(text string, id query.Value) []byte {
+// records encodes the stored values of a document's vector: the float32
+// record and its int8 copy.
+func (vi *vecIndex) records(text string, id query.Value) (rec, quant []byte) {
 	v := vi.emb.Embed(text)
-	out := make([]byte, 0, 4*len(v)+16)
+	rec = make([]byte, 0, 4*len(v)+16)
 	for _, x := range v {
-		out = binary.LittleEndian.AppendUint32(out, math.Float32bits(x))
+		rec = binary.LittleEndian.AppendUint32(rec, math.Float32bits(x))
 	}
-	return pad4(query.AppendJSON(out, id), ' ')
+	return pad4(query.AppendJSON(rec, id), ' '), quantize(v)
 }
 
 // pad4 pads b with c to a multiple of 4 bytes.
@@ -295,6 +305,14 @@ func vecKey(docKey []byte) []byte {
 		k = append(k, 0)
 	}
 	return append(k, byte(n))
+}
+
+// quantKey returns the bucket key of a document's int8 vector: as vecKey,
+// with prefix "q".
+func quantKey(docKey []byte) []byte {
+	k := vecKey(docKey)
+	k[0] = prefixQuant[0]
+	return k
 }
 
 // docKeyOf returns the key of _id inside a vector key.
@@ -331,26 +349,35 @@ func (vectorKind) Check(ix *store.Index) []string {
 	for cur.Next() {
 		doc := cur.Doc()
 		text, ok := FieldText(doc, vi.spec.Field)
-		got := b.Get(vecKey(docKey(doc)))
+		got, gotQ := b.Get(vecKey(docKey(doc))), b.Get(quantKey(docKey(doc)))
+		var rec, q []byte
+		if ok {
+			rec, q = vi.records(text, doc.Get("_id"))
+		}
 		switch {
-		case !ok && got != nil:
+		case !ok && (got != nil || gotQ != nil):
 			add("document %s has no text in %s but has a vector", doc.Get("_id"), vi.spec.Field)
-		case ok && got == nil:
+		case ok && (got == nil || gotQ == nil):
 			add("document %s has no vector", doc.Get("_id"))
-		case ok && !bytes.Equal(got, vi.record(text, doc.Get("_id"))):
+		case ok && !bytes.Equal(got, rec):
 			add("vector of document %s differs from its text's embedding", doc.Get("_id"))
+		case ok && !bytes.Equal(gotQ, q):
+			add("int8 vector of document %s differs from its text's embedding", doc.Get("_id"))
 		}
 		if got != nil {
 			seen++
 		}
 	}
-	total := 0
+	total, totalQ := 0, 0
 	c := b.Cursor()
+	for k, _ := c.Seek(prefixQuant); k != nil && k[0] == prefixQuant[0]; k, _ = c.Next() {
+		totalQ++
+	}
 	for k, _ := c.Seek(prefixVec); k != nil && k[0] == prefixVec[0]; k, _ = c.Next() {
 		total++
 	}
-	if total != seen {
-		add("%d vectors belong to no document", total-seen)
+	if total != seen || totalQ != seen {
+		add("%d vectors and %d int8 vectors belong to no document", total-seen, totalQ-seen)
 	}
 	if n := vecCount(b); n != int64(total) {
 		add("count record says %d vectors, found %d", n, total)

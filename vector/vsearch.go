@@ -165,8 +165,10 @@ func indexScan(ctx context.Context, c *store.Collection, ix *store.Index, vi *ve
 		if err := m.scan(ctx, q, top); err != nil {
 			return nil, err
 		}
-	} else {
+	} else if isZero(q) {
 		res.Scanned = streamScan(b, q, top)
+	} else {
+		res.Scanned = quantScan(b, q, top)
 	}
 	res.Hits = top.hits(minScore(opts, 0))
 	return res, nil
@@ -287,8 +289,9 @@ type cachedMatrix struct {
 
 // loadMatrix returns the cached matrix of an index, or nil the first time
 // an index is searched at a journal position: one search (a CLI call)
-// streams over the stored vectors, which is faster than copying them; a
-// second one (a server) loads them for the parallel scan.
+// streams over the stored int8 copies (quant.go), which is faster than
+// copying the float32 vectors; a second one (a server) loads them for the
+// parallel scan.
 func loadMatrix(c *store.Collection, ix *store.Index, vi *vecIndex) *matrix {
 	tx := c.Tx()
 	if tx.Writable() {
@@ -329,6 +332,15 @@ func readMatrix(b *bolt.Bucket, dim int) *matrix {
 		m.ids = append(m.ids, arena[start+len(dk):len(arena):len(arena)])
 	}
 	return m
+}
+
+func isZero(v []float32) bool {
+	for _, x := range v {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // streamScan scores the stored vectors of b in place, in key order.
