@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	_ "embed"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -45,8 +46,9 @@ a context pack), printing each command and its output.`,
 // demoStep is one command of the tour, with a sentence about it.
 type demoStep struct {
 	say  string
-	args []string
-	in   []byte // standard input
+	args []string // "{key}" is replaced by a value saved by an earlier step
+	in   []byte   // standard input
+	save string   // remember this key of the step's JSON output as "{key}"
 }
 
 func (e *env) runDemo(ctx context.Context, opts *demoOptions) error {
@@ -76,8 +78,9 @@ func (e *env) runDemo(ctx context.Context, opts *demoOptions) error {
 	}
 	defer os.Chdir(wd)
 	fmt.Fprintf(e.stdout, "omgdb demo: building a store in %s\n", dir)
+	saved := map[string]string{}
 	for _, s := range demoSteps(st) {
-		if err := e.demoRun(ctx, s); err != nil {
+		if err := e.demoRun(ctx, s, saved); err != nil {
 			return err
 		}
 	}
@@ -100,12 +103,26 @@ func demoSteps(st string) []demoStep {
 			args: []string{"find", st, "languages", `{"paradigms":"concurrent"}`, "--limit", "2"}},
 		{say: "null matches a null field and a missing one alike, as in MongoDB.",
 			args: []string{"count", st, "languages", `{"origin.country":null}`}},
+		{say: "Find with operators, sort and projection, as in MongoDB.",
+			args: []string{"find", st, "languages", `{"year":{"$gte":2000},"typing":"static"}`, "--sort", `{"year":-1}`, "--project", `{"name":1,"year":1,"_id":0}`, "--limit", "3"}},
+		{say: "Aggregate: the most common paradigms, with the average year of their languages.",
+			args: []string{"aggregate", st, "languages", `[{"$unwind":"$paradigms"},{"$group":{"_id":"$paradigms","languages":{"$sum":1},"avgYear":{"$avg":"$year"}}},{"$sort":{"languages":-1,"_id":1}},{"$limit":3}]`}},
 		{say: "Fetch one document by _id.",
 			args: []string{"get", st, "languages", "go"}},
 		{say: "Insert a document; omgdb generates an ObjectId and prints it.",
 			args: []string{"insert", st, "languages", `{"name":"Gleam","year":2016,"typing":"static"}`}},
 		{say: "A typo in a collection name is an error with a suggestion, never an empty result.",
 			args: []string{"count", st, "langauges"}},
+		{say: "Plan an update as a dry run: nothing is written; the plan is stored under a token.",
+			args: []string{"plan-update", st, "languages", `{"year":{"$lt":1960}}`, `{"$set":{"classic":true}}`, "--sample", "1"}, save: "token"},
+		{say: "Review every document the plan would change.",
+			args: []string{"plans", "show", st, "{token}", "--diff"}},
+		{say: "Apply it by its token, in one transaction; the token becomes the change id.",
+			args: []string{"apply", st, "{token}"}},
+		{say: "Roll it back: every before-image returns; the rollback is itself a change.",
+			args: []string{"rollback", st, "{token}"}},
+		{say: "History lists every change, newest first, with its status.",
+			args: []string{"history", st, "--limit", "3"}},
 		{say: "Every write is in the journal, with before-images, for history and undo.",
 			args: []string{"log", st, "--since", "3"}},
 		{say: "Full-text search: a BM25 index over the manual, kept current on every write.",
@@ -129,10 +146,13 @@ func demoSteps(st string) []demoStep {
 
 // demoRun prints a step, runs it in this process, and prints its output.
 // A step that is meant to fail shows its error like a shell would.
-func (e *env) demoRun(ctx context.Context, s demoStep) error {
+func (e *env) demoRun(ctx context.Context, s demoStep, saved map[string]string) error {
 	shown := make([]string, len(s.args))
 	for i, a := range s.args {
-		shown[i] = shellQuote(a)
+		for k, v := range saved {
+			a = strings.ReplaceAll(a, "{"+k+"}", v)
+		}
+		s.args[i], shown[i] = a, shellQuote(a)
 	}
 	fmt.Fprintf(e.stdout, "\n# %s\n$ omgdb %s\n", s.say, strings.Join(shown, " "))
 	if s.in != nil {
@@ -141,6 +161,11 @@ func (e *env) demoRun(ctx context.Context, s demoStep) error {
 	var out bytes.Buffer
 	code := Main(s.args, bytes.NewReader(s.in), &out, &out)
 	text := out.String()
+	if s.save != "" {
+		var res map[string]any
+		json.Unmarshal(out.Bytes(), &res)
+		saved[s.save], _ = res[s.save].(string)
+	}
 	if lines := strings.Split(strings.TrimRight(text, "\n"), "\n"); len(lines) > 12 {
 		text = strings.Join(lines[:12], "\n") + fmt.Sprintf("\n… (%d more lines)\n", len(lines)-12)
 	}

@@ -54,4 +54,18 @@
 // starts from out of a filter's equality conditions. Long arithmetic that
 // overflows is an error: there is no decimal to widen to. docs/updates.md
 // lists every operator, message and difference from MongoDB.
+//
+// # Aggregation
+//
+// CompileExpr compiles an aggregation expression; Expr.Eval evaluates it
+// with a document as $$ROOT. CompilePipeline compiles a pipeline of stages
+// once, checking every stage, accumulator, operator and variable; Run
+// streams a Source through it and returns a Source, reading other
+// collections for $lookup and $unionWith through an Env. Streaming stages
+// pass documents on as they arrive; blocking stages ($group, $sort, …)
+// buffer at most PipelineOptions.MaxMemory, and one expression evaluation
+// builds at most MaxEvalWork, so hostile pipelines fail cleanly. A
+// Pipeline is immutable: runs share nothing. docs/aggregation.md lists
+// every stage, accumulator and operator, the limits and the differences
+// from MongoDB.
 package query
