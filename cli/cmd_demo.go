@@ -33,7 +33,8 @@ func newDemoCmd(e *env) *cobra.Command {
 		Short: "Build a sample store from data shipped in the binary and tour the commands",
 		Long: `Build a store in a temporary directory from two embedded datasets (26
 programming languages, and the pages of this manual), then run a tour of
-commands against it, printing each command and its output.`,
+commands against it (queries, the journal, full-text and vector search,
+a context pack), printing each command and its output.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return e.runDemo(cmd.Context(), opts) },
 	}
@@ -124,6 +125,18 @@ func demoSteps(st string) []demoStep {
 			args: []string{"history", st, "--limit", "3"}},
 		{say: "Every write is in the journal, with before-images, for history and undo.",
 			args: []string{"log", st, "--since", "3"}},
+		{say: "Full-text search: a BM25 index over the manual, kept current on every write.",
+			args: []string{"create-search-index", st, "manual", "title,body", "--analyzer", "en"}},
+		{say: "Search with bleve's query syntax: phrases, +required, -excluded, prefix*, fuzzy~1.",
+			args: []string{"search", st, "manual", `"reads never create" journal`, "--k", "3", "--project", `{"title":1}`}},
+		{say: "A vector index embeds each page offline with the hashing embedder (no model download).",
+			args: []string{"create-vector-index", st, "manual", "body"}},
+		{say: "Vector search: exact cosine top-k over the embeddings; character trigrams tolerate typos.",
+			args: []string{"vsearch", st, "manual", "body", "exit code when the store is locked by another proces", "--k", "3", "--project", `{"title":1}`}},
+		{say: "Hybrid: BM25 and vector rankings fused (reciprocal rank fusion).",
+			args: []string{"vsearch", st, "manual", "body", "exit code when the store is locked by another proces", "--k", "3", "--project", `{"title":1}`, "--hybrid"}},
+		{say: "A context pack for an agent: the best chunks within a token budget, cited, omissions listed.",
+			args: []string{"context", st, "manual", "body", "what happens when the store is busy", "--budget", "300", "--hybrid"}},
 		{say: "What the store holds.",
 			args: []string{"inspect", st}},
 		{say: "Check pages, checksums, counts, and that the journal accounts for every document.",

@@ -110,10 +110,16 @@ func (tx *Tx) open(name string, b *bolt.Bucket) (*Collection, error) {
 // Name returns the collection's name.
 func (c *Collection) Name() string { return c.name }
 
+// Tx returns the transaction the collection was opened in.
+func (c *Collection) Tx() *Tx { return c.tx }
+
 // Count returns the number of documents, in O(1).
 func (c *Collection) Count() int64 { return c.count }
 
 func (c *Collection) flush() error {
+	if err := c.flushIndexes(); err != nil {
+		return err
+	}
 	if c.appendOnly {
 		c.docs.FillPercent = 1.0
 	}
