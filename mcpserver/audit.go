@@ -83,8 +83,8 @@ func (s *Server) auditFailed() error {
 // record appends a call's line to the audit log. A failure to write it
 // is returned as the call's error.
 func (s *Server) record(ss *session, tool string, args query.Value, out *output, te *toolError, start time.Time) *toolError {
-	if s.audit == nil {
-		return nil
+	if s.audit == nil || s.audit.failed() != nil {
+		return nil // no log, or a broken one: the call was refused already
 	}
 	if args.IsMissing() {
 		args = obj()

@@ -141,8 +141,20 @@ func (c *call) rewrite(err error) error {
 	if errors.As(err, &qe) {
 		return &query.Error{Kind: qe.Kind, Message: r.Replace(qe.Message), Hint: r.Replace(query.HintOf(err)), Err: qe.Err}
 	}
-	return errors.New(r.Replace(err.Error()))
+	if msg := r.Replace(err.Error()); msg != err.Error() {
+		return &rewritten{msg: msg, err: err}
+	}
+	return err
 }
+
+// rewritten is an error with paths replaced in its message.
+type rewritten struct {
+	msg string
+	err error
+}
+
+func (r *rewritten) Error() string { return r.msg }
+func (r *rewritten) Unwrap() error { return r.err }
 
 // toolResult wraps a tool's output: structuredContent, and the same JSON
 // as text, fenced as untrusted data when it holds store content.

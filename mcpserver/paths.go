@@ -99,15 +99,16 @@ func (s *Server) locate(arg string, create bool) (*located, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.checkResolved(rel); err != nil {
+	rootDir, target, err := s.resolve(rel)
+	if err != nil {
 		return nil, err
 	}
-	root, err := os.OpenRoot(s.root)
+	root, err := os.OpenRoot(rootDir)
 	if err != nil {
-		return nil, errorf(CodeInternal, "cannot open the server root: %v", err)
+		return nil, errorf(CodeInternal, "cannot open the server root: %v", unwrapPathError(err))
 	}
 	defer root.Close()
-	fi, err := root.Stat(rel)
+	fi, err := root.Stat(target)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && create:
 		return s.create(root, rel)
@@ -118,7 +119,7 @@ func (s *Server) locate(arg string, create bool) (*located, error) {
 	case !fi.Mode().IsRegular():
 		return nil, notRegular(rel, fi.Mode())
 	}
-	f, err := root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := root.OpenFile(target, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, pathDenied(rel, "cannot be opened inside the server root: %v", unwrapPathError(err))
 	}
@@ -129,7 +130,28 @@ func (s *Server) locate(arg string, create bool) (*located, error) {
 		}
 		return nil, notRegular(rel, fi.Mode())
 	}
-	return &located{display: rel, file: f, real: filepath.Join(s.root, rel)}, nil
+	return &located{display: rel, file: f, real: filepath.Join(rootDir, target)}, nil
+}
+
+// resolve follows the symlinks of rel and refuses a path that leads
+// outside the root (step 2). It returns the directory to open as the
+// os.Root and the path to open in it: the resolved path under the
+// resolved root when rel exists (so that a symlink with an absolute
+// target inside the root works), else rel under the root.
+func (s *Server) resolve(rel string) (string, string, error) {
+	real, err := filepath.EvalSymlinks(filepath.Join(s.root, rel))
+	if err != nil {
+		return s.root, rel, nil // missing, or a dangling link: os.Root decides
+	}
+	rootReal, err := filepath.EvalSymlinks(s.root)
+	if err != nil {
+		return "", "", errorf(CodeInternal, "cannot resolve the server root: %v", unwrapPathError(err))
+	}
+	r, err := filepath.Rel(rootReal, real)
+	if err != nil || escapes(r) {
+		return "", "", pathDenied(rel, "resolves (through a symlink) to a file outside the server root")
+	}
+	return rootReal, r, nil
 }
 
 // relative returns arg as a clean path relative to the root, refusing
@@ -159,22 +181,6 @@ func (s *Server) relative(arg string) (string, error) {
 
 func escapes(rel string) bool {
 	return rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
-
-// checkResolved refuses a path whose symlinks lead outside the root.
-func (s *Server) checkResolved(rel string) error {
-	real, err := filepath.EvalSymlinks(filepath.Join(s.root, rel))
-	if err != nil {
-		return nil // missing, or a dangling link: os.Root decides
-	}
-	rootReal, err := filepath.EvalSymlinks(s.root)
-	if err != nil {
-		return errorf(CodeInternal, "cannot resolve the server root: %v", err)
-	}
-	if r, err := filepath.Rel(rootReal, real); err != nil || escapes(r) {
-		return pathDenied(rel, "resolves (through a symlink) to a file outside the server root")
-	}
-	return nil
 }
 
 // create creates a new, empty store file under the root for a write.
