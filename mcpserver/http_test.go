@@ -143,4 +143,3 @@ func TestHTTP_ListenRefusals(t *testing.T) {
 		}
 	}
 }
-
