@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -196,6 +197,8 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "too many sessions; end one (DELETE /mcp) or retry later", http.StatusServiceUnavailable)
 			return
 		}
+	} else if id == "" && isDiscover(body) {
+		hs = &httpSession{sess: s.newSession("http")} // discovery needs no session
 	} else if id == "" {
 		http.Error(w, "bad request: missing Mcp-Session-Id (initialize first)", http.StatusBadRequest)
 		return
@@ -205,7 +208,9 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	}
 	var answer []byte
 	hs.sess.handleLine(r.Context(), body, false, func(b []byte) { answer = b }, false)
-	w.Header().Set("Mcp-Session-Id", id)
+	if id != "" {
+		w.Header().Set("Mcp-Session-Id", id)
+	}
 	if answer == nil {
 		w.WriteHeader(http.StatusAccepted)
 		return
@@ -215,9 +220,14 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 }
 
 // isInitialize reports whether a body is an initialize request.
-func isInitialize(body []byte) bool {
-	req, _, e := parseMessage(body)
-	return e == nil && req != nil && req.method == "initialize" && !req.notification()
+func isInitialize(body []byte) bool { return isRequest(body, "initialize") }
+
+// isDiscover reports whether a body is a server/discover request.
+func isDiscover(body []byte) bool { return isRequest(body, "server/discover") }
+
+func isRequest(body []byte, method string) bool {
+	req, _, e := parseMessage(bytes.TrimSpace(body))
+	return e == nil && req != nil && req.method == method && !req.notification()
 }
 
 func (s *Server) newHTTPSession() (*httpSession, string) {
