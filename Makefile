@@ -11,7 +11,7 @@ test:
 	go test -race ./...
 
 fuzz:
-	for t in $$(go test -list 'Fuzz.*' ./query | grep ^Fuzz); do go test -run '^$$' -fuzz "^$$t$$" -fuzztime 30s ./query || exit 1; done
+	for p in ./query ./mcpserver; do for t in $$(go test -list 'Fuzz.*' $$p | grep ^Fuzz); do go test -run '^$$' -fuzz "^$$t$$" -fuzztime 30s $$p || exit 1; done; done
 
 bench:
 	go test -run '^$$' -bench . -benchmem ./...

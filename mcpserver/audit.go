@@ -82,7 +82,7 @@ func (s *Server) auditFailed() error {
 
 // record appends a call's line to the audit log. A failure to write it
 // is returned as the call's error.
-func (s *Server) record(ss *session, tool string, args query.Value, out *output, te *toolError, start time.Time) *toolError {
+func (s *Server) record(ss *session, name string, args query.Value, out *output, te *toolError, start time.Time) *toolError {
 	if s.audit == nil || s.audit.failed() != nil {
 		return nil // no log, or a broken one: the call was refused already
 	}
@@ -105,7 +105,7 @@ func (s *Server) record(ss *session, tool string, args query.Value, out *output,
 	}
 	now := s.cfg.Now()
 	line := query.AppendJSON(nil, obj("time", now.UTC().Format(time.RFC3339Nano), "transport", ss.transport,
-		"client", ss.clientName(), "tool", truncate(tool, 64), "args_sha256", hex.EncodeToString(sum[:]),
+		"client", ss.clientName(), "tool", truncate(name, 64), "args_sha256", hex.EncodeToString(sum[:]),
 		"outcome", outcome, "code", code, "returned", returned, "matched", matched,
 		"duration_ms", now.Sub(start).Milliseconds()))
 	if err := s.audit.write(line); err != nil {

@@ -17,7 +17,7 @@ import (
 type call struct {
 	srv  *Server
 	sess *session
-	tool *Tool
+	tool *tool
 	args query.Value // validated against tool.Params
 	path string      // a canned tool's fixed store path, used instead of the path argument
 	// rewrites maps paths the store layer saw (a /proc/self/fd link, a

@@ -37,11 +37,11 @@ var cannedName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 type cannedSpec struct {
 	name, path, coll string
 	filter, reject   query.Value
-	params           []Param
+	params           []param
 	limit            int64
 }
 
-func (s *Server) loadCanned() ([]*Tool, error) {
+func (s *Server) loadCanned() ([]*tool, error) {
 	if s.cfg.ToolsFile == "" {
 		return nil, nil
 	}
@@ -60,7 +60,7 @@ func (s *Server) loadCanned() ([]*Tool, error) {
 	if doc.Kind() != query.Object || doc.Get("tools").Kind() != query.Array {
 		return nil, fail(`expected an object with a "tools" array`)
 	}
-	var tools []*Tool
+	var tools []*tool
 	for i, def := range doc.Get("tools").Array() {
 		t, err := s.cannedTool(def)
 		if err != nil {
@@ -71,7 +71,7 @@ func (s *Server) loadCanned() ([]*Tool, error) {
 	return tools, nil
 }
 
-func (s *Server) cannedTool(def query.Value) (*Tool, error) {
+func (s *Server) cannedTool(def query.Value) (*tool, error) {
 	if def.Kind() != query.Object {
 		return nil, fmt.Errorf("a tool must be an object")
 	}
@@ -124,8 +124,8 @@ func cannedScope(v query.Value) (Scope, error) {
 	return ParseScope(v.Str())
 }
 
-func (s *Server) cannedToolFrom(spec *cannedSpec, def query.Value, scope Scope) *Tool {
-	params := []Param{}
+func (s *Server) cannedToolFrom(spec *cannedSpec, def query.Value, scope Scope) *tool {
+	params := []param{}
 	if spec.path == "" {
 		params = append(params, s.pathParam())
 	}
@@ -137,7 +137,7 @@ func (s *Server) cannedToolFrom(spec *cannedSpec, def query.Value, scope Scope) 
 	if title == "" {
 		title = spec.name
 	}
-	t := &Tool{Name: spec.name, Title: title, Description: def.Get("description").Str(), Scope: scope,
+	t := &tool{Name: spec.name, Title: title, Description: def.Get("description").Str(), Scope: scope,
 		Params: params, ReadOnly: true, Idempotent: true, canned: true}
 	t.Output = s.findTool().Output
 	t.Run = spec.run
@@ -145,14 +145,14 @@ func (s *Server) cannedToolFrom(spec *cannedSpec, def query.Value, scope Scope) 
 }
 
 // cannedParams parses the "parameters" object, keeping its order.
-func cannedParams(v query.Value) ([]Param, error) {
+func cannedParams(v query.Value) ([]param, error) {
 	if v.IsMissing() {
 		return nil, nil
 	}
 	if v.Kind() != query.Object {
 		return nil, fmt.Errorf("parameters must be an object")
 	}
-	var params []Param
+	var params []param
 	for _, f := range v.Fields() {
 		p, err := cannedParam(f.Key, f.Value)
 		if err != nil {
@@ -163,8 +163,8 @@ func cannedParams(v query.Value) ([]Param, error) {
 	return params, nil
 }
 
-func cannedParam(name string, d query.Value) (Param, error) {
-	p := Param{Name: name, Type: d.Get("type").Str(), Description: d.Get("description").Str(),
+func cannedParam(name string, d query.Value) (param, error) {
+	p := param{Name: name, Type: d.Get("type").Str(), Description: d.Get("description").Str(),
 		Default: d.Get("default"), MaxLength: int(d.Get("maxLength").Long()), Pattern: d.Get("pattern").Str()}
 	switch {
 	case d.Kind() != query.Object:

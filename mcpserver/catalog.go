@@ -10,8 +10,8 @@ import (
 // builtins returns the tools this build has, in the order tools/list
 // shows them. A tool whose engine part does not exist yet is not here:
 // the catalog never lists a tool that does not work.
-func (s *Server) builtins() []*Tool {
-	return []*Tool{s.describeTool(), s.findTool(), s.countTool(), s.insertTool()}
+func (s *Server) builtins() []*tool {
+	return []*tool{s.describeTool(), s.findTool(), s.countTool(), s.insertTool()}
 }
 
 // buildCatalog gathers the built-in and canned tools and decides which
@@ -22,7 +22,7 @@ func (s *Server) buildCatalog() error {
 	if err != nil {
 		return err
 	}
-	s.known = map[string]*Tool{}
+	s.known = map[string]*tool{}
 	for _, t := range append(all, canned...) {
 		if s.known[t.Name] != nil {
 			return query.Errorf(query.Usage, "--tools-file %s: tool `%s` is already a built-in tool", s.cfg.ToolsFile, t.Name).
@@ -36,7 +36,7 @@ func (s *Server) buildCatalog() error {
 	return nil
 }
 
-func (s *Server) lists(t *Tool) bool {
+func (s *Server) lists(t *tool) bool {
 	return t.Scope <= s.cfg.Scope && s.policy.toolAllowed(t.Name) && (!s.cfg.OnlyCanned || t.canned)
 }
 
@@ -81,7 +81,7 @@ func (ss *session) listTools(_ context.Context, p params) (query.Value, *rpcErro
 
 // admit decides whether a tool may be called, before its arguments are
 // read or the file system is touched: layer 2 of the scope enforcement.
-func (s *Server) admit(name string) (*Tool, *toolError) {
+func (s *Server) admit(name string) (*tool, *toolError) {
 	t := s.known[name]
 	listed := strings.Join(s.listedNames(), ", ")
 	switch {

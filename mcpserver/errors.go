@@ -59,13 +59,13 @@ func (e *toolError) withContext(kv ...any) *toolError {
 
 // asToolError classifies any error a tool returned. timeout is the
 // server's per-call limit, named in the message when it fired.
-func asToolError(err error, tool string, timeout string) *toolError {
+func asToolError(err error, name string, timeout string) *toolError {
 	var te *toolError
 	if errors.As(err, &te) {
 		return te
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return errorf(CodeLimitExceeded, "tool `%s` took longer than the %s limit (--timeout)", tool, timeout).
+		return errorf(CodeLimitExceeded, "tool `%s` took longer than the %s limit (--timeout)", name, timeout).
 			withHint("narrow the filter, lower the limit, or ask for a longer --timeout")
 	}
 	var qe *query.Error

@@ -87,9 +87,9 @@ func TestPaths_Pinned(t *testing.T) {
 	if errorCode(res) != CodePathDenied {
 		t.Errorf("another store was not refused: %v", res)
 	}
-	for _, tool := range f.srv.tools {
-		if tool.param("path").Required {
-			t.Errorf("%s: path is required although the store is pinned", tool.Name)
+	for _, tl := range f.srv.tools {
+		if tl.param("path").Required {
+			t.Errorf("%s: path is required although the store is pinned", tl.Name)
 		}
 	}
 }
@@ -99,8 +99,8 @@ func TestPaths_Pinned(t *testing.T) {
 // never create one.
 func TestPaths_CreateOnlyOnWrite(t *testing.T) {
 	f := newFixture(t, Config{Scope: ScopeReadWrite})
-	for _, tool := range []string{"describe", "find", "count"} {
-		f.callTool(tool, `{"path":"new.omgdb","collection":"c"}`)
+	for _, tl := range []string{"describe", "find", "count"} {
+		f.callTool(tl, `{"path":"new.omgdb","collection":"c"}`)
 	}
 	mustNotExist(t, filepath.Join(f.root, "new.omgdb"))
 	if res := f.callTool("insert", `{"path":"new.txt","collection":"c","document":{}}`); errorCode(res) != CodeInvalidArgument {

@@ -34,16 +34,16 @@ func TestRedaction(t *testing.T) {
 			t.Errorf("count %s %s = %v, want %v: a filter reached a redacted value", tc.coll, tc.filter, got, want)
 		}
 	}
-	for _, tool := range []string{"find", "describe"} {
-		res := f.callTool(tool, `{"path":"app.omgdb","collection":"users"}`)
+	for _, tl := range []string{"find", "describe"} {
+		res := f.callTool(tl, `{"path":"app.omgdb","collection":"users"}`)
 		text := resultText(res)
 		b, _ := json.Marshal(res["structuredContent"])
 		for _, secret := range []string{"111", "222", "4111", "5500", "3400", "s1"} {
 			if strings.Contains(text, secret) || strings.Contains(string(b), secret) {
-				t.Errorf("%s shows the redacted value %s: %s", tool, secret, b)
+				t.Errorf("%s shows the redacted value %s: %s", tl, secret, b)
 			}
 		}
-		if !strings.Contains(text, "01/30") && tool == "find" {
+		if !strings.Contains(text, "01/30") && tl == "find" {
 			t.Errorf("find lost a field that is not redacted: %s", text)
 		}
 	}

@@ -111,7 +111,7 @@ func (ss *session) readStoreResource(ctx context.Context, uri, storePath, coll s
 		return query.Value{}, resourceNotFound(uri)
 	}
 	s := ss.srv
-	t := &Tool{Name: "resources/read", Scope: ScopeRead, Run: func(ctx context.Context, c *call) (*output, error) {
+	t := &tool{Name: "resources/read", Scope: ScopeRead, Run: func(ctx context.Context, c *call) (*output, error) {
 		return c.storeResource(ctx, coll)
 	}}
 	c := &call{srv: s, sess: ss, tool: t, args: obj("path", storePath)}

@@ -9,20 +9,20 @@ import (
 // Parameters shared by the data tools. Descriptions are short: every
 // word is paid for on each tools/list.
 
-func (s *Server) pathParam() Param {
+func (s *Server) pathParam() param {
 	if s.cfg.Store != "" {
-		return Param{Name: "path", Type: "string", Description: "Optional: this server serves only " + s.cfg.Store + "."}
+		return param{Name: "path", Type: "string", Description: "Optional: this server serves only " + s.cfg.Store + "."}
 	}
-	return Param{Name: "path", Type: "string", Required: true, Description: "Store file under the server root."}
+	return param{Name: "path", Type: "string", Required: true, Description: "Store file under the server root."}
 }
 
 var (
-	collectionParam = Param{Name: "collection", Type: "string", Required: true, Description: "Collection name."}
-	filterParam     = Param{Name: "filter", Type: "object", Description: "MongoDB filter; omit to match all."}
-	limitParam      = Param{Name: "limit", Type: "integer", Description: "Most documents to return.",
+	collectionParam = param{Name: "collection", Type: "string", Required: true, Description: "Collection name."}
+	filterParam     = param{Name: "filter", Type: "object", Description: "MongoDB filter; omit to match all."}
+	limitParam      = param{Name: "limit", Type: "integer", Description: "Most documents to return.",
 		Min: i64(1), Max: i64(MaxLimit), Default: query.LongValue(100)}
-	skipParam   = Param{Name: "skip", Type: "integer", Min: i64(0), Description: "Matches to skip first."}
-	cursorParam = Param{Name: "cursor", Type: "string", Description: "From a capped result: fetches the next page."}
+	skipParam   = param{Name: "skip", Type: "integer", Min: i64(0), Description: "Matches to skip first."}
+	cursorParam = param{Name: "cursor", Type: "string", Description: "From a capped result: fetches the next page."}
 )
 
 // example returns an example argument object as JSON, with path unless

@@ -71,8 +71,8 @@ type Server struct {
 	cfg          Config
 	root         string // absolute root directory ("" when a store is pinned)
 	policy       *policy
-	tools        []*Tool          // the listed tools, in catalog order
-	known        map[string]*Tool // every tool this build has, listed or not
+	tools        []*tool          // the listed tools, in catalog order
+	known        map[string]*tool // every tool this build has, listed or not
 	instructions string
 	cursorKey    []byte
 	audit        *auditLog     // nil without --audit

@@ -18,7 +18,7 @@ import (
 
 // addTool adds a tool to a running fixture, listed, for tests of the
 // machinery around tools.
-func (f *fixture) addTool(t *Tool) {
+func (f *fixture) addTool(t *tool) {
 	f.srv.known[t.Name] = t
 	f.srv.tools = append(f.srv.tools, t)
 }
@@ -30,7 +30,7 @@ func TestScope_EngineLayer(t *testing.T) {
 	for _, scope := range []Scope{ScopeRead, ScopeReadWrite} {
 		f := newFixture(t, Config{Scope: scope})
 		f.standardStore()
-		f.addTool(&Tool{Name: "sneaky", Scope: ScopeRead, Params: []Param{f.srv.pathParam()}, Run: func(ctx context.Context, c *call) (*output, error) {
+		f.addTool(&tool{Name: "sneaky", Scope: ScopeRead, Params: []param{f.srv.pathParam()}, Run: func(ctx context.Context, c *call) (*output, error) {
 			db, err := c.openStore(true) // asks for write access
 			if err != nil {
 				return nil, err
@@ -91,7 +91,7 @@ func TestScope_Listing(t *testing.T) {
 func TestCall_PanicIsInternal(t *testing.T) {
 	f := newFixture(t, Config{})
 	f.standardStore()
-	f.addTool(&Tool{Name: "boom", Scope: ScopeRead, Run: func(context.Context, *call) (*output, error) { panic("kaboom") }})
+	f.addTool(&tool{Name: "boom", Scope: ScopeRead, Run: func(context.Context, *call) (*output, error) { panic("kaboom") }})
 	res := f.callTool("boom", `{}`)
 	if errorCode(res) != CodeInternal || !strings.Contains(resultText(res), "kaboom") {
 		t.Errorf("%v", res)
@@ -164,7 +164,7 @@ func readAnswer(t *testing.T, r *bufio.Reader) map[string]any {
 func TestServe_Cancel(t *testing.T) {
 	f := newFixture(t, Config{})
 	stopped := make(chan error, 1)
-	f.addTool(&Tool{Name: "wait", Scope: ScopeRead, Run: func(ctx context.Context, c *call) (*output, error) {
+	f.addTool(&tool{Name: "wait", Scope: ScopeRead, Run: func(ctx context.Context, c *call) (*output, error) {
 		<-ctx.Done()
 		stopped <- ctx.Err()
 		return nil, ctx.Err()
@@ -196,7 +196,7 @@ func TestServe_Cancel(t *testing.T) {
 // gets its answer, then Serve returns nil.
 func TestServe_EOFMidCall(t *testing.T) {
 	f := newFixture(t, Config{})
-	f.addTool(&Tool{Name: "slow", Scope: ScopeRead, Run: func(ctx context.Context, c *call) (*output, error) {
+	f.addTool(&tool{Name: "slow", Scope: ScopeRead, Run: func(ctx context.Context, c *call) (*output, error) {
 		time.Sleep(100 * time.Millisecond)
 		return newOutput(obj("ok", true)), nil
 	}})

@@ -11,16 +11,16 @@ import (
 	"github.com/omgdb/omgdb/query"
 )
 
-// Tool is one MCP tool. Adding a tool means writing a constructor that
-// returns a *Tool (its schema, annotations and Run) in a tool_<name>.go
+// tool is one MCP tool. Adding a tool means writing a constructor that
+// returns a *tool (its schema, annotations and Run) in a tool_<name>.go
 // file and naming it in catalog.go; scope checks, argument validation,
 // policy, caps, audit and the result envelope come from the server.
-type Tool struct {
+type tool struct {
 	Name        string
 	Title       string
 	Description string // for a model: what it does, when to use it, an example argument
 	Scope       Scope  // the least scope that lists and runs it
-	Params      []Param
+	Params      []param
 	Output      query.Value // the outputSchema (an object schema)
 
 	ReadOnly    bool // changes nothing
@@ -33,9 +33,9 @@ type Tool struct {
 	canned bool // defined by --tools-file
 }
 
-// Param is one argument of a tool. It is both the inputSchema property and
+// param is one argument of a tool. It is both the inputSchema property and
 // the check the server applies before Run.
-type Param struct {
+type param struct {
 	Name        string
 	Type        string // string, integer, number, boolean, object or array
 	Description string
@@ -61,7 +61,7 @@ func newOutput(data query.Value) *output { return &output{data: data, returned: 
 func i64(n int64) *int64 { return &n }
 
 // inputSchema returns the tool's JSON Schema (2020-12) for its arguments.
-func (t *Tool) inputSchema() query.Value {
+func (t *tool) inputSchema() query.Value {
 	props := make([]query.Field, len(t.Params))
 	var required []string
 	for i, p := range t.Params {
@@ -77,7 +77,7 @@ func (t *Tool) inputSchema() query.Value {
 	return obj("type", "object", "properties", query.ObjectValue(props), "required", req, "additionalProperties", false)
 }
 
-func (p *Param) schema() query.Value {
+func (p *param) schema() query.Value {
 	kv := []any{"type", p.Type, "description", p.Description}
 	if p.Min != nil {
 		kv = append(kv, "minimum", *p.Min)
@@ -99,7 +99,7 @@ func (p *Param) schema() query.Value {
 }
 
 // describe returns the tool as tools/list shows it.
-func (t *Tool) describe() query.Value {
+func (t *tool) describe() query.Value {
 	return obj("name", t.Name, "title", t.Title, "description", t.Description,
 		"inputSchema", t.inputSchema(), "outputSchema", t.Output,
 		"annotations", obj("readOnlyHint", t.ReadOnly, "destructiveHint", t.Destructive,
@@ -109,7 +109,7 @@ func (t *Tool) describe() query.Value {
 
 // checkArgs validates arguments against the tool's parameters and returns
 // them with integers normalised to longs. Null counts as absent.
-func (t *Tool) checkArgs(args query.Value) (query.Value, error) {
+func (t *tool) checkArgs(args query.Value) (query.Value, error) {
 	if args.IsMissing() || args.IsNull() {
 		args = query.ObjectValue(nil)
 	}
@@ -142,7 +142,7 @@ func (t *Tool) checkArgs(args query.Value) (query.Value, error) {
 	return checked, nil
 }
 
-func (t *Tool) param(name string) *Param {
+func (t *tool) param(name string) *param {
 	for i := range t.Params {
 		if t.Params[i].Name == name {
 			return &t.Params[i]
@@ -151,7 +151,7 @@ func (t *Tool) param(name string) *Param {
 	return nil
 }
 
-func (t *Tool) paramList() string {
+func (t *tool) paramList() string {
 	names := make([]string, len(t.Params))
 	for i, p := range t.Params {
 		names[i] = p.Name
@@ -159,17 +159,17 @@ func (t *Tool) paramList() string {
 	return strings.Join(names, ", ")
 }
 
-func (t *Tool) unknownArg(name string) error {
+func (t *tool) unknownArg(name string) error {
 	names := strings.Split(t.paramList(), ", ")
 	return errorf(CodeInvalidArgument, "unknown argument `%s` of `%s`%s", truncate(name, 60), t.Name, query.DidYouMean(name, names)).
 		withHint("`%s` takes: %s", t.Name, t.paramList()).withContext("tool", t.Name, "argument", truncate(name, 60))
 }
 
 // check validates one argument's value.
-func (p *Param) check(tool string, v query.Value) (query.Value, error) {
+func (p *param) check(toolName string, v query.Value) (query.Value, error) {
 	bad := func(format string, args ...any) error {
-		return errorf(CodeInvalidArgument, "argument `%s` of `%s` %s", p.Name, tool, fmt.Sprintf(format, args...)).
-			withHint("%s: %s (%s)", p.Name, strings.TrimSuffix(p.Description, "."), p.expect()).withContext("tool", tool, "argument", p.Name)
+		return errorf(CodeInvalidArgument, "argument `%s` of `%s` %s", p.Name, toolName, fmt.Sprintf(format, args...)).
+			withHint("%s: %s (%s)", p.Name, strings.TrimSuffix(p.Description, "."), p.expect()).withContext("tool", toolName, "argument", p.Name)
 	}
 	switch p.Type {
 	case "integer":
@@ -209,7 +209,7 @@ func (p *Param) check(tool string, v query.Value) (query.Value, error) {
 }
 
 // expect says what values the parameter takes, for hints.
-func (p *Param) expect() string {
+func (p *param) expect() string {
 	switch {
 	case p.Min != nil && p.Max != nil:
 		return fmt.Sprintf("%s %s from %d to %d", article(p.Type), p.Type, *p.Min, *p.Max)
@@ -221,7 +221,7 @@ func (p *Param) expect() string {
 	return article(p.Type) + " " + p.Type
 }
 
-func (p *Param) checkString(s string, bad func(string, ...any) error) error {
+func (p *param) checkString(s string, bad func(string, ...any) error) error {
 	if p.MaxLength > 0 && utf8.RuneCountInString(s) > p.MaxLength {
 		return bad("is %d characters, over the maximum %d", utf8.RuneCountInString(s), p.MaxLength)
 	}

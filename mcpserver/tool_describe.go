@@ -20,13 +20,13 @@ const (
 	sampleString = 256
 )
 
-func (s *Server) describeTool() *Tool {
-	return &Tool{
+func (s *Server) describeTool() *tool {
+	return &tool{
 		Name: "describe", Title: "Describe a store", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
 		Description: sentence("Describe a store: its collections with document counts, each with its fields",
 			"(dotted paths, types, how many sampled documents have them) and a sample document. Call this first. Example:",
 			s.example()),
-		Params: []Param{s.pathParam(),
+		Params: []param{s.pathParam(),
 			{Name: "collection", Type: "string", Description: "Only this collection."},
 			{Name: "sample", Type: "integer", Description: "Documents sampled per collection.", Min: i64(1), Max: i64(MaxLimit), Default: query.LongValue(100)}},
 		Output: outputSchema([]string{"store", "collections"}, "store", tStr(),

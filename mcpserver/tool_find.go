@@ -7,15 +7,15 @@ import (
 	"github.com/omgdb/omgdb/store"
 )
 
-func (s *Server) findTool() *Tool {
-	return &Tool{
+func (s *Server) findTool() *tool {
+	return &tool{
 		Name: "find", Title: "Find documents", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
 		Description: sentence("Find documents of a collection matching a MongoDB filter, in _id order",
 			"(for now: equality on fields and dotted paths; arrays match any element). Call describe first; keep limit small.",
 			"A capped result has applied_limits, matched (the total) and a cursor: pass it with the same arguments for the next page.",
 			"An empty result says why in empty_reason. Example:",
 			s.example("collection", "users", "filter", obj("address.city", "Paris"), "limit", 10)),
-		Params: []Param{s.pathParam(), collectionParam, filterParam, limitParam, skipParam, cursorParam},
+		Params: []param{s.pathParam(), collectionParam, filterParam, limitParam, skipParam, cursorParam},
 		Output: outputSchema([]string{"documents", "returned", "matched"},
 			"collection", tStr(), "documents", tArr(tObj()), "returned", tInt(), "matched", tInt(),
 			"applied_limits", tObj(), "cursor", tStr(), "empty_reason", tStr(), "redacted", tArr(tStr())),
@@ -103,13 +103,13 @@ func (c *call) findOutput(ctx context.Context, col *store.Collection, fq findQue
 	return out
 }
 
-func (s *Server) countTool() *Tool {
-	return &Tool{
+func (s *Server) countTool() *tool {
+	return &tool{
 		Name: "count", Title: "Count documents", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
 		Description: sentence("Count the documents of a collection matching a MongoDB filter (all without one);",
 			"cheaper than find when only the number matters. Example:",
 			s.example("collection", "users", "filter", obj("active", true))),
-		Params: []Param{s.pathParam(), collectionParam, filterParam},
+		Params: []param{s.pathParam(), collectionParam, filterParam},
 		Output: outputSchema([]string{"count"}, "collection", tStr(), "count", tInt()),
 		Run:    runCount,
 	}

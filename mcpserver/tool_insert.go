@@ -7,14 +7,14 @@ import (
 	"github.com/omgdb/omgdb/store"
 )
 
-func (s *Server) insertTool() *Tool {
-	return &Tool{
+func (s *Server) insertTool() *tool {
+	return &tool{
 		Name: "insert", Title: "Insert a document", Scope: ScopeReadWrite,
 		Description: sentence("Insert one document into a collection (created if missing), in one transaction;",
 			"returns its _id and the change_id of the write. _id is generated when absent.",
 			"Tell the user what you insert. Example:",
 			s.example("collection", "users", "document", obj("name", "ada", "age", 36))),
-		Params: []Param{s.pathParam(), collectionParam,
+		Params: []param{s.pathParam(), collectionParam,
 			{Name: "document", Type: "object", Required: true, Description: "The document (a JSON object)."}},
 		Output: outputSchema([]string{"inserted_id"}, "collection", tStr(), "inserted_id", obj(),
 			"change_id", tStr(), "created_collection", tBool()),
