@@ -14,6 +14,7 @@ func init() { commands = append(commands, newFindCmd, newCountCmd) }
 type findOptions struct {
 	storeFlags
 	path, coll, filter string
+	sort, project      string
 	skip, limit        int64
 	pretty             bool
 }
@@ -24,10 +25,11 @@ func newFindCmd(e *env) *cobra.Command {
 		Use:   "find <store> <collection> [filter]",
 		Short: "Print the documents that match a filter, as NDJSON",
 		Long: `Print the documents of a collection that match a MongoDB filter (default {}),
-one canonical JSON document per line, in _id order. The filter may be JSON,
-@file.json, or - for standard input.`,
-		Example: `  omgdb find app.omgdb users '{"age":{"$gte":30}}' --limit 10
-  omgdb find app.omgdb users '{"address.city":"Paris"}'`,
+one canonical JSON document per line, in _id order unless --sort says
+otherwise. The filter may be JSON, @file.json, or - for standard input. See
+omgdb docs filters and omgdb docs projection-and-sort.`,
+		Example: `  omgdb find app.omgdb users '{"age":{"$gte":30}}' --sort '{"age":-1}' --limit 10
+  omgdb find app.omgdb users '{"address.city":"Paris"}' --project '{"name":1,"_id":0}'`,
 		Args: cobra.RangeArgs(2, 3),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.path, opts.coll, opts.filter = args[0], args[1], "{}"
@@ -42,6 +44,8 @@ one canonical JSON document per line, in _id order. The filter may be JSON,
 		ValidArgsFunction: completeStoreArgs,
 	}
 	opts.register(cmd)
+	cmd.Flags().StringVar(&opts.sort, "sort", "", `sort specification, e.g. '{"age":-1,"name":1}'`)
+	cmd.Flags().StringVar(&opts.project, "project", "", `projection, e.g. '{"name":1,"_id":0}'`)
 	cmd.Flags().Int64Var(&opts.skip, "skip", 0, "skip this many matching documents")
 	cmd.Flags().Int64Var(&opts.limit, "limit", 0, "print at most this many documents (0: all)")
 	cmd.Flags().BoolVar(&opts.pretty, "pretty", false, "indent the JSON")
@@ -59,8 +63,36 @@ func (e *env) compileFilter(arg string) (*query.Filter, error) {
 	return query.CompileFilter(spec)
 }
 
+// compileFind compiles the parts of a find.
+func (e *env) compileFind(opts *findOptions) (store.Query, error) {
+	q := store.Query{Skip: opts.skip, Limit: opts.limit}
+	var err error
+	if q.Filter, err = e.compileFilter(opts.filter); err != nil {
+		return q, err
+	}
+	if opts.sort != "" {
+		spec, err := e.parseArg(opts.sort, "--sort")
+		if err != nil {
+			return q, err
+		}
+		if q.Sort, err = query.CompileSort(spec); err != nil {
+			return q, err
+		}
+	}
+	if opts.project != "" {
+		spec, err := e.parseArg(opts.project, "--project")
+		if err != nil {
+			return q, err
+		}
+		if q.Projection, err = query.CompileProjection(spec); err != nil {
+			return q, err
+		}
+	}
+	return q, nil
+}
+
 func (e *env) runFind(ctx context.Context, opts *findOptions) error {
-	filter, err := e.compileFilter(opts.filter)
+	q, err := e.compileFind(opts)
 	if err != nil {
 		return err
 	}
@@ -76,7 +108,7 @@ func (e *env) runFind(ctx context.Context, opts *findOptions) error {
 		if err != nil {
 			return err
 		}
-		src := c.Find(ctx, store.Query{Filter: filter, Skip: opts.skip, Limit: opts.limit})
+		src := c.Find(ctx, q)
 		defer src.Close()
 		for src.Next() {
 			if err := out.doc(src.Doc()); err != nil {

@@ -50,7 +50,7 @@ func (ss *session) listResourceTemplates(context.Context, params) (query.Value, 
 		obj("uriTemplate", "omgdb://{store}/{collection}/schema", "name", "schema",
 			"description", "Inferred fields of a collection: dotted paths, types, presence.", "mimeType", "application/json"),
 		obj("uriTemplate", "omgdb://docs/{topic}", "name", "manual",
-			"description", "A page of the omgdb manual; topics: "+strings.Join(docs.Topics(), ", ")+".", "mimeType", "text/markdown"),
+			"description", "A page of the omgdb manual (resources/list names the topics).", "mimeType", "text/markdown"),
 	)), nil
 }
 

@@ -2,65 +2,303 @@ package query
 
 import "strings"
 
-// Filter is a compiled query filter. (Interim: equality on top-level and
-// dotted fields, with implicit array traversal; the full language lands in
-// the query-language issue.)
+// Filter is a compiled query filter: MongoDB's query language, validated
+// once by CompileFilter and then matched against any number of documents.
+// A Filter is immutable and safe for concurrent use.
 type Filter struct {
-	preds []eqPred
+	root   andNode
+	preds  []Predicate
+	fields []string
 }
 
-type eqPred struct {
-	path []string
-	want Value
+// Predicate is one top-level condition of a filter: a field path with one
+// operator and its operand ({"age":{"$gte":30}} is the predicate age $gte
+// 30; {"name":"ana"} is name $eq "ana"), or a top-level $and, $or, $nor or
+// $expr with an empty Path. A filter matches a document when all its
+// predicates do, so each can be matched alone to find the one that rejects
+// a document.
+type Predicate struct {
+	Path    string // dotted field path; "" for $and, $or, $nor, $expr
+	Op      string // the operator: "$eq", "$gt", "$in", "$elemMatch", "$not", "$regex", "$or", …
+	Operand Value  // the operator's argument as written ($regex: {"$regex":…,"$options":…})
+	n       node
 }
 
-// CompileFilter validates a filter document and compiles it.
-func CompileFilter(spec Value) (*Filter, error) {
-	if spec.Kind() != Object {
-		return nil, Errorf(Invalid, "malformed query: filter must be an object, got %s", spec.TypeName())
+// Match reports whether doc satisfies this predicate alone.
+func (p Predicate) Match(doc Value) bool { return p.n.match(doc, nil) }
+
+// String returns the predicate as a filter document, such as
+// {"age":{"$gte":30}}.
+func (p Predicate) String() string {
+	if p.Path == "" {
+		return ObjectValue([]Field{{p.Op, p.Operand}}).String()
 	}
-	f := &Filter{}
-	for _, fl := range spec.Fields() {
-		if strings.HasPrefix(fl.Key, "$") {
-			return nil, Errorf(Invalid, "unknown top level operator: %s", fl.Key)
-		}
-		f.preds = append(f.preds, eqPred{strings.Split(fl.Key, "."), fl.Value})
+	if p.Op == "$regex" {
+		return ObjectValue([]Field{{p.Path, p.Operand}}).String()
+	}
+	inner := ObjectValue([]Field{{p.Op, p.Operand}})
+	return ObjectValue([]Field{{p.Path, inner}}).String()
+}
+
+// matchCtx carries what a match records besides its result: the position
+// of the matching array element (MongoDB's elemMatchKey, for the positional
+// projection) and the first $expr evaluation error.
+type matchCtx struct {
+	key int // -1 when no array position was recorded
+	err error
+}
+
+// node is a compiled filter condition over a whole document.
+type node interface {
+	match(doc Value, c *matchCtx) bool
+}
+
+// CompileFilter validates a filter document and compiles it. A missing or
+// null spec is the empty filter, which matches every document. Errors are
+// *Error values of kind Invalid (Limit for a limit exceeded) whose message
+// names the operator or field at fault.
+func CompileFilter(spec Value) (*Filter, error) {
+	if spec.kind == Missing || spec.kind == Null {
+		return &Filter{}, nil
+	}
+	if spec.kind != Object {
+		return nil, malformed("filter must be an object, got %s", spec.TypeName()).
+			WithHint(`write the filter as a JSON object, such as {"age":{"$gte":30}}`)
+	}
+	c := &compiler{seen: map[string]bool{}}
+	preds, err := c.document(spec, true, "")
+	if err != nil {
+		return nil, err
+	}
+	f := &Filter{preds: preds, fields: c.fields}
+	for _, p := range preds {
+		f.root = append(f.root, p.n)
 	}
 	return f, nil
 }
 
-// Match reports whether doc satisfies the filter.
-func (f *Filter) Match(doc Value) bool {
-	for _, p := range f.preds {
-		if !matchEq(doc, p.path, p.want) {
+// Match reports whether doc satisfies the filter. A $expr whose evaluation
+// fails does not match; use MatchErr to see the error.
+func (f *Filter) Match(doc Value) bool { return f.root.match(doc, nil) }
+
+// MatchErr is Match that also returns the first error met while evaluating
+// a $expr (MongoDB fails the whole query on such an error).
+func (f *Filter) MatchErr(doc Value) (bool, error) {
+	c := matchCtx{key: -1}
+	ok := f.root.match(doc, &c)
+	if c.err != nil {
+		return false, c.err
+	}
+	return ok, nil
+}
+
+// matchKey matches doc and returns the position of the array element that
+// made it match (-1 if none), as the positional projection needs.
+func (f *Filter) matchKey(doc Value) (bool, int, error) {
+	c := matchCtx{key: -1}
+	ok := f.root.match(doc, &c)
+	return ok, c.key, c.err
+}
+
+// Predicates returns the filter's top-level predicates, in the order they
+// were written. $comment contributes none. The slice must not be modified.
+func (f *Filter) Predicates() []Predicate { return f.preds }
+
+// Fields returns the dotted field paths the filter refers to, in order of
+// first appearance, including those inside $and, $or, $nor, $not and
+// $elemMatch ({"a":{"$elemMatch":{"b":1}}} gives "a" and "a.b"). Paths
+// used only inside $expr are not listed. The slice must not be modified.
+func (f *Filter) Fields() []string { return f.fields }
+
+// compiler holds the state of one CompileFilter call.
+type compiler struct {
+	fields []string
+	seen   map[string]bool
+}
+
+func (c *compiler) addField(path string) {
+	if !c.seen[path] {
+		c.seen[path] = true
+		c.fields = append(c.fields, path)
+	}
+}
+
+// document compiles a filter document. top is false inside $elemMatch,
+// where $expr is not allowed; prefix is the path of the enclosing
+// $elemMatch, for Fields.
+func (c *compiler) document(spec Value, top bool, prefix string) ([]Predicate, error) {
+	var preds []Predicate
+	for _, fl := range spec.fields {
+		var (
+			ps  []Predicate
+			err error
+		)
+		if strings.HasPrefix(fl.Key, "$") {
+			ps, err = c.topLevel(fl.Key, fl.Value, top, prefix)
+		} else {
+			ps, err = c.field(prefix, fl.Key, fl.Value)
+		}
+		if err != nil {
+			return nil, err
+		}
+		preds = append(preds, ps...)
+	}
+	return preds, nil
+}
+
+// field compiles the condition on one field: an operator object or a value
+// to be equal to.
+func (c *compiler) field(prefix, path string, val Value) ([]Predicate, error) {
+	c.addField(joinPath(prefix, path))
+	fp := parsePath(path)
+	if !isOperatorDoc(val) {
+		n := &pathNode{path: &fp, pred: &cmpPred{op: opEq, rhs: val}, leafArrays: true}
+		return []Predicate{{Path: path, Op: "$eq", Operand: val, n: n}}, nil
+	}
+	ops, err := c.operators(joinPath(prefix, path), val)
+	if err != nil {
+		return nil, err
+	}
+	preds := make([]Predicate, len(ops))
+	for i, op := range ops {
+		preds[i] = Predicate{Path: path, Op: op.name, Operand: op.operand, n: toNode(&fp, op.pred)}
+	}
+	return preds, nil
+}
+
+func joinPath(prefix, path string) string {
+	if prefix == "" {
+		return path
+	}
+	return prefix + "." + path
+}
+
+// isOperatorDoc reports whether v is an object of query operators: not
+// empty, its first key starting with '$', and not a DBRef ({$ref, $id}).
+func isOperatorDoc(v Value) bool {
+	if v.kind != Object || len(v.fields) == 0 || !strings.HasPrefix(v.fields[0].Key, "$") {
+		return false
+	}
+	return !(hasKey(v.fields, "$ref") && hasKey(v.fields, "$id"))
+}
+
+// toNode turns a value predicate on a path into a document node. Negation
+// and conjunction apply to the path as a whole (so {"a":{"$ne":1}} rejects
+// [1,2]); the other predicates are matched against each value the path
+// yields.
+func toNode(fp *fieldPath, p valuePred) node {
+	switch p := p.(type) {
+	case notPred:
+		return notNode{toNode(fp, p.p)}
+	case andPred:
+		n := make(andNode, len(p))
+		for i, q := range p {
+			n[i] = toNode(fp, q)
+		}
+		return n
+	case constPred:
+		return constNode(p)
+	}
+	return &pathNode{path: fp, pred: p, leafArrays: traversesLeafArrays(p)}
+}
+
+// pathNode matches when some value its path yields satisfies pred.
+type pathNode struct {
+	path       *fieldPath
+	pred       valuePred
+	leafArrays bool
+}
+
+func (n *pathNode) match(doc Value, c *matchCtx) bool {
+	w := pathWalk{path: n.path, leafArrays: n.leafArrays, pred: n.pred, ctx: c}
+	return w.run(doc)
+}
+
+// andNode matches when every child does (an empty one always matches).
+type andNode []node
+
+func (n andNode) match(doc Value, c *matchCtx) bool {
+	for _, k := range n {
+		if !k.match(doc, c) {
 			return false
 		}
 	}
 	return true
 }
 
-func matchEq(v Value, path []string, want Value) bool {
-	if len(path) == 0 {
-		if Equal(v, want) {
+// orNode matches when some child does.
+type orNode []node
+
+func (n orNode) match(doc Value, c *matchCtx) bool {
+	for _, k := range n {
+		if k.match(doc, c) {
 			return true
 		}
-		for _, e := range v.Array() {
-			if Equal(e, want) {
-				return true
-			}
+	}
+	return false
+}
+
+// norNode matches when no child does.
+type norNode []node
+
+func (n norNode) match(doc Value, c *matchCtx) bool {
+	return !underNot(orNode(n), doc, c)
+}
+
+// notNode matches when its child does not.
+type notNode struct{ n node }
+
+func (n notNode) match(doc Value, c *matchCtx) bool {
+	return !underNot(n.n, doc, c)
+}
+
+// underNot matches n under a negation: array positions found there say
+// nothing about why the document matched, but errors still count.
+func underNot(n node, doc Value, c *matchCtx) bool {
+	if c == nil {
+		return n.match(doc, nil)
+	}
+	sub := matchCtx{key: -1}
+	ok := n.match(doc, &sub)
+	if sub.err != nil && c.err == nil {
+		c.err = sub.err
+	}
+	return ok
+}
+
+// constNode always or never matches ($alwaysTrue, $alwaysFalse, $all: []).
+type constNode bool
+
+func (n constNode) match(Value, *matchCtx) bool { return bool(n) }
+
+// exprNode matches when its aggregation expression evaluates to a true
+// value.
+type exprNode struct{ e *Expr }
+
+func (n exprNode) match(doc Value, c *matchCtx) bool {
+	v, err := n.e.Eval(doc)
+	if err != nil {
+		if c != nil && c.err == nil {
+			c.err = err
 		}
 		return false
 	}
-	switch v.Kind() {
-	case Object:
-		return matchEq(v.Get(path[0]), path[1:], want)
-	case Array:
-		for _, e := range v.Array() {
-			if e.Kind() == Object && matchEq(e, path, want) {
-				return true
-			}
-		}
+	return truthy(v)
+}
+
+// truthy is MongoDB's conversion of a value to a boolean in aggregation:
+// false, null, missing and numeric zero are false; everything else
+// (including "", [] and NaN) is true.
+func truthy(v Value) bool {
+	switch v.kind {
+	case Missing, Null:
 		return false
+	case Bool:
+		return v.Bool()
+	case Long:
+		return v.Long() != 0
+	case Double:
+		return v.Double() != 0
 	}
-	return want.IsNull() && matchEq(Value{}, path[1:], want)
+	return true
 }

@@ -22,12 +22,14 @@ type Collection struct {
 	// appendOnly is true while every insert of this transaction went past
 	// the last key, so pages can be filled completely.
 	appendOnly bool
-	lastKey    []byte // the greatest key while appendOnly; nil until known
+	lastKey    []byte   // the greatest key while appendOnly; nil until known
+	indexes    []*Index // opened indexes, for maintenance; nil until needed
 }
 
 // collMeta is the collection's metadata record.
 type collMeta struct {
-	Created string `json:"created"`
+	Created string     `json:"created"`
+	Indexes []IndexDef `json:"indexes,omitempty"`
 }
 
 func (m collMeta) encode() []byte {
@@ -91,24 +93,53 @@ func (c *Collection) Insert(doc query.Value) (query.Value, error) {
 		id = query.ObjectIDValue(query.NewOID())
 		doc = query.ObjectValue(append([]query.Field{{Key: "_id", Value: id}}, doc.Fields()...))
 	}
+	val := query.AppendJSON(make([]byte, headerSize, 256), doc)
+	return id, c.insert(val, id, doc)
+}
+
+// InsertJSON stores a new document given as JSON text, as Insert does. It
+// validates and canonicalises the text in one pass, without building the
+// document's value unless an index needs it: the fast path of imports.
+func (c *Collection) InsertJSON(text []byte) (query.Value, error) {
+	if err := c.checkWritable(); err != nil {
+		return query.Value{}, err
+	}
+	val, id, err := query.AppendCanonicalDocument(make([]byte, headerSize, len(text)+48), text)
+	if err != nil {
+		return query.Value{}, err
+	}
+	return id, c.insert(val, id, query.Value{})
+}
+
+// insert stores the canonical JSON in val[headerSize:] under id. doc is
+// the document's value, or missing to have it parsed when an index needs it.
+func (c *Collection) insert(val []byte, id, doc query.Value) error {
+	if n := len(val) - headerSize; n > query.MaxDocumentSize {
+		return query.Errorf(query.Limit, "document with _id %s is %d bytes, over the %d-byte limit", id, n, query.MaxDocumentSize)
+	}
 	key := query.AppendKey(nil, id)
 	c.trackAppend(key)
 	if c.docs.Get(key) != nil {
 		e := wrap(query.Conflict, ErrDuplicateID, "duplicate _id %s in collection `%s`", id, c.name)
 		e.Hint = "each document needs a unique _id; omit _id to have one generated"
-		return query.Value{}, e
+		return e
 	}
-	val, err := encodeDoc(doc)
-	if err != nil {
-		return query.Value{}, err
+	if len(c.meta.Indexes) > 0 && doc.IsMissing() {
+		var err error
+		if doc, err = query.Parse(val[headerSize:]); err != nil {
+			return err
+		}
 	}
-	if err := c.docs.Put(key, val); err != nil {
-		return query.Value{}, err
+	if err := c.maintain(query.Value{}, doc); err != nil {
+		return err
+	}
+	if err := c.docs.Put(key, encodeJSON(val)); err != nil {
+		return err
 	}
 	c.count++
 	c.dirty = true
 	c.tx.record(Op{Op: OpInsert, Coll: c.name, ID: id})
-	return id, nil
+	return nil
 }
 
 // trackAppend notes whether key goes past every key so far.
@@ -177,6 +208,9 @@ func (c *Collection) Replace(id query.Value, doc query.Value) error {
 	if err != nil {
 		return err
 	}
+	if err := c.maintain(before, doc); err != nil {
+		return err
+	}
 	if err := c.docs.Put(query.AppendKey(nil, id), val); err != nil {
 		return err
 	}
@@ -192,6 +226,9 @@ func (c *Collection) Delete(id query.Value) error {
 	}
 	before, err := c.Get(id)
 	if err != nil {
+		return err
+	}
+	if err := c.maintain(before, query.Value{}); err != nil {
 		return err
 	}
 	if err := c.docs.Delete(query.AppendKey(nil, id)); err != nil {

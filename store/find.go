@@ -1,22 +1,43 @@
 package store
 
 import (
+	"container/heap"
 	"context"
+	"sort"
 
 	"github.com/omgdb/omgdb/query"
 )
 
-// Query is a find: a compiled filter plus paging. The zero Query returns
-// every document in _id order.
+// DefaultMaxSortBytes bounds the documents an in-memory sort may hold.
+const DefaultMaxSortBytes = 256 << 20
+
+// Query is a find: a compiled filter, sort and projection, plus paging. The
+// zero Query returns every document in _id order.
 type Query struct {
-	Filter *query.Filter // nil matches everything
-	Skip   int64
-	Limit  int64 // 0 means no limit
+	Filter     *query.Filter     // nil matches everything
+	Sort       *query.Sort       // nil or empty: _id order
+	Projection *query.Projection // nil: whole documents
+	Skip       int64
+	Limit      int64 // 0 means no limit
+	// MaxSortBytes bounds what an in-memory sort without a limit may hold;
+	// 0 means DefaultMaxSortBytes.
+	MaxSortBytes int64
 }
+
+func (q *Query) sorted() bool { return q.Sort != nil && len(q.Sort.Keys()) > 0 }
 
 // Find returns a stream of the documents matching q.
 func (c *Collection) Find(ctx context.Context, q Query) query.Source {
-	return &findCursor{ctx: ctx, cur: c.Scan(), q: q}
+	var src query.Source = &scanSource{ctx: ctx, cur: c.Scan(), filter: q.Filter}
+	if q.sorted() {
+		src = sortSource(src, q)
+	} else {
+		src = &pageSource{src: src, skip: q.Skip, limit: q.Limit}
+	}
+	if q.Projection != nil {
+		src = &projectSource{src: src, p: q.Projection, filter: q.Filter}
+	}
+	return src
 }
 
 // CountMatching counts the documents matching filter (all of them, in
@@ -34,50 +55,192 @@ func (c *Collection) CountMatching(ctx context.Context, filter *query.Filter) (i
 	return n, src.Err()
 }
 
-type findCursor struct {
-	ctx      context.Context
-	cur      *Cursor
-	q        Query
-	skipped  int64
-	returned int64
-	n        int
-	err      error
+// scanSource streams the documents of a cursor that match a filter.
+type scanSource struct {
+	ctx    context.Context
+	cur    *Cursor
+	filter *query.Filter
+	n      int
+	err    error
 }
 
-func (f *findCursor) Next() bool {
-	if f.err != nil || (f.q.Limit > 0 && f.returned >= f.q.Limit) {
+func (s *scanSource) Next() bool {
+	if s.err != nil {
 		return false
 	}
-	for f.cur.Next() {
-		if f.n++; f.n%1024 == 0 {
-			if f.err = f.ctx.Err(); f.err != nil {
+	for s.cur.Next() {
+		if s.n++; s.n%1024 == 0 {
+			if s.err = s.ctx.Err(); s.err != nil {
 				return false
 			}
 		}
-		doc := f.cur.Doc()
-		if f.cur.Err() != nil {
+		doc := s.cur.Doc()
+		if s.cur.Err() != nil {
 			return false
 		}
-		if f.q.Filter != nil && !f.q.Filter.Match(doc) {
+		if s.filter == nil || s.filter.Match(doc) {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *scanSource) Doc() query.Value { return s.cur.Doc() }
+
+func (s *scanSource) Err() error {
+	if s.err != nil {
+		return s.err
+	}
+	return s.cur.Err()
+}
+
+func (s *scanSource) Close() error { return s.cur.Close() }
+
+// pageSource applies skip and limit to a stream.
+type pageSource struct {
+	src          query.Source
+	skip, limit  int64
+	skipped, out int64
+}
+
+func (p *pageSource) Next() bool {
+	if p.limit > 0 && p.out >= p.limit {
+		return false
+	}
+	for p.src.Next() {
+		if p.skipped < p.skip {
+			p.skipped++
 			continue
 		}
-		if f.skipped < f.q.Skip {
-			f.skipped++
-			continue
-		}
-		f.returned++
+		p.out++
 		return true
 	}
 	return false
 }
 
-func (f *findCursor) Doc() query.Value { return f.cur.Doc() }
+func (p *pageSource) Doc() query.Value { return p.src.Doc() }
+func (p *pageSource) Err() error       { return p.src.Err() }
+func (p *pageSource) Close() error     { return p.src.Close() }
 
-func (f *findCursor) Err() error {
-	if f.err != nil {
-		return f.err
-	}
-	return f.cur.Err()
+// projectSource applies a projection to each document of a stream.
+type projectSource struct {
+	src    query.Source
+	p      *query.Projection
+	filter *query.Filter
+	doc    query.Value
+	err    error
 }
 
-func (f *findCursor) Close() error { return f.cur.Close() }
+func (p *projectSource) Next() bool {
+	if p.err != nil || !p.src.Next() {
+		return false
+	}
+	p.doc, p.err = p.p.ApplyWithFilter(p.src.Doc(), p.filter)
+	return p.err == nil
+}
+
+func (p *projectSource) Doc() query.Value { return p.doc }
+
+func (p *projectSource) Err() error {
+	if p.err != nil {
+		return p.err
+	}
+	return p.src.Err()
+}
+
+func (p *projectSource) Close() error { return p.src.Close() }
+
+// sortSource reads the whole stream and returns it sorted, keeping only
+// skip+limit documents in a heap when there is a limit, and refusing to
+// hold more than MaxSortBytes otherwise.
+func sortSource(src query.Source, q Query) query.Source {
+	defer src.Close()
+	h := &docHeap{s: q.Sort}
+	keep := q.Skip + q.Limit
+	budget := q.MaxSortBytes
+	if budget <= 0 {
+		budget = DefaultMaxSortBytes
+	}
+	var held int64
+	for src.Next() {
+		doc := src.Doc()
+		if q.Limit > 0 {
+			if int64(h.Len()) < keep {
+				heap.Push(h, doc)
+			} else if q.Sort.Compare(doc, h.docs[0]) < 0 {
+				h.docs[0] = doc
+				heap.Fix(h, 0)
+			}
+			continue
+		}
+		if held += approxSize(doc); held > budget {
+			return &sliceSource{err: query.Errorf(query.Limit, "sort would hold more than %d bytes of documents in memory", budget).
+				WithHint("add --limit, narrow the filter, or sort on an indexed field")}
+		}
+		h.docs = append(h.docs, doc)
+	}
+	if err := src.Err(); err != nil {
+		return &sliceSource{err: err}
+	}
+	docs := h.docs
+	sort.SliceStable(docs, func(i, j int) bool { return q.Sort.Compare(docs[i], docs[j]) < 0 })
+	docs = docs[min(int64(len(docs)), q.Skip):]
+	if q.Limit > 0 && int64(len(docs)) > q.Limit {
+		docs = docs[:q.Limit]
+	}
+	return &sliceSource{docs: docs}
+}
+
+// approxSize estimates the memory a document value holds.
+func approxSize(v query.Value) int64 {
+	n := int64(64)
+	switch v.Kind() {
+	case query.String, query.Binary:
+		n += int64(len(v.Str()) + len(v.Bytes()))
+	case query.Array:
+		for _, e := range v.Array() {
+			n += approxSize(e)
+		}
+	case query.Object:
+		for _, f := range v.Fields() {
+			n += int64(len(f.Key)) + approxSize(f.Value)
+		}
+	}
+	return n
+}
+
+// docHeap is a max-heap under the sort: its root is the document that
+// sorts last, the first to drop when a better one arrives.
+type docHeap struct {
+	s    *query.Sort
+	docs []query.Value
+}
+
+func (h *docHeap) Len() int           { return len(h.docs) }
+func (h *docHeap) Less(i, j int) bool { return h.s.Compare(h.docs[i], h.docs[j]) > 0 }
+func (h *docHeap) Swap(i, j int)      { h.docs[i], h.docs[j] = h.docs[j], h.docs[i] }
+func (h *docHeap) Push(x any)         { h.docs = append(h.docs, x.(query.Value)) }
+func (h *docHeap) Pop() any {
+	x := h.docs[len(h.docs)-1]
+	h.docs = h.docs[:len(h.docs)-1]
+	return x
+}
+
+// sliceSource streams documents held in memory.
+type sliceSource struct {
+	docs []query.Value
+	i    int
+	err  error
+}
+
+func (s *sliceSource) Next() bool {
+	if s.err != nil || s.i >= len(s.docs) {
+		return false
+	}
+	s.i++
+	return true
+}
+
+func (s *sliceSource) Doc() query.Value { return s.docs[s.i-1] }
+func (s *sliceSource) Err() error       { return s.err }
+func (s *sliceSource) Close() error     { return nil }

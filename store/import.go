@@ -156,11 +156,7 @@ func importBatch(ctx context.Context, c *Collection, in *lineReader, n int, opts
 }
 
 func insertLine(c *Collection, line []byte) (query.Value, error) {
-	doc, err := query.Parse(line)
-	if err != nil {
-		return query.Value{}, err
-	}
-	return c.Insert(doc)
+	return c.InsertJSON(line)
 }
 
 func lineError(line int64, err error, inserted int64, atomic bool) error {

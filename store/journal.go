@@ -16,6 +16,8 @@ const (
 	OpDelete           = "delete"
 	OpCreateCollection = "create_collection"
 	OpDropCollection   = "drop_collection"
+	OpCreateIndex      = "create_index"
+	OpDropIndex        = "drop_index"
 )
 
 // Op is one operation of a journal record. An insert carries the new
@@ -24,8 +26,9 @@ const (
 type Op struct {
 	Op     string
 	Coll   string
-	ID     query.Value // missing for collection operations
+	ID     query.Value // missing for collection and index operations
 	Before query.Value // update and delete only
+	Index  *IndexDef   // create_index and drop_index only
 }
 
 // Record is one committed write transaction.
@@ -50,6 +53,9 @@ func (r *Record) Value() query.Value {
 		}
 		if !op.Before.IsMissing() {
 			f = append(f, query.Field{Key: "before", Value: op.Before})
+		}
+		if op.Index != nil {
+			f = append(f, query.Field{Key: "index", Value: op.Index.value()})
 		}
 		ops[i] = query.ObjectValue(f)
 	}
@@ -92,12 +98,40 @@ func recordFromValue(v query.Value) (*Record, error) {
 				return nil, fmt.Errorf("%s without id or before-image", op.Op)
 			}
 		case OpCreateCollection, OpDropCollection:
+		case OpCreateIndex, OpDropIndex:
+			def, err := indexDefFromValue(o.Get("index"))
+			if err != nil {
+				return nil, err
+			}
+			op.Index = def
 		default:
 			return nil, fmt.Errorf("unknown operation %q", op.Op)
 		}
 		r.Ops = append(r.Ops, op)
 	}
 	return r, nil
+}
+
+// value returns the definition as a document {"name","kind","spec"}.
+func (d *IndexDef) value() query.Value {
+	fields := []query.Field{{Key: "name", Value: query.StringValue(d.Name)}, {Key: "kind", Value: query.StringValue(d.Kind)}}
+	if len(d.Spec) > 0 {
+		if spec, err := query.Parse(d.Spec); err == nil {
+			fields = append(fields, query.Field{Key: "spec", Value: spec})
+		}
+	}
+	return query.ObjectValue(fields)
+}
+
+func indexDefFromValue(v query.Value) (*IndexDef, error) {
+	if v.Get("name").Kind() != query.String || v.Get("kind").Kind() != query.String {
+		return nil, fmt.Errorf("index operation without a definition")
+	}
+	def := &IndexDef{Name: v.Get("name").Str(), Kind: v.Get("kind").Str()}
+	if spec := v.Get("spec"); !spec.IsMissing() {
+		def.Spec = query.JSON(spec)
+	}
+	return def, nil
 }
 
 func lsnKey(lsn uint64) []byte { return binary.BigEndian.AppendUint64(nil, lsn) }

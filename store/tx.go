@@ -235,6 +235,9 @@ func (tx *Tx) DropCollection(name string) error {
 		}
 		tx.record(Op{Op: OpDelete, Coll: name, ID: doc.Get("_id"), Before: doc})
 	}
+	for _, def := range c.Indexes() {
+		tx.record(Op{Op: OpDropIndex, Coll: name, Index: &def})
+	}
 	delete(tx.colls, name)
 	if err := tx.btx.Bucket(bucketCollections).DeleteBucket([]byte(name)); err != nil {
 		return err

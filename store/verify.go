@@ -116,6 +116,18 @@ func verifyCollection(tx *Tx, name string, r *VerifyReport) {
 	if n != c.count {
 		r.problem("collection %s: count record says %d documents, found %d", name, c.count, n)
 	}
+	for _, def := range c.meta.Indexes {
+		ix, err := c.openIndex(def)
+		if err != nil {
+			r.problem("collection %s: %v", name, err)
+			continue
+		}
+		if checker, ok := ix.kind.(IndexChecker); ok {
+			for _, p := range checker.Check(ix) {
+				r.problem("collection %s: index %s: %s", name, def.Name, p)
+			}
+		}
+	}
 }
 
 // verifyJournal undoes the journal, newest first, over a presence map of
@@ -174,7 +186,8 @@ func verifyJournal(ctx context.Context, tx *Tx, r *VerifyReport) error {
 }
 
 func undoCheck(rec *Record, op Op, exists func(string, []byte) bool, present map[string]bool, r *VerifyReport) {
-	if op.Op == OpCreateCollection || op.Op == OpDropCollection {
+	switch op.Op {
+	case OpCreateCollection, OpDropCollection, OpCreateIndex, OpDropIndex:
 		return
 	}
 	key := query.AppendKey(nil, op.ID)

@@ -1,0 +1,81 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/store"
+)
+
+func init() { commands = append(commands, newAggregateCmd) }
+
+type aggregateOptions struct {
+	storeFlags
+	path, coll, pipeline string
+	maxMemory            int64
+	seed                 uint64
+	pretty               bool
+}
+
+func newAggregateCmd(e *env) *cobra.Command {
+	opts := &aggregateOptions{}
+	cmd := &cobra.Command{
+		Use:   "aggregate <store> <collection> <pipeline>",
+		Short: "Run an aggregation pipeline and print its results as NDJSON",
+		Long: `Run a MongoDB aggregation pipeline (a JSON array of stages) over a
+collection and print the resulting documents, one per line. The pipeline may
+be JSON, @file.json, or - for standard input. $lookup and $unionWith read
+other collections of the same store. Aggregation never writes: $out and
+$merge are refused (plan a change instead). See omgdb docs aggregation.`,
+		Example: `  omgdb aggregate app.omgdb orders '[{"$match":{"status":"paid"}},{"$group":{"_id":"$customer","total":{"$sum":"$amount"}}},{"$sort":{"total":-1}}]'
+  omgdb aggregate app.omgdb users @pipeline.json`,
+		Args: cobra.ExactArgs(3),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.path, opts.coll, opts.pipeline = args[0], args[1], args[2]
+			if opts.maxMemory < 0 {
+				return usage("--max-memory must not be negative")
+			}
+			return e.runAggregate(cmd.Context(), opts)
+		},
+		ValidArgsFunction: completeStoreArgs,
+	}
+	opts.register(cmd)
+	cmd.Flags().Int64Var(&opts.maxMemory, "max-memory", query.DefaultMaxMemory, "bytes that $group, $sort, $facet, $bucketAuto and $lookup may hold")
+	cmd.Flags().Uint64Var(&opts.seed, "seed", 0, "seed for $sample (the same seed picks the same documents)")
+	cmd.Flags().BoolVar(&opts.pretty, "pretty", false, "indent the JSON")
+	return cmd
+}
+
+func (e *env) runAggregate(ctx context.Context, opts *aggregateOptions) error {
+	spec, err := e.parseArg(opts.pipeline, "pipeline")
+	if err != nil {
+		return err
+	}
+	p, err := query.CompilePipeline(spec, &query.PipelineOptions{MaxMemory: opts.maxMemory, Seed: opts.seed})
+	if err != nil {
+		return err
+	}
+	db, err := e.open(opts.path, readOnly, opts.storeFlags)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	out := e.output(opts.pretty)
+	defer out.flush()
+	return db.View(func(tx *store.Tx) error {
+		c, err := tx.Collection(opts.coll)
+		if err != nil {
+			return err
+		}
+		src := c.Aggregate(ctx, p)
+		defer src.Close()
+		for src.Next() {
+			if err := out.doc(src.Doc()); err != nil {
+				return err
+			}
+		}
+		return src.Err()
+	})
+}

@@ -1,0 +1,95 @@
+package query_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/omgdb/omgdb/query"
+)
+
+// fuzzDocs are the documents fuzzed pipelines and expressions run over.
+var fuzzDocs = []query.Value{
+	query.MustParse(`{"_id":1,"a":1,"b":"x","c":[1,2,3],"d":{"e":[{"f":1},{"f":"g"}]},"t":{"$date":"2024-05-01T12:00:00Z"}}`),
+	query.MustParse(`{"_id":2,"a":2.5,"b":null,"c":[],"d":{"e":5},"o":{"$oid":"5ab9cbfa31c2ab715d42129e"}}`),
+	query.MustParse(`{"_id":3,"a":-9223372036854775808,"c":[[1],{"x":1},"s",null],"s":"cafétéria"}`),
+	query.MustParse(`{"_id":{"k":1},"a":{"$numberDouble":"NaN"},"b":true,"bin":{"$binary":"AAE="}}`),
+}
+
+var fuzzEnv = mapEnv{"other": fuzzDocs[:3], "empty": nil}
+
+// slowInput is how long one fuzz input may take before it counts as a
+// failure (a hang or runaway work).
+const slowInput = 10 * time.Second
+
+// checkError requires err to be nil or one of omgdb's structured errors.
+func checkError(t *testing.T, what string, err error) {
+	var e *query.Error
+	if err != nil && !errors.As(err, &e) {
+		t.Fatalf("%s: unstructured error %T: %v", what, err, err)
+	}
+	if e != nil && e.Message == "" {
+		t.Fatalf("%s: empty error message", what)
+	}
+}
+
+// failIfSlow fails a fuzz input that took longer than slowInput.
+func failIfSlow(t *testing.T, start time.Time) {
+	if d := time.Since(start); d > slowInput {
+		t.Fatalf("slow input: %v", d)
+	}
+}
+
+// FuzzCompilePipeline: a random pipeline compiles or fails with a clean
+// error, and a compiled one runs over a few documents without panicking.
+func FuzzCompilePipeline(f *testing.F) {
+	f.Add(`[{"$group":{"_id":"$b","n":{"$sum":"$a"}}},{"$sort":{"n":-1}}]`)
+	f.Add(`[{"$unwind":{"path":"$c","includeArrayIndex":"i","preserveNullAndEmptyArrays":true}},{"$project":{"c":1,"i":1}}]`)
+	f.Add(`[{"$lookup":{"from":"other","let":{"x":"$a"},"pipeline":[{"$match":{"$expr":{"$eq":["$a","$$x"]}}}],"as":"m"}}]`)
+	f.Fuzz(func(t *testing.T, pipeline string) {
+		spec, err := query.ParseString(pipeline)
+		if err != nil {
+			return
+		}
+		p, err := query.CompilePipeline(spec, &query.PipelineOptions{MaxMemory: 1 << 20, Seed: 1})
+		checkError(t, "compile", err)
+		if err != nil {
+			return
+		}
+		defer failIfSlow(t, time.Now())
+		src := p.Run(context.Background(), query.SliceSource(fuzzDocs), fuzzEnv)
+		for n := 0; n < 1000 && src.Next(); n++ {
+			_ = query.JSON(src.Doc())
+		}
+		checkError(t, "run", src.Err())
+		if err := src.Close(); err != nil {
+			t.Fatalf("close: %v", err)
+		}
+	})
+}
+
+// FuzzCompileExpr: a random expression compiles or fails cleanly, and
+// evaluates over a few documents without panicking.
+func FuzzCompileExpr(f *testing.F) {
+	f.Add(`{"$add":["$a",1]}`)
+	f.Add(`{"$dateToString":{"date":"$t","format":"%Y-%m-%d","timezone":"Europe/Paris"}}`)
+	f.Add(`{"$reduce":{"input":"$c","initialValue":[],"in":{"$concatArrays":["$$value",["$$this"]]}}}`)
+	f.Fuzz(func(t *testing.T, expr string) {
+		spec, err := query.ParseString(expr)
+		if err != nil {
+			return
+		}
+		e, err := query.CompileExpr(spec)
+		checkError(t, "compile", err)
+		if err != nil {
+			return
+		}
+		defer failIfSlow(t, time.Now())
+		for _, d := range fuzzDocs {
+			v, err := e.Eval(d)
+			checkError(t, "eval", err)
+			_ = query.JSON(v)
+		}
+	})
+}

@@ -1,0 +1,333 @@
+package query
+
+import (
+	"bytes"
+	"unicode/utf8"
+)
+
+// AppendCanonicalDocument validates the JSON text of a document to be
+// stored and appends its canonical form to dst, with _id first (a new
+// ObjectId when it has none). It returns the extended buffer and the _id.
+//
+// It is the fast path of Parse + PrepareDocument + AppendJSON: one pass
+// over the text that writes canonical output without building a value
+// tree. Whatever it is not sure of (escaped keys, nesting near the limit,
+// invalid input) it hands to the slow path, so its results and its errors
+// are exactly those of the slow path.
+func AppendCanonicalDocument(dst, src []byte) ([]byte, Value, error) {
+	start := len(dst)
+	t := transcoderPool.Get()
+	defer t.release()
+	t.p.data, t.p.pos, t.out = src, 0, dst
+	if out, id, ok := t.document(); ok {
+		return out, id, nil
+	}
+	return slowCanonicalDocument(dst[:start], src)
+}
+
+func slowCanonicalDocument(dst, src []byte) ([]byte, Value, error) {
+	v, err := Parse(src)
+	if err != nil {
+		return dst, Value{}, err
+	}
+	if v, err = PrepareDocument(v); err != nil {
+		return dst, Value{}, err
+	}
+	id := v.Get("_id")
+	if id.IsMissing() {
+		id = ObjectIDValue(NewOID())
+		v = ObjectValue(append([]Field{{Key: "_id", Value: id}}, v.Fields()...))
+	}
+	return AppendJSON(dst, v), id, nil
+}
+
+type transcoder struct {
+	p    parser
+	out  []byte
+	keys [][]byte // raw keys of the objects being transcoded, for duplicate checks
+}
+
+var transcoderPool = newTranscoderPool()
+
+func newTranscoderPool() *pool[transcoder] {
+	return &pool[transcoder]{new: func() *transcoder { return &transcoder{p: parser{keys: map[string]string{}}} }}
+}
+
+func (t *transcoder) release() {
+	t.p.data, t.out = nil, nil
+	clear(t.keys)
+	t.keys = t.keys[:0]
+	transcoderPool.Put(t)
+}
+
+// document transcodes a top-level object, moving _id first.
+func (t *transcoder) document() ([]byte, Value, bool) {
+	p := &t.p
+	p.skipSpace()
+	if p.pos >= len(p.data) || p.data[p.pos] != '{' {
+		return nil, Value{}, false
+	}
+	base := len(t.out)
+	var idStart, idEnd int = -1, -1
+	if !t.object(1, func(key []byte, valStart int) {
+		if string(key) == "_id" {
+			idStart, idEnd = valStart, -2
+		}
+	}, &idEnd) {
+		return nil, Value{}, false
+	}
+	p.skipSpace()
+	if p.pos != len(p.data) || len(t.out)-base > MaxDocumentSize {
+		return nil, Value{}, false
+	}
+	if idStart < 0 {
+		return t.prependID(base)
+	}
+	return t.moveIDFirst(base, idStart, idEnd)
+}
+
+// prependID inserts a generated _id at the front of the object at base.
+func (t *transcoder) prependID(base int) ([]byte, Value, bool) {
+	id := ObjectIDValue(NewOID())
+	field := AppendJSON([]byte(`"_id":`), id)
+	if len(t.out)-base > 2 {
+		field = append(field, ',')
+	}
+	t.out = append(t.out, field...)
+	copy(t.out[base+1+len(field):], t.out[base+1:len(t.out)-len(field)])
+	copy(t.out[base+1:], field)
+	return t.out, id, true
+}
+
+// moveIDFirst moves the _id field, whose value spans out[idStart:idEnd],
+// to the front of the object at base.
+func (t *transcoder) moveIDFirst(base, idStart, idEnd int) ([]byte, Value, bool) {
+	id, err := Parse(t.out[idStart:idEnd])
+	if err != nil || id.Kind() == Array {
+		return nil, Value{}, false
+	}
+	fieldStart := idStart - len(`"_id":`)
+	if fieldStart == base+1 {
+		return t.out, id, true // already first
+	}
+	field := append([]byte(nil), t.out[fieldStart:idEnd]...)
+	// Remove ",<field>" and insert "<field>," after the opening brace.
+	rest := t.out[base+1 : fieldStart-1]
+	moved := make([]byte, 0, len(field)+1+len(rest))
+	moved = append(append(append(moved, field...), ','), rest...)
+	copy(t.out[base+1:], moved)
+	t.out = append(t.out[:base+1+len(moved)], t.out[idEnd:]...)
+	return t.out, id, true
+}
+
+// value transcodes one value. It reports false to hand the document to
+// the slow path.
+func (t *transcoder) value(depth int) bool {
+	p := &t.p
+	if p.pos >= len(p.data) {
+		return false
+	}
+	switch c := p.data[p.pos]; {
+	case c == '{':
+		return t.object(depth, nil, nil)
+	case c == '[':
+		return t.array(depth)
+	case c == '"':
+		return t.string()
+	case c == '-' || (c >= '0' && c <= '9'):
+		v, err := p.number()
+		if err != nil {
+			return false
+		}
+		t.out = AppendJSON(t.out, v)
+		return true
+	case p.literal("true"):
+		t.out = append(t.out, "true"...)
+	case p.literal("false"):
+		t.out = append(t.out, "false"...)
+	case p.literal("null"):
+		t.out = append(t.out, "null"...)
+	default:
+		return false
+	}
+	return true
+}
+
+func (t *transcoder) array(depth int) bool {
+	p := &t.p
+	if depth >= MaxDepth {
+		return false
+	}
+	p.pos++
+	t.out = append(t.out, '[')
+	p.skipSpace()
+	if p.pos < len(p.data) && p.data[p.pos] == ']' {
+		p.pos++
+		t.out = append(t.out, ']')
+		return true
+	}
+	for {
+		p.skipSpace()
+		if !t.value(depth + 1) {
+			return false
+		}
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return false
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+			t.out = append(t.out, ',')
+		case ']':
+			p.pos++
+			t.out = append(t.out, ']')
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// object transcodes an object. onKey, when set, is told of each top-level
+// key and where its value starts in the output; *valEnd receives the end
+// of the value of the key that onKey marked by setting *valEnd to -2.
+func (t *transcoder) object(depth int, onKey func(key []byte, valStart int), valEnd *int) bool {
+	p := &t.p
+	if depth >= MaxDepth {
+		return false
+	}
+	objStart := p.pos
+	p.pos++
+	t.out = append(t.out, '{')
+	base := len(t.keys)
+	defer func() { t.keys = t.keys[:base] }()
+	p.skipSpace()
+	if p.pos < len(p.data) && p.data[p.pos] == '}' {
+		p.pos++
+		t.out = append(t.out, '}')
+		return true
+	}
+	for first := true; ; first = false {
+		p.skipSpace()
+		key, ok := t.rawKey()
+		if !ok {
+			return false
+		}
+		if first && len(key) > 1 && key[0] == '$' {
+			return t.extended(objStart)
+		}
+		if len(key) > MaxKeyLength || bytes.HasPrefix(key, []byte("$")) || bytes.IndexByte(key, '.') >= 0 || t.dupKey(base, key) {
+			return false
+		}
+		t.keys = append(t.keys, key)
+		t.out = append(append(append(t.out, '"'), key...), '"', ':')
+		p.skipSpace()
+		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+			return false
+		}
+		p.pos++
+		p.skipSpace()
+		if onKey != nil {
+			onKey(key, len(t.out))
+		}
+		if !t.value(depth + 1) {
+			return false
+		}
+		if valEnd != nil && *valEnd == -2 {
+			*valEnd = len(t.out)
+		}
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return false
+		}
+		switch p.data[p.pos] {
+		case ',':
+			p.pos++
+			t.out = append(t.out, ',')
+		case '}':
+			p.pos++
+			t.out = append(t.out, '}')
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// extended transcodes an object whose first key starts with '$': an
+// Extended JSON type wrapper becomes its canonical form; anything else
+// (an operator object) cannot be stored and goes to the slow path.
+func (t *transcoder) extended(objStart int) bool {
+	t.out = t.out[:len(t.out)-1] // the '{' already written
+	t.p.pos = objStart
+	v, err := t.p.value(MaxDepth - 1)
+	if err != nil || v.Kind() == Object {
+		return false
+	}
+	t.out = AppendJSON(t.out, v)
+	return true
+}
+
+// rawKey reads a key without escapes and returns its bytes.
+func (t *transcoder) rawKey() ([]byte, bool) {
+	p := &t.p
+	if p.pos >= len(p.data) || p.data[p.pos] != '"' {
+		return nil, false
+	}
+	start := p.pos + 1
+	end := bytes.IndexByte(p.data[start:], '"')
+	if end < 0 {
+		return nil, false
+	}
+	key := p.data[start : start+end]
+	for _, c := range key {
+		if c < 0x20 || c == '\\' {
+			return nil, false
+		}
+	}
+	if !utf8.Valid(key) {
+		return nil, false
+	}
+	p.pos = start + end + 1
+	return key, true
+}
+
+func (t *transcoder) dupKey(base int, key []byte) bool {
+	for _, k := range t.keys[base:] {
+		if bytes.Equal(k, key) {
+			return true
+		}
+	}
+	return false
+}
+
+// string transcodes a string: copied as is when it has no escapes, else
+// decoded and re-encoded canonically.
+func (t *transcoder) string() bool {
+	p := &t.p
+	start := p.pos + 1
+	for i := start; i < len(p.data); i++ {
+		c := p.data[i]
+		if c == '"' {
+			if !utf8.Valid(p.data[start:i]) {
+				return false
+			}
+			t.out = append(append(append(t.out, '"'), p.data[start:i]...), '"')
+			p.pos = i + 1
+			return true
+		}
+		if c == '\\' {
+			s, err := p.string()
+			if err != nil {
+				return false
+			}
+			t.out = AppendString(t.out, s)
+			return true
+		}
+		if c < 0x20 {
+			return false
+		}
+	}
+	return false
+}

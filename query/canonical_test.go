@@ -1,0 +1,111 @@
+package query_test
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/omgdb/omgdb/internal/testgen"
+	"github.com/omgdb/omgdb/query"
+)
+
+// slow is the reference: Parse + PrepareDocument + AppendJSON.
+func slow(src []byte) ([]byte, error) {
+	v, err := query.Parse(src)
+	if err != nil {
+		return nil, err
+	}
+	if v, err = query.PrepareDocument(v); err != nil {
+		return nil, err
+	}
+	return query.JSON(v), nil
+}
+
+func TestAppendCanonicalDocument_Cases(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{`{"_id":1,"a":2}`, `{"_id":1,"a":2}`},
+		{` { "a" : 2 , "_id" : "x" } `, `{"_id":"x","a":2}`},
+		{`{"a":1,"b":[1,2.0,-0,1e2],"_id":{"$oid":"507f1f77bcf86cd799439011"},"c":{"d":null}}`,
+			`{"_id":{"$oid":"507f1f77bcf86cd799439011"},"a":1,"b":[1,2.0,0,100.0],"c":{"d":null}}`},
+		{`{"_id":5,"d":{"$date":"2024-05-01T12:00:00Z"},"n":{"$numberLong":"7"}}`, `{"_id":5,"d":{"$date":1714564800000},"n":7}`},
+		{`{"_id":5,"s":"tab\there \u00e9 \/ \"q\""}`, `{"_id":5,"s":"tab\there é / \"q\""}`},
+		{`{"_id":{"a":1},"x":true}`, `{"_id":{"a":1},"x":true}`},
+		{`{"_id":1}`, `{"_id":1}`},
+	}
+	for _, c := range cases {
+		out, id, err := query.AppendCanonicalDocument(nil, []byte(c.in))
+		if err != nil || string(out) != c.want {
+			t.Errorf("AppendCanonicalDocument(%s) = %s, %v; want %s", c.in, out, err, c.want)
+		}
+		if !query.Equal(id, query.MustParse(c.want).Get("_id")) {
+			t.Errorf("id of %s = %v", c.in, id)
+		}
+	}
+	out, id, err := query.AppendCanonicalDocument([]byte("prefix"), []byte(`{"a":1}`))
+	if err != nil || id.Kind() != query.ObjectID || string(out) != `prefix{"_id":`+id.String()+`,"a":1}` {
+		t.Errorf("generated id: %s %v %v", out, id, err)
+	}
+	out, _, _ = query.AppendCanonicalDocument(nil, []byte(`{}`))
+	if !strings.HasPrefix(string(out), `{"_id":{"$oid":"`) || !strings.HasSuffix(string(out), `"}}`) {
+		t.Errorf("empty document: %s", out)
+	}
+}
+
+// TestAppendCanonicalDocument_MatchesSlowPath: for random documents, in
+// canonical and in loosely formatted text, and for broken variants, the
+// fast path gives the bytes, or the error, of the slow path.
+func TestAppendCanonicalDocument_MatchesSlowPath(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	mutations := []func(string) string{
+		func(s string) string { return s },
+		func(s string) string { return strings.ReplaceAll(s, ",", " , ") },
+		func(s string) string { return strings.ReplaceAll(s, ":", ": ") },
+		func(s string) string { return s[:len(s)/2] },
+		func(s string) string { return strings.Replace(s, `"`, `"\u0061`, 1) },
+		func(s string) string { return strings.Replace(s, "a", "$", 1) },
+		func(s string) string { return strings.Replace(s, "b", ".", 1) },
+		func(s string) string { return strings.Replace(s, "}", ",\"a\":1}", 1) },
+		func(s string) string { return s + "x" },
+		func(s string) string { return strings.Replace(s, "1", "\xff", 1) },
+	}
+	for i := 0; i < 20000; i++ {
+		doc := testgen.Document(r)
+		if doc.Get("_id").IsMissing() {
+			doc = doc.With("_id", query.LongValue(int64(i))).IDFirst()
+		}
+		src := mutations[r.IntN(len(mutations))](string(query.JSON(doc)))
+		want, wantErr := slow([]byte(src))
+		got, id, gotErr := query.AppendCanonicalDocument(nil, []byte(src))
+		if wantErr == nil && !bytes.HasPrefix(want, []byte(`{"_id":`)) {
+			// The slow reference does not generate ids: use the fast path's.
+			v := query.MustParse(string(want))
+			want = query.JSON(query.ObjectValue(append([]query.Field{{Key: "_id", Value: id}}, v.Fields()...)))
+		}
+		if (wantErr == nil) != (gotErr == nil) || (wantErr != nil && wantErr.Error() != gotErr.Error()) {
+			t.Fatalf("%s\nfast error %v\nslow error %v", src, gotErr, wantErr)
+		}
+		if wantErr == nil && !bytes.Equal(got, want) {
+			t.Fatalf("%s\nfast %s\nslow %s", src, got, want)
+		}
+	}
+}
+
+func BenchmarkAppendCanonicalDocument(b *testing.B) {
+	src := []byte(`{"name":"user 1","email":"user1@example.com","age":31,"active":true,"address":{"city":"Lima","zip":"00001","geo":[1.5,2.25]},"tags":["t1","t2"],"orders":[{"sku":"A-1","qty":2,"price":1.99},{"sku":"B-1","qty":1,"price":5.0}],"score":1.5,"_id":1}`)
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	var out []byte
+	for i := 0; i < b.N; i++ {
+		out, _, _ = query.AppendCanonicalDocument(out[:0], src)
+	}
+}
+
+func BenchmarkSlowCanonicalDocument(b *testing.B) {
+	src := []byte(`{"name":"user 1","email":"user1@example.com","age":31,"active":true,"address":{"city":"Lima","zip":"00001","geo":[1.5,2.25]},"tags":["t1","t2"],"orders":[{"sku":"A-1","qty":2,"price":1.99},{"sku":"B-1","qty":1,"price":5.0}],"score":1.5,"_id":1}`)
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		slow(src)
+	}
+}

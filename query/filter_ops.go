@@ -1,0 +1,258 @@
+package query
+
+import (
+	"math"
+	"regexp"
+	"strconv"
+)
+
+// valuePred is a compiled operator tested against one value (MongoDB's
+// matchesSingleElement). Path traversal is the caller's business.
+type valuePred interface {
+	matchValue(v Value, c *matchCtx) bool
+}
+
+// traversesLeafArrays reports whether a predicate also sees the elements
+// of an array at the end of its path. $size and $elemMatch see the array
+// only.
+func traversesLeafArrays(p valuePred) bool {
+	switch p.(type) {
+	case sizePred, *elemMatchValuePred, *elemMatchDocPred:
+		return false
+	}
+	return true
+}
+
+type cmpOp uint8
+
+const (
+	opEq cmpOp = iota
+	opGt
+	opGte
+	opLt
+	opLte
+)
+
+var cmpOps = map[string]cmpOp{"$gt": opGt, "$gte": opGte, "$lt": opLt, "$lte": opLte}
+
+// cmpPred is $eq, $gt, $gte, $lt or $lte. Values of different types never
+// compare (type bracketing), except that missing counts as null; NaN equals
+// only NaN and is neither above nor below anything.
+type cmpPred struct {
+	op  cmpOp
+	rhs Value
+}
+
+func (p *cmpPred) matchValue(v Value, _ *matchCtx) bool {
+	if typeRank(v.kind) != typeRank(p.rhs.kind) {
+		return false
+	}
+	if p.op != opEq && (isNaN(v) || isNaN(p.rhs)) {
+		return (p.op == opGte || p.op == opLte) && isNaN(v) && isNaN(p.rhs)
+	}
+	c := Compare(v, p.rhs)
+	switch p.op {
+	case opEq:
+		return c == 0
+	case opGt:
+		return c > 0
+	case opGte:
+		return c >= 0
+	case opLt:
+		return c < 0
+	}
+	return c <= 0
+}
+
+func isNaN(v Value) bool { return v.kind == Double && math.IsNaN(v.Double()) }
+
+// inSetThreshold is the number of $in values above which they are looked
+// up in a hash set of their key encodings rather than scanned.
+const inSetThreshold = 16
+
+// inPred is $in: equality with any listed value, or a match of any listed
+// regex. A listed null also matches missing.
+type inPred struct {
+	vals    []Value
+	set     map[string]struct{}
+	hasNull bool
+	regexes []*regexp.Regexp
+}
+
+func (p *inPred) add(v Value) {
+	if v.kind == Null {
+		p.hasNull = true
+	}
+	p.vals = append(p.vals, v)
+	switch {
+	case p.set != nil:
+		p.set[string(AppendKey(nil, v))] = struct{}{}
+	case len(p.vals) > inSetThreshold:
+		p.set = make(map[string]struct{}, len(p.vals))
+		for _, x := range p.vals {
+			p.set[string(AppendKey(nil, x))] = struct{}{}
+		}
+	}
+}
+
+func (p *inPred) matchValue(v Value, _ *matchCtx) bool {
+	if v.kind == Missing {
+		return p.hasNull
+	}
+	if p.set != nil {
+		if _, ok := p.set[string(AppendKey(nil, v))]; ok {
+			return true
+		}
+	} else {
+		for _, x := range p.vals {
+			if Compare(v, x) == 0 {
+				return true
+			}
+		}
+	}
+	if v.kind == String {
+		for _, re := range p.regexes {
+			if re.MatchString(v.str) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// regexPred is $regex: it matches strings only.
+type regexPred struct{ re *regexp.Regexp }
+
+func (p regexPred) matchValue(v Value, _ *matchCtx) bool {
+	return v.kind == String && p.re.MatchString(v.str)
+}
+
+// existsPred is $exists: true.
+type existsPred struct{}
+
+func (existsPred) matchValue(v Value, _ *matchCtx) bool { return v.kind != Missing }
+
+// typePred is $type: a set of kinds, one bit per Kind.
+type typePred uint16
+
+func (p typePred) matchValue(v Value, _ *matchCtx) bool {
+	return v.kind != Missing && p&(1<<v.kind) != 0
+}
+
+// sizePred is $size: an array of exactly that many elements.
+type sizePred int64
+
+func (p sizePred) matchValue(v Value, _ *matchCtx) bool {
+	return v.kind == Array && int64(len(v.arr)) == int64(p)
+}
+
+// modPred is $mod: a number whose integer part, divided by div, leaves rem.
+type modPred struct{ div, rem int64 }
+
+func (p modPred) matchValue(v Value, _ *matchCtx) bool {
+	var x int64
+	switch v.kind {
+	case Long:
+		x = v.Long()
+	case Double:
+		f := v.Double()
+		if math.IsInf(f, 0) {
+			return false
+		}
+		var ok bool
+		if x, ok = truncToLong(f); !ok {
+			return false
+		}
+	default:
+		return false
+	}
+	return x%p.div == p.rem
+}
+
+// elemMatchValuePred is $elemMatch of the value form: some element of the
+// array satisfies every operator.
+type elemMatchValuePred struct{ preds []valuePred }
+
+func (p *elemMatchValuePred) matchValue(v Value, c *matchCtx) bool {
+	if v.kind != Array {
+		return false
+	}
+	for k, e := range v.arr {
+		if p.all(e) {
+			if c != nil {
+				c.key = k
+			}
+			return true
+		}
+	}
+	return false
+}
+
+func (p *elemMatchValuePred) all(e Value) bool {
+	for _, q := range p.preds {
+		if !q.matchValue(e, nil) {
+			return false
+		}
+	}
+	return true
+}
+
+// elemMatchDocPred is $elemMatch of the document form: some element of the
+// array, taken as a document, satisfies the filter. An element that is an
+// array counts as the document of its positions ("0", "1", …), as in
+// MongoDB.
+type elemMatchDocPred struct{ sub node }
+
+func (p *elemMatchDocPred) matchValue(v Value, c *matchCtx) bool {
+	if v.kind != Array {
+		return false
+	}
+	for k, e := range v.arr {
+		switch e.kind {
+		case Array:
+			e = arrayAsObject(e)
+		case Object:
+		default:
+			continue
+		}
+		if p.sub.match(e, nil) {
+			if c != nil {
+				c.key = k
+			}
+			return true
+		}
+	}
+	return false
+}
+
+func arrayAsObject(a Value) Value {
+	fields := make([]Field, len(a.arr))
+	for i, e := range a.arr {
+		fields[i] = Field{strconv.Itoa(i), e}
+	}
+	return ObjectValue(fields)
+}
+
+// notPred negates a predicate on one value (inside $elemMatch; on a path,
+// toNode turns it into a negation of the whole path).
+type notPred struct{ p valuePred }
+
+func (p notPred) matchValue(v Value, _ *matchCtx) bool { return !p.p.matchValue(v, nil) }
+
+// andPred is the conjunction of predicates on one value ($all, $not of
+// several operators).
+type andPred []valuePred
+
+func (p andPred) matchValue(v Value, c *matchCtx) bool {
+	for _, q := range p {
+		if !q.matchValue(v, c) {
+			return false
+		}
+	}
+	return true
+}
+
+// constPred always or never matches ($all: []).
+type constPred bool
+
+func (p constPred) matchValue(Value, *matchCtx) bool { return bool(p) }

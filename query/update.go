@@ -1,0 +1,233 @@
+package query
+
+import (
+	"strings"
+	"time"
+)
+
+// Update is a compiled MongoDB update: either update operators
+// ({"$set":{…},"$inc":{…}}) or a replacement document (no '$' keys).
+// CompileUpdate validates it once; Apply then runs it on any number of
+// documents. An Update is immutable and safe for concurrent use.
+type Update struct {
+	spec        Value
+	replacement Value // the replacement document, when isReplace
+	isReplace   bool
+	ops         []*fieldOp         // in the order written
+	filters     map[string]*Filter // arrayFilters, by identifier
+	dynamic     bool               // some path holds $, $[] or $[<identifier>]
+}
+
+// UpdateOptions are the options of CompileUpdate. A nil *UpdateOptions
+// means the zero value.
+type UpdateOptions struct {
+	// ArrayFilters are the filters that $[<identifier>] path components
+	// select array elements with, one per identifier. Each is a filter
+	// document whose fields all start with the identifier, such as
+	// {"x.score":{"$gte":8}} for $[x]; an identifier starts with a
+	// lowercase letter and is alphanumeric. Every identifier used in the
+	// update needs a filter and every filter must be used. Default: none.
+	ArrayFilters []Value
+}
+
+// ApplyContext is what Apply needs to know besides the document.
+type ApplyContext struct {
+	// Now is the time $currentDate writes (to the millisecond). The zero
+	// Time means time.Now() at the call.
+	Now time.Time
+	// Insert is true when the document is a new one made by an upsert
+	// (see UpsertSeed). $setOnInsert applies only then. Default: false.
+	Insert bool
+	// Query is the filter that selected the document. The positional $
+	// operator uses it to find the first array element it matched. The
+	// zero Value means no query (a $ path then fails).
+	Query Value
+}
+
+// IsReplacement reports whether the update is a replacement document
+// rather than update operators.
+func (u *Update) IsReplacement() bool { return u.isReplace }
+
+// Apply runs the update on doc and returns the new document, and whether
+// it differs from doc byte for byte (what plans count as "modified").
+// doc is not modified: the result shares unchanged parts with it. Errors
+// are *Error values of kind Invalid (kind Limit for a result nested too
+// deeply); on error the document is returned unchanged.
+func (u *Update) Apply(doc Value, ctx ApplyContext) (Value, bool, error) {
+	if doc.Kind() != Object {
+		return doc, false, Errorf(Invalid, "cannot update a value of type %s: documents are objects", doc.TypeName())
+	}
+	if u.isReplace {
+		return u.replace(doc)
+	}
+	ap := newApplier(u, doc, ctx)
+	steps, err := ap.plan()
+	if err != nil {
+		return doc, false, err
+	}
+	out, changed := doc, false
+	for _, s := range steps {
+		next, ch, err := s.run(out)
+		if err != nil {
+			return doc, false, err
+		}
+		if !ch {
+			continue
+		}
+		if err := ap.checkID(s); err != nil {
+			return doc, false, err
+		}
+		out, changed = next, true
+	}
+	if !changed {
+		return doc, false, nil
+	}
+	if out, err = ap.finish(out); err != nil {
+		return doc, false, err
+	}
+	return out, true, nil
+}
+
+// replace applies a replacement document: its fields replace doc's, and
+// doc's _id is kept (first). A replacement may repeat the _id (an equal
+// value keeps the stored one) but not change it.
+func (u *Update) replace(doc Value) (Value, bool, error) {
+	id, rid := doc.Get("_id"), u.replacement.Get("_id")
+	out := u.replacement
+	switch {
+	case id.IsMissing():
+		out = out.IDFirst()
+	case rid.IsMissing():
+		out = ObjectValue(append([]Field{{"_id", id}}, out.Fields()...))
+	case Equal(id, rid):
+		out = out.With("_id", id).IDFirst()
+	default:
+		return doc, false, Errorf(Invalid, "After applying the update, the (immutable) field '_id' was found to have been altered to %s",
+			mongoElem("_id", rid)).WithHint("the _id of a document cannot change; insert a new document and delete the old one instead")
+	}
+	if err := checkUpdatedDoc(out, id.IsMissing()); err != nil {
+		return doc, false, err
+	}
+	if sameCanonical(doc, out) {
+		return doc, false, nil
+	}
+	return out, true, nil
+}
+
+// applier holds the state of one Apply call.
+type applier struct {
+	u   *Update
+	doc Value // the input document
+	ctx ApplyContext
+	id  Value // doc's _id, or missing
+	now Value // the date $currentDate writes
+}
+
+func newApplier(u *Update, doc Value, ctx ApplyContext) *applier {
+	now := ctx.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	return &applier{u: u, doc: doc, ctx: ctx, id: doc.Get("_id"), now: DateValue(now.UnixMilli())}
+}
+
+// idElem renders the document's _id the way MongoDB's messages do
+// ("_id: 1"), or "" when the document has none.
+func (ap *applier) idElem() string {
+	if ap.id.IsMissing() {
+		return ""
+	}
+	return mongoElem("_id", ap.id)
+}
+
+// checkID refuses a step that changed the _id of a document that has one.
+func (ap *applier) checkID(s *step) error {
+	if ap.id.IsMissing() {
+		return nil
+	}
+	for _, p := range [][]string{s.path, s.from} {
+		if len(p) > 0 && p[0] == "_id" {
+			return Errorf(Invalid, "Performing an update on the path '%s' would modify the immutable field '_id'", dottedPath(p)).
+				WithHint("the _id of a document cannot change; insert a new document and delete the old one instead")
+		}
+	}
+	return nil
+}
+
+// finish checks the updated document and moves an _id that the update
+// created to the front.
+func (ap *applier) finish(out Value) (Value, error) {
+	if ap.id.IsMissing() {
+		out = out.IDFirst()
+	}
+	return out, checkUpdatedDoc(out, ap.id.IsMissing())
+}
+
+// checkUpdatedDoc enforces what a stored document must satisfy: an _id that
+// is not an array, and nesting of at most MaxDepth.
+func checkUpdatedDoc(out Value, newID bool) error {
+	if newID && out.Get("_id").IsArray() {
+		return Errorf(Invalid, "The '_id' value cannot be of type array").
+			WithHint("use a scalar or an object as _id")
+	}
+	if nestingDepth(out) > MaxDepth {
+		return Errorf(Limit, "the updated document would be nested deeper than %d levels", MaxDepth).
+			WithHint("flatten the document; omgdb accepts at most %d nested objects and arrays", MaxDepth)
+	}
+	return nil
+}
+
+// nestingDepth returns the nesting of objects and arrays in v (0 for a scalar).
+func nestingDepth(v Value) int {
+	d := 0
+	switch v.Kind() {
+	case Object:
+		for _, f := range v.Fields() {
+			d = max(d, nestingDepth(f.Value))
+		}
+	case Array:
+		for _, e := range v.Array() {
+			d = max(d, nestingDepth(e))
+		}
+	default:
+		return 0
+	}
+	return d + 1
+}
+
+// sameCanonical reports whether a and b have the same canonical JSON: same
+// types, same field order, same bits (all NaNs alike).
+func sameCanonical(a, b Value) bool {
+	if a.kind != b.kind {
+		return false
+	}
+	switch a.kind {
+	case Double:
+		fa, fb := a.Double(), b.Double()
+		return a.num == b.num || (fa != fa && fb != fb)
+	case Array:
+		if len(a.arr) != len(b.arr) {
+			return false
+		}
+		for i := range a.arr {
+			if !sameCanonical(a.arr[i], b.arr[i]) {
+				return false
+			}
+		}
+		return true
+	case Object:
+		if len(a.fields) != len(b.fields) {
+			return false
+		}
+		for i := range a.fields {
+			if a.fields[i].Key != b.fields[i].Key || !sameCanonical(a.fields[i].Value, b.fields[i].Value) {
+				return false
+			}
+		}
+		return true
+	}
+	return a.num == b.num && a.str == b.str
+}
+
+// dottedPath joins path components with '.'.
+func dottedPath(path []string) string { return strings.Join(path, ".") }

@@ -1,0 +1,84 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/omgdb/omgdb/internal/storetest"
+	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/store"
+)
+
+func findAll(t *testing.T, db *store.DB, q store.Query) []string {
+	t.Helper()
+	var out []string
+	err := db.View(func(tx *store.Tx) error {
+		c, err := tx.Collection("c")
+		if err != nil {
+			return err
+		}
+		src := c.Find(context.Background(), q)
+		defer src.Close()
+		for src.Next() {
+			out = append(out, src.Doc().String())
+		}
+		return src.Err()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestFind_SortWithLimitEqualsFullSort: the bounded heap used with a limit
+// returns exactly the page a full sort would, for random data and specs.
+func TestFind_SortWithLimitEqualsFullSort(t *testing.T) {
+	db := storetest.MustOpen(t)
+	r := rand.New(rand.NewPCG(5, 6))
+	var docs []string
+	for i := 0; i < 300; i++ {
+		vals := []string{"1", "2.5", `"x"`, "null", "[3,1]", "[]", `{"k":1}`, "true", fmt.Sprint(r.IntN(10))}
+		doc := fmt.Sprintf(`{"_id":%d,"a":%s`, i, vals[r.IntN(len(vals))])
+		if r.IntN(4) > 0 {
+			doc += fmt.Sprintf(`,"b":{"c":%s}`, vals[r.IntN(len(vals))])
+		}
+		docs = append(docs, doc+"}")
+	}
+	storetest.Insert(t, db, "c", docs...)
+	specs := []string{`{"a":1}`, `{"a":-1}`, `{"b.c":1,"a":-1}`, `{"b.c":-1}`}
+	for _, spec := range specs {
+		s, err := query.CompileSort(query.MustParse(spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		full := findAll(t, db, store.Query{Sort: s})
+		if len(full) != 300 {
+			t.Fatalf("full sort returned %d", len(full))
+		}
+		for _, page := range [][2]int64{{0, 1}, {0, 10}, {5, 7}, {290, 50}, {299, 1}} {
+			got := findAll(t, db, store.Query{Sort: s, Skip: page[0], Limit: page[1]})
+			want := full[page[0]:min(page[0]+page[1], 300)]
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("sort %s skip %d limit %d:\n got %v\nwant %v", spec, page[0], page[1], got, want)
+			}
+		}
+	}
+}
+
+func TestFind_SortMemoryLimit(t *testing.T) {
+	db := storetest.MustOpen(t)
+	storetest.Insert(t, db, "c", `{"_id":1,"a":"xxxxxxxxxxxxxxxx"}`, `{"_id":2,"a":"yyyyyyyyyyyyyyyyyy"}`)
+	s, _ := query.CompileSort(query.MustParse(`{"a":1}`))
+	err := db.View(func(tx *store.Tx) error {
+		c, _ := tx.Collection("c")
+		src := c.Find(context.Background(), store.Query{Sort: s, MaxSortBytes: 100})
+		for src.Next() {
+		}
+		return src.Err()
+	})
+	if query.KindOf(err) != query.Limit {
+		t.Errorf("sort over the memory limit = %v", err)
+	}
+}

@@ -1,0 +1,248 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"sync"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/omgdb/omgdb/query"
+)
+
+// An index is data derived from a collection's documents and kept in step
+// with them inside every write transaction: secondary B-tree indexes,
+// vector indexes, full-text indexes. Each index has a definition recorded
+// in the collection's metadata and the journal, and a bucket of its own.
+// What an index stores is up to its kind.
+
+// IndexDef defines an index.
+type IndexDef struct {
+	Name string          `json:"name"`           // unique within the collection
+	Kind string          `json:"kind"`           // a registered IndexKind: "btree", "vector", "search"
+	Spec json.RawMessage `json:"spec,omitempty"` // kind-specific: fields, options, model
+}
+
+// IndexKind maintains one kind of index. Implementations register
+// themselves with RegisterIndexKind, usually in an init function.
+type IndexKind interface {
+	// Prepare validates a definition before the index is created, and may
+	// normalise its Spec.
+	Prepare(def IndexDef) (IndexDef, error)
+	// Update applies one document change to the index: before is missing
+	// for an insert, after is missing for a delete. An error aborts the
+	// whole transaction (a unique index refusing a duplicate key, say).
+	Update(ix *Index, before, after query.Value) error
+}
+
+// IndexBuilder is an optional interface of an IndexKind that builds an
+// index over existing documents faster than one Update per document.
+type IndexBuilder interface {
+	Build(ix *Index, docs *Cursor) error
+}
+
+// IndexChecker is an optional interface of an IndexKind that checks an
+// index against the documents, for Verify. It returns problems found.
+type IndexChecker interface {
+	Check(ix *Index) []string
+}
+
+var (
+	kindsMu sync.RWMutex
+	kinds   = map[string]IndexKind{}
+)
+
+// RegisterIndexKind makes a kind of index available by name. It panics if
+// the name is taken.
+func RegisterIndexKind(name string, k IndexKind) {
+	kindsMu.Lock()
+	defer kindsMu.Unlock()
+	if _, dup := kinds[name]; dup {
+		panic("store: index kind registered twice: " + name)
+	}
+	kinds[name] = k
+}
+
+func indexKind(name string) (IndexKind, bool) {
+	kindsMu.RLock()
+	defer kindsMu.RUnlock()
+	k, ok := kinds[name]
+	return k, ok
+}
+
+// Index is an index of a collection, within one transaction.
+type Index struct {
+	Def    IndexDef
+	coll   *Collection
+	bucket *bolt.Bucket
+	kind   IndexKind
+}
+
+// Collection returns the collection the index belongs to.
+func (ix *Index) Collection() *Collection { return ix.coll }
+
+// Bucket returns the bucket the index keeps its data in. It is writable in
+// a write transaction.
+func (ix *Index) Bucket() *bolt.Bucket { return ix.bucket }
+
+var bucketIndexes = []byte("idx")
+
+// Indexes returns the collection's index definitions, sorted by name.
+func (c *Collection) Indexes() []IndexDef {
+	defs := append([]IndexDef(nil), c.meta.Indexes...)
+	sort.Slice(defs, func(i, j int) bool { return defs[i].Name < defs[j].Name })
+	return defs
+}
+
+// Index opens the named index, or returns a NotFound error.
+func (c *Collection) Index(name string) (*Index, error) {
+	for _, def := range c.meta.Indexes {
+		if def.Name == name {
+			return c.openIndex(def)
+		}
+	}
+	names := make([]string, len(c.meta.Indexes))
+	for i, d := range c.meta.Indexes {
+		names[i] = d.Name
+	}
+	return nil, wrap(query.NotFound, ErrNotFound, "no index `%s` on collection `%s`%s", name, c.name, query.DidYouMean(name, names)).
+		WithHint("list indexes with `omgdb indexes %s %s`", c.tx.db.path, c.name)
+}
+
+func (c *Collection) openIndex(def IndexDef) (*Index, error) {
+	kind, ok := indexKind(def.Kind)
+	if !ok {
+		return nil, wrap(query.IO, ErrCorrupt, "index `%s` of collection `%s` has kind %q, which this program cannot maintain", def.Name, c.name, def.Kind).
+			WithHint("use an omgdb build that includes the %s index kind", def.Kind)
+	}
+	var b *bolt.Bucket
+	if root := c.bucket.Bucket(bucketIndexes); root != nil {
+		b = root.Bucket([]byte(def.Name))
+	}
+	if b == nil {
+		return nil, wrap(query.IO, ErrCorrupt, "index `%s` of collection `%s` has no data bucket", def.Name, c.name)
+	}
+	return &Index{Def: def, coll: c, bucket: b, kind: kind}, nil
+}
+
+// CreateIndex creates an index, builds it over the existing documents, and
+// records its definition in the collection and the journal.
+func (c *Collection) CreateIndex(def IndexDef) (*Index, error) {
+	if err := c.checkWritable(); err != nil {
+		return nil, err
+	}
+	kind, ok := indexKind(def.Kind)
+	if !ok {
+		return nil, query.Errorf(query.Invalid, "unknown index kind %q", def.Kind)
+	}
+	def, err := kind.Prepare(def)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range c.meta.Indexes {
+		if d.Name == def.Name {
+			return nil, wrap(query.Conflict, nil, "index `%s` already exists on collection `%s`", def.Name, c.name).
+				WithHint("drop it first, or choose another --name")
+		}
+	}
+	root, err := c.bucket.CreateBucketIfNotExists(bucketIndexes)
+	if err != nil {
+		return nil, err
+	}
+	b, err := root.CreateBucket([]byte(def.Name))
+	if err != nil {
+		return nil, fmt.Errorf("create index bucket %s: %w", def.Name, err)
+	}
+	ix := &Index{Def: def, coll: c, bucket: b, kind: kind}
+	if err := c.buildIndex(ix); err != nil {
+		return nil, err
+	}
+	c.meta.Indexes = append(c.meta.Indexes, def)
+	c.indexes = nil
+	if err := c.saveMeta(); err != nil {
+		return nil, err
+	}
+	c.tx.record(Op{Op: OpCreateIndex, Coll: c.name, Index: &def})
+	return ix, nil
+}
+
+func (c *Collection) buildIndex(ix *Index) error {
+	if b, ok := ix.kind.(IndexBuilder); ok {
+		return b.Build(ix, c.Scan())
+	}
+	cur := c.Scan()
+	for cur.Next() {
+		doc := cur.Doc()
+		if err := cur.Err(); err != nil {
+			return err
+		}
+		if err := ix.kind.Update(ix, query.Value{}, doc); err != nil {
+			return err
+		}
+	}
+	return cur.Err()
+}
+
+// DropIndex removes an index and its data. The definition goes into the
+// journal.
+func (c *Collection) DropIndex(name string) error {
+	if err := c.checkWritable(); err != nil {
+		return err
+	}
+	ix, err := c.Index(name)
+	if err != nil {
+		return err
+	}
+	if err := c.bucket.Bucket(bucketIndexes).DeleteBucket([]byte(name)); err != nil {
+		return err
+	}
+	kept := c.meta.Indexes[:0]
+	for _, d := range c.meta.Indexes {
+		if d.Name != name {
+			kept = append(kept, d)
+		}
+	}
+	c.meta.Indexes, c.indexes = kept, nil
+	if err := c.saveMeta(); err != nil {
+		return err
+	}
+	c.tx.record(Op{Op: OpDropIndex, Coll: c.name, Index: &ix.Def})
+	return nil
+}
+
+// maintain applies a document change to every index of the collection.
+// It runs before the document itself is written: on error, nothing of the
+// change is left in any index and the caller writes nothing.
+func (c *Collection) maintain(before, after query.Value) error {
+	if len(c.meta.Indexes) == 0 {
+		return nil
+	}
+	if c.indexes == nil {
+		for _, def := range c.meta.Indexes {
+			ix, err := c.openIndex(def)
+			if err != nil {
+				return err
+			}
+			c.indexes = append(c.indexes, ix)
+		}
+	}
+	for i, ix := range c.indexes {
+		if err := ix.kind.Update(ix, before, after); err != nil {
+			// Undo the indexes already updated, so that a caller that goes on
+			// after a refused document (an import with --on-error skip) keeps
+			// every index consistent with the documents.
+			for j := i - 1; j >= 0; j-- {
+				if uerr := c.indexes[j].kind.Update(c.indexes[j], after, before); uerr != nil {
+					return fmt.Errorf("%w (and undoing index %s failed: %v)", err, c.indexes[j].Def.Name, uerr)
+				}
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *Collection) saveMeta() error {
+	return c.bucket.Put(keyCollMeta, c.meta.encode())
+}

@@ -1,0 +1,236 @@
+package store_test
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/omgdb/omgdb/internal/storetest"
+	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/store"
+)
+
+// tallyKind is a test index kind: it counts documents per value of one
+// top-level field, and refuses the value "forbidden".
+type tallyKind struct{}
+
+func (tallyKind) Prepare(def store.IndexDef) (store.IndexDef, error) {
+	var spec struct{ Field string }
+	if json.Unmarshal(def.Spec, &spec) != nil || spec.Field == "" {
+		return def, query.Errorf(query.Invalid, "tally needs a field")
+	}
+	return def, nil
+}
+
+func (tallyKind) field(ix *store.Index) string {
+	var spec struct{ Field string }
+	json.Unmarshal(ix.Def.Spec, &spec)
+	return spec.Field
+}
+
+func (k tallyKind) Update(ix *store.Index, before, after query.Value) error {
+	f := k.field(ix)
+	if !before.IsMissing() {
+		k.add(ix, before.Get(f), -1)
+	}
+	if !after.IsMissing() {
+		if after.Get(f).Str() == "forbidden" && ix.Def.Name != "a_first" {
+			return query.Errorf(query.Conflict, "tally refuses %s", after.Get("_id"))
+		}
+		k.add(ix, after.Get(f), 1)
+	}
+	return nil
+}
+
+func (tallyKind) add(ix *store.Index, v query.Value, d int64) {
+	key := query.AppendKey(nil, v)
+	var n int64
+	if b := ix.Bucket().Get(key); b != nil {
+		n = int64(binary.BigEndian.Uint64(b))
+	}
+	if n += d; n == 0 {
+		ix.Bucket().Delete(key)
+		return
+	}
+	ix.Bucket().Put(key, binary.BigEndian.AppendUint64(nil, uint64(n)))
+}
+
+// Check recounts from the documents.
+func (k tallyKind) Check(ix *store.Index) []string {
+	want := map[string]int64{}
+	cur := ix.Collection().Scan()
+	for cur.Next() {
+		want[string(query.AppendKey(nil, cur.Doc().Get(k.field(ix))))]++
+	}
+	var problems []string
+	ix.Bucket().ForEach(func(key, v []byte) error {
+		if got := int64(binary.BigEndian.Uint64(v)); got != want[string(key)] {
+			problems = append(problems, fmt.Sprintf("key %x: tally %d, documents %d", key, got, want[string(key)]))
+		}
+		delete(want, string(key))
+		return nil
+	})
+	for key := range want {
+		problems = append(problems, fmt.Sprintf("key %x missing", key))
+	}
+	return problems
+}
+
+func init() { store.RegisterIndexKind("test-tally", tallyKind{}) }
+
+func tally(t *testing.T, db *store.DB, v string) int64 {
+	var n int64
+	db.View(func(tx *store.Tx) error {
+		c, _ := tx.Collection("c")
+		ix, err := c.Index("by_color")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b := ix.Bucket().Get(query.AppendKey(nil, query.StringValue(v))); b != nil {
+			n = int64(binary.BigEndian.Uint64(b))
+		}
+		return nil
+	})
+	return n
+}
+
+func TestIndex_MaintainedOnEveryWrite(t *testing.T) {
+	db := storetest.MustOpen(t)
+	storetest.Insert(t, db, "c", `{"_id":1,"color":"red"}`, `{"_id":2,"color":"blue"}`)
+	err := db.Update(store.Change{}, func(tx *store.Tx) error {
+		c, _ := tx.Collection("c")
+		_, err := c.CreateIndex(store.IndexDef{Name: "by_color", Kind: "test-tally", Spec: json.RawMessage(`{"field":"color"}`)})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tally(t, db, "red") != 1 {
+		t.Fatal("index build missed existing documents")
+	}
+	storetest.Insert(t, db, "c", `{"_id":3,"color":"red"}`)
+	db.Update(store.Change{}, func(tx *store.Tx) error {
+		c, _ := tx.Collection("c")
+		c.Replace(query.LongValue(2), query.MustParse(`{"color":"red"}`))
+		return c.Delete(query.LongValue(1))
+	})
+	if got := tally(t, db, "red"); got != 2 {
+		t.Errorf("red tally = %d, want 2", got)
+	}
+	if got := tally(t, db, "blue"); got != 0 {
+		t.Errorf("blue tally = %d, want 0", got)
+	}
+	// An index refusing a write aborts the whole transaction.
+	err = db.Update(store.Change{}, func(tx *store.Tx) error {
+		c, _ := tx.Collection("c")
+		c.Insert(query.MustParse(`{"_id":4,"color":"red"}`))
+		_, err := c.Insert(query.MustParse(`{"_id":5,"color":"forbidden"}`))
+		return err
+	})
+	if query.KindOf(err) != query.Conflict || tally(t, db, "red") != 2 {
+		t.Errorf("refused write: err %v, red tally %d", err, tally(t, db, "red"))
+	}
+	// The definition is journaled and listed.
+	var ops []string
+	db.View(func(tx *store.Tx) error {
+		c, _ := tx.Collection("c")
+		if defs := c.Indexes(); len(defs) != 1 || defs[0].Kind != "test-tally" {
+			t.Errorf("indexes = %+v", defs)
+		}
+		return tx.Journal(0, func(r *store.Record) (bool, error) {
+			for _, op := range r.Ops {
+				ops = append(ops, op.Op)
+			}
+			return true, nil
+		})
+	})
+	if !strings.Contains(strings.Join(ops, ","), "create_index") {
+		t.Errorf("journal ops %v lack create_index", ops)
+	}
+}
+
+func TestIndex_DropAndErrors(t *testing.T) {
+	db := storetest.MustOpen(t)
+	storetest.Insert(t, db, "c", `{"_id":1,"color":"red"}`)
+	err := db.Update(store.Change{}, func(tx *store.Tx) error {
+		c, _ := tx.Collection("c")
+		def := store.IndexDef{Name: "by_color", Kind: "test-tally", Spec: json.RawMessage(`{"field":"color"}`)}
+		if _, err := c.CreateIndex(def); err != nil {
+			return err
+		}
+		if _, err := c.CreateIndex(def); query.KindOf(err) != query.Conflict {
+			t.Errorf("duplicate index name = %v", err)
+		}
+		if _, err := c.CreateIndex(store.IndexDef{Name: "x", Kind: "nope"}); err == nil {
+			t.Error("unknown kind accepted")
+		}
+		if _, err := c.Index("by_colour"); !errors.Is(err, store.ErrNotFound) || !strings.Contains(err.Error(), "did you mean `by_color`") {
+			t.Errorf("missing index = %v", err)
+		}
+		return c.DropIndex("by_color")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.View(func(tx *store.Tx) error {
+		c, _ := tx.Collection("c")
+		if len(c.Indexes()) != 0 {
+			t.Error("index still listed after drop")
+		}
+		return nil
+	})
+	storetest.Insert(t, db, "c", `{"_id":2,"color":"forbidden"}`) // no index: accepted
+}
+
+func TestVerify_ChecksIndexes(t *testing.T) {
+	db := storetest.MustOpen(t)
+	storetest.Insert(t, db, "c", `{"_id":1,"color":"red"}`)
+	db.Update(store.Change{}, func(tx *store.Tx) error {
+		c, _ := tx.Collection("c")
+		ix, err := c.CreateIndex(store.IndexDef{Name: "by_color", Kind: "test-tally", Spec: json.RawMessage(`{"field":"color"}`)})
+		if err != nil {
+			return err
+		}
+		// Damage the index behind the engine's back.
+		return ix.Bucket().Put(query.AppendKey(nil, query.StringValue("red")), binary.BigEndian.AppendUint64(nil, 7))
+	})
+	rep, err := db.Verify(context.Background())
+	if err != nil || rep.OK || !strings.Contains(strings.Join(rep.Problems, "\n"), "index by_color: key") {
+		t.Fatalf("verify missed a damaged index: %v %+v", err, rep)
+	}
+	// Repair it so the cleanup check passes.
+	db.Update(store.Change{}, func(tx *store.Tx) error {
+		c, _ := tx.Collection("c")
+		return c.DropIndex("by_color")
+	})
+}
+
+// TestIndex_RefusedDocumentLeavesNothing: a document an index refuses is
+// not written and leaves no entry in any index, so a transaction that
+// goes on (an import skipping bad lines) stays consistent.
+func TestIndex_RefusedDocumentLeavesNothing(t *testing.T) {
+	db := storetest.MustOpen(t)
+	storetest.Insert(t, db, "c", `{"_id":1,"color":"red"}`)
+	err := db.Update(store.Change{}, func(tx *store.Tx) error {
+		c, _ := tx.Collection("c")
+		for _, name := range []string{"a_first", "b_second"} {
+			if _, err := c.CreateIndex(store.IndexDef{Name: name, Kind: "test-tally", Spec: json.RawMessage(`{"field":"color"}`)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := "{\"_id\":2,\"color\":\"forbidden\"}\n{\"_id\":3,\"color\":\"red\"}\n"
+	sum, err := db.Import(context.Background(), "c", strings.NewReader(in), &store.ImportOptions{Skip: true})
+	if err != nil || sum.Inserted != 1 || sum.Skipped != 1 {
+		t.Fatalf("import: %v %+v", err, sum)
+	}
+	// MustOpen's cleanup verifies both indexes against the documents.
+}
