@@ -22,13 +22,17 @@ type Query struct {
 	// MaxSortBytes bounds what an in-memory sort without a limit may hold;
 	// 0 means DefaultMaxSortBytes.
 	MaxSortBytes int64
+	// Redact, when set, rewrites each document as it is read, before the
+	// filter, sort and projection see it: the MCP server removes redacted
+	// fields with it, so that no query can test their values.
+	Redact func(query.Value) query.Value
 }
 
 func (q *Query) sorted() bool { return q.Sort != nil && len(q.Sort.Keys()) > 0 }
 
 // Find returns a stream of the documents matching q.
 func (c *Collection) Find(ctx context.Context, q Query) query.Source {
-	var src query.Source = &scanSource{ctx: ctx, cur: c.Scan(), filter: q.Filter}
+	var src query.Source = &scanSource{ctx: ctx, cur: c.Scan(), filter: q.Filter, redact: q.Redact}
 	if q.sorted() {
 		src = sortSource(src, q)
 	} else {
@@ -60,6 +64,8 @@ type scanSource struct {
 	ctx    context.Context
 	cur    *Cursor
 	filter *query.Filter
+	redact func(query.Value) query.Value
+	doc    query.Value // the current document, redacted
 	n      int
 	err    error
 }
@@ -78,14 +84,18 @@ func (s *scanSource) Next() bool {
 		if s.cur.Err() != nil {
 			return false
 		}
+		if s.redact != nil {
+			doc = s.redact(doc)
+		}
 		if s.filter == nil || s.filter.Match(doc) {
+			s.doc = doc
 			return true
 		}
 	}
 	return false
 }
 
-func (s *scanSource) Doc() query.Value { return s.cur.Doc() }
+func (s *scanSource) Doc() query.Value { return s.doc }
 
 func (s *scanSource) Err() error {
 	if s.err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/omgdb/omgdb/internal/storetest"
@@ -81,4 +82,50 @@ func TestFind_SortMemoryLimit(t *testing.T) {
 	if query.KindOf(err) != query.Limit {
 		t.Errorf("sort over the memory limit = %v", err)
 	}
+}
+
+// TestFind_RedactBeforeEverything: a Redact hook runs before the filter,
+// the sort and the projection, so none of them can see what it removes.
+func TestFind_RedactBeforeEverything(t *testing.T) {
+	db := storetest.MustOpen(t)
+	storetest.Insert(t, db, "c", `{"_id":1,"s":"b","k":1}`, `{"_id":2,"s":"a","k":2}`, `{"_id":3,"k":3}`)
+	noS := func(v query.Value) query.Value { return v.Without("s") }
+	for _, tc := range []struct {
+		q    store.Query
+		want string
+	}{
+		{store.Query{Redact: noS}, `{"_id":1,"k":1} {"_id":2,"k":2} {"_id":3,"k":3}`},
+		{store.Query{Redact: noS, Filter: mustFilter(t, `{"s":"a"}`)}, ``},
+		{store.Query{Redact: noS, Filter: mustFilter(t, `{"s":{"$exists":false}}`)}, `{"_id":1,"k":1} {"_id":2,"k":2} {"_id":3,"k":3}`},
+		{store.Query{Redact: noS, Sort: mustSort(t, `{"s":1,"_id":-1}`)}, `{"_id":3,"k":3} {"_id":2,"k":2} {"_id":1,"k":1}`},
+		{store.Query{Redact: noS, Projection: mustProjection(t, `{"s":1}`)}, `{"_id":1} {"_id":2} {"_id":3}`},
+	} {
+		if got := strings.Join(findAll(t, db, tc.q), " "); got != tc.want {
+			t.Errorf("got %s, want %s", got, tc.want)
+		}
+	}
+}
+
+func mustFilter(t *testing.T, s string) *query.Filter {
+	f, err := query.CompileFilter(query.MustParse(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func mustSort(t *testing.T, s string) *query.Sort {
+	so, err := query.CompileSort(query.MustParse(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return so
+}
+
+func mustProjection(t *testing.T, s string) *query.Projection {
+	p, err := query.CompileProjection(query.MustParse(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
