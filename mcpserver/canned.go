@@ -20,8 +20,8 @@ import (
 //	  "path": "app.omgdb",                    // optional: fixed store, else the tool takes `path`
 //	  "collection": "users",
 //	  "parameters": {"city": {"type": "string", "description": "City name", "maxLength": 80}},
-//	  "filter": {"address.city": {"$param": "city"}},
-//	  "reject": {"role": "admin"},            // optional: refuse the call if a match also matches this
+//	  "filter": {"address.city": {"$param": "city"}},   // or "pipeline": [stages…]
+//	  "reject": {"role": "admin"},            // optional: refuse the call if a result matches this
 //	  "limit": 50                             // optional: most documents per page, default 100
 //	}]}
 //
@@ -35,10 +35,10 @@ var cannedName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
 // cannedSpec is one canned tool as the file defines it.
 type cannedSpec struct {
-	name, path, coll string
-	filter, reject   query.Value
-	params           []param
-	limit            int64
+	name, path, coll         string
+	filter, pipeline, reject query.Value
+	params                   []param
+	limit                    int64
 }
 
 func (s *Server) loadCanned() ([]*tool, error) {
@@ -79,16 +79,18 @@ func (s *Server) cannedTool(def query.Value) (*tool, error) {
 		return nil, err
 	}
 	spec := &cannedSpec{name: def.Get("name").Str(), path: def.Get("path").Str(), coll: def.Get("collection").Str(),
-		filter: def.Get("filter"), reject: def.Get("reject"), limit: 100}
+		filter: def.Get("filter"), pipeline: def.Get("pipeline"), reject: def.Get("reject"), limit: 100}
 	switch {
 	case !cannedName.MatchString(spec.name):
 		return nil, fmt.Errorf("name %q must be 1 to 64 letters, digits, '_' or '-'", spec.name)
 	case def.Get("description").Str() == "":
 		return nil, fmt.Errorf("`%s` needs a description", spec.name)
-	case !def.Get("pipeline").IsMissing():
-		return nil, fmt.Errorf("`%s`: pipeline templates need the aggregate tool, which this build does not have yet", spec.name)
-	case spec.filter.Kind() != query.Object:
-		return nil, fmt.Errorf("`%s` needs a filter (an object)", spec.name)
+	case spec.filter.IsMissing() == spec.pipeline.IsMissing():
+		return nil, fmt.Errorf("`%s` needs a filter or a pipeline (one of them)", spec.name)
+	case !spec.filter.IsMissing() && spec.filter.Kind() != query.Object:
+		return nil, fmt.Errorf("`%s`: filter must be an object", spec.name)
+	case !spec.pipeline.IsMissing() && spec.pipeline.Kind() != query.Array:
+		return nil, fmt.Errorf("`%s`: pipeline must be an array of stages", spec.name)
 	case !spec.reject.IsMissing() && spec.reject.Kind() != query.Object:
 		return nil, fmt.Errorf("`%s`: reject must be a filter (an object)", spec.name)
 	case spec.path != "" && s.cfg.Store != "" && !s.isPinned(spec.path):
@@ -140,6 +142,9 @@ func (s *Server) cannedToolFrom(spec *cannedSpec, def query.Value, scope Scope) 
 	t := &tool{Name: spec.name, Title: title, Description: def.Get("description").Str(), Scope: scope,
 		Params: params, ReadOnly: true, Idempotent: true, canned: true}
 	t.Output = s.findTool().Output
+	if !spec.pipeline.IsMissing() {
+		t.Output = s.aggregateTool().Output
+	}
 	t.Run = spec.run
 	return t
 }
@@ -236,21 +241,26 @@ func (spec *cannedSpec) check() error {
 			return query.Value{}, false
 		})
 	}
-	for _, tmpl := range []query.Value{spec.filter, spec.reject} {
+	for i, tmpl := range []query.Value{spec.filter, spec.pipeline, spec.reject} {
 		if tmpl.IsMissing() {
 			continue
 		}
-		f, err := probe(tmpl)
+		v, err := probe(tmpl)
 		if err != nil {
 			return fmt.Errorf("unknown parameter %q in a template", bad)
 		}
-		if _, err := compileFilter(f); err != nil {
+		if i == 1 {
+			_, err = query.CompilePipeline(v, nil)
+		} else {
+			_, err = compileFilter(v)
+		}
+		if err != nil {
 			return err
 		}
 	}
 	for _, p := range spec.params {
 		if !used[p.Name] {
-			return fmt.Errorf("parameter %s is not used in the filter or reject", p.Name)
+			return fmt.Errorf("parameter %s is not used in the filter, pipeline or reject", p.Name)
 		}
 	}
 	return nil
@@ -305,37 +315,62 @@ func substitute(tmpl query.Value, arg func(string) (query.Value, bool)) (query.V
 }
 
 // run runs a canned tool: its templates filled with the call's
-// arguments, then a find.
+// arguments, then a find or an aggregate.
 func (spec *cannedSpec) run(ctx context.Context, c *call) (*output, error) {
 	if spec.path != "" {
 		c.path = spec.path
 	}
-	fill := func(tmpl query.Value) (query.Value, *query.Filter, error) {
-		if tmpl.IsMissing() {
-			return tmpl, nil, nil
-		}
-		v, err := substitute(tmpl, func(name string) (query.Value, bool) {
+	fill := func(tmpl query.Value) (query.Value, error) {
+		return substitute(tmpl, func(name string) (query.Value, bool) {
 			if v := c.value(name); !v.IsMissing() {
 				return v, true
 			}
 			return c.tool.param(name).Default, true
 		})
+	}
+	var reject *query.Filter
+	if !spec.reject.IsMissing() {
+		v, err := fill(spec.reject)
 		if err != nil {
-			return v, nil, err
+			return nil, err
 		}
-		f, err := compileFilter(v)
-		return v, f, err
+		if reject, err = compileFilter(v); err != nil {
+			return nil, err
+		}
 	}
-	spec0, filter, err := fill(spec.filter)
+	key := obj("tool", spec.name, "path", c.storePath(), "args", c.args.Without("cursor").Without("limit"))
+	if !spec.pipeline.IsMissing() {
+		v, err := fill(spec.pipeline)
+		if err != nil {
+			return nil, err
+		}
+		p, err := c.compilePipeline(v)
+		if err != nil {
+			return nil, err
+		}
+		return c.aggregate(ctx, spec.coll, p, reject, key)
+	}
+	v, err := fill(spec.filter)
 	if err != nil {
 		return nil, err
 	}
-	_, reject, err := fill(spec.reject)
+	filter, err := compileFilter(v)
 	if err != nil {
 		return nil, err
 	}
-	return c.find(ctx, findQuery{coll: spec.coll, spec: spec0, filter: filter, reject: reject,
-		key: obj("tool", spec.name, "path", c.storePath(), "args", c.args.Without("cursor").Without("limit"))})
+	return c.find(ctx, findQuery{coll: spec.coll, spec: v, filter: filter, reject: reject, key: key})
+}
+
+// countRejecting counts the matches of filter, refusing the call if one
+// of them matches reject.
+func (c *call) countRejecting(ctx context.Context, col *store.Collection, filter, reject *query.Filter) (int64, error) {
+	src := &rejectSource{Source: c.scan(ctx, col, store.Query{Filter: filter}), reject: reject, tool: c.tool.Name}
+	defer src.Close()
+	var n int64
+	for src.Next() {
+		n++
+	}
+	return n, src.Err()
 }
 
 // rejectSource stops a canned tool's scan at the first match that also

@@ -29,7 +29,7 @@ func cannedFixture(t *testing.T, cfg Config) *fixture {
 // reject filter refuses calls that reach excluded documents.
 func TestCanned(t *testing.T) {
 	f := cannedFixture(t, Config{})
-	if got := join(f.srv.listedNames()); got != "describe,find,count,users_in_city,user_by_age" {
+	if got := join(f.srv.listedNames()); got != "describe,find,count,aggregate,users_in_city,user_by_age" {
 		t.Errorf("listed %s", got)
 	}
 	sc := structured(t, f.callTool("users_in_city", `{"path":"app.omgdb","city":"Paris"}`))
@@ -75,7 +75,9 @@ func TestCanned_BadFiles(t *testing.T) {
 		{`{"tools":[{"name":"x y","description":"d","collection":"c","filter":{}}]}`, "must be 1 to 64"},
 		{`{"tools":[{"name":"x","description":"d","collection":"c","filter":{},"scop":"read"}]}`, "did you mean `scope`"},
 		{`{"tools":[{"name":"x","description":"d","collection":"c","filter":{},"scope":"root"}]}`, "invalid --scope"},
-		{`{"tools":[{"name":"x","description":"d","collection":"c","pipeline":[]}]}`, "aggregate"},
+		{`{"tools":[{"name":"x","description":"d","collection":"c","pipeline":[{"$grop":{}}]}]}`, "did you mean `$group`"},
+		{`{"tools":[{"name":"x","description":"d","collection":"c","pipeline":[],"filter":{}}]}`, "a filter or a pipeline"},
+		{`{"tools":[{"name":"x","description":"d","collection":"c"}]}`, "a filter or a pipeline"},
 		{`{"tools":[{"name":"x","description":"d","collection":"c","filter":{"a":{"$param":"p"}},"parameters":{"p":{"type":"string","description":"p","pattern":"("}}}]}`, "pattern"},
 		{`{"tool":[]}`, `"tools" array`},
 	} {

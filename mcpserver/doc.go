@@ -36,10 +36,8 @@
 //
 // Calls stop at their deadline cooperatively: scans check their context
 // every 1024 documents, and waiting for a store's lock is bounded by
-// Config.LockTimeout instead. Cursors are offsets into the matches, so a
+// Config.LockTimeout instead. Cursors are offsets into the results, so a
 // collection that changes between pages may repeat or skip documents.
-// Until the full filter language lands in package query, filters are
-// equality only and an operator is refused rather than taken for a value.
 //
 // # Adding a tool
 //

@@ -146,7 +146,7 @@ func runE2E(t *testing.T, start starter) {
 			t.Errorf("capabilities: %+v", init.Capabilities)
 		}
 		tools := listTools(t, cs)
-		if names := toolNames(tools); names != "describe,find,count" {
+		if names := toolNames(tools); names != "describe,find,count,aggregate" {
 			t.Errorf("read scope lists %s", names)
 		}
 		for _, tool := range tools {
@@ -155,21 +155,38 @@ func runE2E(t *testing.T, start starter) {
 			}
 		}
 		calls := []struct {
-			tool string
-			args map[string]any
-			code string
+			tool          string
+			args          map[string]any
+			code          string
+			schemaInvalid bool
 		}{
-			{"describe", map[string]any{"path": "app.omgdb"}, ""},
-			{"describe", map[string]any{"path": "app.omgdb", "collection": "user"}, "NOT_FOUND"},
-			{"find", map[string]any{"path": "app.omgdb", "collection": "users", "filter": map[string]any{"tags": "go"}, "limit": 1}, ""},
-			{"find", map[string]any{"path": "app.omgdb", "collection": "users", "limit": 0}, "INVALID_ARGUMENT"},
-			{"find", map[string]any{"path": "../app.omgdb", "collection": "users"}, "PATH_DENIED"},
-			{"count", map[string]any{"path": "app.omgdb", "collection": "users", "filter": map[string]any{"age": 25}}, ""},
-			{"count", map[string]any{"path": "app.omgdb", "collection": "users", "filter": "age"}, "INVALID_ARGUMENT"},
-			{"insert", map[string]any{"path": "app.omgdb", "collection": "users", "document": map[string]any{}}, "SCOPE_DENIED"},
+			{"describe", map[string]any{"path": "app.omgdb"}, "", false},
+			{"describe", map[string]any{"path": "app.omgdb", "collection": "user"}, "NOT_FOUND", false},
+			{"find", map[string]any{"path": "app.omgdb", "collection": "users", "filter": map[string]any{"tags": "go"}, "limit": 1}, "", false},
+			{"find", map[string]any{"path": "app.omgdb", "collection": "users", "limit": 0}, "INVALID_ARGUMENT", true},
+			{"find", map[string]any{"path": "../app.omgdb", "collection": "users"}, "PATH_DENIED", false},
+			{"find", map[string]any{"path": "app.omgdb", "collection": "users", "filter": map[string]any{"age": map[string]any{"$gt": 20}},
+				"sort": map[string]any{"age": -1}, "project": map[string]any{"name": 1, "_id": 0}}, "", false},
+			{"find", map[string]any{"path": "app.omgdb", "collection": "users", "sort": map[string]any{"age": "down"}}, "INVALID_ARGUMENT", false},
+			{"find", map[string]any{"path": "app.omgdb", "collection": "users", "filter": map[string]any{"age": map[string]any{"$gtee": 1}}}, "INVALID_FILTER", false},
+			{"count", map[string]any{"path": "app.omgdb", "collection": "users", "filter": map[string]any{"age": 25}}, "", false},
+			{"aggregate", map[string]any{"path": "app.omgdb", "collection": "users", "pipeline": []any{
+				map[string]any{"$group": map[string]any{"_id": nil, "n": map[string]any{"$sum": 1}, "avg": map[string]any{"$avg": "$age"}}}}}, "", false},
+			{"aggregate", map[string]any{"path": "app.omgdb", "collection": "users", "pipeline": []any{map[string]any{"$out": "x"}}}, "INVALID_ARGUMENT", false},
+			{"aggregate", map[string]any{"path": "app.omgdb", "collection": "users", "pipeline": map[string]any{"$match": map[string]any{}}}, "INVALID_ARGUMENT", true},
+			{"count", map[string]any{"path": "app.omgdb", "collection": "users", "filter": "age"}, "INVALID_ARGUMENT", true},
+			{"insert", map[string]any{"path": "app.omgdb", "collection": "users", "document": map[string]any{}}, "SCOPE_DENIED", false},
 		}
 		for _, c := range calls {
 			callAndValidate(t, cs, tools, c.tool, c.args, c.code)
+		}
+		// What the inputSchema itself rules out, the server refuses too (above).
+		for _, c := range calls {
+			if c.schemaInvalid {
+				if err := validate(findTool(tools, c.tool).InputSchema, c.args); err == nil {
+					t.Errorf("%s %v: passes the inputSchema", c.tool, c.args)
+				}
+			}
 		}
 		checkResources(t, cs)
 		checkPrompts(t, cs)
@@ -177,7 +194,7 @@ func runE2E(t *testing.T, start starter) {
 	t.Run("read-write", func(t *testing.T) {
 		cs := start(t, dir, "--scope", "rw")
 		tools := listTools(t, cs)
-		if names := toolNames(tools); names != "describe,find,count,insert" {
+		if names := toolNames(tools); names != "describe,find,count,aggregate,insert" {
 			t.Errorf("read-write scope lists %s", names)
 		}
 		for _, tool := range tools {
@@ -191,6 +208,9 @@ func runE2E(t *testing.T, start starter) {
 		}
 		callAndValidate(t, cs, tools, "insert", map[string]any{"path": "app.omgdb", "collection": "users", "document": map[string]any{"_id": 1}}, "CONFLICT")
 		callAndValidate(t, cs, tools, "insert", map[string]any{"path": "app.omgdb", "collection": "users"}, "INVALID_ARGUMENT")
+		if validate(findTool(tools, "insert").InputSchema, map[string]any{"path": "app.omgdb", "collection": "users"}) == nil {
+			t.Error("insert without a document passes its inputSchema")
+		}
 		if n := callAndValidate(t, cs, tools, "count", map[string]any{"path": "app.omgdb", "collection": "users"}, "")["count"]; n != 3.0 {
 			t.Errorf("count after insert = %v", n)
 		}
@@ -216,17 +236,12 @@ func toolNames(tools []*mcp.Tool) string {
 }
 
 // callAndValidate calls a tool, checks the outcome (code "" for success),
-// validates the arguments against inputSchema (valid calls must pass it,
-// and structuredContent against outputSchema, and returns the
+// checks that the arguments of a successful call pass the inputSchema,
+// validates structuredContent against the outputSchema, and returns the
 // structuredContent.
 func callAndValidate(t *testing.T, cs *mcp.ClientSession, tools []*mcp.Tool, name string, args map[string]any, code string) map[string]any {
 	t.Helper()
-	var tool *mcp.Tool
-	for _, tl := range tools {
-		if tl.Name == name {
-			tool = tl
-		}
-	}
+	tool := findTool(tools, name)
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
@@ -243,20 +258,25 @@ func callAndValidate(t *testing.T, cs *mcp.ClientSession, tools []*mcp.Tool, nam
 	if res.IsError && !strings.HasPrefix(text, sc["message"].(string)) {
 		t.Errorf("%s: error text %q does not start with the message %q", name, text, sc["message"])
 	}
-	if tool == nil {
-		return sc
+	if tool.Name == "" {
+		return sc // not listed
 	}
 	if err := validate(tool.OutputSchema, sc); err != nil {
 		t.Errorf("%s: structuredContent does not match outputSchema: %v\n%v", name, err, sc)
 	}
-	inErr := validate(tool.InputSchema, args)
-	if code == "" && inErr != nil {
-		t.Errorf("%s: valid arguments fail inputSchema: %v", name, inErr)
-	}
-	if code == "INVALID_ARGUMENT" && inErr == nil {
-		t.Errorf("%s: arguments %v pass inputSchema but the server refused them", name, args)
+	if err := validate(tool.InputSchema, args); code == "" && err != nil {
+		t.Errorf("%s: valid arguments fail inputSchema: %v", name, err)
 	}
 	return sc
+}
+
+func findTool(tools []*mcp.Tool, name string) *mcp.Tool {
+	for _, tl := range tools {
+		if tl.Name == name {
+			return tl
+		}
+	}
+	return &mcp.Tool{InputSchema: map[string]any{}}
 }
 
 func validate(schema any, instance any) error {

@@ -15,10 +15,11 @@ const reasonSample = 10000
 
 // predStats is what the scan learns about one top-level predicate.
 type predStats struct {
-	key     string
-	path    []string
-	want    query.Value
-	filter  *query.Filter
+	key     string        // the field path, or an operator such as $or
+	path    []string      // nil for an operator
+	want    query.Value   // the predicate's value: a value, or an operator object
+	eq      []query.Value // the values it tests equality or order with
+	filter  *query.Filter // the predicate alone
 	present int
 	matches int
 	types   map[string]bool
@@ -41,13 +42,9 @@ func emptyReason(ctx context.Context, c *call, col *store.Collection, spec query
 	case spec.Len() == 0:
 		return ""
 	}
-	preds := make([]*predStats, 0, spec.Len())
-	for _, f := range spec.Fields() {
-		one, err := query.CompileFilter(obj(f.Key, f.Value))
-		if err != nil {
-			return ""
-		}
-		preds = append(preds, &predStats{key: f.Key, path: strings.Split(f.Key, "."), want: f.Value, filter: one, types: map[string]bool{}})
+	preds, err := predicates(spec, nil)
+	if err != nil {
+		return ""
 	}
 	fields := map[string]bool{}
 	n := sampleStats(ctx, c, col, preds, fields)
@@ -56,7 +53,7 @@ func emptyReason(ctx context.Context, c *call, col *store.Collection, spec query
 		note = fmt.Sprintf(" (in the first %d documents)", n)
 	}
 	for _, p := range preds {
-		if p.matches == 0 && c.srv.policy.isRedacted(col.Name(), p.path) {
+		if p.matches == 0 && p.path != nil && c.srv.policy.isRedacted(col.Name(), p.path) {
 			return fmt.Sprintf("field `%s` is redacted by this server's policy: filters cannot see it", p.key)
 		}
 		if p.matches == 0 {
@@ -66,8 +63,52 @@ func emptyReason(ctx context.Context, c *call, col *store.Collection, spec query
 	return "each predicate matches some documents, but no document matches all of them together" + note
 }
 
+// predicates splits a filter into its top-level predicates, going into
+// $and.
+func predicates(spec query.Value, into []*predStats) ([]*predStats, error) {
+	for _, f := range spec.Fields() {
+		if f.Key == "$and" {
+			for _, sub := range f.Value.Array() {
+				var err error
+				if into, err = predicates(sub, into); err != nil {
+					return nil, err
+				}
+			}
+			continue
+		}
+		one, err := query.CompileFilter(obj(f.Key, f.Value))
+		if err != nil {
+			return nil, err
+		}
+		p := &predStats{key: f.Key, want: f.Value, filter: one, types: map[string]bool{}}
+		if !strings.HasPrefix(f.Key, "$") {
+			p.path, p.eq = strings.Split(f.Key, "."), operands(f.Value)
+		}
+		into = append(into, p)
+	}
+	return into, nil
+}
+
+// operands returns the values a predicate compares a field with: the
+// value itself, or those of $eq, $gt, $gte, $lt, $lte and $in.
+func operands(v query.Value) []query.Value {
+	if v.Kind() != query.Object || v.Len() == 0 || !strings.HasPrefix(v.Fields()[0].Key, "$") {
+		return []query.Value{v}
+	}
+	var out []query.Value
+	for _, f := range v.Fields() {
+		switch f.Key {
+		case "$eq", "$gt", "$gte", "$lt", "$lte":
+			out = append(out, f.Value)
+		case "$in":
+			out = append(out, f.Value.Array()...)
+		}
+	}
+	return out
+}
+
 func sampleStats(ctx context.Context, c *call, col *store.Collection, preds []*predStats, fields map[string]bool) int {
-	src := c.scan(ctx, col, nil)
+	src := c.scan(ctx, col, store.Query{})
 	defer src.Close()
 	n := 0
 	for n < reasonSample && src.Next() {
@@ -82,6 +123,12 @@ func sampleStats(ctx context.Context, c *call, col *store.Collection, preds []*p
 }
 
 func (p *predStats) observe(doc query.Value) {
+	if p.filter.Match(doc) {
+		p.matches++
+	}
+	if p.path == nil {
+		return
+	}
 	vals := fieldValues(doc, p.path)
 	if len(vals) > 0 {
 		p.present++
@@ -95,14 +142,14 @@ func (p *predStats) observe(doc query.Value) {
 			p.scalars = append(p.scalars, v.String())
 		}
 	}
-	if p.filter.Match(doc) {
-		p.matches++
-	}
 }
 
 func (p *predStats) verdict(fields map[string]bool) string {
 	want := truncate(p.want.String(), 80)
-	if p.present == 0 {
+	switch {
+	case p.path == nil:
+		return fmt.Sprintf("no document matches the `%s` clause", p.key)
+	case p.present == 0:
 		names := make([]string, 0, len(fields))
 		for f := range fields {
 			names = append(names, f)
@@ -110,30 +157,50 @@ func (p *predStats) verdict(fields map[string]bool) string {
 		sort.Strings(names)
 		return fmt.Sprintf("no document has the field `%s`%s", p.key, query.DidYouMean(p.key, names))
 	}
-	if t := p.want.TypeName(); p.want.Kind() != query.Object && p.want.Kind() != query.Array && !p.types[t] &&
-		!(p.want.IsNumber() && (p.types["long"] || p.types["double"])) {
-		return fmt.Sprintf("field `%s` holds %s values, but the filter compares it with the %s %s", p.key, typeList(p.types), t, want)
+	if t, ok := p.typeMismatch(); ok {
+		return fmt.Sprintf("field `%s` holds %s values, but the filter compares it with the %s", p.key, typeList(p.types), t)
 	}
 	if other, ok := p.otherType(); ok {
 		return fmt.Sprintf("no document has `%s` equal to %s, but some have %s: the types differ (did you mean %s?)", p.key, want, other, other)
 	}
-	if p.want.Kind() == query.String {
-		if s, ok := query.Suggest(p.want.Str(), p.strs); ok {
-			return fmt.Sprintf("no document has `%s` equal to %s (did you mean %s?)", p.key, want, query.StringValue(s))
+	if len(p.eq) == 1 && p.eq[0].Kind() == query.String {
+		if s, ok := query.Suggest(p.eq[0].Str(), p.strs); ok {
+			return fmt.Sprintf("no document has `%s` equal to %s (did you mean %s?)", p.key, truncate(p.eq[0].String(), 80), query.StringValue(s))
 		}
 	}
-	return fmt.Sprintf("no document has `%s` equal to %s", p.key, want)
+	if len(p.eq) == 1 && query.Equal(p.eq[0], p.want) {
+		return fmt.Sprintf("no document has `%s` equal to %s", p.key, want)
+	}
+	return fmt.Sprintf("no document has `%s` matching %s", p.key, want)
+}
+
+// typeMismatch reports an operand whose type the field never holds (longs
+// and doubles count as one type), as "the string \"30\"".
+func (p *predStats) typeMismatch() (string, bool) {
+	for _, v := range p.eq {
+		k := v.Kind()
+		if k == query.Object || k == query.Array || k == query.Null || k == query.Missing || p.types[v.TypeName()] ||
+			v.IsNumber() && (p.types["long"] || p.types["double"]) {
+			continue
+		}
+		return v.TypeName() + " " + truncate(v.String(), 80), true
+	}
+	return "", false
 }
 
 // otherType finds the wanted value written as another type: the string
 // "30" for the number 30, or the number 30 for the string "30".
 func (p *predStats) otherType() (string, bool) {
+	if len(p.eq) != 1 {
+		return "", false
+	}
+	want := p.eq[0]
 	var alt string
 	switch {
-	case p.want.IsNumber():
-		alt = query.StringValue(p.want.String()).String()
-	case p.want.Kind() == query.String:
-		if v, err := query.ParseString(p.want.Str()); err == nil && v.IsNumber() {
+	case want.IsNumber():
+		alt = query.StringValue(want.String()).String()
+	case want.Kind() == query.String:
+		if v, err := query.ParseString(want.Str()); err == nil && v.IsNumber() {
 			alt = v.String()
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 
 	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/store"
@@ -72,7 +73,7 @@ func asToolError(err error, name string, timeout string) *toolError {
 	if !errors.As(err, &qe) {
 		return errorf(CodeInternal, "%s", err.Error()).withHint("this is unexpected; report it if it persists")
 	}
-	e := &toolError{code: codeOfKind(qe.Kind, err), msg: qe.Error(), hint: query.HintOf(err)}
+	e := &toolError{code: codeOfKind(qe.Kind, err), msg: qe.Error(), hint: manualRef.ReplaceAllString(query.HintOf(err), "the manual page omgdb://docs/$1")}
 	e.retryable = e.code == CodeBusy
 	return e
 }
@@ -98,12 +99,18 @@ func codeOfKind(kind query.ErrorKind, err error) string {
 	return CodeInternal
 }
 
+// manualRef finds the CLI's pointers to the manual in hints; an agent
+// reads the same pages as resources.
+var manualRef = regexp.MustCompile("`omgdb docs ([a-z-]+)`")
+
 // filterError marks a filter's compile error as INVALID_FILTER.
 func filterError(err error) error {
 	if query.KindOf(err) != query.Invalid {
 		return err
 	}
-	return &toolError{code: CodeInvalidFilter, msg: err.Error(), hint: query.HintOf(err), next: []string{"describe"}}
+	e := asToolError(err, "", "")
+	e.code, e.next = CodeInvalidFilter, []string{"describe"}
+	return e
 }
 
 // text returns the error as the CLI prints it, without the "error: "

@@ -168,3 +168,10 @@ func docIDs(t testing.TB, sc map[string]any) []string {
 }
 
 func join(ids []string) string { return strings.Join(ids, ",") }
+
+func writeFile(t testing.TB, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

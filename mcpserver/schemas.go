@@ -19,10 +19,10 @@ func (s *Server) pathParam() param {
 var (
 	collectionParam = param{Name: "collection", Type: "string", Required: true, Description: "Collection name."}
 	filterParam     = param{Name: "filter", Type: "object", Description: "MongoDB filter; omit to match all."}
-	limitParam      = param{Name: "limit", Type: "integer", Description: "Most documents to return.",
+	limitParam      = param{Name: "limit", Type: "integer", Description: "Max documents.",
 		Min: i64(1), Max: i64(MaxLimit), Default: query.LongValue(100)}
-	skipParam   = param{Name: "skip", Type: "integer", Min: i64(0), Description: "Matches to skip first."}
-	cursorParam = param{Name: "cursor", Type: "string", Description: "From a capped result: fetches the next page."}
+	skipParam   = param{Name: "skip", Type: "integer", Min: i64(0), Description: "Matches to skip."}
+	cursorParam = param{Name: "cursor", Type: "string", Description: "Next page of a capped result."}
 )
 
 // example returns an example argument object as JSON, with path unless

@@ -58,7 +58,7 @@ func TestScope_EngineLayer(t *testing.T) {
 // TestScope_Listing: each scope lists exactly its tools, and no argument
 // widens the scope.
 func TestScope_Listing(t *testing.T) {
-	want := map[Scope]string{ScopeRead: "describe,find,count", ScopeReadWrite: "describe,find,count,insert", ScopeDangerous: "describe,find,count,insert"}
+	want := map[Scope]string{ScopeRead: "describe,find,count,aggregate", ScopeReadWrite: "describe,find,count,aggregate,insert", ScopeDangerous: "describe,find,count,aggregate,insert"}
 	for scope, names := range want {
 		f := newFixture(t, Config{Scope: scope})
 		if got := join(f.srv.listedNames()); got != names {
@@ -163,8 +163,9 @@ func readAnswer(t *testing.T, r *bufio.Reader) map[string]any {
 // is then never answered; other requests are answered meanwhile.
 func TestServe_Cancel(t *testing.T) {
 	f := newFixture(t, Config{})
-	stopped := make(chan error, 1)
+	started, stopped := make(chan bool), make(chan error, 1)
 	f.addTool(&tool{Name: "wait", Scope: ScopeRead, Run: func(ctx context.Context, c *call) (*output, error) {
+		close(started)
 		<-ctx.Done()
 		stopped <- ctx.Err()
 		return nil, ctx.Err()
@@ -175,6 +176,7 @@ func TestServe_Cancel(t *testing.T) {
 	if m := readAnswer(t, out); m["id"] != 1.0 {
 		t.Fatalf("first answer %v, want the ping's", m)
 	}
+	<-started // a call cancelled before it starts never runs at all
 	fmt.Fprintln(in, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"w","reason":"test"}}`)
 	if err := <-stopped; err != context.Canceled {
 		t.Errorf("the call stopped with %v", err)

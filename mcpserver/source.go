@@ -9,54 +9,54 @@ import (
 	"github.com/omgdb/omgdb/store"
 )
 
-// scan returns the documents of a collection that match filter (nil:
-// all), in _id order, as the agent may see them: redacted fields are
-// removed where the documents are read, before the filter sees them, so a
-// filter cannot probe a redacted value. Without redaction the store
-// filters by itself.
-func (c *call) scan(ctx context.Context, col *store.Collection, filter *query.Filter) query.Source {
-	paths := c.srv.policy.redactions(col.Name())
+// redactor returns the function that removes the collection's redacted
+// fields from a document, or nil when none are.
+func (c *call) redactor(coll string) func(query.Value) query.Value {
+	paths := c.srv.policy.redactions(coll)
 	if len(paths) == 0 {
-		return col.Find(ctx, store.Query{Filter: filter})
+		return nil
 	}
-	return &redactedSource{src: col.Find(ctx, store.Query{}), paths: paths, filter: filter}
+	return func(doc query.Value) query.Value { return redact(doc, paths) }
 }
 
-// redactedSource removes fields from each document of src, then filters.
-type redactedSource struct {
-	src    query.Source
-	paths  [][]string
-	filter *query.Filter
-	doc    query.Value
+// scan runs a find on a collection as the agent may see it: redacted
+// fields are removed where documents are read, before the filter, the
+// sort, the projection or a pipeline sees them, so no query can test a
+// redacted value.
+func (c *call) scan(ctx context.Context, col *store.Collection, q store.Query) query.Source {
+	q.Redact = c.redactor(col.Name())
+	return col.Find(ctx, q)
 }
 
-func (r *redactedSource) Next() bool {
-	for r.src.Next() {
-		r.doc = redact(r.src.Doc(), r.paths)
-		if r.filter == nil || r.filter.Match(r.doc) {
-			return true
-		}
+// count counts the documents of a collection that match filter, as the
+// agent sees them.
+func (c *call) count(ctx context.Context, col *store.Collection, filter *query.Filter) (int64, error) {
+	if filter == nil {
+		return col.Count(), nil
 	}
-	return false
+	src := c.scan(ctx, col, store.Query{Filter: filter})
+	defer src.Close()
+	var n int64
+	for src.Next() {
+		n++
+	}
+	return n, src.Err()
 }
 
-func (r *redactedSource) Doc() query.Value { return r.doc }
-func (r *redactedSource) Err() error       { return r.src.Err() }
-func (r *redactedSource) Close() error     { return r.src.Close() }
-
-// page is one page of a find: the documents returned, and what stopped it.
+// page is one page of results and what cut it.
 type page struct {
 	docs      []query.Value
-	matched   int64         // every match, not just this page's
+	more      bool          // results remain after this page
+	seen      int64         // results read, skipped ones included (all of them with countAll)
 	limits    []query.Field // the caps that fired, with their values
 	truncated bool          // some string was cut at max-string
-	bytes     int
+	bytes     int           // of the documents kept
 }
 
-// readPage reads the matches of src after skipping skip of them, keeping
-// at most limit documents within the server's caps, and counts every
-// match. ctx bounds the scan.
-func (c *call) readPage(ctx context.Context, src query.Source, skip, limit int64) (*page, error) {
+// readPage reads a page from src: it skips skip results, then keeps at
+// most limit of them within the server's caps. With countAll it reads on
+// to the end, so that seen is the number of results.
+func (c *call) readPage(ctx context.Context, src query.Source, skip, limit int64, countAll bool) (*page, error) {
 	s := c.srv
 	pg := &page{}
 	max, capName := limit, "limit"
@@ -65,40 +65,54 @@ func (c *call) readPage(ctx context.Context, src query.Source, skip, limit int64
 	}
 	full := false
 	for src.Next() {
-		pg.matched++
-		if pg.matched <= skip {
+		pg.seen++
+		switch {
+		case pg.seen <= skip:
 			continue
-		}
-		if full || int64(len(pg.docs)) >= max {
-			if !full {
+		case full || int64(len(pg.docs)) >= max:
+			if !pg.more && !full {
 				pg.limits = append(pg.limits, query.Field{Key: capName, Value: query.LongValue(max)})
-				full = true
 			}
-			if pg.matched%1024 == 0 && ctx.Err() != nil {
+			pg.more = true
+			if !countAll {
+				return pg.finish(src)
+			}
+			if pg.seen%1024 == 0 && ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
 			continue
 		}
-		doc, cut := truncateStrings(src.Doc(), s.cfg.MaxString)
-		pg.truncated = pg.truncated || cut
-		size := len(query.AppendJSON(nil, doc))
-		if pg.bytes+size > s.cfg.MaxBytes {
-			if len(pg.docs) == 0 { // alone over the cap: return a stub so the cursor moves on
-				doc = oversized(doc, size, s.cfg.MaxBytes)
-				pg.docs = append(pg.docs, doc)
-			}
-			pg.limits = append(pg.limits, query.Field{Key: "max_bytes", Value: query.LongValue(int64(s.cfg.MaxBytes))})
-			full = true
-			continue
-		}
-		pg.docs = append(pg.docs, doc)
-		pg.bytes += size
+		full = c.add(pg, src.Doc())
 	}
-	if pg.truncated {
+	return pg.finish(src)
+}
+
+// add adds a document to the page within the byte cap, and reports
+// whether the page is full. A document over the cap on its own is
+// replaced by a stub, so that the page, and its cursor, move on.
+func (c *call) add(pg *page, doc query.Value) bool {
+	s := c.srv
+	doc, cut := truncateStrings(doc, s.cfg.MaxString)
+	if cut && !pg.truncated {
+		pg.truncated = true
 		pg.limits = append(pg.limits, query.Field{Key: "max_string", Value: query.LongValue(int64(s.cfg.MaxString))})
 	}
-	return pg, src.Err()
+	size := len(query.AppendJSON(nil, doc))
+	if pg.bytes+size <= s.cfg.MaxBytes {
+		pg.docs = append(pg.docs, doc)
+		pg.bytes += size
+		return false
+	}
+	if len(pg.docs) == 0 {
+		pg.docs = append(pg.docs, oversized(doc, size, s.cfg.MaxBytes))
+	} else {
+		pg.more = true // this one opens the next page
+	}
+	pg.limits = append(pg.limits, query.Field{Key: "max_bytes", Value: query.LongValue(int64(s.cfg.MaxBytes))})
+	return true
 }
+
+func (pg *page) finish(src query.Source) (*page, error) { return pg, src.Err() }
 
 // oversized replaces a document too large for --max-bytes on its own.
 func oversized(doc query.Value, size, max int) query.Value {

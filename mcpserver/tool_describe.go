@@ -96,7 +96,7 @@ type fieldStat struct {
 }
 
 func (c *call) describeCollection(ctx context.Context, col *store.Collection, sample int) (query.Value, error) {
-	src := c.scan(ctx, col, nil)
+	src := c.scan(ctx, col, store.Query{})
 	defer src.Close()
 	stats := map[string]*fieldStat{}
 	n := 0

@@ -10,12 +10,14 @@ import (
 func (s *Server) findTool() *tool {
 	return &tool{
 		Name: "find", Title: "Find documents", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
-		Description: sentence("Find documents of a collection matching a MongoDB filter, in _id order",
-			"(for now: equality on fields and dotted paths; arrays match any element). Call describe first; keep limit small.",
-			"A capped result has applied_limits, matched (the total) and a cursor: pass it with the same arguments for the next page.",
-			"An empty result says why in empty_reason. Example:",
-			s.example("collection", "users", "filter", obj("address.city", "Paris"), "limit", 10)),
-		Params: []param{s.pathParam(), collectionParam, filterParam, limitParam, skipParam, cursorParam},
+		Description: sentence("Find documents matching a MongoDB filter, with optional sort and projection.",
+			"Call describe first; keep limit small. Capped results give applied_limits, the total matched and a cursor",
+			"for the next page (same arguments plus cursor); empty ones give empty_reason. Example:",
+			s.example("collection", "users", "filter", obj("age", obj("$gte", 30)), "sort", obj("age", -1), "limit", 10)),
+		Params: []param{s.pathParam(), collectionParam, filterParam,
+			{Name: "sort", Type: "object", Description: "Sort spec, e.g. {\"age\":-1}; default _id."},
+			{Name: "project", Type: "object", Description: "Projection, e.g. {\"name\":1}."},
+			limitParam, skipParam, cursorParam},
 		Output: outputSchema([]string{"documents", "returned", "matched"},
 			"collection", tStr(), "documents", tArr(tObj()), "returned", tInt(), "matched", tInt(),
 			"applied_limits", tObj(), "cursor", tStr(), "empty_reason", tStr(), "redacted", tArr(tStr())),
@@ -24,34 +26,53 @@ func (s *Server) findTool() *tool {
 }
 
 func runFind(ctx context.Context, c *call) (*output, error) {
-	filter, err := compileFilter(c.value("filter"))
-	if err != nil {
+	fq := findQuery{coll: c.str("collection"), spec: c.value("filter")}
+	var err error
+	if fq.filter, err = compileFilter(fq.spec); err != nil {
 		return nil, err
 	}
-	coll := c.str("collection")
-	return c.find(ctx, findQuery{coll: coll, spec: c.value("filter"), filter: filter,
-		key: obj("tool", "find", "path", c.storePath(), "collection", coll, "filter", c.value("filter"))})
+	if v := c.value("sort"); !v.IsMissing() {
+		if fq.sort, err = query.CompileSort(v); err != nil {
+			return nil, argError(err, "sort")
+		}
+	}
+	if v := c.value("project"); !v.IsMissing() {
+		if fq.project, err = query.CompileProjection(v); err != nil {
+			return nil, argError(err, "project")
+		}
+	}
+	fq.key = obj("tool", "find", "path", c.storePath(), "collection", fq.coll, "filter", fq.spec,
+		"sort", c.value("sort"), "project", c.value("project"))
+	return c.find(ctx, fq)
 }
 
 // findQuery is a find as find and the canned tools run it.
 type findQuery struct {
-	coll   string
-	spec   query.Value   // the filter as given, for empty_reason
-	filter *query.Filter // nil: every document
-	reject *query.Filter // a canned tool's reject filter, or nil
-	key    query.Value   // what a cursor of this query is bound to
+	coll    string
+	spec    query.Value       // the filter as given, for empty_reason
+	filter  *query.Filter     // nil: every document
+	sort    *query.Sort       // nil: _id order
+	project *query.Projection // nil: whole documents
+	reject  *query.Filter     // a canned tool's reject filter, or nil
+	key     query.Value       // what a cursor of this query is bound to
+}
+
+// offset returns where a page starts: skip, or the cursor's offset.
+func (c *call) offset(key query.Value) (int64, error) {
+	cur := c.str("cursor")
+	if cur == "" {
+		return c.int("skip", 0), nil
+	}
+	if c.has("skip") {
+		return 0, errorf(CodeInvalidArgument, "give either skip or cursor, not both").withContext("argument", "skip")
+	}
+	return c.srv.openCursor(cur, key)
 }
 
 func (c *call) find(ctx context.Context, fq findQuery) (*output, error) {
-	skip := c.int("skip", 0)
-	if cur := c.str("cursor"); cur != "" {
-		if c.has("skip") {
-			return nil, errorf(CodeInvalidArgument, "give either skip or cursor, not both").withContext("argument", "skip")
-		}
-		var err error
-		if skip, err = c.srv.openCursor(cur, fq.key); err != nil {
-			return nil, err
-		}
+	skip, err := c.offset(fq.key)
+	if err != nil {
+		return nil, err
 	}
 	db, err := c.openStore(false)
 	if err != nil {
@@ -64,29 +85,49 @@ func (c *call) find(ctx context.Context, fq findQuery) (*output, error) {
 		if err != nil {
 			return err
 		}
-		src := c.scan(ctx, col, fq.filter)
-		if fq.reject != nil {
-			src = &rejectSource{Source: src, reject: fq.reject, tool: c.tool.Name}
-		}
-		defer src.Close()
-		pg, err := c.readPage(ctx, src, skip, c.int("limit", 100))
-		if err != nil {
-			return err
-		}
-		out = c.findOutput(ctx, col, fq, skip, pg)
-		return nil
+		out, err = c.findIn(ctx, col, fq, skip)
+		return err
 	})
 	return out, err
 }
 
-func (c *call) findOutput(ctx context.Context, col *store.Collection, fq findQuery, skip int64, pg *page) *output {
+// findIn reads one page of a find, then counts every match unless the
+// page shows the count already.
+func (c *call) findIn(ctx context.Context, col *store.Collection, fq findQuery, skip int64) (*output, error) {
+	matched := int64(-1)
+	if fq.reject != nil {
+		var err error
+		if matched, err = c.countRejecting(ctx, col, fq.filter, fq.reject); err != nil {
+			return nil, err
+		}
+	}
+	limit := c.int("limit", 100)
+	src := c.scan(ctx, col, store.Query{Filter: fq.filter, Sort: fq.sort, Projection: fq.project,
+		Skip: skip, Limit: min(limit, int64(c.srv.cfg.MaxDocs)) + 1})
+	defer src.Close()
+	pg, err := c.readPage(ctx, src, 0, limit, false)
+	if err != nil {
+		return nil, err
+	}
+	if matched < 0 && !pg.more && (len(pg.docs) > 0 || skip == 0) {
+		matched = skip + int64(len(pg.docs))
+	} else if matched < 0 {
+		if matched, err = c.count(ctx, col, fq.filter); err != nil {
+			return nil, err
+		}
+	}
+	return c.pageOutput(ctx, col, fq, skip, matched, pg), nil
+}
+
+// pageOutput is the result of a find or an aggregate.
+func (c *call) pageOutput(ctx context.Context, col *store.Collection, fq findQuery, skip, matched int64, pg *page) *output {
 	returned := int64(len(pg.docs))
 	cursor, reason := query.MissingValue, query.MissingValue
-	if skip+returned < pg.matched {
+	if pg.more {
 		cursor = jv(c.srv.newCursor(fq.key, skip+returned))
 	}
-	if returned == 0 {
-		reason = jv(emptyReason(ctx, c, col, fq.spec, skip, pg.matched))
+	if returned == 0 && fq.spec.Kind() != query.Array {
+		reason = jv(emptyReason(ctx, c, col, fq.spec, skip, matched))
 	}
 	limits := query.MissingValue
 	if len(pg.limits) > 0 {
@@ -96,11 +137,22 @@ func (c *call) findOutput(ctx context.Context, col *store.Collection, fq findQue
 	if names := c.srv.policy.redactedNames(col.Name()); len(names) > 0 {
 		redacted = jv(names)
 	}
-	out := newOutput(obj("collection", col.Name(), "documents", pg.docs, "returned", returned, "matched", pg.matched,
+	out := newOutput(obj("collection", col.Name(), "documents", pg.docs, "returned", returned, "matched", matched,
 		"applied_limits", limits, "cursor", cursor, "empty_reason", reason, "redacted", redacted))
 	out.fence = "documents of `" + col.Name() + "`"
-	out.returned, out.matched = returned, pg.matched
+	out.returned, out.matched = returned, matched
 	return out
+}
+
+// argError marks an argument's compile error as INVALID_ARGUMENT, naming
+// the argument.
+func argError(err error, name string) error {
+	if query.KindOf(err) != query.Invalid {
+		return err
+	}
+	e := asToolError(err, "", "")
+	e.msg, e.context = name+": "+e.msg, obj("argument", name)
+	return e
 }
 
 func (s *Server) countTool() *tool {
@@ -131,16 +183,8 @@ func runCount(ctx context.Context, c *call) (*output, error) {
 		if err != nil {
 			return err
 		}
-		if filter == nil {
-			n = col.Count()
-			return nil
-		}
-		src := c.scan(ctx, col, filter)
-		defer src.Close()
-		for src.Next() {
-			n++
-		}
-		return src.Err()
+		n, err = c.count(ctx, col, filter)
+		return err
 	})
 	if err != nil {
 		return nil, err
