@@ -12,7 +12,8 @@ import (
 
 // The audit log has one JSON line per tools/call, refused calls included:
 // time, transport, client name (from initialize), tool, the SHA-256 of the
-// arguments (canonical JSON with keys sorted), outcome and error code,
+// arguments (canonical JSON with keys sorted; for a call refused before
+// its arguments were read, of their text as sent), outcome and error code,
 // document counts and duration. It never holds document data or argument
 // values. The file is opened for appending and each line is fsynced
 // before the call is answered. If a line cannot be written, the call is
@@ -80,16 +81,22 @@ func (s *Server) auditFailed() error {
 	return nil
 }
 
-// record appends a call's line to the audit log. A failure to write it
-// is returned as the call's error.
-func (s *Server) record(ss *session, name string, args query.Value, out *output, te *toolError, start time.Time) *toolError {
+// record appends a call's line to the audit log. args are the parsed
+// arguments; a call refused before they were read has only raw ones, and
+// the digest is then of their text. A failure to write the line is
+// returned as the call's error.
+func (s *Server) record(ss *session, name string, args query.Value, raw []byte, out *output, te *toolError, start time.Time) *toolError {
 	if s.audit == nil || s.audit.failed() != nil {
 		return nil // no log, or a broken one: the call was refused already
 	}
-	if args.IsMissing() {
+	if args.IsMissing() && raw == nil {
 		args = obj()
 	}
-	sum := sha256.Sum256(query.AppendJSON(nil, sortedKeys(args)))
+	text := raw
+	if !args.IsMissing() {
+		text = query.AppendJSON(nil, sortedKeys(args))
+	}
+	sum := sha256.Sum256(text)
 	outcome, code := "ok", query.MissingValue
 	returned, matched := query.MissingValue, query.MissingValue
 	if te != nil {

@@ -66,7 +66,7 @@ func (ss *session) callTool(ctx context.Context, p params) (query.Value, *rpcErr
 	} else {
 		res = ss.srv.toolResult(out)
 	}
-	if aerr := ss.srv.record(ss, name, args, out, te, start); aerr != nil {
+	if aerr := ss.srv.record(ss, name, args, p["arguments"], out, te, start); aerr != nil {
 		res = ss.errorResult(aerr)
 	}
 	return res, nil

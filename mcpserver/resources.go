@@ -127,7 +127,7 @@ func (ss *session) readStoreResource(ctx context.Context, uri, storePath, coll s
 	if err != nil {
 		te = asToolError(err, t.Name, s.cfg.Timeout.String())
 	}
-	if aerr := s.record(ss, t.Name, obj("uri", uri), out, te, start); aerr != nil {
+	if aerr := s.record(ss, t.Name, obj("uri", uri), nil, out, te, start); aerr != nil {
 		te = aerr
 	}
 	if te != nil {

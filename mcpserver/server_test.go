@@ -3,6 +3,8 @@ package mcpserver
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -282,6 +284,9 @@ func TestAudit(t *testing.T) {
 	}
 	if recs[2]["outcome"] != "error" || recs[2]["code"] != CodeScopeDenied {
 		t.Errorf("refused call: %v", recs[2])
+	}
+	if sum := sha256.Sum256([]byte(`{"path":"app.omgdb","collection":"users","document":{"name":"eve"}}`)); recs[2]["args_sha256"] != hex.EncodeToString(sum[:]) {
+		t.Errorf("a refused call's digest is not that of its arguments as sent: %v", recs[2])
 	}
 	for _, secret := range []string{"Paris", "ada", "eve", "users"} {
 		if strings.Contains(string(b), secret) {
