@@ -364,13 +364,7 @@ func (spec *cannedSpec) run(ctx context.Context, c *call) (*output, error) {
 // countRejecting counts the matches of filter, refusing the call if one
 // of them matches reject.
 func (c *call) countRejecting(ctx context.Context, col *store.Collection, filter, reject *query.Filter) (int64, error) {
-	src := &rejectSource{Source: c.scan(ctx, col, store.Query{Filter: filter}), reject: reject, tool: c.tool.Name}
-	defer src.Close()
-	var n int64
-	for src.Next() {
-		n++
-	}
-	return n, src.Err()
+	return drain(&rejectSource{Source: c.scan(ctx, col, store.Query{Filter: filter}), reject: reject, tool: c.tool.Name})
 }
 
 // rejectSource stops a canned tool's scan at the first match that also

@@ -18,8 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/omgdb/omgdb/cli"
-	"github.com/omgdb/omgdb/query"
-	"github.com/omgdb/omgdb/store"
+	"github.com/omgdb/omgdb/internal/storetest"
 )
 
 // The end-to-end tests run the omgdb binary: this test binary, which
@@ -40,35 +39,9 @@ func omgdb(dir string, args ...string) *exec.Cmd {
 	return cmd
 }
 
-func writeStore(t testing.TB, path string, colls map[string][]string) {
-	t.Helper()
-	db, err := store.Open(path, &store.Options{Create: true, NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	err = db.Update(store.Change{}, func(tx *store.Tx) error {
-		for name, docs := range colls {
-			c, err := tx.CreateCollection(name)
-			if err != nil {
-				return err
-			}
-			for _, d := range docs {
-				if _, err := c.Insert(query.MustParse(d)); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 func e2eDir(t *testing.T) string {
 	dir := t.TempDir()
-	writeStore(t, filepath.Join(dir, "app.omgdb"), map[string][]string{
+	storetest.Create(t, filepath.Join(dir, "app.omgdb"), map[string][]string{
 		"users": {`{"_id":1,"name":"ada","age":36,"tags":["go"]}`, `{"_id":2,"name":"bob","age":25}`},
 	})
 	return dir

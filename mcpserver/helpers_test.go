@@ -11,8 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/omgdb/omgdb/query"
-	"github.com/omgdb/omgdb/store"
+	"github.com/omgdb/omgdb/internal/storetest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -52,33 +51,8 @@ func newFixture(t testing.TB, cfg Config) *fixture {
 	return &fixture{t: t, root: cfg.Root, srv: srv, sess: srv.newSession("stdio")}
 }
 
-// makeStore creates a store under dir holding the given documents (JSON)
-// per collection.
-func makeStore(t testing.TB, path string, colls map[string][]string) {
-	t.Helper()
-	db, err := store.Open(path, &store.Options{Create: true, NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	err = db.Update(store.Change{Kind: "insert"}, func(tx *store.Tx) error {
-		for name, docs := range colls {
-			c, err := tx.CreateCollection(name)
-			if err != nil {
-				return err
-			}
-			for _, d := range docs {
-				if _, err := c.Insert(query.MustParse(d)); err != nil {
-					return err
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
+// makeStore creates a store holding the given documents per collection.
+var makeStore = storetest.Create
 
 // standardStore is the store most tests use: app.omgdb under the root.
 func (f *fixture) standardStore() string {

@@ -28,13 +28,35 @@ func (c *call) scan(ctx context.Context, col *store.Collection, q store.Query) q
 	return col.Find(ctx, q)
 }
 
+// view opens the store read-only and runs fn on a collection the agent
+// may see, in one read transaction.
+func (c *call) view(coll string, fn func(*store.Tx, *store.Collection) error) error {
+	db, err := c.openStore(false)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return db.View(func(tx *store.Tx) error {
+		col, err := c.collection(tx, coll)
+		if err != nil {
+			return err
+		}
+		return fn(tx, col)
+	})
+}
+
 // count counts the documents of a collection that match filter, as the
 // agent sees them.
 func (c *call) count(ctx context.Context, col *store.Collection, filter *query.Filter) (int64, error) {
 	if filter == nil {
 		return col.Count(), nil
 	}
-	src := c.scan(ctx, col, store.Query{Filter: filter})
+	return drain(c.scan(ctx, col, store.Query{Filter: filter}))
+}
+
+// drain reads a stream to its end, closes it, and returns how many
+// documents it had.
+func drain(src query.Source) (int64, error) {
 	defer src.Close()
 	var n int64
 	for src.Next() {

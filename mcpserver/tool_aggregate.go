@@ -48,17 +48,8 @@ func (c *call) aggregate(ctx context.Context, coll string, p *query.Pipeline, re
 	if err != nil {
 		return nil, err
 	}
-	db, err := c.openStore(false)
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
 	var out *output
-	err = db.View(func(tx *store.Tx) error {
-		col, err := c.collection(tx, coll)
-		if err != nil {
-			return err
-		}
+	err = c.view(coll, func(tx *store.Tx, col *store.Collection) error {
 		src := p.Run(ctx, c.scan(ctx, col, store.Query{}), policyEnv{c: c, tx: tx})
 		if reject != nil {
 			src = &rejectSource{Source: src, reject: reject, tool: c.tool.Name}
@@ -68,7 +59,7 @@ func (c *call) aggregate(ctx context.Context, coll string, p *query.Pipeline, re
 		if err != nil {
 			return err
 		}
-		out = c.pageOutput(ctx, col, findQuery{key: key, spec: query.ArrayValue(nil)}, skip, pg.seen, pg)
+		out = c.pageOutput(ctx, col, findQuery{key: key, pipelined: true}, skip, pg.seen, pg)
 		return nil
 	})
 	return out, err

@@ -48,13 +48,14 @@ func runFind(ctx context.Context, c *call) (*output, error) {
 
 // findQuery is a find as find and the canned tools run it.
 type findQuery struct {
-	coll    string
-	spec    query.Value       // the filter as given, for empty_reason
-	filter  *query.Filter     // nil: every document
-	sort    *query.Sort       // nil: _id order
-	project *query.Projection // nil: whole documents
-	reject  *query.Filter     // a canned tool's reject filter, or nil
-	key     query.Value       // what a cursor of this query is bound to
+	coll      string
+	spec      query.Value       // the filter as given, for empty_reason
+	filter    *query.Filter     // nil: every document
+	sort      *query.Sort       // nil: _id order
+	project   *query.Projection // nil: whole documents
+	reject    *query.Filter     // a canned tool's reject filter, or nil
+	key       query.Value       // what a cursor of this query is bound to
+	pipelined bool              // an aggregate's results: no empty_reason
 }
 
 // offset returns where a page starts: skip, or the cursor's offset.
@@ -74,17 +75,8 @@ func (c *call) find(ctx context.Context, fq findQuery) (*output, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, err := c.openStore(false)
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
 	var out *output
-	err = db.View(func(tx *store.Tx) error {
-		col, err := c.collection(tx, fq.coll)
-		if err != nil {
-			return err
-		}
+	err = c.view(fq.coll, func(_ *store.Tx, col *store.Collection) error {
 		out, err = c.findIn(ctx, col, fq, skip)
 		return err
 	})
@@ -126,7 +118,7 @@ func (c *call) pageOutput(ctx context.Context, col *store.Collection, fq findQue
 	if pg.more {
 		cursor = jv(c.srv.newCursor(fq.key, skip+returned))
 	}
-	if returned == 0 && fq.spec.Kind() != query.Array {
+	if returned == 0 && !fq.pipelined {
 		reason = jv(emptyReason(ctx, c, col, fq.spec, skip, matched))
 	}
 	limits := query.MissingValue
@@ -172,17 +164,8 @@ func runCount(ctx context.Context, c *call) (*output, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, err := c.openStore(false)
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
 	var n int64
-	err = db.View(func(tx *store.Tx) error {
-		col, err := c.collection(tx, c.str("collection"))
-		if err != nil {
-			return err
-		}
+	err = c.view(c.str("collection"), func(_ *store.Tx, col *store.Collection) error {
 		n, err = c.count(ctx, col, filter)
 		return err
 	})
