@@ -1,4 +1,4 @@
-.PHONY: all fmt vet test fuzz bench docs
+.PHONY: all fmt vet test fuzz crash bench docs
 all: fmt vet test
 
 fmt:
@@ -11,7 +11,11 @@ test:
 	go test -race ./...
 
 fuzz:
-	for p in ./query ./mcpserver; do for t in $$(go test -list 'Fuzz.*' $$p | grep ^Fuzz); do go test -run '^$$' -fuzz "^$$t$$" -fuzztime 30s $$p || exit 1; done; done
+	for p in ./query ./store ./mcpserver; do for t in $$(go test -list 'Fuzz.*' $$p | grep ^Fuzz); do go test -run '^$$' -fuzz "^$$t$$" -fuzztime 30s $$p || exit 1; done; done
+
+# The long crash run: 2000 kill cycles (the default suite runs 200).
+crash:
+	OMGDB_CRASH_CYCLES=2000 go test -count=1 -run TestCrash_KillWriter -v ./store
 
 bench:
 	go test -run '^$$' -bench . -benchmem ./...

@@ -17,6 +17,7 @@ type aggregateOptions struct {
 	maxMemory            int64
 	seed                 uint64
 	pretty               bool
+	at                   string
 }
 
 func newAggregateCmd(e *env) *cobra.Command {
@@ -45,6 +46,7 @@ $merge are refused (plan a change instead). See omgdb docs aggregation.`,
 	cmd.Flags().Int64Var(&opts.maxMemory, "max-memory", query.DefaultMaxMemory, "bytes that $group, $sort, $facet, $bucketAuto and $lookup may hold")
 	cmd.Flags().Uint64Var(&opts.seed, "seed", 0, "seed for $sample (the same seed picks the same documents)")
 	cmd.Flags().BoolVar(&opts.pretty, "pretty", false, "indent the JSON")
+	registerAt(cmd, &opts.at)
 	return cmd
 }
 
@@ -65,11 +67,10 @@ func (e *env) runAggregate(ctx context.Context, opts *aggregateOptions) error {
 	out := e.output(opts.pretty)
 	defer out.flush()
 	return db.View(func(tx *store.Tx) error {
-		c, err := tx.Collection(opts.coll)
+		src, err := aggregateIn(ctx, tx, opts.coll, opts.at, p)
 		if err != nil {
 			return err
 		}
-		src := c.Aggregate(ctx, p)
 		defer src.Close()
 		for src.Next() {
 			if err := out.doc(src.Doc()); err != nil {

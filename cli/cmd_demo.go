@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	_ "embed"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -44,8 +45,9 @@ commands against it, printing each command and its output.`,
 // demoStep is one command of the tour, with a sentence about it.
 type demoStep struct {
 	say  string
-	args []string
-	in   []byte // standard input
+	args []string // "{key}" is replaced by a value saved by an earlier step
+	in   []byte   // standard input
+	save string   // remember this key of the step's JSON output as "{key}"
 }
 
 func (e *env) runDemo(ctx context.Context, opts *demoOptions) error {
@@ -75,8 +77,9 @@ func (e *env) runDemo(ctx context.Context, opts *demoOptions) error {
 	}
 	defer os.Chdir(wd)
 	fmt.Fprintf(e.stdout, "omgdb demo: building a store in %s\n", dir)
+	saved := map[string]string{}
 	for _, s := range demoSteps(st) {
-		if err := e.demoRun(ctx, s); err != nil {
+		if err := e.demoRun(ctx, s, saved); err != nil {
 			return err
 		}
 	}
@@ -109,6 +112,16 @@ func demoSteps(st string) []demoStep {
 			args: []string{"insert", st, "languages", `{"name":"Gleam","year":2016,"typing":"static"}`}},
 		{say: "A typo in a collection name is an error with a suggestion, never an empty result.",
 			args: []string{"count", st, "langauges"}},
+		{say: "Plan an update as a dry run: nothing is written; the plan is stored under a token.",
+			args: []string{"plan-update", st, "languages", `{"year":{"$lt":1960}}`, `{"$set":{"classic":true}}`, "--sample", "1"}, save: "token"},
+		{say: "Review every document the plan would change.",
+			args: []string{"plans", "show", st, "{token}", "--diff"}},
+		{say: "Apply it by its token, in one transaction; the token becomes the change id.",
+			args: []string{"apply", st, "{token}"}},
+		{say: "Roll it back: every before-image returns; the rollback is itself a change.",
+			args: []string{"rollback", st, "{token}"}},
+		{say: "History lists every change, newest first, with its status.",
+			args: []string{"history", st, "--limit", "3"}},
 		{say: "Every write is in the journal, with before-images, for history and undo.",
 			args: []string{"log", st, "--since", "3"}},
 		{say: "What the store holds.",
@@ -120,10 +133,13 @@ func demoSteps(st string) []demoStep {
 
 // demoRun prints a step, runs it in this process, and prints its output.
 // A step that is meant to fail shows its error like a shell would.
-func (e *env) demoRun(ctx context.Context, s demoStep) error {
+func (e *env) demoRun(ctx context.Context, s demoStep, saved map[string]string) error {
 	shown := make([]string, len(s.args))
 	for i, a := range s.args {
-		shown[i] = shellQuote(a)
+		for k, v := range saved {
+			a = strings.ReplaceAll(a, "{"+k+"}", v)
+		}
+		s.args[i], shown[i] = a, shellQuote(a)
 	}
 	fmt.Fprintf(e.stdout, "\n# %s\n$ omgdb %s\n", s.say, strings.Join(shown, " "))
 	if s.in != nil {
@@ -132,6 +148,11 @@ func (e *env) demoRun(ctx context.Context, s demoStep) error {
 	var out bytes.Buffer
 	code := Main(s.args, bytes.NewReader(s.in), &out, &out)
 	text := out.String()
+	if s.save != "" {
+		var res map[string]any
+		json.Unmarshal(out.Bytes(), &res)
+		saved[s.save], _ = res[s.save].(string)
+	}
 	if lines := strings.Split(strings.TrimRight(text, "\n"), "\n"); len(lines) > 12 {
 		text = strings.Join(lines[:12], "\n") + fmt.Sprintf("\n… (%d more lines)\n", len(lines)-12)
 	}

@@ -15,6 +15,7 @@ type findOptions struct {
 	storeFlags
 	path, coll, filter string
 	sort, project      string
+	at                 string
 	skip, limit        int64
 	pretty             bool
 }
@@ -49,6 +50,7 @@ omgdb docs filters and omgdb docs projection-and-sort.`,
 	cmd.Flags().Int64Var(&opts.skip, "skip", 0, "skip this many matching documents")
 	cmd.Flags().Int64Var(&opts.limit, "limit", 0, "print at most this many documents (0: all)")
 	cmd.Flags().BoolVar(&opts.pretty, "pretty", false, "indent the JSON")
+	registerAt(cmd, &opts.at)
 	return cmd
 }
 
@@ -104,11 +106,10 @@ func (e *env) runFind(ctx context.Context, opts *findOptions) error {
 	out := e.output(opts.pretty)
 	defer out.flush()
 	return db.View(func(tx *store.Tx) error {
-		c, err := tx.Collection(opts.coll)
+		src, err := findIn(ctx, tx, opts.coll, opts.at, q)
 		if err != nil {
 			return err
 		}
-		src := c.Find(ctx, q)
 		defer src.Close()
 		for src.Next() {
 			if err := out.doc(src.Doc()); err != nil {
@@ -121,7 +122,7 @@ func (e *env) runFind(ctx context.Context, opts *findOptions) error {
 
 type countOptions struct {
 	storeFlags
-	path, coll, filter string
+	path, coll, filter, at string
 }
 
 func newCountCmd(e *env) *cobra.Command {
@@ -141,6 +142,7 @@ func newCountCmd(e *env) *cobra.Command {
 		ValidArgsFunction: completeStoreArgs,
 	}
 	opts.register(cmd)
+	registerAt(cmd, &opts.at)
 	return cmd
 }
 
@@ -155,11 +157,7 @@ func (e *env) runCount(ctx context.Context, opts *countOptions) error {
 	}
 	defer db.Close()
 	return db.View(func(tx *store.Tx) error {
-		c, err := tx.Collection(opts.coll)
-		if err != nil {
-			return err
-		}
-		n, err := c.CountMatching(ctx, filter)
+		n, err := countIn(ctx, tx, opts.coll, opts.at, filter)
 		if err != nil {
 			return err
 		}

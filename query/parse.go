@@ -37,16 +37,32 @@ func Parse(data []byte) (Value, error) {
 
 var parserPool = sync.Pool{New: func() any { return &parser{keys: map[string]string{}} }}
 
+// maxPooledStack is the capacity above which a scratch stack is dropped
+// rather than cleared when the parser goes back to the pool: clearing costs
+// its whole capacity on every parse, so one large document (a journal
+// record of 10,000 operations) would otherwise make every later small parse
+// clear hundreds of kilobytes.
+const maxPooledStack = 256
+
 // release returns the parser to the pool, dropping what would pin memory.
 func (p *parser) release() {
 	p.data = nil
-	clear(p.fields[:cap(p.fields)])
-	clear(p.elems[:cap(p.elems)])
-	p.fields, p.elems = p.fields[:0], p.elems[:0]
+	p.fields = resetStack(p.fields)
+	p.elems = resetStack(p.elems)
 	if len(p.keys) > 4096 {
 		clear(p.keys)
 	}
 	parserPool.Put(p)
+}
+
+// resetStack empties a scratch stack, clearing it so it pins no values, or
+// dropping it when it grew large.
+func resetStack[T any](s []T) []T {
+	if cap(s) > maxPooledStack {
+		return nil
+	}
+	clear(s[:cap(s)])
+	return s[:0]
 }
 
 // ParseString is Parse for a string.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
+	"hash/crc32"
 
 	bolt "go.etcd.io/bbolt"
 
@@ -26,15 +28,54 @@ type Collection struct {
 	indexes    []*Index // opened indexes, for maintenance; nil until needed
 }
 
-// collMeta is the collection's metadata record.
+// collMeta is the collection's metadata record. It is stored sealed (with
+// a checksum, like documents) and carries the collection's name, so that a
+// damaged bucket name reads as an error rather than as another collection.
 type collMeta struct {
+	Name    string     `json:"name,omitempty"`
 	Created string     `json:"created"`
 	Indexes []IndexDef `json:"indexes,omitempty"`
 }
 
 func (m collMeta) encode() []byte {
-	b, _ := json.Marshal(m)
-	return b
+	js, _ := json.Marshal(m)
+	return seal(append(make([]byte, headerSize, headerSize+len(js)), js...), encJSON)
+}
+
+// decodeMeta reads a collection's metadata record and checks it belongs
+// to the bucket named name.
+func decodeMeta(raw []byte, name string) (collMeta, error) {
+	var m collMeta
+	js := raw
+	if len(raw) > 0 && raw[0] != '{' { // sealed; records written before sealing are bare JSON
+		var err error
+		if js, err = docJSON(raw); err != nil {
+			return m, err
+		}
+	}
+	if err := json.Unmarshal(js, &m); err != nil {
+		return m, fmt.Errorf("unreadable metadata: %v", err)
+	}
+	if m.Name != "" && m.Name != name {
+		return m, fmt.Errorf("its metadata names it %q: the name or the record is damaged", m.Name)
+	}
+	return m, nil
+}
+
+// encodeCount seals a document count: 8 bytes and their CRC-32C.
+func encodeCount(n int64) []byte {
+	b := binary.BigEndian.AppendUint64(nil, uint64(n))
+	return binary.BigEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+}
+
+func decodeCount(raw []byte) (int64, error) {
+	switch {
+	case len(raw) == 8: // written before counts were sealed
+	case len(raw) == 12 && crc32.Checksum(raw[:8], castagnoli) == binary.BigEndian.Uint32(raw[8:]):
+	default:
+		return 0, fmt.Errorf("damaged count record")
+	}
+	return int64(binary.BigEndian.Uint64(raw[:8])), nil
 }
 
 func (tx *Tx) open(name string, b *bolt.Bucket) (*Collection, error) {
@@ -42,13 +83,18 @@ func (tx *Tx) open(name string, b *bolt.Bucket) (*Collection, error) {
 	if c.docs == nil {
 		return nil, wrap(query.IO, ErrCorrupt, "collection %s in %s has no documents bucket", name, tx.db.path)
 	}
+	var err error
 	if raw := b.Get(keyCollMeta); raw != nil {
-		if err := json.Unmarshal(raw, &c.meta); err != nil {
-			return nil, wrap(query.IO, ErrCorrupt, "collection %s in %s: unreadable metadata: %v", name, tx.db.path, err)
+		if c.meta, err = decodeMeta(raw, name); err != nil {
+			return nil, wrap(query.IO, ErrCorrupt, "collection %q in %s: %v", name, tx.db.path, err).
+				WithHint("run `omgdb verify`; `omgdb salvage` copies what is readable")
 		}
 	}
-	if raw := b.Get(keyCount); len(raw) == 8 {
-		c.count = int64(binary.BigEndian.Uint64(raw))
+	if raw := b.Get(keyCount); raw != nil {
+		if c.count, err = decodeCount(raw); err != nil {
+			return nil, wrap(query.IO, ErrCorrupt, "collection %q in %s: %v", name, tx.db.path, err).
+				WithHint("run `omgdb verify`; `omgdb salvage` copies what is readable")
+		}
 	}
 	tx.colls[name] = c
 	return c, nil
@@ -67,7 +113,7 @@ func (c *Collection) flush() error {
 	if !c.dirty {
 		return nil
 	}
-	return c.bucket.Put(keyCount, binary.BigEndian.AppendUint64(nil, uint64(c.count)))
+	return c.bucket.Put(keyCount, encodeCount(c.count))
 }
 
 func (c *Collection) checkWritable() error {

@@ -15,6 +15,7 @@ import (
 type Cursor struct {
 	c       *bolt.Cursor
 	started bool
+	key     []byte // the current key, valid until Next
 	raw     []byte // the current stored value, valid until Next
 	doc     query.Value
 	decoded bool
@@ -37,9 +38,14 @@ func (cur *Cursor) Next() bool {
 		cur.c = nil
 		return false
 	}
-	cur.raw, cur.decoded = v, false
+	cur.key, cur.raw, cur.decoded = k, v, false
 	return true
 }
+
+// Key returns the current document's key: the order-preserving encoding
+// of its _id (query.AppendKey). The bytes may alias the store's memory:
+// they are valid only until Next and must not be modified.
+func (cur *Cursor) Key() []byte { return cur.key }
 
 // Doc returns the current document, decoded.
 func (cur *Cursor) Doc() query.Value {

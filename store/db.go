@@ -65,6 +65,11 @@ func Open(path string, opts *Options) (*DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	if created {
+		if err := createStore(path); err != nil {
+			return nil, err
+		}
+	}
 	timeout := opts.Timeout
 	switch {
 	case timeout == 0:
@@ -72,18 +77,9 @@ func Open(path string, opts *Options) (*DB, error) {
 	case timeout < 0:
 		timeout = time.Nanosecond
 	}
-	bdb, err := openBolt(path, &bolt.Options{
-		Timeout:      timeout,
-		ReadOnly:     opts.ReadOnly,
-		NoSync:       opts.NoSync,
-		NoGrowSync:   false,
-		FreelistType: bolt.FreelistMapType,
-	})
+	bdb, err := openCurrent(path, timeout, opts)
 	if err != nil {
-		if created {
-			os.Remove(path)
-		}
-		return nil, openError(path, timeout, err)
+		return nil, err
 	}
 	db := &DB{path: path, bolt: bdb, readOnly: opts.ReadOnly, created: created, actor: opts.Actor}
 	if db.actor == "" {
@@ -94,6 +90,50 @@ func Open(path string, opts *Options) (*DB, error) {
 		return nil, err
 	}
 	return db, nil
+}
+
+// openCurrent opens the file at path and takes its lock. Compaction
+// replaces a store's file by renaming a new one over it while holding the
+// old one's lock, so a process that was waiting for that lock wakes up
+// holding the lock of a file that no longer has a name: writes there would
+// be lost. openCurrent checks, once it holds the lock, that the file it
+// locked is still the one at path, and otherwise opens the new one.
+func openCurrent(path string, timeout time.Duration, opts *Options) (*bolt.DB, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		var f *os.File
+		bdb, err := openBolt(path, &bolt.Options{
+			Timeout:      max(time.Until(deadline), time.Nanosecond),
+			ReadOnly:     opts.ReadOnly,
+			NoSync:       opts.NoSync,
+			FreelistType: bolt.FreelistMapType,
+			OpenFile: func(name string, flag int, perm os.FileMode) (*os.File, error) {
+				file, err := os.OpenFile(name, flag, perm)
+				f = file
+				return file, err
+			},
+		})
+		if err != nil {
+			return nil, openError(path, timeout, err)
+		}
+		if f == nil || isCurrent(path, f) {
+			return bdb, nil
+		}
+		bdb.Close()
+		if time.Now().After(deadline) {
+			return nil, openError(path, timeout, berrors.ErrTimeout)
+		}
+	}
+}
+
+// isCurrent reports whether f is the file that path names now.
+func isCurrent(path string, f *os.File) bool {
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	now, err := os.Stat(path)
+	return err == nil && os.SameFile(fi, now)
 }
 
 // openBolt opens the bbolt file, turning a panic on a damaged file into an
@@ -115,6 +155,11 @@ func checkPath(path string, opts *Options) (bool, error) {
 	case err == nil && !fi.Mode().IsRegular():
 		return false, query.Errorf(query.Invalid, "%s is not a regular file", path).
 			WithHint("a store is one file, such as app.omgdb")
+	case err == nil && fi.Size() == 0 && opts.ReadOnly:
+		// A read-only open cannot initialise it, and bbolt's error would be
+		// about a failed write.
+		return false, wrap(query.IO, ErrCorrupt, "%s is an empty file, not an omgdb store", path).
+			WithHint("delete it, or write to it (insert, import) to make it a store")
 	case err == nil:
 		return false, nil
 	case !errors.Is(err, os.ErrNotExist):
@@ -125,6 +170,47 @@ func checkPath(path string, opts *Options) (bool, error) {
 	e := wrap(query.NotFound, ErrNotFound, "store not found: %s", path)
 	e.Hint = missingStoreHint(path)
 	return false, e
+}
+
+// createStore makes a new, laid-out store at path without ever letting a
+// half-made file appear under that name, so that a process killed while
+// creating a store leaves either no store or a whole one. It builds the
+// store in a temporary file beside path, syncs it, links it into place and
+// syncs the directory. When another process creates the same store at the
+// same moment, one link wins and both then open the same file.
+func createStore(path string) error {
+	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".creating-"+query.NewOID().Hex())
+	defer os.Remove(tmp)
+	bdb, err := openBolt(tmp, &bolt.Options{Timeout: time.Second, FreelistType: bolt.FreelistMapType})
+	if err != nil {
+		return wrap(query.IO, err, "cannot create store %s: %v", path, err)
+	}
+	err = (&DB{path: path, bolt: bdb}).layout()
+	if cerr := bdb.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		if err = os.Link(tmp, path); errors.Is(err, os.ErrExist) {
+			err = nil
+		}
+	}
+	if err == nil {
+		err = syncDir(filepath.Dir(path))
+	}
+	if err != nil {
+		return wrap(query.IO, err, "cannot create store %s: %v", path, err)
+	}
+	return nil
+}
+
+// syncDir fsyncs a directory, so that a new name in it survives a crash.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }
 
 func missingStoreHint(path string) string {

@@ -81,6 +81,7 @@ func (db *DB) Import(ctx context.Context, coll string, r io.Reader, opts *Import
 	for stop == nil && !in.done {
 		var ids []query.Value
 		var t *Tx
+		committed := sum.Inserted
 		err := db.Update(change, func(tx *Tx) error {
 			t = tx
 			c, err := tx.CreateCollection(coll)
@@ -94,9 +95,8 @@ func (db *DB) Import(ctx context.Context, coll string, r io.Reader, opts *Import
 			return nil
 		})
 		if err != nil {
-			if opts.Atomic {
-				sum.Inserted, ids = 0, nil
-			}
+			// The batch was rolled back (with Atomic, it was everything).
+			sum.Inserted = committed
 			return sum, err
 		}
 		if len(ids) > 0 {

@@ -86,7 +86,7 @@ func (db *DB) Update(change Change, fn func(*Tx) error) (err error) {
 	if err != nil && committing {
 		db.fail(err)
 		return wrap(query.IO, err, "commit to %s failed: %v", db.path, err).
-			WithHint("the write was not saved; check free disk space, then reopen the store")
+			WithHint("the write is not guaranteed to be saved (usually it is not); this handle refuses further work: free disk space if the disk is full, then reopen the store and check what it holds")
 	}
 	return err
 }
@@ -212,7 +212,7 @@ func (tx *Tx) CreateCollection(name string) (*Collection, error) {
 	if _, err := b.CreateBucket(bucketDocs); err != nil {
 		return nil, err
 	}
-	meta := collMeta{Created: time.Now().UTC().Format(time.RFC3339Nano)}
+	meta := collMeta{Name: name, Created: time.Now().UTC().Format(time.RFC3339Nano)}
 	if err := b.Put(keyCollMeta, meta.encode()); err != nil {
 		return nil, err
 	}

@@ -43,7 +43,7 @@ func (db *DB) Verify(ctx context.Context) (*VerifyReport, error) {
 	r := &VerifyReport{Path: db.path, Problems: []string{}}
 	err := db.View(func(tx *Tx) error {
 		pageSize := db.bolt.Info().PageSize
-		if ps := checkPages(db.path, pageSize, uint64(tx.btx.Size())/uint64(pageSize)); len(ps) > 0 {
+		if ps := checkPages(db.path, uint64(tx.btx.ID()), uint64(tx.btx.Size())/uint64(pageSize)); len(ps) > 0 {
 			for _, p := range ps {
 				r.problem("%s", p)
 			}
@@ -90,7 +90,12 @@ func walkTree(tx *Tx) (err error) {
 			return nil
 		})
 	}
-	return tx.btx.ForEach(func(_ []byte, b *bolt.Bucket) error { return walk(b) })
+	return tx.btx.ForEach(func(name []byte, b *bolt.Bucket) error {
+		if b == nil {
+			return fmt.Errorf("bucket /%s: not a bucket (its leaf element's flags are damaged)", name)
+		}
+		return walk(b)
+	})
 }
 
 func verifyCollection(tx *Tx, name string, r *VerifyReport) {
@@ -143,11 +148,15 @@ func verifyJournal(ctx context.Context, tx *Tx, r *VerifyReport) error {
 		return err == nil && c.docs.Get(key) != nil
 	}
 	var prev uint64
+	changes := tx.btx.Bucket(bucketChanges)
 	err := tx.JournalReverse(0, func(rec *Record) (bool, error) {
 		if err := ctx.Err(); err != nil {
 			return false, err
 		}
 		r.JournalRecords++
+		if changes == nil || changes.Get(changeKey(rec.Change, rec.LSN)) == nil {
+			r.problem("journal record %d: missing from the change index under change %s", rec.LSN, rec.Change)
+		}
 		if prev != 0 && rec.LSN != prev-1 {
 			r.problem("journal: record %d follows record %d (gap)", prev, rec.LSN)
 		}
@@ -160,6 +169,9 @@ func verifyJournal(ctx context.Context, tx *Tx, r *VerifyReport) error {
 	if err != nil {
 		r.problem("%v", err)
 		return nil
+	}
+	if n := countKeys(changes); n != r.JournalRecords && !tx.historyPruned() {
+		r.problem("journal: the change index has %d entries for %d records", n, r.JournalRecords)
 	}
 	if prev > 1 && !tx.historyPruned() {
 		r.problem("journal: starts at record %d, but no history was pruned", prev)
@@ -219,3 +231,10 @@ func (tx *Tx) historyPruned() bool {
 }
 
 var keyPrunedLSN = []byte("pruned_lsn")
+
+func countKeys(b *bolt.Bucket) int64 {
+	if b == nil {
+		return 0
+	}
+	return int64(b.Stats().KeyN)
+}

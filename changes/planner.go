@@ -1,0 +1,272 @@
+package changes
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/store"
+)
+
+// PlanOptions configures planning. The zero value plans every matching
+// document, shows DefaultSample before/after pairs, and expires after
+// DefaultExpiry.
+type PlanOptions struct {
+	Upsert bool // plan-update: insert a document when nothing matches
+	// ArrayFilters are plan-update's filters for $[<identifier>] paths
+	// (query.UpdateOptions). Default none.
+	ArrayFilters []query.Value
+	First        bool          // only the first match in _id order (--multi=false)
+	Sample       int           // before/after pairs in the result; 0: DefaultSample; negative: none
+	Expiry       time.Duration // how long the plan stays pending; 0: DefaultExpiry
+	Actor        string        // who planned it
+	Note         string        // free text kept with the plan
+}
+
+// PlanResult is what planning returns. The first four keys are OMGDB's.
+type PlanResult struct {
+	Token             string        `json:"token"`
+	Matched           int64         `json:"matched"`
+	Modified          int64         `json:"modified"` // documents that actually change
+	SampleBeforeAfter []BeforeAfter `json:"sampleBeforeAfter"`
+	Kind              string        `json:"kind"`
+	Collection        string        `json:"collection,omitempty"`
+	Collections       []string      `json:"collections,omitempty"`
+	UpsertedID        *Doc          `json:"upsertedId,omitempty"` // the _id an upsert inserts
+	Expires           time.Time     `json:"expires"`
+	Message           string        `json:"message,omitempty"`
+	NextValidActions  []string      `json:"next_valid_actions"`
+}
+
+// BeforeAfter is one document of a plan: its state now and after the
+// change (null when the document does not exist on that side).
+type BeforeAfter struct {
+	Before Doc `json:"before"`
+	After  Doc `json:"after"`
+}
+
+// builder writes a plan's items as they are found, keeping a sample.
+type builder struct {
+	p        *Plan
+	w        *planWriter
+	sample   []BeforeAfter
+	n        int
+	upserted *Doc
+}
+
+func newBuilder(kind string, opts *PlanOptions) *builder {
+	now := time.Now().UTC()
+	expiry := opts.Expiry
+	if expiry <= 0 {
+		expiry = DefaultExpiry
+	}
+	n := opts.Sample
+	if n == 0 {
+		n = DefaultSample
+	}
+	p := &Plan{Token: query.NewOID().Hex(), Kind: kind, Upsert: opts.Upsert, First: opts.First,
+		Created: now, Expires: now.Add(expiry), Actor: opts.Actor, Note: opts.Note, Status: StatusPending}
+	return &builder{p: p, n: n}
+}
+
+// begin starts writing the plan, retiring expired plans on the way.
+func (b *builder) begin(tx *store.Tx) error {
+	if err := expireOld(tx, b.p.Created); err != nil {
+		return err
+	}
+	w, err := newPlanWriter(tx, b.p.Token)
+	b.w = w
+	return err
+}
+
+func (b *builder) add(it item) error {
+	b.p.items++
+	if it.op != opNone {
+		b.p.Modified++
+		if len(b.sample) < b.n {
+			b.sample = append(b.sample, BeforeAfter{Before: Doc{it.before}, After: Doc{it.after}})
+		}
+		if it.op == opInsert && b.p.Kind == KindUpdate {
+			b.upserted = &Doc{it.id}
+		}
+	}
+	return b.w.add(&it)
+}
+
+// save writes the last items and the header.
+func (b *builder) save(tx *store.Tx) error {
+	b.p.BaseLSN = tx.LastLSN()
+	if err := b.w.flush(); err != nil {
+		return err
+	}
+	return saveHeader(tx, b.p)
+}
+
+func (b *builder) result() *PlanResult {
+	p := b.p
+	r := &PlanResult{Token: p.Token, Matched: p.Matched, Modified: p.Modified, SampleBeforeAfter: b.sample,
+		Kind: p.Kind, Collection: p.Collection, Collections: p.Collections, Expires: p.Expires,
+		UpsertedID: b.upserted, NextValidActions: []string{ActionApply, ActionShow, ActionDiscard}}
+	if r.SampleBeforeAfter == nil {
+		r.SampleBeforeAfter = []BeforeAfter{}
+	}
+	switch {
+	case p.Kind == KindRevert && p.Modified == 0:
+		r.Message = fmt.Sprintf("the store is already as it was at revision %s: applying this plan changes nothing", p.Revision.Spec)
+	case p.Matched == 0 && p.Modified == 0:
+		r.Message = fmt.Sprintf("the filter matches no document in `%s`: applying this plan changes nothing", p.Collection)
+	case p.Modified == 0:
+		r.Message = "no matched document would change: applying this plan changes nothing"
+	}
+	return r
+}
+
+// compileFilter compiles a filter document; {} compiles to nil (all).
+func compileFilter(spec query.Value) (*query.Filter, error) {
+	if spec.Kind() == query.Object && spec.Len() == 0 {
+		return nil, nil
+	}
+	return query.CompileFilter(spec)
+}
+
+// scanMatches calls fn with the canonical JSON and the value of each
+// document of c that matches f, in _id order; only the first with first.
+// The JSON is valid only during the call.
+func scanMatches(ctx context.Context, c *store.Collection, f *query.Filter, first bool, fn func(js []byte, doc query.Value) error) error {
+	cur := c.Scan()
+	defer cur.Close()
+	for n := 1; cur.Next(); n++ {
+		if n%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		doc := cur.Doc()
+		if err := cur.Err(); err != nil {
+			return err
+		}
+		if f != nil && !f.Match(doc) {
+			continue
+		}
+		js, err := cur.JSON()
+		if err != nil {
+			return err
+		}
+		if err := fn(js, doc); err != nil || first {
+			return err
+		}
+	}
+	return cur.Err()
+}
+
+// PlanDelete plans the deletion of the documents of coll that match
+// filter, without deleting anything: it stores the plan (every matching
+// document, with a digest of its bytes) under a new token and returns a
+// summary. Apply the plan with Apply.
+func PlanDelete(ctx context.Context, db *store.DB, coll string, filter query.Value, opts *PlanOptions) (*PlanResult, error) {
+	if opts == nil {
+		opts = &PlanOptions{}
+	}
+	f, err := compileFilter(filter)
+	if err != nil {
+		return nil, err
+	}
+	b := newBuilder(KindDelete, opts)
+	b.p.Collection, b.p.Filter = coll, &Doc{filter}
+	err = db.Update(store.Change{Kind: "plan"}, func(tx *store.Tx) error {
+		c, err := tx.Collection(coll)
+		if err != nil {
+			return err
+		}
+		if err := b.begin(tx); err != nil {
+			return err
+		}
+		err = scanMatches(ctx, c, f, opts.First, func(js []byte, doc query.Value) error {
+			b.p.Matched++
+			return b.add(item{coll: coll, id: doc.Get("_id"), op: opDelete, digest: digest(js), before: doc})
+		})
+		if err != nil {
+			return err
+		}
+		return b.save(tx)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return b.result(), nil
+}
+
+// PlanRevert plans the change that brings every document touched since a
+// revision back to its state then, across all collections: documents
+// inserted since are deleted, deleted ones come back, updated ones are
+// restored. It is a plan like any other: apply it with Apply. Matched
+// counts the documents touched since the revision; Modified, those that
+// differ now.
+func PlanRevert(ctx context.Context, db *store.DB, revision string, opts *PlanOptions) (*PlanResult, error) {
+	if opts == nil {
+		opts = &PlanOptions{}
+	}
+	b := newBuilder(KindRevert, opts)
+	err := db.Update(store.Change{Kind: "plan"}, func(tx *store.Tx) error {
+		rev, err := ResolveRevision(tx, revision)
+		if err != nil {
+			return err
+		}
+		b.p.Revision = &rev
+		u, err := undoAfter(ctx, tx, rev.LSN, "")
+		if err != nil {
+			return err
+		}
+		if err := b.begin(tx); err != nil {
+			return err
+		}
+		colls := map[string]bool{}
+		for _, d := range u.sorted() {
+			js, cur, err := current(tx, d.coll, d.id)
+			if err != nil {
+				return err
+			}
+			b.p.Matched++
+			if sameState(cur, d.state) {
+				continue
+			}
+			if err := b.add(revertItem(d, js, cur)); err != nil {
+				return err
+			}
+			colls[d.coll] = true
+		}
+		b.p.Collections = sortedKeys(colls)
+		return b.save(tx)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return b.result(), nil
+}
+
+// revertItem plans a document's return from its current state (js, cur)
+// to d.state.
+func revertItem(d *docState, js []byte, cur query.Value) item {
+	it := item{coll: d.coll, id: d.id, before: cur, after: d.state, op: opUpdate}
+	switch {
+	case js == nil:
+		it.op = opInsert
+	case d.state.IsMissing():
+		it.op = opDelete
+	}
+	if js != nil {
+		it.digest = digest(js)
+	}
+	return it
+}
+
+func sortedKeys(m map[string]bool) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

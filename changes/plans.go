@@ -1,0 +1,98 @@
+package changes
+
+import (
+	"context"
+
+	"github.com/omgdb/omgdb/store"
+)
+
+// Plans lists plans, oldest first: the pending ones, or with all every
+// plan the store remembers (applied, discarded and expired ones keep
+// their header). Status is as of now: a pending plan past its expiry is
+// listed as expired.
+func Plans(ctx context.Context, db *store.DB, all bool) ([]*Plan, error) {
+	out := []*Plan{}
+	err := db.View(func(tx *store.Tx) error {
+		plans, err := allPlans(tx)
+		now := timeNow()
+		for _, p := range plans {
+			p.Status = p.status(now)
+			if all || p.Status == StatusPending {
+				out = append(out, p)
+			}
+		}
+		return err
+	})
+	return out, err
+}
+
+// PlanDoc is one document of a plan, as ShowPlan returns it.
+type PlanDoc struct {
+	Collection string      `json:"collection"`
+	ID         Doc         `json:"_id"`
+	Op         string      `json:"op"`     // insert, update or delete
+	Before     Doc         `json:"before"` // now (when planned); null for an insert
+	After      Doc         `json:"after"`  // after the change; null for a delete
+	Fields     []FieldDiff `json:"fields,omitempty"`
+}
+
+// ShowPlan returns a plan and every document it changes (matched
+// documents that would not change are left out). An applied, discarded or
+// expired plan has no documents left: an applied one's are in the journal
+// (see Diff and Versions).
+func ShowPlan(ctx context.Context, db *store.DB, token string) (*Plan, []PlanDoc, error) {
+	if err := checkToken(token, "plan token"); err != nil {
+		return nil, nil, err
+	}
+	var p *Plan
+	docs := []PlanDoc{}
+	err := db.View(func(tx *store.Tx) error {
+		var err error
+		if p, err = loadPlan(tx, token); err != nil {
+			return err
+		}
+		p.Status = p.status(timeNow())
+		return eachItem(tx, token, withAfter|withBefore, func(it *item) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if it.op == opNone {
+				return nil
+			}
+			d := PlanDoc{Collection: it.coll, ID: Doc{it.id}, Op: it.op, Before: Doc{it.before}, After: Doc{it.after}}
+			if it.op == opUpdate {
+				d.Fields = FieldDiffs(it.before, it.after)
+			}
+			docs = append(docs, d)
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return p, docs, nil
+}
+
+// Discard drops a pending plan: its documents are forgotten and its token
+// can no longer be applied.
+func Discard(ctx context.Context, db *store.DB, token string) (*Plan, error) {
+	if err := checkToken(token, "plan token"); err != nil {
+		return nil, err
+	}
+	var p *Plan
+	err := db.Update(store.Change{Kind: "plan"}, func(tx *store.Tx) error {
+		var err error
+		if p, err = loadPlan(tx, token); err != nil {
+			return err
+		}
+		now := timeNow()
+		if err := checkPending(tx, p, now); err != nil {
+			return err
+		}
+		return retire(tx, p, StatusDiscarded, now)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}

@@ -1,0 +1,306 @@
+package changes
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/store"
+)
+
+// Plans live in the store file, in the top-level bucket "plans": one nested
+// bucket per token holding the header under "h" and the items in chunks of
+// up to chunkItems lines: "i" + a 4-byte big-endian sequence number holds
+// their identity ({"coll","id","op","digest"}), "a" + the same number their
+// after-images and "b" + it their before-images, line for line ("null" for
+// none). Chunks are written as the plan is computed and read one at a time,
+// so memory stays bounded by a chunk whatever the plan's size; apply checks
+// the "i" lines first and parses after-images only to write them. Every
+// value is a store blob (checksummed; compressed when large). Applying, discarding or
+// expiring a plan drops its items and keeps its header, so a token keeps
+// saying what became of it.
+const (
+	bucketPlans = "plans"
+	chunkItems  = 1024    // items per chunk at most
+	chunkBytes  = 1 << 20 // bytes per chunk, roughly
+)
+
+var keyHeader = []byte("h")
+
+// storedPlan is the header as stored: the plan plus its bookkeeping.
+type storedPlan struct {
+	*Plan
+	Items     int  `json:"items"`
+	UpsertNew bool `json:"upsert_new,omitempty"`
+}
+
+func planBucket(tx *store.Tx, token string) (*bolt.Bucket, error) {
+	root, err := tx.Bucket(bucketPlans)
+	if err != nil || root == nil {
+		return nil, err
+	}
+	return root.Bucket([]byte(token)), nil
+}
+
+// loadPlan reads a plan's header. An unknown token is a NotFound error.
+func loadPlan(tx *store.Tx, token string) (*Plan, error) {
+	b, err := planBucket(tx, token)
+	if err != nil {
+		return nil, err
+	}
+	if b == nil {
+		return nil, wrap(query.NotFound, ErrNotFound, "no plan with token %s", token).
+			WithHint("list pending plans with `omgdb plans %s`; plans expire after 24 h", tx.DB().Path())
+	}
+	return decodeHeader(token, b.Get(keyHeader))
+}
+
+func decodeHeader(token string, raw []byte) (*Plan, error) {
+	js, err := store.DecodeBlob(raw)
+	if err != nil {
+		return nil, fmt.Errorf("plan %s: %w", token, err)
+	}
+	sp := storedPlan{Plan: &Plan{}}
+	if err := json.Unmarshal(js, &sp); err != nil {
+		return nil, query.Errorf(query.IO, "plan %s: unreadable header: %v", token, err)
+	}
+	sp.Plan.items, sp.Plan.upsertNew = sp.Items, sp.UpsertNew
+	return sp.Plan, nil
+}
+
+// saveHeader writes a plan's header, creating its bucket if needed.
+func saveHeader(tx *store.Tx, p *Plan) error {
+	root, err := tx.Bucket(bucketPlans)
+	if err != nil {
+		return err
+	}
+	b, err := root.CreateBucketIfNotExists([]byte(p.Token))
+	if err != nil {
+		return err
+	}
+	js, err := json.Marshal(storedPlan{Plan: p, Items: p.items, UpsertNew: p.upsertNew})
+	if err != nil {
+		return err
+	}
+	return b.Put(keyHeader, store.EncodeBlob(js))
+}
+
+// planWriter writes a new plan's items as they are found.
+type planWriter struct {
+	b                      *bolt.Bucket
+	seq                    uint32
+	n                      int
+	items, afters, befores []byte
+}
+
+func newPlanWriter(tx *store.Tx, token string) (*planWriter, error) {
+	root, err := tx.Bucket(bucketPlans)
+	if err != nil {
+		return nil, err
+	}
+	b, err := root.CreateBucket([]byte(token))
+	if err != nil {
+		return nil, err
+	}
+	return &planWriter{b: b}, nil
+}
+
+func (w *planWriter) add(it *item) error {
+	w.items = append(query.AppendJSON(w.items, it.value()), '\n')
+	w.afters = append(query.AppendJSON(w.afters, it.after), '\n')
+	w.befores = append(query.AppendJSON(w.befores, it.before), '\n')
+	if w.n++; w.n >= chunkItems || len(w.items)+len(w.afters)+len(w.befores) >= chunkBytes {
+		return w.flush()
+	}
+	return nil
+}
+
+func (w *planWriter) flush() error {
+	if w.n == 0 {
+		return nil
+	}
+	for _, part := range []struct {
+		kind byte
+		data []byte
+	}{{'i', w.items}, {'a', w.afters}, {'b', w.befores}} {
+		if err := w.b.Put(chunkKey(part.kind, w.seq), store.EncodeBlob(part.data)); err != nil {
+			return err
+		}
+	}
+	w.seq, w.n = w.seq+1, 0
+	w.items, w.afters, w.befores = w.items[:0], w.afters[:0], w.befores[:0]
+	return nil
+}
+
+func chunkKey(kind byte, seq uint32) []byte {
+	return binary.BigEndian.AppendUint32([]byte{kind}, seq)
+}
+
+// Parts of an item that eachItem reads besides its identity.
+const (
+	withAfter = 1 << iota
+	withBefore
+)
+
+// eachItem calls fn for each item of a plan, in order, with the parts
+// asked for.
+func eachItem(tx *store.Tx, token string, parts int, fn func(*item) error) error {
+	b, err := planBucket(tx, token)
+	if err != nil || b == nil {
+		return err
+	}
+	c := b.Cursor()
+	for k, v := c.Seek([]byte("i")); k != nil && k[0] == 'i'; k, v = c.Next() {
+		items, err := chunkLines(token, v)
+		if err != nil {
+			return err
+		}
+		afters, befores, err := itemParts(b, token, k[1:], parts, len(items))
+		if err != nil {
+			return err
+		}
+		for i, line := range items {
+			it, err := parseItem(token, line, afters, befores, i)
+			if err != nil {
+				return err
+			}
+			if err := fn(&it); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// itemParts reads the after- and before-image chunks of the items chunk
+// numbered seq, as asked by parts.
+func itemParts(b *bolt.Bucket, token string, seq []byte, parts, n int) (afters, befores [][]byte, err error) {
+	read := func(kind byte) ([][]byte, error) {
+		lines, err := chunkLines(token, b.Get(append([]byte{kind}, seq...)))
+		if err == nil && len(lines) != n {
+			err = query.Errorf(query.IO, "plan %s: a chunk of images does not match its items", token)
+		}
+		return lines, err
+	}
+	if parts&withAfter != 0 {
+		if afters, err = read('a'); err != nil {
+			return nil, nil, err
+		}
+	}
+	if parts&withBefore != 0 {
+		befores, err = read('b')
+	}
+	return afters, befores, err
+}
+
+// chunkLines returns the lines of a chunk.
+func chunkLines(token string, raw []byte) ([][]byte, error) {
+	js, err := store.DecodeBlob(raw)
+	if err != nil {
+		return nil, fmt.Errorf("plan %s: %w", token, err)
+	}
+	return bytes.Split(bytes.TrimSuffix(js, []byte{'\n'}), []byte{'\n'}), nil
+}
+
+func parseItem(token string, line []byte, afters, befores [][]byte, i int) (item, error) {
+	v, err := query.Parse(line)
+	if err != nil {
+		return item{}, query.Errorf(query.IO, "plan %s: unreadable item: %v", token, err)
+	}
+	it := itemFromValue(v)
+	if afters != nil {
+		if it.after, err = parseImage(afters[i]); err != nil {
+			return item{}, query.Errorf(query.IO, "plan %s: unreadable after-image: %v", token, err)
+		}
+	}
+	if befores != nil {
+		if it.before, err = parseImage(befores[i]); err != nil {
+			return item{}, query.Errorf(query.IO, "plan %s: unreadable before-image: %v", token, err)
+		}
+	}
+	return it, nil
+}
+
+// parseImage parses a document image; null is no document (missing).
+func parseImage(line []byte) (query.Value, error) {
+	v, err := query.Parse(line)
+	if err != nil || v.IsNull() {
+		return query.Value{}, err
+	}
+	return v, nil
+}
+
+// retire sets a plan's final status and drops its items: an applied plan's
+// before-images live on in the journal.
+func retire(tx *store.Tx, p *Plan, status string, now time.Time) error {
+	b, err := planBucket(tx, p.Token)
+	if err != nil {
+		return err
+	}
+	var keys [][]byte
+	c := b.Cursor()
+	for k, _ := c.First(); k != nil; k, _ = c.Next() {
+		if k[0] == 'i' || k[0] == 'a' || k[0] == 'b' {
+			keys = append(keys, append([]byte(nil), k...))
+		}
+	}
+	for _, k := range keys {
+		if err := b.Delete(k); err != nil {
+			return err
+		}
+	}
+	p.Status, p.StatusTime = status, now
+	return saveHeader(tx, p)
+}
+
+// expireOld retires every pending plan past its expiry, so abandoned plans
+// do not keep their documents in the file. It runs whenever a plan is made.
+func expireOld(tx *store.Tx, now time.Time) error {
+	root, err := tx.Bucket(bucketPlans)
+	if err != nil || root == nil {
+		return err
+	}
+	var old []*Plan
+	err = root.ForEachBucket(func(k []byte) error {
+		p, err := decodeHeader(string(k), root.Bucket(k).Get(keyHeader))
+		if err != nil {
+			return err
+		}
+		if p.status(now) == StatusExpired {
+			old = append(old, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, p := range old {
+		if err := retire(tx, p, StatusExpired, p.Expires); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// allPlans returns every plan header, oldest first (tokens are ObjectIds,
+// which sort by creation time).
+func allPlans(tx *store.Tx) ([]*Plan, error) {
+	root, err := tx.Bucket(bucketPlans)
+	if err != nil || root == nil {
+		return nil, err
+	}
+	var plans []*Plan
+	err = root.ForEachBucket(func(k []byte) error {
+		p, err := decodeHeader(string(k), root.Bucket(k).Get(keyHeader))
+		if err == nil {
+			plans = append(plans, p)
+		}
+		return err
+	})
+	return plans, err
+}

@@ -1,0 +1,120 @@
+package changes_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/omgdb/omgdb/changes"
+	"github.com/omgdb/omgdb/internal/storetest"
+	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/store"
+)
+
+func planUpdate(t *testing.T, db *store.DB, coll, filter, update string, opts *changes.PlanOptions) *changes.PlanResult {
+	t.Helper()
+	res, err := changes.PlanUpdate(ctx, db, coll, query.MustParse(filter), query.MustParse(update), opts)
+	if err != nil {
+		t.Fatalf("plan-update %s %s: %v", filter, update, err)
+	}
+	return res
+}
+
+func TestPlanUpdate_MatchedModifiedAndApply(t *testing.T) {
+	db := storetest.MustOpen(t)
+	storetest.Insert(t, db, "users", `{"_id":1,"age":30,"tier":"gold"}`, `{"_id":2,"age":40,"tier":"std"}`, `{"_id":3,"age":50,"tier":"gold"}`)
+	before, lsn := dump(t, db), lastLSN(t, db)
+	res := planUpdate(t, db, "users", `{"age":{"$gte":35}}`, `{"$set":{"tier":"gold"}}`, nil)
+	if res.Matched != 2 || res.Modified != 1 || len(res.SampleBeforeAfter) != 1 ||
+		res.SampleBeforeAfter[0].After.String() != `{"_id":2,"age":40,"tier":"gold"}` {
+		t.Fatalf("plan = %+v", res)
+	}
+	if dump(t, db) != before || lastLSN(t, db) != lsn {
+		t.Fatal("planning wrote documents or journal")
+	}
+	// The unchanged match is checked too: editing it makes the plan stale.
+	replace(t, db, "users", "3", `{"age":50,"tier":"platinum"}`)
+	_, err := changes.Apply(ctx, db, res.Token, nil)
+	if ids := conflictIDs(t, err); strings.Join(ids, ",") != "3" {
+		t.Errorf("conflicts = %v", ids)
+	}
+	res = planUpdate(t, db, "users", `{"age":{"$gte":35}}`, `{"$set":{"tier":"gold"}}`, nil)
+	ap := mustApply(t, db, res.Token)
+	if ap.Updated != 2 || !strings.Contains(dump(t, db), `{"_id":2,"age":40,"tier":"gold"}`) {
+		t.Fatalf("apply = %+v\n%s", ap, dump(t, db))
+	}
+}
+
+func TestPlanUpdate_ErrorsNameTheDocument(t *testing.T) {
+	db := storetest.MustOpen(t)
+	storetest.Insert(t, db, "c", `{"_id":1,"n":1}`, `{"_id":2,"n":"x"}`)
+	_, err := changes.PlanUpdate(ctx, db, "c", query.MustParse(`{}`), query.MustParse(`{"$inc":{"n":1}}`), nil)
+	if err == nil || !strings.HasPrefix(err.Error(), "update of _id 2 in `c`: ") || query.KindOf(err) != query.Invalid {
+		t.Fatalf("error = %v", err)
+	}
+	_, err = changes.PlanUpdate(ctx, db, "c", query.MustParse(`{}`), query.MustParse(`{"$sett":{"n":1}}`), nil)
+	if err == nil || !strings.Contains(err.Error(), "did you mean `$set`") {
+		t.Errorf("unknown operator = %v", err)
+	}
+	ps, _ := changes.Plans(ctx, db, true)
+	if len(ps) != 0 {
+		t.Errorf("failed plans were stored: %v", ps)
+	}
+}
+
+func TestPlanUpdate_UpsertInsertsAndRechecksTheFilter(t *testing.T) {
+	db := storetest.MustOpen(t)
+	storetest.Insert(t, db, "c", `{"_id":1,"k":"a"}`)
+	opts := &changes.PlanOptions{Upsert: true}
+	res := planUpdate(t, db, "c", `{"k":"b"}`, `{"$set":{"v":1},"$setOnInsert":{"new":true}}`, opts)
+	after := res.SampleBeforeAfter[0].After
+	if res.Matched != 0 || res.Modified != 1 || res.UpsertedID == nil || after.Get("k").Str() != "b" ||
+		!after.Get("new").Bool() || after.Get("_id").Kind() != query.ObjectID {
+		t.Fatalf("upsert plan = %+v (after %v)", res, after)
+	}
+	// A document that now matches makes the upsert stale.
+	stale := planUpdate(t, db, "c", `{"k":"c"}`, `{"$set":{"v":1}}`, opts)
+	storetest.Insert(t, db, "c", `{"_id":9,"k":"c"}`)
+	if ids := conflictIDs(t, applyErr(db, stale.Token)); strings.Join(ids, ",") != "9" {
+		t.Errorf("stale upsert conflicts = %v", ids)
+	}
+	ap := mustApply(t, db, res.Token)
+	if ap.Inserted != 1 {
+		t.Errorf("apply = %+v", ap)
+	}
+	// Upserting into a missing collection creates it; rollback removes it.
+	before := dump(t, db)
+	res = planUpdate(t, db, "fresh", `{"_id":"x"}`, `{"$set":{"v":1}}`, opts)
+	if !strings.Contains(res.Message, "does not exist") {
+		t.Errorf("message = %q", res.Message)
+	}
+	mustApply(t, db, res.Token)
+	if !strings.Contains(dump(t, db), `{"collection":"fresh","document":{"_id":"x","v":1}}`) {
+		t.Errorf("dump:\n%s", dump(t, db))
+	}
+	mustRollback(t, db, res.Token, false)
+	if dump(t, db) != before {
+		t.Errorf("rollback of the upsert left:\n%s", dump(t, db))
+	}
+	if _, err := changes.PlanUpdate(ctx, db, "fresh", query.MustParse(`{}`), query.MustParse(`{"$set":{"v":1}}`), nil); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("update of a missing collection without upsert = %v", err)
+	}
+}
+
+func applyErr(db *store.DB, token string) error {
+	_, err := changes.Apply(ctx, db, token, nil)
+	return err
+}
+
+func TestPlanUpdate_ReplacementAndFirstOnly(t *testing.T) {
+	db := storetest.MustOpen(t)
+	storetest.Insert(t, db, "c", `{"_id":1,"k":1,"a":1}`, `{"_id":2,"k":1,"a":2}`)
+	res := planUpdate(t, db, "c", `{"k":1}`, `{"b":2}`, &changes.PlanOptions{First: true})
+	if res.Matched != 1 || res.SampleBeforeAfter[0].After.String() != `{"_id":1,"b":2}` {
+		t.Fatalf("replacement = %+v", res)
+	}
+	p, docs, err := changes.ShowPlan(ctx, db, res.Token)
+	if err != nil || p.Update.String() != `{"b":2}` || !p.First || len(docs) != 1 || len(docs[0].Fields) != 3 {
+		t.Fatalf("show = %+v %+v %v", p, docs, err)
+	}
+}

@@ -1,0 +1,168 @@
+package cli
+
+import (
+	"context"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/omgdb/omgdb/changes"
+	"github.com/omgdb/omgdb/query"
+)
+
+func init() { commands = append(commands, newPlanUpdateCmd, newPlanDeleteCmd) }
+
+// planFlags are the flags every planning command shares.
+type planFlags struct {
+	storeFlags
+	sample int
+	expiry time.Duration
+	pretty bool
+}
+
+func (f *planFlags) register(cmd *cobra.Command) {
+	f.storeFlags.register(cmd)
+	cmd.Flags().IntVar(&f.sample, "sample", changes.DefaultSample, "before/after pairs to print in the summary")
+	cmd.Flags().DurationVar(&f.expiry, "expiry", changes.DefaultExpiry, "how long the plan stays pending")
+	cmd.Flags().BoolVar(&f.pretty, "pretty", false, "indent the JSON")
+}
+
+func (f *planFlags) options() *changes.PlanOptions {
+	sample := f.sample
+	if sample == 0 {
+		sample = -1 // --sample 0: none
+	}
+	return &changes.PlanOptions{Sample: sample, Expiry: f.expiry, Actor: "cli"}
+}
+
+func (f *planFlags) check() error {
+	if f.sample < 0 || f.expiry <= 0 {
+		return usage("--sample must not be negative and --expiry must be positive")
+	}
+	return nil
+}
+
+const planOutput = `Prints {"token","matched","modified","sampleBeforeAfter":[{"before","after"}],
+"kind","collection","expires","message","next_valid_actions"}: matched counts
+the documents the filter selects, modified those that change. Review it (omgdb
+plans show <store> <token> --diff), then apply it by its token within the
+expiry (omgdb apply), or discard it (omgdb plans discard).`
+
+type planUpdateOptions struct {
+	planFlags
+	path, coll, filter, update string
+	upsert, multi              bool
+	arrayFilters               string
+}
+
+func newPlanUpdateCmd(e *env) *cobra.Command {
+	opts := &planUpdateOptions{}
+	cmd := &cobra.Command{
+		Use:   "plan-update <store> <collection> <filter> <update>",
+		Short: "Plan an update as a reviewable dry run; writes no document",
+		Long: `Plan an update of the documents that match a filter, with update operators
+({"$set":…}) or a replacement document, without writing any document. The plan
+(every matched document with its before and after image and a digest of its
+bytes) is stored in the store file under a token. ` + planOutput,
+		Example: `  omgdb plan-update app.omgdb users '{"tier":"trial"}' '{"$set":{"tier":"free"}}'
+  omgdb plan-update app.omgdb users '{"email":"a@x.io"}' '{"$inc":{"logins":1}}' --upsert
+  omgdb plan-update app.omgdb users '{}' '{"$set":{"tags.$[t]":"vip"}}' --array-filters '[{"t":"gold"}]'`,
+		Args: cobra.ExactArgs(4),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.path, opts.coll, opts.filter, opts.update = args[0], args[1], args[2], args[3]
+			if err := opts.check(); err != nil {
+				return err
+			}
+			return e.runPlanUpdate(cmd.Context(), opts)
+		},
+		ValidArgsFunction: completeStoreArgs,
+	}
+	opts.planFlags.register(cmd)
+	cmd.Flags().BoolVar(&opts.upsert, "upsert", false, "insert a document when the filter matches none")
+	cmd.Flags().BoolVar(&opts.multi, "multi", true, "update every match; --multi=false updates the first in _id order")
+	cmd.Flags().StringVar(&opts.arrayFilters, "array-filters", "", `filters for $[<identifier>] paths, e.g. '[{"t":"gold"}]'`)
+	return cmd
+}
+
+func (e *env) runPlanUpdate(ctx context.Context, opts *planUpdateOptions) error {
+	filter, err := e.parseArg(opts.filter, "filter")
+	if err != nil {
+		return err
+	}
+	update, err := e.parseArg(opts.update, "update")
+	if err != nil {
+		return err
+	}
+	po := opts.options()
+	po.Upsert, po.First = opts.upsert, !opts.multi
+	if opts.arrayFilters != "" {
+		af, err := e.parseArg(opts.arrayFilters, "--array-filters")
+		if err != nil {
+			return err
+		}
+		if af.Kind() != query.Array {
+			return query.Errorf(query.Invalid, "--array-filters must be an array of filter documents, got %s", af.TypeName())
+		}
+		po.ArrayFilters = af.Array()
+	}
+	db, err := e.open(opts.path, readWrite, opts.storeFlags)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	res, err := changes.PlanUpdate(ctx, db, opts.coll, filter, update, po)
+	if err != nil {
+		return err
+	}
+	return e.printJSON(res, opts.pretty)
+}
+
+type planDeleteOptions struct {
+	planFlags
+	path, coll, filter string
+	multi              bool
+}
+
+func newPlanDeleteCmd(e *env) *cobra.Command {
+	opts := &planDeleteOptions{}
+	cmd := &cobra.Command{
+		Use:   "plan-delete <store> <collection> <filter>",
+		Short: "Plan a deletion as a reviewable dry run; writes no document",
+		Long: `Plan the deletion of the documents that match a filter, without deleting
+anything. The plan (every matched document and a digest of its bytes) is
+stored in the store file under a token. ` + planOutput,
+		Example: `  omgdb plan-delete app.omgdb sessions '{"expired":true}'
+  omgdb plan-delete app.omgdb users '{"_id":7}' --multi=false`,
+		Args: cobra.ExactArgs(3),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.path, opts.coll, opts.filter = args[0], args[1], args[2]
+			if err := opts.check(); err != nil {
+				return err
+			}
+			return e.runPlanDelete(cmd.Context(), opts)
+		},
+		ValidArgsFunction: completeStoreArgs,
+	}
+	opts.planFlags.register(cmd)
+	cmd.Flags().BoolVar(&opts.multi, "multi", true, "delete every match; --multi=false deletes the first in _id order")
+	return cmd
+}
+
+func (e *env) runPlanDelete(ctx context.Context, opts *planDeleteOptions) error {
+	filter, err := e.parseArg(opts.filter, "filter")
+	if err != nil {
+		return err
+	}
+	po := opts.options()
+	po.First = !opts.multi
+	db, err := e.open(opts.path, readWrite, opts.storeFlags)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	res, err := changes.PlanDelete(ctx, db, opts.coll, filter, po)
+	if err != nil {
+		return err
+	}
+	return e.printJSON(res, opts.pretty)
+}

@@ -1,0 +1,181 @@
+// Package crashtest kills writers at random moments, for the crash tests.
+//
+// A test binary re-executes itself as a child (Main, called from
+// TestMain, switches on an environment variable) that runs a workload: it
+// opens a store, prints "ready", and then writes in a loop, printing a line
+// after each commit returns. The parent (Kill) starts the child, waits for
+// "ready" and a random delay, kills it with SIGKILL, and returns every
+// complete line the child printed. The lines are the child's
+// acknowledgements: what they name was committed, and the parent checks it
+// is in the store after reopening it.
+//
+// Writes to a pipe of less than PIPE_BUF bytes are atomic, so a line the
+// child wrote is either wholly read by the parent or not at all, even when
+// the kill comes in the middle of the write.
+package crashtest
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// envChild names the workload a child runs; envArgs carries its arguments.
+const (
+	envChild = "OMGDB_CRASHTEST_CHILD"
+	envArgs  = "OMGDB_CRASHTEST_ARGS"
+)
+
+// Workload is what a child runs. It must print "ready" once it is about to
+// write, then one line per acknowledged commit, each with a single write
+// to w, and it should loop until killed.
+type Workload func(w io.Writer, args []string) error
+
+// Main runs the workload named in the environment and exits, when this
+// process is a child; otherwise it returns at once. Call it first thing in
+// TestMain.
+func Main(workloads map[string]Workload) {
+	name := os.Getenv(envChild)
+	if name == "" {
+		return
+	}
+	run, ok := workloads[name]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "crashtest: no workload %q\n", name)
+		os.Exit(2)
+	}
+	var args []string
+	if a := os.Getenv(envArgs); a != "" {
+		args = strings.Split(a, "\x1f")
+	}
+	if err := run(os.Stdout, args); err != nil {
+		fmt.Fprintf(os.Stderr, "crashtest: %s: %v\n", name, err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// Kill describes one cycle: which workload, with what arguments, and when
+// to kill it.
+type Kill struct {
+	Workload string
+	Args     []string
+	// Delay is how long after "ready" the child is killed. With Early, it
+	// is counted from the start of the process instead, so the kill may
+	// land while the child opens or creates the store.
+	Delay time.Duration
+	Early bool
+	// Env is added to the child's environment.
+	Env []string
+}
+
+// Outcome is what a cycle saw.
+type Outcome struct {
+	Lines    []string // complete lines printed after "ready", in order
+	Ready    bool     // the child printed "ready" before it was killed
+	Exited   bool     // the child ended on its own before the kill
+	ExitCode int      // its exit code when it did
+	Stderr   string
+}
+
+// readyTimeout bounds the wait for a child's "ready" line.
+const readyTimeout = 30 * time.Second
+
+// Run starts the child, kills it with SIGKILL as k says, waits for it to
+// be gone (so its locks are released) and returns what it printed.
+func Run(k Kill) (*Outcome, error) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), envChild+"="+k.Workload, envArgs+"="+strings.Join(k.Args, "\x1f"))
+	cmd.Env = append(cmd.Env, k.Env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	lines, ready := make(chan []string, 1), make(chan struct{})
+	go func() { lines <- readLines(out, ready) }()
+	o := &Outcome{}
+	if k.Early {
+		time.Sleep(k.Delay)
+	} else {
+		select {
+		case <-ready:
+			time.Sleep(k.Delay)
+		case <-time.After(readyTimeout):
+		}
+	}
+	select {
+	case <-ready:
+		o.Ready = true
+	default:
+	}
+	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		o.Exited = true // already gone
+	}
+	all := <-lines
+	werr := cmd.Wait()
+	if ee, ok := werr.(*exec.ExitError); !ok || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		o.Exited, o.ExitCode = true, cmd.ProcessState.ExitCode()
+	}
+	o.Stderr = stderr.String()
+	if len(all) > 0 && all[0] == "ready" {
+		all = all[1:]
+	}
+	o.Lines = all
+	if o.Exited {
+		return o, fmt.Errorf("child %s ended on its own (%v) before it was killed: %s", k.Workload, werr, o.Stderr)
+	}
+	return o, nil
+}
+
+// readLines reads complete lines until EOF, closing ready at "ready".
+func readLines(r io.Reader, ready chan struct{}) []string {
+	var lines []string
+	br := bufio.NewReader(r)
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			return lines // a line without its newline was cut by the kill
+		}
+		line = strings.TrimSuffix(line, "\n")
+		if line == "ready" && len(lines) == 0 {
+			close(ready)
+		}
+		lines = append(lines, line)
+	}
+}
+
+// Complete runs a workload's child to its end, without killing it, and
+// returns the lines it printed after "ready". The fault tests use it: their
+// child meets an injected fault and reports what happened.
+func Complete(workload string, args []string, env ...string) (*Outcome, error) {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), envChild+"="+workload, envArgs+"="+strings.Join(args, "\x1f"))
+	cmd.Env = append(cmd.Env, env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	o := &Outcome{Exited: true, ExitCode: cmd.ProcessState.ExitCode(), Stderr: stderr.String()}
+	for _, line := range strings.SplitAfter(stdout.String(), "\n") {
+		if strings.HasSuffix(line, "\n") {
+			o.Lines = append(o.Lines, strings.TrimSuffix(line, "\n"))
+		}
+	}
+	if len(o.Lines) > 0 && o.Lines[0] == "ready" {
+		o.Ready, o.Lines = true, o.Lines[1:]
+	}
+	if err != nil {
+		return o, fmt.Errorf("child %s: %v: %s", workload, err, o.Stderr)
+	}
+	return o, nil
+}
