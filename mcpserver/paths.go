@@ -36,7 +36,6 @@ type located struct {
 	display string   // the path as the agent should see it: cleaned, relative to the root
 	file    *os.File // the verified file, open until the store has opened it
 	real    string   // its resolved path
-	created bool     // created by this call
 }
 
 // openStore opens the store a call names. A read-scope server, or a tool
@@ -57,11 +56,7 @@ func (c *call) openStore(write bool) (*store.DB, error) {
 	defer loc.file.Close()
 	openPath := loc.openPath()
 	c.rewrites = append(c.rewrites, openPath, loc.display, loc.real, loc.display)
-	db, err := store.Open(openPath, opts)
-	if err != nil && loc.created {
-		os.Remove(loc.real)
-	}
-	return db, err
+	return store.Open(openPath, opts)
 }
 
 func (c *call) openPinned(opts *store.Options) (*store.DB, error) {
@@ -183,13 +178,19 @@ func escapes(rel string) bool {
 	return rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
-// create creates a new, empty store file under the root for a write.
+// create makes a new store under the root for a write, as the store
+// layer makes one: laid out under a temporary name, then linked to its
+// own (never over a file that appeared meanwhile), the directory synced,
+// so that a crash leaves no empty or half-made store under the name. It
+// goes through os.Root like every open, then opens the new store.
 func (s *Server) create(root *os.Root, rel string) (*located, error) {
 	if !strings.HasSuffix(rel, ".omgdb") {
 		return nil, errorf(CodeInvalidArgument, "store not found: %s; a new store's name must end in .omgdb", rel).
 			withHint("check the path, or name a new store like app.omgdb").withContext("path", rel)
 	}
-	f, err := root.OpenFile(rel, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+	dir := filepath.Dir(rel)
+	tmp := filepath.Join(dir, "."+filepath.Base(rel)+".creating-"+query.NewOID().Hex())
+	f, err := root.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, errorf(CodeNotFound, "cannot create store %s: its directory does not exist", rel).
 			withHint("stores can be created only in existing directories under the root").withContext("path", rel)
@@ -197,7 +198,23 @@ func (s *Server) create(root *os.Root, rel string) (*located, error) {
 	if err != nil {
 		return nil, pathDenied(rel, "cannot be created: %v", unwrapPathError(err))
 	}
-	return &located{display: rel, file: f, real: filepath.Join(s.root, rel), created: true}, nil
+	defer root.Remove(tmp)
+	db, err := store.Open((&located{file: f, real: filepath.Join(s.root, tmp)}).openPath(), nil)
+	f.Close()
+	if err != nil {
+		return nil, errorf(CodeInternal, "cannot create store %s: %v", rel, err)
+	}
+	if err := db.Close(); err != nil {
+		return nil, errorf(CodeInternal, "cannot create store %s: %v", rel, err)
+	}
+	if err := root.Link(tmp, rel); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil, pathDenied(rel, "cannot be created: %v", unwrapPathError(err))
+	}
+	if d, err := root.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return s.locate(rel, false)
 }
 
 // openPath returns the name the store layer opens: the verified file's

@@ -6,6 +6,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/omgdb/omgdb/internal/storetest"
+	"github.com/omgdb/omgdb/store"
 )
 
 // TestPaths_Confinement: no argument reaches a file outside the root,
@@ -117,6 +120,15 @@ func TestPaths_CreateOnlyOnWrite(t *testing.T) {
 	if res := f.callTool("count", `{"path":"new.omgdb","collection":"c"}`); structured(t, res)["count"] != 1.0 {
 		t.Errorf("count after insert: %v", res)
 	}
+	if entries, _ := os.ReadDir(f.root); len(entries) != 1 || entries[0].Name() != "new.omgdb" {
+		t.Errorf("the root holds %v, want only new.omgdb (no temporary file left)", entries)
+	}
+	db, err := store.Open(filepath.Join(f.root, "new.omgdb"), &store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	storetest.MustVerify(t, db)
 }
 
 func quote(s string) string { return `"` + strings.ReplaceAll(s, `\`, `\\`) + `"` }
