@@ -25,6 +25,12 @@ type Query struct {
 	// Hint names the index to use, or "$natural" for a collection scan;
 	// "" lets the planner choose.
 	Hint string
+	// Redact, when set, rewrites each document as it is read, before the
+	// filter, sort and projection see it: the MCP server removes redacted
+	// fields with it, so that no query can test their values. A redacting
+	// query always scans the collection: index bounds, index order and
+	// covered counts would all reveal the values it hides.
+	Redact func(query.Value) query.Value
 }
 
 func (q *Query) sorted() bool { return q.Sort != nil && len(q.Sort.Keys()) > 0 }
@@ -52,7 +58,7 @@ func (c *Collection) baseSource(ctx context.Context, q Query, p *Plan) query.Sou
 	if p.Stage == "IXSCAN" {
 		return c.indexSource(ctx, p, q.Filter, q.sorted())
 	}
-	return &scanSource{ctx: ctx, cur: c.Scan(), filter: q.Filter}
+	return &scanSource{ctx: ctx, cur: c.Scan(), filter: q.Filter, redact: q.Redact}
 }
 
 // wrap adds the sort, paging and projection stages to a base source.
@@ -81,7 +87,7 @@ func (c *Collection) CountMatching(ctx context.Context, filter *query.Filter) (i
 // projection and paging, and honouring its Hint. When an index covers the
 // filter it counts index entries without reading a document.
 func (c *Collection) CountQuery(ctx context.Context, q Query) (int64, error) {
-	q = Query{Filter: q.Filter, Hint: q.Hint}
+	q = Query{Filter: q.Filter, Hint: q.Hint, Redact: q.Redact}
 	ch, err := c.planQuery(q, true)
 	if err != nil {
 		return 0, err
@@ -104,6 +110,8 @@ type scanSource struct {
 	ctx    context.Context
 	cur    *Cursor
 	filter *query.Filter
+	redact func(query.Value) query.Value
+	doc    query.Value // the current document, redacted
 	n      int
 	err    error
 }
@@ -122,14 +130,18 @@ func (s *scanSource) Next() bool {
 		if s.cur.Err() != nil {
 			return false
 		}
+		if s.redact != nil {
+			doc = s.redact(doc)
+		}
 		if s.filter == nil || s.filter.Match(doc) {
+			s.doc = doc
 			return true
 		}
 	}
 	return false
 }
 
-func (s *scanSource) Doc() query.Value { return s.cur.Doc() }
+func (s *scanSource) Doc() query.Value { return s.doc }
 
 func (s *scanSource) Err() error {
 	if s.err != nil {

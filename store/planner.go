@@ -51,6 +51,11 @@ func (c *Collection) planQuery(q Query, count bool) (*choice, error) {
 		coll.why = "hinted"
 		return &choice{plan: coll}, nil
 	}
+	if q.Redact != nil {
+		// Index bounds, order and covered counts see unredacted values.
+		coll.why = "redacting query"
+		return &choice{plan: coll}, nil
+	}
 	ch := &choice{}
 	var viable []*Plan
 	if q.Hint == "" || q.Hint == IDIndex {
