@@ -11,7 +11,9 @@ import (
 // shows them. A tool whose engine part does not exist yet is not here:
 // the catalog never lists a tool that does not work.
 func (s *Server) builtins() []*tool {
-	return []*tool{s.describeTool(), s.findTool(), s.countTool(), s.aggregateTool(), s.insertTool()}
+	return []*tool{s.describeTool(), s.findTool(), s.countTool(), s.aggregateTool(), s.insertTool(),
+		s.explainTool(), s.diagnoseTool(), s.vsearchTool(), s.searchTool(), s.contextPackTool(),
+		s.createIndexTool(), s.dropIndexTool()}
 }
 
 // buildCatalog gathers the built-in and canned tools and decides which

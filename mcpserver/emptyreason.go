@@ -28,12 +28,26 @@ type predStats struct {
 }
 
 // emptyReason explains why a find returned nothing: the collection is
+// empty, skip is past the matches, or else the engine's diagnose verdict
+// (engineReason), or on a collection with redacted fields the interim
+// verdict below.
+func emptyReason(ctx context.Context, c *call, col *store.Collection, spec query.Value, skip, matched int64) string {
+	if col.Count() > 0 && matched == 0 && spec.Len() > 0 {
+		if r, ok := engineReason(ctx, c, col, spec); ok {
+			return r
+		}
+	}
+	return interimReason(ctx, c, col, spec, skip, matched)
+}
+
+// interimReason explains why a find returned nothing: the collection is
 // empty, skip is past the matches, or which predicate eliminated every
 // document, with a did-you-mean for field names and string values and a
-// note on type mismatches ("30" against 30). It is the interim verdict
-// until the engine's diagnose exists; it reads at most reasonSample
-// documents, redacted like every read.
-func emptyReason(ctx context.Context, c *call, col *store.Collection, spec query.Value, skip, matched int64) string {
+// note on type mismatches ("30" against 30). It reads at most
+// reasonSample documents, redacted like every read, so it is the verdict
+// for collections with redacted fields, where the engine's diagnose
+// (which reads documents unredacted) cannot be used.
+func interimReason(ctx context.Context, c *call, col *store.Collection, spec query.Value, skip, matched int64) string {
 	switch {
 	case col.Count() == 0:
 		return fmt.Sprintf("collection `%s` is empty", col.Name())

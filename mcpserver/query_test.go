@@ -120,19 +120,19 @@ func TestFind_SortedPages(t *testing.T) {
 	}
 }
 
-// TestEmptyReason_Operators: the verdict names the predicate that
-// eliminates everything, with operators too.
+// TestEmptyReason_Operators: the verdict (the engine's diagnose) names the
+// predicate that eliminates everything, with operators too.
 func TestEmptyReason_Operators(t *testing.T) {
 	f := newFixture(t, Config{})
 	f.standardStore()
 	for filter, want := range map[string]string{
-		`{"city":{"$gt":5}}`:                        "field `city` holds string values, but the filter compares it with the long 5",
-		`{"city":"Paris","age":{"$gt":100}}`:        "no document has `age` matching {\"$gt\":100}",
-		`{"$and":[{"city":"Paris"},{"nam":"ada"}]}`: "no document has the field `nam` (did you mean `name`?)",
-		`{"city":{"$in":["Pariss"]}}`:               "did you mean \"Paris\"?",
-		`{"$or":[{"age":99},{"name":"zed"}]}`:       "no document matches the `$or` clause",
-		`{"city":"Paris","name":"bob"}`:             "each predicate matches some documents, but no document matches all of them together",
-		`{"address.zip":{"$exists":true},"age":36}`: "all of them together",
+		`{"city":{"$gt":5}}`:                        "`city` holds string values, not long; written as {\"city\":{\"$gt\":\"5\"}} it matches 3 document(s)",
+		`{"city":"Paris","age":{"$gt":100}}`:        "{\"age\":{\"$gt\":100}} matches no document",
+		`{"$and":[{"city":"Paris"},{"nam":"ada"}]}`: "no document has field `nam` (did you mean `name`?)",
+		`{"city":{"$in":["Pariss"]}}`:               "{\"city\":{\"$in\":[\"Pariss\"]}} matches no document",
+		`{"$or":[{"age":99},{"name":"zed"}]}`:       "{\"$or\":[{\"age\":99},{\"name\":\"zed\"}]} matches no document",
+		`{"city":"Paris","name":"bob"}`:             "each predicate matches some documents, but none match {\"name\":\"bob\"} together with {\"city\":\"Paris\"}",
+		`{"address.zip":{"$exists":true},"age":36}`: "without it, 1 match",
 	} {
 		sc := structured(t, f.callTool("find", `{"path":"app.omgdb","collection":"users","filter":`+filter+`}`))
 		if got, _ := sc["empty_reason"].(string); !strings.Contains(got, want) {

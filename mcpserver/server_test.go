@@ -60,7 +60,7 @@ func TestScope_EngineLayer(t *testing.T) {
 // TestScope_Listing: each scope lists exactly its tools, and no argument
 // widens the scope.
 func TestScope_Listing(t *testing.T) {
-	want := map[Scope]string{ScopeRead: "describe,find,count,aggregate", ScopeReadWrite: "describe,find,count,aggregate,insert", ScopeDangerous: "describe,find,count,aggregate,insert"}
+	want := map[Scope]string{ScopeRead: "describe,find,count,aggregate,explain,diagnose,vsearch,search,context_pack", ScopeReadWrite: "describe,find,count,aggregate,insert,explain,diagnose,vsearch,search,context_pack,create_index", ScopeDangerous: "describe,find,count,aggregate,insert,explain,diagnose,vsearch,search,context_pack,create_index,drop_index"}
 	for scope, names := range want {
 		f := newFixture(t, Config{Scope: scope})
 		if got := join(f.srv.listedNames()); got != names {
