@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/store"
 )
 
 // call is one tools/call in progress: what a tool's Run gets.
@@ -119,9 +120,29 @@ func (ss *session) run(ctx context.Context, c *call) (out *output, err error) {
 		if ctx.Err() != nil && !errors.Is(err, ctx.Err()) && query.KindOf(err) == query.IO {
 			err = ctx.Err() // a scan stopped by the deadline
 		}
-		return nil, c.rewrite(err)
+		return nil, c.rewrite(c.scrub(err))
 	}
 	return out, nil
+}
+
+// scrub hides document values that an engine error would show on a
+// collection with redacted fields: a unique-index violation names the
+// duplicate key, and a rule violation may quote the offending value, and
+// either could be the value of a redacted field.
+func (c *call) scrub(err error) error {
+	coll := c.str("collection")
+	if coll == "" || len(c.srv.policy.redactions(coll)) == 0 {
+		return err
+	}
+	switch {
+	case errors.Is(err, store.ErrDuplicateKey):
+		return errorf(CodeConflict, "duplicate key in a unique index of collection `%s` (the key is not shown: this server redacts fields of `%s`)", coll, coll).
+			withHint("another document already has that value; nothing was written")
+	case errors.Is(err, store.ErrRuleViolation):
+		return errorf(CodeInvalidArgument, "the document breaks a validation rule of collection `%s` (details are not shown: this server redacts fields of `%s`)", coll, coll).
+			withHint("check the document against the collection's rules (describe lists them); nothing was written")
+	}
+	return err
 }
 
 // rewrite replaces the paths the store saw by the one the agent gave, in

@@ -267,3 +267,35 @@ func TestRetrieval_Redaction(t *testing.T) {
 		}
 	}
 }
+
+// TestRedaction_WriteErrorsHideKeys: a unique index on a redacted field
+// (created by the operator) must not let insert reveal the values it
+// holds through the duplicate-key message.
+func TestRedaction_WriteErrorsHideKeys(t *testing.T) {
+	f := newFixture(t, Config{Scope: ScopeReadWrite, Redact: []string{"users.ssn"}})
+	path := filepath.Join(f.root, "u.omgdb")
+	makeStore(t, path, map[string][]string{"users": {`{"_id":1,"name":"ada","ssn":"111-11-1111"}`}})
+	db, err := store.Open(path, &store.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.Update(store.Change{}, func(tx *store.Tx) error {
+		c, _ := tx.Collection("users")
+		_, err := c.CreateIndex(store.BTreeIndex("", store.BTreeSpec{Fields: []store.IndexField{{Path: "ssn"}}, Unique: true}))
+		return err
+	})
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, text := f.expect("insert", `{"path":"u.omgdb","collection":"users","document":{"name":"eve","ssn":"111-11-1111"}}`, CodeConflict)
+	if strings.Contains(text, "111-11") || strings.Contains(text, `"_id":1`) {
+		t.Errorf("the duplicate-key error shows a redacted value: %s", text)
+	}
+	// Without redaction the message names the key, as the CLI's does.
+	g := newFixture(t, Config{Scope: ScopeReadWrite, Root: f.root})
+	_, text = g.expect("insert", `{"path":"u.omgdb","collection":"users","document":{"name":"eve","ssn":"111-11-1111"}}`, CodeConflict)
+	if !strings.Contains(text, "111-11-1111") {
+		t.Errorf("without redaction the key should be named: %s", text)
+	}
+}
