@@ -468,4 +468,3 @@ func (s *ftsSearcher) all() (matches, error) {
 	}
 	return out, nil
 }
-

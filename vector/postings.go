@@ -93,4 +93,3 @@ func (st *stats) encode() []byte {
 	}
 	return out
 }
-
