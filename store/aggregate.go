@@ -22,8 +22,23 @@ func (e txEnv) Collection(ctx context.Context, name string) (query.Source, error
 }
 
 // Aggregate runs a compiled pipeline over the collection's documents. A
-// leading $match is evaluated while scanning, so documents it rejects are
-// never handed to the pipeline.
+// leading $match (without $expr) goes to the planner, so an index can
+// narrow what is read; a $sort that leads or follows it is left to the
+// index when one gives that order, and to the pipeline otherwise.
 func (c *Collection) Aggregate(ctx context.Context, p *query.Pipeline) query.Source {
+	filter, sort, afterMatch, afterSort := p.Leading()
+	if sort != nil {
+		q := Query{Filter: filter, Sort: sort}
+		ch, err := c.planQuery(q, false)
+		if err != nil {
+			return &sliceSource{err: err}
+		}
+		if ch.plan.sortGroup > 0 {
+			return afterSort.Run(ctx, c.execute(ctx, q, ch.plan), c.tx.Env())
+		}
+	}
+	if filter != nil {
+		return afterMatch.Run(ctx, c.Find(ctx, Query{Filter: filter}), c.tx.Env())
+	}
 	return p.Run(ctx, c.Find(ctx, Query{}), c.tx.Env())
 }

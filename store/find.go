@@ -22,14 +22,48 @@ type Query struct {
 	// MaxSortBytes bounds what an in-memory sort without a limit may hold;
 	// 0 means DefaultMaxSortBytes.
 	MaxSortBytes int64
+	// Hint names the index to use, or "$natural" for a collection scan;
+	// "" lets the planner choose.
+	Hint string
+	// Redact, when set, rewrites each document as it is read, before the
+	// filter, sort and projection see it: the MCP server removes redacted
+	// fields with it, so that no query can test their values. A redacting
+	// query always scans the collection: index bounds, index order and
+	// covered counts would all reveal the values it hides.
+	Redact func(query.Value) query.Value
 }
 
 func (q *Query) sorted() bool { return q.Sort != nil && len(q.Sort.Keys()) > 0 }
 
-// Find returns a stream of the documents matching q.
+// Find returns a stream of the documents matching q. The planner chooses
+// between a collection scan and an index (see planner.go); either way the
+// results are the same, in the same order: by the sort, then _id, or by
+// _id when there is no sort.
 func (c *Collection) Find(ctx context.Context, q Query) query.Source {
-	var src query.Source = &scanSource{ctx: ctx, cur: c.Scan(), filter: q.Filter}
-	if q.sorted() {
+	ch, err := c.planQuery(q, false)
+	if err != nil {
+		return &sliceSource{err: err}
+	}
+	return c.execute(ctx, q, ch.plan)
+}
+
+// execute runs a plan.
+func (c *Collection) execute(ctx context.Context, q Query, p *Plan) query.Source {
+	return c.wrap(q, p, c.baseSource(ctx, q, p))
+}
+
+// baseSource reads what a plan reads: the matching documents, in index or
+// _id order, before any sort, paging or projection.
+func (c *Collection) baseSource(ctx context.Context, q Query, p *Plan) query.Source {
+	if p.Stage == "IXSCAN" {
+		return c.indexSource(ctx, p, q.Filter, q.sorted())
+	}
+	return &scanSource{ctx: ctx, cur: c.Scan(), filter: q.Filter, redact: q.Redact}
+}
+
+// wrap adds the sort, paging and projection stages to a base source.
+func (c *Collection) wrap(q Query, p *Plan, src query.Source) query.Source {
+	if q.sorted() && p.sortGroup == 0 {
 		src = sortSource(src, q)
 	} else {
 		src = &pageSource{src: src, skip: q.Skip, limit: q.Limit}
@@ -46,7 +80,23 @@ func (c *Collection) CountMatching(ctx context.Context, filter *query.Filter) (i
 	if filter == nil {
 		return c.Count(), nil
 	}
-	src := c.Find(ctx, Query{Filter: filter})
+	return c.CountQuery(ctx, Query{Filter: filter})
+}
+
+// CountQuery counts the documents matching q.Filter, ignoring its sort,
+// projection and paging, and honouring its Hint. When an index covers the
+// filter it counts index entries without reading a document.
+func (c *Collection) CountQuery(ctx context.Context, q Query) (int64, error) {
+	q = Query{Filter: q.Filter, Hint: q.Hint, Redact: q.Redact}
+	ch, err := c.planQuery(q, true)
+	if err != nil {
+		return 0, err
+	}
+	if ch.plan.covered {
+		n, _, err := ch.plan.countCovered(ctx)
+		return n, err
+	}
+	src := c.execute(ctx, q, ch.plan)
 	defer src.Close()
 	var n int64
 	for src.Next() {
@@ -60,6 +110,8 @@ type scanSource struct {
 	ctx    context.Context
 	cur    *Cursor
 	filter *query.Filter
+	redact func(query.Value) query.Value
+	doc    query.Value // the current document, redacted
 	n      int
 	err    error
 }
@@ -78,14 +130,18 @@ func (s *scanSource) Next() bool {
 		if s.cur.Err() != nil {
 			return false
 		}
+		if s.redact != nil {
+			doc = s.redact(doc)
+		}
 		if s.filter == nil || s.filter.Match(doc) {
+			s.doc = doc
 			return true
 		}
 	}
 	return false
 }
 
-func (s *scanSource) Doc() query.Value { return s.cur.Doc() }
+func (s *scanSource) Doc() query.Value { return s.doc }
 
 func (s *scanSource) Err() error {
 	if s.err != nil {

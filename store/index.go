@@ -90,6 +90,7 @@ type Index struct {
 	coll   *Collection
 	bucket *bolt.Bucket
 	kind   IndexKind
+	state  any // the kind's parsed spec and cached state, for this transaction
 }
 
 // Collection returns the collection the index belongs to.
@@ -169,6 +170,9 @@ func (c *Collection) CreateIndex(def IndexDef) (*Index, error) {
 	}
 	ix := &Index{Def: def, coll: c, bucket: b, kind: kind}
 	if err := c.buildIndex(ix); err != nil {
+		if derr := root.DeleteBucket([]byte(def.Name)); derr != nil {
+			return nil, fmt.Errorf("%w (and removing the half-built index failed: %v)", err, derr)
+		}
 		return nil, err
 	}
 	c.meta.Indexes = append(c.meta.Indexes, def)
