@@ -288,6 +288,9 @@ func splitChunks(text string) []*chunk {
 	var out []*chunk
 	for _, p := range parts {
 		for _, piece := range packPieces(text, pieces(text, p.start, p.end)) {
+			if _, _, ok := atxHeading(piece.text); ok && !strings.Contains(piece.text, "\n") {
+				continue // a heading with nothing under it says nothing
+			}
 			piece.heading, piece.seq = p.heading, len(out)
 			out = append(out, piece)
 		}
@@ -303,8 +306,8 @@ type piece struct {
 }
 
 // pieces returns the paragraphs of text[start:end] as offset ranges,
-// splitting paragraphs over ChunkTokens into sentences and sentences over
-// it at word boundaries.
+// splitting paragraphs over ChunkTokens into sentences (or lines, for
+// tables, lists and code) and those over it at word boundaries.
 func pieces(text string, start, end int) []piece {
 	var out []piece
 	for _, para := range paragraphs(text, start, end) {
@@ -313,7 +316,11 @@ func pieces(text string, start, end int) []piece {
 			continue
 		}
 		s := para[0]
-		for _, e := range sentenceEnds(text[para[0]:para[1]]) {
+		ends := sentenceEnds(text[para[0]:para[1]])
+		if lineBlock(text[para[0]:para[1]]) {
+			ends = lineEnds(text[para[0]:para[1]])
+		}
+		for _, e := range ends {
 			out = append(out, hardSplit(text, s, para[0]+e)...)
 			s = para[0] + e
 		}
@@ -322,6 +329,34 @@ func pieces(text string, start, end int) []piece {
 		}
 	}
 	return out
+}
+
+// lineBlock reports whether a paragraph is made of lines that stand alone:
+// a table, a list, indented code. Those split at line ends, prose at
+// sentence ends.
+func lineBlock(para string) bool {
+	for _, line := range strings.Split(para, "\n") {
+		l := strings.TrimLeft(line, " ")
+		switch {
+		case strings.HasPrefix(line, "    "), strings.HasPrefix(l, "|"),
+			strings.HasPrefix(l, "- "), strings.HasPrefix(l, "* "), strings.HasPrefix(l, "+ "):
+		case len(l) > 2 && l[0] >= '0' && l[0] <= '9' && strings.Contains(l[:min(len(l), 4)], ". "):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// lineEnds returns the offsets just after each line of text.
+func lineEnds(text string) []int {
+	var out []int
+	for i := 0; i < len(text); i++ {
+		if text[i] == '\n' {
+			out = append(out, i+1)
+		}
+	}
+	return append(out, len(text))
 }
 
 // paragraphs returns the non-blank runs of lines of text[start:end].

@@ -334,3 +334,48 @@ func TestVectorScan_PathsAgree(t *testing.T) {
 }
 
 func keepAll(float64) bool { return true }
+
+// TestVectorSearch_CacheNeverStale searches through every path (int8
+// stream, matrix load, cached matrix), each time from a newly opened
+// store as the MCP server does, and checks a write is seen at once.
+func TestVectorSearch_CacheNeverStale(t *testing.T) {
+	db := storetest.MustOpen(t)
+	createIndexes(t, db, "c")
+	storetest.Insert(t, db, "c", `{"_id":1,"body":"restore from the snapshot"}`, `{"_id":2,"body":"rotate logs daily"}`)
+	path := db.Path()
+	db.Close()
+	top := func() string {
+		ro, err := store.Open(path, &store.Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ro.Close()
+		var id string
+		ro.View(func(tx *store.Tx) error {
+			c, _ := tx.Collection("c")
+			res, err := VectorSearch(context.Background(), c, "body", "zstd compression dictionaries", &SearchOptions{K: 1, MinScore: new(float64)})
+			if err != nil || len(res.Hits) == 0 {
+				t.Fatalf("search: %v %v", res, err)
+			}
+			id = res.Hits[0].ID.String()
+			return nil
+		})
+		return id
+	}
+	for i := 0; i < 3; i++ {
+		if got := top(); got == "3" {
+			t.Fatalf("search %d found a document not written yet", i)
+		}
+	}
+	w, err := store.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.Insert(t, w, "c", `{"_id":3,"body":"zstd compression dictionaries"}`)
+	w.Close()
+	for i := 0; i < 3; i++ {
+		if got := top(); got != "3" {
+			t.Fatalf("search %d after the write: top hit %s, want 3", i, got)
+		}
+	}
+}

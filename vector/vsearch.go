@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math"
+	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -268,9 +269,11 @@ type matrix struct {
 }
 
 // matrixCache keeps the last matrices loaded by read transactions, keyed
-// by the store, index and journal position, so that repeated searches in
-// one process (the MCP server) scan without reloading. Any committed
-// write moves the journal position, so an entry is never stale.
+// by the store file (its path and identity, so that a store opened anew for
+// each call, as the MCP server does, still hits), the index and the
+// journal position, so that repeated searches in one process scan without
+// reloading. Any committed write moves the journal position, and a
+// replaced file is another file, so an entry is never stale.
 var matrixCache struct {
 	sync.Mutex
 	entries []cachedMatrix // most recent last; at most maxCachedMatrices
@@ -279,7 +282,8 @@ var matrixCache struct {
 const maxCachedMatrices = 2
 
 type cachedMatrix struct {
-	db    *store.DB
+	file  os.FileInfo // the store file: a replaced file is another store
+	path  string
 	coll  string
 	index string
 	lsn   uint64
@@ -297,11 +301,15 @@ func loadMatrix(c *store.Collection, ix *store.Index, vi *vecIndex) *matrix {
 	if tx.Writable() {
 		return nil
 	}
-	key := cachedMatrix{db: tx.DB(), coll: c.Name(), index: ix.Def.Name, lsn: tx.LastLSN(), spec: string(ix.Def.Spec)}
+	fi, err := os.Stat(tx.DB().Path())
+	if err != nil {
+		return nil
+	}
+	key := cachedMatrix{file: fi, path: tx.DB().Path(), coll: c.Name(), index: ix.Def.Name, lsn: tx.LastLSN(), spec: string(ix.Def.Spec)}
 	matrixCache.Lock()
 	defer matrixCache.Unlock()
 	for i, e := range matrixCache.entries {
-		if e.db == key.db && e.coll == key.coll && e.index == key.index && e.lsn == key.lsn && e.spec == key.spec {
+		if e.path == key.path && os.SameFile(e.file, key.file) && e.coll == key.coll && e.index == key.index && e.lsn == key.lsn && e.spec == key.spec {
 			if e.m == nil {
 				e.m = readMatrix(ix.Bucket(), vi.spec.Dim)
 				matrixCache.entries[i] = e
