@@ -343,7 +343,19 @@ func TestRollback_DroppedCollectionComesBackWithItsIndexes(t *testing.T) {
 	}
 	// Rolling back the index's creation drops it, and the documents stay.
 	mustRollback(t, db, create, false)
-	if indexNames(t, db, "c") != "" || dump(t, db) != before {
+	if indexNames(t, db, "c") != "" || withoutIndexLines(dump(t, db)) != withoutIndexLines(before) {
 		t.Errorf("after undoing the index creation: indexes %q", indexNames(t, db, "c"))
 	}
+}
+
+// withoutIndexLines drops a dump's index definition lines, leaving the
+// documents (and rules).
+func withoutIndexLines(dump string) string {
+	var keep []string
+	for _, line := range strings.Split(dump, "\n") {
+		if !strings.Contains(line, `,"index":{`) {
+			keep = append(keep, line)
+		}
+	}
+	return strings.Join(keep, "\n")
 }

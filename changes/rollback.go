@@ -47,6 +47,7 @@ type changeSet struct {
 	created []string   // collections it created
 	dropped []string   // collections it dropped
 	indexes []store.Op // its index operations, in order
+	defines []store.Op // its changes of validation rules, in order
 }
 
 func newChangeSet(id string, recs []*store.Record) *changeSet {
@@ -67,6 +68,8 @@ func (cs *changeSet) add(lsn uint64, op *store.Op) {
 		cs.dropped = append(cs.dropped, op.Coll)
 	case store.OpCreateIndex, store.OpDropIndex:
 		cs.indexes = append(cs.indexes, *op)
+	case store.OpDefine:
+		cs.defines = append(cs.defines, *op)
 	default:
 		k := docKey(op.Coll, op.ID)
 		t := cs.docs[k]
@@ -223,6 +226,11 @@ func (cs *changeSet) restore(tx *store.Tx, docs []*touched, res *RollbackResult)
 			return err
 		}
 	}
+	// The rules go back first, so documents are restored under the rules
+	// they were written under.
+	if err := cs.undoDefines(tx); err != nil {
+		return err
+	}
 	for _, t := range docs {
 		if err := restoreDoc(tx, t, res); err != nil {
 			return err
@@ -262,6 +270,26 @@ func restoreDoc(tx *store.Tx, t *touched, res *RollbackResult) error {
 	}
 	res.Updated++
 	return c.Replace(t.id, t.state)
+}
+
+// undoDefines puts back the validation rules the change replaced, newest
+// first (the oldest replaced rules win).
+func (cs *changeSet) undoDefines(tx *store.Tx) error {
+	for i := len(cs.defines) - 1; i >= 0; i-- {
+		op := cs.defines[i]
+		c, err := tx.Collection(op.Coll)
+		if err != nil {
+			continue
+		}
+		rules := op.Before
+		if rules.IsMissing() {
+			rules = query.ObjectValue(nil)
+		}
+		if _, err := c.Define(rules); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // undoIndexes undoes the change's index operations, newest first.

@@ -3,10 +3,12 @@ package cli
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/store"
 )
 
 func init() { commands = append(commands, newCreateCmd) }
@@ -14,26 +16,48 @@ func init() { commands = append(commands, newCreateCmd) }
 type createOptions struct {
 	storeFlags
 	path string
+	from string
 }
 
 func newCreateCmd(e *env) *cobra.Command {
 	opts := &createOptions{}
 	cmd := &cobra.Command{
-		Use:     "create <store>",
-		Short:   "Create an empty store file",
-		Long:    `Create an empty store. It is an error if the file already exists.`,
-		Example: `  omgdb create app.omgdb`,
-		Args:    cobra.ExactArgs(1),
+		Use:   "create <store> [--from spec.json]",
+		Short: "Create an empty store file, optionally with collections, rules and indexes",
+		Long: `Create an empty store. It is an error if the file already exists.
+
+With --from, create the collections a spec declares, with their validation
+rules and indexes, and print ` + "`created store at <store> (<n> collection(s) defined)`" + `:
+{"collections":{"users":{"required":["name"],"fields":{"age":"long"},"indexes":["email"]}}}
+See ` + "`omgdb docs validation`" + `. An invalid spec creates nothing.`,
+		Example: `  omgdb create app.omgdb
+  omgdb create app.omgdb --from spec.json`,
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.path = args[0]
 			return e.runCreate(cmd.Context(), opts)
 		},
 	}
 	opts.register(cmd)
+	cmd.Flags().StringVar(&opts.from, "from", "", "a spec file declaring collections, rules and indexes (- for stdin)")
 	return cmd
 }
 
 func (e *env) runCreate(_ context.Context, opts *createOptions) error {
+	var spec query.Value
+	if opts.from != "" {
+		arg := opts.from
+		if arg != "-" {
+			arg = "@" + arg
+		}
+		var err error
+		if spec, err = e.parseArg(arg, "spec"); err != nil {
+			return err
+		}
+		if err := store.CheckSpec(spec); err != nil {
+			return err
+		}
+	}
 	db, err := e.open(opts.path, createIfNone, opts.storeFlags)
 	if err != nil {
 		return err
@@ -41,8 +65,22 @@ func (e *env) runCreate(_ context.Context, opts *createOptions) error {
 	defer db.Close()
 	if !db.Created() {
 		return query.Errorf(query.Conflict, "store %s already exists", opts.path).
-			WithHint("choose another file name, or use the existing store")
+			WithHint("choose another file name, or use the existing store (omgdb define changes its rules)")
 	}
-	_, err = fmt.Fprintf(e.stdout, "created store at %s\n", opts.path)
+	if spec.IsMissing() {
+		_, err = fmt.Fprintf(e.stdout, "created store at %s\n", opts.path)
+		return err
+	}
+	var rep *store.SpecReport
+	err = db.Update(store.Change{Kind: "create"}, func(tx *store.Tx) (err error) {
+		rep, err = tx.ApplySpec(spec)
+		return err
+	})
+	if err != nil {
+		db.Close()
+		os.Remove(opts.path)
+		return err
+	}
+	_, err = fmt.Fprintf(e.stdout, "created store at %s (%d collection(s) defined)\n", opts.path, len(rep.Collections))
 	return err
 }

@@ -33,7 +33,8 @@ func newDemoCmd(e *env) *cobra.Command {
 		Short: "Build a sample store from data shipped in the binary and tour the commands",
 		Long: `Build a store in a temporary directory from two embedded datasets (26
 programming languages, and the pages of this manual), then run a tour of
-commands against it, printing each command and its output.`,
+commands against it (queries, the journal, full-text and vector search,
+a context pack), printing each command and its output.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return e.runDemo(cmd.Context(), opts) },
 	}
@@ -45,9 +46,10 @@ commands against it, printing each command and its output.`,
 // demoStep is one command of the tour, with a sentence about it.
 type demoStep struct {
 	say  string
-	args []string // "{key}" is replaced by a value saved by an earlier step
-	in   []byte   // standard input
-	save string   // remember this key of the step's JSON output as "{key}"
+	args []string            // "{key}" is replaced by a value saved by an earlier step
+	in   []byte              // standard input
+	save string              // remember this key of the step's JSON output as "{key}"
+	show func(string) string // rewrites the output for the tour, when set
 }
 
 func (e *env) runDemo(ctx context.Context, opts *demoOptions) error {
@@ -124,6 +126,26 @@ func demoSteps(st string) []demoStep {
 			args: []string{"history", st, "--limit", "3"}},
 		{say: "Every write is in the journal, with before-images, for history and undo.",
 			args: []string{"log", st, "--since", "3"}},
+		{say: "Full-text search: a BM25 index over the manual, kept current on every write.",
+			args: []string{"create-search-index", st, "manual", "title,body", "--analyzer", "en"}},
+		{say: "Search with bleve's query syntax: phrases, +required, -excluded, prefix*, fuzzy~1.",
+			args: []string{"search", st, "manual", `"reads never create" journal`, "--k", "3", "--project", `{"title":1}`}},
+		{say: "A vector index embeds each page offline with the hashing embedder (no model download).",
+			args: []string{"create-vector-index", st, "manual", "body"}},
+		{say: "Vector search: exact cosine top-k over the embeddings; character trigrams tolerate typos.",
+			args: []string{"vsearch", st, "manual", "body", "exit code when the store is locked by another proces", "--k", "3", "--project", `{"title":1}`}},
+		{say: "Hybrid: BM25 and vector rankings fused (reciprocal rank fusion).",
+			args: []string{"vsearch", st, "manual", "body", "exit code when the store is locked by another proces", "--k", "3", "--project", `{"title":1}`, "--hybrid"}},
+		{say: "A context pack for an agent: the best chunks within a token budget, cited, omissions listed.",
+			args: []string{"context", st, "manual", "body", "what happens when the store is busy", "--budget", "300", "--hybrid"}},
+		{say: "Index a field; explain shows the planner choosing it over a collection scan.",
+			args: []string{"create-index", st, "languages", "year"}},
+		{say: "",
+			args: []string{"explain", st, "languages", `{"year":{"$gte":2010}}`}, show: explainSummary},
+		{say: "The MCP server an untrusted agent gets by default (read scope): no tool can write.",
+			args: []string{"mcp", "--list-tools"}, show: toolSummary},
+		{say: "With --scope read-write, the reviewable write tools appear (plan, apply, rollback…).",
+			args: []string{"mcp", "--list-tools", "--scope", "read-write"}, show: toolSummary},
 		{say: "What the store holds.",
 			args: []string{"inspect", st}},
 		{say: "Check pages, checksums, counts, and that the journal accounts for every document.",
@@ -141,13 +163,19 @@ func (e *env) demoRun(ctx context.Context, s demoStep, saved map[string]string) 
 		}
 		s.args[i], shown[i] = a, shellQuote(a)
 	}
-	fmt.Fprintf(e.stdout, "\n# %s\n$ omgdb %s\n", s.say, strings.Join(shown, " "))
+	if s.say != "" {
+		fmt.Fprintf(e.stdout, "\n# %s\n", s.say)
+	}
+	fmt.Fprintf(e.stdout, "$ omgdb %s\n", strings.Join(shown, " "))
 	if s.in != nil {
 		fmt.Fprintf(e.stdout, "  (%d lines on stdin)\n", bytes.Count(s.in, []byte("\n")))
 	}
 	var out bytes.Buffer
 	code := Main(s.args, bytes.NewReader(s.in), &out, &out)
 	text := out.String()
+	if s.show != nil && code == 0 {
+		text = s.show(text)
+	}
 	if s.save != "" {
 		var res map[string]any
 		json.Unmarshal(out.Bytes(), &res)
@@ -161,6 +189,48 @@ func (e *env) demoRun(ctx context.Context, s demoStep, saved map[string]string) 
 		return query.Errorf(query.IO, "demo step `omgdb %s` failed with exit code %d", s.args[0], code)
 	}
 	return ctx.Err()
+}
+
+// toolSummary prints a --list-tools catalog as one line per tool.
+func toolSummary(out string) string {
+	var cat struct {
+		Tools []struct {
+			Name, Title string
+			Meta        map[string]any `json:"_meta"`
+		}
+	}
+	if json.Unmarshal([]byte(out), &cat) != nil {
+		return out
+	}
+	var b strings.Builder
+	for _, t := range cat.Tools {
+		fmt.Fprintf(&b, "  %-16s %-10v %s\n", t.Name, t.Meta["requiredScope"], t.Title)
+	}
+	return b.String()
+}
+
+// explainSummary prints the winning plan of an explain.
+func explainSummary(out string) string {
+	var ex struct {
+		WinningPlan struct {
+			Stage      string
+			InputStage *struct {
+				Stage, IndexName string
+				IndexBounds      map[string]any
+			}
+		}
+		RejectedPlans []struct{ Stage, Reason string }
+	}
+	if json.Unmarshal([]byte(out), &ex) != nil || ex.WinningPlan.InputStage == nil {
+		return out
+	}
+	in := ex.WinningPlan.InputStage
+	bounds, _ := json.Marshal(in.IndexBounds)
+	text := fmt.Sprintf("winning plan: %s <- %s %s, bounds %s\n", ex.WinningPlan.Stage, in.Stage, in.IndexName, bounds)
+	for _, r := range ex.RejectedPlans {
+		text += fmt.Sprintf("rejected: %s (%s)\n", r.Stage, r.Reason)
+	}
+	return text
 }
 
 // manualNDJSON returns the manual's pages as documents {_id, title, body}.

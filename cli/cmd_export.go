@@ -54,7 +54,10 @@ func newDumpCmd(e *env) *cobra.Command {
 		Short: "Print the whole store as deterministic canonical NDJSON",
 		Long: `Print every collection, in name order, as a line {"collection":"<name>"}
 followed by one line {"collection":"<name>","document":{…}} per document in
-_id order. "omgdb load" reads it back; dump, load, dump is byte-identical.`,
+_id order, then {"collection":"<name>","rules":{…}} when it has validation
+rules and {"collection":"<name>","index":{"name","kind","spec"}} per index.
+"omgdb load" reads it back (rules and indexes after the documents); dump,
+load, dump is byte-identical.`,
 		Example: `  omgdb dump app.omgdb > app.ndjson`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -15,7 +15,7 @@ type findOptions struct {
 	storeFlags
 	path, coll, filter string
 	sort, project      string
-	at                 string
+	hint, at           string
 	skip, limit        int64
 	pretty             bool
 }
@@ -50,6 +50,7 @@ omgdb docs filters and omgdb docs projection-and-sort.`,
 	cmd.Flags().Int64Var(&opts.skip, "skip", 0, "skip this many matching documents")
 	cmd.Flags().Int64Var(&opts.limit, "limit", 0, "print at most this many documents (0: all)")
 	cmd.Flags().BoolVar(&opts.pretty, "pretty", false, "indent the JSON")
+	cmd.Flags().StringVar(&opts.hint, "hint", "", "use this index (a name from `omgdb indexes`, _id_, or $natural for a collection scan)")
 	registerAt(cmd, &opts.at)
 	return cmd
 }
@@ -67,7 +68,7 @@ func (e *env) compileFilter(arg string) (*query.Filter, error) {
 
 // compileFind compiles the parts of a find.
 func (e *env) compileFind(opts *findOptions) (store.Query, error) {
-	q := store.Query{Skip: opts.skip, Limit: opts.limit}
+	q := store.Query{Skip: opts.skip, Limit: opts.limit, Hint: opts.hint}
 	var err error
 	if q.Filter, err = e.compileFilter(opts.filter); err != nil {
 		return q, err
@@ -123,6 +124,7 @@ func (e *env) runFind(ctx context.Context, opts *findOptions) error {
 type countOptions struct {
 	storeFlags
 	path, coll, filter, at string
+	hint                   string
 }
 
 func newCountCmd(e *env) *cobra.Command {
@@ -142,6 +144,7 @@ func newCountCmd(e *env) *cobra.Command {
 		ValidArgsFunction: completeStoreArgs,
 	}
 	opts.register(cmd)
+	cmd.Flags().StringVar(&opts.hint, "hint", "", "use this index (a name from `omgdb indexes`, _id_, or $natural for a collection scan)")
 	registerAt(cmd, &opts.at)
 	return cmd
 }
@@ -158,6 +161,9 @@ func (e *env) runCount(ctx context.Context, opts *countOptions) error {
 	defer db.Close()
 	return db.View(func(tx *store.Tx) error {
 		n, err := countIn(ctx, tx, opts.coll, opts.at, filter)
+		if opts.hint != "" && opts.at == "" {
+			n, err = hintedCount(ctx, tx, opts.coll, filter, opts.hint)
+		}
 		if err != nil {
 			return err
 		}
@@ -165,4 +171,13 @@ func (e *env) runCount(ctx context.Context, opts *countOptions) error {
 		defer out.flush()
 		return out.doc(query.LongValue(n))
 	})
+}
+
+// hintedCount counts with an index (or $natural) named by --hint.
+func hintedCount(ctx context.Context, tx *store.Tx, coll string, filter *query.Filter, hint string) (int64, error) {
+	c, err := tx.Collection(coll)
+	if err != nil {
+		return 0, err
+	}
+	return c.CountQuery(ctx, store.Query{Filter: filter, Hint: hint})
 }

@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+
+	"github.com/omgdb/omgdb/store"
 )
 
 func init() { commands = append(commands, newInspectCmd) }
@@ -24,7 +27,9 @@ func newInspectCmd(e *env) *cobra.Command {
 		Short: "Describe a store: collections, counts, sizes, journal",
 		Long: `Print the store's collections with their document counts and sizes, the
 file size and the journal position. --json prints
-{"path","format","store_id","created","size_bytes","last_lsn","collections":[{"name","documents","data_bytes","created"}]}.`,
+{"path","format","store_id","created","size_bytes","last_lsn","collections":[{"name","documents","data_bytes","created","indexes","rules"}]},
+where indexes are as ` + "`omgdb indexes`" + ` prints them and rules are the validation
+rules, when defined.`,
 		Example: `  omgdb inspect app.omgdb
   omgdb inspect app.omgdb --json`,
 		Args: cobra.ExactArgs(1),
@@ -59,11 +64,27 @@ func (e *env) runInspect(_ context.Context, opts *inspectOptions) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "\ncollection\tdocuments\tdata")
+	fmt.Fprintln(tw, "\ncollection\tdocuments\tdata\tindexes\trules")
 	for _, c := range info.Collections {
-		fmt.Fprintf(tw, "%s\t%d\t%s\n", c.Name, c.Documents, humanBytes(c.DataBytes))
+		rules := "-"
+		if len(c.Rules) > 0 {
+			rules = "yes"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", c.Name, c.Documents, humanBytes(c.DataBytes), indexNames(c.Indexes), rules)
 	}
 	return tw.Flush()
+}
+
+// indexNames lists index names with their sizes, or "-".
+func indexNames(infos []store.IndexInfo) string {
+	if len(infos) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(infos))
+	for i, ix := range infos {
+		parts[i] = fmt.Sprintf("%s (%s)", ix.Name, humanBytes(ix.SizeBytes))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func humanBytes(n int64) string {

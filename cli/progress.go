@@ -67,3 +67,10 @@ func repeat(c byte, n int) string {
 	}
 	return string(b)
 }
+
+// setTotal sets the total once it is known.
+func (p *progress) setTotal(n int64) {
+	if p != nil {
+		p.total = n
+	}
+}

@@ -26,15 +26,19 @@ type Collection struct {
 	appendOnly bool
 	lastKey    []byte   // the greatest key while appendOnly; nil until known
 	indexes    []*Index // opened indexes, for maintenance; nil until needed
+	// buildProgress is called by index builds; see SetBuildProgress.
+	buildProgress func(done, total int64)
+	rules         *Rules // compiled from meta.Rules; nil when there are none
 }
 
 // collMeta is the collection's metadata record. It is stored sealed (with
 // a checksum, like documents) and carries the collection's name, so that a
 // damaged bucket name reads as an error rather than as another collection.
 type collMeta struct {
-	Name    string     `json:"name,omitempty"`
-	Created string     `json:"created"`
-	Indexes []IndexDef `json:"indexes,omitempty"`
+	Name    string          `json:"name,omitempty"`
+	Created string          `json:"created"`
+	Indexes []IndexDef      `json:"indexes,omitempty"`
+	Rules   json.RawMessage `json:"rules,omitempty"` // validation rules, canonical JSON
 }
 
 func (m collMeta) encode() []byte {
@@ -90,6 +94,9 @@ func (tx *Tx) open(name string, b *bolt.Bucket) (*Collection, error) {
 				WithHint("run `omgdb verify`; `omgdb salvage` copies what is readable")
 		}
 	}
+	if err := c.compileRules(); err != nil {
+		return nil, err
+	}
 	if raw := b.Get(keyCount); raw != nil {
 		if c.count, err = decodeCount(raw); err != nil {
 			return nil, wrap(query.IO, ErrCorrupt, "collection %q in %s: %v", name, tx.db.path, err).
@@ -103,10 +110,16 @@ func (tx *Tx) open(name string, b *bolt.Bucket) (*Collection, error) {
 // Name returns the collection's name.
 func (c *Collection) Name() string { return c.name }
 
+// Tx returns the transaction the collection was opened in.
+func (c *Collection) Tx() *Tx { return c.tx }
+
 // Count returns the number of documents, in O(1).
 func (c *Collection) Count() int64 { return c.count }
 
 func (c *Collection) flush() error {
+	if err := c.flushIndexes(); err != nil {
+		return err
+	}
 	if c.appendOnly {
 		c.docs.FillPercent = 1.0
 	}
@@ -171,11 +184,14 @@ func (c *Collection) insert(val []byte, id, doc query.Value) error {
 		e.Hint = "each document needs a unique _id; omit _id to have one generated"
 		return e
 	}
-	if len(c.meta.Indexes) > 0 && doc.IsMissing() {
+	if (len(c.meta.Indexes) > 0 || c.rules != nil) && doc.IsMissing() {
 		var err error
 		if doc, err = query.Parse(val[headerSize:]); err != nil {
 			return err
 		}
+	}
+	if err := c.rules.Check(c.name, doc); err != nil {
+		return err
 	}
 	if err := c.maintain(query.Value{}, doc); err != nil {
 		return err
@@ -257,6 +273,9 @@ func (c *Collection) Replace(id query.Value, doc query.Value) error {
 	}
 	val, err := encodeDoc(doc)
 	if err != nil {
+		return err
+	}
+	if err := c.rules.Check(c.name, doc); err != nil {
 		return err
 	}
 	before, err := c.beforeValue(old)

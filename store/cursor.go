@@ -1,8 +1,6 @@
 package store
 
 import (
-	"bytes"
-
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/omgdb/omgdb/query"
@@ -16,7 +14,6 @@ import (
 // It implements query.Source.
 type Cursor struct {
 	c       *bolt.Cursor
-	only    []byte // when set, the cursor visits at most the document under this key
 	started bool
 	key     []byte // the current key, valid until Next
 	raw     []byte // the current stored value, valid until Next
@@ -31,18 +28,12 @@ func (cur *Cursor) Next() bool {
 		return false
 	}
 	var k, v []byte
-	switch {
-	case cur.only != nil && !cur.started:
-		if k, v = cur.c.Seek(cur.only); !bytes.Equal(k, cur.only) {
-			k = nil
-		}
-	case cur.only != nil:
-	case !cur.started:
+	if !cur.started {
 		k, v = cur.c.First()
-	default:
+		cur.started = true
+	} else {
 		k, v = cur.c.Next()
 	}
-	cur.started = true
 	if k == nil {
 		cur.c = nil
 		return false

@@ -32,5 +32,24 @@
 // order-preserving key of _id, a "meta" record and a "count"), and
 // "journal" (records keyed by big-endian log sequence number).
 // Documents are stored as one header byte followed by canonical JSON,
-// zstd-compressed when large.
+// zstd-compressed when large. A collection's bucket also holds "idx", one
+// nested bucket per index.
+//
+// # Indexes and the planner
+//
+// An IndexKind keeps an index in step with the documents inside every
+// write transaction; the "btree" kind (btree.go) is the secondary index:
+// compound, dotted, multikey, descending, sparse and unique keys, each
+// entry the field keys followed by the _id key. Find, CountQuery and
+// Aggregate go through the planner (planner.go): it turns the filter's
+// conditions into key ranges per index (bounds.go, conds.go), counts the
+// entries in bounds to cost each candidate against a collection scan, and
+// runs the cheapest (ixscan.go), always re-checking the whole filter, so an
+// index changes only the speed of a query, never its result or order.
+// Explain, Diagnose and SuggestIndexes describe plans and results.
+//
+// # Validation
+//
+// A collection may have rules (rules.go) that every inserted or replaced
+// document must follow; Define changes them and journals the change.
 package store

@@ -9,9 +9,12 @@ import (
 )
 
 // Dump writes the whole store as deterministic canonical NDJSON: for each
-// collection in name order, a line {"collection":"<name>"} and then one
-// line {"collection":"<name>","document":{…}} per document in _id order.
-// Load reads it back; dump, load, dump gives the same bytes.
+// collection in name order, a line {"collection":"<name>"}, one line
+// {"collection":"<name>","document":{…}} per document in _id order, then
+// {"collection":"<name>","rules":{…}} when it has validation rules and one
+// {"collection":"<name>","index":{"name","kind","spec"}} per index, by
+// name. Load reads it back, applying rules and building indexes after the
+// documents; dump, load, dump gives the same bytes.
 func (db *DB) Dump(ctx context.Context, w io.Writer) error {
 	bw := bufio.NewWriterSize(w, 256<<10)
 	err := db.View(func(tx *Tx) error {
@@ -52,7 +55,26 @@ func dumpCollection(ctx context.Context, tx *Tx, name string, w *bufio.Writer) e
 			return err
 		}
 	}
-	return cur.Err()
+	if err := cur.Err(); err != nil {
+		return err
+	}
+	return dumpDefinitions(c, w)
+}
+
+// dumpDefinitions writes a collection's rules and index definitions.
+func dumpDefinitions(c *Collection, w *bufio.Writer) error {
+	name := query.StringValue(c.name)
+	if c.rules != nil {
+		w.Write(query.JSON(query.ObjectValue([]query.Field{{Key: "collection", Value: name}, {Key: "rules", Value: c.rules.Spec()}})))
+		w.WriteByte('\n')
+	}
+	for _, def := range c.Indexes() {
+		w.Write(query.JSON(query.ObjectValue([]query.Field{{Key: "collection", Value: name}, {Key: "index", Value: def.value()}})))
+		if err := w.WriteByte('\n'); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Export writes one collection as canonical NDJSON in _id order.
@@ -127,11 +149,27 @@ func loadLine(tx *Tx, line []byte, sum *LoadSummary) error {
 		return err
 	}
 	name, doc := v.Get("collection"), v.Get("document")
-	if v.Kind() != query.Object || name.Kind() != query.String || (!doc.IsMissing() && v.Len() != 2) || (doc.IsMissing() && v.Len() != 1) {
+	rules, index := v.Get("rules"), v.Get("index")
+	if v.Kind() != query.Object || name.Kind() != query.String || v.Len() > 2 {
+		return query.Errorf(query.Invalid, "not a dump line")
+	}
+	if v.Len() == 2 && doc.IsMissing() && rules.IsMissing() && index.IsMissing() {
 		return query.Errorf(query.Invalid, "not a dump line")
 	}
 	c, err := tx.CreateCollection(name.Str())
 	if err != nil {
+		return err
+	}
+	switch {
+	case !rules.IsMissing():
+		_, err := c.Define(rules)
+		return err
+	case !index.IsMissing():
+		def, err := indexDefFromValue(index)
+		if err != nil {
+			return query.Errorf(query.Invalid, "%v", err)
+		}
+		_, err = c.CreateIndex(*def)
 		return err
 	}
 	if doc.IsMissing() {

@@ -41,6 +41,21 @@ func TestDumpLoadDump_Property(t *testing.T) {
 				t.Fatalf("round %d: %v", round, err)
 			}
 		}
+		if round%2 == 1 {
+			// Rules and indexes travel too; they are applied after the
+			// documents, which need not follow the rules.
+			err := src.Update(store.Change{}, func(tx *store.Tx) error {
+				c, _ := tx.Collection("a")
+				if _, err := c.Define(query.MustParse(`{"required":["zz"],"fields":{"aa":"long"}}`)); err != nil {
+					return err
+				}
+				_, err := c.CreateIndex(store.BTreeIndex("", store.BTreeSpec{Fields: []store.IndexField{{Path: "_id", Desc: true}}}))
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
 		var d1, d2 bytes.Buffer
 		if err := src.Dump(context.Background(), &d1); err != nil {
 			t.Fatal(err)

@@ -33,3 +33,11 @@ func wrap(kind query.ErrorKind, sentinel error, format string, args ...any) *que
 	e.Err = sentinel
 	return e
 }
+
+// ErrDuplicateKey is wrapped when a write would give two documents the same
+// key in a unique index.
+var ErrDuplicateKey = errors.New("store: duplicate key in unique index")
+
+// ErrRuleViolation is wrapped when a document breaks its collection's
+// validation rules.
+var ErrRuleViolation = errors.New("store: document breaks the collection's rules")

@@ -22,18 +22,52 @@ type Query struct {
 	// MaxSortBytes bounds what an in-memory sort without a limit may hold;
 	// 0 means DefaultMaxSortBytes.
 	MaxSortBytes int64
+	// Hint names the index to use, or "$natural" for a collection scan;
+	// "" lets the planner choose.
+	Hint string
+	// Redact, when set, rewrites each document as it is read, before the
+	// filter, sort and projection see it: the MCP server removes redacted
+	// fields with it, so that no query can test their values. A redacting
+	// query always scans the collection: index bounds, index order and
+	// covered counts would all reveal the values it hides.
+	Redact func(query.Value) query.Value
+	// fields, when set, limits what a collection scan decodes of each
+	// document it returns (Collection.Aggregate sets it from
+	// Pipeline.Fields).
+	fields *query.FieldSet
 }
 
 func (q *Query) sorted() bool { return q.Sort != nil && len(q.Sort.Keys()) > 0 }
 
-// Find returns a stream of the documents matching q.
+// Find returns a stream of the documents matching q. The planner chooses
+// between a collection scan and an index (see planner.go); either way the
+// results are the same, in the same order: by the sort, then _id, or by
+// _id when there is no sort.
 func (c *Collection) Find(ctx context.Context, q Query) query.Source {
-	cur := c.Scan()
-	if id, ok := idEquality(q.Filter); ok {
-		cur.only = query.AppendKey(nil, id)
+	ch, err := c.planQuery(q, false)
+	if err != nil {
+		return &sliceSource{err: err}
 	}
-	var src query.Source = &scanSource{ctx: ctx, cur: cur, filter: q.Filter}
-	if q.sorted() {
+	return c.execute(ctx, q, ch.plan)
+}
+
+// execute runs a plan.
+func (c *Collection) execute(ctx context.Context, q Query, p *Plan) query.Source {
+	return c.wrap(q, p, c.baseSource(ctx, q, p))
+}
+
+// baseSource reads what a plan reads: the matching documents, in index or
+// _id order, before any sort, paging or projection.
+func (c *Collection) baseSource(ctx context.Context, q Query, p *Plan) query.Source {
+	if p.Stage == "IXSCAN" {
+		return c.indexSource(ctx, p, q.Filter, q.sorted())
+	}
+	return &scanSource{ctx: ctx, cur: c.Scan(), filter: q.Filter, redact: q.Redact, fields: q.fields}
+}
+
+// wrap adds the sort, paging and projection stages to a base source.
+func (c *Collection) wrap(q Query, p *Plan, src query.Source) query.Source {
+	if q.sorted() && p.sortGroup == 0 {
 		src = sortSource(src, q)
 	} else {
 		src = &pageSource{src: src, skip: q.Skip, limit: q.Limit}
@@ -44,34 +78,34 @@ func (c *Collection) Find(ctx context.Context, q Query) query.Source {
 	return src
 }
 
-// idEquality returns the value a filter requires _id to equal, if it has a
-// top-level {"_id": v} or {"_id": {"$eq": v}}: then the only candidate is
-// the document stored under v's key (equal values share a key, and _id is
-// never an array). The whole filter is still matched on it.
-func idEquality(f *query.Filter) (query.Value, bool) {
-	if f == nil {
-		return query.Value{}, false
-	}
-	for _, p := range f.Predicates() {
-		if p.Path == "_id" && p.Op == "$eq" && p.Operand.Kind() != query.Array {
-			return p.Operand, true
-		}
-	}
-	return query.Value{}, false
-}
-
 // CountMatching counts the documents matching filter (all of them, in
 // O(1), when filter is nil).
 func (c *Collection) CountMatching(ctx context.Context, filter *query.Filter) (int64, error) {
 	if filter == nil {
 		return c.Count(), nil
 	}
-	if _, byID := idEquality(filter); !byID {
-		if n, ok, err := c.countParallel(ctx, filter); ok {
+	return c.CountQuery(ctx, Query{Filter: filter})
+}
+
+// CountQuery counts the documents matching q.Filter, ignoring its sort,
+// projection and paging, and honouring its Hint. When an index covers the
+// filter it counts index entries without reading a document.
+func (c *Collection) CountQuery(ctx context.Context, q Query) (int64, error) {
+	q = Query{Filter: q.Filter, Hint: q.Hint, Redact: q.Redact}
+	ch, err := c.planQuery(q, true)
+	if err != nil {
+		return 0, err
+	}
+	if ch.plan.covered {
+		n, _, err := ch.plan.countCovered(ctx)
+		return n, err
+	}
+	if ch.plan.Stage == "COLLSCAN" && q.Redact == nil && q.Filter != nil {
+		if n, ok, err := c.countParallel(ctx, q.Filter); ok {
 			return n, err
 		}
 	}
-	src := c.Find(ctx, Query{Filter: filter})
+	src := c.execute(ctx, q, ch.plan)
 	defer src.Close()
 	var n int64
 	for src.Next() {
@@ -81,13 +115,19 @@ func (c *Collection) CountMatching(ctx context.Context, filter *query.Filter) (i
 }
 
 // scanSource streams the documents of a cursor that match a filter.
+// Without redaction it matches on the stored JSON (Filter.MatchJSON),
+// decoding only what the filter reads, and decodes a document (only the
+// fields, when set) when Doc asks for it.
 type scanSource struct {
-	ctx    context.Context
-	cur    *Cursor
-	filter *query.Filter
-	fields *query.FieldSet // when set, Doc decodes only these fields
-	n      int
-	err    error
+	ctx     context.Context
+	cur     *Cursor
+	filter  *query.Filter
+	redact  func(query.Value) query.Value
+	fields  *query.FieldSet // when set, Doc decodes only these fields
+	doc     query.Value     // the current document, redacted, once decoded
+	decoded bool
+	n       int
+	err     error
 }
 
 func (s *scanSource) Next() bool {
@@ -100,11 +140,24 @@ func (s *scanSource) Next() bool {
 				return false
 			}
 		}
+		if s.redact != nil {
+			// The filter must not see redacted values: decode, redact,
+			// then match.
+			doc := s.cur.Doc()
+			if s.cur.Err() != nil {
+				return false
+			}
+			doc = s.redact(doc)
+			if s.filter == nil || s.filter.Match(doc) {
+				s.doc, s.decoded = doc, true
+				return true
+			}
+			continue
+		}
+		s.decoded = false
 		if s.filter == nil {
 			return true
 		}
-		// Match on the stored JSON, decoding only what the filter reads;
-		// Doc decodes the whole document when the caller asks for it.
 		js, err := s.cur.JSON()
 		if err != nil {
 			return false
@@ -122,18 +175,21 @@ func (s *scanSource) Next() bool {
 }
 
 func (s *scanSource) Doc() query.Value {
+	if s.decoded {
+		return s.doc
+	}
+	s.decoded = true
 	if s.fields == nil {
-		return s.cur.Doc()
+		s.doc = s.cur.Doc()
+		return s.doc
 	}
-	js, err := s.cur.JSON()
-	if err != nil {
-		return query.Value{}
+	s.doc = query.Value{}
+	if js, err := s.cur.JSON(); err == nil {
+		if s.doc, err = query.ParseFields(js, s.fields); err != nil {
+			s.err = corruptValue(err.Error())
+		}
 	}
-	doc, err := query.ParseFields(js, s.fields)
-	if err != nil {
-		s.err = corruptValue(err.Error())
-	}
-	return doc
+	return s.doc
 }
 
 func (s *scanSource) Err() error {

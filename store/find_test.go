@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/omgdb/omgdb/internal/storetest"
@@ -83,6 +84,73 @@ func TestFind_SortMemoryLimit(t *testing.T) {
 	}
 }
 
+// TestFind_RedactBeforeEverything: a Redact hook runs before the filter,
+// the sort and the projection, so none of them can see what it removes.
+func TestFind_RedactBeforeEverything(t *testing.T) {
+	db := storetest.MustOpen(t)
+	storetest.Insert(t, db, "c", `{"_id":1,"s":"b","k":1}`, `{"_id":2,"s":"a","k":2}`, `{"_id":3,"k":3}`)
+	noS := func(v query.Value) query.Value { return v.Without("s") }
+	for _, tc := range []struct {
+		q    store.Query
+		want string
+	}{
+		{store.Query{Redact: noS}, `{"_id":1,"k":1} {"_id":2,"k":2} {"_id":3,"k":3}`},
+		{store.Query{Redact: noS, Filter: mustFilter(t, `{"s":"a"}`)}, ``},
+		{store.Query{Redact: noS, Filter: mustFilter(t, `{"s":{"$exists":false}}`)}, `{"_id":1,"k":1} {"_id":2,"k":2} {"_id":3,"k":3}`},
+		{store.Query{Redact: noS, Sort: mustSort(t, `{"s":1,"_id":-1}`)}, `{"_id":3,"k":3} {"_id":2,"k":2} {"_id":1,"k":1}`},
+		{store.Query{Redact: noS, Projection: mustProjection(t, `{"s":1}`)}, `{"_id":1} {"_id":2} {"_id":3}`},
+	} {
+		if got := strings.Join(findAll(t, db, tc.q), " "); got != tc.want {
+			t.Errorf("got %s, want %s", got, tc.want)
+		}
+	}
+}
+
+func mustSort(t *testing.T, s string) *query.Sort {
+	so, err := query.CompileSort(query.MustParse(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return so
+}
+
+func mustProjection(t *testing.T, s string) *query.Projection {
+	p, err := query.CompileProjection(query.MustParse(s))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestFind_RedactingQueryNeverUsesAnIndex: with Redact set, a filter on a
+// redacted field must not be answered from an index (bounds, order or a
+// covered count would reveal the hidden values).
+func TestFind_RedactingQueryNeverUsesAnIndex(t *testing.T) {
+	db := storetest.MustOpen(t)
+	storetest.Insert(t, db, "c", `{"_id":1,"ssn":"111"}`, `{"_id":2,"ssn":"222"}`)
+	err := db.Update(store.Change{}, func(tx *store.Tx) error {
+		c, _ := tx.Collection("c")
+		_, err := c.CreateIndex(store.BTreeIndex("", store.BTreeSpec{Fields: []store.IndexField{{Path: "ssn"}}}))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	redact := func(v query.Value) query.Value { return v.Without("ssn") }
+	db.View(func(tx *store.Tx) error {
+		c, _ := tx.Collection("c")
+		n, err := c.CountQuery(context.Background(), store.Query{Filter: mustFilter(t, `{"ssn":"111"}`), Redact: redact})
+		if err != nil || n != 0 {
+			t.Errorf("redacted count = %d, %v; want 0 (the value is hidden)", n, err)
+		}
+		got := findAll(t, db, store.Query{Sort: mustSort(t, `{"ssn":-1}`), Redact: redact})
+		if len(got) != 2 || got[0] != `{"_id":1}` {
+			t.Errorf("sort on a redacted field must not follow its hidden order: %v", got)
+		}
+		return nil
+	})
+}
+
 // TestFind_IDEqualityEqualsScan: a filter on _id equality reads one
 // document by key, and must return what a full scan returns (long and
 // double share a key; the rest of the filter still applies).
@@ -148,5 +216,19 @@ func TestCollection_CountMatching_Parallel(t *testing.T) {
 		if err != nil || got != int64(want) {
 			t.Errorf("count %s = %d, %v; a scan finds %d", spec, got, err, want)
 		}
+	}
+	// A redacting count never reads the stored bytes: it cannot see "a".
+	noA := func(v query.Value) query.Value { return v.Without("a") }
+	var n int64
+	err := db.View(func(tx *store.Tx) error {
+		c, err := tx.Collection("c")
+		if err != nil {
+			return err
+		}
+		n, err = c.CountQuery(context.Background(), store.Query{Filter: mustFilter(t, `{"a":3}`), Redact: noA})
+		return err
+	})
+	if err != nil || n != 0 {
+		t.Errorf("redacted count of {\"a\":3} = %d, %v; want 0", n, err)
 	}
 }

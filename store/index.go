@@ -48,6 +48,16 @@ type IndexChecker interface {
 	Check(ix *Index) []string
 }
 
+// IndexFlusher is an optional interface of an IndexKind that buffers the
+// changes of a transaction (in Index.State) and writes them at once. Flush
+// is called before the transaction commits and before the collection's
+// set of indexes changes. bbolt splits pages only at commit, so many
+// random inserts into one bucket in one transaction cost quadratic time,
+// while inserts in key order append.
+type IndexFlusher interface {
+	Flush(ix *Index) error
+}
+
 var (
 	kindsMu sync.RWMutex
 	kinds   = map[string]IndexKind{}
@@ -73,10 +83,14 @@ func indexKind(name string) (IndexKind, bool) {
 
 // Index is an index of a collection, within one transaction.
 type Index struct {
-	Def    IndexDef
+	Def IndexDef
+	// State is the kind's own state for the transaction, such as changes
+	// an IndexFlusher has not written yet; nil when the index is opened.
+	State  any
 	coll   *Collection
 	bucket *bolt.Bucket
 	kind   IndexKind
+	state  any // the kind's parsed spec and cached state, for this transaction
 }
 
 // Collection returns the collection the index belongs to.
@@ -156,9 +170,15 @@ func (c *Collection) CreateIndex(def IndexDef) (*Index, error) {
 	}
 	ix := &Index{Def: def, coll: c, bucket: b, kind: kind}
 	if err := c.buildIndex(ix); err != nil {
+		if derr := root.DeleteBucket([]byte(def.Name)); derr != nil {
+			return nil, fmt.Errorf("%w (and removing the half-built index failed: %v)", err, derr)
+		}
 		return nil, err
 	}
 	c.meta.Indexes = append(c.meta.Indexes, def)
+	if err := c.flushIndexes(); err != nil {
+		return nil, err
+	}
 	c.indexes = nil
 	if err := c.saveMeta(); err != nil {
 		return nil, err
@@ -192,6 +212,9 @@ func (c *Collection) DropIndex(name string) error {
 	}
 	ix, err := c.Index(name)
 	if err != nil {
+		return err
+	}
+	if err := c.flushIndexes(); err != nil {
 		return err
 	}
 	if err := c.bucket.Bucket(bucketIndexes).DeleteBucket([]byte(name)); err != nil {
@@ -238,6 +261,18 @@ func (c *Collection) maintain(before, after query.Value) error {
 				}
 			}
 			return err
+		}
+	}
+	return nil
+}
+
+// flushIndexes has every opened index that buffers changes write them.
+func (c *Collection) flushIndexes() error {
+	for _, ix := range c.indexes {
+		if f, ok := ix.kind.(IndexFlusher); ok {
+			if err := f.Flush(ix); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"encoding/json"
 	"time"
 )
 
@@ -17,10 +18,12 @@ type Info struct {
 
 // CollectionInfo describes one collection.
 type CollectionInfo struct {
-	Name      string `json:"name"`
-	Documents int64  `json:"documents"`
-	DataBytes int64  `json:"data_bytes"` // bytes of B+tree pages in use for its documents
-	Created   string `json:"created"`
+	Name      string          `json:"name"`
+	Documents int64           `json:"documents"`
+	DataBytes int64           `json:"data_bytes"` // bytes of B+tree pages in use for its documents
+	Created   string          `json:"created"`
+	Indexes   []IndexInfo     `json:"indexes"`
+	Rules     json.RawMessage `json:"rules,omitempty"` // validation rules, when defined
 }
 
 // Info returns a description of the store.
@@ -38,7 +41,13 @@ func (db *DB) Info() (*Info, error) {
 				return err
 			}
 			st := c.docs.Stats()
+			indexes, err := c.IndexInfos()
+			if err != nil {
+				return err
+			}
 			info.Collections = append(info.Collections, CollectionInfo{
+				Indexes:   indexes,
+				Rules:     c.meta.Rules,
 				Name:      name,
 				Documents: c.Count(),
 				DataBytes: int64(st.LeafInuse + st.BranchInuse + st.InlineBucketInuse),

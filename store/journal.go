@@ -18,6 +18,7 @@ const (
 	OpDropCollection   = "drop_collection"
 	OpCreateIndex      = "create_index"
 	OpDropIndex        = "drop_index"
+	OpDefine           = "define" // new validation rules (Rules) replacing Before
 )
 
 // Op is one operation of a journal record. An insert carries the new
@@ -29,6 +30,7 @@ type Op struct {
 	ID     query.Value // missing for collection and index operations
 	Before query.Value // update and delete only
 	Index  *IndexDef   // create_index and drop_index only
+	Rules  query.Value // define only: the new rules, missing when cleared
 	// beforeJSON, when set, is the canonical JSON of the before-image,
 	// written to the journal as it is (Before is then missing): a write
 	// need not parse the document it replaces.
@@ -60,6 +62,9 @@ func (r *Record) Value() query.Value {
 		}
 		if op.Index != nil {
 			f = append(f, query.Field{Key: "index", Value: op.Index.value()})
+		}
+		if !op.Rules.IsMissing() {
+			f = append(f, query.Field{Key: "rules", Value: op.Rules})
 		}
 		ops[i] = query.ObjectValue(f)
 	}
@@ -102,6 +107,8 @@ func recordFromValue(v query.Value) (*Record, error) {
 				return nil, fmt.Errorf("%s without id or before-image", op.Op)
 			}
 		case OpCreateCollection, OpDropCollection:
+		case OpDefine:
+			op.Rules = o.Get("rules")
 		case OpCreateIndex, OpDropIndex:
 			def, err := indexDefFromValue(o.Get("index"))
 			if err != nil {

@@ -46,6 +46,9 @@ func appendOp(dst []byte, op *Op) []byte {
 	if op.Index != nil {
 		dst = query.AppendJSON(append(dst, `,"index":`...), op.Index.value())
 	}
+	if !op.Rules.IsMissing() {
+		dst = query.AppendJSON(append(dst, `,"rules":`...), op.Rules)
+	}
 	return append(dst, '}')
 }
 

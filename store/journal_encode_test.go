@@ -20,6 +20,7 @@ func TestAppendRecord_EqualsValue(t *testing.T) {
 				{Op: OpDelete, Coll: "u", ID: query.ObjectIDValue(query.NewOID()), Before: query.MustParse(`{"_id":1}`)},
 				{Op: OpCreateIndex, Coll: "u", Index: &IndexDef{Name: "a_1", Kind: "btree", Spec: []byte(`{"a":1}`)}},
 				{Op: OpCreateCollection, Coll: "v"},
+				{Op: OpDefine, Coll: "v", Before: query.MustParse(`{"required":["a"]}`), Rules: query.MustParse(`{"required":["a","b"]}`)},
 			}},
 	}
 	// A before-image given as its canonical JSON is written as it is.

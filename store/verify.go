@@ -199,7 +199,7 @@ func verifyJournal(ctx context.Context, tx *Tx, r *VerifyReport) error {
 
 func undoCheck(rec *Record, op Op, exists func(string, []byte) bool, present map[string]bool, r *VerifyReport) {
 	switch op.Op {
-	case OpCreateCollection, OpDropCollection, OpCreateIndex, OpDropIndex:
+	case OpCreateCollection, OpDropCollection, OpCreateIndex, OpDropIndex, OpDefine:
 		return
 	}
 	key := query.AppendKey(nil, op.ID)

@@ -71,3 +71,17 @@ func Insert(t testing.TB, db *store.DB, coll string, docs ...string) []query.Val
 	}
 	return ids
 }
+
+// Create creates a store file at path holding the given documents (JSON)
+// in each collection, and closes it.
+func Create(t testing.TB, path string, colls map[string][]string) {
+	t.Helper()
+	db, err := store.Open(path, &store.Options{Create: true, NoSync: true})
+	if err != nil {
+		t.Fatalf("create %s: %v", path, err)
+	}
+	defer db.Close()
+	for name, docs := range colls {
+		Insert(t, db, name, docs...)
+	}
+}

@@ -1,0 +1,85 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/store"
+)
+
+func init() { commands = append(commands, newExplainCmd) }
+
+type explainOptions struct {
+	findOptions
+	count, execute bool
+}
+
+func newExplainCmd(e *env) *cobra.Command {
+	opts := &explainOptions{}
+	cmd := &cobra.Command{
+		Use:   "explain <store> <collection> <filter> [--sort S]",
+		Short: "Print the plan a find (or count) would use, as JSON",
+		Long: `Print how omgdb would run a find with this filter, sort and page (or a
+count, with --count): the winning plan as a tree of stages (COLLSCAN, or FETCH
+over IXSCAN with the index name and bounds, SORT in memory, SKIP, LIMIT; COUNT
+over COUNT_SCAN when the index alone answers a count), whether the sort comes
+from the index or from memory, the index entries estimated in bounds, and the
+other plans considered with why they lost. --execute runs the plan and adds
+executionStats: documents returned, index keys and documents examined, time.
+The shape is described in ` + "`omgdb docs explain`" + `.`,
+		Example: `  omgdb explain app.omgdb users '{"age":{"$gte":30}}' --sort '{"name":1}'
+  omgdb explain app.omgdb users '{"email":"ada@x"}' --execute --pretty
+  omgdb explain app.omgdb users '{"age":30}' --count`,
+		Args: cobra.RangeArgs(2, 3),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.path, opts.coll, opts.filter = args[0], args[1], "{}"
+			if len(args) == 3 {
+				opts.filter = args[2]
+			}
+			if opts.skip < 0 || opts.limit < 0 {
+				return usage("--skip and --limit must not be negative")
+			}
+			return e.runExplain(cmd.Context(), opts)
+		},
+		ValidArgsFunction: completeStoreArgs,
+	}
+	opts.register(cmd)
+	f := cmd.Flags()
+	f.StringVar(&opts.sort, "sort", "", `sort specification, e.g. '{"age":-1,"name":1}'`)
+	f.Int64Var(&opts.skip, "skip", 0, "skip this many matching documents")
+	f.Int64Var(&opts.limit, "limit", 0, "return at most this many documents (0: all)")
+	f.StringVar(&opts.hint, "hint", "", "explain the plan of this index (or $natural)")
+	f.BoolVar(&opts.count, "count", false, "explain a count rather than a find")
+	f.BoolVar(&opts.execute, "execute", false, "run the plan and report what it read")
+	f.BoolVar(&opts.pretty, "pretty", false, "indent the JSON")
+	return cmd
+}
+
+func (e *env) runExplain(ctx context.Context, opts *explainOptions) error {
+	q, err := e.compileFind(&opts.findOptions)
+	if err != nil {
+		return err
+	}
+	db, err := e.open(opts.path, readOnly, opts.storeFlags)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	var plan query.Value
+	err = db.View(func(tx *store.Tx) error {
+		c, err := tx.Collection(opts.coll)
+		if err != nil {
+			return err
+		}
+		plan, err = c.Explain(ctx, q, &store.ExplainOptions{Count: opts.count, Execute: opts.execute})
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	out := e.output(opts.pretty)
+	defer out.flush()
+	return out.doc(plan)
+}

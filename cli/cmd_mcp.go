@@ -1,0 +1,112 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/omgdb/omgdb/mcpserver"
+)
+
+func init() { commands = append(commands, newMCPCmd) }
+
+type mcpOptions struct {
+	scope, store, root, toolsFile, audit      string
+	collections, denyCollections, redact      []string
+	tools, denyTools, allowOrigins            []string
+	onlyCanned, listTools                     bool
+	maxDocs, maxBytes, maxString, concurrency int
+	timeout, lockTimeout                      time.Duration
+	httpAddr, token                           string
+	insecureLoopback, allowRemote             bool
+}
+
+func newMCPCmd(e *env) *cobra.Command {
+	opts := &mcpOptions{}
+	cmd := &cobra.Command{
+		Use:   "mcp [flags]",
+		Short: "Serve stores to AI agents over MCP (stdio, or HTTP with --http)",
+		Long: `Run an MCP server for coding agents: newline-delimited JSON-RPC on standard
+input and output, or Streamable HTTP with --http. The scope decides what an
+agent can do: read (the default), read-write or dangerous. Paths are confined
+to --root (default: the working directory), or pinned to one store with
+--store. See ` + "`omgdb docs mcp`" + ` for client configurations, every tool, and the
+result and error shapes.`,
+		Example: `  omgdb mcp --root ./data
+  omgdb mcp --store app.omgdb --scope read-write --audit mcp-audit.jsonl
+  omgdb mcp --store app.omgdb --redact users.ssn,users.email --deny-collections secrets
+  OMGDB_MCP_TOKEN=s3cret omgdb mcp --http 127.0.0.1:8765 --store app.omgdb
+  omgdb mcp --scope read-write --list-tools`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return e.runMCP(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.scope, "scope", "read", "what the agent may do: read (ro), read-write (rw, write) or dangerous (all)")
+	f.StringVar(&opts.store, "store", "", "serve only this store file; `path` arguments become optional")
+	f.StringVar(&opts.root, "root", ".", "directory that store paths are confined to")
+	f.StringSliceVar(&opts.collections, "collections", nil, "collections (names or globs) the agent may see; default all")
+	f.StringSliceVar(&opts.denyCollections, "deny-collections", nil, "collections (names or globs) hidden from the agent")
+	f.StringSliceVar(&opts.redact, "redact", nil, "fields removed from every document read, as coll.field[.sub] (* for any collection)")
+	f.StringSliceVar(&opts.tools, "tools", nil, "tools (names or globs) to offer; default all within the scope")
+	f.StringSliceVar(&opts.denyTools, "deny-tools", nil, "tools (names or globs) never offered")
+	f.StringVar(&opts.toolsFile, "tools-file", "", "JSON file of canned, parameterised tools")
+	f.BoolVar(&opts.onlyCanned, "only-canned", false, "offer only the canned tools of --tools-file")
+	f.IntVar(&opts.maxDocs, "max-docs", mcpserver.DefaultMaxDocs, "most documents in one result")
+	f.IntVar(&opts.maxBytes, "max-bytes", mcpserver.DefaultMaxBytes, "most bytes of documents in one result")
+	f.IntVar(&opts.maxString, "max-string", mcpserver.DefaultMaxString, "longest string in a result, in characters; longer ones are cut")
+	f.DurationVar(&opts.timeout, "timeout", mcpserver.DefaultTimeout, "time limit of one call")
+	f.DurationVar(&opts.lockTimeout, "lock-timeout", mcpserver.DefaultLockTimeout, "how long to wait for another process's lock on a store")
+	f.IntVar(&opts.concurrency, "concurrency", mcpserver.DefaultConcurrency, "calls that run at once")
+	f.StringVar(&opts.audit, "audit", "", "append one JSON line per tool call to this file")
+	f.BoolVar(&opts.listTools, "list-tools", false, "print the tools an agent would see, as JSON, and exit")
+	f.StringVar(&opts.httpAddr, "http", "", "serve Streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio")
+	f.StringVar(&opts.token, "token", "", "bearer token HTTP clients must send (default $OMGDB_MCP_TOKEN)")
+	f.BoolVar(&opts.insecureLoopback, "insecure-loopback", false, "allow --http without a token, on a loopback address only")
+	f.BoolVar(&opts.allowRemote, "allow-remote", false, "allow --http on a non-loopback address")
+	f.StringSliceVar(&opts.allowOrigins, "allow-origin", nil, "browser origins allowed over HTTP besides loopback ones")
+	return cmd
+}
+
+func (e *env) runMCP(ctx context.Context, opts *mcpOptions) error {
+	scope, err := mcpserver.ParseScope(opts.scope)
+	if err != nil {
+		return err
+	}
+	token := opts.token
+	if token == "" {
+		token = os.Getenv("OMGDB_MCP_TOKEN")
+	}
+	srv, err := mcpserver.New(mcpserver.Config{
+		Scope: scope, Store: opts.store, Root: opts.root,
+		Collections: opts.collections, DenyCollections: opts.denyCollections, Redact: opts.redact,
+		Tools: opts.tools, DenyTools: opts.denyTools, ToolsFile: opts.toolsFile, OnlyCanned: opts.onlyCanned,
+		MaxDocs: opts.maxDocs, MaxBytes: opts.maxBytes, MaxString: opts.maxString,
+		Timeout: opts.timeout, LockTimeout: opts.lockTimeout, Concurrency: opts.concurrency,
+		Audit: opts.audit, Version: Version,
+		Logger: slog.New(slog.NewTextHandler(e.stderr, nil)),
+		HTTP: mcpserver.HTTPConfig{Addr: opts.httpAddr, Token: token, InsecureLoopback: opts.insecureLoopback,
+			AllowRemote: opts.allowRemote, AllowedOrigins: opts.allowOrigins},
+	})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	switch {
+	case opts.listTools:
+		return srv.ListTools(e.stdout)
+	case opts.httpAddr != "":
+		err = srv.ListenAndServe(ctx)
+	default:
+		err = srv.Serve(ctx, e.stdin, e.stdout)
+	}
+	if errors.Is(err, context.Canceled) {
+		return nil // interrupted: a normal way to stop a server
+	}
+	return err
+}

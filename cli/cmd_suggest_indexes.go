@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/omgdb/omgdb/store"
+)
+
+func init() { commands = append(commands, newSuggestIndexesCmd) }
+
+type suggestOptions struct {
+	findOptions
+}
+
+func newSuggestIndexesCmd(e *env) *cobra.Command {
+	opts := &suggestOptions{}
+	cmd := &cobra.Command{
+		Use:   "suggest-indexes <store> <collection> <filter> [--sort S]",
+		Short: "Propose the indexes that would speed up a query, with the command to create each",
+		Long: `Read a filter and sort and propose B-tree indexes for them, each with the
+command that creates it, the documents the query would read with it (counted
+from the collection) against what it reads today, whether the sort would
+still be done in memory, and the reason for the order of its fields: ESR,
+fields compared for equality first (the most selective first), then the
+sort's fields in its directions, then fields compared by range. An index that
+already serves the query is named. Prints JSON
+{"collection","filter","sort","documents","current":{"plan","docs_examined","sort_in_memory"},
+"suggestions":[{"key","command","docs_examined","sort_in_memory","gain","reason","existing"}],"notes"}.`,
+		Example: `  omgdb suggest-indexes app.omgdb users '{"city":"Paris","age":{"$gte":30}}' --sort '{"name":1}' --pretty`,
+		Args:    cobra.ExactArgs(3),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.path, opts.coll, opts.filter = args[0], args[1], args[2]
+			return e.runSuggestIndexes(cmd.Context(), opts)
+		},
+		ValidArgsFunction: completeStoreArgs,
+	}
+	opts.register(cmd)
+	cmd.Flags().StringVar(&opts.sort, "sort", "", `sort specification, e.g. '{"age":-1,"name":1}'`)
+	cmd.Flags().BoolVar(&opts.pretty, "pretty", false, "indent the JSON")
+	return cmd
+}
+
+func (e *env) runSuggestIndexes(ctx context.Context, opts *suggestOptions) error {
+	q, err := e.compileFind(&opts.findOptions)
+	if err != nil {
+		return err
+	}
+	db, err := e.open(opts.path, readOnly, opts.storeFlags)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	var s *store.Suggestions
+	err = db.View(func(tx *store.Tx) error {
+		c, err := tx.Collection(opts.coll)
+		if err != nil {
+			return err
+		}
+		s, err = c.SuggestIndexes(ctx, q)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	out := e.output(opts.pretty)
+	defer out.flush()
+	return out.json(marshalJSON(s))
+}

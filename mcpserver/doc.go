@@ -1,0 +1,49 @@
+// Package mcpserver is omgdb's MCP server: the Model Context Protocol over
+// newline-delimited JSON-RPC 2.0 (Serve, on any io.Reader and io.Writer)
+// and over Streamable HTTP (ServeHTTP, ListenAndServe), written for coding
+// agents that must not be trusted. It never touches os.Stdin or
+// os.Stdout, never exits the process, and logs only through
+// Config.Logger.
+//
+// # Model
+//
+// A Server holds one Config: a scope, where stores may be found (a pinned
+// store or a root directory), the operator's policy, and caps. Each
+// connection is a session (one per stdio stream, one per HTTP session id)
+// with its negotiated protocol version and its calls in flight. A
+// tools/call is admitted, its arguments parsed and checked against the
+// tool's parameters, and run with a deadline, at most
+// Config.Concurrency at a time; it opens the store it names, does its
+// work in one transaction, and closes the store: no lock is held between
+// calls.
+//
+// # Guarantees
+//
+// Scope is enforced three times: tools/list lists only the tools within
+// it; tools/call refuses any other tool before reading its arguments or
+// touching a file; and a read tool, or any tool of a read-scope server,
+// opens the store read-only, so the engine refuses to write whatever the
+// tool's code does. Paths are confined to the root (see paths.go for the
+// exact steps and the remaining window where /proc is missing). Redacted
+// fields are removed where documents are read, before filters see them.
+// Results are capped and say which cap fired; document data in text
+// content is fenced with a per-result random nonce; every failure is a
+// result with a stable code; with an audit log, every call is recorded
+// and fsynced before it is answered, and a broken log stops the server
+// from serving tools. A panic in a tool becomes an INTERNAL error.
+//
+// # Caveats
+//
+// Calls stop at their deadline cooperatively: scans check their context
+// every 1024 documents, and waiting for a store's lock is bounded by
+// Config.LockTimeout instead. Cursors are offsets into the results, so a
+// collection that changes between pages may repeat or skip documents.
+//
+// # Adding a tool
+//
+// Write a constructor returning a *tool (name, title, description,
+// scope, parameters, output schema, annotations, Run) in a
+// tool_<name>.go file and list it in builtins (catalog.go). Scope and
+// policy checks, argument validation, caps, fencing, the error envelope
+// and the audit log come from the server.
+package mcpserver

@@ -1,0 +1,264 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/omgdb/omgdb/query"
+)
+
+// HTTPConfig configures the Streamable HTTP transport.
+type HTTPConfig struct {
+	Addr             string   // host:port to listen on
+	Token            string   // bearer token every request must carry
+	InsecureLoopback bool     // allow no token, on a loopback address only
+	AllowRemote      bool     // allow listening on a non-loopback address
+	AllowedOrigins   []string // browser origins allowed besides loopback ones, e.g. https://app.example
+}
+
+// Limits of the HTTP transport.
+const (
+	maxSessions = 100
+	sessionIdle = time.Hour // an unused session is dropped after this
+)
+
+// httpState is the server's HTTP sessions.
+type httpState struct {
+	mu       sync.Mutex // guards sessions
+	sessions map[string]*httpSession
+}
+
+type httpSession struct {
+	sess     *session
+	lastUsed time.Time
+}
+
+// ListenAndServe serves MCP over Streamable HTTP on cfg.HTTP.Addr until
+// ctx is done. It refuses to start without a token (unless on loopback
+// with InsecureLoopback) and on a non-loopback address without
+// AllowRemote. It logs the URL it listens on.
+func (s *Server) ListenAndServe(ctx context.Context) error {
+	hc := s.cfg.HTTP
+	host, _, err := net.SplitHostPort(hc.Addr)
+	if err != nil {
+		return query.Errorf(query.Usage, "--http %s: %v", hc.Addr, err).WithHint("give host:port, e.g. 127.0.0.1:8765")
+	}
+	loopback := isLoopbackHost(host)
+	switch {
+	case !loopback && !hc.AllowRemote:
+		return query.Errorf(query.Usage, "--http %s is not a loopback address: it would expose the store to the network", hc.Addr).
+			WithHint("listen on 127.0.0.1, or pass --allow-remote if you mean it")
+	case hc.Token == "" && !(loopback && hc.InsecureLoopback):
+		return query.Errorf(query.Usage, "--http needs a bearer token: set --token or OMGDB_MCP_TOKEN").
+			WithHint("on a loopback address only, --insecure-loopback serves without one")
+	}
+	ln, err := net.Listen("tcp", hc.Addr)
+	if err != nil {
+		return query.Errorf(query.IO, "--http %s: %v", hc.Addr, err)
+	}
+	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 5 * time.Minute}
+	stop := context.AfterFunc(ctx, func() {
+		sctx, cancel := context.WithTimeout(context.Background(), s.cfg.Timeout)
+		defer cancel()
+		srv.Shutdown(sctx)
+	})
+	defer stop()
+	s.cfg.Logger.Info("listening", "url", "http://"+ln.Addr().String()+"/mcp")
+	if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func isLoopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+// ServeHTTP serves the Streamable HTTP transport at /mcp: POST a JSON-RPC
+// message and get its answer as JSON (202 with no body for notifications),
+// DELETE to end a session. Sessions begin with initialize, whose answer
+// carries Mcp-Session-Id; later requests must send it back. GET is 405:
+// the server never sends messages of its own.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/mcp" {
+		http.Error(w, "not found: the MCP endpoint is /mcp", http.StatusNotFound)
+		return
+	}
+	if code, msg := s.checkHTTP(r); code != 0 {
+		if code == http.StatusUnauthorized {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="omgdb"`)
+		}
+		http.Error(w, msg, code)
+		return
+	}
+	switch r.Method {
+	case http.MethodPost:
+		s.post(w, r)
+	case http.MethodDelete:
+		if hs := s.httpSession(r.Header.Get("Mcp-Session-Id"), false); hs != nil {
+			hs.sess.cancelAll()
+			s.httpState.mu.Lock()
+			delete(s.httpState.sessions, r.Header.Get("Mcp-Session-Id"))
+			s.httpState.mu.Unlock()
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		http.Error(w, "unknown session", http.StatusNotFound)
+	default:
+		w.Header().Set("Allow", "POST, DELETE")
+		http.Error(w, "method not allowed: POST JSON-RPC messages to /mcp", http.StatusMethodNotAllowed)
+	}
+}
+
+// checkHTTP applies the transport's guards: the Host and Origin headers
+// (against DNS rebinding), the bearer token, the protocol version header.
+func (s *Server) checkHTTP(r *http.Request) (int, string) {
+	hc := s.cfg.HTTP
+	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	onLoopback := local != nil && isLoopbackAddr(local)
+	if host := hostOnly(r.Host); onLoopback && !isLoopbackHost(host) {
+		return http.StatusForbidden, "forbidden: Host " + r.Host + " is not a loopback name"
+	}
+	if o := r.Header.Get("Origin"); o != "" && !s.originAllowed(o) {
+		return http.StatusForbidden, "forbidden: Origin " + o + " is not allowed"
+	}
+	if hc.Token != "" {
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok || subtle.ConstantTimeCompare([]byte(got), []byte(hc.Token)) != 1 {
+			return http.StatusUnauthorized, "unauthorized: send Authorization: Bearer <token>"
+		}
+	} else if !(hc.InsecureLoopback && onLoopback) {
+		return http.StatusUnauthorized, "unauthorized: this server has no token and is not on loopback"
+	}
+	if v := r.Header.Get("MCP-Protocol-Version"); v != "" && !slices.Contains(SupportedVersions, v) {
+		return http.StatusBadRequest, "bad request: unsupported MCP-Protocol-Version " + v
+	}
+	return 0, ""
+}
+
+func isLoopbackAddr(a net.Addr) bool {
+	if ta, ok := a.(*net.TCPAddr); ok {
+		return ta.IP.IsLoopback()
+	}
+	host, _, _ := net.SplitHostPort(a.String())
+	return isLoopbackHost(host)
+}
+
+func hostOnly(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return hostport
+}
+
+func (s *Server) originAllowed(origin string) bool {
+	if slices.Contains(s.cfg.HTTP.AllowedOrigins, origin) {
+		return true
+	}
+	u, err := url.Parse(origin)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && isLoopbackHost(u.Hostname())
+}
+
+func (s *Server) post(w http.ResponseWriter, r *http.Request) {
+	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
+		http.Error(w, "unsupported media type: send application/json", http.StatusUnsupportedMediaType)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxLineBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			http.Error(w, "request too large: messages are limited to 4 MiB", http.StatusRequestEntityTooLarge)
+			return
+		}
+		http.Error(w, "cannot read the request body", http.StatusBadRequest)
+		return
+	}
+	id := r.Header.Get("Mcp-Session-Id")
+	var hs *httpSession
+	if isInitialize(body) {
+		if hs, id = s.newHTTPSession(); hs == nil {
+			http.Error(w, "too many sessions; end one (DELETE /mcp) or retry later", http.StatusServiceUnavailable)
+			return
+		}
+	} else if id == "" && isDiscover(body) {
+		hs = &httpSession{sess: s.newSession("http")} // discovery needs no session
+	} else if id == "" {
+		http.Error(w, "bad request: missing Mcp-Session-Id (initialize first)", http.StatusBadRequest)
+		return
+	} else if hs = s.httpSession(id, true); hs == nil {
+		http.Error(w, "unknown or expired session: initialize again", http.StatusNotFound)
+		return
+	}
+	var answer []byte
+	hs.sess.handleLine(r.Context(), body, false, func(b []byte) { answer = b }, false)
+	if id != "" {
+		w.Header().Set("Mcp-Session-Id", id)
+	}
+	if answer == nil {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(answer)
+}
+
+// isInitialize reports whether a body is an initialize request.
+func isInitialize(body []byte) bool { return isRequest(body, "initialize") }
+
+// isDiscover reports whether a body is a server/discover request.
+func isDiscover(body []byte) bool { return isRequest(body, "server/discover") }
+
+func isRequest(body []byte, method string) bool {
+	req, _, e := parseMessage(bytes.TrimSpace(body))
+	return e == nil && req != nil && req.method == method && !req.notification()
+}
+
+func (s *Server) newHTTPSession() (*httpSession, string) {
+	st := s.httpState
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	now := s.cfg.Now()
+	for id, hs := range st.sessions {
+		if now.Sub(hs.lastUsed) > sessionIdle {
+			hs.sess.cancelAll()
+			delete(st.sessions, id)
+		}
+	}
+	if len(st.sessions) >= maxSessions {
+		return nil, ""
+	}
+	b := make([]byte, 16)
+	rand.Read(b)
+	id := hex.EncodeToString(b)
+	hs := &httpSession{sess: s.newSession("http"), lastUsed: now}
+	st.sessions[id] = hs
+	return hs, id
+}
+
+func (s *Server) httpSession(id string, touch bool) *httpSession {
+	st := s.httpState
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	hs := st.sessions[id]
+	if hs != nil && touch {
+		hs.lastUsed = s.cfg.Now()
+	}
+	return hs
+}

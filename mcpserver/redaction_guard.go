@@ -1,0 +1,56 @@
+package mcpserver
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/store"
+)
+
+// The retrieval engine (vector/) and diagnose read documents with
+// store.Collection.Find or Scan, without the server's redaction. The
+// helpers here keep redacted values out of what they see and return.
+
+// overlapsRedacted reports whether a dotted field path is, is inside, or
+// contains a redacted field of the collection (searching `profile` would
+// read `profile.ssn`).
+func (p *policy) overlapsRedacted(coll, field string) bool {
+	path := strings.Split(field, ".")
+	for _, r := range p.redactions(coll) {
+		n := min(len(path), len(r))
+		if slices.Equal(path[:n], r[:n]) {
+			return true
+		}
+	}
+	return false
+}
+
+// deniedRedactedField is the refusal to search or index a redacted field.
+func deniedRedactedField(coll, field, what string) *toolError {
+	return errorf(CodePolicyDenied, "field `%s` of `%s` is redacted by this server's policy: it cannot be %s", truncate(field, 120), truncate(coll, 120), what).
+		withHint("use a field that is not redacted; describe lists the collection's fields").
+		withNext("describe").withContext("collection", truncate(coll, 120), "field", truncate(field, 120))
+}
+
+// engineFilter compiles a filter for an engine call that reads documents
+// unredacted. Without redaction it is the filter itself. With redaction,
+// the filter runs on the redacted documents here, and the engine gets
+// {_id: {$in: [the matching _ids]}}, so it cannot test a redacted value.
+func (c *call) engineFilter(ctx context.Context, col *store.Collection, spec query.Value) (*query.Filter, error) {
+	f, err := compileFilter(spec)
+	if err != nil || f == nil || c.redactor(col.Name()) == nil {
+		return f, err
+	}
+	src := c.scan(ctx, col, store.Query{Filter: f})
+	defer src.Close()
+	var ids []query.Value
+	for src.Next() {
+		ids = append(ids, src.Doc().Get("_id"))
+	}
+	if err := src.Err(); err != nil {
+		return nil, err
+	}
+	return query.CompileFilter(obj("_id", obj("$in", arr(ids...))))
+}

@@ -1,0 +1,177 @@
+package mcpserver
+
+import (
+	"context"
+	"net/url"
+	"strings"
+
+	"github.com/omgdb/omgdb/docs"
+	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/store"
+)
+
+// Resources:
+//
+//	omgdb://<store>/collections          the store's collections and counts
+//	omgdb://<store>/<collection>/schema  a collection's inferred fields (no sample document)
+//	omgdb://docs/<topic>                 a page of the manual
+//
+// <store> is the store's path as a tool's `path` argument gives it (the
+// pinned store's path with --store). Store resources are read like a
+// read-scope tool call: same path rules, collection policy, redaction,
+// limits and audit.
+
+const codeResourceNotFound = -32002 // MCP: resource not found
+
+func (ss *session) listResources(_ context.Context, p params) (query.Value, *rpcError) {
+	if c, _ := p.str("cursor", false); c != "" {
+		return query.Value{}, rpcErrorf(codeInvalidParams, "invalid params: unknown cursor (resources/list has one page)")
+	}
+	s := ss.srv
+	var list []query.Value
+	stores := []string{s.cfg.Store}
+	if s.cfg.Store == "" {
+		stores = s.storesUnderRoot(20)
+	}
+	for _, st := range stores {
+		list = append(list, obj("uri", storeURI(st)+"/collections", "name", st+" collections",
+			"description", "Collections of "+st+" with their document counts.", "mimeType", "application/json"))
+	}
+	for _, t := range docs.Topics() {
+		list = append(list, obj("uri", "omgdb://docs/"+t, "name", t, "title", docs.Title(t), "mimeType", "text/markdown"))
+	}
+	return obj("resources", arr(list...)), nil
+}
+
+func (ss *session) listResourceTemplates(context.Context, params) (query.Value, *rpcError) {
+	return obj("resourceTemplates", arr(
+		obj("uriTemplate", "omgdb://{store}/collections", "name", "collections",
+			"description", "Collections of a store (its path, as tools take it) with document counts.", "mimeType", "application/json"),
+		obj("uriTemplate", "omgdb://{store}/{collection}/schema", "name", "schema",
+			"description", "Inferred fields of a collection: dotted paths, types, presence.", "mimeType", "application/json"),
+		obj("uriTemplate", "omgdb://docs/{topic}", "name", "manual",
+			"description", "A page of the omgdb manual (resources/list names the topics).", "mimeType", "text/markdown"),
+	)), nil
+}
+
+func storeURI(path string) string {
+	parts := strings.Split(path, "/")
+	for i, p := range parts {
+		parts[i] = url.PathEscape(p)
+	}
+	return "omgdb://" + strings.Join(parts, "/")
+}
+
+func (ss *session) readResource(ctx context.Context, p params) (query.Value, *rpcError) {
+	uri, e := p.str("uri", true)
+	if e != nil {
+		return query.Value{}, e
+	}
+	rest, ok := strings.CutPrefix(uri, "omgdb://")
+	if !ok {
+		return query.Value{}, resourceNotFound(uri)
+	}
+	if topic, ok := strings.CutPrefix(rest, "docs/"); ok && !strings.Contains(topic, "/") {
+		text, ok := docs.Read(topic)
+		if !ok {
+			return query.Value{}, resourceNotFound(uri)
+		}
+		return contents(uri, "text/markdown", text), nil
+	}
+	var storePath, coll string
+	switch {
+	case strings.HasSuffix(rest, "/collections"):
+		storePath = strings.TrimSuffix(rest, "/collections")
+	case strings.HasSuffix(rest, "/schema"):
+		i := strings.LastIndex(strings.TrimSuffix(rest, "/schema"), "/")
+		if i < 0 {
+			return query.Value{}, resourceNotFound(uri)
+		}
+		storePath, coll = rest[:i], strings.TrimSuffix(rest[i+1:], "/schema")
+	default:
+		return query.Value{}, resourceNotFound(uri)
+	}
+	return ss.readStoreResource(ctx, uri, storePath, coll)
+}
+
+func resourceNotFound(uri string) *rpcError {
+	return &rpcError{code: codeResourceNotFound, msg: "resource not found: " + truncate(uri, 200),
+		data: obj("uri", truncate(uri, 200), "hint", "resources/list and resources/templates/list show the resources")}
+}
+
+func contents(uri, mime, text string) query.Value {
+	return obj("contents", arr(obj("uri", uri, "mimeType", mime, "text", text)))
+}
+
+// readStoreResource reads a store resource as a read-scope call.
+func (ss *session) readStoreResource(ctx context.Context, uri, storePath, coll string) (query.Value, *rpcError) {
+	storePath, err1 := url.PathUnescape(storePath)
+	coll, err2 := url.PathUnescape(coll)
+	if err1 != nil || err2 != nil {
+		return query.Value{}, resourceNotFound(uri)
+	}
+	s := ss.srv
+	t := &tool{Name: "resources/read", Scope: ScopeRead, Run: func(ctx context.Context, c *call) (*output, error) {
+		return c.storeResource(ctx, coll)
+	}}
+	c := &call{srv: s, sess: ss, tool: t, args: obj("path", storePath)}
+	if s.cfg.Store != "" {
+		c.args = obj()
+		if !s.isPinned(storePath) {
+			c.args = obj("path", storePath)
+		}
+	}
+	start := s.cfg.Now()
+	out, err := ss.run(ctx, c)
+	var te *toolError
+	if err != nil {
+		te = asToolError(err, t.Name, s.cfg.Timeout.String())
+	}
+	if aerr := s.record(ss, t.Name, obj("uri", uri), nil, out, te, start); aerr != nil {
+		te = aerr
+	}
+	if te != nil {
+		code := codeInvalidParams
+		if te.code == CodeNotFound {
+			code = codeResourceNotFound
+		}
+		return query.Value{}, &rpcError{code: code, msg: te.text(), data: obj("code", te.code, "uri", truncate(uri, 200))}
+	}
+	return contents(uri, "application/json", string(query.AppendJSON(nil, out.data))), nil
+}
+
+// storeResource is the work of a store resource: the collections, or one
+// collection's schema.
+func (c *call) storeResource(ctx context.Context, coll string) (*output, error) {
+	db, err := c.openStore(false)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	var data query.Value
+	err = db.View(func(tx *store.Tx) error {
+		if coll == "" {
+			var list []query.Value
+			for _, name := range c.srv.policy.collections(tx) {
+				col, err := tx.Collection(name)
+				if err != nil {
+					return err
+				}
+				list = append(list, obj("name", name, "count", col.Count()))
+			}
+			data = obj("store", c.storePath(), "collections", list)
+			return nil
+		}
+		col, err := c.collection(tx, coll)
+		if err != nil {
+			return err
+		}
+		info, err := c.describeCollection(ctx, col, 100)
+		data = obj("store", c.storePath()).With("collection", info.Without("sample"))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return newOutput(data), nil
+}

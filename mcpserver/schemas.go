@@ -1,0 +1,52 @@
+package mcpserver
+
+import (
+	"strings"
+
+	"github.com/omgdb/omgdb/query"
+)
+
+// Parameters shared by the data tools. Descriptions are short: every
+// word is paid for on each tools/list.
+
+func (s *Server) pathParam() param {
+	if s.cfg.Store != "" {
+		return param{Name: "path", Type: "string", Description: "Optional: this server serves only " + s.cfg.Store + "."}
+	}
+	return param{Name: "path", Type: "string", Required: true, Description: "Store file under the server root."}
+}
+
+var (
+	collectionParam = param{Name: "collection", Type: "string", Required: true, Description: "Collection name."}
+	filterParam     = param{Name: "filter", Type: "object", Description: "MongoDB filter; omit to match all."}
+	limitParam      = param{Name: "limit", Type: "integer", Description: "Max documents.",
+		Min: i64(1), Max: i64(MaxLimit), Default: query.LongValue(100)}
+	skipParam   = param{Name: "skip", Type: "integer", Min: i64(0), Description: "Matches to skip."}
+	cursorParam = param{Name: "cursor", Type: "string", Description: "Next page of a capped result."}
+)
+
+// example returns an example argument object as JSON, with path unless
+// the store is pinned.
+func (s *Server) example(kv ...any) string {
+	if s.cfg.Store == "" {
+		kv = append([]any{"path", "app.omgdb"}, kv...)
+	}
+	return string(query.AppendJSON(nil, obj(kv...)))
+}
+
+// outputSchema returns an object schema whose properties describe a
+// success; it also admits the error envelope ({code, message, …}),
+// because some clients validate isError results against outputSchema too.
+func outputSchema(required []string, props ...any) query.Value {
+	return obj("type", "object", "properties", obj(props...),
+		"anyOf", arr(obj("required", required), obj("required", []string{"code", "message"})))
+}
+
+// Schemas of output properties.
+func tInt() query.Value                  { return obj("type", "integer") }
+func tStr() query.Value                  { return obj("type", "string") }
+func tBool() query.Value                 { return obj("type", "boolean") }
+func tObj() query.Value                  { return obj("type", "object") }
+func tArr(items query.Value) query.Value { return obj("type", "array", "items", items) }
+
+func sentence(parts ...string) string { return strings.Join(parts, " ") }

@@ -1,0 +1,281 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+	"sync"
+
+	"github.com/omgdb/omgdb/query"
+)
+
+// session is one client connection: a stdio stream or an HTTP session.
+type session struct {
+	srv       *Server
+	transport string // "stdio" or "http"
+
+	mu       sync.Mutex // guards the fields below
+	version  string     // negotiated protocol version; "" before initialize
+	client   string     // clientInfo.name from initialize
+	inflight map[string]*inflight
+
+	wg sync.WaitGroup // calls in flight
+}
+
+// inflight is a call that runs in its own goroutine.
+type inflight struct {
+	cancel    context.CancelFunc
+	cancelled bool // by notifications/cancelled: its answer is dropped
+}
+
+func (s *Server) newSession(transport string) *session {
+	return &session{srv: s, transport: transport, inflight: map[string]*inflight{}}
+}
+
+func (ss *session) clientName() string {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.client == "" {
+		return "unknown"
+	}
+	return ss.client
+}
+
+func (ss *session) protocolVersion() string {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.version
+}
+
+// wait waits for the calls in flight.
+func (ss *session) wait() { ss.wg.Wait() }
+
+func (ss *session) cancelAll() {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	for _, f := range ss.inflight {
+		f.cancelled = true
+		f.cancel()
+	}
+}
+
+// handleLine handles one input line (or HTTP body). reply is called with
+// each answer; notifications and blank lines get none. With async, calls
+// that may take long (tools/call, resources/read) and batches run in
+// their own goroutine and reply from it; without, handleLine returns
+// after every reply.
+func (ss *session) handleLine(ctx context.Context, line []byte, tooLong bool, reply func([]byte), async bool) {
+	if tooLong {
+		reply(errorMessage(nil, rpcErrorf(codeInvalidRequest,
+			"invalid request: message is over the %d-byte (4 MiB) line limit; it was discarded", MaxLineBytes)))
+		return
+	}
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return
+	}
+	if e := checkUTF8(line); e != nil {
+		reply(errorMessage(nil, e))
+		return
+	}
+	if line[0] == '[' {
+		ss.handleBatch(ctx, line, reply, async)
+		return
+	}
+	req, id, e := parseMessage(line)
+	switch {
+	case e != nil:
+		reply(errorMessage(id, e))
+	case req == nil: // a response from the client: nothing asked, nothing to do
+	case req.notification():
+		ss.notify(req)
+	case req.method == "tools/call" || req.method == "resources/read":
+		ss.start(ctx, req, reply, async)
+	default:
+		reply(ss.answer(ctx, req))
+	}
+}
+
+// handleBatch handles a JSON-RPC batch, which only protocol version
+// 2025-03-26 has. Its messages run one after the other, and the answers
+// go back together in one array.
+func (ss *session) handleBatch(ctx context.Context, line []byte, reply func([]byte), async bool) {
+	var elems []json.RawMessage
+	if err := json.Unmarshal(line, &elems); err != nil {
+		reply(errorMessage(nil, parseError(err)))
+		return
+	}
+	if v := ss.protocolVersion(); v != "2025-03-26" {
+		if v == "" {
+			v = "none was negotiated yet"
+		} else {
+			v = "this session speaks " + v
+		}
+		reply(errorMessage(nil, rpcErrorf(codeInvalidRequest,
+			"invalid request: JSON-RPC batches exist only in protocol version 2025-03-26; %s", v)))
+		return
+	}
+	if len(elems) == 0 {
+		reply(errorMessage(nil, rpcErrorf(codeInvalidRequest, "invalid request: empty batch")))
+		return
+	}
+	run := func() {
+		var answers [][]byte
+		collect := func(b []byte) { answers = append(answers, b) }
+		for _, raw := range elems {
+			if req, _, _ := parseMessage(raw); req != nil && req.method == "initialize" {
+				collect(errorMessage(req.id, rpcErrorf(codeInvalidRequest, "invalid request: initialize must not be part of a batch")))
+				continue
+			}
+			if len(bytes.TrimSpace(raw)) > 0 && bytes.TrimSpace(raw)[0] == '[' {
+				collect(errorMessage(nil, rpcErrorf(codeInvalidRequest, "invalid request: batches do not nest")))
+				continue
+			}
+			ss.handleLine(ctx, raw, false, collect, false)
+		}
+		if len(answers) > 0 {
+			reply(append(append([]byte{'['}, bytes.Join(answers, []byte{','})...), ']'))
+		}
+	}
+	if !async {
+		run()
+		return
+	}
+	ss.wg.Add(1)
+	go func() {
+		defer ss.wg.Done()
+		run()
+	}()
+}
+
+// start runs a call registered under its id, so that
+// notifications/cancelled can stop it; with async, in its own goroutine.
+func (ss *session) start(ctx context.Context, req *request, reply func([]byte), async bool) {
+	key := string(req.id)
+	ss.mu.Lock()
+	if _, dup := ss.inflight[key]; dup {
+		ss.mu.Unlock()
+		reply(errorMessage(req.id, rpcErrorf(codeInvalidRequest, "invalid request: id %s is already used by a call in flight", truncate(key, 40))))
+		return
+	}
+	if len(ss.inflight) >= maxQueued {
+		ss.mu.Unlock()
+		reply(errorMessage(req.id, &rpcError{code: codeServerBusy,
+			msg:  fmt.Sprintf("server busy: %d calls in flight; wait for answers before sending more", maxQueued),
+			data: obj("retryable", true)}))
+		return
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	f := &inflight{cancel: cancel}
+	ss.inflight[key] = f
+	ss.wg.Add(1)
+	ss.mu.Unlock()
+	run := func() {
+		defer ss.wg.Done()
+		defer cancel()
+		msg := ss.answer(cctx, req)
+		ss.mu.Lock()
+		delete(ss.inflight, key)
+		dropped := f.cancelled
+		ss.mu.Unlock()
+		if !dropped {
+			reply(msg)
+		}
+	}
+	if async {
+		go run()
+	} else {
+		run()
+	}
+}
+
+// notify handles a notification. Unknown notifications are ignored, as
+// JSON-RPC requires.
+func (ss *session) notify(req *request) {
+	if req.method != "notifications/cancelled" {
+		return
+	}
+	p, e := parseParams(req.params)
+	if e != nil || p["requestId"] == nil {
+		return
+	}
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if f := ss.inflight[string(p["requestId"])]; f != nil {
+		f.cancelled = true
+		f.cancel()
+	}
+}
+
+// answer runs a request and returns the encoded response. A panic becomes
+// an internal error, never a crash.
+func (ss *session) answer(ctx context.Context, req *request) (msg []byte) {
+	defer func() {
+		if r := recover(); r != nil {
+			ss.srv.cfg.Logger.Error("panic", "method", req.method, "panic", r, "stack", string(debug.Stack()))
+			msg = errorMessage(req.id, rpcErrorf(codeInternalError, "internal error: %v", r))
+		}
+	}()
+	handler := methods[req.method]
+	if handler == nil {
+		return errorMessage(req.id, rpcErrorf(codeMethodNotFound, "method not found: %s", truncate(req.method, 80)))
+	}
+	p, e := parseParams(req.params)
+	if e != nil {
+		return errorMessage(req.id, e)
+	}
+	result, e := handler(ss, ctx, p)
+	if e != nil {
+		return errorMessage(req.id, e)
+	}
+	return resultMessage(req.id, result)
+}
+
+// params are a request's parameters, by key.
+type params map[string]json.RawMessage
+
+func parseParams(raw json.RawMessage) (params, *rpcError) {
+	p := params{}
+	if raw == nil {
+		return p, nil
+	}
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, rpcErrorf(codeInvalidParams, "invalid params: %v", err)
+	}
+	if k, dup := duplicateKey(raw); dup {
+		return nil, rpcErrorf(codeInvalidParams, "invalid params: duplicate key %q", k)
+	}
+	return p, nil
+}
+
+// str returns a string parameter; a missing one is "" unless required.
+func (p params) str(key string, required bool) (string, *rpcError) {
+	raw, ok := p[key]
+	if !ok || string(raw) == "null" {
+		if required {
+			return "", rpcErrorf(codeInvalidParams, "invalid params: missing %q", key)
+		}
+		return "", nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", rpcErrorf(codeInvalidParams, "invalid params: %q must be a string", key)
+	}
+	return s, nil
+}
+
+// object returns an object parameter as a query.Value (missing when
+// absent).
+func (p params) object(key string) (query.Value, *rpcError) {
+	raw, ok := p[key]
+	if !ok || string(raw) == "null" {
+		return query.MissingValue, nil
+	}
+	v, err := query.Parse(raw)
+	if err != nil || v.Kind() != query.Object {
+		return query.MissingValue, rpcErrorf(codeInvalidParams, "invalid params: %q must be an object", key)
+	}
+	return v, nil
+}

@@ -1,0 +1,81 @@
+package mcpserver
+
+import (
+	"context"
+
+	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/store"
+)
+
+func (s *Server) aggregateTool() *tool {
+	return &tool{
+		Name: "aggregate", Title: "Aggregate documents", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
+		Description: sentence("Run a MongoDB aggregation pipeline on a collection ($match, $group, $sort, $project, $unwind,",
+			"$lookup, $facet, …; not $out or $merge). Results are capped like find's, with a cursor. Example:",
+			s.example("collection", "orders", "pipeline", arr(obj("$group", obj("_id", "$city", "n", obj("$sum", 1)))))),
+		Params: []param{s.pathParam(), collectionParam,
+			{Name: "pipeline", Type: "array", Required: true, Description: "The stages (objects)."},
+			limitParam, cursorParam},
+		Output: outputSchema([]string{"documents", "returned", "matched"},
+			"collection", tStr(), "documents", tArr(tObj()), "returned", tInt(), "matched", tInt(),
+			"applied_limits", tObj(), "cursor", tStr(), "redacted", tArr(tStr())),
+		Run: runAggregate,
+	}
+}
+
+func runAggregate(ctx context.Context, c *call) (*output, error) {
+	p, err := c.compilePipeline(c.value("pipeline"))
+	if err != nil {
+		return nil, err
+	}
+	coll := c.str("collection")
+	return c.aggregate(ctx, coll, p, nil, obj("tool", "aggregate", "path", c.storePath(), "collection", coll, "pipeline", c.value("pipeline")))
+}
+
+func (c *call) compilePipeline(spec query.Value) (*query.Pipeline, error) {
+	p, err := query.CompilePipeline(spec, &query.PipelineOptions{Now: c.srv.cfg.Now()})
+	if err != nil {
+		return nil, argError(err, "pipeline")
+	}
+	return p, nil
+}
+
+// aggregate runs a pipeline over the collection as the agent sees it and
+// returns one page of its results; it reads them all, to count them. A
+// canned tool's reject filter refuses the call if any result matches it.
+func (c *call) aggregate(ctx context.Context, coll string, p *query.Pipeline, reject *query.Filter, key query.Value) (*output, error) {
+	skip, err := c.offset(key)
+	if err != nil {
+		return nil, err
+	}
+	var out *output
+	err = c.view(coll, func(tx *store.Tx, col *store.Collection) error {
+		src := p.Run(ctx, c.scan(ctx, col, store.Query{}), policyEnv{c: c, tx: tx})
+		if reject != nil {
+			src = &rejectSource{Source: src, reject: reject, tool: c.tool.Name}
+		}
+		defer src.Close()
+		pg, err := c.readPage(ctx, src, skip, c.int("limit", 100), true)
+		if err != nil {
+			return err
+		}
+		out = c.pageOutput(ctx, col, findQuery{key: key, pipelined: true}, skip, pg.seen, pg)
+		return nil
+	})
+	return out, err
+}
+
+// policyEnv gives $lookup and $unionWith the other collections as the
+// agent may see them: only visible collections, redacted.
+type policyEnv struct {
+	c  *call
+	tx *store.Tx
+}
+
+func (e policyEnv) Collection(ctx context.Context, name string) (query.Source, error) {
+	col, err := e.c.collection(e.tx, name)
+	if err != nil {
+		return nil, err
+	}
+	return e.c.scan(ctx, col, store.Query{}), nil
+}

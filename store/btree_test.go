@@ -1,0 +1,212 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/omgdb/omgdb/internal/storetest"
+	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/store"
+)
+
+func createIndex(t *testing.T, db *store.DB, coll string, spec store.BTreeSpec) error {
+	t.Helper()
+	return db.Update(store.Change{Kind: "create_index"}, func(tx *store.Tx) error {
+		c, err := tx.CreateCollection(coll)
+		if err != nil {
+			return err
+		}
+		_, err = c.CreateIndex(store.BTreeIndex("", spec))
+		return err
+	})
+}
+
+func count(t *testing.T, db *store.DB, coll string) int64 {
+	t.Helper()
+	var n int64
+	db.View(func(tx *store.Tx) error {
+		c, err := tx.Collection(coll)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n = c.Count()
+		return nil
+	})
+	return n
+}
+
+func TestBTree_UniqueRefusesInsert(t *testing.T) {
+	db := storetest.MustOpen(t)
+	storetest.Insert(t, db, "users", `{"_id":1,"email":"a@x"}`)
+	if err := createIndex(t, db, "users", store.BTreeSpec{Fields: []store.IndexField{{Path: "email"}}, Unique: true}); err != nil {
+		t.Fatal(err)
+	}
+	err := db.Update(store.Change{}, func(tx *store.Tx) error {
+		c, _ := tx.Collection("users")
+		_, err := c.Insert(query.MustParse(`{"_id":2,"email":"a@x"}`))
+		return err
+	})
+	want := "duplicate key in unique index `email_1` of collection `users`: {\"email\":\"a@x\"} is already used by _id 1 (writing _id 2)"
+	if err == nil || err.Error() != want || query.KindOf(err) != query.Conflict || !errors.Is(err, store.ErrDuplicateKey) {
+		t.Fatalf("duplicate insert: %v\nwant: %s", err, want)
+	}
+	if n := count(t, db, "users"); n != 1 {
+		t.Errorf("count after refused insert = %d, want 1", n)
+	}
+	// An update that keeps its own key, and one that moves to a free key,
+	// are fine; one that takes another document's key is refused.
+	storetest.Insert(t, db, "users", `{"_id":3,"email":"b@x"}`)
+	err = db.Update(store.Change{}, func(tx *store.Tx) error {
+		c, _ := tx.Collection("users")
+		if err := c.Replace(query.LongValue(1), query.MustParse(`{"email":"a@x","n":1}`)); err != nil {
+			return err
+		}
+		if err := c.Replace(query.LongValue(1), query.MustParse(`{"email":"c@x"}`)); err != nil {
+			return err
+		}
+		return c.Replace(query.LongValue(3), query.MustParse(`{"email":"c@x"}`))
+	})
+	if query.KindOf(err) != query.Conflict || !strings.Contains(err.Error(), "used by _id 1 (writing _id 3)") {
+		t.Fatalf("update onto a taken key: %v", err)
+	}
+}
+
+func TestBTree_UniqueMissingFields(t *testing.T) {
+	db := storetest.MustOpen(t)
+	storetest.Insert(t, db, "c", `{"_id":1}`)
+	// Not sparse: a missing field is null, and only one document may lack it.
+	if err := createIndex(t, db, "c", store.BTreeSpec{Fields: []store.IndexField{{Path: "k"}}, Unique: true}); err != nil {
+		t.Fatal(err)
+	}
+	err := db.Update(store.Change{}, func(tx *store.Tx) error {
+		c, _ := tx.Collection("c")
+		_, err := c.Insert(query.MustParse(`{"_id":2}`))
+		return err
+	})
+	if query.KindOf(err) != query.Conflict || !strings.Contains(err.Error(), `{"k":null}`) {
+		t.Fatalf("second missing key in a unique index: %v", err)
+	}
+	// Sparse: documents without the field are not indexed.
+	if err := createIndex(t, db, "d", store.BTreeSpec{Fields: []store.IndexField{{Path: "k"}}, Unique: true, Sparse: true}); err != nil {
+		t.Fatal(err)
+	}
+	storetest.Insert(t, db, "d", `{"_id":1}`, `{"_id":2}`, `{"_id":3,"k":1}`)
+}
+
+func TestBTree_UniqueBuildRefusesDuplicates(t *testing.T) {
+	db := storetest.MustOpen(t)
+	storetest.Insert(t, db, "c", `{"_id":"a","tags":["x","y"]}`, `{"_id":"b","tags":["z"]}`, `{"_id":"c","tags":["y"]}`)
+	err := createIndex(t, db, "c", store.BTreeSpec{Fields: []store.IndexField{{Path: "tags"}}, Unique: true})
+	want := "duplicate key in unique index `tags_1` of collection `c`: {\"tags\":\"y\"} is already used by _id \"a\" (writing _id \"c\")"
+	if err == nil || err.Error() != want {
+		t.Fatalf("build over duplicates: %v\nwant: %s", err, want)
+	}
+	db.View(func(tx *store.Tx) error {
+		c, _ := tx.Collection("c")
+		if len(c.Indexes()) != 0 {
+			t.Error("refused index was created")
+		}
+		return nil
+	})
+	// The same values within one document are not duplicates.
+	storetest.Insert(t, db, "d", `{"_id":1,"tags":["x","x"]}`)
+	if err := createIndex(t, db, "d", store.BTreeSpec{Fields: []store.IndexField{{Path: "tags"}}, Unique: true}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestBTree_ImportSkipsRefusedLines(t *testing.T) {
+	db := storetest.MustOpen(t)
+	if err := createIndex(t, db, "c", store.BTreeSpec{Fields: []store.IndexField{{Path: "k"}}, Unique: true}); err != nil {
+		t.Fatal(err)
+	}
+	in := strings.NewReader("{\"_id\":1,\"k\":1}\n{\"_id\":2,\"k\":1}\n{\"_id\":3,\"k\":2}\n")
+	sum, err := db.Import(context.Background(), "c", in, &store.ImportOptions{Skip: true})
+	if err != nil || sum.Inserted != 2 || sum.Skipped != 1 || len(sum.Errors) != 1 || !strings.Contains(sum.Errors[0].Error, "duplicate key") {
+		t.Fatalf("import: %+v, %v", sum, err)
+	}
+	if n := count(t, db, "c"); n != 2 {
+		t.Errorf("count = %d, want 2", n)
+	}
+	// Atomic: nothing is written.
+	in = strings.NewReader("{\"_id\":4,\"k\":4}\n{\"_id\":5,\"k\":1}\n")
+	_, err = db.Import(context.Background(), "c", in, &store.ImportOptions{Atomic: true})
+	if query.KindOf(err) != query.Conflict || count(t, db, "c") != 2 {
+		t.Fatalf("atomic import with a duplicate: %v, count %d", err, count(t, db, "c"))
+	}
+}
+
+// A refusing index must not leave the indexes before it changed.
+func TestBTree_RefusalUndoesOtherIndexes(t *testing.T) {
+	db := storetest.MustOpen(t)
+	createIndex(t, db, "c", store.BTreeSpec{Fields: []store.IndexField{{Path: "a"}}})
+	createIndex(t, db, "c", store.BTreeSpec{Fields: []store.IndexField{{Path: "b"}}, Unique: true})
+	storetest.Insert(t, db, "c", `{"_id":1,"a":1,"b":1}`)
+	err := db.Update(store.Change{}, func(tx *store.Tx) error {
+		c, _ := tx.Collection("c")
+		if _, err := c.Insert(query.MustParse(`{"_id":2,"a":2,"b":1}`)); err == nil {
+			t.Error("duplicate accepted")
+		}
+		if err := c.Replace(query.LongValue(1), query.MustParse(`{"a":3,"b":[1,1]}`)); err != nil {
+			return err
+		}
+		_, err := c.Insert(query.MustParse(`{"_id":3,"a":[5,6],"b":[7,1]}`))
+		if err == nil {
+			t.Error("duplicate in an array accepted")
+		}
+		return nil // commit what succeeded; verify checks every index
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestBTree_ParallelArraysRefused(t *testing.T) {
+	db := storetest.MustOpen(t)
+	createIndex(t, db, "c", store.BTreeSpec{Fields: []store.IndexField{{Path: "a"}, {Path: "b"}}})
+	err := db.Update(store.Change{}, func(tx *store.Tx) error {
+		c, _ := tx.Collection("c")
+		_, err := c.Insert(query.MustParse(`{"_id":1,"a":[1],"b":[2]}`))
+		return err
+	})
+	want := "index `a_1_b_1` of collection `c` cannot hold document _id 1: cannot index parallel arrays [a] [b]"
+	if err == nil || err.Error() != want || query.KindOf(err) != query.Invalid {
+		t.Fatalf("parallel arrays: %v", err)
+	}
+}
+
+func TestBTree_KeyTooLarge(t *testing.T) {
+	db := storetest.MustOpen(t)
+	createIndex(t, db, "c", store.BTreeSpec{Fields: []store.IndexField{{Path: "s"}}})
+	err := db.Update(store.Change{}, func(tx *store.Tx) error {
+		c, _ := tx.Collection("c")
+		_, err := c.Insert(query.ObjectValue([]query.Field{{Key: "_id", Value: query.LongValue(1)}, {Key: "s", Value: query.StringValue(strings.Repeat("x", 20000))}}))
+		return err
+	})
+	if query.KindOf(err) != query.Limit || !strings.Contains(err.Error(), "over the 16384-byte index key limit") {
+		t.Fatalf("huge key: %v", err)
+	}
+}
+
+func TestBTree_PrepareErrors(t *testing.T) {
+	db := storetest.MustOpen(t)
+	for spec, want := range map[string]store.BTreeSpec{
+		"at least one field":     {},
+		"appears twice":          {Fields: []store.IndexField{{Path: "a"}, {Path: "a"}}},
+		"has an empty component": {Fields: []store.IndexField{{Path: "a..b"}}},
+		"may not start with '$'": {Fields: []store.IndexField{{Path: "$a"}}},
+	} {
+		if err := createIndex(t, db, "c", want); err == nil || !strings.Contains(err.Error(), spec) {
+			t.Errorf("spec %+v: %v, want %q", want, err, spec)
+		}
+	}
+	if _, err := store.ParseKeyPattern("age:2"); err == nil || !strings.Contains(err.Error(), "direction must be 1 or -1") {
+		t.Errorf("bad direction: %v", err)
+	}
+	fields, err := store.ParseKeyPattern("address.city,age:-1")
+	if err != nil || len(fields) != 2 || !fields[1].Desc || fields[0].Path != "address.city" {
+		t.Errorf("ParseKeyPattern = %+v, %v", fields, err)
+	}
+}

@@ -1,0 +1,241 @@
+package store
+
+import (
+	"strings"
+	"sync/atomic"
+
+	"github.com/omgdb/omgdb/query"
+)
+
+// fieldCond is what the planner takes from one condition on a field path.
+type fieldCond struct {
+	path    string
+	ranges  []vrange // the values that can match; nil when unbounded
+	bounded bool     // ranges restrict the field
+	// exact: on an index that is not multikey, a document matches the
+	// condition exactly when its key for the field lies in ranges.
+	exact bool
+	// exists: a matching document has a value at path (so a sparse index
+	// holds it).
+	exists bool
+	// group: conditions of one $elemMatch on values share a non-zero group:
+	// one array element must satisfy them all, so their bounds may be
+	// intersected even on a multikey field.
+	group int
+}
+
+// conditions extracts the field conditions of a filter's top-level
+// conjunction, descending into $and and $elemMatch. residual is true when
+// some predicate gave no exact condition: a count then cannot be answered
+// from an index alone.
+func conditions(f *query.Filter) (conds []fieldCond, residual bool) {
+	if f == nil {
+		return nil, false
+	}
+	for _, p := range f.Predicates() {
+		cs, res := predicateConds(p)
+		conds = append(conds, cs...)
+		residual = residual || res
+	}
+	return conds, residual
+}
+
+func predicateConds(p query.Predicate) ([]fieldCond, bool) {
+	if p.Path == "" {
+		if p.Op == "$and" {
+			var conds []fieldCond
+			residual := false
+			for _, sub := range p.Operand.Array() {
+				f, err := query.CompileFilter(sub)
+				if err != nil {
+					return conds, true
+				}
+				cs, res := conditions(f)
+				conds, residual = append(conds, cs...), residual || res
+			}
+			return conds, residual
+		}
+		return nil, p.Op != "$alwaysTrue"
+	}
+	if p.Op == "$elemMatch" {
+		return elemMatchConds(p.Path, p.Operand), true
+	}
+	c := opCond(p.Path, p.Op, p.Operand)
+	return []fieldCond{c}, !c.exact
+}
+
+// opCond is the condition of one operator on a path.
+func opCond(path, op string, v query.Value) fieldCond {
+	c := fieldCond{path: path}
+	switch op {
+	case "$eq":
+		c.ranges, c.exact = eqRanges(v)
+		c.exists = !v.IsNull()
+	case "$gt", "$gte", "$lt", "$lte":
+		c.ranges, c.exact = cmpRanges(op, v)
+		c.exists = !v.IsNull() || op == "$gt" || op == "$lt"
+	case "$in":
+		c.ranges, c.exact, c.exists = inRanges(v)
+	case "$exists":
+		if !truthy(v) {
+			c.ranges = []vrange{pointRange(query.NullValue())}
+		}
+		c.exists = truthy(v)
+	case "$regex":
+		c.ranges = regexRanges(v)
+		c.exists = true
+	case "$all":
+		c.ranges, c.exists = allRanges(v)
+	case "$mod":
+		c.ranges, c.exists = []vrange{bracket(query.LongValue(0))}, true
+	case "$type", "$size", "$bitsAllSet", "$bitsAllClear", "$bitsAnySet", "$bitsAnyClear":
+		c.exists = true
+	}
+	c.bounded = c.ranges != nil
+	if !c.bounded {
+		c.exact = false
+	}
+	return c
+}
+
+// elemMatchGroups numbers $elemMatch groups.
+var elemMatchGroups atomic.Int64
+
+// elemMatchConds: {"a":{"$elemMatch":{"$gte":1,"$lt":5}}} bounds a by each
+// operator; {"a":{"$elemMatch":{"b":1}}} bounds a.b. None is exact.
+func elemMatchConds(path string, arg query.Value) []fieldCond {
+	var conds []fieldCond
+	group := int(elemMatchGroups.Add(1))
+	if arg.Len() > 0 && strings.HasPrefix(arg.Fields()[0].Key, "$") {
+		for _, f := range arg.Fields() {
+			if f.Key == "$regex" {
+				conds = append(conds, opCond(path, "$regex", arg))
+				continue
+			}
+			if f.Key == "$options" || f.Key == "$not" {
+				continue
+			}
+			conds = append(conds, opCond(path, f.Key, f.Value))
+		}
+	} else if f, err := query.CompileFilter(arg); err == nil {
+		sub, _ := conditions(f)
+		for _, c := range sub {
+			c.path = path + "." + c.path
+			conds = append(conds, c)
+		}
+	}
+	for i := range conds {
+		conds[i].exact = false
+		if conds[i].path == path {
+			conds[i].group = group
+		}
+	}
+	if len(conds) == 0 {
+		conds = append(conds, fieldCond{path: path, exists: true})
+	}
+	return conds
+}
+
+// eqRanges: a value matches itself; an array also matches an array
+// holding it as an element, and is matched through its elements, so its
+// bounds take in its first element (an index holds elements, not arrays).
+func eqRanges(v query.Value) ([]vrange, bool) {
+	if v.Kind() != query.Array {
+		return []vrange{pointRange(v)}, true
+	}
+	if v.Len() == 0 {
+		return []vrange{pointRange(v)}, false
+	}
+	return []vrange{pointRange(v), pointRange(v.Index(0))}, false
+}
+
+// cmpRanges brackets a comparison to its operand's type. An array operand
+// is compared with whole arrays as well as elements: no bounds.
+func cmpRanges(op string, v query.Value) ([]vrange, bool) {
+	isNaN := v.Kind() == query.Double && v.Double() != v.Double()
+	switch {
+	case v.Kind() == query.Array:
+		return nil, false
+	case v.IsNull() || isNaN:
+		if op == "$gte" || op == "$lte" {
+			return []vrange{pointRange(v)}, true
+		}
+		return []vrange{}, true // $gt/$lt null or NaN: nothing
+	}
+	r, p := bracket(v), pointRange(v)
+	switch op {
+	case "$gt":
+		r.lo = endpoint{p.lo.prefix, false, p.lo.show}
+	case "$gte":
+		r.lo = p.lo
+	case "$lt":
+		r.hi = endpoint{p.hi.prefix, false, p.hi.show}
+	default:
+		r.hi = p.hi
+	}
+	return []vrange{r}, true
+}
+
+func inRanges(v query.Value) (rs []vrange, exact, exists bool) {
+	exact, exists = true, true
+	rs = []vrange{}
+	for _, e := range v.Array() {
+		if isRegexDoc(e) {
+			rs = append(rs, regexRanges(e)...)
+			exact = false
+			continue
+		}
+		r, ex := eqRanges(e)
+		rs = append(rs, r...)
+		exact = exact && ex
+		exists = exists && !e.IsNull()
+	}
+	return rs, exact, exists
+}
+
+func allRanges(v query.Value) ([]vrange, bool) {
+	if v.Len() == 0 {
+		return nil, false
+	}
+	first := v.Index(0)
+	switch {
+	case isRegexDoc(first):
+		return regexRanges(first), true
+	case first.Kind() == query.Object && first.Len() > 0 && first.Fields()[0].Key == "$elemMatch":
+		return nil, true
+	}
+	rs, _ := eqRanges(first)
+	return rs, !first.IsNull()
+}
+
+func isRegexDoc(v query.Value) bool {
+	return v.Kind() == query.Object && v.Len() > 0 && v.Len() <= 2 && v.Fields()[0].Key == "$regex"
+}
+
+// regexRanges bounds a regex ({"$regex":…,"$options":…}) to strings, or
+// to the strings starting with its literal prefix.
+func regexRanges(v query.Value) []vrange {
+	pattern, flags := v.Get("$regex").Str(), v.Get("$options").Str()
+	if len(pattern) > 1 && pattern[0] == '/' {
+		if end := strings.LastIndexByte(pattern, '/'); end > 0 && strings.Trim(pattern[end+1:], "imsxu") == "" {
+			pattern, flags = pattern[1:end], flags+pattern[end+1:]
+		}
+	}
+	if p, ok := regexPrefix(pattern, flags); ok {
+		return []vrange{strPrefixRange(p)}
+	}
+	return []vrange{bracket(query.StringValue(""))}
+}
+
+// truthy is $exists's reading of its operand: false, null and 0 are false.
+func truthy(v query.Value) bool {
+	switch v.Kind() {
+	case query.Missing, query.Null:
+		return false
+	case query.Bool:
+		return v.Bool()
+	case query.Long, query.Double:
+		return v.Float() != 0
+	}
+	return true
+}

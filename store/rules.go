@@ -1,0 +1,199 @@
+package store
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/omgdb/omgdb/query"
+)
+
+// Validation rules (OMGDB's "define") constrain the documents of a
+// collection. They are written as
+//
+//	{"required":["name"],
+//	 "fields":{"age":"long",
+//	           "status":{"type":"string","enum":["new","done"]},
+//	           "score":{"type":"number","min":0,"max":100},
+//	           "email":{"type":"string","pattern":"^[^@]+@[^@]+$"},
+//	           "address.city":["string","null"]}}
+//
+// A required field must be present (null counts as present). A field with
+// a rule may be absent unless required; when present, its value must have
+// one of the types named ("number" is long or double), be one of enum,
+// lie within min and max (compared as filters compare, within the bound's
+// type), and, for a string, match pattern (RE2, unanchored). Paths are
+// dotted; an array along a path has the rule apply to each of its object
+// elements. Rules are checked on every write of a document: insert,
+// import, update, apply, revert.
+
+// TypeNames are the type names rules accept: the ten types and "number".
+var TypeNames = []string{"null", "bool", "long", "double", "string", "binData", "array", "object", "objectId", "date", "number"}
+
+// Rules are a collection's compiled validation rules.
+type Rules struct {
+	spec     query.Value // as given, canonical
+	required []string
+	fields   []fieldRule // sorted by path
+}
+
+type fieldRule struct {
+	path    string
+	parts   []string
+	types   []string // empty: any type
+	enum    []query.Value
+	min     query.Value
+	max     query.Value
+	pattern *regexp.Regexp
+}
+
+// Spec returns the rules as written, with canonical JSON.
+func (r *Rules) Spec() query.Value { return r.spec }
+
+// CompileRules checks a rules document and compiles it. The empty
+// document (or missing) is no rules, and returns nil.
+func CompileRules(spec query.Value) (*Rules, error) {
+	if spec.IsMissing() || (spec.Kind() == query.Object && spec.Len() == 0) {
+		return nil, nil
+	}
+	if spec.Kind() != query.Object {
+		return nil, ruleErr("rules must be an object such as {\"required\":[\"name\"],\"fields\":{\"age\":\"long\"}}, got %s", spec.TypeName())
+	}
+	r := &Rules{spec: spec}
+	for _, f := range spec.Fields() {
+		var err error
+		switch f.Key {
+		case "required":
+			err = r.compileRequired(f.Value)
+		case "fields":
+			err = r.compileFields(f.Value)
+		default:
+			return nil, ruleErr("unknown key `%s`%s", f.Key, query.DidYouMean(f.Key, []string{"required", "fields"})).
+				WithHint("rules have two keys: required (a list of fields) and fields (a rule per field)")
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	sort.Slice(r.fields, func(i, j int) bool { return r.fields[i].path < r.fields[j].path })
+	return r, nil
+}
+
+func ruleErr(format string, args ...any) *query.Error {
+	return query.Errorf(query.Invalid, "invalid rules: "+format, args...)
+}
+
+func (r *Rules) compileRequired(v query.Value) error {
+	if v.Kind() != query.Array {
+		return ruleErr("required must be a list of field names, got %s", v.TypeName())
+	}
+	for _, e := range v.Array() {
+		if e.Kind() != query.String {
+			return ruleErr("required must list field names as strings, got %s", e)
+		}
+		if err := checkIndexPath(e.Str()); err != nil {
+			return ruleErr("required field %s: %v", e, err)
+		}
+		r.required = append(r.required, e.Str())
+	}
+	return nil
+}
+
+func (r *Rules) compileFields(v query.Value) error {
+	if v.Kind() != query.Object {
+		return ruleErr("fields must be an object of field rules, got %s", v.TypeName())
+	}
+	for _, f := range v.Fields() {
+		if err := checkIndexPath(f.Key); err != nil {
+			return ruleErr("field %q: %v", f.Key, err)
+		}
+		fr, err := compileFieldRule(f.Key, f.Value)
+		if err != nil {
+			return err
+		}
+		r.fields = append(r.fields, fr)
+	}
+	return nil
+}
+
+func compileFieldRule(path string, v query.Value) (fieldRule, error) {
+	fr := fieldRule{path: path, parts: strings.Split(path, ".")}
+	if v.Kind() != query.Object {
+		types, err := compileTypes(path, v)
+		fr.types = types
+		return fr, err
+	}
+	for _, f := range v.Fields() {
+		var err error
+		switch f.Key {
+		case "type":
+			fr.types, err = compileTypes(path, f.Value)
+		case "enum":
+			if f.Value.Kind() != query.Array || f.Value.Len() == 0 {
+				err = ruleErr("field `%s`: enum must be a non-empty list of values", path)
+			}
+			fr.enum = f.Value.Array()
+		case "min":
+			fr.min = f.Value
+		case "max":
+			fr.max = f.Value
+		case "pattern":
+			if f.Value.Kind() != query.String {
+				return fr, ruleErr("field `%s`: pattern must be a string", path)
+			}
+			if fr.pattern, err = regexp.Compile(f.Value.Str()); err != nil {
+				err = ruleErr("field `%s`: pattern %s: %v", path, f.Value, err)
+			}
+		default:
+			err = ruleErr("field `%s`: unknown key `%s`%s", path, f.Key, query.DidYouMean(f.Key, []string{"type", "enum", "min", "max", "pattern"})).
+				WithHint("a field rule has the keys type, enum, min, max and pattern")
+		}
+		if err != nil {
+			return fr, err
+		}
+	}
+	return fr, nil
+}
+
+// compileTypes reads "long" or ["string","null"].
+func compileTypes(path string, v query.Value) ([]string, error) {
+	names := []query.Value{v}
+	if v.Kind() == query.Array {
+		names = v.Array()
+	}
+	var out []string
+	for _, n := range names {
+		if n.Kind() != query.String {
+			return nil, ruleErr("field `%s`: a type is a name such as \"long\", got %s", path, n)
+		}
+		if err := checkTypeName(n.Str()); err != nil {
+			return nil, ruleErr("field `%s`: %v", path, err).WithHint("%s", query.HintOf(err))
+		}
+		out = append(out, n.Str())
+	}
+	return out, nil
+}
+
+func checkTypeName(name string) error {
+	for _, t := range TypeNames {
+		if t == name {
+			return nil
+		}
+	}
+	switch strings.ToLower(name) {
+	case "int", "integer", "int32", "int64":
+		return query.Errorf(query.Invalid, "OMGDB stores no `%s` values (integers are `long`); use `long`, `double`, or `number`", name)
+	case "decimal", "float":
+		return query.Errorf(query.Invalid, "OMGDB stores no `%s` values; use `double` or `number`", name)
+	}
+	return query.Errorf(query.Invalid, "unknown type name `%s`%s", name, query.DidYouMean(name, TypeNames)).
+		WithHint("types are %s", strings.Join(TypeNames, ", "))
+}
+
+// typeMatches reports whether v has the named type.
+func typeMatches(name string, v query.Value) bool {
+	if name == "number" {
+		return v.IsNumber()
+	}
+	return v.TypeName() == name
+}

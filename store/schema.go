@@ -1,0 +1,150 @@
+package store
+
+import (
+	"context"
+	"sort"
+
+	"github.com/omgdb/omgdb/query"
+)
+
+// DefaultSchemaSample is how many documents schema inference reads by
+// default.
+const DefaultSchemaSample = 1000
+
+// Schema is what a sample of a collection's documents shows about its
+// fields.
+type Schema struct {
+	Collection string        `json:"collection"`
+	Documents  int64         `json:"documents"` // in the collection
+	Sampled    int64         `json:"sampled"`   // documents read: the first ones in _id order
+	Fields     []SchemaField `json:"fields"`    // sorted by path
+}
+
+// SchemaField is one field path seen in the sample.
+type SchemaField struct {
+	Path    string   `json:"path"`
+	Types   []string `json:"types"`   // type names, in MongoDB's type order
+	Present int64    `json:"present"` // sampled documents that have it
+}
+
+// Schema infers the fields of the collection from at most limit documents
+// (all of them when limit <= 0), in _id order. Fields are reported down to
+// depth levels of nesting (1: top-level fields only); a field inside an
+// array of objects is reported under its dotted path (items.sku).
+func (c *Collection) Schema(ctx context.Context, limit, depth int) (*Schema, error) {
+	s := &Schema{Collection: c.name, Documents: c.count, Fields: []SchemaField{}}
+	seen := map[string]*schemaAcc{}
+	cur := c.Scan()
+	for cur.Next() && (limit <= 0 || s.Sampled < int64(limit)) {
+		if s.Sampled%1024 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		doc := cur.Doc()
+		if err := cur.Err(); err != nil {
+			return nil, err
+		}
+		s.Sampled++
+		docSeen := map[string]bool{}
+		collectFields(doc, "", depth, func(path string, v query.Value) {
+			acc := seen[path]
+			if acc == nil {
+				acc = &schemaAcc{types: map[query.Kind]bool{}}
+				seen[path] = acc
+			}
+			acc.types[v.Kind()] = true
+			if !docSeen[path] {
+				docSeen[path] = true
+				acc.present++
+			}
+		})
+	}
+	if err := cur.Err(); err != nil {
+		return nil, err
+	}
+	for path, acc := range seen {
+		s.Fields = append(s.Fields, SchemaField{Path: path, Types: acc.typeNames(), Present: acc.present})
+	}
+	sort.Slice(s.Fields, func(i, j int) bool { return s.Fields[i].Path < s.Fields[j].Path })
+	return s, nil
+}
+
+type schemaAcc struct {
+	types   map[query.Kind]bool
+	present int64
+}
+
+// typeNames returns the kinds seen, in MongoDB's type order.
+func (a *schemaAcc) typeNames() []string {
+	var kinds []query.Kind
+	for k := range a.types {
+		kinds = append(kinds, k)
+	}
+	sort.Slice(kinds, func(i, j int) bool {
+		ri, rj := query.TypeRank(kindValue(kinds[i])), query.TypeRank(kindValue(kinds[j]))
+		if ri != rj {
+			return ri < rj
+		}
+		return kinds[i] < kinds[j]
+	})
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		names[i] = k.String()
+	}
+	return names
+}
+
+// kindValue returns a value of kind k, for its type rank.
+func kindValue(k query.Kind) query.Value {
+	switch k {
+	case query.Null:
+		return query.NullValue()
+	case query.Bool:
+		return query.BoolValue(false)
+	case query.Long:
+		return query.LongValue(0)
+	case query.Double:
+		return query.DoubleValue(0)
+	case query.String:
+		return query.StringValue("")
+	case query.Binary:
+		return query.BinaryValue(nil, 0)
+	case query.Array:
+		return query.ArrayValue(nil)
+	case query.Object:
+		return query.ObjectValue(nil)
+	case query.ObjectID:
+		return query.ObjectIDValue(query.OID{})
+	case query.Date:
+		return query.DateValue(0)
+	}
+	return query.Value{}
+}
+
+// collectFields calls fn for each field of obj (but _id at the top) down
+// to depth levels, with its dotted path. Objects within arrays are looked
+// into as their array's path.
+func collectFields(obj query.Value, prefix string, depth int, fn func(string, query.Value)) {
+	for _, f := range obj.Fields() {
+		if prefix == "" && f.Key == "_id" {
+			continue
+		}
+		path := f.Key
+		if prefix != "" {
+			path = prefix + "." + f.Key
+		}
+		fn(path, f.Value)
+		if depth <= 1 {
+			continue
+		}
+		switch f.Value.Kind() {
+		case query.Object:
+			collectFields(f.Value, path, depth-1, fn)
+		case query.Array:
+			for _, e := range f.Value.Array() {
+				if e.Kind() == query.Object {
+					collectFields(e, path, depth-1, fn)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,470 @@
+package vector
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"math"
+	"regexp"
+	"sort"
+	"strings"
+
+	bq "github.com/blevesearch/bleve/v2/search/query"
+	bolt "go.etcd.io/bbolt"
+
+	"github.com/omgdb/omgdb/query"
+)
+
+// BM25 parameters (Robertson/Lucene values, also bleve's).
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
+
+// maxExpansion bounds how many dictionary terms one prefix, wildcard,
+// regexp or fuzzy term may expand to.
+const maxExpansion = 1024
+
+// matches are the documents a query node matches: key of _id -> score.
+type matches map[string]float64
+
+// ftsSearcher evaluates a parsed query over one search index.
+type ftsSearcher struct {
+	fi    *ftsIndex
+	b     *bolt.Bucket
+	st    *stats
+	terms map[string]map[string]bool // field -> terms that matched, for highlighting
+	ctx   context.Context
+}
+
+// parseSearch parses a query in bleve's query-string syntax.
+func parseSearch(text string) (bq.Query, error) {
+	q, err := bq.NewQueryStringQuery(text).Parse()
+	if err != nil {
+		return nil, query.Errorf(query.Invalid, "search query %q: %v", text, err).
+			WithHint(`use bleve's query-string syntax: words, "a phrase", +required, -excluded, field:word, prefix*, fuzzy~1, word^2`)
+	}
+	return q, nil
+}
+
+func (s *ftsSearcher) eval(q bq.Query) (matches, error) {
+	if err := s.ctx.Err(); err != nil {
+		return nil, err
+	}
+	switch q := q.(type) {
+	case *bq.BooleanQuery:
+		return s.boolean(q)
+	case *bq.ConjunctionQuery:
+		return s.conjunction(q.Conjuncts, boost(q.BoostVal))
+	case *bq.DisjunctionQuery:
+		return s.disjunction(q.Disjuncts, int(q.Min), boost(q.BoostVal))
+	case *bq.MatchQuery:
+		return s.match(q)
+	case *bq.MatchPhraseQuery:
+		return s.phrase(q.FieldVal, q.MatchPhrase, boost(q.BoostVal))
+	case *bq.TermQuery:
+		return s.expand(q.FieldVal, boost(q.BoostVal), func(f string) ([]string, error) { return []string{q.Term}, nil })
+	case *bq.PrefixQuery:
+		return s.expand(q.FieldVal, boost(q.BoostVal), func(f string) ([]string, error) {
+			return s.dictionary(f, strings.ToLower(q.Prefix), func(string) bool { return true })
+		})
+	case *bq.WildcardQuery:
+		return s.pattern(q.FieldVal, wildcardRegexp(strings.ToLower(q.Wildcard)), boost(q.BoostVal))
+	case *bq.RegexpQuery:
+		return s.pattern(q.FieldVal, q.Regexp, boost(q.BoostVal))
+	case *bq.FuzzyQuery:
+		return s.fuzzy(q.FieldVal, strings.ToLower(q.Term), q.Fuzziness, q.Prefix, boost(q.BoostVal))
+	case *bq.MatchAllQuery:
+		return s.all()
+	case *bq.MatchNoneQuery:
+		return matches{}, nil
+	}
+	return nil, query.Errorf(query.Invalid, "search queries cannot use %T here", q).
+		WithHint("numeric and date ranges belong in --filter, e.g. --filter '{\"year\":2020}'")
+}
+
+func boost(b *bq.Boost) float64 {
+	if b == nil {
+		return 1
+	}
+	return b.Value()
+}
+
+func (s *ftsSearcher) boolean(q *bq.BooleanQuery) (matches, error) {
+	var must, should matches
+	var err error
+	if q.Must != nil {
+		if must, err = s.eval(q.Must); err != nil {
+			return nil, err
+		}
+	}
+	if q.Should != nil {
+		if should, err = s.eval(q.Should); err != nil {
+			return nil, err
+		}
+	}
+	var out matches
+	switch {
+	case must != nil && len(conjuncts(q.Must)) > 0:
+		out = must
+		for k := range out {
+			out[k] += should[k]
+		}
+	case should != nil && len(disjuncts(q.Should)) > 0:
+		out = should
+	default:
+		if out, err = s.all(); err != nil {
+			return nil, err
+		}
+	}
+	if q.MustNot != nil && len(disjuncts(q.MustNot)) > 0 {
+		not, err := s.eval(q.MustNot)
+		if err != nil {
+			return nil, err
+		}
+		for k := range not {
+			delete(out, k)
+		}
+	}
+	b := boost(q.BoostVal)
+	for k := range out {
+		out[k] *= b
+	}
+	return out, nil
+}
+
+func conjuncts(q bq.Query) []bq.Query {
+	if c, ok := q.(*bq.ConjunctionQuery); ok {
+		return c.Conjuncts
+	}
+	return []bq.Query{q}
+}
+
+func disjuncts(q bq.Query) []bq.Query {
+	if d, ok := q.(*bq.DisjunctionQuery); ok {
+		return d.Disjuncts
+	}
+	return []bq.Query{q}
+}
+
+// conjunction keeps the documents every clause matches, summing scores.
+func (s *ftsSearcher) conjunction(qs []bq.Query, b float64) (matches, error) {
+	var out matches
+	for _, q := range qs {
+		m, err := s.eval(q)
+		if err != nil {
+			return nil, err
+		}
+		if out == nil {
+			out = m
+			continue
+		}
+		for k, v := range out {
+			if w, ok := m[k]; ok {
+				out[k] = v + w
+			} else {
+				delete(out, k)
+			}
+		}
+	}
+	if out == nil {
+		out = matches{}
+	}
+	for k := range out {
+		out[k] *= b
+	}
+	return out, nil
+}
+
+// disjunction keeps the documents at least min (and at least one) clauses
+// match, scoring the sum times the fraction of clauses matched (bleve's
+// coordination factor).
+func (s *ftsSearcher) disjunction(qs []bq.Query, min int, b float64) (matches, error) {
+	out, count := matches{}, map[string]int{}
+	for _, q := range qs {
+		m, err := s.eval(q)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range m {
+			out[k] += v
+			count[k]++
+		}
+	}
+	for k, n := range count {
+		if n < max(min, 1) {
+			delete(out, k)
+			continue
+		}
+		out[k] *= b * float64(n) / float64(len(qs))
+	}
+	return out, nil
+}
+
+// match analyzes text and searches its terms (fuzzily when asked), all of
+// them with the AND operator.
+func (s *ftsSearcher) match(q *bq.MatchQuery) (matches, error) {
+	field, err := s.field(q.FieldVal)
+	if err != nil {
+		return nil, err
+	}
+	var parts []bq.Query
+	// Like bleve, a word repeated in the query counts once per occurrence.
+	for _, tok := range s.fi.an.Analyze([]byte(q.Match)) {
+		t := string(tok.Term)
+		if q.Fuzziness > 0 {
+			parts = append(parts, &bq.FuzzyQuery{Term: t, Fuzziness: q.Fuzziness, Prefix: q.Prefix, FieldVal: field})
+		} else {
+			parts = append(parts, &bq.TermQuery{Term: t, FieldVal: field})
+		}
+	}
+	b := boost(q.BoostVal)
+	switch {
+	case len(parts) == 0:
+		return matches{}, nil
+	case len(parts) == 1:
+		m, err := s.eval(parts[0])
+		for k := range m {
+			m[k] *= b
+		}
+		return m, err
+	case q.Operator == bq.MatchQueryOperatorAnd:
+		return s.conjunction(parts, b)
+	}
+	return s.disjunction(parts, 1, b)
+}
+
+// field resolves a query's field: the only field, or _all, when empty.
+func (s *ftsSearcher) field(f string) (string, error) {
+	if f == "" {
+		return s.fi.fields[len(s.fi.fields)-1], nil
+	}
+	for _, g := range s.fi.fields {
+		if g == f {
+			return f, nil
+		}
+	}
+	return "", query.Errorf(query.Invalid, "field %q is not in the search index%s", f, query.DidYouMean(f, s.fi.spec.Fields)).
+		WithHint("the index covers %s; create another with `omgdb create-search-index` for other fields", strings.Join(s.fi.spec.Fields, ", "))
+}
+
+// expand scores the union of the terms terms(field) returns, each as BM25,
+// summing over terms.
+func (s *ftsSearcher) expand(field string, b float64, terms func(string) ([]string, error)) (matches, error) {
+	f, err := s.field(field)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := terms(f)
+	if err != nil {
+		return nil, err
+	}
+	out := matches{}
+	for _, t := range ts {
+		if err := s.term(f, t, b, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// term adds the BM25 score of one term to the documents containing it.
+func (s *ftsSearcher) term(field, term string, b float64, out matches) error {
+	fidx := s.fieldIndex(field)
+	df, _ := binary.Uvarint(s.b.Get(termKey(field, term)))
+	if df == 0 {
+		return nil
+	}
+	s.noteTerm(field, term)
+	n := float64(s.st.docs[fidx])
+	// bleve's BM25: idf as Lucene's, the square root of the term frequency,
+	// k1 in the numerator only, an average length of distinct terms per
+	// document rounded up, and the idf counted twice (once through the
+	// query weight).
+	avg := math.Ceil(float64(s.st.terms[fidx]) / math.Max(n, 1))
+	idf := math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
+	prefix := postPrefix(field, term)
+	c := s.b.Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		key := k[len(prefix):]
+		length, freq := postingFreq(v)
+		tf, dl := math.Sqrt(float64(freq)), float64(length)
+		out[string(key)] += b * idf * idf * tf * bm25K1 / (tf + bm25K1*(1-bm25B+bm25B*dl/math.Max(avg, 1)))
+	}
+	return nil
+}
+
+func (s *ftsSearcher) noteTerm(field, term string) {
+	if s.terms[field] == nil {
+		s.terms[field] = map[string]bool{}
+	}
+	s.terms[field][term] = true
+}
+
+func (s *ftsSearcher) fieldIndex(field string) int {
+	for i, f := range s.fi.fields {
+		if f == field {
+			return i
+		}
+	}
+	return 0
+}
+
+// dictionary returns the terms of field starting with prefix that keep
+// accepts, at most maxExpansion of them.
+func (s *ftsSearcher) dictionary(field, prefix string, keep func(string) bool) ([]string, error) {
+	start := termKey(field, prefix)
+	base := len(termKey(field, ""))
+	var out []string
+	c := s.b.Cursor()
+	for k, _ := c.Seek(start); k != nil && bytes.HasPrefix(k, start); k, _ = c.Next() {
+		if t := string(k[base:]); keep(t) {
+			if len(out) == maxExpansion {
+				return nil, query.Errorf(query.Limit, "search term %s* matches more than %d terms", prefix, maxExpansion).
+					WithHint("make the prefix, wildcard or pattern more specific")
+			}
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+func (s *ftsSearcher) pattern(field, expr string, b float64) (matches, error) {
+	re, err := regexp.Compile("^(?:" + expr + ")$")
+	if err != nil {
+		return nil, query.Errorf(query.Invalid, "search pattern /%s/: %v", expr, err)
+	}
+	prefix, _ := re.LiteralPrefix()
+	return s.expand(field, b, func(f string) ([]string, error) {
+		return s.dictionary(f, prefix, re.MatchString)
+	})
+}
+
+func wildcardRegexp(w string) string {
+	var sb strings.Builder
+	for _, r := range w {
+		switch r {
+		case '*':
+			sb.WriteString(".*")
+		case '?':
+			sb.WriteString(".")
+		default:
+			sb.WriteString(regexp.QuoteMeta(string(r)))
+		}
+	}
+	return sb.String()
+}
+
+// fuzzy searches the terms within edit distance fuzziness (at most 2) of
+// term that share its first prefix bytes.
+func (s *ftsSearcher) fuzzy(field, term string, fuzziness, prefix int, b float64) (matches, error) {
+	fuzziness = min(max(fuzziness, 0), 2)
+	prefix = min(max(prefix, 0), len(term))
+	return s.expand(field, b, func(f string) ([]string, error) {
+		return s.dictionary(f, term[:prefix], func(t string) bool {
+			return editWithin(t, term, fuzziness)
+		})
+	})
+}
+
+// editWithin reports whether a and b are within Levenshtein distance d.
+func editWithin(a, b string, d int) bool {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)] <= d
+}
+
+// phrase matches documents whose field has the analyzed words of text at
+// the same relative positions; the score is the sum of the words' BM25.
+func (s *ftsSearcher) phrase(field, text string, b float64) (matches, error) {
+	f, err := s.field(field)
+	if err != nil {
+		return nil, err
+	}
+	toks := s.fi.an.Analyze([]byte(text))
+	if len(toks) == 0 {
+		return matches{}, nil
+	}
+	type word struct {
+		term string
+		off  uint32
+	}
+	words := make([]word, len(toks))
+	for i, t := range toks {
+		words[i] = word{string(t.Term), uint32(t.Position - toks[0].Position)}
+	}
+	// Candidates: documents with every word, with their positions.
+	var cand map[string][]uint32 // key -> positions of the first word
+	scores := matches{}
+	for i, w := range words {
+		prefix := postPrefix(f, w.term)
+		next := map[string][]uint32{}
+		c := s.b.Cursor()
+		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+			key := string(k[len(prefix):])
+			if i == 0 {
+				next[key] = decodePositions(v)
+				continue
+			}
+			starts, ok := cand[key]
+			if !ok {
+				continue
+			}
+			var kept []uint32
+			pos := decodePositions(v)
+			for _, p0 := range starts {
+				if containsPos(pos, p0+w.off) {
+					kept = append(kept, p0)
+				}
+			}
+			if len(kept) > 0 {
+				next[key] = kept
+			}
+		}
+		cand = next
+	}
+	if len(cand) == 0 {
+		return matches{}, nil
+	}
+	for _, w := range words {
+		m := matches{}
+		if err := s.term(f, w.term, b, m); err != nil {
+			return nil, err
+		}
+		for k := range cand {
+			scores[k] += m[k]
+		}
+	}
+	return scores, nil
+}
+
+func containsPos(pos []uint32, p uint32) bool {
+	i := sort.Search(len(pos), func(i int) bool { return pos[i] >= p })
+	return i < len(pos) && pos[i] == p
+}
+
+// all matches every indexed document with score 0.
+func (s *ftsSearcher) all() (matches, error) {
+	out := matches{}
+	c := s.b.Cursor()
+	p := []byte{prefixLength}
+	for k, _ := c.Seek(p); k != nil && k[0] == prefixLength; k, _ = c.Next() {
+		out[string(k[1:])] = 0
+	}
+	return out, nil
+}
