@@ -11,7 +11,10 @@ import (
 // shows them. A tool whose engine part does not exist yet is not here:
 // the catalog never lists a tool that does not work.
 func (s *Server) builtins() []*tool {
-	return []*tool{s.describeTool(), s.findTool(), s.countTool(), s.aggregateTool(), s.insertTool()}
+	return []*tool{s.describeTool(), s.findTool(), s.countTool(), s.aggregateTool(), s.insertTool(),
+		// the change lifecycle (tool_changes.go, tool_history.go)
+		s.historyTool(), s.diffTool(), s.plansTool(), s.planUpdateTool(), s.planDeleteTool(), s.planRevertTool(),
+		s.applyTool(), s.rollbackTool(), s.createSnapshotTool(), s.deleteSnapshotTool(), s.dropCollectionTool(), s.pruneHistoryTool()}
 }
 
 // buildCatalog gathers the built-in and canned tools and decides which

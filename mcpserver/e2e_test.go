@@ -119,7 +119,7 @@ func runE2E(t *testing.T, start starter) {
 			t.Errorf("capabilities: %+v", init.Capabilities)
 		}
 		tools := listTools(t, cs)
-		if names := toolNames(tools); names != "describe,find,count,aggregate" {
+		if names := toolNames(tools); names != "describe,find,count,aggregate,history,diff,plans" {
 			t.Errorf("read scope lists %s", names)
 		}
 		for _, tool := range tools {
@@ -167,7 +167,7 @@ func runE2E(t *testing.T, start starter) {
 	t.Run("read-write", func(t *testing.T) {
 		cs := start(t, dir, "--scope", "rw")
 		tools := listTools(t, cs)
-		if names := toolNames(tools); names != "describe,find,count,aggregate,insert" {
+		if names := toolNames(tools); names != "describe,find,count,aggregate,insert,history,diff,plans,plan_update,plan_delete,plan_revert,apply,rollback,create_snapshot" {
 			t.Errorf("read-write scope lists %s", names)
 		}
 		for _, tool := range tools {

@@ -60,7 +60,8 @@ func TestScope_EngineLayer(t *testing.T) {
 // TestScope_Listing: each scope lists exactly its tools, and no argument
 // widens the scope.
 func TestScope_Listing(t *testing.T) {
-	want := map[Scope]string{ScopeRead: "describe,find,count,aggregate", ScopeReadWrite: "describe,find,count,aggregate,insert", ScopeDangerous: "describe,find,count,aggregate,insert"}
+	want := map[Scope]string{ScopeRead: "describe,find,count,aggregate,history,diff,plans", ScopeReadWrite: "describe,find,count,aggregate,insert,history,diff,plans,plan_update,plan_delete,plan_revert,apply,rollback,create_snapshot",
+		ScopeDangerous: "describe,find,count,aggregate,insert,history,diff,plans,plan_update,plan_delete,plan_revert,apply,rollback,create_snapshot,delete_snapshot,drop_collection,prune_history"}
 	for scope, names := range want {
 		f := newFixture(t, Config{Scope: scope})
 		if got := join(f.srv.listedNames()); got != names {
