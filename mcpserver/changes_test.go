@@ -267,3 +267,48 @@ func TestChanges_Policy(t *testing.T) {
 		t.Errorf("diff shows denied data: %s", text)
 	}
 }
+
+// TestChanges_At: find, count and aggregate read the past with at, under
+// the same policy as the present.
+func TestChanges_At(t *testing.T) {
+	f := newFixture(t, Config{Scope: ScopeReadWrite, DenyCollections: []string{"orders"}, Redact: []string{"users.ssn"}})
+	f.standardStore()
+	f.ok("create_snapshot", `{"path":"app.omgdb","name":"start"}`)
+	tok := f.ok("plan_delete", `{"path":"app.omgdb","collection":"users","filter":{"city":"Paris"}}`)["token"].(string)
+	f.ok("apply", `{"path":"app.omgdb","token":"`+tok+`"}`)
+
+	if n := f.ok("count", `{"path":"app.omgdb","collection":"users"}`)["count"]; n != 1.0 {
+		t.Errorf("count now = %v", n)
+	}
+	if n := f.ok("count", `{"path":"app.omgdb","collection":"users","at":"start","filter":{"city":"Paris"}}`)["count"]; n != 2.0 {
+		t.Errorf("count at start = %v", n)
+	}
+	res := f.callTool("find", `{"path":"app.omgdb","collection":"users","at":"start","limit":2}`)
+	sc := structured(t, res)
+	if join(docIDs(t, sc)) != "1,2" || sc["matched"] != 3.0 || sc["cursor"] == nil || strings.Contains(resultText(res), "111-11-1111") {
+		t.Errorf("find at start: %v", sc)
+	}
+	next := f.ok("find", `{"path":"app.omgdb","collection":"users","at":"start","limit":2,"cursor":"`+sc["cursor"].(string)+`"}`)
+	if join(docIDs(t, next)) != "3" {
+		t.Errorf("find at start, page 2: %v", next)
+	}
+	if res := f.callTool("find", `{"path":"app.omgdb","collection":"users","limit":2,"cursor":"`+sc["cursor"].(string)+`"}`); res["isError"] != true {
+		t.Errorf("a cursor of a find at a revision continued a find now: %v", res)
+	}
+	if res := f.callTool("find", `{"path":"app.omgdb","collection":"users","at":"start","filter":{"ssn":"111-11-1111"}}`); structured(t, res)["returned"] != 0.0 {
+		t.Errorf("a filter at a revision saw a redacted field: %v", res)
+	}
+	agg := f.ok("aggregate", `{"path":"app.omgdb","collection":"users","at":"start","pipeline":[{"$group":{"_id":"$city","n":{"$sum":1}}},{"$sort":{"_id":1}}]}`)
+	if b, _ := json.Marshal(agg["documents"]); string(b) != `[{"_id":"Lyon","n":1},{"_id":"Paris","n":2}]` {
+		t.Errorf("aggregate at start: %s", b)
+	}
+	for _, tc := range []struct{ tool, args, code string }{
+		{"find", `{"path":"app.omgdb","collection":"orders","at":"start"}`, CodePolicyDenied},
+		{"aggregate", `{"path":"app.omgdb","collection":"users","at":"start","pipeline":[{"$lookup":{"from":"orders","localField":"_id","foreignField":"user","as":"o"}}]}`, CodePolicyDenied},
+		{"count", `{"path":"app.omgdb","collection":"users","at":"no-such-snapshot"}`, CodeNotFound},
+	} {
+		if res := f.callTool(tc.tool, tc.args); errorCode(res) != tc.code {
+			t.Errorf("%s %s: %v", tc.tool, tc.args, res)
+		}
+	}
+}
