@@ -312,3 +312,44 @@ func TestChanges_At(t *testing.T) {
 		}
 	}
 }
+
+// TestChanges_ResourcesAndPrompts: the plan, history and snapshots
+// resources, and the time_travel and analyze_changes prompts.
+func TestChanges_ResourcesAndPrompts(t *testing.T) {
+	f := newFixture(t, Config{Scope: ScopeReadWrite, Redact: []string{"users.ssn"}})
+	f.standardStore()
+	f.ok("create_snapshot", `{"path":"app.omgdb","name":"start"}`)
+	token := f.ok("plan_delete", `{"path":"app.omgdb","collection":"users","filter":{"_id":1}}`)["token"].(string)
+	read := func(uri string) string {
+		out := f.send(`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"` + uri + `"}}`)
+		return out[0]
+	}
+	for uri, want := range map[string]string{
+		"omgdb://app.omgdb/plans/" + token:                 `\"op\":\"delete\"`,
+		"omgdb://app.omgdb/snapshots":                      `\"name\":\"start\"`,
+		"omgdb://app.omgdb/history":                        `\"changes\":[`,
+		"omgdb://app.omgdb/plans/000000000000000000000000": `"code":-32002`,
+		"omgdb://ghost.omgdb/history":                      `"code":-32002`,
+	} {
+		if got := read(uri); !strings.Contains(got, want) {
+			t.Errorf("read %s: %s, want %s", uri, got, want)
+		}
+	}
+	if got := read("omgdb://app.omgdb/plans/" + token); strings.Contains(got, "111-11-1111") {
+		t.Errorf("the plan resource shows a redacted field: %s", got)
+	}
+	for _, tc := range []struct{ line, want string }{
+		{`{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"time_travel","arguments":{"path":"app.omgdb","question":"who was in Paris?"}}}`, "their at argument"},
+		{`{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"analyze_changes","arguments":{"path":"app.omgdb","collection":"users"}}}`, "call rollback with its change_id only after the user confirms"},
+		{`{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"time_travel","arguments":{"path":"app.omgdb","when":"x"}}}`, `"code":-32602`},
+	} {
+		if out := f.send(tc.line); !strings.Contains(out[0], tc.want) {
+			t.Errorf("%s: %s", tc.line, out[0])
+		}
+	}
+	ro := newFixture(t, Config{Root: f.root})
+	out := ro.send(`{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"analyze_changes","arguments":{"path":"app.omgdb"}}}`)
+	if !strings.Contains(out[0], "This server cannot undo changes") {
+		t.Errorf("analyze_changes at read scope: %s", out[0])
+	}
+}

@@ -284,13 +284,15 @@ func checkResources(t *testing.T, cs *mcp.ClientSession) {
 		}
 	}
 	tmpl, err := cs.ListResourceTemplates(ctx, nil)
-	if err != nil || len(tmpl.ResourceTemplates) != 3 {
+	if err != nil || len(tmpl.ResourceTemplates) != 6 {
 		t.Errorf("templates: %v %v", tmpl, err)
 	}
 	for uri, want := range map[string]string{
 		"omgdb://app.omgdb/collections":  `"name":"users","count":2`,
 		"omgdb://app.omgdb/users/schema": `"field":"tags","types":["array"]`,
 		"omgdb://docs/limits":            "# Limits",
+		"omgdb://app.omgdb/history":      `"changes":[{"change":`,
+		"omgdb://app.omgdb/snapshots":    `{"snapshots":[]}`,
 	} {
 		rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 		if err != nil || len(rr.Contents) != 1 || !strings.Contains(rr.Contents[0].Text, want) {
@@ -312,7 +314,7 @@ func checkPrompts(t *testing.T, cs *mcp.ClientSession) {
 	for _, p := range res.Prompts {
 		names = append(names, p.Name)
 	}
-	if strings.Join(names, ",") != "explore_store,safe_change" {
+	if strings.Join(names, ",") != "explore_store,safe_change,time_travel,analyze_changes" {
 		t.Errorf("prompts: %v", names)
 	}
 	pr, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "safe_change", Arguments: map[string]string{"path": "app.omgdb", "collection": "users", "change": "rename bob"}})
