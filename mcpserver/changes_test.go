@@ -263,6 +263,23 @@ func TestChanges_Policy(t *testing.T) {
 		t.Errorf("plans shows a redacted field: %s", text)
 	}
 	f.ok("apply", `{"path":"app.omgdb","token":"`+token+`"}`)
+	// A plan or change of a hidden collection, made elsewhere, can be
+	// neither applied nor rolled back here.
+	open := newFixture(t, Config{Scope: ScopeReadWrite, Root: f.root})
+	hidden := open.ok("plan_delete", `{"path":"app.omgdb","collection":"orders","filter":{}}`)["token"].(string)
+	if res := f.callTool("apply", `{"path":"app.omgdb","token":"`+hidden+`"}`); errorCode(res) != CodePolicyDenied {
+		t.Errorf("apply of a plan of a hidden collection: %v", res)
+	}
+	if res := f.callTool("plans", `{"path":"app.omgdb","token":"`+hidden+`"}`); errorCode(res) != CodePolicyDenied {
+		t.Errorf("plans of a plan of a hidden collection: %v", res)
+	}
+	ins := open.ok("insert", `{"path":"app.omgdb","collection":"orders","document":{"_id":12}}`)["change_id"].(string)
+	if res := f.callTool("rollback", `{"path":"app.omgdb","change_id":"`+ins+`"}`); errorCode(res) != CodePolicyDenied {
+		t.Errorf("rollback of a change to a hidden collection: %v", res)
+	}
+	if text := resultText(f.callTool("history", `{"path":"app.omgdb"}`)); strings.Contains(text, ins) {
+		t.Errorf("history shows a change to a hidden collection: %s", text)
+	}
 	if text := resultText(f.callTool("diff", `{"path":"app.omgdb","from":"0"}`)); strings.Contains(text, "111-11-1111") || strings.Contains(text, `"orders"`) {
 		t.Errorf("diff shows denied data: %s", text)
 	}

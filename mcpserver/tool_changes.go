@@ -343,9 +343,11 @@ func runApply(ctx context.Context, c *call) (*output, error) {
 	}
 	defer db.Close()
 	tok := c.str("token")
-	if p, _, err := changes.ShowPlan(ctx, db, tok); err == nil {
-		if err := c.collectionsAllowed(planColls(p)); err != nil {
-			return nil, err
+	if c.srv.policy.restrictsCollections() {
+		if p, _, err := changes.ShowPlan(ctx, db, tok); err == nil {
+			if err := c.collectionsAllowed(planColls(p)); err != nil {
+				return nil, err
+			}
 		}
 	}
 	res, err := changes.Apply(ctx, db, tok, &changes.ApplyOptions{Actor: "mcp:" + c.sess.clientName()})
