@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/store"
 )
@@ -53,7 +55,19 @@ func (f *fixture) ok(name, args string) map[string]any {
 	if res["isError"] == true {
 		f.t.Fatalf("%s %s: %s", name, args, resultText(res))
 	}
-	return structured(f.t, res)
+	sc := structured(f.t, res)
+	f.checkOutput(name, sc)
+	return sc
+}
+
+// checkOutput checks a result against the tool's outputSchema.
+func (f *fixture) checkOutput(name string, sc map[string]any) {
+	f.t.Helper()
+	var schema any
+	json.Unmarshal(query.AppendJSON(nil, f.srv.known[name].Output), &schema)
+	if err := validateSchema(schema, sc); err != nil {
+		f.t.Errorf("%s: structuredContent does not match outputSchema: %v\n%v", name, err, sc)
+	}
 }
 
 func nextActions(sc map[string]any) string {
@@ -90,6 +104,9 @@ func TestChanges_RoundTrip(t *testing.T) {
 	applied := f.ok("apply", `{"path":"app.omgdb","token":"`+token+`"}`)
 	if applied["change_id"] != token || applied["updated"] != 2.0 || !strings.Contains(nextActions(applied), "rollback") {
 		t.Fatalf("apply: %v", applied)
+	}
+	if shown := f.ok("plans", `{"path":"app.omgdb","token":"`+token+`"}`); nextActions(shown) != "rollback,history" {
+		t.Errorf("plans of an applied plan: %v", shown)
 	}
 	if n := f.ok("count", `{"path":"app.omgdb","collection":"users","filter":{"visits":1}}`)["count"]; n != 2.0 {
 		t.Errorf("after apply, %v documents have visits", n)
@@ -184,6 +201,7 @@ func TestChanges_Tools(t *testing.T) {
 		{"prune_history", `{"path":"app.omgdb","history_before":"nope-nope"}`, CodeNotFound},
 	} {
 		res := f.callTool(tc.tool, tc.args)
+		f.checkOutput(tc.tool, structured(t, res))
 		if got := errorCode(res); got != tc.code {
 			t.Errorf("%s %s: code %q, want %q: %s", tc.tool, tc.args, got, tc.code, resultText(res))
 		}
@@ -369,4 +387,20 @@ func TestChanges_ResourcesAndPrompts(t *testing.T) {
 	if !strings.Contains(out[0], "This server cannot undo changes") {
 		t.Errorf("analyze_changes at read scope: %s", out[0])
 	}
+}
+
+func validateSchema(schema, instance any) error {
+	b, _ := json.Marshal(schema)
+	var s jsonschema.Schema
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	rs, err := s.Resolve(nil)
+	if err != nil {
+		return err
+	}
+	b, _ = json.Marshal(instance)
+	var v any
+	json.Unmarshal(b, &v)
+	return rs.Validate(v)
 }

@@ -149,6 +149,12 @@ func runE2E(t *testing.T, start starter) {
 			{"aggregate", map[string]any{"path": "app.omgdb", "collection": "users", "pipeline": map[string]any{"$match": map[string]any{}}}, "INVALID_ARGUMENT", true},
 			{"count", map[string]any{"path": "app.omgdb", "collection": "users", "filter": "age"}, "INVALID_ARGUMENT", true},
 			{"insert", map[string]any{"path": "app.omgdb", "collection": "users", "document": map[string]any{}}, "SCOPE_DENIED", false},
+			{"history", map[string]any{"path": "app.omgdb", "limit": 5}, "", false},
+			{"diff", map[string]any{"path": "app.omgdb", "from": "0"}, "", false},
+			{"diff", map[string]any{"path": "app.omgdb"}, "INVALID_ARGUMENT", true},
+			{"plans", map[string]any{"path": "app.omgdb", "all": true}, "", false},
+			{"find", map[string]any{"path": "app.omgdb", "collection": "users", "at": "0"}, "NOT_FOUND", false},
+			{"apply", map[string]any{"path": "app.omgdb", "token": "x"}, "SCOPE_DENIED", false},
 		}
 		for _, c := range calls {
 			callAndValidate(t, cs, tools, c.tool, c.args, c.code)
@@ -186,6 +192,19 @@ func runE2E(t *testing.T, start starter) {
 		}
 		if n := callAndValidate(t, cs, tools, "count", map[string]any{"path": "app.omgdb", "collection": "users"}, "")["count"]; n != 3.0 {
 			t.Errorf("count after insert = %v", n)
+		}
+		// The change lifecycle through a real client, results checked
+		// against their outputSchema.
+		plan := callAndValidate(t, cs, tools, "plan_update", map[string]any{"path": "app.omgdb", "collection": "users",
+			"filter": map[string]any{"name": "cy"}, "update": map[string]any{"$set": map[string]any{"age": 3}}}, "")
+		applied := callAndValidate(t, cs, tools, "apply", map[string]any{"path": "app.omgdb", "token": plan["token"]}, "")
+		callAndValidate(t, cs, tools, "plans", map[string]any{"path": "app.omgdb", "token": plan["token"]}, "")
+		callAndValidate(t, cs, tools, "rollback", map[string]any{"path": "app.omgdb", "change_id": applied["change_id"]}, "")
+		callAndValidate(t, cs, tools, "apply", map[string]any{"path": "app.omgdb", "token": plan["token"]}, "CONFLICT")
+		for _, tool := range tools {
+			if d := tool.Annotations.DestructiveHint; (tool.Name == "apply" || tool.Name == "rollback") && (d == nil || !*d) {
+				t.Errorf("%s is not marked destructive", tool.Name)
+			}
 		}
 	})
 	_ = ctx

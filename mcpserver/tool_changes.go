@@ -261,6 +261,9 @@ func runPlans(ctx context.Context, c *call) (*output, error) {
 		if err := c.collectionsAllowed(planColls(p)); err != nil {
 			return nil, err
 		}
+		if docs == nil {
+			docs = []changes.PlanDoc{}
+		}
 		limit := c.srv.cfg.MaxDocs
 		truncated := len(docs) > limit
 		if truncated {
