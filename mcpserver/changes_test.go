@@ -404,3 +404,20 @@ func validateSchema(schema, instance any) error {
 	json.Unmarshal(b, &v)
 	return rs.Validate(v)
 }
+
+// TestChanges_Caps: diffs, plans and versions are capped like a find.
+func TestChanges_Caps(t *testing.T) {
+	f := newFixture(t, Config{Scope: ScopeReadWrite, MaxDocs: 1, MaxString: 5})
+	f.standardStore()
+	tok := f.ok("plan_update", `{"path":"app.omgdb","collection":"users","update":{"$set":{"note":"a long note"}}}`)["token"].(string)
+	shown := f.ok("plans", `{"path":"app.omgdb","token":"`+tok+`"}`)
+	if len(shown["documents"].([]any)) != 1 || shown["applied_limits"] == nil {
+		t.Errorf("plans token under caps: %v", shown)
+	}
+	f.ok("apply", `{"path":"app.omgdb","token":"`+tok+`"}`)
+	diff := f.ok("diff", `{"path":"app.omgdb","from":"0"}`)
+	limits, _ := diff["applied_limits"].(map[string]any)
+	if len(diff["documents"].([]any)) != 1 || limits["max_docs"] != 1.0 || limits["max_string"] != 5.0 {
+		t.Errorf("diff under caps: %v", diff)
+	}
+}

@@ -165,17 +165,22 @@ func (c *call) collectionsAllowed(colls []string) error {
 }
 
 func (c *call) planOutput(res *changes.PlanResult) (*output, error) {
-	for i := range res.SampleBeforeAfter {
-		ba := &res.SampleBeforeAfter[i]
-		ba.Before.Value = c.redactDoc(res.Collection, ba.Before.Value)
-		ba.After.Value = c.redactDoc(res.Collection, ba.After.Value)
+	k := &capper{c: c}
+	samples := []changes.BeforeAfter{}
+	for _, ba := range res.SampleBeforeAfter {
+		ba.Before.Value = k.doc(c.redactDoc(res.Collection, ba.Before.Value))
+		ba.After.Value = k.doc(c.redactDoc(res.Collection, ba.After.Value))
+		if k.fits(ba) {
+			samples = append(samples, ba)
+		}
 	}
+	res.SampleBeforeAfter = samples
 	res.NextValidActions = c.next(res.NextValidActions, "plans")
 	out, err := c.resultOf(res, "planned documents")
 	if out != nil {
 		out.matched = res.Matched
 	}
-	return out, err
+	return withLimits(out, k), err
 }
 
 // redactDoc removes the redacted fields of coll from a document. With
@@ -242,7 +247,7 @@ func (s *Server) plansTool() *tool {
 			{Name: "token", Type: "string", MaxLength: 64, Description: "Show this plan."},
 			{Name: "all", Type: "boolean", Description: "Also applied, discarded and expired plans."}},
 		Output: outputSchema([]string{"next_valid_actions"}, "plans", tArr(tObj()), "plan", tObj(),
-			"documents", tArr(tObj()), "next_valid_actions", tArr(tStr())),
+			"documents", tArr(tObj()), "applied_limits", tObj(), "next_valid_actions", tArr(tStr())),
 		Run: runPlans,
 	}
 }
@@ -261,21 +266,20 @@ func runPlans(ctx context.Context, c *call) (*output, error) {
 		if err := c.collectionsAllowed(planColls(p)); err != nil {
 			return nil, err
 		}
-		if docs == nil {
-			docs = []changes.PlanDoc{}
-		}
-		limit := c.srv.cfg.MaxDocs
-		truncated := len(docs) > limit
-		if truncated {
-			docs = docs[:limit]
-		}
-		for i := range docs {
-			docs[i].Before.Value = c.redactDoc(docs[i].Collection, docs[i].Before.Value)
-			docs[i].After.Value = c.redactDoc(docs[i].Collection, docs[i].After.Value)
-			if c.redactor(docs[i].Collection) != nil {
-				docs[i].Fields = nil
+		k := &capper{c: c}
+		shown := []changes.PlanDoc{}
+		for _, d := range docs {
+			d.Before.Value = k.doc(c.redactDoc(d.Collection, d.Before.Value))
+			d.After.Value = k.doc(c.redactDoc(d.Collection, d.After.Value))
+			if c.redactor(d.Collection) != nil || k.cut {
+				d.Fields = nil // they would show redacted or cut values
 			}
+			if !k.fits(d) {
+				break
+			}
+			shown = append(shown, d)
 		}
+		docs = shown
 		next := []string{}
 		switch p.Status {
 		case changes.StatusPending:
@@ -286,13 +290,12 @@ func runPlans(ctx context.Context, c *call) (*output, error) {
 		out, err := c.resultOf(struct {
 			Plan      *changes.Plan     `json:"plan"`
 			Documents []changes.PlanDoc `json:"documents"`
-			Truncated bool              `json:"truncated,omitempty"`
 			Next      []string          `json:"next_valid_actions"`
-		}{p, docs, truncated, next}, "planned documents")
+		}{p, docs, next}, "planned documents")
 		if out != nil {
 			out.returned = int64(len(docs))
 		}
-		return out, err
+		return withLimits(out, k), err
 	}
 	plans, err := changes.Plans(ctx, db, c.value("all").Bool())
 	if err != nil {
@@ -438,3 +441,65 @@ func (p *policy) redactionsAny() [][]string {
 // restrictsCollections reports whether --collections or
 // --deny-collections is in force.
 func (p *policy) restrictsCollections() bool { return len(p.allowColl) > 0 || len(p.denyColl) > 0 }
+
+// capper keeps the entries of a lifecycle result (diffs, plan documents,
+// versions) within --max-docs and --max-bytes, and cuts their strings at
+// --max-string, as find's pages are kept.
+type capper struct {
+	c      *call
+	n      int
+	bytes  int
+	full   bool
+	cut    bool
+	limits []query.Field
+}
+
+// doc cuts the long strings of a document.
+func (k *capper) doc(v query.Value) query.Value {
+	v, cut := truncateStrings(v, k.c.srv.cfg.MaxString)
+	if cut && !k.cut {
+		k.cut = true
+		k.limits = append(k.limits, query.Field{Key: "max_string", Value: query.LongValue(int64(k.c.srv.cfg.MaxString))})
+	}
+	return v
+}
+
+// fits reports whether the entry may be added, and counts it if so.
+// Once one does not fit, none does.
+func (k *capper) fits(entry any) bool {
+	if k.full {
+		return false
+	}
+	cfg := k.c.srv.cfg
+	if k.n >= cfg.MaxDocs {
+		k.full = true
+		k.limits = append(k.limits, query.Field{Key: "max_docs", Value: query.LongValue(int64(cfg.MaxDocs))})
+		return false
+	}
+	b, _ := json.Marshal(entry)
+	if k.bytes+len(b) > cfg.MaxBytes {
+		k.full = true
+		k.limits = append(k.limits, query.Field{Key: "max_bytes", Value: query.LongValue(int64(cfg.MaxBytes))})
+		return false
+	}
+	k.n++
+	k.bytes += len(b)
+	return true
+}
+
+// appliedLimits is the applied_limits of the result: the caps that
+// fired, or missing.
+func (k *capper) appliedLimits() query.Value {
+	if len(k.limits) == 0 {
+		return query.MissingValue
+	}
+	return query.ObjectValue(k.limits)
+}
+
+// withLimits adds applied_limits to an output when a cap fired.
+func withLimits(out *output, k *capper) *output {
+	if out != nil && len(k.limits) > 0 {
+		out.data = out.data.With("applied_limits", k.appliedLimits())
+	}
+	return out
+}

@@ -20,8 +20,9 @@ func (s *Server) historyTool() *tool {
 			{Name: "collection", Type: "string", Description: "Only changes to this collection."},
 			{Name: "id", Type: "string", Description: "A document's _id (JSON, or a bare string): its versions."},
 			{Name: "limit", Type: "integer", Min: i64(1), Max: i64(MaxLimit), Default: query.LongValue(20), Description: "Max entries."}},
-		Output: outputSchema([]string{"returned"}, "changes", tArr(tObj()), "versions", tArr(tObj()), "returned", tInt()),
-		Run:    runHistory,
+		Output: outputSchema([]string{"returned"}, "changes", tArr(tObj()), "versions", tArr(tObj()), "returned", tInt(),
+			"applied_limits", tObj()),
+		Run: runHistory,
 	}
 }
 
@@ -41,10 +42,17 @@ func runHistory(ctx context.Context, c *call) (*output, error) {
 		if err != nil {
 			return nil, err
 		}
+		k := &capper{c: c}
 		shown := []changes.Version{}
 		for _, v := range vs {
-			if len(shown) < limit && c.srv.policy.collectionAllowed(v.Collection) {
-				v.Doc.Value = c.redactDoc(v.Collection, v.Doc.Value)
+			if len(shown) == limit {
+				break
+			}
+			if c.srv.policy.collectionAllowed(v.Collection) {
+				v.Doc.Value = k.doc(c.redactDoc(v.Collection, v.Doc.Value))
+				if !k.fits(v) {
+					break
+				}
 				shown = append(shown, v)
 			}
 		}
@@ -55,7 +63,7 @@ func runHistory(ctx context.Context, c *call) (*output, error) {
 		if out != nil {
 			out.returned = int64(len(shown))
 		}
-		return out, err
+		return withLimits(out, k), err
 	}
 	hist, err := changes.History(ctx, db, &changes.HistoryOptions{Coll: coll})
 	if err != nil {
@@ -99,7 +107,7 @@ func (s *Server) diffTool() *tool {
 			{Name: "to", Type: "string", Description: "The later revision; default now."},
 			{Name: "collection", Type: "string", Description: "Only this collection."}},
 		Output: outputSchema([]string{"documents"}, "from", tObj(), "to", tObj(), "inserted", tInt(), "deleted", tInt(),
-			"updated", tInt(), "documents", tArr(tObj()), "truncated", tBool()),
+			"updated", tInt(), "documents", tArr(tObj()), "applied_limits", tObj()),
 		Run: runDiff,
 	}
 }
@@ -118,31 +126,28 @@ func runDiff(ctx context.Context, c *call) (*output, error) {
 	if err != nil {
 		return nil, err
 	}
+	k := &capper{c: c}
 	docs := []changes.DocDiff{}
-	truncated := false
 	for _, d := range res.Documents {
 		if !c.srv.policy.collectionAllowed(d.Collection) {
 			continue
 		}
-		if len(docs) == c.srv.cfg.MaxDocs {
-			truncated = true
-			break
+		d.Before.Value = k.doc(c.redactDoc(d.Collection, d.Before.Value))
+		d.After.Value = k.doc(c.redactDoc(d.Collection, d.After.Value))
+		if c.redactor(d.Collection) != nil || k.cut {
+			d.Fields = nil // they would show redacted or cut values
 		}
-		d.Before.Value, d.After.Value = c.redactDoc(d.Collection, d.Before.Value), c.redactDoc(d.Collection, d.After.Value)
-		if c.redactor(d.Collection) != nil {
-			d.Fields = nil
+		if !k.fits(d) {
+			break
 		}
 		docs = append(docs, d)
 	}
 	res.Documents = docs
-	out, err := c.resultOf(struct {
-		*changes.DiffResult
-		Truncated bool `json:"truncated,omitempty"`
-	}{res, truncated}, "documents that differ")
+	out, err := c.resultOf(res, "documents that differ")
 	if out != nil {
 		out.returned = int64(len(docs))
 	}
-	return out, err
+	return withLimits(out, k), err
 }
 
 var snapshotOutput = func() query.Value {
