@@ -1,5 +1,10 @@
-.PHONY: all fmt vet test fuzz crash bench docs
+.PHONY: all build fmt vet test fuzz crash bench docs
 all: fmt vet test
+
+# A static binary: the cgo build links dynamically (pflag imports net) and
+# starts about 1 ms slower.
+build:
+	CGO_ENABLED=0 go build -trimpath -o omgdb .
 
 fmt:
 	gofmt -l -w $$(git ls-files '*.go')

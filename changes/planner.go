@@ -143,15 +143,19 @@ func scanMatches(ctx context.Context, c *store.Collection, f *query.Filter, firs
 				return err
 			}
 		}
-		doc := cur.Doc()
-		if err := cur.Err(); err != nil {
-			return err
-		}
-		if f != nil && !f.Match(doc) {
-			continue
-		}
+		// Match on the stored JSON, decoding only the fields the filter
+		// reads; decode the whole document only when it matches.
 		js, err := cur.JSON()
 		if err != nil {
+			return err
+		}
+		if f != nil {
+			if ok, err := f.MatchJSON(js); err == nil && !ok {
+				continue
+			}
+		}
+		doc := cur.Doc()
+		if err := cur.Err(); err != nil {
 			return err
 		}
 		if err := fn(js, doc); err != nil || first {

@@ -36,9 +36,11 @@ const (
 // Pipeline is a compiled aggregation pipeline. It is immutable and may be
 // run any number of times, concurrently.
 type Pipeline struct {
-	stages []stage
-	slots  int
-	opts   PipelineOptions
+	stages   []stage
+	slots    int
+	opts     PipelineOptions
+	fields   []string // the input paths it reads, when fieldsOK
+	fieldsOK bool
 }
 
 // stage is one compiled pipeline stage.
@@ -71,6 +73,7 @@ func CompilePipeline(stages Value, opts *PipelineOptions) (*Pipeline, error) {
 		return nil, err
 	}
 	p.stages, p.slots = list, c.slots
+	p.fields, p.fieldsOK = pipelineFields(stages)
 	return p, nil
 }
 

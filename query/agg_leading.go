@@ -31,6 +31,8 @@ func (p *Pipeline) Leading() (filter *Filter, sort *Sort, afterMatch, afterSort 
 	return filter, sort, afterMatch, afterSort
 }
 
+// rest returns the pipeline from stage i on. It keeps the whole
+// pipeline's Fields: a superset of what its tail reads.
 func (p *Pipeline) rest(i int) *Pipeline {
-	return &Pipeline{stages: p.stages[i:], slots: p.slots, opts: p.opts}
+	return &Pipeline{stages: p.stages[i:], slots: p.slots, opts: p.opts, fields: p.fields, fieldsOK: p.fieldsOK}
 }

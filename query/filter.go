@@ -9,6 +9,8 @@ type Filter struct {
 	root   andNode
 	preds  []Predicate
 	fields []string
+	prune  *pruneNode // the parts of a document MatchJSON decodes
+	whole  bool       // MatchJSON must parse whole documents ($expr)
 }
 
 // Predicate is one top-level condition of a filter: a field path with one
@@ -70,7 +72,7 @@ func CompileFilter(spec Value) (*Filter, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Filter{preds: preds, fields: c.fields}
+	f := &Filter{preds: preds, fields: c.fields, prune: buildPrune(c.fields), whole: c.hasExpr}
 	for _, p := range preds {
 		f.root = append(f.root, p.n)
 	}
@@ -112,8 +114,9 @@ func (f *Filter) Fields() []string { return f.fields }
 
 // compiler holds the state of one CompileFilter call.
 type compiler struct {
-	fields []string
-	seen   map[string]bool
+	fields  []string
+	seen    map[string]bool
+	hasExpr bool // the filter has a $expr, which may read any field
 }
 
 func (c *compiler) addField(path string) {

@@ -155,6 +155,7 @@ func (c *compiler) expr(arg Value, top bool) ([]Predicate, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.hasExpr = true
 	return []Predicate{{Op: "$expr", Operand: arg, n: exprNode{e}}}, nil
 }
 

@@ -156,7 +156,12 @@ func runQuery(docs []query.Value, b block) []string {
 	}
 	var matched []query.Value
 	for _, d := range docs {
-		if f.Match(d) {
+		ok := f.Match(d)
+		// The fast path over canonical JSON must agree on every case.
+		if raw, err := f.MatchJSON(query.JSON(d)); err != nil || raw != ok {
+			return []string{fmt.Sprintf("MatchJSON on %s = %v, %v; Match = %v", d, raw, err, ok)}
+		}
+		if ok {
 			matched = append(matched, d)
 		}
 	}

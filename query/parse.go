@@ -7,6 +7,7 @@ import (
 	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Parse parses one JSON value strictly: valid UTF-8, no duplicate keys,
@@ -427,8 +428,13 @@ func (p *parser) number() (Value, error) {
 			return Value{}, p.errorf("invalid number: expected a digit in the exponent")
 		}
 	}
-	text := string(p.data[start:p.pos])
+	// The text aliases the input: strconv copies what it keeps, and the
+	// messages below copy it too.
+	text := unsafe.String(&p.data[start], p.pos-start)
 	if !isFloat {
+		if i, ok := smallInt(p.data[start:p.pos]); ok {
+			return LongValue(i), nil
+		}
 		i, err := strconv.ParseInt(text, 10, 64)
 		if err != nil {
 			p.pos = start
@@ -443,6 +449,25 @@ func (p *parser) number() (Value, error) {
 		return Value{}, p.errorf("number %s is out of the range of a double", text)
 	}
 	return DoubleValue(f), nil
+}
+
+// smallInt parses an integer of at most 18 digits, which cannot overflow.
+func smallInt(b []byte) (int64, bool) {
+	neg := b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range b {
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
 }
 
 func (p *parser) digits() int {

@@ -38,7 +38,17 @@ func (c *Collection) Aggregate(ctx context.Context, p *query.Pipeline) query.Sou
 		}
 	}
 	if filter != nil {
-		return afterMatch.Run(ctx, c.Find(ctx, Query{Filter: filter}), c.tx.Env())
+		return afterMatch.Run(ctx, c.Find(ctx, Query{Filter: filter, fields: fieldsOf(afterMatch)}), c.tx.Env())
 	}
-	return p.Run(ctx, c.Find(ctx, Query{}), c.tx.Env())
+	return p.Run(ctx, c.Find(ctx, Query{fields: fieldsOf(p)}), c.tx.Env())
+}
+
+// fieldsOf returns the fields a pipeline reads, when it can tell
+// (Pipeline.Fields): a collection scan then decodes only those, as
+// MongoDB projects a pipeline's dependencies.
+func fieldsOf(p *query.Pipeline) *query.FieldSet {
+	if paths, ok := p.Fields(); ok {
+		return query.NewFieldSet(paths)
+	}
+	return nil
 }

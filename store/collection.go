@@ -177,8 +177,9 @@ func (c *Collection) insert(val []byte, id, doc query.Value) error {
 		return query.Errorf(query.Limit, "document with _id %s is %d bytes, over the %d-byte limit", id, n, query.MaxDocumentSize)
 	}
 	key := query.AppendKey(nil, id)
-	c.trackAppend(key)
-	if c.docs.Get(key) != nil {
+	// A key past every key in the collection cannot be taken: imports of
+	// ascending ids skip a lookup per document.
+	if !c.trackAppend(key) && c.docs.Get(key) != nil {
 		e := wrap(query.Conflict, ErrDuplicateID, "duplicate _id %s in collection `%s`", id, c.name)
 		e.Hint = "each document needs a unique _id; omit _id to have one generated"
 		return e
@@ -204,10 +205,12 @@ func (c *Collection) insert(val []byte, id, doc query.Value) error {
 	return nil
 }
 
-// trackAppend notes whether key goes past every key so far.
-func (c *Collection) trackAppend(key []byte) {
+// trackAppend notes whether key goes past every key so far, and reports
+// whether it does while every insert of the transaction has. (Only insert
+// adds keys to the documents bucket, so lastKey bounds them all.)
+func (c *Collection) trackAppend(key []byte) bool {
 	if !c.appendOnly {
-		return
+		return false
 	}
 	if c.lastKey == nil {
 		last, _ := c.docs.Cursor().Last()
@@ -215,9 +218,10 @@ func (c *Collection) trackAppend(key []byte) {
 	}
 	if bytes.Compare(key, c.lastKey) <= 0 {
 		c.appendOnly = false
-		return
+		return false
 	}
 	c.lastKey = append(c.lastKey[:0], key...)
+	return true
 }
 
 // Get returns the document with the given _id, or a NotFound error.
@@ -251,16 +255,17 @@ func (c *Collection) Replace(id query.Value, doc query.Value) error {
 	if err := c.checkWritable(); err != nil {
 		return err
 	}
-	before, err := c.Get(id)
+	old, err := c.current(id)
 	if err != nil {
 		return err
 	}
+	storedID := old.id()
 	if newID := doc.Get("_id"); !newID.IsMissing() && !query.Equal(newID, id) {
 		return query.Errorf(query.Invalid, "cannot change _id %s to %s", id, newID).
 			WithHint("_id is immutable; delete the document and insert a new one")
 	}
 	if doc.Get("_id").IsMissing() {
-		doc = doc.With("_id", before.Get("_id"))
+		doc = doc.With("_id", storedID)
 	}
 	doc, err = query.PrepareDocument(doc)
 	if err != nil {
@@ -273,13 +278,17 @@ func (c *Collection) Replace(id query.Value, doc query.Value) error {
 	if err := c.rules.Check(c.name, doc); err != nil {
 		return err
 	}
+	before, err := c.beforeValue(old)
+	if err != nil {
+		return err
+	}
 	if err := c.maintain(before, doc); err != nil {
 		return err
 	}
 	if err := c.docs.Put(query.AppendKey(nil, id), val); err != nil {
 		return err
 	}
-	c.tx.record(Op{Op: OpUpdate, Coll: c.name, ID: before.Get("_id"), Before: before})
+	c.tx.record(Op{Op: OpUpdate, Coll: c.name, ID: storedID, beforeJSON: old.js})
 	return nil
 }
 
@@ -289,7 +298,11 @@ func (c *Collection) Delete(id query.Value) error {
 	if err := c.checkWritable(); err != nil {
 		return err
 	}
-	before, err := c.Get(id)
+	old, err := c.current(id)
+	if err != nil {
+		return err
+	}
+	before, err := c.beforeValue(old)
 	if err != nil {
 		return err
 	}
@@ -301,8 +314,48 @@ func (c *Collection) Delete(id query.Value) error {
 	}
 	c.count--
 	c.dirty = true
-	c.tx.record(Op{Op: OpDelete, Coll: c.name, ID: before.Get("_id"), Before: before})
+	c.tx.record(Op{Op: OpDelete, Coll: c.name, ID: old.id(), beforeJSON: old.js})
 	return nil
+}
+
+// stored is a document about to be replaced or deleted: its canonical
+// JSON (copied out of the store's pages) and its _id, which comes first.
+type stored struct {
+	js  []byte
+	doc query.Value // the _id field alone
+}
+
+var idOnly = query.NewFieldSet([]string{"_id"})
+
+// current reads the document with the given _id for a write that
+// replaces it: its bytes go into the journal as they are, and it is
+// parsed whole only when indexes need it.
+func (c *Collection) current(id query.Value) (stored, error) {
+	js, err := c.GetJSON(id)
+	if err != nil {
+		return stored{}, err
+	}
+	js = bytes.Clone(js)
+	doc, err := query.ParseFields(js, idOnly)
+	if err != nil {
+		return stored{}, corruptValue(err.Error())
+	}
+	return stored{js: js, doc: doc}, nil
+}
+
+func (s stored) id() query.Value { return s.doc.Get("_id") }
+
+// beforeValue returns the whole document when indexes must be updated,
+// and missing otherwise.
+func (c *Collection) beforeValue(s stored) (query.Value, error) {
+	if len(c.meta.Indexes) == 0 {
+		return query.Value{}, nil
+	}
+	v, err := query.Parse(s.js)
+	if err != nil {
+		return query.Value{}, corruptValue(err.Error())
+	}
+	return v, nil
 }
 
 // Scan returns a cursor over every document in _id order.

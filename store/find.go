@@ -31,6 +31,10 @@ type Query struct {
 	// query always scans the collection: index bounds, index order and
 	// covered counts would all reveal the values it hides.
 	Redact func(query.Value) query.Value
+	// fields, when set, limits what a collection scan decodes of each
+	// document it returns (Collection.Aggregate sets it from
+	// Pipeline.Fields).
+	fields *query.FieldSet
 }
 
 func (q *Query) sorted() bool { return q.Sort != nil && len(q.Sort.Keys()) > 0 }
@@ -58,7 +62,7 @@ func (c *Collection) baseSource(ctx context.Context, q Query, p *Plan) query.Sou
 	if p.Stage == "IXSCAN" {
 		return c.indexSource(ctx, p, q.Filter, q.sorted())
 	}
-	return &scanSource{ctx: ctx, cur: c.Scan(), filter: q.Filter, redact: q.Redact}
+	return &scanSource{ctx: ctx, cur: c.Scan(), filter: q.Filter, redact: q.Redact, fields: q.fields}
 }
 
 // wrap adds the sort, paging and projection stages to a base source.
@@ -96,6 +100,11 @@ func (c *Collection) CountQuery(ctx context.Context, q Query) (int64, error) {
 		n, _, err := ch.plan.countCovered(ctx)
 		return n, err
 	}
+	if ch.plan.Stage == "COLLSCAN" && q.Redact == nil && q.Filter != nil {
+		if n, ok, err := c.countParallel(ctx, q.Filter); ok {
+			return n, err
+		}
+	}
 	src := c.execute(ctx, q, ch.plan)
 	defer src.Close()
 	var n int64
@@ -106,14 +115,19 @@ func (c *Collection) CountQuery(ctx context.Context, q Query) (int64, error) {
 }
 
 // scanSource streams the documents of a cursor that match a filter.
+// Without redaction it matches on the stored JSON (Filter.MatchJSON),
+// decoding only what the filter reads, and decodes a document (only the
+// fields, when set) when Doc asks for it.
 type scanSource struct {
-	ctx    context.Context
-	cur    *Cursor
-	filter *query.Filter
-	redact func(query.Value) query.Value
-	doc    query.Value // the current document, redacted
-	n      int
-	err    error
+	ctx     context.Context
+	cur     *Cursor
+	filter  *query.Filter
+	redact  func(query.Value) query.Value
+	fields  *query.FieldSet // when set, Doc decodes only these fields
+	doc     query.Value     // the current document, redacted, once decoded
+	decoded bool
+	n       int
+	err     error
 }
 
 func (s *scanSource) Next() bool {
@@ -126,22 +140,57 @@ func (s *scanSource) Next() bool {
 				return false
 			}
 		}
-		doc := s.cur.Doc()
-		if s.cur.Err() != nil {
+		if s.redact != nil {
+			// The filter must not see redacted values: decode, redact,
+			// then match.
+			doc := s.cur.Doc()
+			if s.cur.Err() != nil {
+				return false
+			}
+			doc = s.redact(doc)
+			if s.filter == nil || s.filter.Match(doc) {
+				s.doc, s.decoded = doc, true
+				return true
+			}
+			continue
+		}
+		s.decoded = false
+		if s.filter == nil {
+			return true
+		}
+		js, err := s.cur.JSON()
+		if err != nil {
 			return false
 		}
-		if s.redact != nil {
-			doc = s.redact(doc)
+		ok, err := s.filter.MatchJSON(js)
+		if err != nil {
+			s.err = corruptValue(err.Error())
+			return false
 		}
-		if s.filter == nil || s.filter.Match(doc) {
-			s.doc = doc
+		if ok {
 			return true
 		}
 	}
 	return false
 }
 
-func (s *scanSource) Doc() query.Value { return s.doc }
+func (s *scanSource) Doc() query.Value {
+	if s.decoded {
+		return s.doc
+	}
+	s.decoded = true
+	if s.fields == nil {
+		s.doc = s.cur.Doc()
+		return s.doc
+	}
+	s.doc = query.Value{}
+	if js, err := s.cur.JSON(); err == nil {
+		if s.doc, err = query.ParseFields(js, s.fields); err != nil {
+			s.err = corruptValue(err.Error())
+		}
+	}
+	return s.doc
+}
 
 func (s *scanSource) Err() error {
 	if s.err != nil {

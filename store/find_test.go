@@ -150,3 +150,85 @@ func TestFind_RedactingQueryNeverUsesAnIndex(t *testing.T) {
 		return nil
 	})
 }
+
+// TestFind_IDEqualityEqualsScan: a filter on _id equality reads one
+// document by key, and must return what a full scan returns (long and
+// double share a key; the rest of the filter still applies).
+func TestFind_IDEqualityEqualsScan(t *testing.T) {
+	db := storetest.MustOpen(t)
+	storetest.Insert(t, db, "c", `{"_id":5,"a":1}`, `{"_id":5.5,"a":2}`, `{"_id":"x","a":3}`,
+		`{"_id":null,"a":4}`, `{"_id":{"k":1,"j":2},"a":5}`, `{"_id":{"$oid":"65f0a1b2c3d4e5f6a7b80001"},"a":6}`,
+		`{"_id":true}`, `{"_id":{"$date":0}}`, `{"_id":-0.0,"a":7}`)
+	filters := []string{`{"_id":5}`, `{"_id":5.0}`, `{"_id":{"$eq":5.5}}`, `{"_id":"x"}`, `{"_id":"y"}`,
+		`{"_id":null}`, `{"_id":{"k":1,"j":2}}`, `{"_id":{"j":2,"k":1}}`, `{"_id":{"$oid":"65f0a1b2c3d4e5f6a7b80001"}}`,
+		`{"_id":5,"a":2}`, `{"_id":5,"a":1}`, `{"a":3,"_id":"x"}`, `{"_id":true}`, `{"_id":{"$date":0}}`,
+		`{"_id":0}`, `{"_id":[5]}`, `{"_id":6}`}
+	for _, spec := range filters {
+		fast, err := query.CompileFilter(query.MustParse(spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		slow, err := query.CompileFilter(query.MustParse(`{"$and":[` + spec + `]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, want := findAll(t, db, store.Query{Filter: fast}), findAll(t, db, store.Query{Filter: slow})
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("find %s = %v, a scan finds %v", spec, got, want)
+		}
+	}
+}
+
+// TestCollection_CountMatching_Parallel: a count split over two goroutines
+// (two transactions, two halves of the key range) counts what a scan
+// finds, for several filters and _id types.
+func TestCollection_CountMatching_Parallel(t *testing.T) {
+	defer store.SetParallelCountMin(10)()
+	db := storetest.MustOpen(t)
+	r := rand.New(rand.NewPCG(7, 8))
+	var docs []string
+	for i := 0; i < 500; i++ {
+		id := fmt.Sprint(i * 37)
+		switch r.IntN(3) {
+		case 0:
+			id = fmt.Sprintf(`"k%d"`, r.IntN(1e6))
+		case 1:
+			id = fmt.Sprintf(`{"$oid":"65f0a1b2c3d4e5f6a7b8%04x"}`, i)
+		}
+		docs = append(docs, fmt.Sprintf(`{"_id":%s,"a":%d,"b":{"c":[%d,%d]}}`, id, r.IntN(10), r.IntN(5), r.IntN(5)))
+	}
+	storetest.Insert(t, db, "c", docs...)
+	for _, spec := range []string{`{"a":3}`, `{"a":{"$gte":2},"b.c":4}`, `{"a":{"$exists":true}}`, `{"zz":1}`} {
+		f, err := query.CompileFilter(query.MustParse(spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := len(findAll(t, db, store.Query{Filter: f}))
+		var got int64
+		err = db.View(func(tx *store.Tx) error {
+			c, err := tx.Collection("c")
+			if err != nil {
+				return err
+			}
+			got, err = c.CountMatching(context.Background(), f)
+			return err
+		})
+		if err != nil || got != int64(want) {
+			t.Errorf("count %s = %d, %v; a scan finds %d", spec, got, err, want)
+		}
+	}
+	// A redacting count never reads the stored bytes: it cannot see "a".
+	noA := func(v query.Value) query.Value { return v.Without("a") }
+	var n int64
+	err := db.View(func(tx *store.Tx) error {
+		c, err := tx.Collection("c")
+		if err != nil {
+			return err
+		}
+		n, err = c.CountQuery(context.Background(), store.Query{Filter: mustFilter(t, `{"a":3}`), Redact: noA})
+		return err
+	})
+	if err != nil || n != 0 {
+		t.Errorf("redacted count of {\"a\":3} = %d, %v; want 0", n, err)
+	}
+}

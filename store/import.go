@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/omgdb/omgdb/query"
 )
@@ -61,7 +62,8 @@ func (db *DB) Import(ctx context.Context, coll string, r io.Reader, opts *Import
 	if opts == nil {
 		opts = &ImportOptions{}
 	}
-	in := &lineReader{r: bufio.NewReaderSize(r, 1<<20)}
+	in := newPrefetcher(&lineReader{r: bufio.NewReaderSize(r, 1<<20)})
+	defer in.close()
 	sum := &ImportSummary{Errors: []LineError{}}
 	batch := opts.BatchSize
 	if batch <= 0 {
@@ -84,6 +86,9 @@ func (db *DB) Import(ctx context.Context, coll string, r io.Reader, opts *Import
 		committed := sum.Inserted
 		err := db.Update(change, func(tx *Tx) error {
 			t = tx
+			if batch > 0 {
+				tx.ops = slices.Grow(tx.ops, batch) // one journal op per document
+			}
 			c, err := tx.CreateCollection(coll)
 			if err != nil {
 				return err
@@ -120,7 +125,7 @@ func (db *DB) Import(ctx context.Context, coll string, r io.Reader, opts *Import
 
 // importBatch inserts up to n documents (all when n < 0). It returns the
 // ids inserted and the error that stops the import, if any.
-func importBatch(ctx context.Context, c *Collection, in *lineReader, n int, opts *ImportOptions, sum *ImportSummary) ([]query.Value, error) {
+func importBatch(ctx context.Context, c *Collection, in *prefetcher, n int, opts *ImportOptions, sum *ImportSummary) ([]query.Value, error) {
 	var ids []query.Value
 	for n < 0 || len(ids) < n {
 		if len(ids)%1024 == 0 {
@@ -128,14 +133,13 @@ func importBatch(ctx context.Context, c *Collection, in *lineReader, n int, opts
 				return ids, err
 			}
 		}
-		line, err := in.next()
+		it, err := in.next()
 		if err == io.EOF {
 			return ids, nil
 		}
-		if err == nil {
-			var id query.Value
-			if id, err = insertLine(c, line); err == nil {
-				ids = append(ids, id)
+		if err = it.err; err == nil {
+			if err = c.insertPrepared(it.val, it.id); err == nil {
+				ids = append(ids, it.id)
 				sum.Inserted++
 				continue
 			}
@@ -155,8 +159,13 @@ func importBatch(ctx context.Context, c *Collection, in *lineReader, n int, opts
 	return ids, nil
 }
 
-func insertLine(c *Collection, line []byte) (query.Value, error) {
-	return c.InsertJSON(line)
+// insertPrepared inserts a line that AppendCanonicalDocument prepared, as
+// InsertJSON would.
+func (c *Collection) insertPrepared(val []byte, id query.Value) error {
+	if err := c.checkWritable(); err != nil {
+		return err
+	}
+	return c.insert(val, id, query.Value{})
 }
 
 func lineError(line int64, err error, inserted int64, atomic bool) error {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/omgdb/omgdb/internal/storetest"
+	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -57,5 +58,62 @@ func TestImport_StreamsWithBoundedMemory(t *testing.T) {
 	t.Logf("peak live heap: %.1f MB for %.1f MB of input", float64(peak)/1e6, float64(docs*(size+60))/1e6)
 	if peak > 25e6 {
 		t.Errorf("peak heap %.1f MB: the import does not stream", float64(peak)/1e6)
+	}
+}
+
+// TestImport_ReadAheadKeepsLineSemantics: lines are canonicalised ahead of
+// the transaction that inserts them; a bad line far past the read-ahead
+// window still stops the import at that line with everything before it
+// imported, the summary counts what was read and written, and the reading
+// goroutine is gone afterwards.
+func TestImport_ReadAheadKeepsLineSemantics(t *testing.T) {
+	before := runtime.NumGoroutine()
+	var in strings.Builder
+	for i := 1; i <= 10000; i++ {
+		switch i {
+		case 7001:
+			in.WriteString("{not json\n")
+		case 50:
+			in.WriteString("\n") // blank lines are skipped but counted
+		default:
+			fmt.Fprintf(&in, `{"_id":%d,"a":[1.50,{"b":"x"}]}`+"\n", i)
+		}
+	}
+	db := storetest.MustOpen(t)
+	sum, err := db.Import(context.Background(), "c", strings.NewReader(in.String()), &store.ImportOptions{BatchSize: 1000})
+	if err == nil || !strings.Contains(err.Error(), "line 7001") {
+		t.Fatalf("import = %v, want an error at line 7001", err)
+	}
+	if sum.Inserted != 6999 || sum.StoppedAt != 7001 || sum.Lines != 7001 || sum.Batches != 7 {
+		t.Errorf("summary = %+v, want 6999 inserted in 7 batches, stopped at line 7001", sum)
+	}
+	sum, err = db.Import(context.Background(), "d", strings.NewReader(in.String()), &store.ImportOptions{Skip: true, BatchSize: 1000})
+	if err != nil || sum.Inserted != 9998 || sum.Skipped != 1 || sum.Lines != 10000 || len(sum.Errors) != 1 || sum.Errors[0].Line != 7001 {
+		t.Errorf("import with skip = %+v, %v", sum, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := db.Import(ctx, "e", strings.NewReader(in.String()), nil); err == nil {
+		t.Error("a cancelled import succeeded")
+	}
+	for i := 0; runtime.NumGoroutine() > before && i < 100; i++ {
+		runtime.Gosched()
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines after the imports, %d before", n, before)
+	}
+	err = db.View(func(tx *store.Tx) error {
+		c, err := tx.Collection("c")
+		if err != nil {
+			return err
+		}
+		doc, err := c.Get(query.LongValue(7000))
+		if err == nil && doc.String() != `{"_id":7000,"a":[1.5,{"b":"x"}]}` {
+			t.Errorf("document 7000 = %s", doc)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

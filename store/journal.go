@@ -31,6 +31,10 @@ type Op struct {
 	Before query.Value // update and delete only
 	Index  *IndexDef   // create_index and drop_index only
 	Rules  query.Value // define only: the new rules, missing when cleared
+	// beforeJSON, when set, is the canonical JSON of the before-image,
+	// written to the journal as it is (Before is then missing): a write
+	// need not parse the document it replaces.
+	beforeJSON []byte
 }
 
 // Record is one committed write transaction.
@@ -156,7 +160,7 @@ func (tx *Tx) appendJournal() error {
 	}
 	r := Record{LSN: lsn, Time: time.Now().UTC(), Change: tx.change.ID, Kind: tx.change.Kind,
 		Actor: tx.change.Actor, Note: tx.change.Note, Ops: tx.ops}
-	val := encodeJSON(query.AppendJSON(make([]byte, headerSize, 256), r.Value()))
+	val := encodeJSON(appendRecord(make([]byte, headerSize, 256+48*len(r.Ops)), &r))
 	tx.lsn = lsn
 	if err := j.Put(lsnKey(lsn), val); err != nil {
 		return err
