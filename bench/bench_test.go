@@ -24,7 +24,7 @@ func TestRun_Smoke(t *testing.T) {
 	for _, want := range []string{
 		"Dataset: 1000 documents", "| import: bulk NDJSON import", "| scan: unindexed two-predicate count",
 		"| group: group by city", "| update: update 8.3% of documents", "scan, omgdb library: ",
-		"update, omgdb library: plan + apply, ", "vector, omgdb library: n/a: ",
+		"update, omgdb library: plan + apply, ", "vector, omgdb library: 1000 documents",
 	} {
 		if !strings.Contains(report, want) {
 			t.Errorf("report lacks %q:\n%s", want, report)

@@ -137,7 +137,11 @@ func (r *report) ratio(w workload) string {
 			}
 		}
 		if bestSys != "" {
-			parts = append(parts, fmt.Sprintf("%s %.2fx %s", m.name, om/best, bestSys))
+			name := m.name
+			if w.bytes {
+				name = "size"
+			}
+			parts = append(parts, fmt.Sprintf("%s %.2fx %s", name, om/best, bestSys))
 		}
 	}
 	return strings.Join(parts, "; ")

@@ -89,7 +89,7 @@ func (tx *Tx) open(name string, b *bolt.Bucket) (*Collection, error) {
 	}
 	var err error
 	if raw := b.Get(keyCollMeta); raw != nil {
-		if c.meta, err = decodeMeta(raw, name); err != nil {
+		if c.meta, err = tx.db.metas.decode(raw, name, tx.writable); err != nil {
 			return nil, wrap(query.IO, ErrCorrupt, "collection %q in %s: %v", name, tx.db.path, err).
 				WithHint("run `omgdb verify`; `omgdb salvage` copies what is readable")
 		}

@@ -54,6 +54,8 @@ type DB struct {
 	mu     sync.Mutex // guards failed and closed
 	failed error      // set when a commit fails; every later write returns ErrFailed
 	closed bool
+
+	metas metaCache // decoded collection metadata, for read transactions
 }
 
 // Open opens the store at path. See Options for the defaults.
