@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"sync"
 
 	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/store"
@@ -31,7 +32,9 @@ import (
 // value as a value, never spliced into text, so an argument cannot add
 // operators or fields to the filter.
 
-var cannedName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+// cannedName is compiled on first use: package initialisation runs on
+// every command's start-up, not only the MCP server's.
+var cannedName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
 
 // cannedSpec is one canned tool as the file defines it.
 type cannedSpec struct {
@@ -81,7 +84,7 @@ func (s *Server) cannedTool(def query.Value) (*tool, error) {
 	spec := &cannedSpec{name: def.Get("name").Str(), path: def.Get("path").Str(), coll: def.Get("collection").Str(),
 		filter: def.Get("filter"), pipeline: def.Get("pipeline"), reject: def.Get("reject"), limit: 100}
 	switch {
-	case !cannedName.MatchString(spec.name):
+	case !cannedName().MatchString(spec.name):
 		return nil, fmt.Errorf("name %q must be 1 to 64 letters, digits, '_' or '-'", spec.name)
 	case def.Get("description").Str() == "":
 		return nil, fmt.Errorf("`%s` needs a description", spec.name)
@@ -174,7 +177,7 @@ func cannedParam(name string, d query.Value) (param, error) {
 	switch {
 	case d.Kind() != query.Object:
 		return p, fmt.Errorf("must be an object")
-	case !cannedName.MatchString(name) || name == "path" || name == "limit" || name == "cursor":
+	case !cannedName().MatchString(name) || name == "path" || name == "limit" || name == "cursor":
 		return p, fmt.Errorf("bad name (letters, digits, '_', '-'; not path, limit or cursor)")
 	case !contains([]string{"string", "integer", "number", "boolean"}, p.Type):
 		return p, fmt.Errorf("type must be string, integer, number or boolean")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sync"
 
 	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/store"
@@ -73,7 +74,7 @@ func asToolError(err error, name string, timeout string) *toolError {
 	if !errors.As(err, &qe) {
 		return errorf(CodeInternal, "%s", err.Error()).withHint("this is unexpected; report it if it persists")
 	}
-	e := &toolError{code: codeOfKind(qe.Kind, err), msg: qe.Error(), hint: manualRef.ReplaceAllString(query.HintOf(err), "the manual page omgdb://docs/$1")}
+	e := &toolError{code: codeOfKind(qe.Kind, err), msg: qe.Error(), hint: manualRef().ReplaceAllString(query.HintOf(err), "the manual page omgdb://docs/$1")}
 	e.retryable = e.code == CodeBusy
 	return e
 }
@@ -101,7 +102,8 @@ func codeOfKind(kind query.ErrorKind, err error) string {
 
 // manualRef finds the CLI's pointers to the manual in hints; an agent
 // reads the same pages as resources.
-var manualRef = regexp.MustCompile("`omgdb docs ([a-z-]+)`")
+// (Compiled on first use, to keep it out of every command's start-up.)
+var manualRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`omgdb docs ([a-z-]+)`") })
 
 // filterError marks a filter's compile error as INVALID_FILTER.
 func filterError(err error) error {
