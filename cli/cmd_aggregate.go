@@ -59,24 +59,7 @@ func (e *env) runAggregate(ctx context.Context, opts *aggregateOptions) error {
 	if err != nil {
 		return err
 	}
-	db, err := e.open(opts.path, readOnly, opts.storeFlags)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	out := e.output(opts.pretty)
-	defer out.flush()
-	return db.View(func(tx *store.Tx) error {
-		src, err := aggregateIn(ctx, tx, opts.coll, opts.at, p)
-		if err != nil {
-			return err
-		}
-		defer src.Close()
-		for src.Next() {
-			if err := out.doc(src.Doc()); err != nil {
-				return err
-			}
-		}
-		return src.Err()
+	return e.printStream(opts.path, opts.storeFlags, opts.pretty, func(tx *store.Tx) (query.Source, error) {
+		return aggregateIn(ctx, tx, opts.coll, opts.at, p)
 	})
 }

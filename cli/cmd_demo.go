@@ -144,8 +144,8 @@ func demoSteps(st string) []demoStep {
 			args: []string{"explain", st, "languages", `{"year":{"$gte":2010}}`}, show: explainSummary},
 		{say: "The MCP server an untrusted agent gets by default (read scope): no tool can write.",
 			args: []string{"mcp", "--list-tools"}, show: toolSummary},
-		{say: "With --scope read-write, the reviewable write tools appear (plan, apply, rollback…).",
-			args: []string{"mcp", "--list-tools", "--scope", "read-write"}, show: toolSummary},
+		{say: "With --scope read-write these tools are added: every write is planned, applied and reversible.",
+			args: []string{"mcp", "--list-tools", "--scope", "read-write"}, show: func(out string) string { return toolSummaryAbove(out, "read") }},
 		{say: "What the store holds.",
 			args: []string{"inspect", st}},
 		{say: "Check pages, checksums, counts, and that the journal accounts for every document.",
@@ -192,7 +192,10 @@ func (e *env) demoRun(ctx context.Context, s demoStep, saved map[string]string) 
 }
 
 // toolSummary prints a --list-tools catalog as one line per tool.
-func toolSummary(out string) string {
+func toolSummary(out string) string { return toolSummaryAbove(out, "") }
+
+// toolSummaryAbove prints the tools of a catalog whose scope is not skip.
+func toolSummaryAbove(out, skip string) string {
 	var cat struct {
 		Tools []struct {
 			Name, Title string
@@ -204,6 +207,9 @@ func toolSummary(out string) string {
 	}
 	var b strings.Builder
 	for _, t := range cat.Tools {
+		if skip != "" && t.Meta["requiredScope"] == skip {
+			continue
+		}
 		fmt.Fprintf(&b, "  %-16s %-10v %s\n", t.Name, t.Meta["requiredScope"], t.Title)
 	}
 	return b.String()

@@ -99,15 +99,23 @@ func (e *env) runFind(ctx context.Context, opts *findOptions) error {
 	if err != nil {
 		return err
 	}
-	db, err := e.open(opts.path, readOnly, opts.storeFlags)
+	return e.printStream(opts.path, opts.storeFlags, opts.pretty, func(tx *store.Tx) (query.Source, error) {
+		return findIn(ctx, tx, opts.coll, opts.at, q)
+	})
+}
+
+// printStream opens a store read-only and prints, one per line, the
+// documents of the stream that open returns in a read transaction.
+func (e *env) printStream(path string, f storeFlags, pretty bool, open func(*store.Tx) (query.Source, error)) error {
+	db, err := e.open(path, readOnly, f)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	out := e.output(opts.pretty)
+	out := e.output(pretty)
 	defer out.flush()
 	return db.View(func(tx *store.Tx) error {
-		src, err := findIn(ctx, tx, opts.coll, opts.at, q)
+		src, err := open(tx)
 		if err != nil {
 			return err
 		}

@@ -13,7 +13,10 @@ import (
 func (s *Server) builtins() []*tool {
 	return []*tool{s.describeTool(), s.findTool(), s.countTool(), s.aggregateTool(), s.insertTool(),
 		s.explainTool(), s.diagnoseTool(), s.vsearchTool(), s.searchTool(), s.contextPackTool(),
-		s.createIndexTool(), s.dropIndexTool()}
+		s.createIndexTool(), s.dropIndexTool(),
+		// the change lifecycle (tool_changes.go, tool_history.go)
+		s.historyTool(), s.diffTool(), s.plansTool(), s.planUpdateTool(), s.planDeleteTool(), s.planRevertTool(),
+		s.applyTool(), s.rollbackTool(), s.createSnapshotTool(), s.deleteSnapshotTool(), s.dropCollectionTool(), s.pruneHistoryTool()}
 }
 
 // buildCatalog gathers the built-in and canned tools and decides which

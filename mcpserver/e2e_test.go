@@ -119,7 +119,7 @@ func runE2E(t *testing.T, start starter) {
 			t.Errorf("capabilities: %+v", init.Capabilities)
 		}
 		tools := listTools(t, cs)
-		if names := toolNames(tools); names != "describe,find,count,aggregate,explain,diagnose,vsearch,search,context_pack" {
+		if names := toolNames(tools); names != "describe,find,count,aggregate,explain,diagnose,vsearch,search,context_pack,history,diff,plans" {
 			t.Errorf("read scope lists %s", names)
 		}
 		for _, tool := range tools {
@@ -149,6 +149,12 @@ func runE2E(t *testing.T, start starter) {
 			{"aggregate", map[string]any{"path": "app.omgdb", "collection": "users", "pipeline": map[string]any{"$match": map[string]any{}}}, "INVALID_ARGUMENT", true},
 			{"count", map[string]any{"path": "app.omgdb", "collection": "users", "filter": "age"}, "INVALID_ARGUMENT", true},
 			{"insert", map[string]any{"path": "app.omgdb", "collection": "users", "document": map[string]any{}}, "SCOPE_DENIED", false},
+			{"history", map[string]any{"path": "app.omgdb", "limit": 5}, "", false},
+			{"diff", map[string]any{"path": "app.omgdb", "from": "0"}, "", false},
+			{"diff", map[string]any{"path": "app.omgdb"}, "INVALID_ARGUMENT", true},
+			{"plans", map[string]any{"path": "app.omgdb", "all": true}, "", false},
+			{"find", map[string]any{"path": "app.omgdb", "collection": "users", "at": "0"}, "NOT_FOUND", false},
+			{"apply", map[string]any{"path": "app.omgdb", "token": "x"}, "SCOPE_DENIED", false},
 		}
 		for _, c := range calls {
 			callAndValidate(t, cs, tools, c.tool, c.args, c.code)
@@ -167,7 +173,7 @@ func runE2E(t *testing.T, start starter) {
 	t.Run("read-write", func(t *testing.T) {
 		cs := start(t, dir, "--scope", "rw")
 		tools := listTools(t, cs)
-		if names := toolNames(tools); names != "describe,find,count,aggregate,insert,explain,diagnose,vsearch,search,context_pack,create_index" {
+		if names := toolNames(tools); names != "describe,find,count,aggregate,insert,explain,diagnose,vsearch,search,context_pack,create_index,history,diff,plans,plan_update,plan_delete,plan_revert,apply,rollback,create_snapshot" {
 			t.Errorf("read-write scope lists %s", names)
 		}
 		for _, tool := range tools {
@@ -186,6 +192,19 @@ func runE2E(t *testing.T, start starter) {
 		}
 		if n := callAndValidate(t, cs, tools, "count", map[string]any{"path": "app.omgdb", "collection": "users"}, "")["count"]; n != 3.0 {
 			t.Errorf("count after insert = %v", n)
+		}
+		// The change lifecycle through a real client, results checked
+		// against their outputSchema.
+		plan := callAndValidate(t, cs, tools, "plan_update", map[string]any{"path": "app.omgdb", "collection": "users",
+			"filter": map[string]any{"name": "cy"}, "update": map[string]any{"$set": map[string]any{"age": 3}}}, "")
+		applied := callAndValidate(t, cs, tools, "apply", map[string]any{"path": "app.omgdb", "token": plan["token"]}, "")
+		callAndValidate(t, cs, tools, "plans", map[string]any{"path": "app.omgdb", "token": plan["token"]}, "")
+		callAndValidate(t, cs, tools, "rollback", map[string]any{"path": "app.omgdb", "change_id": applied["change_id"]}, "")
+		callAndValidate(t, cs, tools, "apply", map[string]any{"path": "app.omgdb", "token": plan["token"]}, "CONFLICT")
+		for _, tool := range tools {
+			if d := tool.Annotations.DestructiveHint; (tool.Name == "apply" || tool.Name == "rollback") && (d == nil || !*d) {
+				t.Errorf("%s is not marked destructive", tool.Name)
+			}
 		}
 	})
 	_ = ctx
@@ -284,13 +303,15 @@ func checkResources(t *testing.T, cs *mcp.ClientSession) {
 		}
 	}
 	tmpl, err := cs.ListResourceTemplates(ctx, nil)
-	if err != nil || len(tmpl.ResourceTemplates) != 3 {
+	if err != nil || len(tmpl.ResourceTemplates) != 6 {
 		t.Errorf("templates: %v %v", tmpl, err)
 	}
 	for uri, want := range map[string]string{
 		"omgdb://app.omgdb/collections":  `"name":"users","count":2`,
 		"omgdb://app.omgdb/users/schema": `"field":"tags","types":["array"]`,
 		"omgdb://docs/limits":            "# Limits",
+		"omgdb://app.omgdb/history":      `"changes":[{"change":`,
+		"omgdb://app.omgdb/snapshots":    `{"snapshots":[]}`,
 	} {
 		rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 		if err != nil || len(rr.Contents) != 1 || !strings.Contains(rr.Contents[0].Text, want) {
@@ -312,7 +333,7 @@ func checkPrompts(t *testing.T, cs *mcp.ClientSession) {
 	for _, p := range res.Prompts {
 		names = append(names, p.Name)
 	}
-	if strings.Join(names, ",") != "explore_store,safe_change" {
+	if strings.Join(names, ",") != "explore_store,safe_change,time_travel,analyze_changes" {
 		t.Errorf("prompts: %v", names)
 	}
 	pr, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "safe_change", Arguments: map[string]string{"path": "app.omgdb", "collection": "users", "change": "rename bob"}})

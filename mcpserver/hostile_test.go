@@ -144,7 +144,7 @@ func TestHostileClient(t *testing.T) {
 		{"deep arguments", call(5, "find", `{"path":"app.omgdb","collection":"users","filter":`+deepArg+`}`), 0, "INVALID_ARGUMENT"},
 		{"unknown method", `{"jsonrpc":"2.0","id":6,"method":"admin/shutdown"}`, -32601, ""},
 		{"above scope", call(7, "insert", `{"path":"app.omgdb","collection":"users","document":{"x":1}}`), 0, "SCOPE_DENIED"},
-		{"never listed", call(8, "drop_collection", `{"path":"app.omgdb","collection":"users"}`), 0, "NOT_FOUND"},
+		{"never listed", call(8, "drop_database", `{"path":"app.omgdb"}`), 0, "NOT_FOUND"},
 		{"dot-dot", call(9, "find", `{"path":"../`+filepath.Base(outside)+`/secret.omgdb","collection":"s"}`), 0, "PATH_DENIED"},
 		{"absolute", call(10, "find", `{"path":"`+filepath.Join(outside, "secret.omgdb")+`","collection":"s"}`), 0, "PATH_DENIED"},
 		{"symlink", call(11, "find", `{"path":"evil.omgdb","collection":"s"}`), 0, "PATH_DENIED"},

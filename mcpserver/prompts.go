@@ -31,6 +31,15 @@ func (s *Server) prompts() []prompt {
 			args: []promptArg{pathArg, {"collection", "The collection to change.", true},
 				{"change", "The change, in words.", true}},
 			text: safeChangeText},
+		// the change lifecycle (prompts_changes.go)
+		{name: "time_travel", title: "Look at the past",
+			description: "Answer a question about how the data was at an earlier time or change, without changing anything.",
+			args:        []promptArg{pathArg, {"question", "The question, in words (e.g. what did user 7 look like last Monday?).", true}},
+			text:        timeTravelText},
+		{name: "analyze_changes", title: "Analyze recent changes",
+			description: "Review recent changes: who changed what, and whether anything looks wrong.",
+			args:        []promptArg{pathArg, {"collection", "Only changes to this collection (optional).", false}},
+			text:        analyzeChangesText},
 	}
 }
 

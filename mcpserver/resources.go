@@ -14,6 +14,9 @@ import (
 //
 //	omgdb://<store>/collections          the store's collections and counts
 //	omgdb://<store>/<collection>/schema  a collection's inferred fields (no sample document)
+//	omgdb://<store>/history              the last 20 changes (resources_changes.go)
+//	omgdb://<store>/snapshots            the snapshots
+//	omgdb://<store>/plans/<token>        a plan and its documents
 //	omgdb://docs/<topic>                 a page of the manual
 //
 // <store> is the store's path as a tool's `path` argument gives it (the
@@ -49,6 +52,12 @@ func (ss *session) listResourceTemplates(context.Context, params) (query.Value, 
 			"description", "Collections of a store (its path, as tools take it) with document counts.", "mimeType", "application/json"),
 		obj("uriTemplate", "omgdb://{store}/{collection}/schema", "name", "schema",
 			"description", "Inferred fields of a collection: dotted paths, types, presence.", "mimeType", "application/json"),
+		obj("uriTemplate", "omgdb://{store}/history", "name", "history",
+			"description", "The store's last 20 changes, newest first.", "mimeType", "application/json"),
+		obj("uriTemplate", "omgdb://{store}/snapshots", "name", "snapshots",
+			"description", "The store's snapshot names and their revisions.", "mimeType", "application/json"),
+		obj("uriTemplate", "omgdb://{store}/plans/{token}", "name", "plan",
+			"description", "A plan and the documents it changes, before and after.", "mimeType", "application/json"),
 		obj("uriTemplate", "omgdb://docs/{topic}", "name", "manual",
 			"description", "A page of the omgdb manual (resources/list names the topics).", "mimeType", "text/markdown"),
 	)), nil
@@ -89,6 +98,9 @@ func (ss *session) readResource(ctx context.Context, p params) (query.Value, *rp
 		}
 		storePath, coll = rest[:i], strings.TrimSuffix(rest[i+1:], "/schema")
 	default:
+		if storePath, run, ok := changeResource(rest); ok {
+			return ss.readStoreResourceWith(ctx, uri, storePath, run)
+		}
 		return query.Value{}, resourceNotFound(uri)
 	}
 	return ss.readStoreResource(ctx, uri, storePath, coll)
@@ -105,15 +117,24 @@ func contents(uri, mime, text string) query.Value {
 
 // readStoreResource reads a store resource as a read-scope call.
 func (ss *session) readStoreResource(ctx context.Context, uri, storePath, coll string) (query.Value, *rpcError) {
-	storePath, err1 := url.PathUnescape(storePath)
-	coll, err2 := url.PathUnescape(coll)
-	if err1 != nil || err2 != nil {
+	coll, err := url.PathUnescape(coll)
+	if err != nil {
+		return query.Value{}, resourceNotFound(uri)
+	}
+	return ss.readStoreResourceWith(ctx, uri, storePath, func(ctx context.Context, c *call) (*output, error) {
+		return c.storeResource(ctx, coll)
+	})
+}
+
+// readStoreResourceWith reads a store resource by running run as a
+// read-scope call.
+func (ss *session) readStoreResourceWith(ctx context.Context, uri, storePath string, run func(context.Context, *call) (*output, error)) (query.Value, *rpcError) {
+	storePath, err := url.PathUnescape(storePath)
+	if err != nil {
 		return query.Value{}, resourceNotFound(uri)
 	}
 	s := ss.srv
-	t := &tool{Name: "resources/read", Scope: ScopeRead, Run: func(ctx context.Context, c *call) (*output, error) {
-		return c.storeResource(ctx, coll)
-	}}
+	t := &tool{Name: "resources/read", Scope: ScopeRead, Run: run}
 	c := &call{srv: s, sess: ss, tool: t, args: obj("path", storePath)}
 	if s.cfg.Store != "" {
 		c.args = obj()

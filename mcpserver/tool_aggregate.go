@@ -15,9 +15,9 @@ func (s *Server) aggregateTool() *tool {
 			s.example("collection", "orders", "pipeline", arr(obj("$group", obj("_id", "$city", "n", obj("$sum", 1)))))),
 		Params: []param{s.pathParam(), collectionParam,
 			{Name: "pipeline", Type: "array", Required: true, Description: "The stages (objects)."},
-			limitParam, cursorParam},
+			limitParam, cursorParam, atParam},
 		Output: outputSchema([]string{"documents", "returned", "matched"},
-			"collection", tStr(), "documents", tArr(tObj()), "returned", tInt(), "matched", tInt(),
+			"collection", tStr(), "at", tObj(), "documents", tArr(tObj()), "returned", tInt(), "matched", tInt(),
 			"applied_limits", tObj(), "cursor", tStr(), "redacted", tArr(tStr())),
 		Run: runAggregate,
 	}
@@ -29,6 +29,9 @@ func runAggregate(ctx context.Context, c *call) (*output, error) {
 		return nil, err
 	}
 	coll := c.str("collection")
+	if c.has("at") {
+		return c.aggregateAt(ctx, coll, p, obj("tool", "aggregate", "path", c.storePath(), "collection", coll, "pipeline", c.value("pipeline")))
+	}
 	return c.aggregate(ctx, coll, p, nil, obj("tool", "aggregate", "path", c.storePath(), "collection", coll, "pipeline", c.value("pipeline")))
 }
 

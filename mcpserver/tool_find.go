@@ -17,9 +17,9 @@ func (s *Server) findTool() *tool {
 		Params: []param{s.pathParam(), collectionParam, filterParam,
 			{Name: "sort", Type: "object", Description: "Sort spec, e.g. {\"age\":-1}; default _id."},
 			{Name: "project", Type: "object", Description: "Projection, e.g. {\"name\":1}."},
-			limitParam, skipParam, cursorParam},
+			limitParam, skipParam, cursorParam, atParam},
 		Output: outputSchema([]string{"documents", "returned", "matched"},
-			"collection", tStr(), "documents", tArr(tObj()), "returned", tInt(), "matched", tInt(),
+			"collection", tStr(), "at", tObj(), "documents", tArr(tObj()), "returned", tInt(), "matched", tInt(),
 			"applied_limits", tObj(), "cursor", tStr(), "empty_reason", tStr(), "redacted", tArr(tStr())),
 		Run: runFind,
 	}
@@ -43,6 +43,9 @@ func runFind(ctx context.Context, c *call) (*output, error) {
 	}
 	fq.key = obj("tool", "find", "path", c.storePath(), "collection", fq.coll, "filter", fq.spec,
 		"sort", c.value("sort"), "project", c.value("project"))
+	if c.has("at") {
+		return c.findAt(ctx, fq)
+	}
 	return c.find(ctx, fq)
 }
 
@@ -153,7 +156,7 @@ func (s *Server) countTool() *tool {
 		Description: sentence("Count the documents of a collection matching a MongoDB filter (all without one);",
 			"cheaper than find when only the number matters. Example:",
 			s.example("collection", "users", "filter", obj("active", true))),
-		Params: []param{s.pathParam(), collectionParam, filterParam},
+		Params: []param{s.pathParam(), collectionParam, filterParam, atParam},
 		Output: outputSchema([]string{"count"}, "collection", tStr(), "count", tInt()),
 		Run:    runCount,
 	}
@@ -163,6 +166,9 @@ func runCount(ctx context.Context, c *call) (*output, error) {
 	filter, err := compileFilter(c.value("filter"))
 	if err != nil {
 		return nil, err
+	}
+	if c.has("at") {
+		return runCountAt(ctx, c, filter)
 	}
 	var n int64
 	err = c.view(c.str("collection"), func(_ *store.Tx, col *store.Collection) error {

@@ -2,11 +2,11 @@ package query_test
 
 import (
 	"bytes"
-	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"github.com/omgdb/omgdb/internal/testgen"
 	"github.com/omgdb/omgdb/query"
 )
 
@@ -92,74 +92,10 @@ func TestParse_Errors(t *testing.T) {
 	}
 }
 
-// randValue builds a random value of any of the ten types, nested up to depth.
-func randValue(r *rand.Rand, depth int) query.Value {
-	n := 10
-	if depth <= 0 {
-		n = 8
-	}
-	switch r.IntN(n) {
-	case 0:
-		return query.NullValue()
-	case 1:
-		return query.BoolValue(r.IntN(2) == 1)
-	case 2:
-		edges := []int64{0, 1, -1, math.MaxInt64, math.MinInt64, 1 << 53, 1<<53 + 1, -(1 << 53) - 1}
-		if r.IntN(3) == 0 {
-			return query.LongValue(edges[r.IntN(len(edges))])
-		}
-		return query.LongValue(r.Int64N(2000) - 1000)
-	case 3:
-		edges := []float64{2.0, math.Copysign(0, -1), 0, 1e300, -1e-300, 0.1, math.NaN(), math.Inf(1), math.Inf(-1), 1 << 53, 9.5}
-		if r.IntN(2) == 0 {
-			return query.DoubleValue(edges[r.IntN(len(edges))])
-		}
-		return query.DoubleValue(r.NormFloat64() * 1000)
-	case 4:
-		return query.StringValue(randString(r))
-	case 5:
-		b := make([]byte, r.IntN(6))
-		for i := range b {
-			b[i] = byte(r.IntN(256))
-		}
-		return query.BinaryValue(b, byte(r.IntN(2)*4))
-	case 6:
-		return query.ObjectIDValue(query.NewOID())
-	case 7:
-		return query.DateValue(r.Int64N(1<<42) - 1<<41)
-	case 8:
-		elems := make([]query.Value, r.IntN(4))
-		for i := range elems {
-			elems[i] = randValue(r, depth-1)
-		}
-		return query.ArrayValue(elems)
-	default:
-		return randObject(r, depth-1, r.IntN(4))
-	}
-}
-
-func randObject(r *rand.Rand, depth, n int) query.Value {
-	fields := []query.Field{}
-	for i := 0; i < n; i++ {
-		key := []string{"a", "b", "_id", "x.y", "é", "", "$x", "k\"\\"}[r.IntN(8)] + string(rune('a'+i))
-		fields = append(fields, query.Field{Key: key, Value: randValue(r, depth)})
-	}
-	return query.ObjectValue(fields)
-}
-
-func randString(r *rand.Rand) string {
-	pieces := []string{"a", "Z", "\"", "\\", "\n", "\t", "\x00", "\x01", "\x1f", "é", "😀", "/", "<", "\u2028", " "}
-	var b strings.Builder
-	for i := r.IntN(6); i > 0; i-- {
-		b.WriteString(pieces[r.IntN(len(pieces))])
-	}
-	return b.String()
-}
-
 func TestCodec_RoundTripProperty(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < 20000; i++ {
-		v := randValue(r, 4)
+		v := testgen.Value(r, 4)
 		enc := query.JSON(v)
 		back, err := query.Parse(enc)
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/omgdb/omgdb/internal/testgen"
 	"github.com/omgdb/omgdb/query"
 )
 
@@ -82,7 +83,7 @@ func TestKey_OrderProperty(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	vals := make([]query.Value, 3000)
 	for i := range vals {
-		vals[i] = randValue(r, 2)
+		vals[i] = testgen.Value(r, 2)
 	}
 	for i := 0; i < 50000; i++ {
 		a, b := vals[r.IntN(len(vals))], vals[r.IntN(len(vals))]

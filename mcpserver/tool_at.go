@@ -1,0 +1,182 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/omgdb/omgdb/changes"
+	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/store"
+)
+
+// Time travel: find, count and aggregate take `at`, a revision, and read
+// the store as it was then (changes.ScanAt), under the same policy as
+// reads of the present: visible collections only, redacted as they are
+// read, capped and paged alike.
+
+var atParam = param{Name: "at", Type: "string", Description: "Read as of a revision: lsn, snapshot, change id or ISO time."}
+
+// viewAt opens the store read-only, resolves the at argument and runs fn
+// in one read transaction.
+func (c *call) viewAt(fn func(*store.Tx, changes.Revision) error) error {
+	db, err := c.openStore(false)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return db.View(func(tx *store.Tx) error {
+		rev, err := changes.ResolveRevision(tx, c.str("at"))
+		if err != nil {
+			return err
+		}
+		return fn(tx, rev)
+	})
+}
+
+// scanAt returns a collection's documents at rev as the agent may see
+// them: a collection the policy hides is refused, redacted fields are
+// removed as documents are read.
+func (c *call) scanAt(ctx context.Context, tx *store.Tx, coll string, rev changes.Revision) (query.Source, error) {
+	if !c.srv.policy.collectionAllowed(coll) {
+		return nil, deniedCollection(coll)
+	}
+	src, err := changes.ScanAt(ctx, tx, coll, rev)
+	if err != nil {
+		return nil, err
+	}
+	if red := c.redactor(coll); red != nil {
+		src = &redactSource{Source: src, redact: red}
+	}
+	return src, nil
+}
+
+// redactSource removes redacted fields from each document of a stream.
+type redactSource struct {
+	query.Source
+	redact func(query.Value) query.Value
+}
+
+func (r *redactSource) Doc() query.Value { return r.redact(r.Source.Doc()) }
+
+// findAt is find at a past revision. Its cursors are bound to at too.
+func (c *call) findAt(ctx context.Context, fq findQuery) (*output, error) {
+	fq.key = obj("query", fq.key, "at", c.str("at"))
+	skip, err := c.offset(fq.key)
+	if err != nil {
+		return nil, err
+	}
+	limit := c.int("limit", 100)
+	var out *output
+	err = c.viewAt(func(tx *store.Tx, rev changes.Revision) error {
+		src, err := c.scanAt(ctx, tx, fq.coll, rev)
+		if err != nil {
+			return err
+		}
+		src = store.FindIn(ctx, src, store.Query{Filter: fq.filter, Sort: fq.sort, Projection: fq.project,
+			Skip: skip, Limit: min(limit, int64(c.srv.cfg.MaxDocs)) + 1})
+		defer src.Close()
+		pg, err := c.readPage(ctx, src, 0, limit, false)
+		if err != nil {
+			return err
+		}
+		matched := skip + int64(len(pg.docs))
+		if pg.more || (len(pg.docs) == 0 && skip > 0) {
+			if matched, err = c.countAt(ctx, tx, fq.coll, rev, fq.filter); err != nil {
+				return err
+			}
+		}
+		out = c.pageOutputAt(fq.coll, fq.key, rev, skip, matched, pg, !fq.pipelined)
+		return nil
+	})
+	return out, err
+}
+
+func (c *call) countAt(ctx context.Context, tx *store.Tx, coll string, rev changes.Revision, filter *query.Filter) (int64, error) {
+	src, err := c.scanAt(ctx, tx, coll, rev)
+	if err != nil {
+		return 0, err
+	}
+	return drain(store.FindIn(ctx, src, store.Query{Filter: filter}))
+}
+
+// runCountAt is count at a past revision.
+func runCountAt(ctx context.Context, c *call, filter *query.Filter) (*output, error) {
+	var n int64
+	err := c.viewAt(func(tx *store.Tx, rev changes.Revision) error {
+		var err error
+		n, err = c.countAt(ctx, tx, c.str("collection"), rev, filter)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := newOutput(obj("collection", c.str("collection"), "count", n))
+	out.matched = n
+	return out, nil
+}
+
+// aggregateAt is aggregate at a past revision: $lookup and $unionWith
+// read the other collections at the same revision, under the policy.
+func (c *call) aggregateAt(ctx context.Context, coll string, p *query.Pipeline, key query.Value) (*output, error) {
+	key = obj("query", key, "at", c.str("at"))
+	skip, err := c.offset(key)
+	if err != nil {
+		return nil, err
+	}
+	var out *output
+	err = c.viewAt(func(tx *store.Tx, rev changes.Revision) error {
+		src, err := c.scanAt(ctx, tx, coll, rev)
+		if err != nil {
+			return err
+		}
+		src = p.Run(ctx, src, policyEnvAt{c: c, tx: tx, rev: rev})
+		defer src.Close()
+		pg, err := c.readPage(ctx, src, skip, c.int("limit", 100), true)
+		if err != nil {
+			return err
+		}
+		out = c.pageOutputAt(coll, key, rev, skip, pg.seen, pg, false)
+		return nil
+	})
+	return out, err
+}
+
+type policyEnvAt struct {
+	c   *call
+	tx  *store.Tx
+	rev changes.Revision
+}
+
+func (e policyEnvAt) Collection(ctx context.Context, name string) (query.Source, error) {
+	return e.c.scanAt(ctx, e.tx, name, e.rev)
+}
+
+// pageOutputAt is the result of a find or aggregate at a revision: as
+// pageOutput's, with the revision it read.
+func (c *call) pageOutputAt(coll string, key query.Value, rev changes.Revision, skip, matched int64, pg *page, reason bool) *output {
+	returned := int64(len(pg.docs))
+	cursor, why := query.MissingValue, query.MissingValue
+	if pg.more {
+		cursor = jv(c.srv.newCursor(key, skip+returned))
+	}
+	if returned == 0 && reason {
+		if matched > 0 {
+			why = jv(fmt.Sprintf("skip %d is past the %d matching documents", skip, matched))
+		} else {
+			why = jv(fmt.Sprintf("no document of `%s` matched at revision %s (lsn %d)", coll, rev.Spec, rev.LSN))
+		}
+	}
+	limits := query.MissingValue
+	if len(pg.limits) > 0 {
+		limits = query.ObjectValue(pg.limits)
+	}
+	redacted := query.MissingValue
+	if names := c.srv.policy.redactedNames(coll); len(names) > 0 {
+		redacted = jv(names)
+	}
+	out := newOutput(obj("collection", coll, "at", obj("lsn", int64(rev.LSN), "spec", rev.Spec), "documents", pg.docs,
+		"returned", returned, "matched", matched, "applied_limits", limits, "cursor", cursor, "empty_reason", why, "redacted", redacted))
+	out.fence = "documents of `" + coll + "`"
+	out.returned, out.matched = returned, matched
+	return out
+}

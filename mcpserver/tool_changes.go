@@ -1,0 +1,505 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/omgdb/omgdb/changes"
+	"github.com/omgdb/omgdb/query"
+)
+
+// The change lifecycle: plan_update, plan_delete and plan_revert store a
+// plan and return its token; apply writes it; rollback undoes any change;
+// plans lists or shows plans. Results carry next_valid_actions: the
+// listed tools worth calling next.
+
+var (
+	multiParam  = param{Name: "multi", Type: "boolean", Default: query.BoolValue(true), Description: "All matches; false: the first in _id order."}
+	sampleParam = param{Name: "sample", Type: "integer", Min: i64(0), Max: i64(20), Default: query.LongValue(changes.DefaultSample), Description: "Before/after pairs to show."}
+	planOutput  = func() query.Value {
+		return outputSchema([]string{"token", "next_valid_actions"}, "token", tStr(), "matched", tInt(), "modified", tInt(),
+			"sampleBeforeAfter", tArr(tObj()), "kind", tStr(), "expires", tStr(), "next_valid_actions", tArr(tStr()))
+	}
+)
+
+func (s *Server) planUpdateTool() *tool {
+	return &tool{
+		Name: "plan_update", Title: "Plan an update", Scope: ScopeReadWrite,
+		Description: sentence("Plan an update (operators or a replacement) of matching documents without writing them;",
+			"returns a token, counts and before/after samples. Show the user, then apply the token. Example:",
+			s.example("collection", "users", "filter", obj("_id", 1), "update", obj("$set", obj("age", 37)))),
+		Params: []param{s.pathParam(), collectionParam, filterParam,
+			{Name: "update", Type: "object", Required: true, Description: "Update operators or a replacement document."},
+			{Name: "upsert", Type: "boolean", Description: "Insert a document when nothing matches."},
+			multiParam,
+			{Name: "array_filters", Type: "array", Description: "Filters for $[<id>] paths."},
+			sampleParam},
+		Output: planOutput(),
+		Run:    runPlanUpdate,
+	}
+}
+
+func runPlanUpdate(ctx context.Context, c *call) (*output, error) {
+	coll := c.str("collection")
+	if !c.srv.policy.collectionAllowed(coll) {
+		return nil, deniedCollection(coll)
+	}
+	po := c.planOptions()
+	po.Upsert = c.value("upsert").Bool()
+	if v := c.value("array_filters"); !v.IsMissing() {
+		po.ArrayFilters = v.Array()
+	}
+	db, err := c.openStore(true)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	res, err := changes.PlanUpdate(ctx, db, coll, c.filterArg(), c.value("update"), po)
+	if err != nil {
+		return nil, planError(err)
+	}
+	return c.planOutput(res)
+}
+
+func (s *Server) planDeleteTool() *tool {
+	return &tool{
+		Name: "plan_delete", Title: "Plan a deletion", Scope: ScopeReadWrite,
+		Description: sentence("Plan the deletion of matching documents without deleting them; returns a token,",
+			"counts and samples. Show the user, then apply the token. Example:",
+			s.example("collection", "users", "filter", obj("city", "Lyon"))),
+		Params: []param{s.pathParam(), collectionParam,
+			{Name: "filter", Type: "object", Required: true, Description: "MongoDB filter; {} matches all."},
+			multiParam, sampleParam},
+		Output: planOutput(),
+		Run:    runPlanDelete,
+	}
+}
+
+func runPlanDelete(ctx context.Context, c *call) (*output, error) {
+	coll := c.str("collection")
+	if !c.srv.policy.collectionAllowed(coll) {
+		return nil, deniedCollection(coll)
+	}
+	db, err := c.openStore(true)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	res, err := changes.PlanDelete(ctx, db, coll, c.filterArg(), c.planOptions())
+	if err != nil {
+		return nil, planError(err)
+	}
+	return c.planOutput(res)
+}
+
+func (s *Server) planRevertTool() *tool {
+	return &tool{
+		Name: "plan_revert", Title: "Plan a revert", Scope: ScopeReadWrite,
+		Description: sentence("Plan bringing every document changed since a revision (lsn, snapshot name, change id",
+			"or ISO time) back to its state then; returns a token to apply. Example:",
+			s.example("revision", "before-import")),
+		Params: []param{s.pathParam(),
+			{Name: "revision", Type: "string", Required: true, Description: "Lsn, snapshot, change id or ISO time."},
+			sampleParam},
+		Output: planOutput(),
+		Run:    runPlanRevert,
+	}
+}
+
+func runPlanRevert(ctx context.Context, c *call) (*output, error) {
+	db, err := c.openStore(true)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	res, err := changes.PlanRevert(ctx, db, c.str("revision"), c.planOptions())
+	if err != nil {
+		return nil, planError(err)
+	}
+	if err := c.collectionsAllowed(res.Collections); err != nil {
+		changes.Discard(ctx, db, res.Token)
+		return nil, err
+	}
+	return c.planOutput(res)
+}
+
+func (c *call) planOptions() *changes.PlanOptions {
+	sample := int(c.int("sample", changes.DefaultSample))
+	if sample == 0 {
+		sample = -1
+	}
+	return &changes.PlanOptions{Sample: sample, First: !c.bool("multi", true), Actor: "mcp:" + c.sess.clientName()}
+}
+
+func (c *call) bool(name string, def bool) bool {
+	if v := c.value(name); !v.IsMissing() {
+		return v.Bool()
+	}
+	return def
+}
+
+// filterArg returns the filter argument, {} when absent.
+func (c *call) filterArg() query.Value {
+	if v := c.value("filter"); !v.IsMissing() {
+		return v
+	}
+	return obj()
+}
+
+// planError marks a plan's filter error as INVALID_FILTER.
+func planError(err error) error {
+	if query.KindOf(err) == query.Invalid {
+		return filterError(err)
+	}
+	return err
+}
+
+func (c *call) collectionsAllowed(colls []string) error {
+	for _, coll := range colls {
+		if !c.srv.policy.collectionAllowed(coll) {
+			return deniedCollection(coll)
+		}
+	}
+	return nil
+}
+
+func (c *call) planOutput(res *changes.PlanResult) (*output, error) {
+	k := &capper{c: c}
+	samples := []changes.BeforeAfter{}
+	for _, ba := range res.SampleBeforeAfter {
+		ba.Before.Value = k.doc(c.redactDoc(res.Collection, ba.Before.Value))
+		ba.After.Value = k.doc(c.redactDoc(res.Collection, ba.After.Value))
+		if k.fits(ba) {
+			samples = append(samples, ba)
+		}
+	}
+	res.SampleBeforeAfter = samples
+	res.NextValidActions = c.next(res.NextValidActions, "plans")
+	out, err := c.resultOf(res, "planned documents")
+	if out != nil {
+		out.matched = res.Matched
+	}
+	return withLimits(out, k), err
+}
+
+// redactDoc removes the redacted fields of coll from a document. With
+// coll empty (a revert plan's samples, which span collections) it
+// removes every field any redaction names.
+func (c *call) redactDoc(coll string, doc query.Value) query.Value {
+	if doc.Kind() != query.Object {
+		return doc
+	}
+	if coll == "" {
+		for _, p := range c.srv.policy.redactionsAny() {
+			doc = removePath(doc, p)
+		}
+		return doc
+	}
+	if red := c.redactor(coll); red != nil {
+		return red(doc)
+	}
+	return doc
+}
+
+// next maps the library's next actions to this server's tools, keeping
+// the listed ones: show is the given tool (plans, or diff for a change).
+func (c *call) next(actions []string, show string) []string {
+	out := []string{}
+	for _, a := range actions {
+		t := a
+		switch a {
+		case changes.ActionShow:
+			t = show
+		case changes.ActionDiscard:
+			continue // no tool: a pending plan expires on its own
+		}
+		if c.srv.listed(t) && !contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// resultOf converts a library result (a struct with JSON tags) to the
+// tool's structured output; fence names the untrusted data it holds, or
+// is "" for none.
+func (c *call) resultOf(x any, fence string) (*output, error) {
+	b, err := json.Marshal(x)
+	if err != nil {
+		return nil, err
+	}
+	v, err := query.Parse(b)
+	if err != nil {
+		return nil, err
+	}
+	out := newOutput(v)
+	out.fence = fence
+	return out, nil
+}
+
+func (s *Server) plansTool() *tool {
+	return &tool{
+		Name: "plans", Title: "List or show plans", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
+		Description: sentence("List pending plans (all: every remembered plan), or with token show one plan",
+			"and every document it changes, before and after. Example:", s.example("token", "<token>")),
+		Params: []param{s.pathParam(),
+			{Name: "token", Type: "string", MaxLength: 64, Description: "Show this plan."},
+			{Name: "all", Type: "boolean", Description: "Also applied, discarded and expired plans."}},
+		Output: outputSchema([]string{"next_valid_actions"}, "plans", tArr(tObj()), "plan", tObj(),
+			"documents", tArr(tObj()), "applied_limits", tObj(), "next_valid_actions", tArr(tStr())),
+		Run: runPlans,
+	}
+}
+
+func runPlans(ctx context.Context, c *call) (*output, error) {
+	db, err := c.openStore(false)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	if tok := c.str("token"); tok != "" {
+		p, docs, err := changes.ShowPlan(ctx, db, tok)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.collectionsAllowed(planColls(p)); err != nil {
+			return nil, err
+		}
+		k := &capper{c: c}
+		shown := []changes.PlanDoc{}
+		for _, d := range docs {
+			d.Before.Value = k.doc(c.redactDoc(d.Collection, d.Before.Value))
+			d.After.Value = k.doc(c.redactDoc(d.Collection, d.After.Value))
+			if c.redactor(d.Collection) != nil || k.cut {
+				d.Fields = nil // they would show redacted or cut values
+			}
+			if !k.fits(d) {
+				break
+			}
+			shown = append(shown, d)
+		}
+		docs = shown
+		next := []string{}
+		switch p.Status {
+		case changes.StatusPending:
+			next = c.next([]string{changes.ActionApply}, "")
+		case changes.StatusApplied:
+			next = c.next([]string{changes.ActionRollback, "history"}, "")
+		}
+		out, err := c.resultOf(struct {
+			Plan      *changes.Plan     `json:"plan"`
+			Documents []changes.PlanDoc `json:"documents"`
+			Next      []string          `json:"next_valid_actions"`
+		}{p, docs, next}, "planned documents")
+		if out != nil {
+			out.returned = int64(len(docs))
+		}
+		return withLimits(out, k), err
+	}
+	plans, err := changes.Plans(ctx, db, c.value("all").Bool())
+	if err != nil {
+		return nil, err
+	}
+	shown := []*changes.Plan{}
+	for _, p := range plans {
+		if c.collectionsAllowed(planColls(p)) == nil {
+			p.Filter, p.Update = nil, nil // may hold data; show one plan for them
+			shown = append(shown, p)
+		}
+	}
+	next := []string{}
+	if len(shown) > 0 {
+		next = c.next([]string{changes.ActionApply}, "")
+	}
+	out, err := c.resultOf(struct {
+		Plans []*changes.Plan `json:"plans"`
+		Next  []string        `json:"next_valid_actions"`
+	}{shown, next}, "")
+	if out != nil {
+		out.returned = int64(len(shown))
+	}
+	return out, err
+}
+
+func planColls(p *changes.Plan) []string {
+	if p.Collection != "" {
+		return append([]string{p.Collection}, p.Collections...)
+	}
+	return p.Collections
+}
+
+func (s *Server) applyTool() *tool {
+	return &tool{
+		Name: "apply", Title: "Apply a plan", Scope: ScopeReadWrite, Destructive: true,
+		Description: sentence("Apply a pending plan by its token, in one transaction, only after the user confirmed it.",
+			"If any planned document changed since, nothing is written (CONFLICT). Undo with rollback. Example:",
+			s.example("token", "<token>")),
+		Params: []param{s.pathParam(), {Name: "token", Type: "string", Required: true, MaxLength: 64, Description: "The plan's token."}},
+		Output: outputSchema([]string{"change_id", "next_valid_actions"}, "token", tStr(), "change_id", tStr(),
+			"inserted", tInt(), "updated", tInt(), "deleted", tInt(), "next_valid_actions", tArr(tStr())),
+		Run: runApply,
+	}
+}
+
+func runApply(ctx context.Context, c *call) (*output, error) {
+	db, err := c.openStore(true)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	tok := c.str("token")
+	if c.srv.policy.restrictsCollections() {
+		if p, _, err := changes.ShowPlan(ctx, db, tok); err == nil {
+			if err := c.collectionsAllowed(planColls(p)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	res, err := changes.Apply(ctx, db, tok, &changes.ApplyOptions{Actor: "mcp:" + c.sess.clientName()})
+	if err != nil {
+		return nil, conflictError(err, "plan_update", "plan_delete", "plans")
+	}
+	res.NextValidActions = c.next(append(res.NextValidActions, "diff", "history"), "diff")
+	return c.resultOf(res, "")
+}
+
+func (s *Server) rollbackTool() *tool {
+	return &tool{
+		Name: "rollback", Title: "Roll back a change", Scope: ScopeReadWrite, Destructive: true,
+		Description: sentence("Undo a change (an applied plan, an insert, a rollback…) by its change_id, in one transaction.",
+			"Refuses with CONFLICT if its documents changed since, unless force. Example:",
+			s.example("change_id", "<change id>")),
+		Params: []param{s.pathParam(),
+			{Name: "change_id", Type: "string", Required: true, MaxLength: 64, Description: "The change to undo (see history)."},
+			{Name: "force", Type: "boolean", Description: "Also undo later edits of those documents."}},
+		Output: outputSchema([]string{"change_id", "next_valid_actions"}, "change_id", tStr(), "rolled_back", tStr(),
+			"inserted", tInt(), "updated", tInt(), "deleted", tInt(), "overwritten", tArr(tObj()), "next_valid_actions", tArr(tStr())),
+		Run: runRollback,
+	}
+}
+
+func runRollback(ctx context.Context, c *call) (*output, error) {
+	db, err := c.openStore(true)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	id := c.str("change_id")
+	if c.srv.policy.restrictsCollections() {
+		hist, err := changes.History(ctx, db, nil)
+		if err != nil {
+			return nil, err
+		}
+		for _, ch := range hist {
+			if ch.ID == id {
+				if err := c.collectionsAllowed(ch.Collections); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	res, err := changes.Rollback(ctx, db, id, &changes.RollbackOptions{Force: c.value("force").Bool(), Actor: "mcp:" + c.sess.clientName()})
+	if err != nil {
+		return nil, conflictError(err, "history", "diff")
+	}
+	res.NextValidActions = c.next(append(res.NextValidActions, "history"), "diff")
+	return c.resultOf(res, "")
+}
+
+// conflictError gives a conflict the ids of the documents that changed,
+// in context; other errors pass through.
+func conflictError(err error, next ...string) error {
+	var ce *changes.ConflictError
+	if !errors.As(err, &ce) {
+		return err
+	}
+	te := asToolError(err, "", "")
+	docs := make([]query.Value, 0, len(ce.Docs))
+	for i, d := range ce.Docs {
+		if i == 100 {
+			break
+		}
+		docs = append(docs, obj("collection", d.Collection, "_id", d.ID.Value))
+	}
+	te.code = CodeConflict
+	te.context = obj("documents", docs, "conflicts", int64(len(ce.Docs)))
+	te.next = append(te.next, next...)
+	return te
+}
+
+// redactionsAny returns every redacted field path, whatever its
+// collection.
+func (p *policy) redactionsAny() [][]string {
+	var paths [][]string
+	for _, g := range p.redactOrder {
+		paths = append(paths, p.redact[g]...)
+	}
+	return paths
+}
+
+// restrictsCollections reports whether --collections or
+// --deny-collections is in force.
+func (p *policy) restrictsCollections() bool { return len(p.allowColl) > 0 || len(p.denyColl) > 0 }
+
+// capper keeps the entries of a lifecycle result (diffs, plan documents,
+// versions) within --max-docs and --max-bytes, and cuts their strings at
+// --max-string, as find's pages are kept.
+type capper struct {
+	c      *call
+	n      int
+	bytes  int
+	full   bool
+	cut    bool
+	limits []query.Field
+}
+
+// doc cuts the long strings of a document.
+func (k *capper) doc(v query.Value) query.Value {
+	v, cut := truncateStrings(v, k.c.srv.cfg.MaxString)
+	if cut && !k.cut {
+		k.cut = true
+		k.limits = append(k.limits, query.Field{Key: "max_string", Value: query.LongValue(int64(k.c.srv.cfg.MaxString))})
+	}
+	return v
+}
+
+// fits reports whether the entry may be added, and counts it if so.
+// Once one does not fit, none does.
+func (k *capper) fits(entry any) bool {
+	if k.full {
+		return false
+	}
+	cfg := k.c.srv.cfg
+	if k.n >= cfg.MaxDocs {
+		k.full = true
+		k.limits = append(k.limits, query.Field{Key: "max_docs", Value: query.LongValue(int64(cfg.MaxDocs))})
+		return false
+	}
+	b, _ := json.Marshal(entry)
+	if k.bytes+len(b) > cfg.MaxBytes {
+		k.full = true
+		k.limits = append(k.limits, query.Field{Key: "max_bytes", Value: query.LongValue(int64(cfg.MaxBytes))})
+		return false
+	}
+	k.n++
+	k.bytes += len(b)
+	return true
+}
+
+// appliedLimits is the applied_limits of the result: the caps that
+// fired, or missing.
+func (k *capper) appliedLimits() query.Value {
+	if len(k.limits) == 0 {
+		return query.MissingValue
+	}
+	return query.ObjectValue(k.limits)
+}
+
+// withLimits adds applied_limits to an output when a cap fired.
+func withLimits(out *output, k *capper) *output {
+	if out != nil && len(k.limits) > 0 {
+		out.data = out.data.With("applied_limits", k.appliedLimits())
+	}
+	return out
+}

@@ -1,0 +1,298 @@
+package mcpserver
+
+import (
+	"context"
+
+	"github.com/omgdb/omgdb/changes"
+	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/store"
+)
+
+// History, diff, snapshots, and the dangerous tools that drop data or
+// history for good.
+
+func (s *Server) historyTool() *tool {
+	return &tool{
+		Name: "history", Title: "List changes", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
+		Description: sentence("List changes newest first (change id, kind, counts, time, status), or with id the versions",
+			"of one document. Change ids feed rollback, diff and at. Example:", s.example("collection", "users", "limit", 10)),
+		Params: []param{s.pathParam(),
+			{Name: "collection", Type: "string", Description: "Only changes to this collection."},
+			{Name: "id", Type: "string", Description: "A document's _id (JSON, or a bare string): its versions."},
+			{Name: "limit", Type: "integer", Min: i64(1), Max: i64(MaxLimit), Default: query.LongValue(20), Description: "Max entries."}},
+		Output: outputSchema([]string{"returned"}, "changes", tArr(tObj()), "versions", tArr(tObj()), "returned", tInt(),
+			"applied_limits", tObj()),
+		Run: runHistory,
+	}
+}
+
+func runHistory(ctx context.Context, c *call) (*output, error) {
+	coll := c.str("collection")
+	if coll != "" && !c.srv.policy.collectionAllowed(coll) {
+		return nil, deniedCollection(coll)
+	}
+	limit := int(min(c.int("limit", 20), int64(c.srv.cfg.MaxDocs)))
+	db, err := c.openStore(false)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	if c.has("id") {
+		vs, err := changes.Versions(ctx, db, coll, parseID(c.str("id")), 0)
+		if err != nil {
+			return nil, err
+		}
+		k := &capper{c: c}
+		shown := []changes.Version{}
+		for _, v := range vs {
+			if len(shown) == limit {
+				break
+			}
+			if c.srv.policy.collectionAllowed(v.Collection) {
+				v.Doc.Value = k.doc(c.redactDoc(v.Collection, v.Doc.Value))
+				if !k.fits(v) {
+					break
+				}
+				shown = append(shown, v)
+			}
+		}
+		out, err := c.resultOf(struct {
+			Versions []changes.Version `json:"versions"`
+			Returned int               `json:"returned"`
+		}{shown, len(shown)}, "document versions")
+		if out != nil {
+			out.returned = int64(len(shown))
+		}
+		return withLimits(out, k), err
+	}
+	hist, err := changes.History(ctx, db, &changes.HistoryOptions{Coll: coll})
+	if err != nil {
+		return nil, err
+	}
+	shown := []changes.Change{}
+	for _, ch := range hist {
+		if len(shown) < limit && c.collectionsAllowed(ch.Collections) == nil {
+			shown = append(shown, ch)
+		}
+	}
+	out, err := c.resultOf(struct {
+		Changes  []changes.Change `json:"changes"`
+		Returned int              `json:"returned"`
+	}{shown, len(shown)}, "change notes")
+	if out != nil {
+		out.returned = int64(len(shown))
+	}
+	return out, err
+}
+
+// parseID reads an _id argument as the CLI does: an ObjectId in hex,
+// a JSON value, or else the bare string.
+func parseID(arg string) query.Value {
+	if oid, ok := query.ParseOID(arg); ok {
+		return query.ObjectIDValue(oid)
+	}
+	if v, err := query.ParseString(arg); err == nil {
+		return v
+	}
+	return query.StringValue(arg)
+}
+
+func (s *Server) diffTool() *tool {
+	return &tool{
+		Name: "diff", Title: "Compare two revisions", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
+		Description: sentence("Show the documents that differ between two revisions (lsn, snapshot, change id or ISO time;",
+			"to defaults to now), with field-level changes. Example:", s.example("from", "before-import", "collection", "users")),
+		Params: []param{s.pathParam(),
+			{Name: "from", Type: "string", Required: true, Description: "The earlier revision."},
+			{Name: "to", Type: "string", Description: "The later revision; default now."},
+			{Name: "collection", Type: "string", Description: "Only this collection."}},
+		Output: outputSchema([]string{"documents"}, "from", tObj(), "to", tObj(), "inserted", tInt(), "deleted", tInt(),
+			"updated", tInt(), "documents", tArr(tObj()), "applied_limits", tObj()),
+		Run: runDiff,
+	}
+}
+
+func runDiff(ctx context.Context, c *call) (*output, error) {
+	coll := c.str("collection")
+	if coll != "" && !c.srv.policy.collectionAllowed(coll) {
+		return nil, deniedCollection(coll)
+	}
+	db, err := c.openStore(false)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	res, err := changes.Diff(ctx, db, c.str("from"), c.str("to"), &changes.DiffOptions{Coll: coll})
+	if err != nil {
+		return nil, err
+	}
+	k := &capper{c: c}
+	docs := []changes.DocDiff{}
+	for _, d := range res.Documents {
+		if !c.srv.policy.collectionAllowed(d.Collection) {
+			continue
+		}
+		d.Before.Value = k.doc(c.redactDoc(d.Collection, d.Before.Value))
+		d.After.Value = k.doc(c.redactDoc(d.Collection, d.After.Value))
+		if c.redactor(d.Collection) != nil || k.cut {
+			d.Fields = nil // they would show redacted or cut values
+		}
+		if !k.fits(d) {
+			break
+		}
+		docs = append(docs, d)
+	}
+	res.Documents = docs
+	out, err := c.resultOf(res, "documents that differ")
+	if out != nil {
+		out.returned = int64(len(docs))
+	}
+	return withLimits(out, k), err
+}
+
+var snapshotOutput = func() query.Value {
+	return outputSchema([]string{"name"}, "name", tStr(), "lsn", tInt(), "created", tStr())
+}
+
+func (s *Server) createSnapshotTool() *tool {
+	return &tool{
+		Name: "create_snapshot", Title: "Name a revision", Scope: ScopeReadWrite,
+		Description: sentence("Name a revision (default now) so at, diff and plan_revert can refer to it later;",
+			"without a name, snap-<lsn>. Example:", s.example("name", "before-import")),
+		Params: []param{s.pathParam(),
+			{Name: "name", Type: "string", MaxLength: 64, Description: "Letters, digits, _ - . ; starts with a letter."},
+			{Name: "revision", Type: "string", Description: "The revision to name; default now."}},
+		Output: snapshotOutput(),
+		Run:    runCreateSnapshot,
+	}
+}
+
+func runCreateSnapshot(ctx context.Context, c *call) (*output, error) {
+	if name := c.str("name"); name != "" {
+		if err := changes.ValidateSnapshotName(name); err != nil {
+			return nil, argError(err, "name")
+		}
+	}
+	db, err := c.openStore(true)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	snap, err := changes.CreateSnapshot(ctx, db, c.str("name"), &changes.SnapshotOptions{At: c.str("revision"), Actor: "mcp:" + c.sess.clientName()})
+	if err != nil {
+		return nil, err
+	}
+	return c.resultOf(snap, "")
+}
+
+func (s *Server) deleteSnapshotTool() *tool {
+	return &tool{
+		Name: "delete_snapshot", Title: "Delete a snapshot name", Scope: ScopeDangerous, Destructive: true, Idempotent: true,
+		Description: sentence("Remove a snapshot name; the history it named stays. Example:", s.example("name", "before-import")),
+		Params:      []param{s.pathParam(), {Name: "name", Type: "string", Required: true, MaxLength: 64, Description: "The snapshot."}},
+		Output:      snapshotOutput(),
+		Run: func(ctx context.Context, c *call) (*output, error) {
+			db, err := c.openStore(true)
+			if err != nil {
+				return nil, err
+			}
+			defer db.Close()
+			snap, err := changes.DeleteSnapshot(ctx, db, c.str("name"))
+			if err != nil {
+				return nil, err
+			}
+			return c.resultOf(snap, "")
+		},
+	}
+}
+
+func (s *Server) dropCollectionTool() *tool {
+	return &tool{
+		Name: "drop_collection", Title: "Drop a collection", Scope: ScopeDangerous, Destructive: true,
+		Description: sentence("Drop a collection and its documents, in one journaled change (rollback by its change_id",
+			"brings it back). Only on the user's explicit request. Example:", s.example("collection", "tmp")),
+		Params: []param{s.pathParam(), collectionParam},
+		Output: outputSchema([]string{"change_id"}, "collection", tStr(), "dropped", tInt(), "change_id", tStr(),
+			"next_valid_actions", tArr(tStr())),
+		Run: runDropCollection,
+	}
+}
+
+func runDropCollection(ctx context.Context, c *call) (*output, error) {
+	coll := c.str("collection")
+	if !c.srv.policy.collectionAllowed(coll) {
+		return nil, deniedCollection(coll)
+	}
+	db, err := c.openStore(true)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	var n int64
+	var changeID string
+	err = db.Update(store.Change{Kind: "drop"}, func(tx *store.Tx) error {
+		col, err := c.collection(tx, coll)
+		if err != nil {
+			return err
+		}
+		n = col.Count()
+		changeID = tx.ChangeID()
+		return tx.DropCollection(coll)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return newOutput(obj("collection", coll, "dropped", n, "change_id", changeID,
+		"next_valid_actions", c.next([]string{changes.ActionRollback, "history"}, ""))), nil
+}
+
+func (s *Server) pruneHistoryTool() *tool {
+	return &tool{
+		Name: "prune_history", Title: "Drop old history", Scope: ScopeDangerous, Destructive: true,
+		Description: sentence("Compact the store and drop the journal up to a revision, for good: earlier states and",
+			"rollback of earlier changes are lost. Only on the user's explicit request. Example:",
+			s.example("history_before", "2026-01-01")),
+		Params: []param{s.pathParam(),
+			{Name: "history_before", Type: "string", Required: true, Description: "Lsn, snapshot, change id or ISO time."}},
+		Output: outputSchema([]string{"records_pruned"}, "bytes_before", tInt(), "bytes_after", tInt(),
+			"records_pruned", tInt(), "history_starts_at_lsn", tInt()),
+		Run: runPruneHistory,
+	}
+}
+
+func runPruneHistory(ctx context.Context, c *call) (*output, error) {
+	var cut uint64
+	db, err := c.openStore(false)
+	if err != nil {
+		return nil, err
+	}
+	err = db.View(func(tx *store.Tx) error {
+		rev, err := changes.ResolveRevision(tx, c.str("history_before"))
+		cut = rev.LSN
+		return err
+	})
+	db.Close()
+	if err != nil {
+		return nil, err
+	}
+	if cut == 0 {
+		return nil, errorf(CodeInvalidArgument, "revision %s is the empty store before any change: there is no history before it to drop",
+			truncate(c.str("history_before"), 60)).withContext("argument", "history_before")
+	}
+	path := c.srv.cfg.Store
+	if path == "" {
+		loc, err := c.srv.locate(c.pathArg(), false)
+		if err != nil {
+			return nil, err
+		}
+		loc.file.Close()
+		path = loc.real
+		c.rewrites = append(c.rewrites, loc.real, loc.display)
+	}
+	res, err := store.Compact(ctx, path, &store.CompactOptions{HistoryBefore: cut, Timeout: c.srv.cfg.LockTimeout})
+	if err != nil {
+		return nil, err
+	}
+	return newOutput(obj("bytes_before", res.BytesBefore, "bytes_after", res.BytesAfter,
+		"records_pruned", res.RecordsPruned, "history_starts_at_lsn", int64(res.HistoryStartsAt))), nil
+}
