@@ -61,16 +61,7 @@ func (e *env) runContext(ctx context.Context, opts *contextOptions) error {
 		}
 		popts.Filter = f
 	}
-	db, err := e.open(opts.path, readOnly, opts.storeFlags)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	return db.View(func(tx *store.Tx) error {
-		c, err := tx.Collection(opts.coll)
-		if err != nil {
-			return err
-		}
+	return e.viewCollection(opts.path, opts.coll, opts.storeFlags, func(c *store.Collection) error {
 		pack, err := vector.Pack(ctx, c, opts.field, opts.text, popts)
 		if err != nil {
 			return err

@@ -56,17 +56,9 @@ func (e *env) runDiagnose(ctx context.Context, opts *diagnoseOptions) error {
 	if err != nil {
 		return err
 	}
-	db, err := e.open(opts.path, readOnly, opts.storeFlags)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
 	var d *store.Diagnosis
-	err = db.View(func(tx *store.Tx) error {
-		c, err := tx.Collection(opts.coll)
-		if err != nil {
-			return err
-		}
+	err = e.viewCollection(opts.path, opts.coll, opts.storeFlags, func(c *store.Collection) error {
+		var err error
 		d, err = c.Diagnose(ctx, filter, &store.DiagnoseOptions{Limit: opts.limit})
 		return err
 	})

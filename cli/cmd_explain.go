@@ -34,12 +34,8 @@ The shape is described in ` + "`omgdb docs explain`" + `.`,
   omgdb explain app.omgdb users '{"age":30}' --count`,
 		Args: cobra.RangeArgs(2, 3),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.path, opts.coll, opts.filter = args[0], args[1], "{}"
-			if len(args) == 3 {
-				opts.filter = args[2]
-			}
-			if opts.skip < 0 || opts.limit < 0 {
-				return usage("--skip and --limit must not be negative")
+			if err := opts.setArgs(args); err != nil {
+				return err
 			}
 			return e.runExplain(cmd.Context(), opts)
 		},
@@ -62,17 +58,9 @@ func (e *env) runExplain(ctx context.Context, opts *explainOptions) error {
 	if err != nil {
 		return err
 	}
-	db, err := e.open(opts.path, readOnly, opts.storeFlags)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
 	var plan query.Value
-	err = db.View(func(tx *store.Tx) error {
-		c, err := tx.Collection(opts.coll)
-		if err != nil {
-			return err
-		}
+	err = e.viewCollection(opts.path, opts.coll, opts.storeFlags, func(c *store.Collection) error {
+		var err error
 		plan, err = c.Explain(ctx, q, &store.ExplainOptions{Count: opts.count, Execute: opts.execute})
 		return err
 	})

@@ -33,12 +33,8 @@ omgdb docs filters and omgdb docs projection-and-sort.`,
   omgdb find app.omgdb users '{"address.city":"Paris"}' --project '{"name":1,"_id":0}'`,
 		Args: cobra.RangeArgs(2, 3),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.path, opts.coll, opts.filter = args[0], args[1], "{}"
-			if len(args) == 3 {
-				opts.filter = args[2]
-			}
-			if opts.skip < 0 || opts.limit < 0 {
-				return usage("--skip and --limit must not be negative")
+			if err := opts.setArgs(args); err != nil {
+				return err
 			}
 			return e.runFind(cmd.Context(), opts)
 		},
@@ -53,6 +49,19 @@ omgdb docs filters and omgdb docs projection-and-sort.`,
 	cmd.Flags().StringVar(&opts.hint, "hint", "", "use this index (a name from `omgdb indexes`, _id_, or $natural for a collection scan)")
 	registerAt(cmd, &opts.at)
 	return cmd
+}
+
+// setArgs takes a find's positional arguments (store, collection and an
+// optional filter) and checks the paging flags.
+func (o *findOptions) setArgs(args []string) error {
+	o.path, o.coll, o.filter = args[0], args[1], "{}"
+	if len(args) == 3 {
+		o.filter = args[2]
+	}
+	if o.skip < 0 || o.limit < 0 {
+		return usage("--skip and --limit must not be negative")
+	}
+	return nil
 }
 
 func (e *env) compileFilter(arg string) (*query.Filter, error) {

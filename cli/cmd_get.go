@@ -38,18 +38,9 @@ a bare 24-hex ObjectId, or else taken as a string.`,
 }
 
 func (e *env) runGet(_ context.Context, opts *getOptions) error {
-	db, err := e.open(opts.path, readOnly, opts.storeFlags)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
 	out := e.output(opts.pretty)
 	defer out.flush()
-	return db.View(func(tx *store.Tx) error {
-		c, err := tx.Collection(opts.coll)
-		if err != nil {
-			return err
-		}
+	return e.viewCollection(opts.path, opts.coll, opts.storeFlags, func(c *store.Collection) error {
 		js, err := c.GetJSON(parseID(opts.id))
 		if err != nil {
 			return err

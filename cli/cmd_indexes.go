@@ -48,17 +48,9 @@ array element for multikey fields). --format table prints a table.`,
 }
 
 func (e *env) runIndexes(_ context.Context, opts *indexesOptions) error {
-	db, err := e.open(opts.path, readOnly, opts.storeFlags)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
 	var infos []store.IndexInfo
-	err = db.View(func(tx *store.Tx) error {
-		c, err := tx.Collection(opts.coll)
-		if err != nil {
-			return err
-		}
+	err := e.viewCollection(opts.path, opts.coll, opts.storeFlags, func(c *store.Collection) error {
+		var err error
 		infos, err = c.IndexInfos()
 		return err
 	})

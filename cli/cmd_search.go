@@ -56,16 +56,8 @@ reciprocal rank fusion. See omgdb docs retrieval.`,
 }
 
 func (e *env) runSearch(ctx context.Context, opts *searchOptions) error {
-	db, err := e.open(opts.path, readOnly, opts.storeFlags)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	return db.View(func(tx *store.Tx) error {
-		c, err := tx.Collection(opts.coll)
-		if err != nil {
-			return err
-		}
+	return e.viewCollection(opts.path, opts.coll, opts.storeFlags, func(c *store.Collection) error {
+		var err error
 		o := opts.options()
 		var res *vector.Result
 		if opts.hybrid {

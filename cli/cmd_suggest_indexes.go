@@ -47,17 +47,9 @@ func (e *env) runSuggestIndexes(ctx context.Context, opts *suggestOptions) error
 	if err != nil {
 		return err
 	}
-	db, err := e.open(opts.path, readOnly, opts.storeFlags)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
 	var s *store.Suggestions
-	err = db.View(func(tx *store.Tx) error {
-		c, err := tx.Collection(opts.coll)
-		if err != nil {
-			return err
-		}
+	err = e.viewCollection(opts.path, opts.coll, opts.storeFlags, func(c *store.Collection) error {
+		var err error
 		s, err = c.SuggestIndexes(ctx, q)
 		return err
 	})

@@ -137,16 +137,8 @@ are then fusion scores. See omgdb docs retrieval.`,
 }
 
 func (e *env) runVsearch(ctx context.Context, opts *vsearchOptions) error {
-	db, err := e.open(opts.path, readOnly, opts.storeFlags)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	return db.View(func(tx *store.Tx) error {
-		c, err := tx.Collection(opts.coll)
-		if err != nil {
-			return err
-		}
+	return e.viewCollection(opts.path, opts.coll, opts.storeFlags, func(c *store.Collection) error {
+		var err error
 		var res *vector.Result
 		if opts.hybrid {
 			res, err = vector.HybridSearch(ctx, c, opts.field, opts.text, opts.options())

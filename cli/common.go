@@ -54,6 +54,24 @@ func (e *env) open(path string, mode openMode, f storeFlags) (*store.DB, error) 
 	return db, nil
 }
 
+// viewCollection opens the store at path read-only and runs fn on collection
+// coll inside one read transaction, so everything fn reads comes from one
+// snapshot.
+func (e *env) viewCollection(path, coll string, f storeFlags, fn func(*store.Collection) error) error {
+	db, err := e.open(path, readOnly, f)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return db.View(func(tx *store.Tx) error {
+		c, err := tx.Collection(coll)
+		if err != nil {
+			return err
+		}
+		return fn(c)
+	})
+}
+
 // readArg returns the text of a JSON argument: the argument itself, the
 // contents of a file for "@file", or standard input for "-".
 func (e *env) readArg(arg, what string) ([]byte, error) {
