@@ -38,6 +38,16 @@ type located struct {
 	real    string   // its resolved path
 }
 
+// openFor opens the call's store for work on the collection coll ("" for
+// none): a collection the policy hides is refused before the file is
+// touched. The caller closes the store.
+func (c *call) openFor(coll string, write bool) (*store.DB, error) {
+	if coll != "" && !c.srv.policy.collectionAllowed(coll) {
+		return nil, deniedCollection(coll)
+	}
+	return c.openStore(write)
+}
+
 // openStore opens the store a call names. A read-scope server, or a tool
 // of read scope, opens it read-only: layer 3 of the scope enforcement.
 // With write, a missing store under the root is created (its name must

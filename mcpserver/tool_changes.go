@@ -41,16 +41,18 @@ func (s *Server) planUpdateTool() *tool {
 }
 
 func runPlanUpdate(ctx context.Context, c *call) (*output, error) {
-	coll := c.str("collection")
-	if !c.srv.policy.collectionAllowed(coll) {
-		return nil, deniedCollection(coll)
-	}
 	po := c.planOptions()
 	po.Upsert = c.value("upsert").Bool()
 	if v := c.value("array_filters"); !v.IsMissing() {
 		po.ArrayFilters = v.Array()
 	}
-	db, err := c.openStore(true)
+	// A bad update is the update's fault, not the filter's (planError
+	// would call it INVALID_FILTER).
+	if _, err := query.CompileUpdate(c.value("update"), &query.UpdateOptions{ArrayFilters: po.ArrayFilters}); err != nil {
+		return nil, argError(err, "update")
+	}
+	coll := c.str("collection")
+	db, err := c.openFor(coll, true)
 	if err != nil {
 		return nil, err
 	}
@@ -78,10 +80,7 @@ func (s *Server) planDeleteTool() *tool {
 
 func runPlanDelete(ctx context.Context, c *call) (*output, error) {
 	coll := c.str("collection")
-	if !c.srv.policy.collectionAllowed(coll) {
-		return nil, deniedCollection(coll)
-	}
-	db, err := c.openStore(true)
+	db, err := c.openFor(coll, true)
 	if err != nil {
 		return nil, err
 	}

@@ -28,11 +28,8 @@ func (s *Server) historyTool() *tool {
 
 func runHistory(ctx context.Context, c *call) (*output, error) {
 	coll := c.str("collection")
-	if coll != "" && !c.srv.policy.collectionAllowed(coll) {
-		return nil, deniedCollection(coll)
-	}
 	limit := int(min(c.int("limit", 20), int64(c.srv.cfg.MaxDocs)))
-	db, err := c.openStore(false)
+	db, err := c.openFor(coll, false)
 	if err != nil {
 		return nil, err
 	}
@@ -114,10 +111,7 @@ func (s *Server) diffTool() *tool {
 
 func runDiff(ctx context.Context, c *call) (*output, error) {
 	coll := c.str("collection")
-	if coll != "" && !c.srv.policy.collectionAllowed(coll) {
-		return nil, deniedCollection(coll)
-	}
-	db, err := c.openStore(false)
+	db, err := c.openFor(coll, false)
 	if err != nil {
 		return nil, err
 	}
@@ -220,10 +214,7 @@ func (s *Server) dropCollectionTool() *tool {
 
 func runDropCollection(ctx context.Context, c *call) (*output, error) {
 	coll := c.str("collection")
-	if !c.srv.policy.collectionAllowed(coll) {
-		return nil, deniedCollection(coll)
-	}
-	db, err := c.openStore(true)
+	db, err := c.openFor(coll, true)
 	if err != nil {
 		return nil, err
 	}
