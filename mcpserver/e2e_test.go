@@ -65,7 +65,7 @@ func startStdio(t *testing.T, dir string, args ...string) *mcp.ClientSession {
 // startHTTP runs `omgdb mcp --http 127.0.0.1:0` with a token and connects
 // to the URL it logs.
 func startHTTP(t *testing.T, dir string, args ...string) *mcp.ClientSession {
-	return startHTTPWith(t, bearer{"e2e-token"}, dir, args...)
+	return startHTTPWith(t, wantType{bearer{"e2e-token"}, "", "text/event-stream"}, dir, args...)
 }
 
 func startHTTPWith(t *testing.T, rt http.RoundTripper, dir string, args ...string) *mcp.ClientSession {
@@ -103,16 +103,22 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-// jsonOnly asks for JSON answers only, and checks it gets them.
-type jsonOnly struct{ next http.RoundTripper }
+// wantType sets Accept (unless accept is "", leaving the SDK's) and
+// fails a POST answered 200 with another Content-Type than want.
+type wantType struct {
+	next         http.RoundTripper
+	accept, want string
+}
 
-func (j jsonOnly) RoundTrip(r *http.Request) (*http.Response, error) {
+func (w wantType) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
-	r.Header.Set("Accept", "application/json")
-	res, err := j.next.RoundTrip(r)
-	if err == nil && res.StatusCode == http.StatusOK && !strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
+	if w.accept != "" {
+		r.Header.Set("Accept", w.accept)
+	}
+	res, err := w.next.RoundTrip(r)
+	if err == nil && r.Method == http.MethodPost && res.StatusCode == http.StatusOK && res.Header.Get("Content-Type") != w.want {
 		res.Body.Close()
-		return nil, fmt.Errorf("asked for JSON, got %s", res.Header.Get("Content-Type"))
+		return nil, fmt.Errorf("POST answered with %s, want %s", res.Header.Get("Content-Type"), w.want)
 	}
 	return res, err
 }
@@ -125,7 +131,7 @@ func TestE2E_Stdio(t *testing.T) { runE2E(t, startStdio) }
 func TestE2E_HTTP(t *testing.T) { runE2E(t, startHTTP) }
 func TestE2E_HTTPJSON(t *testing.T) {
 	runE2E(t, func(t *testing.T, dir string, args ...string) *mcp.ClientSession {
-		return startHTTPWith(t, jsonOnly{bearer{"e2e-token"}}, dir, args...)
+		return startHTTPWith(t, wantType{bearer{"e2e-token"}, "application/json", "application/json"}, dir, args...)
 	})
 }
 
