@@ -19,7 +19,7 @@ var (
 	sampleParam = param{Name: "sample", Type: "integer", Min: i64(0), Max: i64(20), Default: query.LongValue(changes.DefaultSample), Description: "Before/after pairs to show."}
 	planOutput  = func() query.Value {
 		return outputSchema([]string{"token", "next_valid_actions"}, "token", tStr(), "matched", tInt(), "modified", tInt(),
-			"sampleBeforeAfter", tArr(tObj()), "kind", tStr(), "expires", tStr(), "next_valid_actions", tArr(tStr()))
+			"sampleBeforeAfter", tList(), "kind", tStr(), "expires", tStr(), "next_valid_actions", tArr(tStr()))
 	}
 )
 
@@ -240,13 +240,13 @@ func (c *call) resultOf(x any, fence string) (*output, error) {
 func (s *Server) plansTool() *tool {
 	return &tool{
 		Name: "plans", Title: "List or show plans", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
-		Description: sentence("List pending plans (all: every remembered plan), or with token show one plan",
-			"and every document it changes, before and after. Example:", s.example("token", "<token>")),
+		Description: sentence("Pending plans (all: every remembered plan), or with token one plan and every document",
+			"it changes, before and after. Example:", s.example("token", "<token>")),
 		Params: []param{s.pathParam(),
 			{Name: "token", Type: "string", MaxLength: 64, Description: "Show this plan."},
 			{Name: "all", Type: "boolean", Description: "Also applied, discarded and expired plans."}},
-		Output: outputSchema([]string{"next_valid_actions"}, "plans", tArr(tObj()), "plan", tObj(),
-			"documents", tArr(tObj()), "applied_limits", tObj(), "next_valid_actions", tArr(tStr())),
+		Output: outputSchema([]string{"next_valid_actions"}, "plans", tList(), "plan", tObj(),
+			"documents", tList(), "applied_limits", tObj(), "next_valid_actions", tArr(tStr())),
 		Run: runPlans,
 	}
 }
@@ -373,7 +373,7 @@ func (s *Server) rollbackTool() *tool {
 			{Name: "change_id", Type: "string", Required: true, MaxLength: 64, Description: "The change to undo (see history)."},
 			{Name: "force", Type: "boolean", Description: "Also undo later edits of those documents."}},
 		Output: outputSchema([]string{"change_id", "next_valid_actions"}, "change_id", tStr(), "rolled_back", tStr(),
-			"inserted", tInt(), "updated", tInt(), "deleted", tInt(), "overwritten", tArr(tObj()), "next_valid_actions", tArr(tStr())),
+			"inserted", tInt(), "updated", tInt(), "deleted", tInt(), "overwritten", tList(), "next_valid_actions", tArr(tStr())),
 		Run: runRollback,
 	}
 }
