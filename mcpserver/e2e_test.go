@@ -16,11 +16,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/omgdb/omgdb/cli"
 	"github.com/omgdb/omgdb/internal/storetest"
+	"github.com/omgdb/omgdb/mcpserver"
 	"github.com/omgdb/omgdb/store"
 	"github.com/omgdb/omgdb/vector"
 )
@@ -488,21 +488,8 @@ func findTool(tools []*mcp.Tool, name string) *mcp.Tool {
 	return &mcp.Tool{InputSchema: map[string]any{}}
 }
 
-func validate(schema any, instance any) error {
-	b, _ := json.Marshal(schema)
-	var s jsonschema.Schema
-	if err := json.Unmarshal(b, &s); err != nil {
-		return err
-	}
-	rs, err := s.Resolve(nil)
-	if err != nil {
-		return err
-	}
-	b, _ = json.Marshal(instance)
-	var v any
-	json.Unmarshal(b, &v)
-	return rs.Validate(v)
-}
+// validate checks a value against a JSON Schema (2020-12).
+var validate = mcpserver.ValidateSchema
 
 func checkResources(t *testing.T, cs *mcp.ClientSession) {
 	ctx := context.Background()

@@ -128,7 +128,7 @@ func (c *call) planOptions() *changes.PlanOptions {
 	if sample == 0 {
 		sample = -1
 	}
-	return &changes.PlanOptions{Sample: sample, First: !c.bool("multi", true), Actor: "mcp:" + c.sess.clientName()}
+	return &changes.PlanOptions{Sample: sample, First: !c.bool("multi", true), Actor: c.actor()}
 }
 
 func (c *call) bool(name string, def bool) bool {
@@ -355,7 +355,7 @@ func runApply(ctx context.Context, c *call) (*output, error) {
 			}
 		}
 	}
-	res, err := changes.Apply(ctx, db, tok, &changes.ApplyOptions{Actor: "mcp:" + c.sess.clientName()})
+	res, err := changes.Apply(ctx, db, tok, &changes.ApplyOptions{Actor: c.actor()})
 	if err != nil {
 		return nil, conflictError(err, "plan_update", "plan_delete", "plans")
 	}
@@ -398,7 +398,7 @@ func runRollback(ctx context.Context, c *call) (*output, error) {
 			}
 		}
 	}
-	res, err := changes.Rollback(ctx, db, id, &changes.RollbackOptions{Force: c.value("force").Bool(), Actor: "mcp:" + c.sess.clientName()})
+	res, err := changes.Rollback(ctx, db, id, &changes.RollbackOptions{Force: c.value("force").Bool(), Actor: c.actor()})
 	if err != nil {
 		return nil, conflictError(err, "history", "diff")
 	}

@@ -172,7 +172,7 @@ func runCreateSnapshot(ctx context.Context, c *call) (*output, error) {
 		return nil, err
 	}
 	defer db.Close()
-	snap, err := changes.CreateSnapshot(ctx, db, c.str("name"), &changes.SnapshotOptions{At: c.str("revision"), Actor: "mcp:" + c.sess.clientName()})
+	snap, err := changes.CreateSnapshot(ctx, db, c.str("name"), &changes.SnapshotOptions{At: c.str("revision"), Actor: c.actor()})
 	if err != nil {
 		return nil, err
 	}
