@@ -253,6 +253,18 @@ func runE2E(t *testing.T, start starter) {
 		checkResources(t, cs)
 		checkPrompts(t, cs)
 	})
+	t.Run("max-bytes", func(t *testing.T) {
+		cs := start(t, dir, "--max-bytes", "150")
+		rr, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "omgdb://docs/mcp"})
+		if err != nil || len(rr.Contents[0].Text) > 150 || !strings.Contains(rr.Contents[0].Text, "[truncated: this page is") {
+			t.Errorf("docs/mcp at --max-bytes 150: %v %v", rr, err)
+		}
+		tools := listTools(t, cs)
+		sc := callAndValidate(t, cs, tools, "find", app("collection", "notes"), "")
+		if lim, _ := sc["applied_limits"].(map[string]any); lim["max_bytes"] != 150.0 {
+			t.Errorf("find at --max-bytes 150: applied_limits %v", sc["applied_limits"])
+		}
+	})
 	t.Run("read-write", func(t *testing.T) {
 		cs := start(t, dir, "--scope", "rw")
 		tools := listTools(t, cs)
@@ -268,6 +280,10 @@ func runE2E(t *testing.T, start starter) {
 			}
 		}
 		r.calls(t, cs, tools, readWriteCalls)
+		uri := "omgdb://app.omgdb/plans/" + r.vars["token"].(string)
+		if rr, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri}); err != nil || !strings.Contains(rr.Contents[0].Text, `"status":"rolled_back"`) && !strings.Contains(rr.Contents[0].Text, `"plan":{`) {
+			t.Errorf("read %s: %v %v", uri, rr, err)
+		}
 	})
 	t.Run("dangerous", func(t *testing.T) {
 		cs := start(t, dir, "--scope", "all")
@@ -540,11 +556,39 @@ func checkPrompts(t *testing.T, cs *mcp.ClientSession) {
 	if strings.Join(names, ",") != "explore_store,safe_change,time_travel,analyze_changes" {
 		t.Errorf("prompts: %v", names)
 	}
+	// Every listed prompt, got with all its arguments, then without a
+	// required one.
+	values := map[string]string{"path": "app.omgdb", "collection": "users", "change": "rename bob to rob", "question": "who was deleted last week?"}
+	for _, p := range res.Prompts {
+		args := map[string]string{}
+		var required []string
+		for _, a := range p.Arguments {
+			if values[a.Name] == "" {
+				t.Errorf("prompt %s: argument %s has no test value", p.Name, a.Name)
+			}
+			args[a.Name] = values[a.Name]
+			if a.Required {
+				required = append(required, a.Name)
+			}
+		}
+		pr, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: p.Name, Arguments: args})
+		if err != nil || len(pr.Messages) == 0 || !strings.Contains(pr.Messages[0].Content.(*mcp.TextContent).Text, "app.omgdb") {
+			t.Errorf("prompt %s: %v %v", p.Name, pr, err)
+		}
+		if len(required) == 0 {
+			t.Errorf("prompt %s has no required argument", p.Name)
+			continue
+		}
+		delete(args, required[len(required)-1])
+		if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: p.Name, Arguments: args}); err == nil {
+			t.Errorf("prompt %s without %s succeeded", p.Name, required[len(required)-1])
+		}
+	}
 	pr, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "safe_change", Arguments: map[string]string{"path": "app.omgdb", "collection": "users", "change": "rename bob"}})
-	if err != nil || len(pr.Messages) != 1 || !strings.Contains(pr.Messages[0].Content.(*mcp.TextContent).Text, "read-only") {
+	if err != nil || !strings.Contains(pr.Messages[0].Content.(*mcp.TextContent).Text, "read-only") {
 		t.Errorf("safe_change at read scope: %v %v", pr, err)
 	}
-	if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "safe_change", Arguments: map[string]string{"path": "app.omgdb"}}); err == nil {
-		t.Error("safe_change without its required arguments succeeded")
+	if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "nope"}); err == nil {
+		t.Error("an unknown prompt succeeded")
 	}
 }
