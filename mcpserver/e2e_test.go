@@ -253,6 +253,15 @@ func runE2E(t *testing.T, start starter) {
 		checkResources(t, cs)
 		checkPrompts(t, cs)
 	})
+	t.Run("pinned", func(t *testing.T) {
+		cs := start(t, dir, "--store", "app.omgdb")
+		tools := listTools(t, cs)
+		if req := findTool(tools, "find").InputSchema.(map[string]any)["required"]; !reflect.DeepEqual(req, []any{"collection"}) {
+			t.Errorf("with --store, find requires %v", req)
+		}
+		callAndValidate(t, cs, tools, "count", m{"collection": "users"}, "")
+		callAndValidate(t, cs, tools, "count", m{"path": "other.omgdb", "collection": "users"}, "PATH_DENIED")
+	})
 	t.Run("max-bytes", func(t *testing.T) {
 		cs := start(t, dir, "--max-bytes", "150")
 		rr, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "omgdb://docs/mcp"})
