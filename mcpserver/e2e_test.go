@@ -262,6 +262,24 @@ func runE2E(t *testing.T, start starter) {
 		callAndValidate(t, cs, tools, "count", m{"collection": "users"}, "")
 		callAndValidate(t, cs, tools, "count", m{"path": "other.omgdb", "collection": "users"}, "PATH_DENIED")
 	})
+	t.Run("canned", func(t *testing.T) {
+		tf := filepath.Join(t.TempDir(), "tools.json")
+		os.WriteFile(tf, []byte(`{"tools":[{"name":"users_older","description":"Users older than an age.","path":"app.omgdb",
+			"collection":"users","parameters":{"age":{"type":"integer","description":"Age","minimum":0,"maximum":150}},
+			"filter":{"age":{"$gt":{"$param":"age"}}},"reject":{"name":"ada"}}]}`), 0o644)
+		cs := start(t, dir, "--tools-file", tf, "--only-canned")
+		tools := listTools(t, cs)
+		if names := toolNames(tools); names != "users_older" {
+			t.Errorf("--only-canned lists %s", names)
+		}
+		r.calls(t, cs, tools, []e2eCall{
+			{tool: "users_older", args: m{"age": 30}, code: "POLICY_DENIED"}, // ada is 36
+			{tool: "users_older", args: m{"age": 40}, check: wantField("matched", 0.0)},
+			{tool: "users_older", args: m{"age": 200}, code: "INVALID_ARGUMENT", schemaInvalid: true},
+			{tool: "users_older", args: m{"age": 40, "path": "app.omgdb"}, code: "INVALID_ARGUMENT", schemaInvalid: true},
+			{tool: "find", args: app("collection", "users"), code: "POLICY_DENIED"},
+		})
+	})
 	t.Run("max-bytes", func(t *testing.T) {
 		cs := start(t, dir, "--max-bytes", "150")
 		rr, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "omgdb://docs/mcp"})
