@@ -93,9 +93,9 @@ func isLoopbackHost(host string) bool {
 // ServeHTTP serves the Streamable HTTP transport at /mcp: POST a JSON-RPC
 // message and get its answer as an SSE stream of one event when Accept
 // lists text/event-stream, else as JSON (202 with no body for
-// notifications), DELETE to end a session. Sessions begin with initialize, whose answer
-// carries Mcp-Session-Id; later requests must send it back. GET is 405:
-// the server never sends messages of its own.
+// notifications); DELETE to end a session. Sessions begin with
+// initialize, whose answer carries Mcp-Session-Id; later requests must
+// send it back. GET is 405: the server never sends messages of its own.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path != "/mcp" {
 		http.Error(w, "not found: the MCP endpoint is /mcp", http.StatusNotFound)

@@ -41,6 +41,10 @@ func (s *Server) planUpdateTool() *tool {
 }
 
 func runPlanUpdate(ctx context.Context, c *call) (*output, error) {
+	coll := c.str("collection")
+	if !c.srv.policy.collectionAllowed(coll) {
+		return nil, deniedCollection(coll)
+	}
 	po := c.planOptions()
 	po.Upsert = c.value("upsert").Bool()
 	if v := c.value("array_filters"); !v.IsMissing() {
@@ -51,8 +55,7 @@ func runPlanUpdate(ctx context.Context, c *call) (*output, error) {
 	if _, err := query.CompileUpdate(c.value("update"), &query.UpdateOptions{ArrayFilters: po.ArrayFilters}); err != nil {
 		return nil, argError(err, "update")
 	}
-	coll := c.str("collection")
-	db, err := c.openFor(coll, true)
+	db, err := c.openStore(true)
 	if err != nil {
 		return nil, err
 	}
