@@ -72,7 +72,7 @@ func (s *Server) listedNames() []string {
 func (s *Server) catalog() query.Value {
 	tools := make([]query.Value, len(s.tools))
 	for i, t := range s.tools {
-		tools[i] = t.describe()
+		tools[i] = t.describe(len(s.policy.redactOrder) > 0)
 	}
 	return obj("tools", arr(tools...))
 }

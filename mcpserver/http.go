@@ -91,10 +91,11 @@ func isLoopbackHost(host string) bool {
 }
 
 // ServeHTTP serves the Streamable HTTP transport at /mcp: POST a JSON-RPC
-// message and get its answer as JSON (202 with no body for notifications),
-// DELETE to end a session. Sessions begin with initialize, whose answer
-// carries Mcp-Session-Id; later requests must send it back. GET is 405:
-// the server never sends messages of its own.
+// message and get its answer as an SSE stream of one event when Accept
+// lists text/event-stream, else as JSON (202 with no body for
+// notifications); DELETE to end a session. Sessions begin with
+// initialize, whose answer carries Mcp-Session-Id; later requests must
+// send it back. GET is 405: the server never sends messages of its own.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path != "/mcp" {
 		http.Error(w, "not found: the MCP endpoint is /mcp", http.StatusNotFound)
@@ -215,8 +216,60 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
+	if acceptsSSE(r.Header.Values("Accept")) {
+		writeSSE(w, answer)
+		return
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Write(answer)
+}
+
+// acceptsSSE reports whether an Accept header lists text/event-stream
+// (with a q above 0). A client that accepts it gets the answer as an
+// event stream, as Streamable HTTP clients expect; one that lists only
+// application/json gets plain JSON.
+func acceptsSSE(accept []string) bool {
+	for _, h := range accept {
+		for _, rng := range strings.Split(h, ",") {
+			mt, params, _ := strings.Cut(rng, ";")
+			if !strings.EqualFold(strings.TrimSpace(mt), "text/event-stream") {
+				continue
+			}
+			q := true
+			for _, p := range strings.Split(params, ";") {
+				if k, v, ok := strings.Cut(strings.TrimSpace(p), "="); ok && strings.EqualFold(k, "q") {
+					v = strings.TrimSpace(v)
+					q = strings.Trim(v, "0.") != "" // q=0, q=0.0, q=0.000 refuse it
+				}
+			}
+			return q
+		}
+	}
+	return false
+}
+
+// writeSSE sends one JSON-RPC message as a server-sent event stream of
+// one event, then ends the stream: the server has nothing else to send
+// on it (no progress or server requests), so there is no event id to
+// resume from.
+func writeSSE(w http.ResponseWriter, msg []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	var b bytes.Buffer
+	b.WriteString("event: message\n")
+	for line := range bytes.SplitSeq(bytes.TrimRight(msg, "\n"), []byte("\n")) {
+		b.WriteString("data: ")
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	b.WriteByte('\n')
+	w.Write(b.Bytes())
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
 }
 
 // isInitialize reports whether a body is an initialize request.

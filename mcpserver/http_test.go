@@ -101,7 +101,7 @@ func TestHTTP_Session(t *testing.T) {
 		t.Errorf("notification: %d", resp.StatusCode)
 	}
 	resp, body = do(t, ts, httpReq{"POST", `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"count","arguments":{"path":"app.omgdb","collection":"users"}}}`, h})
-	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json" || !strings.Contains(body, `"count":3`) {
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" || !strings.Contains(body, `"count":3`) {
 		t.Errorf("tools/call: %d %s", resp.StatusCode, body)
 	}
 	if resp, _ := do(t, ts, httpReq{"DELETE", "", h}); resp.StatusCode != 204 {
@@ -141,5 +141,41 @@ func TestHTTP_ListenRefusals(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error()+"\n"+query.HintOf(err), tc.msg) {
 			t.Errorf("%+v: %v", tc.hc, err)
 		}
+	}
+}
+
+// TestHTTP_SSE: a client whose Accept lists text/event-stream gets each
+// answer as a stream of one event carrying the JSON-RPC message; one that
+// accepts only JSON (or refuses SSE with q=0) gets plain JSON;
+// notifications get 202 either way.
+func TestHTTP_SSE(t *testing.T) {
+	_, ts := httpFixture(t, HTTPConfig{Token: "t"})
+	h := map[string]string{"Authorization": "Bearer t"}
+	resp, body := do(t, ts, httpReq{"POST", initBody, h})
+	if resp.Header.Get("Content-Type") != "text/event-stream" || !strings.HasPrefix(body, "event: message\ndata: {") || !strings.HasSuffix(body, "}\n\n") {
+		t.Fatalf("initialize over SSE: %s %q", resp.Header.Get("Content-Type"), body)
+	}
+	if strings.Count(body, "\n") != 3 {
+		t.Errorf("one event of one data line expected: %q", body)
+	}
+	h["Mcp-Session-Id"] = resp.Header.Get("Mcp-Session-Id")
+	ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
+	for _, tc := range []struct{ accept, ctype string }{
+		{"application/json, text/event-stream", "text/event-stream"},
+		{"text/event-stream", "text/event-stream"},
+		{"application/json;q=0.9, TEXT/EVENT-STREAM;q=0.5", "text/event-stream"},
+		{"application/json", "application/json"},
+		{"application/json, text/event-stream;q=0", "application/json"},
+		{"", "application/json"},
+	} {
+		h["Accept"] = tc.accept
+		resp, body := do(t, ts, httpReq{"POST", ping, h})
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != tc.ctype || !strings.Contains(body, `{"jsonrpc":"2.0","id":2,"result":{}}`) {
+			t.Errorf("Accept %q: %d %s %q", tc.accept, resp.StatusCode, resp.Header.Get("Content-Type"), body)
+		}
+	}
+	h["Accept"] = "application/json, text/event-stream"
+	if resp, body := do(t, ts, httpReq{"POST", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, h}); resp.StatusCode != 202 || body != "" {
+		t.Errorf("notification: %d %q", resp.StatusCode, body)
 	}
 }

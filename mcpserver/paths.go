@@ -38,6 +38,19 @@ type located struct {
 	real    string   // its resolved path
 }
 
+// openFor opens the call's store for work on the collection coll ("" for
+// none): a collection the policy hides is refused before the file is
+// touched. The caller closes the store.
+func (c *call) openFor(coll string, write bool) (*store.DB, error) {
+	if coll != "" && !c.srv.policy.collectionAllowed(coll) {
+		return nil, deniedCollection(coll)
+	}
+	return c.openStore(write)
+}
+
+// actor names the call's client in the journal: mcp:<client name>.
+func (c *call) actor() string { return "mcp:" + c.sess.clientName() }
+
 // openStore opens the store a call names. A read-scope server, or a tool
 // of read scope, opens it read-only: layer 3 of the scope enforcement.
 // With write, a missing store under the root is created (its name must
@@ -45,7 +58,7 @@ type located struct {
 func (c *call) openStore(write bool) (*store.DB, error) {
 	s := c.srv
 	readOnly := !write || c.tool.Scope == ScopeRead || s.cfg.Scope == ScopeRead
-	opts := &store.Options{ReadOnly: readOnly, Timeout: s.cfg.LockTimeout, Actor: "mcp:" + c.sess.clientName()}
+	opts := &store.Options{ReadOnly: readOnly, Timeout: s.cfg.LockTimeout, Actor: c.actor()}
 	if s.cfg.Store != "" {
 		return c.openPinned(opts)
 	}

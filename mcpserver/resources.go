@@ -85,7 +85,13 @@ func (ss *session) readResource(ctx context.Context, p params) (query.Value, *rp
 		if !ok {
 			return query.Value{}, resourceNotFound(uri)
 		}
-		return contents(uri, "text/markdown", text), nil
+		max := ss.srv.cfg.MaxBytes
+		cut, ok := fitText(text, topic, max)
+		if !ok {
+			te := tooBig(uri, len(text), max, "run `omgdb docs "+topic+"` instead, or ask the user to raise --max-bytes")
+			return query.Value{}, &rpcError{code: codeInvalidParams, msg: te.text(), data: obj("code", te.code, "uri", truncate(uri, 200))}
+		}
+		return contents(uri, "text/markdown", cut), nil
 	}
 	var storePath, coll string
 	switch {
@@ -147,6 +153,11 @@ func (ss *session) readStoreResourceWith(ctx context.Context, uri, storePath str
 	var te *toolError
 	if err != nil {
 		te = asToolError(err, t.Name, s.cfg.Timeout.String())
+	} else if data, ok := fitJSON(out.data, s.cfg.MaxBytes); ok {
+		out.data = data
+	} else {
+		te = tooBig(uri, len(query.AppendJSON(nil, out.data)), s.cfg.MaxBytes,
+			"the tools page and cap what this resource holds: describe (with collection), history (with limit), plans (with token)")
 	}
 	if aerr := s.record(ss, t.Name, obj("uri", uri), nil, out, te, start); aerr != nil {
 		te = aerr

@@ -13,12 +13,12 @@ func (s *Server) pathParam() param {
 	if s.cfg.Store != "" {
 		return param{Name: "path", Type: "string", Description: "Optional: this server serves only " + s.cfg.Store + "."}
 	}
-	return param{Name: "path", Type: "string", Required: true, Description: "Store file under the server root."}
+	return param{Name: "path", Type: "string", Required: true, Description: "Store file under the root."}
 }
 
 var (
 	collectionParam = param{Name: "collection", Type: "string", Required: true, Description: "Collection name."}
-	filterParam     = param{Name: "filter", Type: "object", Description: "MongoDB filter; omit to match all."}
+	filterParam     = param{Name: "filter", Type: "object", Description: "MongoDB filter; omit for all."}
 	limitParam      = param{Name: "limit", Type: "integer", Description: "Max documents.",
 		Min: i64(1), Max: i64(MaxLimit), Default: query.LongValue(100)}
 	skipParam   = param{Name: "skip", Type: "integer", Min: i64(0), Description: "Matches to skip."}
@@ -35,11 +35,13 @@ func (s *Server) example(kv ...any) string {
 }
 
 // outputSchema returns an object schema whose properties describe a
-// success; it also admits the error envelope ({code, message, …}),
-// because some clients validate isError results against outputSchema too.
+// success (input echoes such as collection left out: they cost tokens on
+// every tools/list and tell nothing); it also admits the error envelope
+// ({code, message, …}, told by its code), because some clients validate
+// isError results against outputSchema too.
 func outputSchema(required []string, props ...any) query.Value {
 	return obj("type", "object", "properties", obj(props...),
-		"anyOf", arr(obj("required", required), obj("required", []string{"code", "message"})))
+		"anyOf", arr(obj("required", required), obj("required", []string{"code"})))
 }
 
 // Schemas of output properties.
@@ -48,5 +50,6 @@ func tStr() query.Value                  { return obj("type", "string") }
 func tBool() query.Value                 { return obj("type", "boolean") }
 func tObj() query.Value                  { return obj("type", "object") }
 func tArr(items query.Value) query.Value { return obj("type", "array", "items", items) }
+func tList() query.Value                 { return obj("type", "array") } // of objects: said once here, not per list
 
 func sentence(parts ...string) string { return strings.Join(parts, " ") }

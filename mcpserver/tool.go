@@ -98,12 +98,25 @@ func (p *param) schema() query.Value {
 	return obj(kv...)
 }
 
-// describe returns the tool as tools/list shows it.
-func (t *tool) describe() query.Value {
+// describe returns the tool as tools/list shows it. Every word is paid
+// for on each tools/list, so what cannot apply is left out: the
+// `redacted` output property on a server that redacts nothing, and
+// idempotentHint on a read-only tool (the protocol gives it meaning only
+// for tools that write; destructiveHint stays, false, so that no client
+// takes a read for a destructive call by its default).
+func (t *tool) describe(redacts bool) query.Value {
+	out := t.Output
+	if props := out.Get("properties"); !redacts && !props.Get("redacted").IsMissing() {
+		out = out.With("properties", props.Without("redacted"))
+	}
+	idempotent := query.BoolValue(t.Idempotent)
+	if t.ReadOnly {
+		idempotent = query.MissingValue
+	}
 	return obj("name", t.Name, "title", t.Title, "description", t.Description,
-		"inputSchema", t.inputSchema(), "outputSchema", t.Output,
+		"inputSchema", t.inputSchema(), "outputSchema", out,
 		"annotations", obj("readOnlyHint", t.ReadOnly, "destructiveHint", t.Destructive,
-			"idempotentHint", t.Idempotent, "openWorldHint", false),
+			"idempotentHint", idempotent, "openWorldHint", false),
 		"_meta", obj("requiredScope", t.Scope.String()))
 }
 

@@ -10,14 +10,14 @@ import (
 func (s *Server) aggregateTool() *tool {
 	return &tool{
 		Name: "aggregate", Title: "Aggregate documents", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
-		Description: sentence("Run a MongoDB aggregation pipeline on a collection ($match, $group, $sort, $project, $unwind,",
-			"$lookup, $facet, …; not $out or $merge). Results are capped like find's, with a cursor. Example:",
+		Description: sentence("Run a MongoDB aggregation pipeline ($match, $group, $lookup, $facet, …; not $out or $merge).",
+			"Capped like find, with a cursor. Example:",
 			s.example("collection", "orders", "pipeline", arr(obj("$group", obj("_id", "$city", "n", obj("$sum", 1)))))),
 		Params: []param{s.pathParam(), collectionParam,
 			{Name: "pipeline", Type: "array", Required: true, Description: "The stages (objects)."},
 			limitParam, cursorParam, atParam},
 		Output: outputSchema([]string{"documents", "returned", "matched"},
-			"collection", tStr(), "at", tObj(), "documents", tArr(tObj()), "returned", tInt(), "matched", tInt(),
+			"at", tObj(), "documents", tList(), "returned", tInt(), "matched", tInt(),
 			"applied_limits", tObj(), "cursor", tStr(), "redacted", tArr(tStr())),
 		Run: runAggregate,
 	}

@@ -14,7 +14,7 @@ import (
 // reads of the present: visible collections only, redacted as they are
 // read, capped and paged alike.
 
-var atParam = param{Name: "at", Type: "string", Description: "Read as of a revision: lsn, snapshot, change id or ISO time."}
+var atParam = param{Name: "at", Type: "string", Description: "Past revision: lsn, snapshot, change id or ISO time."}
 
 // viewAt opens the store read-only, resolves the at argument and runs fn
 // in one read transaction.

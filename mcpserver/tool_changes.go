@@ -19,7 +19,7 @@ var (
 	sampleParam = param{Name: "sample", Type: "integer", Min: i64(0), Max: i64(20), Default: query.LongValue(changes.DefaultSample), Description: "Before/after pairs to show."}
 	planOutput  = func() query.Value {
 		return outputSchema([]string{"token", "next_valid_actions"}, "token", tStr(), "matched", tInt(), "modified", tInt(),
-			"sampleBeforeAfter", tArr(tObj()), "kind", tStr(), "expires", tStr(), "next_valid_actions", tArr(tStr()))
+			"sampleBeforeAfter", tList(), "kind", tStr(), "expires", tStr(), "next_valid_actions", tArr(tStr()))
 	}
 )
 
@@ -50,6 +50,11 @@ func runPlanUpdate(ctx context.Context, c *call) (*output, error) {
 	if v := c.value("array_filters"); !v.IsMissing() {
 		po.ArrayFilters = v.Array()
 	}
+	// A bad update is the update's fault, not the filter's (planError
+	// would call it INVALID_FILTER).
+	if _, err := query.CompileUpdate(c.value("update"), &query.UpdateOptions{ArrayFilters: po.ArrayFilters}); err != nil {
+		return nil, argError(err, "update")
+	}
 	db, err := c.openStore(true)
 	if err != nil {
 		return nil, err
@@ -78,10 +83,7 @@ func (s *Server) planDeleteTool() *tool {
 
 func runPlanDelete(ctx context.Context, c *call) (*output, error) {
 	coll := c.str("collection")
-	if !c.srv.policy.collectionAllowed(coll) {
-		return nil, deniedCollection(coll)
-	}
-	db, err := c.openStore(true)
+	db, err := c.openFor(coll, true)
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +131,7 @@ func (c *call) planOptions() *changes.PlanOptions {
 	if sample == 0 {
 		sample = -1
 	}
-	return &changes.PlanOptions{Sample: sample, First: !c.bool("multi", true), Actor: "mcp:" + c.sess.clientName()}
+	return &changes.PlanOptions{Sample: sample, First: !c.bool("multi", true), Actor: c.actor()}
 }
 
 func (c *call) bool(name string, def bool) bool {
@@ -241,13 +243,13 @@ func (c *call) resultOf(x any, fence string) (*output, error) {
 func (s *Server) plansTool() *tool {
 	return &tool{
 		Name: "plans", Title: "List or show plans", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
-		Description: sentence("List pending plans (all: every remembered plan), or with token show one plan",
-			"and every document it changes, before and after. Example:", s.example("token", "<token>")),
+		Description: sentence("Pending plans (all: every remembered plan), or with token one plan and every document",
+			"it changes, before and after. Example:", s.example("token", "<token>")),
 		Params: []param{s.pathParam(),
 			{Name: "token", Type: "string", MaxLength: 64, Description: "Show this plan."},
 			{Name: "all", Type: "boolean", Description: "Also applied, discarded and expired plans."}},
-		Output: outputSchema([]string{"next_valid_actions"}, "plans", tArr(tObj()), "plan", tObj(),
-			"documents", tArr(tObj()), "applied_limits", tObj(), "next_valid_actions", tArr(tStr())),
+		Output: outputSchema([]string{"next_valid_actions"}, "plans", tList(), "plan", tObj(),
+			"documents", tList(), "applied_limits", tObj(), "next_valid_actions", tArr(tStr())),
 		Run: runPlans,
 	}
 }
@@ -356,7 +358,7 @@ func runApply(ctx context.Context, c *call) (*output, error) {
 			}
 		}
 	}
-	res, err := changes.Apply(ctx, db, tok, &changes.ApplyOptions{Actor: "mcp:" + c.sess.clientName()})
+	res, err := changes.Apply(ctx, db, tok, &changes.ApplyOptions{Actor: c.actor()})
 	if err != nil {
 		return nil, conflictError(err, "plan_update", "plan_delete", "plans")
 	}
@@ -374,7 +376,7 @@ func (s *Server) rollbackTool() *tool {
 			{Name: "change_id", Type: "string", Required: true, MaxLength: 64, Description: "The change to undo (see history)."},
 			{Name: "force", Type: "boolean", Description: "Also undo later edits of those documents."}},
 		Output: outputSchema([]string{"change_id", "next_valid_actions"}, "change_id", tStr(), "rolled_back", tStr(),
-			"inserted", tInt(), "updated", tInt(), "deleted", tInt(), "overwritten", tArr(tObj()), "next_valid_actions", tArr(tStr())),
+			"inserted", tInt(), "updated", tInt(), "deleted", tInt(), "overwritten", tList(), "next_valid_actions", tArr(tStr())),
 		Run: runRollback,
 	}
 }
@@ -399,7 +401,7 @@ func runRollback(ctx context.Context, c *call) (*output, error) {
 			}
 		}
 	}
-	res, err := changes.Rollback(ctx, db, id, &changes.RollbackOptions{Force: c.value("force").Bool(), Actor: "mcp:" + c.sess.clientName()})
+	res, err := changes.Rollback(ctx, db, id, &changes.RollbackOptions{Force: c.value("force").Bool(), Actor: c.actor()})
 	if err != nil {
 		return nil, conflictError(err, "history", "diff")
 	}

@@ -23,15 +23,15 @@ const (
 func (s *Server) describeTool() *tool {
 	return &tool{
 		Name: "describe", Title: "Describe a store", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
-		Description: sentence("Describe a store: its collections with document counts, each with its fields",
-			"(dotted paths, types, how many sampled documents have them) and a sample document. Call this first. Example:",
+		Description: sentence("A store's collections with counts, fields (dotted paths, types, how many sampled",
+			"documents have them) and a sample document. Call this first. Example:",
 			s.example()),
 		Params: []param{s.pathParam(),
 			{Name: "collection", Type: "string", Description: "Only this collection."},
-			{Name: "sample", Type: "integer", Description: "Documents sampled per collection.", Min: i64(1), Max: i64(MaxLimit), Default: query.LongValue(100)}},
+			{Name: "sample", Type: "integer", Description: "Documents to sample per collection.", Min: i64(1), Max: i64(MaxLimit), Default: query.LongValue(100)}},
 		Output: outputSchema([]string{"store", "collections"}, "store", tStr(),
 			"collections", tArr(obj("type", "object", "properties", obj("name", tStr(), "count", tInt(),
-				"sampled", tInt(), "fields", tArr(tObj()), "sample", tObj())))),
+				"sampled", tInt(), "fields", tList(), "sample", tObj())))),
 		Run: runDescribe,
 	}
 }

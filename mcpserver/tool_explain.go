@@ -15,12 +15,12 @@ const diagnoseLimit = 100000
 func (s *Server) explainTool() *tool {
 	return &tool{
 		Name: "explain", Title: "Explain a query plan", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
-		Description: sentence("Show the plan find would use (COLLSCAN or IXSCAN with bounds, sort from index or memory,",
-			"rejected plans). Use it to decide whether create_index would help. Example:",
+		Description: sentence("The plan find would use (COLLSCAN or IXSCAN with bounds, index or in-memory sort,",
+			"rejected plans): would create_index help? Example:",
 			s.example("collection", "users", "filter", obj("age", obj("$gte", 30)))),
 		Params: []param{s.pathParam(), collectionParam, filterParam,
-			{Name: "sort", Type: "object", Description: "Sort spec, e.g. {\"age\":-1}."}},
-		Output: outputSchema([]string{"plan"}, "collection", tStr(), "plan", tObj(), "redacted", tArr(tStr())),
+			{Name: "sort", Type: "object", Description: "e.g. {\"age\":-1}."}},
+		Output: outputSchema([]string{"plan"}, "plan", tObj(), "redacted", tArr(tStr())),
 		Run:    runExplain,
 	}
 }
@@ -63,12 +63,12 @@ func (c *call) redactedValue(coll string) query.Value {
 func (s *Server) diagnoseTool() *tool {
 	return &tool{
 		Name: "diagnose", Title: "Diagnose a filter", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
-		Description: sentence("Why a filter matches what it matches (or nothing): per-predicate counts, the predicate",
-			"that empties the result, hints with a corrected filter (did-you-mean, type mismatch). Example:",
+		Description: sentence("Why a filter matches what it does (or nothing): per-predicate counts, the predicate",
+			"that empties the result, hints with a fixed filter (did-you-mean, type mismatch). Example:",
 			s.example("collection", "users", "filter", obj("age", "30"))),
 		Params: []param{s.pathParam(), collectionParam, filterParam},
-		Output: outputSchema([]string{"verdict"}, "collection", tStr(), "verdict", tStr(), "matches", tInt(),
-			"predicates", tArr(tObj()), "hints", tArr(tObj()), "note", tStr(), "redacted", tArr(tStr())),
+		Output: outputSchema([]string{"verdict"}, "verdict", tStr(), "matches", tInt(),
+			"predicates", tList(), "hints", tList(), "note", tStr(), "redacted", tArr(tStr())),
 		Run: runDiagnose,
 	}
 }

@@ -10,16 +10,15 @@ import (
 func (s *Server) findTool() *tool {
 	return &tool{
 		Name: "find", Title: "Find documents", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
-		Description: sentence("Find documents matching a MongoDB filter, with optional sort and projection.",
-			"Call describe first; keep limit small. Capped results give applied_limits, the total matched and a cursor",
-			"for the next page (same arguments plus cursor); empty ones give empty_reason. Example:",
-			s.example("collection", "users", "filter", obj("age", obj("$gte", 30)), "sort", obj("age", -1), "limit", 10)),
+		Description: sentence("Documents matching a MongoDB filter, optionally sorted and projected; keep limit small.",
+			"Capped results give applied_limits, matched and a cursor for the next page; empty ones, empty_reason. Example:",
+			s.example("collection", "users", "filter", obj("age", obj("$gte", 30)), "limit", 10)),
 		Params: []param{s.pathParam(), collectionParam, filterParam,
-			{Name: "sort", Type: "object", Description: "Sort spec, e.g. {\"age\":-1}; default _id."},
-			{Name: "project", Type: "object", Description: "Projection, e.g. {\"name\":1}."},
+			{Name: "sort", Type: "object", Description: "e.g. {\"age\":-1}; default _id."},
+			{Name: "project", Type: "object", Description: "Fields, e.g. {\"name\":1}."},
 			limitParam, skipParam, cursorParam, atParam},
 		Output: outputSchema([]string{"documents", "returned", "matched"},
-			"collection", tStr(), "at", tObj(), "documents", tArr(tObj()), "returned", tInt(), "matched", tInt(),
+			"at", tObj(), "documents", tList(), "returned", tInt(), "matched", tInt(),
 			"applied_limits", tObj(), "cursor", tStr(), "empty_reason", tStr(), "redacted", tArr(tStr())),
 		Run: runFind,
 	}
@@ -153,11 +152,11 @@ func argError(err error, name string) error {
 func (s *Server) countTool() *tool {
 	return &tool{
 		Name: "count", Title: "Count documents", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
-		Description: sentence("Count the documents of a collection matching a MongoDB filter (all without one);",
-			"cheaper than find when only the number matters. Example:",
+		Description: sentence("Count documents matching a MongoDB filter (all without one); cheaper than find",
+			"for a number. Example:",
 			s.example("collection", "users", "filter", obj("active", true))),
 		Params: []param{s.pathParam(), collectionParam, filterParam, atParam},
-		Output: outputSchema([]string{"count"}, "collection", tStr(), "count", tInt()),
+		Output: outputSchema([]string{"count"}, "count", tInt()),
 		Run:    runCount,
 	}
 }

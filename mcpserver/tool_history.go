@@ -14,13 +14,13 @@ import (
 func (s *Server) historyTool() *tool {
 	return &tool{
 		Name: "history", Title: "List changes", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
-		Description: sentence("List changes newest first (change id, kind, counts, time, status), or with id the versions",
-			"of one document. Change ids feed rollback, diff and at. Example:", s.example("collection", "users", "limit", 10)),
+		Description: sentence("Changes newest first (change id, kind, counts, time, status), or with id one document's",
+			"versions. Change ids feed rollback, diff and at. Example:", s.example("collection", "users", "limit", 10)),
 		Params: []param{s.pathParam(),
-			{Name: "collection", Type: "string", Description: "Only changes to this collection."},
+			{Name: "collection", Type: "string", Description: "Only this collection."},
 			{Name: "id", Type: "string", Description: "A document's _id (JSON, or a bare string): its versions."},
 			{Name: "limit", Type: "integer", Min: i64(1), Max: i64(MaxLimit), Default: query.LongValue(20), Description: "Max entries."}},
-		Output: outputSchema([]string{"returned"}, "changes", tArr(tObj()), "versions", tArr(tObj()), "returned", tInt(),
+		Output: outputSchema([]string{"returned"}, "changes", tList(), "versions", tList(), "returned", tInt(),
 			"applied_limits", tObj()),
 		Run: runHistory,
 	}
@@ -28,11 +28,8 @@ func (s *Server) historyTool() *tool {
 
 func runHistory(ctx context.Context, c *call) (*output, error) {
 	coll := c.str("collection")
-	if coll != "" && !c.srv.policy.collectionAllowed(coll) {
-		return nil, deniedCollection(coll)
-	}
 	limit := int(min(c.int("limit", 20), int64(c.srv.cfg.MaxDocs)))
-	db, err := c.openStore(false)
+	db, err := c.openFor(coll, false)
 	if err != nil {
 		return nil, err
 	}
@@ -100,24 +97,21 @@ func parseID(arg string) query.Value {
 func (s *Server) diffTool() *tool {
 	return &tool{
 		Name: "diff", Title: "Compare two revisions", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
-		Description: sentence("Show the documents that differ between two revisions (lsn, snapshot, change id or ISO time;",
+		Description: sentence("Documents that differ between two revisions (lsn, snapshot, change id or ISO time;",
 			"to defaults to now), with field-level changes. Example:", s.example("from", "before-import", "collection", "users")),
 		Params: []param{s.pathParam(),
 			{Name: "from", Type: "string", Required: true, Description: "The earlier revision."},
 			{Name: "to", Type: "string", Description: "The later revision; default now."},
 			{Name: "collection", Type: "string", Description: "Only this collection."}},
 		Output: outputSchema([]string{"documents"}, "from", tObj(), "to", tObj(), "inserted", tInt(), "deleted", tInt(),
-			"updated", tInt(), "documents", tArr(tObj()), "applied_limits", tObj()),
+			"updated", tInt(), "documents", tList(), "applied_limits", tObj()),
 		Run: runDiff,
 	}
 }
 
 func runDiff(ctx context.Context, c *call) (*output, error) {
 	coll := c.str("collection")
-	if coll != "" && !c.srv.policy.collectionAllowed(coll) {
-		return nil, deniedCollection(coll)
-	}
-	db, err := c.openStore(false)
+	db, err := c.openFor(coll, false)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +172,7 @@ func runCreateSnapshot(ctx context.Context, c *call) (*output, error) {
 		return nil, err
 	}
 	defer db.Close()
-	snap, err := changes.CreateSnapshot(ctx, db, c.str("name"), &changes.SnapshotOptions{At: c.str("revision"), Actor: "mcp:" + c.sess.clientName()})
+	snap, err := changes.CreateSnapshot(ctx, db, c.str("name"), &changes.SnapshotOptions{At: c.str("revision"), Actor: c.actor()})
 	if err != nil {
 		return nil, err
 	}
@@ -220,10 +214,7 @@ func (s *Server) dropCollectionTool() *tool {
 
 func runDropCollection(ctx context.Context, c *call) (*output, error) {
 	coll := c.str("collection")
-	if !c.srv.policy.collectionAllowed(coll) {
-		return nil, deniedCollection(coll)
-	}
-	db, err := c.openStore(true)
+	db, err := c.openFor(coll, true)
 	if err != nil {
 		return nil, err
 	}

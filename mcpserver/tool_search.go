@@ -20,11 +20,11 @@ var (
 func (s *Server) vsearchTool() *tool {
 	return &tool{
 		Name: "vsearch", Title: "Semantic search", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
-		Description: sentence("Rank documents by similarity of a text field to a query (its vector index,",
-			"else embedded on the fly); filter narrows first. Example:",
+		Description: sentence("Rank documents by similarity of a text field to a query (vector index, else",
+			"embedded on the fly); filter narrows first. Example:",
 			s.example("collection", "notes", "field", "body", "query", "backup policy", "k", 5)),
 		Params: []param{s.pathParam(), collectionParam, fieldParam, queryParam, kParam, filterParam},
-		Output: outputSchema([]string{"hits"}, "collection", tStr(), "hits", hitsSchema, "returned", tInt(),
+		Output: outputSchema([]string{"hits"}, "hits", hitsSchema, "returned", tInt(),
 			"index", tStr(), "note", tStr(), "applied_limits", tObj(), "redacted", tArr(tStr())),
 		Run: runVsearch,
 	}
@@ -37,7 +37,7 @@ func (s *Server) searchTool() *tool {
 			"\"phrases\", -exclusions, OR. Example:",
 			s.example("collection", "notes", "query", "backup -tape", "k", 5)),
 		Params: []param{s.pathParam(), collectionParam, queryParam, kParam, filterParam},
-		Output: outputSchema([]string{"hits"}, "collection", tStr(), "hits", hitsSchema, "returned", tInt(),
+		Output: outputSchema([]string{"hits"}, "hits", hitsSchema, "returned", tInt(),
 			"index", tStr(), "note", tStr(), "applied_limits", tObj(), "redacted", tArr(tStr())),
 		Run: runSearch,
 	}
@@ -53,8 +53,8 @@ func (s *Server) contextPackTool() *tool {
 			{Name: "budget", Type: "integer", Description: "Token budget.", Min: i64(1), Max: i64(vector.MaxBudget),
 				Default: query.LongValue(vector.DefaultBudget)},
 			filterParam},
-		Output: outputSchema([]string{"chunks"}, "collection", tStr(), "query", tStr(), "budget", tInt(),
-			"used_tokens", tInt(), "chunks", tArr(tObj()), "citations", tArr(tStr()), "omitted", tArr(tObj()),
+		Output: outputSchema([]string{"chunks"}, "budget", tInt(),
+			"used_tokens", tInt(), "chunks", tList(), "citations", tArr(tStr()), "omitted", tList(),
 			"note", tStr(), "applied_limits", tObj(), "redacted", tArr(tStr())),
 		Run: runContextPack,
 	}
