@@ -136,6 +136,9 @@ func newRootCmdFor(e *env, args []string) *cobra.Command {
 	root.SetVersionTemplate("omgdb {{.Version}}\n")
 	if only != nil {
 		root.AddCommand(only.make(e))
+		// cobra's completion command (long help texts built with Sprintf)
+		// is not the one being run.
+		root.CompletionOptions.DisableDefaultCmd = true
 	} else {
 		for _, c := range commands {
 			root.AddCommand(c.make(e))

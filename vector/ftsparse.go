@@ -1,6 +1,7 @@
 package vector
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -300,7 +301,7 @@ type qsParser struct {
 	i    int
 }
 
-var errSyntax = fmt.Errorf("syntax error")
+var errSyntax = errors.New("syntax error")
 
 func (p *qsParser) peek(k int) int {
 	if p.i+k < len(p.toks) {
