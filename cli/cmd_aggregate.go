@@ -9,7 +9,7 @@ import (
 	"github.com/omgdb/omgdb/store"
 )
 
-func init() { commands = append(commands, newAggregateCmd) }
+func init() { commands = append(commands, command{"aggregate", newAggregateCmd}) }
 
 type aggregateOptions struct {
 	storeFlags

@@ -8,7 +8,9 @@ import (
 	"github.com/omgdb/omgdb/changes"
 )
 
-func init() { commands = append(commands, newApplyCmd, newRollbackCmd) }
+func init() {
+	commands = append(commands, command{"apply", newApplyCmd}, command{"rollback", newRollbackCmd})
+}
 
 type applyOptions struct {
 	storeFlags

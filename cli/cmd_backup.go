@@ -10,7 +10,9 @@ import (
 	"github.com/omgdb/omgdb/store"
 )
 
-func init() { commands = append(commands, newBackupCmd, newRestoreCmd) }
+func init() {
+	commands = append(commands, command{"backup", newBackupCmd}, command{"restore", newRestoreCmd})
+}
 
 type backupOptions struct {
 	storeFlags

@@ -12,7 +12,7 @@ import (
 	"github.com/omgdb/omgdb/store"
 )
 
-func init() { commands = append(commands, newCompactCmd) }
+func init() { commands = append(commands, command{"compact", newCompactCmd}) }
 
 type compactOptions struct {
 	storeFlags

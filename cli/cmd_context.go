@@ -10,7 +10,7 @@ import (
 	"github.com/omgdb/omgdb/vector"
 )
 
-func init() { commands = append(commands, newContextCmd) }
+func init() { commands = append(commands, command{"context", newContextCmd}) }
 
 type contextOptions struct {
 	storeFlags

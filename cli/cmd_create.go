@@ -11,7 +11,7 @@ import (
 	"github.com/omgdb/omgdb/store"
 )
 
-func init() { commands = append(commands, newCreateCmd) }
+func init() { commands = append(commands, command{"create", newCreateCmd}) }
 
 type createOptions struct {
 	storeFlags

@@ -9,7 +9,7 @@ import (
 	"github.com/omgdb/omgdb/store"
 )
 
-func init() { commands = append(commands, newCreateIndexCmd) }
+func init() { commands = append(commands, command{"create-index", newCreateIndexCmd}) }
 
 type createIndexOptions struct {
 	storeFlags

@@ -10,7 +10,7 @@ import (
 	"github.com/omgdb/omgdb/store"
 )
 
-func init() { commands = append(commands, newDefineCmd) }
+func init() { commands = append(commands, command{"define", newDefineCmd}) }
 
 type defineOptions struct {
 	storeFlags

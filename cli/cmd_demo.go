@@ -19,7 +19,7 @@ import (
 //go:embed demo/languages.ndjson
 var demoLanguages []byte
 
-func init() { commands = append(commands, newDemoCmd) }
+func init() { commands = append(commands, command{"demo", newDemoCmd}) }
 
 type demoOptions struct {
 	dir  string

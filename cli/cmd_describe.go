@@ -8,7 +8,7 @@ import (
 	"github.com/omgdb/omgdb/store"
 )
 
-func init() { commands = append(commands, newDescribeCmd) }
+func init() { commands = append(commands, command{"describe", newDescribeCmd}) }
 
 type describeOptions struct {
 	storeFlags

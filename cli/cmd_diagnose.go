@@ -10,7 +10,7 @@ import (
 	"github.com/omgdb/omgdb/store"
 )
 
-func init() { commands = append(commands, newDiagnoseCmd) }
+func init() { commands = append(commands, command{"diagnose", newDiagnoseCmd}) }
 
 type diagnoseOptions struct {
 	storeFlags

@@ -10,7 +10,7 @@ import (
 	"github.com/omgdb/omgdb/changes"
 )
 
-func init() { commands = append(commands, newDiffCmd) }
+func init() { commands = append(commands, command{"diff", newDiffCmd}) }
 
 type diffOptions struct {
 	storeFlags

@@ -11,7 +11,7 @@ import (
 	"github.com/omgdb/omgdb/query"
 )
 
-func init() { commands = append(commands, newDocsCmd) }
+func init() { commands = append(commands, command{"docs", newDocsCmd}) }
 
 func newDocsCmd(e *env) *cobra.Command {
 	return &cobra.Command{

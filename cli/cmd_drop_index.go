@@ -9,7 +9,7 @@ import (
 	"github.com/omgdb/omgdb/store"
 )
 
-func init() { commands = append(commands, newDropIndexCmd) }
+func init() { commands = append(commands, command{"drop-index", newDropIndexCmd}) }
 
 type dropIndexOptions struct {
 	storeFlags

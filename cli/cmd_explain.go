@@ -9,7 +9,7 @@ import (
 	"github.com/omgdb/omgdb/store"
 )
 
-func init() { commands = append(commands, newExplainCmd) }
+func init() { commands = append(commands, command{"explain", newExplainCmd}) }
 
 type explainOptions struct {
 	findOptions

@@ -7,7 +7,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { commands = append(commands, newExportCmd, newDumpCmd, newLoadCmd) }
+func init() {
+	commands = append(commands, command{"export", newExportCmd}, command{"dump", newDumpCmd}, command{"load", newLoadCmd})
+}
 
 type exportOptions struct {
 	storeFlags

@@ -9,7 +9,7 @@ import (
 	"github.com/omgdb/omgdb/store"
 )
 
-func init() { commands = append(commands, newFindCmd, newCountCmd) }
+func init() { commands = append(commands, command{"find", newFindCmd}, command{"count", newCountCmd}) }
 
 type findOptions struct {
 	storeFlags

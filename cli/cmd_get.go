@@ -8,7 +8,7 @@ import (
 	"github.com/omgdb/omgdb/store"
 )
 
-func init() { commands = append(commands, newGetCmd) }
+func init() { commands = append(commands, command{"get", newGetCmd}) }
 
 type getOptions struct {
 	storeFlags

@@ -8,7 +8,7 @@ import (
 	"github.com/omgdb/omgdb/changes"
 )
 
-func init() { commands = append(commands, newHistoryCmd) }
+func init() { commands = append(commands, command{"history", newHistoryCmd}) }
 
 type historyOptions struct {
 	storeFlags

@@ -12,7 +12,7 @@ import (
 	"github.com/omgdb/omgdb/store"
 )
 
-func init() { commands = append(commands, newImportCmd) }
+func init() { commands = append(commands, command{"import", newImportCmd}) }
 
 type importOptions struct {
 	storeFlags

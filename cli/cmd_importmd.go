@@ -9,7 +9,7 @@ import (
 	"github.com/omgdb/omgdb/vector"
 )
 
-func init() { commands = append(commands, newImportMDCmd) }
+func init() { commands = append(commands, command{"import-md", newImportMDCmd}) }
 
 type importMDOptions struct {
 	storeFlags

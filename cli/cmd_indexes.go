@@ -12,7 +12,7 @@ import (
 	"github.com/omgdb/omgdb/store"
 )
 
-func init() { commands = append(commands, newIndexesCmd) }
+func init() { commands = append(commands, command{"indexes", newIndexesCmd}) }
 
 type indexesOptions struct {
 	storeFlags

@@ -9,7 +9,7 @@ import (
 	"github.com/omgdb/omgdb/store"
 )
 
-func init() { commands = append(commands, newInsertCmd) }
+func init() { commands = append(commands, command{"insert", newInsertCmd}) }
 
 type insertOptions struct {
 	storeFlags

@@ -12,7 +12,7 @@ import (
 	"github.com/omgdb/omgdb/store"
 )
 
-func init() { commands = append(commands, newInspectCmd) }
+func init() { commands = append(commands, command{"inspect", newInspectCmd}) }
 
 type inspectOptions struct {
 	storeFlags

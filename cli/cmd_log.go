@@ -8,7 +8,7 @@ import (
 	"github.com/omgdb/omgdb/store"
 )
 
-func init() { commands = append(commands, newLogCmd) }
+func init() { commands = append(commands, command{"log", newLogCmd}) }
 
 type logOptions struct {
 	storeFlags

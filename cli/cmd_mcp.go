@@ -12,7 +12,7 @@ import (
 	"github.com/omgdb/omgdb/mcpserver"
 )
 
-func init() { commands = append(commands, newMCPCmd) }
+func init() { commands = append(commands, command{"mcp", newMCPCmd}) }
 
 type mcpOptions struct {
 	scope, store, root, toolsFile, audit      string

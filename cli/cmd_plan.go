@@ -10,7 +10,9 @@ import (
 	"github.com/omgdb/omgdb/query"
 )
 
-func init() { commands = append(commands, newPlanUpdateCmd, newPlanDeleteCmd) }
+func init() {
+	commands = append(commands, command{"plan-update", newPlanUpdateCmd}, command{"plan-delete", newPlanDeleteCmd})
+}
 
 // planFlags are the flags every planning command shares.
 type planFlags struct {

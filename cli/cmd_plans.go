@@ -10,7 +10,7 @@ import (
 	"github.com/omgdb/omgdb/changes"
 )
 
-func init() { commands = append(commands, newPlansCmd) }
+func init() { commands = append(commands, command{"plans", newPlansCmd}) }
 
 type plansOptions struct {
 	storeFlags

@@ -8,7 +8,7 @@ import (
 	"github.com/omgdb/omgdb/changes"
 )
 
-func init() { commands = append(commands, newRevertCmd) }
+func init() { commands = append(commands, command{"revert", newRevertCmd}) }
 
 type revertOptions struct {
 	planFlags

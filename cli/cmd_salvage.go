@@ -10,7 +10,7 @@ import (
 	"github.com/omgdb/omgdb/store"
 )
 
-func init() { commands = append(commands, newSalvageCmd) }
+func init() { commands = append(commands, command{"salvage", newSalvageCmd}) }
 
 type salvageOptions struct {
 	damaged, out string

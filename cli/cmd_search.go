@@ -10,7 +10,7 @@ import (
 	"github.com/omgdb/omgdb/vector"
 )
 
-func init() { commands = append(commands, newSearchCmd) }
+func init() { commands = append(commands, command{"search", newSearchCmd}) }
 
 type searchOptions struct {
 	storeFlags

@@ -8,7 +8,7 @@ import (
 	"github.com/omgdb/omgdb/changes"
 )
 
-func init() { commands = append(commands, newSnapshotCmd) }
+func init() { commands = append(commands, command{"snapshot", newSnapshotCmd}) }
 
 type snapshotOptions struct {
 	storeFlags

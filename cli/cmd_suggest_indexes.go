@@ -8,7 +8,7 @@ import (
 	"github.com/omgdb/omgdb/store"
 )
 
-func init() { commands = append(commands, newSuggestIndexesCmd) }
+func init() { commands = append(commands, command{"suggest-indexes", newSuggestIndexesCmd}) }
 
 type suggestOptions struct {
 	findOptions

@@ -10,7 +10,7 @@ import (
 	"github.com/omgdb/omgdb/query"
 )
 
-func init() { commands = append(commands, newVerifyCmd) }
+func init() { commands = append(commands, command{"verify", newVerifyCmd}) }
 
 type verifyOptions struct {
 	storeFlags

@@ -11,7 +11,7 @@ import (
 // -ldflags "-X github.com/omgdb/omgdb/cli.Version=…".
 var Version = "0.1.0-dev"
 
-func init() { commands = append(commands, newVersionCmd) }
+func init() { commands = append(commands, command{"version", newVersionCmd}) }
 
 func newVersionCmd(e *env) *cobra.Command {
 	return &cobra.Command{

@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	commands = append(commands, newCreateVectorIndexCmd, newCreateSearchIndexCmd, newReindexCmd)
+	commands = append(commands, command{"create-vector-index", newCreateVectorIndexCmd}, command{"create-search-index", newCreateSearchIndexCmd}, command{"reindex", newReindexCmd})
 }
 
 type createVectorIndexOptions struct {

@@ -11,7 +11,7 @@ import (
 	"github.com/omgdb/omgdb/vector"
 )
 
-func init() { commands = append(commands, newVsearchCmd) }
+func init() { commands = append(commands, command{"vsearch", newVsearchCmd}) }
 
 // searchFlags are the flags vsearch and search share.
 type searchFlags struct {

@@ -8,7 +8,7 @@ import (
 // $topN, $bottomN), the array operators of the same names, and the
 // expression forms of $sum, $avg, $min, $max, $stdDevPop, $stdDevSamp.
 
-func init() {
+func registerAccumulatorsNOps() {
 	ops := map[string]opCompiler{
 		"$firstN": arrayNOp(false, false),
 		"$lastN":  arrayNOp(true, false),

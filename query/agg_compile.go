@@ -3,6 +3,7 @@ package query
 import (
 	"slices"
 	"strings"
+	"sync"
 )
 
 // pipeWhere says where a pipeline sits, for the stages that are only
@@ -18,12 +19,21 @@ const (
 // stageCompiler compiles the argument of one stage.
 type stageCompiler func(c *exprCompiler, spec Value, where pipeWhere) (stage, error)
 
-// stageCompilers maps each stage to its exprCompiler; filled in init to break
-// the cycle through sub-pipelines.
-var stageCompilers map[string]stageCompiler
+// stageCompilers maps each stage to its exprCompiler; built on first use
+// (not at package initialisation, which runs on every command), in a
+// function to break the cycle through sub-pipelines.
+func stageCompilers() map[string]stageCompiler {
+	stageCompilersOnce.Do(buildStageCompilers)
+	return stageCompilerTable
+}
 
-func init() {
-	stageCompilers = map[string]stageCompiler{
+var (
+	stageCompilersOnce sync.Once
+	stageCompilerTable map[string]stageCompiler
+)
+
+func buildStageCompilers() {
+	stageCompilerTable = map[string]stageCompiler{
 		"$match":       compileMatchStage,
 		"$project":     compileProjectStage,
 		"$addFields":   compileAddFieldsStage,
@@ -68,8 +78,8 @@ var refusedStages = map[string]string{
 }
 
 func stageNames() []string {
-	names := make([]string, 0, len(stageCompilers)+len(refusedStages)+2)
-	for k := range stageCompilers {
+	names := make([]string, 0, len(stageCompilers())+len(refusedStages)+2)
+	for k := range stageCompilers() {
 		names = append(names, k)
 	}
 	for k := range refusedStages {
@@ -125,7 +135,7 @@ func compileStage(c *exprCompiler, spec Value, where pipeWhere, first bool) (sta
 		return nil, Errorf(Invalid, "`%s` is %s", name, why).
 			WithHint("see `omgdb docs aggregation` for the supported stages")
 	}
-	compile, ok := stageCompilers[name]
+	compile, ok := stageCompilers()[name]
 	if !ok {
 		if !strings.HasPrefix(name, "$") {
 			return nil, Errorf(Invalid, "a pipeline stage name must start with '$', found %q%s", name, DidYouMean("$"+name, stageNames()))

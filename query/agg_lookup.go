@@ -263,7 +263,7 @@ func (f *foreignColl) keys(d Value) [][]byte {
 	return foreignKeys(d, f.path)
 }
 
-var errTooBig = Errorf(Limit, "too big")
+var errTooBig = &Error{Kind: Limit, Message: "too big"} // not Errorf: no fmt at package initialisation
 
 // all returns every foreign document.
 func (f *foreignColl) all() (Source, error) {

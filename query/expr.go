@@ -388,7 +388,7 @@ func checkVarName(name string) error {
 
 // operator compiles {"$op": arg}.
 func (c *exprCompiler) operator(name string, arg Value) (expression, error) {
-	compile, ok := exprOps[name]
+	compile, ok := exprOps()[name]
 	if !ok {
 		return nil, unknownAggOperator(name, "", exprOpNames())
 	}

@@ -7,7 +7,7 @@ import (
 // Arithmetic operators. Longs stay longs while the result fits; a long
 // result that overflows becomes a double, as MongoDB does for int64.
 
-func init() {
+func registerExprArithOps() {
 	registerOps(map[string]opCompiler{
 		"$add":      rangeOp(0, -1, addValues),
 		"$subtract": fixedOp(2, subtractValues),

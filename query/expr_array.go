@@ -9,7 +9,7 @@ import (
 // MaxRangeLength is the most elements $range may produce.
 const MaxRangeLength = 1 << 20
 
-func init() {
+func registerExprArrayOps() {
 	registerOps(map[string]opCompiler{
 		"$size":            unaryOp(sizeValue),
 		"$arrayElemAt":     fixedOp(2, arrayElemAt),

@@ -14,7 +14,7 @@ import (
 // offset "+05:30", "-0800", "+03") selects the wall clock the parts are
 // read in.
 
-func init() {
+func registerExprDateOps() {
 	parts := map[string]func(time.Time) int64{
 		"$year":         func(t time.Time) int64 { return int64(t.Year()) },
 		"$month":        func(t time.Time) int64 { return int64(t.Month()) },

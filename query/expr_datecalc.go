@@ -10,7 +10,7 @@ import (
 // longer follow the wall clock of the timezone; shorter units are fixed
 // durations.
 
-func init() {
+func registerExprDatecalcOps() {
 	registerOps(map[string]opCompiler{
 		"$dateAdd":      compileDateAdd(1),
 		"$dateSubtract": compileDateAdd(-1),

@@ -10,7 +10,7 @@ import (
 // $dateToString, $dateFromString, and the format specifiers they share:
 // %Y %m %d %H %M %S %L %j %w %u %U %V %G %z %Z %b %B %%.
 
-func init() {
+func registerExprDatefmtOps() {
 	registerOps(map[string]opCompiler{
 		"$dateToString":   compileDateToString,
 		"$dateFromString": compileDateFromString,

@@ -6,7 +6,7 @@ import (
 
 // $dateToParts and $dateFromParts.
 
-func init() {
+func registerExprDatepartsOps() {
 	registerOps(map[string]opCompiler{
 		"$dateToParts":   compileDateToParts,
 		"$dateFromParts": compileDateFromParts,

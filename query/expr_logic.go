@@ -2,7 +2,7 @@ package query
 
 // Comparison, boolean and conditional operators, and $literal.
 
-func init() {
+func registerExprLogicOps() {
 	registerOps(map[string]opCompiler{
 		"$eq":      compareOp(func(c int) bool { return c == 0 }),
 		"$ne":      compareOp(func(c int) bool { return c != 0 }),

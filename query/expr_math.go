@@ -7,7 +7,7 @@ import (
 
 // Trigonometry, bitwise operators, $rand and $binarySize.
 
-func init() {
+func registerExprMathOps() {
 	trig := map[string]struct {
 		f      func(float64) float64
 		lo, hi float64 // the domain, inclusive

@@ -2,7 +2,7 @@ package query
 
 // Object operators.
 
-func init() {
+func registerExprObjectOps() {
 	registerOps(map[string]opCompiler{
 		"$mergeObjects":  rangeOp(0, -1, mergeObjects),
 		"$objectToArray": unaryOp(objectToArray),

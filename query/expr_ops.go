@@ -3,25 +3,57 @@ package query
 import (
 	"slices"
 	"strings"
+	"sync"
 )
 
 // opCompiler compiles the argument of one expression operator.
 type opCompiler func(c *exprCompiler, name string, arg Value) (expression, error)
 
 // exprOps maps each expression operator to its exprCompiler. It is filled by
-// the init functions of the expr_*.go files.
-var exprOps = map[string]opCompiler{}
+// the register functions of the expr_*.go files on first use, not at
+// package initialisation, which runs on every command (process start).
+func exprOps() map[string]opCompiler {
+	exprOpsOnce.Do(func() {
+		exprOpTable = map[string]opCompiler{}
+		// In the order of the files, as their init functions ran.
+		for _, register := range []func(){
+			registerAccumulatorsNOps,
+			registerExprArithOps,
+			registerExprArrayOps,
+			registerExprDateOps,
+			registerExprDatecalcOps,
+			registerExprDatefmtOps,
+			registerExprDatepartsOps,
+			registerExprLogicOps,
+			registerExprMathOps,
+			registerExprObjectOps,
+			registerExprRegexOps,
+			registerExprSetOps,
+			registerExprStringOps,
+			registerExprTypeOps,
+			registerExprVarsOps,
+		} {
+			register()
+		}
+	})
+	return exprOpTable
+}
+
+var exprOpsOnce sync.Once
+
+// exprOpTable is the table being filled by exprOps.
+var exprOpTable map[string]opCompiler
 
 func registerOps(ops map[string]opCompiler) {
 	for k, v := range ops {
-		exprOps[k] = v
+		exprOpTable[k] = v
 	}
 }
 
 // exprOpNames lists the operators, for did-you-mean.
 func exprOpNames() []string {
-	names := make([]string, 0, len(exprOps))
-	for k := range exprOps {
+	names := make([]string, 0, len(exprOps()))
+	for k := range exprOps() {
 		names = append(names, k)
 	}
 	slices.Sort(names)

@@ -9,7 +9,7 @@ import (
 
 // $regexMatch, $regexFind and $regexFindAll, on Go's RE2 engine.
 
-func init() {
+func registerExprRegexOps() {
 	registerOps(map[string]opCompiler{
 		"$regexMatch":   regexOp(regexMatch),
 		"$regexFind":    regexOp(regexFind),

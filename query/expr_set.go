@@ -4,7 +4,7 @@ package query
 // equal numbers of different types (1 and 1.0) are the same element.
 // Results keep the order in which elements were first seen.
 
-func init() {
+func registerExprSetOps() {
 	registerOps(map[string]opCompiler{
 		"$setUnion":        rangeOp(0, -1, setUnion),
 		"$setIntersection": rangeOp(0, -1, setIntersection),

@@ -10,7 +10,7 @@ import (
 // String operators. Positions and lengths of the *CP operators count code
 // points; those of the *Bytes operators count UTF-8 bytes.
 
-func init() {
+func registerExprStringOps() {
 	registerOps(map[string]opCompiler{
 		"$concat":       rangeOp(0, -1, concatValues),
 		"$toUpper":      unaryOp(caseOp("$toUpper", 'a', 'z', -32)),

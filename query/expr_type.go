@@ -10,7 +10,7 @@ import (
 // There is no int32 in omgdb: "int" conversions check the int32 range, as
 // MongoDB does, and return a long.
 
-func init() {
+func registerExprTypeOps() {
 	registerOps(map[string]opCompiler{
 		"$type":       unaryOp(func(v Value) (Value, error) { return StringValue(v.TypeName()), nil }),
 		"$isNumber":   unaryOp(func(v Value) (Value, error) { return BoolValue(v.IsNumber()), nil }),

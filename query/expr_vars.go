@@ -2,7 +2,7 @@ package query
 
 // Operators that bind variables: $let, $map, $filter, $reduce.
 
-func init() {
+func registerExprVarsOps() {
 	registerOps(map[string]opCompiler{
 		"$let":    compileLet,
 		"$map":    compileMap,

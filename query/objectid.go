@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -16,9 +17,11 @@ type OID [12]byte
 var (
 	oidProcess [5]byte
 	oidCounter atomic.Uint32
+	oidOnce    sync.Once
 )
 
-func init() {
+// oidInit draws the process's random bytes on the first ObjectId.
+func oidInit() {
 	var seed [4]byte
 	if _, err := rand.Read(oidProcess[:]); err != nil {
 		panic("query: no randomness for ObjectId: " + err.Error())
@@ -34,6 +37,7 @@ func NewOID() OID { return NewOIDAt(time.Now()) }
 
 // NewOIDAt returns a new ObjectId whose time part is t.
 func NewOIDAt(t time.Time) OID {
+	oidOnce.Do(oidInit)
 	var id OID
 	binary.BigEndian.PutUint32(id[0:4], uint32(t.Unix()))
 	copy(id[4:9], oidProcess[:])

@@ -108,6 +108,9 @@ func ParseKeyPattern(s string) ([]IndexField, error) {
 
 // ParseBTreeSpec returns the spec of a B-tree index definition.
 func ParseBTreeSpec(def IndexDef) (*BTreeSpec, error) {
+	if s, ok := decodeBTreeSpecFast(def.Spec); ok {
+		return &s, nil
+	}
 	var s BTreeSpec
 	if err := json.Unmarshal(def.Spec, &s); err != nil {
 		return nil, query.Errorf(query.Invalid, "index `%s`: unreadable spec: %v", def.Name, err)

@@ -57,7 +57,9 @@ func decodeMeta(raw []byte, name string) (collMeta, error) {
 			return m, err
 		}
 	}
-	if err := json.Unmarshal(js, &m); err != nil {
+	if fast, ok := decodeMetaFast(js); ok {
+		m = fast
+	} else if err := json.Unmarshal(js, &m); err != nil {
 		return m, fmt.Errorf("unreadable metadata: %v", err)
 	}
 	if m.Name != "" && m.Name != name {

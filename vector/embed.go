@@ -5,10 +5,8 @@ import (
 	"math"
 	"sort"
 	"strings"
-	"sync"
 	"unicode"
 
-	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	porterstemmer "github.com/blevesearch/go-porterstemmer"
 )
 
@@ -246,28 +244,6 @@ func normalize(v []float32) {
 	for i := range v {
 		v[i] *= inv
 	}
-}
-
-var (
-	stopOnce sync.Once
-	stopSet  map[string]struct{}
-)
-
-// stopWords returns bleve's English stop words (the list of its "en" and
-// "standard" analyzers), built on first use.
-func stopWords() map[string]struct{} {
-	stopOnce.Do(func() {
-		stopSet = map[string]struct{}{}
-		for _, line := range strings.Split(string(en.EnglishStopWords), "\n") {
-			if i := strings.IndexByte(line, '|'); i >= 0 {
-				line = line[:i]
-			}
-			for _, w := range strings.Fields(line) {
-				stopSet[w] = struct{}{}
-			}
-		}
-	})
-	return stopSet
 }
 
 // words returns the number of words of text, for token estimates.

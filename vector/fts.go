@@ -9,21 +9,17 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/blevesearch/bleve/v2/analysis"
-	"github.com/blevesearch/bleve/v2/analysis/analyzer/standard"
-	"github.com/blevesearch/bleve/v2/analysis/lang/en"
-	"github.com/blevesearch/bleve/v2/registry"
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/store"
 )
 
-// Analyzers a search index can use: bleve's.
-var analyzerNames = []string{standard.Name, en.AnalyzerName}
+// Analyzers a search index can use: bleve's (analyze.go).
+var analyzerNames = []string{analyzerStandard, analyzerEN}
 
 // DefaultAnalyzer is the analyzer of a search index by default.
-const DefaultAnalyzer = standard.Name
+const DefaultAnalyzer = analyzerStandard
 
 // allField is the pseudo-field of an index over several fields that holds
 // all their words, as bleve's _all: unscoped query terms search it.
@@ -95,13 +91,8 @@ func (searchKind) Prepare(def store.IndexDef) (store.IndexDef, error) {
 	return def, nil
 }
 
-var (
-	analyzersMu sync.Mutex
-	analyzers   *registry.Cache
-)
-
-// analyzer returns a bleve analyzer by name.
-func analyzer(name string) (analysis.Analyzer, error) {
+// analyzer returns an analyzer by name.
+func analyzer(name string) (*textAnalyzer, error) {
 	ok := false
 	for _, n := range analyzerNames {
 		ok = ok || n == name
@@ -110,18 +101,13 @@ func analyzer(name string) (analysis.Analyzer, error) {
 		return nil, query.Errorf(query.Invalid, "unknown analyzer %q%s", name, query.DidYouMean(name, analyzerNames)).
 			WithHint("use --analyzer %s", strings.Join(analyzerNames, " or "))
 	}
-	analyzersMu.Lock()
-	defer analyzersMu.Unlock()
-	if analyzers == nil {
-		analyzers = registry.NewCache()
-	}
-	return analyzers.AnalyzerNamed(name)
+	return &textAnalyzer{en: name == analyzerEN}, nil
 }
 
 // ftsIndex is an opened search index.
 type ftsIndex struct {
 	spec   SearchSpec
-	an     analysis.Analyzer
+	an     *textAnalyzer
 	fields []string // the fields with postings: spec.Fields, plus _all when several
 }
 

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"regexp"
 	"sort"
 	"strings"
 
-	bq "github.com/blevesearch/bleve/v2/search/query"
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/omgdb/omgdb/query"
@@ -37,9 +37,9 @@ type ftsSearcher struct {
 	ctx   context.Context
 }
 
-// parseSearch parses a query in bleve's query-string syntax.
-func parseSearch(text string) (bq.Query, error) {
-	q, err := bq.NewQueryStringQuery(text).Parse()
+// parseSearch parses a query in bleve's query-string syntax (ftsparse.go).
+func parseSearch(text string) (searchNode, error) {
+	q, err := parseQueryString(text)
 	if err != nil {
 		return nil, query.Errorf(query.Invalid, "search query %q: %v", text, err).
 			WithHint(`use bleve's query-string syntax: words, "a phrase", +required, -excluded, field:word, prefix*, fuzzy~1, word^2`)
@@ -47,78 +47,71 @@ func parseSearch(text string) (bq.Query, error) {
 	return q, nil
 }
 
-func (s *ftsSearcher) eval(q bq.Query) (matches, error) {
+func (s *ftsSearcher) eval(q searchNode) (matches, error) {
 	if err := s.ctx.Err(); err != nil {
 		return nil, err
 	}
 	switch q := q.(type) {
-	case *bq.BooleanQuery:
+	case *boolNode:
 		return s.boolean(q)
-	case *bq.ConjunctionQuery:
-		return s.conjunction(q.Conjuncts, boost(q.BoostVal))
-	case *bq.DisjunctionQuery:
-		return s.disjunction(q.Disjuncts, int(q.Min), boost(q.BoostVal))
-	case *bq.MatchQuery:
+	case *disjunctionNode:
+		return s.disjunction(q.clauses, 0, q.boost)
+	case *matchNode:
 		return s.match(q)
-	case *bq.MatchPhraseQuery:
-		return s.phrase(q.FieldVal, q.MatchPhrase, boost(q.BoostVal))
-	case *bq.TermQuery:
-		return s.expand(q.FieldVal, boost(q.BoostVal), func(f string) ([]string, error) { return []string{q.Term}, nil })
-	case *bq.PrefixQuery:
-		return s.expand(q.FieldVal, boost(q.BoostVal), func(f string) ([]string, error) {
-			return s.dictionary(f, strings.ToLower(q.Prefix), func(string) bool { return true })
-		})
-	case *bq.WildcardQuery:
-		return s.pattern(q.FieldVal, wildcardRegexp(strings.ToLower(q.Wildcard)), boost(q.BoostVal))
-	case *bq.RegexpQuery:
-		return s.pattern(q.FieldVal, q.Regexp, boost(q.BoostVal))
-	case *bq.FuzzyQuery:
-		return s.fuzzy(q.FieldVal, strings.ToLower(q.Term), q.Fuzziness, q.Prefix, boost(q.BoostVal))
-	case *bq.MatchAllQuery:
-		return s.all()
-	case *bq.MatchNoneQuery:
+	case *phraseNode:
+		return s.phrase(q.field, q.text, q.boost)
+	case *termNode:
+		return s.expand(q.field, q.boost, func(f string) ([]string, error) { return []string{q.term}, nil })
+	case *wildcardNode:
+		return s.pattern(q.field, wildcardRegexp(strings.ToLower(q.pattern)), q.boost)
+	case *regexpNode:
+		return s.pattern(q.field, q.pattern, q.boost)
+	case *fuzzyNode:
+		return s.fuzzy(q.field, strings.ToLower(q.term), q.fuzziness, 0, q.boost)
+	case *noneNode:
 		return matches{}, nil
+	case *rangeNode:
+		kind := "numeric"
+		if q.date {
+			kind = "date"
+		}
+		return nil, query.Errorf(query.Invalid, "search queries cannot use a %s range here", kind).
+			WithHint("numeric and date ranges belong in --filter, e.g. --filter '{\"year\":2020}'")
 	}
-	return nil, query.Errorf(query.Invalid, "search queries cannot use %T here", q).
-		WithHint("numeric and date ranges belong in --filter, e.g. --filter '{\"year\":2020}'")
+	panic(fmt.Sprintf("vector: search query node %T", q))
 }
 
-func boost(b *bq.Boost) float64 {
-	if b == nil {
-		return 1
-	}
-	return b.Value()
-}
-
-func (s *ftsSearcher) boolean(q *bq.BooleanQuery) (matches, error) {
-	var must, should matches
-	var err error
-	if q.Must != nil {
-		if must, err = s.eval(q.Must); err != nil {
-			return nil, err
-		}
-	}
-	if q.Should != nil {
-		if should, err = s.eval(q.Should); err != nil {
-			return nil, err
-		}
-	}
+// boolean evaluates a whole query: the required clauses (their scores
+// summed, plus those of the optional ones they match), else the optional
+// ones (any may match), else every document; less the excluded ones.
+func (s *ftsSearcher) boolean(q *boolNode) (matches, error) {
 	var out matches
+	var err error
 	switch {
-	case must != nil && len(conjuncts(q.Must)) > 0:
-		out = must
-		for k := range out {
-			out[k] += should[k]
+	case len(q.must) > 0:
+		if out, err = s.conjunction(q.must, 1); err != nil {
+			return nil, err
 		}
-	case should != nil && len(disjuncts(q.Should)) > 0:
-		out = should
+		if len(q.should) > 0 {
+			should, err := s.disjunction(q.should, 0, 1)
+			if err != nil {
+				return nil, err
+			}
+			for k := range out {
+				out[k] += should[k]
+			}
+		}
+	case len(q.should) > 0:
+		if out, err = s.disjunction(q.should, 0, 1); err != nil {
+			return nil, err
+		}
 	default:
 		if out, err = s.all(); err != nil {
 			return nil, err
 		}
 	}
-	if q.MustNot != nil && len(disjuncts(q.MustNot)) > 0 {
-		not, err := s.eval(q.MustNot)
+	if len(q.mustNot) > 0 {
+		not, err := s.disjunction(q.mustNot, 0, 1)
 		if err != nil {
 			return nil, err
 		}
@@ -126,29 +119,11 @@ func (s *ftsSearcher) boolean(q *bq.BooleanQuery) (matches, error) {
 			delete(out, k)
 		}
 	}
-	b := boost(q.BoostVal)
-	for k := range out {
-		out[k] *= b
-	}
 	return out, nil
 }
 
-func conjuncts(q bq.Query) []bq.Query {
-	if c, ok := q.(*bq.ConjunctionQuery); ok {
-		return c.Conjuncts
-	}
-	return []bq.Query{q}
-}
-
-func disjuncts(q bq.Query) []bq.Query {
-	if d, ok := q.(*bq.DisjunctionQuery); ok {
-		return d.Disjuncts
-	}
-	return []bq.Query{q}
-}
-
 // conjunction keeps the documents every clause matches, summing scores.
-func (s *ftsSearcher) conjunction(qs []bq.Query, b float64) (matches, error) {
+func (s *ftsSearcher) conjunction(qs []searchNode, b float64) (matches, error) {
 	var out matches
 	for _, q := range qs {
 		m, err := s.eval(q)
@@ -179,7 +154,7 @@ func (s *ftsSearcher) conjunction(qs []bq.Query, b float64) (matches, error) {
 // disjunction keeps the documents at least min (and at least one) clauses
 // match, scoring the sum times the fraction of clauses matched (bleve's
 // coordination factor).
-func (s *ftsSearcher) disjunction(qs []bq.Query, min int, b float64) (matches, error) {
+func (s *ftsSearcher) disjunction(qs []searchNode, min int, b float64) (matches, error) {
 	out, count := matches{}, map[string]int{}
 	for _, q := range qs {
 		m, err := s.eval(q)
@@ -201,37 +176,36 @@ func (s *ftsSearcher) disjunction(qs []bq.Query, min int, b float64) (matches, e
 	return out, nil
 }
 
-// match analyzes text and searches its terms (fuzzily when asked), all of
-// them with the AND operator.
-func (s *ftsSearcher) match(q *bq.MatchQuery) (matches, error) {
-	field, err := s.field(q.FieldVal)
+// match analyzes text and searches its terms (fuzzily when asked): any of
+// them, or all of them with the AND operator.
+func (s *ftsSearcher) match(q *matchNode) (matches, error) {
+	field, err := s.field(q.field)
 	if err != nil {
 		return nil, err
 	}
-	var parts []bq.Query
+	var parts []searchNode
 	// Like bleve, a word repeated in the query counts once per occurrence.
-	for _, tok := range s.fi.an.Analyze([]byte(q.Match)) {
+	for _, tok := range s.fi.an.Analyze([]byte(q.text)) {
 		t := string(tok.Term)
-		if q.Fuzziness > 0 {
-			parts = append(parts, &bq.FuzzyQuery{Term: t, Fuzziness: q.Fuzziness, Prefix: q.Prefix, FieldVal: field})
+		if q.fuzziness > 0 {
+			parts = append(parts, &fuzzyNode{term: t, fuzziness: q.fuzziness, field: field, boost: 1})
 		} else {
-			parts = append(parts, &bq.TermQuery{Term: t, FieldVal: field})
+			parts = append(parts, &termNode{term: t, field: field, boost: 1})
 		}
 	}
-	b := boost(q.BoostVal)
 	switch {
 	case len(parts) == 0:
 		return matches{}, nil
 	case len(parts) == 1:
 		m, err := s.eval(parts[0])
 		for k := range m {
-			m[k] *= b
+			m[k] *= q.boost
 		}
 		return m, err
-	case q.Operator == bq.MatchQueryOperatorAnd:
-		return s.conjunction(parts, b)
+	case q.and:
+		return s.conjunction(parts, q.boost)
 	}
-	return s.disjunction(parts, 1, b)
+	return s.disjunction(parts, 1, q.boost)
 }
 
 // field resolves a query's field: the only field, or _all, when empty.

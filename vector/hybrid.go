@@ -4,8 +4,6 @@ import (
 	"context"
 	"math"
 
-	bq "github.com/blevesearch/bleve/v2/search/query"
-
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -31,7 +29,7 @@ func hybridDepth(k int) int { return max(10*k, 100) }
 // text (as plain words, any of which may match) with the vector ranking of
 // field for text, by reciprocal rank fusion. Hits carry their documents.
 func HybridSearch(ctx context.Context, c *store.Collection, field, text string, opts *SearchOptions) (*Result, error) {
-	return hybrid(ctx, c, field, &bq.MatchQuery{Match: text}, text, opts)
+	return hybrid(ctx, c, field, &matchNode{text: text, boost: 1}, text, opts)
 }
 
 // HybridQuerySearch is HybridSearch for a query in bleve's query-string
@@ -44,7 +42,7 @@ func HybridQuerySearch(ctx context.Context, c *store.Collection, field, text str
 	return hybrid(ctx, c, field, q, text, opts)
 }
 
-func hybrid(ctx context.Context, c *store.Collection, field string, q bq.Query, text string, opts *SearchOptions) (*Result, error) {
+func hybrid(ctx context.Context, c *store.Collection, field string, q searchNode, text string, opts *SearchOptions) (*Result, error) {
 	if opts == nil {
 		opts = &SearchOptions{}
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
-	bq "github.com/blevesearch/bleve/v2/search/query"
 	bindex "github.com/blevesearch/bleve_index_api"
 
 	"github.com/omgdb/omgdb/query"
@@ -53,7 +52,7 @@ func measureQuality(t testing.TB, db *store.DB, bidx bleve.Index, items []knownI
 				func() (*Result, error) { return VectorSearch(ctx, c, "text", q, &SearchOptions{Index: "baseline"}) },
 				func() (*Result, error) { return VectorSearch(ctx, c, "text", q, &SearchOptions{Index: "v2"}) },
 				func() (*Result, error) {
-					r, _, err := textSearch(ctx, c, &bq.MatchQuery{Match: q}, &SearchOptions{})
+					r, _, err := textSearch(ctx, c, &matchNode{text: q, boost: 1}, &SearchOptions{})
 					return r, err
 				},
 				func() (*Result, error) { return HybridSearch(ctx, c, "text", q, &SearchOptions{Index: "v2"}) },

@@ -6,8 +6,6 @@ import (
 	"math"
 	"strings"
 
-	bq "github.com/blevesearch/bleve/v2/search/query"
-
 	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/store"
 )
@@ -40,7 +38,7 @@ func TextSearch(ctx context.Context, c *store.Collection, text string, opts *Sea
 
 // textSearch returns the hits without documents, and the terms that
 // matched per field, for highlighting.
-func textSearch(ctx context.Context, c *store.Collection, q bq.Query, opts *SearchOptions) (*Result, map[string]map[string]bool, error) {
+func textSearch(ctx context.Context, c *store.Collection, q searchNode, opts *SearchOptions) (*Result, map[string]map[string]bool, error) {
 	if opts == nil {
 		opts = &SearchOptions{}
 	}

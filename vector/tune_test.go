@@ -11,8 +11,6 @@ import (
 	"sort"
 	"testing"
 
-	bq "github.com/blevesearch/bleve/v2/search/query"
-
 	"github.com/omgdb/omgdb/internal/storetest"
 	"github.com/omgdb/omgdb/store"
 )
@@ -158,7 +156,7 @@ func TestTuneFusion(t *testing.T) {
 					q = mangle(q)
 				}
 				deep := &SearchOptions{K: 100, Index: "v2"}
-				lex, _, err := textSearch(ctx, c, &bq.MatchQuery{Match: q}, deep)
+				lex, _, err := textSearch(ctx, c, &matchNode{text: q, boost: 1}, deep)
 				if err != nil {
 					t.Fatal(err)
 				}

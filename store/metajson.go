@@ -1,0 +1,252 @@
+package store
+
+import (
+	"encoding/json"
+	"unicode/utf8"
+)
+
+// decodeMetaFast decodes a metadata record as collMeta.encode writes it,
+// without encoding/json's reflection, whose first use (building its field
+// caches) cost a cold `omgdb find` about 0.1 ms. It returns false for
+// anything it does not expect (escapes in keys or plain strings, null,
+// unknown or repeated keys, invalid UTF-8), which decodeMeta then hands to
+// encoding/json; TestDecodeMetaFast_EqualsJSON compares the two.
+func decodeMetaFast(js []byte) (m collMeta, ok bool) {
+	if !json.Valid(js) {
+		return m, false
+	}
+	d := metaScanner{b: js}
+	seen := map[string]bool{}
+	ok = d.object(func(key string) bool {
+		if seen[key] {
+			return false
+		}
+		seen[key] = true
+		switch key {
+		case "name":
+			m.Name, ok = d.plainString()
+			return ok
+		case "created":
+			m.Created, ok = d.plainString()
+			return ok
+		case "rules":
+			m.Rules, ok = d.raw()
+			return ok
+		case "indexes":
+			if !d.consume('[') {
+				return false
+			}
+			m.Indexes = []IndexDef{}
+			if d.consume(']') {
+				return true
+			}
+			for {
+				var def IndexDef
+				seenDef := map[string]bool{}
+				if !d.object(func(key string) bool {
+					if seenDef[key] {
+						return false
+					}
+					seenDef[key] = true
+					var ok bool
+					switch key {
+					case "name":
+						def.Name, ok = d.plainString()
+					case "kind":
+						def.Kind, ok = d.plainString()
+					case "spec":
+						def.Spec, ok = d.raw()
+					}
+					return ok
+				}) {
+					return false
+				}
+				m.Indexes = append(m.Indexes, def)
+				if d.consume(']') {
+					return true
+				}
+				if !d.consume(',') {
+					return false
+				}
+			}
+		}
+		return false
+	})
+	d.space()
+	return m, ok && d.i == len(d.b)
+}
+
+// metaScanner walks JSON that json.Valid accepted.
+type metaScanner struct {
+	b []byte
+	i int
+}
+
+func (d *metaScanner) space() {
+	for d.i < len(d.b) && (d.b[d.i] == ' ' || d.b[d.i] == '\t' || d.b[d.i] == '\n' || d.b[d.i] == '\r') {
+		d.i++
+	}
+}
+
+func (d *metaScanner) consume(c byte) bool {
+	d.space()
+	if d.i < len(d.b) && d.b[d.i] == c {
+		d.i++
+		return true
+	}
+	return false
+}
+
+// object reads an object, calling field with each key once the scanner
+// is at its value.
+func (d *metaScanner) object(field func(key string) bool) bool {
+	if !d.consume('{') {
+		return false
+	}
+	if d.consume('}') {
+		return true
+	}
+	for {
+		d.space()
+		key, ok := d.plainString()
+		if !ok || !d.consume(':') {
+			return false
+		}
+		d.space()
+		if !field(key) {
+			return false
+		}
+		if d.consume('}') {
+			return true
+		}
+		if !d.consume(',') {
+			return false
+		}
+	}
+}
+
+// plainString reads a string without escapes, in valid UTF-8.
+func (d *metaScanner) plainString() (string, bool) {
+	d.space()
+	if d.i >= len(d.b) || d.b[d.i] != '"' {
+		return "", false
+	}
+	start := d.i + 1
+	for j := start; j < len(d.b); j++ {
+		switch c := d.b[j]; {
+		case c == '"':
+			s := d.b[start:j]
+			if !utf8.Valid(s) {
+				return "", false
+			}
+			d.i = j + 1
+			return string(s), true
+		case c == '\\':
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// raw returns a copy of the next value, an object or an array (as
+// json.RawMessage holds it).
+func (d *metaScanner) raw() ([]byte, bool) {
+	d.space()
+	if d.i >= len(d.b) || (d.b[d.i] != '{' && d.b[d.i] != '[') {
+		return nil, false
+	}
+	start, depth := d.i, 0
+	for ; d.i < len(d.b); d.i++ {
+		switch d.b[d.i] {
+		case '"':
+			for d.i++; d.b[d.i] != '"'; d.i++ {
+				if d.b[d.i] == '\\' {
+					d.i++
+				}
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth == 0 {
+				d.i++
+				return append([]byte(nil), d.b[start:d.i]...), true
+			}
+		}
+	}
+	return nil, false
+}
+
+// decodeBTreeSpecFast decodes a B-tree index's spec as BTreeIndex writes
+// it, as decodeMetaFast does a metadata record: false for anything else,
+// which ParseBTreeSpec hands to encoding/json.
+func decodeBTreeSpecFast(js []byte) (s BTreeSpec, ok bool) {
+	if !json.Valid(js) {
+		return s, false
+	}
+	d := metaScanner{b: js}
+	seen := map[string]bool{}
+	ok = d.object(func(key string) bool {
+		if seen[key] {
+			return false
+		}
+		seen[key] = true
+		switch key {
+		case "unique":
+			s.Unique, ok = d.bool()
+			return ok
+		case "sparse":
+			s.Sparse, ok = d.bool()
+			return ok
+		case "fields":
+			if !d.consume('[') {
+				return false
+			}
+			s.Fields = []IndexField{}
+			if d.consume(']') {
+				return true
+			}
+			for {
+				var f IndexField
+				seenField := map[string]bool{}
+				if !d.object(func(key string) bool {
+					if seenField[key] {
+						return false
+					}
+					seenField[key] = true
+					var ok bool
+					switch key {
+					case "path":
+						f.Path, ok = d.plainString()
+					case "desc":
+						f.Desc, ok = d.bool()
+					}
+					return ok
+				}) {
+					return false
+				}
+				s.Fields = append(s.Fields, f)
+				if d.consume(']') {
+					return true
+				}
+				if !d.consume(',') {
+					return false
+				}
+			}
+		}
+		return false
+	})
+	d.space()
+	return s, ok && d.i == len(d.b)
+}
+
+// bool reads true or false.
+func (d *metaScanner) bool() (bool, bool) {
+	d.space()
+	for _, lit := range []string{"true", "false"} {
+		if len(d.b)-d.i >= len(lit) && string(d.b[d.i:d.i+len(lit)]) == lit {
+			d.i += len(lit)
+			return lit == "true", true
+		}
+	}
+	return false, false
+}
