@@ -43,6 +43,11 @@ func TestMain(m *testing.M) {
 		// read sees whole transactions only; prints how many reads it made
 		// and how many different counts it saw.
 		"omgdb-reader": readerMain,
+		// omgdb-import-readers <store> <coll> <input> <batch> <pre-count>
+		// <backup>: run an import and, while it runs, an MCP server's and
+		// CLI reads and a backup, checking they see whole batches only
+		// (processes_test.go).
+		"omgdb-import-readers": importReadersMain,
 	})
 }
 
