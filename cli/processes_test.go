@@ -245,3 +245,82 @@ func (c *mcpClient) close() {
 	c.in.Close()
 	c.cmd.Wait()
 }
+
+// plansMain is omgdb-plans <store> <coll> <rounds> <done-file>: in each
+// round, plan an update setting v to the round's number on every document
+// (`omgdb plan-update`) and apply it (`omgdb apply`); every third round,
+// roll the change back (`omgdb rollback`) and apply a new plan. Each is a
+// process of its own and one transaction. Then create done-file.
+func plansMain() {
+	path, coll, done := os.Args[1], os.Args[2], os.Args[4]
+	rounds, _ := strconv.Atoi(os.Args[3])
+	fail := func(format string, args ...any) {
+		fmt.Fprintf(os.Stderr, format+"\n", args...)
+		os.Exit(1)
+	}
+	apply := func(v int) string {
+		out, err := omgdb("plan-update", path, coll, "{}", fmt.Sprintf(`{"$set":{"v":%d}}`, v))
+		if err != nil {
+			fail("plan-update: %v", err)
+		}
+		var plan struct{ Token string }
+		json.Unmarshal([]byte(out), &plan)
+		if _, err := omgdb("apply", path, plan.Token); err != nil {
+			fail("apply: %v", err)
+		}
+		return plan.Token
+	}
+	applied, rolledBack := 0, 0
+	for r := 1; r <= rounds; r++ {
+		token := apply(r)
+		applied++
+		if r%3 == 0 {
+			if _, err := omgdb("rollback", path, token); err != nil {
+				fail("rollback: %v", err)
+			}
+			rolledBack++
+			apply(r)
+			applied++
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	fmt.Printf("applied %d plans, rolled back %d\n", applied, rolledBack)
+	os.WriteFile(done, []byte("done\n"), 0o644)
+}
+
+// uniformMain is omgdb-uniform <store> <coll> <ready-file> <until-file>:
+// create ready-file, then export the collection until until-file exists,
+// checking that every document of each export has the same v: an applied
+// plan or a rollback is seen whole or not at all.
+func uniformMain() {
+	path, coll, until := os.Args[1], os.Args[2], os.Args[4]
+	os.WriteFile(os.Args[3], []byte("ready\n"), 0o644)
+	reads, seen := 0, map[string]bool{}
+	for {
+		_, err := os.Stat(until)
+		done := err == nil
+		out, err := omgdb("export", path, coll)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "export: %v\n", err)
+			os.Exit(1)
+		}
+		vs := map[string]int{}
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+			_, after, _ := strings.Cut(line, `"v":`)
+			v, _, _ := strings.Cut(after, "}")
+			vs[v]++
+		}
+		if len(vs) != 1 {
+			fmt.Fprintf(os.Stderr, "read %d: documents with different v (value: documents): %v\n", reads, vs)
+			os.Exit(1)
+		}
+		for v := range vs {
+			seen[v] = true
+		}
+		reads++
+		if done {
+			break
+		}
+	}
+	fmt.Printf("%d reads, each of one plan's state; saw %d different states\n", reads, len(seen))
+}
