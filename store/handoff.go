@@ -2,7 +2,9 @@ package store
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"os"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -27,8 +29,9 @@ import (
 //     bbolt handle (dropping the flock), and waits, at most maxHandoffWait,
 //     until the intent byte is free again: every waiter has its lock (a
 //     reader shares it with the others) and has released the byte.
-//  4. It then reopens the store, waiting for the lock up to the timeout it
-//     was opened with, and releases the resume byte. Processes that start
+//  4. It then reopens the store, waiting for the lock up to resumeTimeout
+//     (or the timeout it was opened with, when longer; a cancelled ctx
+//     stops the wait), and releases the resume byte. Processes that start
 //     waiting while the resume byte is held defer to it for up to
 //     maxResumeDefer, so a stream of readers cannot keep the import out.
 //  5. Before going on, it checks that the file is still its store: the
@@ -46,12 +49,16 @@ const (
 	lockPoll       = 10 * time.Millisecond
 	maxHandoffWait = 500 * time.Millisecond
 	maxResumeDefer = 500 * time.Millisecond
+	// resumeTimeout is the least a writer that handed the store over waits
+	// to take it back (its lock timeout when longer): having chosen to let
+	// others in, it waits for them rather than give up its work.
+	resumeTimeout = 30 * time.Second
 )
 
 // yieldLock hands the store to the processes waiting for it, if any, and
 // takes it back. lsn is the journal record of the last batch the caller
 // committed. It is called between the batches of an import.
-func (db *DB) yieldLock(lsn uint64) error {
+func (db *DB) yieldLock(ctx context.Context, lsn uint64) error {
 	if !handoffSupported || db.readOnly {
 		return nil
 	}
@@ -61,10 +68,10 @@ func (db *DB) yieldLock(lsn uint64) error {
 	if !waiting {
 		return nil
 	}
-	return db.handoff(lsn)
+	return db.handoff(ctx, lsn)
 }
 
-func (db *DB) handoff(lsn uint64) (err error) {
+func (db *DB) handoff(ctx context.Context, lsn uint64) (err error) {
 	db.swap.Lock()
 	defer db.swap.Unlock()
 	if err := db.usable(true); err != nil {
@@ -91,13 +98,28 @@ func (db *DB) handoff(lsn uint64) (err error) {
 			break
 		}
 	}
-	bdb, file, err := openCurrent(db.path, db.timeout, &Options{NoSync: db.noSync}, true)
+	wait := max(db.timeout, resumeTimeout)
+	deadline := time.Now().Add(wait)
+	var bdb *bolt.DB
+	var file *os.File
+	for {
+		// In steps of a second, to notice a cancelled ctx.
+		step := min(time.Until(deadline), time.Second)
+		bdb, file, err = openCurrent(db.path, max(step, time.Nanosecond), &Options{NoSync: db.noSync}, true)
+		if err == nil || !errors.Is(err, ErrBusy) || time.Now().After(deadline) {
+			break
+		}
+		if ctx.Err() != nil {
+			db.lose(err)
+			return ctx.Err()
+		}
+	}
 	if err != nil {
-		e := wrap(query.Busy, ErrBusy, "store %s: the import let another process in and could not take the store back (waited %s)", db.path, db.timeout)
+		e := wrap(query.Busy, ErrBusy, "store %s: the import let another process in and could not take the store back (waited %s)", db.path, wait)
 		if !errors.Is(err, ErrBusy) {
 			e = wrap(query.KindOf(err), err, "store %s: the import let another process in and could not reopen it: %v", db.path, err)
 		}
-		e.Hint = "the batches committed so far are kept (the summary counts them); import the remaining lines when the store is free, or with a longer --lock-timeout"
+		e.Hint = "the batches committed so far are kept (the summary counts them); import the remaining lines when the store is free"
 		return db.lose(e)
 	}
 	db.bolt, db.file = bdb, file

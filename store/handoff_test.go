@@ -235,3 +235,43 @@ func (h *hookInput) Read(p []byte) (int, error) {
 	}
 	return h.slowInput.Read(p)
 }
+
+// TestHandoff_CancelWhileOut: an import that handed the store to a reader
+// that keeps it waits to take it back; cancelling its context stops the
+// wait (within a second) and the import.
+func TestHandoff_CancelWhileOut(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the handoff signals are Linux OFD locks")
+	}
+	path := filepath.Join(t.TempDir(), "h.omgdb")
+	db, err := store.Open(path, &store.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	started := make(chan struct{})
+	in := &hookInput{slowInput: slowInput{total: 1000, per: 100, pause: 20 * time.Millisecond}, at: 300, hook: func() { close(started) }}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error)
+	go func() {
+		_, err := db.Import(ctx, "c", in, &store.ImportOptions{BatchSize: 100})
+		done <- err
+	}()
+	<-started
+	r, err := store.Open(path, &store.Options{ReadOnly: true, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	time.Sleep(100 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("import: %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the import did not stop when cancelled while out of the store")
+	}
+}

@@ -122,7 +122,7 @@ func (db *DB) Import(ctx context.Context, coll string, r io.Reader, opts *Import
 		// Between batches, let a process waiting for the store in
 		// (handoff.go).
 		if stop == nil && !in.done {
-			if err := db.yieldLock(lsn); err != nil {
+			if err := db.yieldLock(ctx, lsn); err != nil {
 				sum.Lines = in.line
 				return sum, err
 			}
