@@ -275,3 +275,59 @@ func TestHandoff_CancelWhileOut(t *testing.T) {
 		t.Fatal("the import did not stop when cancelled while out of the store")
 	}
 }
+
+// TestHandoff_TwoImports: two imports through two handles on one store
+// take turns, batch by batch; both finish with all their documents. Each
+// lasts over 1.5 s and opens with a 1 s lock timeout: without the handoff
+// the second would be busy.
+func TestHandoff_TwoImports(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the handoff signals are Linux OFD locks")
+	}
+	path := filepath.Join(t.TempDir(), "h.omgdb")
+	db, err := store.Open(path, &store.Options{Create: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	const batches, per = 30, 100
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			h, err := store.Open(path, &store.Options{Timeout: time.Second})
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer h.Close()
+			sum, err := h.Import(context.Background(), fmt.Sprint("c", i), &slowInput{total: batches * per, per: per, pause: 50 * time.Millisecond}, &store.ImportOptions{BatchSize: per})
+			if err == nil && sum.Inserted != batches*per {
+				err = fmt.Errorf("inserted %d", sum.Inserted)
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("import %d: %v", i, err)
+		}
+	}
+	db, err = store.Open(path, &store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.View(func(tx *store.Tx) error {
+		for i := range 2 {
+			c, err := tx.Collection(fmt.Sprint("c", i))
+			if err != nil || c.Count() != batches*per {
+				t.Errorf("c%d: %v", i, err)
+			}
+		}
+		return nil
+	})
+}
