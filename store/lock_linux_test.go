@@ -53,11 +53,16 @@ func TestLockSignals(t *testing.T) {
 	if err := lockFile(other, false, false, time.Now().Add(30*time.Millisecond)); err == nil {
 		t.Fatal("lockFile took a shared lock beside an exclusive one")
 	}
+	fd := int(holder.Fd())
+	released := make(chan struct{})
 	go func() {
+		defer close(released)
 		time.Sleep(30 * time.Millisecond)
-		unix.Flock(int(holder.Fd()), unix.LOCK_UN)
+		unix.Flock(fd, unix.LOCK_UN)
 	}()
-	if err := lockFile(other, false, false, time.Now().Add(5*time.Second)); err != nil {
+	err = lockFile(other, false, false, time.Now().Add(5*time.Second))
+	<-released
+	if err != nil {
 		t.Fatalf("lockFile after the holder let go: %v", err)
 	}
 	if waitersIn(holder) {
