@@ -32,7 +32,9 @@ type Options struct {
 	// missing store is a NotFound error. Default false (reads never create).
 	Create bool
 	// Timeout bounds the wait for the lock. Zero means DefaultTimeout; a
-	// negative value means do not wait at all.
+	// negative value means do not wait at all. An Import that hands the
+	// lock to a waiting process between batches (handoff.go) waits 30 s,
+	// or Timeout when longer, to take it back.
 	Timeout time.Duration
 	// NoSync skips fsync on commit. Unsafe: for tests and bulk loads whose
 	// result is thrown away on failure. Default false.
