@@ -1,4 +1,4 @@
-.PHONY: all build fmt vet test fuzz crash bench docs
+.PHONY: all build fmt vet test fuzz crash bench docs vulncheck
 all: fmt vet test
 
 # A static binary: the cgo build links dynamically (pflag imports net) and
@@ -27,3 +27,8 @@ bench:
 
 docs:
 	go test ./cli -run TestCLIReference -update
+
+# govulncheck on every package; OMGDB_VULNDB=<dir or file:// URL> uses a
+# local copy of the Go vulnerability database (see the script).
+vulncheck:
+	sh scripts/vulncheck.sh

@@ -32,7 +32,9 @@ input (the default, or "-"). Blank lines are skipped. Documents are committed
 in batches; --atomic commits all or nothing. A bad line stops the import
 (--on-error abort, the default: the documents before it are kept) or is
 reported and skipped (--on-error skip). Every bad line is reported with its
-line number. Prints a JSON summary:
+line number. Between batches the import lets processes that wait for the
+store in (readers, the MCP server, other writers) and then takes it back,
+so they wait about one batch, not the whole import. Prints a JSON summary:
 {"inserted","skipped","lines","batches","stopped_at_line","errors":[{"line","error"}],"change"}.`,
 		Example: `  omgdb import app.omgdb users users.ndjson
   zcat big.ndjson.gz | omgdb import app.omgdb events - --on-error skip`,

@@ -89,7 +89,7 @@ func (e *env) runMCP(ctx context.Context, opts *mcpOptions) error {
 		MaxDocs: opts.maxDocs, MaxBytes: opts.maxBytes, MaxString: opts.maxString,
 		Timeout: opts.timeout, LockTimeout: opts.lockTimeout, Concurrency: opts.concurrency,
 		Audit: opts.audit, Version: Version,
-		Logger: slog.New(slog.NewTextHandler(e.stderr, nil)),
+		Logger: mcpLogger(e),
 		HTTP: mcpserver.HTTPConfig{Addr: opts.httpAddr, Token: token, InsecureLoopback: opts.insecureLoopback,
 			AllowRemote: opts.allowRemote, AllowedOrigins: opts.allowOrigins},
 	})
@@ -109,4 +109,14 @@ func (e *env) runMCP(ctx context.Context, opts *mcpOptions) error {
 		return nil // interrupted: a normal way to stop a server
 	}
 	return err
+}
+
+// mcpLogger is the server's log, on standard error: warnings and errors,
+// and with OMGDB_DEBUG set the debug records too (the stack of a panic).
+func mcpLogger(e *env) *slog.Logger {
+	level := slog.LevelInfo
+	if os.Getenv("OMGDB_DEBUG") != "" {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
 }

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -61,7 +62,26 @@ func TestCrash_KillCLI(t *testing.T) {
 			"insert": {files["insert"], "insert", path, "c", "-"},
 			"load":   {"", "load", path, files["load"]},
 		}[kind]
-		o, err := crashtest.Run(crashtest.Kill{Workload: "cli", Args: args, Delay: time.Duration(r.IntN(80000)) * time.Microsecond})
+		// Every other import runs with a reader process waiting for the
+		// store over and over, so that the import hands its lock over
+		// between batches and some kills land in a handoff.
+		withReader := kind == "import" && (c/3)%2 == 1
+		var stopReader func() (int, error)
+		if withReader {
+			stopReader = readWhileKilled(path)
+		}
+		delay := time.Duration(r.IntN(80000)) * time.Microsecond
+		if withReader {
+			delay = time.Duration(r.IntN(400000)) * time.Microsecond // into the batches
+		}
+		o, err := crashtest.Run(crashtest.Kill{Workload: "cli", Args: args, Delay: delay})
+		if withReader {
+			reads, rerr := stopReader()
+			if rerr != nil {
+				t.Fatalf("cycle %d: a reader during the import: %v", c, rerr)
+			}
+			outcomes["reads during imports"] += reads
+		}
 		completed := o != nil && o.Exited && o.ExitCode == 0
 		if err != nil && !completed {
 			t.Fatalf("cycle %d (%s): %v", c, kind, err)
@@ -147,4 +167,54 @@ func checkKilledCLI(t *testing.T, path, kind string, completed bool) int64 {
 		t.Fatalf("%s killed: %d of %d documents of one transaction visible", kind, n, total)
 	}
 	return n
+}
+
+// readWhileKilled opens the store at path read-only in a loop, as another
+// process would (flock is per open file), checking that it holds whole
+// import batches of 50, until the returned function is called; that
+// returns the number of reads and the first error.
+func readWhileKilled(path string) func() (int, error) {
+	stop := make(chan struct{})
+	type result struct {
+		reads int
+		err   error
+	}
+	done := make(chan result)
+	go func() {
+		var res result
+		defer func() { done <- res }()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(time.Millisecond):
+			}
+			db, err := store.Open(path, &store.Options{ReadOnly: true, Timeout: 5 * time.Second})
+			if errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrCorrupt) && strings.Contains(err.Error(), "empty file") {
+				continue // not created yet
+			}
+			if err != nil {
+				res.err = err
+				return
+			}
+			var n int64
+			db.View(func(tx *store.Tx) error {
+				if c, err := tx.Collection("c"); err == nil {
+					n = c.Count()
+				}
+				return nil
+			})
+			db.Close()
+			if n%50 != 0 && n != 2000 {
+				res.err = fmt.Errorf("a reader saw %d documents: not whole batches of 50", n)
+				return
+			}
+			res.reads++
+		}
+	}()
+	return func() (int, error) {
+		close(stop)
+		res := <-done
+		return res.reads, res.err
+	}
 }

@@ -43,6 +43,17 @@ func TestMain(m *testing.M) {
 		// read sees whole transactions only; prints how many reads it made
 		// and how many different counts it saw.
 		"omgdb-reader": readerMain,
+		// omgdb-import-readers <store> <coll> <input> <batch> <pre-count>
+		// <backup>: run an import and, while it runs, an MCP server's and
+		// CLI reads and a backup, checking they see whole batches only
+		// (processes_test.go).
+		"omgdb-import-readers": importReadersMain,
+		// omgdb-plans <store> <coll> <rounds> <done-file> and omgdb-uniform
+		// <store> <coll> <ready-file> <until-file>: apply (and roll back)
+		// plans that update every document, and read meanwhile, checking
+		// that no read sees a plan half applied (processes_test.go).
+		"omgdb-plans":   plansMain,
+		"omgdb-uniform": uniformMain,
 	})
 }
 
@@ -79,8 +90,9 @@ func writerMain() {
 			fmt.Fprintf(os.Stderr, "transaction %d: exit %d: %s", t, code, errb.String())
 			os.Exit(1)
 		}
-		// Pause, as a script between commands would: bbolt polls for the
-		// lock every 50ms, so a writer that reopens at once keeps the store.
+		// Pause, as a script between commands would: waiting processes
+		// poll for the lock (every 10 ms), so a writer that reopens at once
+		// can keep the store.
 		time.Sleep(60 * time.Millisecond)
 	}
 	fmt.Printf("wrote %d transactions\n", txns)

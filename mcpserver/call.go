@@ -110,7 +110,10 @@ func (ss *session) run(ctx context.Context, c *call) (out *output, err error) {
 	defer cancel()
 	defer func() {
 		if r := recover(); r != nil {
-			ss.srv.cfg.Logger.Error("tool panic", "tool", c.tool.Name, "panic", r, "stack", string(debug.Stack()))
+			// The stack goes to the debug log only (omgdb mcp logs debug
+			// records with OMGDB_DEBUG set); the agent sees the message.
+			ss.srv.cfg.Logger.Error("tool panic", "tool", c.tool.Name, "panic", r)
+			ss.srv.cfg.Logger.Debug("tool panic stack", "tool", c.tool.Name, "stack", string(debug.Stack()))
 			out, err = nil, errorf(CodeInternal, "internal error in tool `%s`: %v", c.tool.Name, r).
 				withHint("this is a bug in omgdb; please report it")
 		}

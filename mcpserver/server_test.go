@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,7 +93,8 @@ func TestScope_Listing(t *testing.T) {
 // TestCall_PanicIsInternal: a panic in a tool is an INTERNAL error and the
 // server keeps serving.
 func TestCall_PanicIsInternal(t *testing.T) {
-	f := newFixture(t, Config{})
+	var log strings.Builder
+	f := newFixture(t, Config{Logger: slog.New(slog.NewTextHandler(&log, nil))})
 	f.standardStore()
 	f.addTool(&tool{Name: "boom", Scope: ScopeRead, Run: func(context.Context, *call) (*output, error) { panic("kaboom") }})
 	res := f.callTool("boom", `{}`)
@@ -101,6 +103,14 @@ func TestCall_PanicIsInternal(t *testing.T) {
 	}
 	if errorCode(f.callTool("count", `{"path":"app.omgdb","collection":"users"}`)) != "" {
 		t.Error("the server stopped serving after a panic")
+	}
+	// The panic is logged; its stack only at debug level, which this log
+	// (omgdb mcp's without OMGDB_DEBUG) leaves out.
+	if !strings.Contains(log.String(), "tool panic") || strings.Contains(log.String(), "goroutine") {
+		t.Errorf("log: %s", log.String())
+	}
+	if strings.Contains(resultText(res), "goroutine") {
+		t.Errorf("the stack reached the agent: %s", resultText(res))
 	}
 }
 

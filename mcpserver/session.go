@@ -214,7 +214,8 @@ func (ss *session) notify(req *request) {
 func (ss *session) answer(ctx context.Context, req *request) (msg []byte) {
 	defer func() {
 		if r := recover(); r != nil {
-			ss.srv.cfg.Logger.Error("panic", "method", req.method, "panic", r, "stack", string(debug.Stack()))
+			ss.srv.cfg.Logger.Error("panic", "method", req.method, "panic", r)
+			ss.srv.cfg.Logger.Debug("panic stack", "method", req.method, "stack", string(debug.Stack()))
 			msg = errorMessage(req.id, rpcErrorf(codeInternalError, "internal error: %v", r))
 		}
 	}()

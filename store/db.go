@@ -32,7 +32,9 @@ type Options struct {
 	// missing store is a NotFound error. Default false (reads never create).
 	Create bool
 	// Timeout bounds the wait for the lock. Zero means DefaultTimeout; a
-	// negative value means do not wait at all.
+	// negative value means do not wait at all. An Import that hands the
+	// lock to a waiting process between batches (handoff.go) waits 30 s,
+	// or Timeout when longer, to take it back.
 	Timeout time.Duration
 	// NoSync skips fsync on commit. Unsafe: for tests and bulk loads whose
 	// result is thrown away on failure. Default false.
@@ -47,13 +49,21 @@ type Options struct {
 type DB struct {
 	path     string
 	bolt     *bolt.DB
+	file     *os.File // bolt's file, for the handoff's signals
 	readOnly bool
 	created  bool
 	actor    string
 
-	mu     sync.Mutex // guards failed and closed
-	failed error      // set when a commit fails; every later write returns ErrFailed
-	closed bool
+	mu       sync.Mutex // guards failed, released and closed
+	failed   error      // set when a commit fails; every later write returns ErrFailed
+	released error      // set when a handoff could not take the store back
+	closed   bool
+
+	// swap guards the bolt field: transactions hold it shared, a lock
+	// handoff (handoff.go) exclusively while it closes and reopens bolt.
+	swap    sync.RWMutex
+	timeout time.Duration // the lock wait Open was given, for reopening
+	noSync  bool
 
 	metas metaCache // decoded collection metadata, for read transactions
 }
@@ -79,11 +89,12 @@ func Open(path string, opts *Options) (*DB, error) {
 	case timeout < 0:
 		timeout = time.Nanosecond
 	}
-	bdb, err := openCurrent(path, timeout, opts)
+	bdb, file, err := openCurrent(path, timeout, opts, false)
 	if err != nil {
 		return nil, err
 	}
-	db := &DB{path: path, bolt: bdb, readOnly: opts.ReadOnly, created: created, actor: opts.Actor}
+	db := &DB{path: path, bolt: bdb, file: file, readOnly: opts.ReadOnly, created: created, actor: opts.Actor,
+		timeout: timeout, noSync: opts.NoSync}
 	if db.actor == "" {
 		db.actor = "library"
 	}
@@ -100,7 +111,11 @@ func Open(path string, opts *Options) (*DB, error) {
 // holding the lock of a file that no longer has a name: writes there would
 // be lost. openCurrent checks, once it holds the lock, that the file it
 // locked is still the one at path, and otherwise opens the new one.
-func openCurrent(path string, timeout time.Duration, opts *Options) (*bolt.DB, error) {
+//
+// The lock itself is taken by lockFile (lock_linux.go), which signals
+// that this process waits so that an import hands the store over; resuming
+// says this is that import taking the store back.
+func openCurrent(path string, timeout time.Duration, opts *Options, resuming bool) (*bolt.DB, *os.File, error) {
 	deadline := time.Now().Add(timeout)
 	for {
 		var f *os.File
@@ -111,19 +126,26 @@ func openCurrent(path string, timeout time.Duration, opts *Options) (*bolt.DB, e
 			FreelistType: bolt.FreelistMapType,
 			OpenFile: func(name string, flag int, perm os.FileMode) (*os.File, error) {
 				file, err := os.OpenFile(name, flag, perm)
+				if err != nil {
+					return nil, err
+				}
+				if err := lockFile(file, !opts.ReadOnly, resuming, deadline); err != nil {
+					file.Close()
+					return nil, err
+				}
 				f = file
-				return file, err
+				return file, nil
 			},
 		})
 		if err != nil {
-			return nil, openError(path, timeout, err)
+			return nil, nil, openError(path, timeout, err)
 		}
 		if f == nil || isCurrent(path, f) {
-			return bdb, nil
+			return bdb, f, nil
 		}
 		bdb.Close()
 		if time.Now().After(deadline) {
-			return nil, openError(path, timeout, berrors.ErrTimeout)
+			return nil, nil, openError(path, timeout, berrors.ErrTimeout)
 		}
 	}
 }
@@ -332,11 +354,17 @@ func (db *DB) ReadOnly() bool { return db.readOnly }
 // Close releases the file and its lock. It is idempotent.
 func (db *DB) Close() error {
 	db.mu.Lock()
-	defer db.mu.Unlock()
-	if db.closed {
+	closed := db.closed
+	db.closed = true
+	db.mu.Unlock()
+	if closed {
 		return nil
 	}
-	db.closed = true
+	db.swap.Lock() // after db.mu, never inside it: View takes swap, then mu
+	defer db.swap.Unlock()
+	if db.bolt == nil { // a handoff could not take the store back
+		return nil
+	}
 	return db.bolt.Close()
 }
 

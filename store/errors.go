@@ -26,6 +26,10 @@ var (
 	// the handle must be closed and the store reopened; a failed fsync is
 	// never retried.
 	ErrFailed = errors.New("store: a previous commit failed; reopen the store")
+	// ErrReplaced is wrapped when an import that handed the store to
+	// another process finds, on taking it back, a different file at its
+	// path (not its store, or without its last batch).
+	ErrReplaced = errors.New("store: replaced during a lock handoff")
 )
 
 func wrap(kind query.ErrorKind, sentinel error, format string, args ...any) *query.Error {

@@ -104,6 +104,7 @@ func (db *DB) Import(ctx context.Context, coll string, r io.Reader, opts *Import
 			sum.Inserted = committed
 			return sum, err
 		}
+		lsn := t.LSN() // and let the Tx go
 		if len(ids) > 0 {
 			sum.Batches++
 			sum.Change = t.ChangeID()
@@ -116,6 +117,14 @@ func (db *DB) Import(ctx context.Context, coll string, r io.Reader, opts *Import
 				if err := opts.OnInsert(id); err != nil {
 					return sum, err
 				}
+			}
+		}
+		// Between batches, let a process waiting for the store in
+		// (handoff.go).
+		if stop == nil && !in.done {
+			if err := db.yieldLock(ctx, lsn); err != nil {
+				sum.Lines = in.line
+				return sum, err
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/omgdb/omgdb/internal/storetest"
 	"github.com/omgdb/omgdb/query"
@@ -96,8 +97,10 @@ func TestImport_ReadAheadKeepsLineSemantics(t *testing.T) {
 	if _, err := db.Import(ctx, "e", strings.NewReader(in.String()), nil); err == nil {
 		t.Error("a cancelled import succeeded")
 	}
-	for i := 0; runtime.NumGoroutine() > before && i < 100; i++ {
-		runtime.Gosched()
+	// Goroutines end asynchronously (and under -race, after other tests,
+	// slowly): give them up to a second.
+	for i := 0; runtime.NumGoroutine() > before && i < 200; i++ {
+		time.Sleep(5 * time.Millisecond)
 	}
 	if n := runtime.NumGoroutine(); n > before {
 		t.Errorf("%d goroutines after the imports, %d before", n, before)

@@ -46,6 +46,8 @@ type Tx struct {
 
 // View runs fn in a read-only transaction.
 func (db *DB) View(fn func(*Tx) error) (err error) {
+	db.swap.RLock()
+	defer db.swap.RUnlock()
 	if err := db.usable(false); err != nil {
 		return err
 	}
@@ -60,6 +62,8 @@ func (db *DB) View(fn func(*Tx) error) (err error) {
 // journal record, when fn returns nil. The change is described by change,
 // which may be the zero Change.
 func (db *DB) Update(change Change, fn func(*Tx) error) (err error) {
+	db.swap.RLock()
+	defer db.swap.RUnlock()
 	if err := db.usable(true); err != nil {
 		return err
 	}
@@ -110,6 +114,8 @@ func (db *DB) usable(write bool) error {
 		return wrap(query.IO, ErrClosed, "store %s is closed", db.path)
 	case db.failed != nil:
 		return wrap(query.IO, ErrFailed, "store %s: a previous commit failed (%v); reopen it", db.path, db.failed)
+	case db.released != nil:
+		return wrap(query.Busy, ErrBusy, "store %s: this handle let another process in and could not take the store back (%v); reopen it", db.path, db.released)
 	case write && db.readOnly:
 		return wrap(query.Denied, ErrReadOnly, "store %s is open read-only", db.path)
 	}
