@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -208,5 +209,46 @@ func TestBTree_PrepareErrors(t *testing.T) {
 	fields, err := store.ParseKeyPattern("address.city,age:-1")
 	if err != nil || len(fields) != 2 || !fields[1].Desc || fields[0].Path != "address.city" {
 		t.Errorf("ParseKeyPattern = %+v, %v", fields, err)
+	}
+}
+
+// TestBTree_BuildManyDocuments builds indexes over more documents than one
+// batch of the build's workers: the entries come out in key order (Verify
+// checks every one), uniqueness is checked across the workers' runs, and
+// a build that fails names the first document, in _id order, that fails.
+func TestBTree_BuildManyDocuments(t *testing.T) {
+	const n = 5000
+	db := storetest.MustOpen(t)
+	var docs []string
+	for i := range n {
+		docs = append(docs, fmt.Sprintf(`{"_id":%d,"k":%d,"u":"u%05d","tags":["t%d","t%d"]}`, i, i%37, i, i%5, i%11))
+	}
+	storetest.Insert(t, db, "c", docs...)
+	for _, spec := range []store.BTreeSpec{
+		{Fields: []store.IndexField{{Path: "k"}}},
+		{Fields: []store.IndexField{{Path: "u"}}, Unique: true},
+		{Fields: []store.IndexField{{Path: "tags"}, {Path: "k", Desc: true}}},
+	} {
+		if err := createIndex(t, db, "c", spec); err != nil {
+			t.Fatalf("%v: %v", spec.Fields, err)
+		}
+	}
+	storetest.MustVerify(t, db) // every entry, and their count
+	// Two pairs of duplicates, far apart: the pair with the smaller keys is
+	// reported (its documents are the first and the last).
+	storetest.Insert(t, db, "d", docs...)
+	storetest.Insert(t, db, "d", `{"_id":5001,"u":"u04000"}`, `{"_id":5002,"u":"u00010"}`)
+	err := createIndex(t, db, "d", store.BTreeSpec{Fields: []store.IndexField{{Path: "u"}}, Unique: true})
+	want := "duplicate key in unique index `u_1` of collection `d`: {\"u\":\"u00010\"} is already used by _id 10 (writing _id 5002)"
+	if err == nil || err.Error() != want {
+		t.Fatalf("unique build: %v\nwant: %s", err, want)
+	}
+	// Keys too large in two documents: the first one, in _id order, is named.
+	big := strings.Repeat("x", 20000)
+	storetest.Insert(t, db, "e", docs...)
+	storetest.Insert(t, db, "e", fmt.Sprintf(`{"_id":5500,"k":%q}`, big), fmt.Sprintf(`{"_id":600.5,"k":%q}`, big))
+	err = createIndex(t, db, "e", store.BTreeSpec{Fields: []store.IndexField{{Path: "k"}}})
+	if query.KindOf(err) != query.Limit || !strings.Contains(err.Error(), "document _id 600.5:") {
+		t.Fatalf("huge keys: %v", err)
 	}
 }
