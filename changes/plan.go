@@ -113,6 +113,9 @@ type item struct {
 	digest string      // of the document's bytes when planned; "" when it did not exist
 	before query.Value // missing for an insert and for unchanged documents
 	after  query.Value // missing for a delete and for unchanged documents
+	// afterJSON is the after-image as stored (canonical JSON), when it was
+	// read unparsed (withAfterJSON); nil for none.
+	afterJSON []byte
 }
 
 func (it *item) ref() DocRef { return DocRef{Collection: it.coll, ID: Doc{it.id}} }

@@ -252,3 +252,44 @@ func TestBTree_BuildManyDocuments(t *testing.T) {
 		t.Fatalf("huge keys: %v", err)
 	}
 }
+
+// TestCollection_ReplaceJSON: a replacement given as canonical JSON keeps
+// the indexes (parsed only along their paths) and the journal (Verify,
+// on cleanup, checks both), and refuses another _id or a taken unique key.
+func TestCollection_ReplaceJSON(t *testing.T) {
+	db := storetest.MustOpen(t)
+	storetest.Insert(t, db, "c", `{"_id":1,"email":"a@x","age":30,"tags":["p","q"]}`, `{"_id":2,"email":"b@x","age":40}`)
+	if err := createIndex(t, db, "c", store.BTreeSpec{Fields: []store.IndexField{{Path: "email"}}, Unique: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := createIndex(t, db, "c", store.BTreeSpec{Fields: []store.IndexField{{Path: "tags"}, {Path: "age"}}}); err != nil {
+		t.Fatal(err)
+	}
+	replace := func(id int64, js string) error {
+		return db.Update(store.Change{}, func(tx *store.Tx) error {
+			c, _ := tx.Collection("c")
+			return c.ReplaceJSON(query.LongValue(id), []byte(js))
+		})
+	}
+	want := `{"_id":1,"email":"c@x","age":31,"tags":["q","r"],"more":{"x":1.5}}`
+	if err := replace(1, want); err != nil {
+		t.Fatal(err)
+	}
+	db.View(func(tx *store.Tx) error {
+		c, _ := tx.Collection("c")
+		if js, err := c.GetJSON(query.LongValue(1)); err != nil || string(js) != want {
+			t.Errorf("stored %s, %v; want %s", js, err, want)
+		}
+		return nil
+	})
+	if err := replace(2, `{"_id":3,"email":"d@x"}`); query.KindOf(err) != query.Invalid {
+		t.Errorf("another _id: %v", err)
+	}
+	if err := replace(2, `{"_id":2,"email":"c@x"}`); !errors.Is(err, store.ErrDuplicateKey) {
+		t.Errorf("taken unique key: %v", err)
+	}
+	if err := replace(3, `{"_id":3}`); query.KindOf(err) != query.NotFound {
+		t.Errorf("missing document: %v", err)
+	}
+	storetest.MustVerify(t, db)
+}
