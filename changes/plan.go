@@ -114,8 +114,9 @@ type item struct {
 	before query.Value // missing for an insert and for unchanged documents
 	after  query.Value // missing for a delete and for unchanged documents
 	// afterJSON is the after-image as stored (canonical JSON), when it was
-	// read unparsed (withAfterJSON); nil for none.
-	afterJSON []byte
+	// read unparsed (withAfterJSON) or encoded at planning; nil for none.
+	// beforeJSON is the before-image's stored JSON, when planning has it.
+	afterJSON, beforeJSON []byte
 }
 
 func (it *item) ref() DocRef { return DocRef{Collection: it.coll, ID: Doc{it.id}} }

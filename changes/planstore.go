@@ -112,12 +112,21 @@ func newPlanWriter(tx *store.Tx, token string) (*planWriter, error) {
 
 func (w *planWriter) add(it *item) error {
 	w.items = append(query.AppendJSON(w.items, it.value()), '\n')
-	w.afters = append(query.AppendJSON(w.afters, it.after), '\n')
-	w.befores = append(query.AppendJSON(w.befores, it.before), '\n')
+	w.afters = append(appendImage(w.afters, it.after, it.afterJSON), '\n')
+	w.befores = append(appendImage(w.befores, it.before, it.beforeJSON), '\n')
 	if w.n++; w.n >= chunkItems || len(w.items)+len(w.afters)+len(w.befores) >= chunkBytes {
 		return w.flush()
 	}
 	return nil
+}
+
+// appendImage appends a document image: its JSON when the item has it
+// (the same bytes AppendJSON writes), else its value encoded.
+func appendImage(dst []byte, v query.Value, js []byte) []byte {
+	if js != nil {
+		return append(dst, js...)
+	}
+	return query.AppendJSON(dst, v)
 }
 
 func (w *planWriter) flush() error {
@@ -128,7 +137,7 @@ func (w *planWriter) flush() error {
 		kind byte
 		data []byte
 	}{{'i', w.items}, {'a', w.afters}, {'b', w.befores}} {
-		if err := w.b.Put(chunkKey(part.kind, w.seq), store.EncodeBlob(part.data)); err != nil {
+		if err := w.b.Put(chunkKey(part.kind, w.seq), store.EncodeBlobFast(part.data)); err != nil {
 			return err
 		}
 	}
