@@ -3,21 +3,18 @@ package store
 import (
 	"errors"
 	"io"
-	"runtime"
 	"sync"
 
 	"github.com/omgdb/omgdb/query"
 )
 
-// prefetcher reads the lines of an import and canonicalises them on
-// goroutines of their own, ahead of the transaction that inserts them, so
-// that parsing (the bulk of an import's work) and writing run on several
-// cores. One goroutine reads chunks of lines; workers canonicalise whole
-// chunks; the chunks come back in input order. It returns the lines in
-// order, each with its line number and the bytes read up to it, and holds
-// at most prefetchChunks chunks in flight.
+// prefetcher reads the lines of an import and canonicalises them on a
+// goroutine of its own, ahead of the transaction that inserts them, so
+// that parsing (the bulk of an import's work) and writing run on two
+// cores. It returns the lines in order, each with its line number and the
+// bytes read up to it, and holds at most prefetchChunks chunks.
 type prefetcher struct {
-	items chan chan []prepared // one per chunk, in input order
+	items chan []prepared
 	stop  chan struct{}
 	wg    sync.WaitGroup
 	chunk []prepared // being consumed
@@ -37,95 +34,63 @@ type prepared struct {
 	bytes int64
 }
 
-// rawChunk is a chunk of lines as read, for a worker to canonicalise.
-type rawChunk struct {
-	data  []byte     // the lines, back to back
-	ends  []int      // where each line ends in data
-	items []prepared // line numbers, bytes read and read errors
-	out   chan []prepared
-}
-
 const (
 	prefetchChunk  = 256
 	prefetchChunks = 16
 )
 
 func newPrefetcher(in *lineReader) *prefetcher {
-	p := &prefetcher{items: make(chan chan []prepared, prefetchChunks), stop: make(chan struct{})}
-	workers := min(2, runtime.GOMAXPROCS(0))
-	jobs := make(chan *rawChunk, workers)
-	p.wg.Add(1 + workers)
-	go p.run(in, jobs)
-	for range workers {
-		go p.work(jobs)
-	}
+	p := &prefetcher{items: make(chan []prepared, prefetchChunks), stop: make(chan struct{})}
+	p.wg.Add(1)
+	go p.run(in)
 	return p
 }
 
-// run reads chunks of lines and hands them to the workers.
-func (p *prefetcher) run(in *lineReader, jobs chan<- *rawChunk) {
+func (p *prefetcher) run(in *lineReader) {
 	defer p.wg.Done()
 	defer close(p.items)
-	defer close(jobs)
+	chunk := make([]prepared, 0, prefetchChunk)
 	for {
-		c := &rawChunk{items: make([]prepared, 0, prefetchChunk), out: make(chan []prepared, 1)}
-		failed := false
-		for len(c.items) < prefetchChunk && !failed {
-			line, err := in.next()
-			if err == io.EOF {
-				break
+		line, err := in.next()
+		if err == io.EOF {
+			break
+		}
+		it := prepared{err: err, line: in.line, bytes: in.bytes}
+		if err == nil {
+			it.val, it.id, it.err = query.AppendCanonicalDocument(make([]byte, headerSize, len(line)+48), line)
+		}
+		chunk = append(chunk, it)
+		failed := errors.Is(err, errReadFailed)
+		if len(chunk) == prefetchChunk || failed {
+			if !p.send(chunk) || failed {
+				return
 			}
-			c.data = append(c.data, line...)
-			c.ends = append(c.ends, len(c.data))
-			c.items = append(c.items, prepared{err: err, line: in.line, bytes: in.bytes})
-			failed = errors.Is(err, errReadFailed)
+			chunk = make([]prepared, 0, prefetchChunk)
 		}
-		if len(c.items) == 0 {
-			return
-		}
-		select {
-		case p.items <- c.out:
-		case <-p.stop:
-			return
-		}
-		select {
-		case jobs <- c:
-		case <-p.stop:
-			return
-		}
-		if failed || len(c.items) < prefetchChunk {
-			return
-		}
+	}
+	if len(chunk) > 0 {
+		p.send(chunk)
 	}
 }
 
-// work canonicalises chunks.
-func (p *prefetcher) work(jobs <-chan *rawChunk) {
-	defer p.wg.Done()
-	for c := range jobs {
-		start := 0
-		for i := range c.items {
-			it := &c.items[i]
-			line := c.data[start:c.ends[i]]
-			start = c.ends[i]
-			if it.err == nil {
-				it.val, it.id, it.err = query.AppendCanonicalDocument(make([]byte, headerSize, len(line)+48), line)
-			}
-		}
-		c.data = nil
-		c.out <- c.items
+func (p *prefetcher) send(chunk []prepared) bool {
+	select {
+	case p.items <- chunk:
+		return true
+	case <-p.stop:
+		return false
 	}
 }
 
 // next returns the next line, or io.EOF at the end of the input.
 func (p *prefetcher) next() (prepared, error) {
 	for p.pos == len(p.chunk) {
-		out, ok := <-p.items
+		chunk, ok := <-p.items
 		if !ok {
 			p.done = true
 			return prepared{}, io.EOF
 		}
-		p.chunk, p.pos = <-out, 0
+		p.chunk, p.pos = chunk, 0
 	}
 	it := p.chunk[p.pos]
 	p.chunk[p.pos] = prepared{}
@@ -137,7 +102,7 @@ func (p *prefetcher) next() (prepared, error) {
 	return it, nil
 }
 
-// close stops the reading goroutines and waits for them.
+// close stops the reading goroutine and waits for it.
 func (p *prefetcher) close() {
 	close(p.stop)
 	p.wg.Wait()

@@ -44,11 +44,7 @@ func TestImport_StreamsWithBoundedMemory(t *testing.T) {
 	var peak uint64
 	sample := func(int64, int64) {
 		var m runtime.MemStats
-		// Measure what is live, not garbage not yet collected; the second
-		// collection empties sync.Pool caches (bbolt keeps the page buffers
-		// of the last commit in one), which hold no document.
-		runtime.GC()
-		runtime.GC()
+		runtime.GC() // measure what is live, not garbage not yet collected
 		runtime.ReadMemStats(&m)
 		peak = max(peak, m.HeapInuse)
 	}
