@@ -188,10 +188,13 @@ func currentJSON(tx *store.Tx, coll string, id query.Value) ([]byte, error) {
 	return js, err
 }
 
-// writeItems writes every after-image of a checked plan.
+// writeItems writes every after-image of a checked plan. An update's
+// after-image is written as it is stored in the plan (canonical JSON, made
+// by AppendJSON from a prepared document when planned): it is not parsed
+// and encoded again.
 func writeItems(ctx context.Context, tx *store.Tx, p *Plan, res *ApplyResult) error {
 	n := 0
-	return eachItem(tx, p.Token, withAfter, func(it *item) error {
+	return eachItem(tx, p.Token, withAfterJSON, func(it *item) error {
 		if n++; n%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -206,10 +209,13 @@ func writeItems(ctx context.Context, tx *store.Tx, p *Plan, res *ApplyResult) er
 		}
 		switch it.op {
 		case opInsert:
-			_, err = c.Insert(it.after)
+			var doc query.Value
+			if doc, err = parseImage(it.afterJSON); err == nil {
+				_, err = c.Insert(doc)
+			}
 			res.Inserted++
 		case opUpdate:
-			err = c.Replace(it.id, it.after)
+			err = c.ReplaceJSON(it.id, it.afterJSON)
 			res.Updated++
 		case opDelete:
 			err = c.Delete(it.id)

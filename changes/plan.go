@@ -113,6 +113,10 @@ type item struct {
 	digest string      // of the document's bytes when planned; "" when it did not exist
 	before query.Value // missing for an insert and for unchanged documents
 	after  query.Value // missing for a delete and for unchanged documents
+	// afterJSON is the after-image as stored (canonical JSON), when it was
+	// read unparsed (withAfterJSON) or encoded at planning; nil for none.
+	// beforeJSON is the before-image's stored JSON, when planning has it.
+	afterJSON, beforeJSON []byte
 }
 
 func (it *item) ref() DocRef { return DocRef{Collection: it.coll, ID: Doc{it.id}} }

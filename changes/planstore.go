@@ -112,12 +112,21 @@ func newPlanWriter(tx *store.Tx, token string) (*planWriter, error) {
 
 func (w *planWriter) add(it *item) error {
 	w.items = append(query.AppendJSON(w.items, it.value()), '\n')
-	w.afters = append(query.AppendJSON(w.afters, it.after), '\n')
-	w.befores = append(query.AppendJSON(w.befores, it.before), '\n')
+	w.afters = append(appendImage(w.afters, it.after, it.afterJSON), '\n')
+	w.befores = append(appendImage(w.befores, it.before, it.beforeJSON), '\n')
 	if w.n++; w.n >= chunkItems || len(w.items)+len(w.afters)+len(w.befores) >= chunkBytes {
 		return w.flush()
 	}
 	return nil
+}
+
+// appendImage appends a document image: its JSON when the item has it
+// (the same bytes AppendJSON writes), else its value encoded.
+func appendImage(dst []byte, v query.Value, js []byte) []byte {
+	if js != nil {
+		return append(dst, js...)
+	}
+	return query.AppendJSON(dst, v)
 }
 
 func (w *planWriter) flush() error {
@@ -128,7 +137,7 @@ func (w *planWriter) flush() error {
 		kind byte
 		data []byte
 	}{{'i', w.items}, {'a', w.afters}, {'b', w.befores}} {
-		if err := w.b.Put(chunkKey(part.kind, w.seq), store.EncodeBlob(part.data)); err != nil {
+		if err := w.b.Put(chunkKey(part.kind, w.seq), store.EncodeBlobFast(part.data)); err != nil {
 			return err
 		}
 	}
@@ -143,8 +152,9 @@ func chunkKey(kind byte, seq uint32) []byte {
 
 // Parts of an item that eachItem reads besides its identity.
 const (
-	withAfter = 1 << iota
-	withBefore
+	withAfter     = 1 << iota
+	withBefore    //
+	withAfterJSON // the after-image's canonical JSON, unparsed (item.afterJSON)
 )
 
 // eachItem calls fn for each item of a plan, in order, with the parts
@@ -165,7 +175,7 @@ func eachItem(tx *store.Tx, token string, parts int, fn func(*item) error) error
 			return err
 		}
 		for i, line := range items {
-			it, err := parseItem(token, line, afters, befores, i)
+			it, err := parseItem(token, line, afters, befores, i, parts&withAfterJSON != 0)
 			if err != nil {
 				return err
 			}
@@ -187,7 +197,7 @@ func itemParts(b *bolt.Bucket, token string, seq []byte, parts, n int) (afters, 
 		}
 		return lines, err
 	}
-	if parts&withAfter != 0 {
+	if parts&(withAfter|withAfterJSON) != 0 {
 		if afters, err = read('a'); err != nil {
 			return nil, nil, err
 		}
@@ -207,13 +217,17 @@ func chunkLines(token string, raw []byte) ([][]byte, error) {
 	return bytes.Split(bytes.TrimSuffix(js, []byte{'\n'}), []byte{'\n'}), nil
 }
 
-func parseItem(token string, line []byte, afters, befores [][]byte, i int) (item, error) {
+func parseItem(token string, line []byte, afters, befores [][]byte, i int, rawAfter bool) (item, error) {
 	v, err := query.Parse(line)
 	if err != nil {
 		return item{}, query.Errorf(query.IO, "plan %s: unreadable item: %v", token, err)
 	}
 	it := itemFromValue(v)
-	if afters != nil {
+	if rawAfter {
+		if a := afters[i]; string(a) != "null" {
+			it.afterJSON = a
+		}
+	} else if afters != nil {
 		if it.after, err = parseImage(afters[i]); err != nil {
 			return item{}, query.Errorf(query.IO, "plan %s: unreadable after-image: %v", token, err)
 		}

@@ -1,7 +1,9 @@
 package changes
 
 import (
+	"bytes"
 	"context"
+	"runtime"
 
 	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/store"
@@ -78,23 +80,151 @@ func planUpdate(ctx context.Context, tx *store.Tx, b *builder, f *query.Filter, 
 	return missing, b.save(tx)
 }
 
-// planMatches runs the update on every matching document.
+// planMatches runs the update on every matching document. Unless only the
+// first match is wanted, a second goroutine decodes and updates the
+// matches while this one scans, matches and writes the plan (see
+// matchPipeline); the items are added in _id order either way.
 func planMatches(ctx context.Context, b *builder, c *store.Collection, f *query.Filter, u *query.Update, filter query.Value, first bool) error {
 	actx := query.ApplyContext{Now: b.p.Created, Query: filter}
-	return scanMatches(ctx, c, f, first, func(js []byte, doc query.Value) error {
-		b.p.Matched++
+	plan := func(js []byte, doc query.Value) (item, error) {
 		id := doc.Get("_id")
 		it := item{coll: c.Name(), id: id, op: opNone, digest: digest(js)}
 		after, changed, err := u.Apply(doc, actx)
 		if err == nil && changed {
 			after, err = query.PrepareDocument(after)
 			it.op, it.before, it.after = opUpdate, doc, after
+			it.beforeJSON, it.afterJSON = js, query.AppendJSON(nil, after)
 		}
 		if err != nil {
-			return updateError(c.Name(), id, err)
+			return item{}, updateError(c.Name(), id, err)
 		}
+		return it, nil
+	}
+	add := func(it item) error {
+		b.p.Matched++
 		return b.add(it)
-	})
+	}
+	if first || runtime.GOMAXPROCS(0) < 2 {
+		return scanMatches(ctx, c, f, first, func(js []byte, doc query.Value) error {
+			it, err := plan(js, doc)
+			if err != nil {
+				return err
+			}
+			return add(it)
+		})
+	}
+	return matchPipeline(ctx, c, f, plan, add)
+}
+
+// matchBatch is a run of matching documents planned by the pipeline's
+// second goroutine.
+type matchBatch struct {
+	js    [][]byte // copies of the documents' stored JSON
+	items []item
+	err   error // the first failure, after the items before it
+	done  chan struct{}
+}
+
+const matchBatchDocs = 256
+
+// matchPipeline scans c for the documents f matches and hands them, in
+// runs, to a goroutine that decodes and plans them; it adds the planned
+// items in _id order as they come back. The first failure in _id order
+// is returned, with the items before it added, as scanMatches would.
+func matchPipeline(ctx context.Context, c *store.Collection, f *query.Filter, plan func([]byte, query.Value) (item, error), add func(item) error) error {
+	work := make(chan *matchBatch, 4)
+	var pending []*matchBatch
+	go func() {
+		for mb := range work {
+			planBatch(mb, plan)
+			close(mb.done)
+		}
+	}()
+	defer close(work)
+	// drain adds the planned batches at the front, waiting for them when
+	// wait is set.
+	drain := func(wait bool) error {
+		for len(pending) > 0 {
+			mb := pending[0]
+			if !wait {
+				select {
+				case <-mb.done:
+				default:
+					return nil
+				}
+			}
+			<-mb.done
+			pending = pending[1:]
+			for _, it := range mb.items {
+				if err := add(it); err != nil {
+					return err
+				}
+			}
+			if mb.err != nil {
+				return mb.err
+			}
+		}
+		return nil
+	}
+	mb := &matchBatch{done: make(chan struct{})}
+	send := func() error {
+		pending = append(pending, mb)
+		work <- mb
+		mb = &matchBatch{done: make(chan struct{})}
+		return drain(len(pending) > 4)
+	}
+	cur := c.Scan()
+	defer cur.Close()
+	for n := 1; cur.Next(); n++ {
+		if n%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		js, err := cur.JSON()
+		if err != nil {
+			return err
+		}
+		if f != nil {
+			if ok, err := f.MatchJSON(js); err == nil && !ok {
+				continue
+			}
+		}
+		if mb.js = append(mb.js, bytes.Clone(js)); len(mb.js) == matchBatchDocs {
+			if err := send(); err != nil {
+				return err
+			}
+		}
+	}
+	if err := cur.Err(); err != nil {
+		return err
+	}
+	if len(mb.js) > 0 {
+		if err := send(); err != nil {
+			return err
+		}
+	}
+	return drain(true)
+}
+
+// planBatch decodes and plans the documents of a batch, up to the first
+// failure.
+func planBatch(mb *matchBatch, plan func([]byte, query.Value) (item, error)) {
+	mb.items = make([]item, 0, len(mb.js))
+	for _, js := range mb.js {
+		doc, err := query.Parse(js)
+		if err != nil {
+			mb.err = query.Errorf(query.IO, "corrupt document value: %v", err).
+				WithHint("run `omgdb verify` on the store; restore from a backup or salvage it")
+			return
+		}
+		it, err := plan(js, doc)
+		if err != nil {
+			mb.err = err
+			return
+		}
+		mb.items = append(mb.items, it)
+	}
 }
 
 // upsertDoc returns the document an upsert inserts.

@@ -2,6 +2,7 @@ package changes_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -116,5 +117,60 @@ func TestPlanUpdate_ReplacementAndFirstOnly(t *testing.T) {
 	p, docs, err := changes.ShowPlan(ctx, db, res.Token)
 	if err != nil || p.Update.String() != `{"b":2}` || !p.First || len(docs) != 1 || len(docs[0].Fields) != 3 {
 		t.Fatalf("show = %+v %+v %v", p, docs, err)
+	}
+}
+
+// TestPlanUpdate_ManyMatches plans over more matches than one run of the
+// planning pipeline: apply writes exactly what a document-by-document
+// update gives, with indexes kept (Verify checks them on cleanup), rollback
+// restores the bytes, and a failure names the first failing _id.
+func TestPlanUpdate_ManyMatches(t *testing.T) {
+	db := storetest.MustOpen(t)
+	var docs, want []string
+	for i := range 3000 {
+		docs = append(docs, fmt.Sprintf(`{"_id":%d,"plan":"%s","score":%d,"email":"u%d@x"}`, i, []string{"team", "free", "pro"}[i%3], i, i))
+		if i%3 == 0 {
+			want = append(want, fmt.Sprintf(`{"_id":%d,"plan":"team","score":%d,"email":"u%d@x","flag":true}`, i, i+1, i))
+		} else {
+			want = append(want, docs[i])
+		}
+	}
+	storetest.Insert(t, db, "users", docs...)
+	write(t, db, func(tx *store.Tx) error {
+		c, _ := tx.Collection("users")
+		if _, err := c.CreateBTreeIndex("", store.BTreeSpec{Fields: []store.IndexField{{Path: "email"}}, Unique: true}); err != nil {
+			return err
+		}
+		_, err := c.CreateBTreeIndex("", store.BTreeSpec{Fields: []store.IndexField{{Path: "score"}}})
+		return err
+	})
+	before := dump(t, db)
+	res := planUpdate(t, db, "users", `{"plan":"team"}`, `{"$inc":{"score":1},"$set":{"flag":true}}`, nil)
+	if res.Matched != 1000 || res.Modified != 1000 {
+		t.Fatalf("plan = %+v", res)
+	}
+	ap := mustApply(t, db, res.Token)
+	if ap.Updated != 1000 {
+		t.Fatalf("apply = %+v", ap)
+	}
+	var lines []string
+	for _, w := range want {
+		lines = append(lines, `{"collection":"users","document":`+w+`}`)
+	}
+	if got := dump(t, db); !strings.Contains(got, strings.Join(lines, "\n")+"\n") {
+		t.Fatalf("after apply:\n%.600s", got)
+	}
+	if _, err := changes.Rollback(ctx, db, ap.ChangeID, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := dump(t, db); got != before {
+		t.Fatalf("after rollback:\n%.600s", got)
+	}
+	// Two failing documents far apart: the first in _id order is named.
+	replace(t, db, "users", "2700", `{"plan":"team","score":"x","email":"a"}`)
+	replace(t, db, "users", "1200", `{"plan":"team","score":"y","email":"b"}`)
+	_, err := changes.PlanUpdate(ctx, db, "users", query.MustParse(`{"plan":"team"}`), query.MustParse(`{"$inc":{"score":1}}`), nil)
+	if err == nil || !strings.HasPrefix(err.Error(), "update of _id 1200 in `users`: ") {
+		t.Fatalf("error = %v", err)
 	}
 }

@@ -2,8 +2,11 @@ package store
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/omgdb/omgdb/query"
 )
@@ -13,70 +16,59 @@ import (
 // called in the goroutine of the transaction.
 func (c *Collection) SetBuildProgress(fn func(done, total int64)) { c.buildProgress = fn }
 
-// buildEntry locates one entry in the build arena.
+// buildEntry locates one entry (index key, then _id key) in a build arena.
+// pre and pre2 hold the entry's first 16 bytes, big-endian and
+// zero-padded, so that most comparisons of the sort need not read the
+// arena (a number's key is 9 bytes).
 type buildEntry struct {
-	off, fkLen, n uint32
+	pre   uint64
+	pre2  uint64
+	off   uint32
+	fkLen uint16 // the index key's length; the _id key follows it
+	n     uint16 // the entry's length (at most MaxIndexKeySize)
 }
 
-// Build indexes every document: it collects all entries, sorts them, checks
-// uniqueness on neighbours, and writes them in key order, which fills the
-// index's pages completely.
+// buildPart is what one worker of a build collects.
+type buildPart struct {
+	arena   []byte
+	entries []buildEntry
+	mask    uint64
+	docs    int64 // documents done
+	total   int64 // documents expected, to size the arena
+	err     error
+	errAt   int64 // the position of the document that failed, for the first error
+}
+
+// buildBatch is a run of documents handed to a worker: their keys (the
+// encoded _id) and stored values, which alias the transaction's memory
+// and stay valid while the build writes nothing.
+type buildBatch struct {
+	first      int64 // position of the first document in the scan
+	keys, vals [][]byte
+}
+
+const buildBatchDocs = 512
+
+// Build indexes every document: workers (two when there are two cores)
+// decode only the indexed paths of each document and encode its entries;
+// each sorts what it collected; the sorted runs are merged, checked for
+// uniqueness on neighbours, and written in key order, which fills the
+// index's pages completely. The documents are read in the transaction's
+// goroutine; nothing is written until every worker is done.
 func (btreeKind) Build(ix *Index, docs *Cursor) error {
 	t, err := btreeOf(ix)
 	if err != nil {
 		return err
 	}
-	var (
-		arena   []byte
-		entries []buildEntry
-		mask    uint64
-		done    int64
-		keys    keySet
-	)
-	total, progress := ix.coll.count, ix.coll.buildProgress
-	// Decode only _id and the indexed paths: the keys read nothing else,
-	// and a whole decode cost several times the rest of the build.
-	paths := []string{"_id"}
-	for _, f := range t.spec.Fields {
-		paths = append(paths, f.Path)
-	}
-	fields := query.NewFieldSet(paths)
-	for docs.Next() {
-		js, err := docs.JSON()
-		if err != nil {
-			return err
-		}
-		doc, err := query.ParseFields(js, fields)
-		if err != nil {
-			return corruptValue(err.Error())
-		}
-		keys.reset()
-		m, err := t.gen.keys(doc, &keys)
-		if err != nil {
-			return t.keyError(doc, err)
-		}
-		mask |= m
-		idKey := query.AppendKey(nil, doc.Get("_id"))
-		for _, k := range keys.keys {
-			if n := len(k) + len(idKey); n > MaxIndexKeySize {
-				return t.keyError(doc, query.Errorf(query.Limit, "its key is %d bytes, over the %d-byte index key limit", n, MaxIndexKeySize).
-					WithHint("index a shorter field, or leave this field out of the index"))
-			}
-			entries = append(entries, buildEntry{off: uint32(len(arena)), fkLen: uint32(len(k)), n: uint32(len(k) + len(idKey))})
-			arena = append(append(arena, k...), idKey...)
-		}
-		if done++; progress != nil && done%4096 == 0 {
-			progress(done, total)
-		}
-	}
-	if err := docs.Err(); err != nil {
+	parts, err := t.collect(docs)
+	if err != nil {
 		return err
 	}
-	if uint64(len(arena)) > 1<<32-1 {
-		return query.Errorf(query.Limit, "index `%s` is too large to build in one pass (over 4 GiB of keys)", ix.Def.Name)
+	arena, entries, err := mergeParts(ix, parts)
+	if err != nil {
+		return err
 	}
-	at := func(e buildEntry) []byte { return arena[e.off : e.off+e.n] }
-	slices.SortFunc(entries, func(a, b buildEntry) int { return bytes.Compare(at(a), at(b)) })
+	at := func(e buildEntry) []byte { return arena[e.off : e.off+uint32(e.n)] }
 	if t.spec.Unique {
 		if err := t.checkSorted(entries, at); err != nil {
 			return err
@@ -88,10 +80,235 @@ func (btreeKind) Build(ix *Index, docs *Cursor) error {
 			return err
 		}
 	}
+	var mask uint64
+	for _, p := range parts {
+		mask |= p.mask
+	}
+	return t.noteMultikey(mask)
+}
+
+// collect scans the documents and has the workers encode and sort their
+// entries. The error is that of the first document (in scan order) that
+// cannot be indexed.
+func (t *btree) collect(docs *Cursor) ([]*buildPart, error) {
+	workers := min(2, runtime.GOMAXPROCS(0))
+	total, progress := t.ix.coll.count, t.ix.coll.buildProgress
+	var paths []string
+	for _, f := range t.spec.Fields {
+		paths = append(paths, f.Path)
+	}
+	fields := query.NewFieldSet(paths)
+	work := make(chan *buildBatch, 2*workers)
+	free := make(chan *buildBatch, 2*workers+2)
+	parts := make([]*buildPart, workers)
+	var wg sync.WaitGroup
+	for i := range parts {
+		p := &buildPart{errAt: -1, total: total/int64(workers) + 1}
+		if total > 0 {
+			p.entries = make([]buildEntry, 0, total/int64(workers)+1024)
+		}
+		parts[i] = p
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t.buildWorker(p, fields, work, free)
+		}()
+	}
+	var done int64
+	b := &buildBatch{}
+	for docs.Next() {
+		b.keys, b.vals = append(b.keys, docs.key), append(b.vals, docs.raw)
+		if len(b.keys) == buildBatchDocs {
+			work <- b
+			if done += buildBatchDocs; progress != nil && done%4096 == 0 {
+				progress(done, total)
+			}
+			select {
+			case b = <-free:
+				b.keys, b.vals = b.keys[:0], b.vals[:0]
+			default:
+				b = &buildBatch{}
+			}
+			b.first = done
+		}
+	}
+	if len(b.keys) > 0 {
+		done += int64(len(b.keys))
+		work <- b
+	}
+	close(work)
+	wg.Wait()
+	if err := docs.Err(); err != nil {
+		return nil, err
+	}
+	var first *buildPart
+	for _, p := range parts {
+		if p.err != nil && (first == nil || p.errAt < first.errAt) {
+			first = p
+		}
+	}
+	if first != nil {
+		return nil, first.err
+	}
 	if progress != nil {
 		progress(done, total)
 	}
-	return t.noteMultikey(mask)
+	return parts, nil
+}
+
+// buildWorker encodes the entries of the batches it receives into p, then
+// sorts them. After an error it only drains its batches.
+func (t *btree) buildWorker(p *buildPart, fields *query.FieldSet, work <-chan *buildBatch, free chan<- *buildBatch) {
+	gen := newKeyGen(t.spec)
+	var keys keySet
+	for b := range work {
+		for i := range b.keys {
+			if p.err != nil {
+				break
+			}
+			if err := t.buildDoc(p, gen, &keys, fields, b.keys[i], b.vals[i]); err != nil {
+				p.err, p.errAt = err, b.first+int64(i)
+			}
+		}
+		select {
+		case free <- b:
+		default:
+		}
+	}
+	if p.err == nil {
+		sortEntries(p.arena, p.entries)
+	}
+}
+
+// buildDoc appends the entries of one document.
+func (t *btree) buildDoc(p *buildPart, gen *keyGen, keys *keySet, fields *query.FieldSet, idKey, raw []byte) error {
+	js, err := docJSON(raw)
+	if err != nil {
+		return err
+	}
+	doc, err := query.ParseFields(js, fields)
+	if err != nil {
+		return corruptValue(err.Error())
+	}
+	keys.reset()
+	m, err := gen.keys(doc, keys)
+	if err != nil {
+		return t.keyError(wholeDoc(js), err)
+	}
+	p.mask |= m
+	for _, k := range keys.keys {
+		n := len(k) + len(idKey)
+		if n > MaxIndexKeySize {
+			return t.keyError(wholeDoc(js), query.Errorf(query.Limit, "its key is %d bytes, over the %d-byte index key limit", n, MaxIndexKeySize).
+				WithHint("index a shorter field, or leave this field out of the index"))
+		}
+		if len(p.arena)+n > 1<<32-1 {
+			return query.Errorf(query.Limit, "index `%s` is too large to build in one pass (over 4 GiB of keys)", t.ix.Def.Name)
+		}
+		if len(p.arena)+n > cap(p.arena) {
+			p.grow(n)
+		}
+		off := len(p.arena)
+		p.arena = append(append(p.arena, k...), idKey...)
+		e := p.arena[off:]
+		p.entries = append(p.entries, buildEntry{pre: prefix8(e), pre2: prefix8(e[min(8, len(e)):]), off: uint32(off), fkLen: uint16(len(k)), n: uint16(n)})
+	}
+	p.docs++
+	return nil
+}
+
+// grow makes room for n more bytes in the arena, sized from the documents
+// done for the documents expected, so that it is not copied at every
+// doubling (a large copy also holds up the garbage collector).
+func (p *buildPart) grow(n int) {
+	want := 2*cap(p.arena) + n
+	if p.docs >= 256 && p.docs < p.total {
+		want = max(len(p.arena)+n, int(float64(len(p.arena))/float64(p.docs)*float64(p.total)*1.05))
+	}
+	p.arena = slices.Grow(p.arena, want-len(p.arena))
+}
+
+// wholeDoc decodes a document for an error message (it names the _id).
+func wholeDoc(js []byte) query.Value {
+	doc, _ := query.Parse(js)
+	return doc
+}
+
+// prefix8 returns the first 8 bytes of b, big-endian, zero-padded.
+func prefix8(b []byte) uint64 {
+	if len(b) >= 8 {
+		return binary.BigEndian.Uint64(b)
+	}
+	var x uint64
+	for i := 0; i < 8; i++ {
+		x <<= 8
+		if i < len(b) {
+			x |= uint64(b[i])
+		}
+	}
+	return x
+}
+
+// compareEntries orders entries as their bytes.
+func compareEntries(arena []byte, a, b buildEntry) int {
+	if a.pre != b.pre {
+		if a.pre < b.pre {
+			return -1
+		}
+		return 1
+	}
+	if a.pre2 != b.pre2 {
+		if a.pre2 < b.pre2 {
+			return -1
+		}
+		return 1
+	}
+	return bytes.Compare(arena[a.off:a.off+uint32(a.n)], arena[b.off:b.off+uint32(b.n)])
+}
+
+func sortEntries(arena []byte, entries []buildEntry) {
+	slices.SortFunc(entries, func(a, b buildEntry) int { return compareEntries(arena, a, b) })
+}
+
+// mergeParts concatenates the workers' arenas and merges their sorted
+// entries into one sorted list.
+func mergeParts(ix *Index, parts []*buildPart) ([]byte, []buildEntry, error) {
+	size, n := 0, 0
+	for _, p := range parts {
+		size += len(p.arena)
+		n += len(p.entries)
+	}
+	if uint64(size) > 1<<32-1 {
+		return nil, nil, query.Errorf(query.Limit, "index `%s` is too large to build in one pass (over 4 GiB of keys)", ix.Def.Name)
+	}
+	if len(parts) == 1 {
+		return parts[0].arena, parts[0].entries, nil
+	}
+	arena := make([]byte, 0, size)
+	runs := make([][]buildEntry, len(parts))
+	for i, p := range parts {
+		base := uint32(len(arena))
+		arena = append(arena, p.arena...)
+		for j := range p.entries {
+			p.entries[j].off += base
+		}
+		runs[i] = p.entries
+		p.arena = nil
+	}
+	out := make([]buildEntry, 0, n)
+	for {
+		best := -1
+		for i, r := range runs {
+			if len(r) > 0 && (best < 0 || compareEntries(arena, r[0], runs[best][0]) < 0) {
+				best = i
+			}
+		}
+		if best < 0 {
+			return arena, out, nil
+		}
+		out = append(out, runs[best][0])
+		runs[best] = runs[best][1:]
+	}
 }
 
 // checkSorted finds two neighbouring entries with equal keys.

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -209,4 +210,86 @@ func TestBTree_PrepareErrors(t *testing.T) {
 	if err != nil || len(fields) != 2 || !fields[1].Desc || fields[0].Path != "address.city" {
 		t.Errorf("ParseKeyPattern = %+v, %v", fields, err)
 	}
+}
+
+// TestBTree_BuildManyDocuments builds indexes over more documents than one
+// batch of the build's workers: the entries come out in key order (Verify
+// checks every one), uniqueness is checked across the workers' runs, and
+// a build that fails names the first document, in _id order, that fails.
+func TestBTree_BuildManyDocuments(t *testing.T) {
+	const n = 5000
+	db := storetest.MustOpen(t)
+	var docs []string
+	for i := range n {
+		docs = append(docs, fmt.Sprintf(`{"_id":%d,"k":%d,"u":"u%05d","tags":["t%d","t%d"]}`, i, i%37, i, i%5, i%11))
+	}
+	storetest.Insert(t, db, "c", docs...)
+	for _, spec := range []store.BTreeSpec{
+		{Fields: []store.IndexField{{Path: "k"}}},
+		{Fields: []store.IndexField{{Path: "u"}}, Unique: true},
+		{Fields: []store.IndexField{{Path: "tags"}, {Path: "k", Desc: true}}},
+	} {
+		if err := createIndex(t, db, "c", spec); err != nil {
+			t.Fatalf("%v: %v", spec.Fields, err)
+		}
+	}
+	storetest.MustVerify(t, db) // every entry, and their count
+	// Two pairs of duplicates, far apart: the pair with the smaller keys is
+	// reported (its documents are the first and the last).
+	storetest.Insert(t, db, "d", docs...)
+	storetest.Insert(t, db, "d", `{"_id":5001,"u":"u04000"}`, `{"_id":5002,"u":"u00010"}`)
+	err := createIndex(t, db, "d", store.BTreeSpec{Fields: []store.IndexField{{Path: "u"}}, Unique: true})
+	want := "duplicate key in unique index `u_1` of collection `d`: {\"u\":\"u00010\"} is already used by _id 10 (writing _id 5002)"
+	if err == nil || err.Error() != want {
+		t.Fatalf("unique build: %v\nwant: %s", err, want)
+	}
+	// Keys too large in two documents: the first one, in _id order, is named.
+	big := strings.Repeat("x", 20000)
+	storetest.Insert(t, db, "e", docs...)
+	storetest.Insert(t, db, "e", fmt.Sprintf(`{"_id":5500,"k":%q}`, big), fmt.Sprintf(`{"_id":600.5,"k":%q}`, big))
+	err = createIndex(t, db, "e", store.BTreeSpec{Fields: []store.IndexField{{Path: "k"}}})
+	if query.KindOf(err) != query.Limit || !strings.Contains(err.Error(), "document _id 600.5:") {
+		t.Fatalf("huge keys: %v", err)
+	}
+}
+
+// TestCollection_ReplaceJSON: a replacement given as canonical JSON keeps
+// the indexes (parsed only along their paths) and the journal (Verify,
+// on cleanup, checks both), and refuses another _id or a taken unique key.
+func TestCollection_ReplaceJSON(t *testing.T) {
+	db := storetest.MustOpen(t)
+	storetest.Insert(t, db, "c", `{"_id":1,"email":"a@x","age":30,"tags":["p","q"]}`, `{"_id":2,"email":"b@x","age":40}`)
+	if err := createIndex(t, db, "c", store.BTreeSpec{Fields: []store.IndexField{{Path: "email"}}, Unique: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := createIndex(t, db, "c", store.BTreeSpec{Fields: []store.IndexField{{Path: "tags"}, {Path: "age"}}}); err != nil {
+		t.Fatal(err)
+	}
+	replace := func(id int64, js string) error {
+		return db.Update(store.Change{}, func(tx *store.Tx) error {
+			c, _ := tx.Collection("c")
+			return c.ReplaceJSON(query.LongValue(id), []byte(js))
+		})
+	}
+	want := `{"_id":1,"email":"c@x","age":31,"tags":["q","r"],"more":{"x":1.5}}`
+	if err := replace(1, want); err != nil {
+		t.Fatal(err)
+	}
+	db.View(func(tx *store.Tx) error {
+		c, _ := tx.Collection("c")
+		if js, err := c.GetJSON(query.LongValue(1)); err != nil || string(js) != want {
+			t.Errorf("stored %s, %v; want %s", js, err, want)
+		}
+		return nil
+	})
+	if err := replace(2, `{"_id":3,"email":"d@x"}`); query.KindOf(err) != query.Invalid {
+		t.Errorf("another _id: %v", err)
+	}
+	if err := replace(2, `{"_id":2,"email":"c@x"}`); !errors.Is(err, store.ErrDuplicateKey) {
+		t.Errorf("taken unique key: %v", err)
+	}
+	if err := replace(3, `{"_id":3}`); query.KindOf(err) != query.NotFound {
+		t.Errorf("missing document: %v", err)
+	}
+	storetest.MustVerify(t, db)
 }

@@ -36,6 +36,7 @@ const compressAbove = 4096
 
 var (
 	zenc     *zstd.Encoder
+	zencFast *zstd.Encoder // zstd's fastest level, for EncodeBlobFast
 	zdec     *zstd.Decoder
 	zstdOnce sync.Once
 )
@@ -43,6 +44,8 @@ var (
 func zstdInit() {
 	zstdOnce.Do(func() {
 		zenc, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1),
+			zstd.WithWindowSize(1<<20), zstd.WithLowerEncoderMem(true))
+		zencFast, _ = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1),
 			zstd.WithWindowSize(1<<20), zstd.WithLowerEncoderMem(true))
 		zdec, _ = zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(64<<20))
 	})

@@ -26,6 +26,9 @@ type Collection struct {
 	appendOnly bool
 	lastKey    []byte   // the greatest key while appendOnly; nil until known
 	indexes    []*Index // opened indexes, for maintenance; nil until needed
+	// indexPaths holds _id and the paths the opened indexes read, when
+	// they are all B-tree indexes (which read nothing else); nil otherwise.
+	indexPaths *query.FieldSet
 	// buildProgress is called by index builds; see SetBuildProgress.
 	buildProgress func(done, total int64)
 	rules         *Rules // compiled from meta.Rules; nil when there are none
@@ -292,6 +295,78 @@ func (c *Collection) Replace(id query.Value, doc query.Value) error {
 	}
 	c.tx.record(Op{Op: OpUpdate, Coll: c.name, ID: storedID, beforeJSON: old.js})
 	return nil
+}
+
+// ReplaceJSON replaces the document with the given _id by js: the
+// canonical JSON of a prepared document with that _id, as query.AppendJSON
+// writes a document that query.PrepareDocument accepted (a plan's
+// after-image). It is Replace without the encoding: the bytes are stored
+// as they are, and both images are parsed only as far as the indexes read
+// (only _id and the indexed paths, when every index is a B-tree) or whole
+// when validation rules apply. It checks the _id and the size, not that
+// js is canonical.
+func (c *Collection) ReplaceJSON(id query.Value, js []byte) error {
+	if err := c.checkWritable(); err != nil {
+		return err
+	}
+	if len(js) > query.MaxDocumentSize {
+		return query.Errorf(query.Limit, "document with _id %s is %d bytes, over the %d-byte limit", id, len(js), query.MaxDocumentSize)
+	}
+	old, err := c.current(id)
+	if err != nil {
+		return err
+	}
+	paths, err := c.writePaths()
+	if err != nil {
+		return err
+	}
+	doc, err := parseFor(js, paths)
+	if err != nil {
+		return err
+	}
+	if newID := doc.Get("_id"); !query.Equal(newID, id) {
+		return query.Errorf(query.Invalid, "cannot change _id %s to %s", id, newID).
+			WithHint("_id is immutable; delete the document and insert a new one")
+	}
+	if err := c.rules.Check(c.name, doc); err != nil {
+		return err
+	}
+	var before query.Value
+	if len(c.meta.Indexes) > 0 {
+		if before, err = parseFor(old.js, paths); err != nil {
+			return corruptValue(err.Error())
+		}
+	}
+	if err := c.maintain(before, doc); err != nil {
+		return err
+	}
+	val := append(make([]byte, headerSize, headerSize+len(js)), js...)
+	if err := c.docs.Put(query.AppendKey(nil, id), encodeJSON(val)); err != nil {
+		return err
+	}
+	c.tx.record(Op{Op: OpUpdate, Coll: c.name, ID: old.id(), beforeJSON: old.js})
+	return nil
+}
+
+// writePaths returns what a write must parse of a document: _id and the
+// indexed paths when every index is a B-tree and no rules apply, or nil
+// for the whole document.
+func (c *Collection) writePaths() (*query.FieldSet, error) {
+	if c.rules != nil || len(c.meta.Indexes) == 0 {
+		return nil, nil
+	}
+	if err := c.openIndexes(); err != nil {
+		return nil, err
+	}
+	return c.indexPaths, nil
+}
+
+// parseFor parses a stored document, only the paths of fs when it is set.
+func parseFor(js []byte, fs *query.FieldSet) (query.Value, error) {
+	if fs == nil {
+		return query.Parse(js)
+	}
+	return query.ParseFields(js, fs)
 }
 
 // Delete removes the document with the given _id. The before-image goes

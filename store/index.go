@@ -241,14 +241,8 @@ func (c *Collection) maintain(before, after query.Value) error {
 	if len(c.meta.Indexes) == 0 {
 		return nil
 	}
-	if c.indexes == nil {
-		for _, def := range c.meta.Indexes {
-			ix, err := c.openIndex(def)
-			if err != nil {
-				return err
-			}
-			c.indexes = append(c.indexes, ix)
-		}
+	if err := c.openIndexes(); err != nil {
+		return err
 	}
 	for i, ix := range c.indexes {
 		if err := ix.kind.Update(ix, before, after); err != nil {
@@ -262,6 +256,40 @@ func (c *Collection) maintain(before, after query.Value) error {
 			}
 			return err
 		}
+	}
+	return nil
+}
+
+// openIndexes opens the collection's indexes for maintenance, once, and
+// notes the paths they read.
+func (c *Collection) openIndexes() error {
+	if c.indexes != nil {
+		return nil
+	}
+	paths := []string{"_id"}
+	for _, def := range c.meta.Indexes {
+		ix, err := c.openIndex(def)
+		if err != nil {
+			c.indexes = nil
+			return err
+		}
+		c.indexes = append(c.indexes, ix)
+		if paths != nil && def.Kind == BTreeKind {
+			t, err := btreeOf(ix)
+			if err != nil {
+				c.indexes = nil
+				return err
+			}
+			for _, f := range t.spec.Fields {
+				paths = append(paths, f.Path)
+			}
+		} else {
+			paths = nil
+		}
+	}
+	c.indexPaths = nil
+	if paths != nil {
+		c.indexPaths = query.NewFieldSet(paths)
 	}
 	return nil
 }
