@@ -218,12 +218,9 @@ func (d *rawDecoder) object(n *pruneNode, depth int) (Value, error) {
 			p.pos = start
 			return p.value(depth)
 		}
-		p.skipSpace()
-		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-			return Value{}, p.errorf("unexpected %s after key %q, expected ':'", p.describe(), key)
+		if err := d.colon(key); err != nil {
+			return Value{}, err
 		}
-		p.pos++
-		p.skipSpace()
 		kid := n
 		if !n.full {
 			if kid = n.find(raw); kid != nil {
@@ -244,6 +241,11 @@ func (d *rawDecoder) object(n *pruneNode, depth int) (Value, error) {
 			}
 			d.fields = append(d.fields, Field{key, v})
 		}
+		// Canonical JSON has no spaces: look for the delimiter first.
+		if p.pos < len(p.data) && p.data[p.pos] == ',' {
+			p.pos++
+			continue
+		}
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return Value{}, p.errorf("unexpected end of input in an object, expected ',' or '}'")
@@ -258,6 +260,22 @@ func (d *rawDecoder) object(n *pruneNode, depth int) (Value, error) {
 			return Value{}, p.errorf("unexpected %s in an object, expected ',' or '}'", p.describe())
 		}
 	}
+}
+
+// colon passes over the ':' after key and the spaces around it.
+func (d *rawDecoder) colon(key string) error {
+	p := &d.p
+	if p.pos+1 < len(p.data) && p.data[p.pos] == ':' && p.data[p.pos+1] > ' ' {
+		p.pos++
+		return nil
+	}
+	p.skipSpace()
+	if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+		return p.errorf("unexpected %s after key %q, expected ':'", p.describe(), key)
+	}
+	p.pos++
+	p.skipSpace()
+	return nil
 }
 
 // objectValue returns the object of the fields decoded since base.
@@ -277,6 +295,19 @@ func (d *rawDecoder) key() (string, []byte, error) {
 	p := &d.p
 	if p.pos >= len(p.data) || p.data[p.pos] != '"' {
 		return "", nil, p.errorf("unexpected %s in an object, expected a quoted key", p.describe())
+	}
+	// Keys are short and plain ASCII as a rule: find the closing quote.
+	data, i := p.data, p.pos+1
+	for i < len(data) && strPlain[data[i]] {
+		i++
+	}
+	if i < len(data) && data[i] == '"' {
+		raw := data[p.pos+1 : i]
+		p.pos = i + 1
+		if len(raw) == 0 {
+			return "", raw, nil
+		}
+		return unsafe.String(&raw[0], len(raw)), raw, nil
 	}
 	own := d.own
 	d.own = false
