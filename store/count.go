@@ -5,121 +5,181 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"sync"
 
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/omgdb/omgdb/query"
 )
 
-// parallelCountMin is the collection size from which an unindexed count
-// is split over two goroutines: below it the second transaction costs more
+// parallelScanMin is the collection size from which an unindexed count or
+// $group runs on several goroutines: below it, starting them costs more
 // than it saves.
-var parallelCountMin int64 = 50_000
+var parallelScanMin int64 = 20_000
 
-// countParallel counts the documents matching filter with two goroutines,
-// each scanning half of the key range, when the collection is large, the
-// machine has two cores or more, and a second read transaction sees the
-// same snapshot (bbolt transactions are not for concurrent use, so each
-// goroutine has its own). ok is false when it did not run.
-func (c *Collection) countParallel(ctx context.Context, filter *query.Filter) (n int64, ok bool, err error) {
-	if c.tx.writable || c.count < parallelCountMin || runtime.GOMAXPROCS(0) < 2 {
-		return 0, false, nil
-	}
-	btx, err := c.tx.db.bolt.Begin(false)
-	if err != nil {
-		return 0, false, nil
-	}
-	defer btx.Rollback()
-	var docs *bolt.Bucket
-	if root := btx.Bucket(bucketCollections); root != nil && btx.ID() == c.tx.btx.ID() {
-		if b := root.Bucket([]byte(c.name)); b != nil {
-			docs = b.Bucket(bucketDocs)
-		}
-	}
-	if docs == nil {
-		return 0, false, nil // another snapshot: a writer committed in between
-	}
-	first, _ := c.docs.Cursor().First()
-	last, _ := c.docs.Cursor().Last()
-	mid := midKey(first, last)
-	type half struct {
-		n   int64
-		err error
-	}
-	done := make(chan half, 1)
-	go func() {
-		n, err := countRange(ctx, docs.Cursor(), mid, nil, filter)
-		done <- half{n, err}
-	}()
-	n1, err1 := countRange(ctx, c.docs.Cursor(), nil, mid, filter)
-	h := <-done
-	if err1 != nil {
-		return 0, true, err1
-	}
-	return n1 + h.n, true, h.err
+// scanBatchSize is the number of documents a worker takes at a time.
+const scanBatchSize = 256
+
+// scanBatch is a batch of stored values on its way from the cursor to a
+// worker and then, in key order, to the caller. The values alias the
+// transaction's memory.
+type scanBatch struct {
+	vals  [][]byte
+	n     int64             // what the worker counted
+	group *query.GroupBatch // what the worker extracted, for a $group
+	err   error             // ends the scan, after what the batch holds
+	ready chan struct{}     // the worker is done with the batch
 }
 
-// countRange counts the matching documents with keys in [from, to) (nil:
-// unbounded).
-func countRange(ctx context.Context, cur *bolt.Cursor, from, to []byte, filter *query.Filter) (n int64, err error) {
+// scanParallel reads the collection's documents in key order on one
+// goroutine, has GOMAXPROCS workers run work on batches of them, and calls
+// use on each batch, in key order, on the calling goroutine. It stops at
+// the first error of a batch or of use (a batch's error is for use to
+// report, after the documents before it), and returns use's. The
+// transaction is not used concurrently: only the reading goroutine walks
+// its cursor, while the caller waits.
+func (c *Collection) scanParallel(ctx context.Context, newBatch func() *scanBatch, work func(*scanBatch), use func(*scanBatch) error) error {
+	workers := runtime.GOMAXPROCS(0)
+	inFlight := 4 * workers
+	free := make(chan *scanBatch, inFlight)
+	for range inFlight {
+		b := newBatch()
+		b.ready = make(chan struct{}, 1)
+		free <- b
+	}
+	todo := make(chan *scanBatch, inFlight)
+	queue := make(chan *scanBatch, inFlight)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1 + workers)
+	go func() {
+		defer wg.Done()
+		defer close(queue)
+		defer close(todo)
+		c.readBatches(ctx, free, stop, func(b *scanBatch) {
+			queue <- b
+			todo <- b
+		})
+	}()
+	for range workers {
+		go func() {
+			defer wg.Done()
+			for b := range todo {
+				safely(b, work)
+				b.ready <- struct{}{}
+			}
+		}()
+	}
+	var err error
+	for b := range queue {
+		<-b.ready
+		if err == nil {
+			if err = use(b); err != nil {
+				close(stop)
+			}
+		}
+		free <- b
+	}
+	wg.Wait()
+	return err
+}
+
+// readBatches fills batches from the cursor and sends them on until the
+// documents end, stop closes, or a batch ends with an error (a
+// cancellation, a damaged page).
+func (c *Collection) readBatches(ctx context.Context, free <-chan *scanBatch, stop <-chan struct{}, send func(*scanBatch)) {
+	r := &batchReader{cur: c.docs.Cursor()}
+	for {
+		var b *scanBatch
+		select {
+		case b = <-free:
+		case <-stop:
+			return
+		}
+		b.vals, b.n, b.err = b.vals[:0], 0, nil
+		if b.group != nil {
+			b.group.Reset()
+		}
+		if b.err = ctx.Err(); b.err == nil {
+			b.err = r.fill(b)
+		}
+		if len(b.vals) == 0 && b.err == nil {
+			return // no more documents
+		}
+		send(b)
+		if b.err != nil || len(b.vals) < scanBatchSize {
+			return
+		}
+	}
+}
+
+// batchReader walks a cursor a batch at a time.
+type batchReader struct {
+	cur     *bolt.Cursor
+	k, v    []byte
+	started bool
+}
+
+// fill reads up to scanBatchSize values into b, turning a fault on a
+// damaged memory-mapped page into an error.
+func (r *batchReader) fill(b *scanBatch) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if p := recover(); p != nil {
+			err = corruptValue(fmt.Sprint(p))
+		}
+	}()
+	if !r.started {
+		r.k, r.v = r.cur.First()
+		r.started = true
+	}
+	for r.k != nil && len(b.vals) < scanBatchSize {
+		b.vals = append(b.vals, r.v)
+		r.k, r.v = r.cur.Next()
+	}
+	return nil
+}
+
+// safely runs work on b, turning a fault on a damaged memory-mapped page
+// into the batch's error.
+func safely(b *scanBatch, work func(*scanBatch)) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
-			err = corruptValue(fmt.Sprint(r))
+			b.err = corruptValue(fmt.Sprint(r))
 		}
 	}()
-	var k, v []byte
-	if from == nil {
-		k, v = cur.First()
-	} else {
-		k, v = cur.Seek(from)
-	}
-	for i := 0; k != nil && (to == nil || string(k) < string(to)); i++ {
-		if i%1024 == 1023 {
-			if err := ctx.Err(); err != nil {
-				return 0, err
-			}
-		}
-		js, err := docJSON(v)
-		if err != nil {
-			return 0, err
-		}
-		ok, err := filter.MatchJSON(js)
-		if err != nil {
-			return 0, corruptValue(err.Error())
-		}
-		if ok {
-			n++
-		}
-		k, v = cur.Next()
-	}
-	return n, nil
+	work(b)
 }
 
-// midKey returns a key between a and b (a <= b), treating them as
-// big-endian numbers: the halves of a range of keys of similar shape
-// (sequential ids, ObjectIds) hold about as many documents each.
-func midKey(a, b []byte) []byte {
-	n := max(len(a), len(b))
-	sum := make([]byte, n+1)
-	carry := 0
-	for i := n - 1; i >= 0; i-- {
-		s := carry
-		if i < len(a) {
-			s += int(a[i])
-		}
-		if i < len(b) {
-			s += int(b[i])
-		}
-		sum[i+1], carry = byte(s), s>>8
+// countParallel counts the documents matching filter on several
+// goroutines when the collection is large and the machine has two cores
+// or more. ok is false when it did not run.
+func (c *Collection) countParallel(ctx context.Context, filter *query.Filter) (n int64, ok bool, err error) {
+	if c.tx.writable || c.count < parallelScanMin || runtime.GOMAXPROCS(0) < 2 {
+		return 0, false, nil
 	}
-	sum[0] = byte(carry)
-	// Halve the (n+1)-byte sum: the result fits in n bytes.
-	mid := make([]byte, n)
-	rem := int(sum[0])
-	for i := 1; i <= n; i++ {
-		cur := rem<<8 | int(sum[i])
-		mid[i-1], rem = byte(cur>>1), cur&1
+	work := func(b *scanBatch) {
+		for _, raw := range b.vals {
+			js, err := docJSON(raw)
+			if err != nil {
+				b.err = err
+				return
+			}
+			ok, err := filter.MatchJSON(js)
+			if err != nil {
+				b.err = corruptValue(err.Error())
+				return
+			}
+			if ok {
+				b.n++
+			}
+		}
 	}
-	return mid
+	use := func(b *scanBatch) error {
+		n += b.n
+		return b.err
+	}
+	err = c.scanParallel(ctx, func() *scanBatch { return &scanBatch{} }, work, use)
+	return n, true, err
 }
