@@ -204,8 +204,13 @@ func (d *rawDecoder) object(n *pruneNode, depth int) (Value, error) {
 	}
 	found := 0 // the fields of a pruned object decoded so far
 	for first := true; ; first = false {
-		if depth == 1 && !n.full && found == len(n.kids) {
-			// The document has no other field the filter reads.
+		if !n.full && found == len(n.kids) && (depth == 1 || found > 0) {
+			// The object has no other field the filter reads.
+			if depth > 1 {
+				if err := d.skipNested(p.pos, 1, depth); err != nil {
+					return Value{}, err
+				}
+			}
 			return d.objectValue(base), nil
 		}
 		p.skipSpace()
@@ -394,8 +399,15 @@ func (d *rawDecoder) skip(depth int) error {
 		p.pos = i
 		return nil
 	}
-	data, level := p.data, 0
-	for i := p.pos; i < len(data); i++ {
+	return d.skipNested(p.pos, 0, depth)
+}
+
+// skipNested passes over the rest of a value: from data[i] on, inside
+// level open objects and arrays, to the end of the outermost.
+func (d *rawDecoder) skipNested(i, level, depth int) error {
+	p := &d.p
+	data := p.data
+	for ; i < len(data); i++ {
 		for skipPlain[data[i]] {
 			if i++; i == len(data) {
 				return p.errorf("unexpected end of input in a value")
