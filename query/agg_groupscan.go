@@ -23,8 +23,10 @@ type GroupScan struct {
 	p      *Pipeline
 	filter *Filter // the leading $match; nil without one
 	group  *groupStage
-	keep   []bool  // per accumulator: its state may hold on to its argument
-	rest   []stage // the stages after the $group
+	id     scanArg
+	args   []scanArg // per accumulator, its argument (nil for $count)
+	keep   []bool    // per accumulator: its state may hold on to its argument
+	rest   []stage   // the stages after the $group
 	prune  *pruneNode
 }
 
@@ -62,15 +64,17 @@ func (p *Pipeline) GroupScan() (g *GroupScan, ok bool) {
 		return nil, false
 	}
 	s, ok := p.stages[i].(*groupStage)
-	if !ok || s.stage != "$group" || s.order != nil {
+	if !ok || s.stage != "$group" || s.order != nil || s.id == nil {
 		return nil, false
 	}
+	g.id = newScanArg(s.id)
 	for _, a := range s.accs {
 		keep, ok := scanAccumulators[a.op]
 		if !ok || a.n != nil || a.sort != nil {
 			return nil, false
 		}
 		g.keep = append(g.keep, keep)
+		g.args = append(g.args, newScanArg(a.input))
 	}
 	g.group, g.rest, g.prune = s, p.stages[i+1:], buildPrune(p.fields)
 	return g, true
@@ -158,7 +162,7 @@ func (b *GroupBatch) Extract(doc []byte) (more bool, err error) {
 	if g.filter != nil && !g.filter.Match(v) {
 		return true, nil
 	}
-	id, err := g.group.key(b.r, v)
+	id, err := g.id.eval(b.r, v)
 	if err != nil {
 		b.err = err
 		return false, nil
@@ -167,10 +171,10 @@ func (b *GroupBatch) Extract(doc []byte) (more bool, err error) {
 		id = NullValue()
 	}
 	start := len(b.args)
-	for _, a := range g.group.accs {
+	for _, a := range g.args {
 		var arg Value
-		if a.input != nil {
-			if arg, err = b.r.eval(a.input, v); err != nil {
+		if a.expr != nil {
+			if arg, err = a.eval(b.r, v); err != nil {
 				b.args = b.args[:start]
 				b.err = err
 				return false, nil
@@ -182,6 +186,40 @@ func (b *GroupBatch) Extract(doc []byte) (more bool, err error) {
 	b.ends = append(b.ends, len(b.keys))
 	b.ids = append(b.ids, id)
 	return true, nil
+}
+
+// scanArg evaluates a group key or an accumulator's argument as Run's
+// $group does, a field path or a constant without the evaluator.
+type scanArg struct {
+	expr expression // nil for $count's argument
+	path []string   // a path of the document ("$a.b")
+	lit  bool       // a constant, in val
+	val  Value
+}
+
+func newScanArg(e expression) scanArg {
+	a := scanArg{expr: e}
+	switch n := e.(type) {
+	case *varNode:
+		// $$CURRENT (slot 0) and $$ROOT (-1) are the document in a
+		// top-level $group.
+		if (n.slot == 0 || n.slot < 0) && len(n.path) > 0 {
+			a.path = n.path
+		}
+	case literal:
+		a.lit, a.val = true, n.v
+	}
+	return a
+}
+
+func (a scanArg) eval(r *runState, doc Value) (Value, error) {
+	switch {
+	case a.path != nil:
+		return walkPath(doc, a.path), nil
+	case a.lit:
+		return a.val, nil
+	}
+	return r.eval(a.expr, doc)
 }
 
 // Fail ends the batch with err, after the documents extracted so far.
