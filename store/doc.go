@@ -51,7 +51,7 @@
 // Scans match on the stored JSON (query.Filter.MatchJSON), decoding only
 // the fields a filter or pipeline reads. An unindexed count, and a
 // pipeline that starts with a $group (after a $match no index serves),
-// run on GOMAXPROCS goroutines over large collections (count.go): one
+// run on GOMAXPROCS goroutines over large collections (scan.go): one
 // walks the cursor of the read transaction and hands batches of stored
 // values to the others; counts are added up, and $group arguments are fed
 // to the groups in key order (query.GroupScan), so the results are those
