@@ -27,7 +27,7 @@ func (e txEnv) Collection(ctx context.Context, name string) (query.Source, error
 // narrow what is read; a $sort that leads or follows it is left to the
 // index when one gives that order, and to the pipeline otherwise.
 func (c *Collection) Aggregate(ctx context.Context, p *query.Pipeline) query.Source {
-	if src, ok := c.groupParallel(ctx, p); ok {
+	if src, ok := c.groupScan(ctx, p); ok {
 		return src
 	}
 	filter, sort, afterMatch, afterSort := p.Leading()
@@ -57,15 +57,12 @@ func fieldsOf(p *query.Pipeline) *query.FieldSet {
 	return nil
 }
 
-// groupParallel runs a pipeline that starts with a $group (after an
-// optional $match that no index serves) on several goroutines, when the
-// collection is large and the machine has two cores or more
-// (query.GroupScan: the result is the same). ok is false when it did not
-// run.
-func (c *Collection) groupParallel(ctx context.Context, p *query.Pipeline) (src query.Source, ok bool) {
-	if c.tx.writable || c.count < parallelScanMin || runtime.GOMAXPROCS(0) < 2 {
-		return nil, false
-	}
+// groupScan runs a pipeline that starts with a $group (after an optional
+// $match that no index serves) over the stored JSON (query.GroupScan: the
+// result is the same), on several goroutines when the collection is
+// large, the transaction is a read and the machine has two cores or more.
+// ok is false when the pipeline has no such start.
+func (c *Collection) groupScan(ctx context.Context, p *query.Pipeline) (src query.Source, ok bool) {
 	g, ok := p.GroupScan()
 	if !ok {
 		return nil, false
@@ -101,7 +98,11 @@ func (c *Collection) groupParallel(ctx context.Context, p *query.Pipeline) (src 
 		}
 		return b.err
 	}
-	if err := c.scanParallel(ctx, newBatch, work, use); err != nil {
+	scan := c.scanSerial
+	if !c.tx.writable && c.count >= parallelScanMin && runtime.GOMAXPROCS(0) >= 2 {
+		scan = c.scanParallel
+	}
+	if err := scan(ctx, newBatch, work, use); err != nil {
 		return &sliceSource{err: err}, true
 	}
 	return run.Source(), true

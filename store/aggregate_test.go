@@ -13,9 +13,10 @@ import (
 	"github.com/omgdb/omgdb/store"
 )
 
-// TestCollection_Aggregate_Parallel: a $group run on several goroutines
-// (batches of stored values, extracted in parallel, accumulated in key
-// order) returns exactly what the pipeline returns over a plain scan,
+// TestCollection_Aggregate_Parallel: a $group run over the stored JSON
+// (query.GroupScan), on one goroutine or on several (batches of stored
+// values, extracted in parallel, accumulated in key order), returns
+// exactly what the pipeline returns over a plain scan of whole documents,
 // over enough documents for many batches, some of them compressed.
 func TestCollection_Aggregate_Parallel(t *testing.T) {
 	db := storetest.MustOpen(t)
@@ -61,14 +62,14 @@ func TestCollection_Aggregate_Parallel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		restore := store.SetParallelScanMin(1 << 62)
-		want, wantErr := aggregateAll(db, p, context.Background())
-		restore()
-		restore = store.SetParallelScanMin(10)
-		got, gotErr := aggregateAll(db, p, context.Background())
-		restore()
-		if got != want || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
-			t.Errorf("%s:\nparallel: %s (error %v)\nscan:     %s (error %v)", spec, got, gotErr, want, wantErr)
+		want, wantErr := aggregateAll(db, p, context.Background(), true)
+		for _, min := range []int64{1 << 62, 10} {
+			restore := store.SetParallelScanMin(min)
+			got, gotErr := aggregateAll(db, p, context.Background(), false)
+			restore()
+			if got != want || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+				t.Errorf("%s, parallel from %d documents:\nAggregate: %s (error %v)\nplain:     %s (error %v)", spec, min, got, gotErr, want, wantErr)
+			}
 		}
 	}
 	// A cancelled context stops the parallel scan with its error.
@@ -79,21 +80,27 @@ func TestCollection_Aggregate_Parallel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := aggregateAll(db, p, ctx); !errors.Is(err, context.Canceled) {
+	if _, err := aggregateAll(db, p, ctx, false); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled $group: error %v, want context.Canceled", err)
 	}
 }
 
 // aggregateAll runs p over collection c, rendering the output as
-// canonical JSON, one document a line.
-func aggregateAll(db *store.DB, p *query.Pipeline, ctx context.Context) (string, error) {
+// canonical JSON, one document a line: through Aggregate, or, plain, over
+// a scan of whole documents.
+func aggregateAll(db *store.DB, p *query.Pipeline, ctx context.Context, plain bool) (string, error) {
 	var b strings.Builder
 	err := db.View(func(tx *store.Tx) error {
 		c, err := tx.Collection("c")
 		if err != nil {
 			return err
 		}
-		src := c.Aggregate(ctx, p)
+		var src query.Source
+		if plain {
+			src = p.Run(ctx, c.Find(ctx, store.Query{}), tx.Env())
+		} else {
+			src = c.Aggregate(ctx, p)
+		}
 		defer src.Close()
 		for src.Next() {
 			b.Write(query.JSON(src.Doc()))

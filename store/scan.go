@@ -84,6 +84,32 @@ func (c *Collection) scanParallel(ctx context.Context, newBatch func() *scanBatc
 	return err
 }
 
+// scanSerial is scanParallel on the calling goroutine alone, with one
+// batch.
+func (c *Collection) scanSerial(ctx context.Context, newBatch func() *scanBatch, work func(*scanBatch), use func(*scanBatch) error) error {
+	r := &batchReader{cur: c.docs.Cursor()}
+	b := newBatch()
+	for {
+		b.vals, b.n, b.err = b.vals[:0], 0, nil
+		if b.group != nil {
+			b.group.Reset()
+		}
+		if b.err = ctx.Err(); b.err == nil {
+			b.err = r.fill(b)
+		}
+		if len(b.vals) == 0 && b.err == nil {
+			return nil
+		}
+		safely(b, work)
+		if err := use(b); err != nil {
+			return err
+		}
+		if len(b.vals) < scanBatchSize {
+			return nil
+		}
+	}
+}
+
 // readBatches fills batches from the cursor and sends them on until the
 // documents end, stop closes, or a batch ends with an error (a
 // cancellation, a damaged page).
