@@ -12,6 +12,7 @@ import (
 
 type groupStage struct {
 	stage string
+	id    expression // the _id of a $group
 	key   func(r *runState, doc Value) (Value, error)
 	accs  []*accumulatorSpec
 	order func(groups []Value) // sorts the output; may be nil
@@ -35,7 +36,7 @@ func compileGroupStage(c *exprCompiler, spec Value, _ pipeWhere) (stage, error) 
 	if err != nil {
 		return nil, err
 	}
-	s := &groupStage{stage: "$group", key: exprKey(id)}
+	s := &groupStage{stage: "$group", id: id, key: exprKey(id)}
 	if s.accs, err = compileAccumulators(c, spec.Without("_id")); err != nil {
 		return nil, err
 	}

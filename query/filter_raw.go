@@ -204,8 +204,13 @@ func (d *rawDecoder) object(n *pruneNode, depth int) (Value, error) {
 	}
 	found := 0 // the fields of a pruned object decoded so far
 	for first := true; ; first = false {
-		if depth == 1 && !n.full && found == len(n.kids) {
-			// The document has no other field the filter reads.
+		if !n.full && found == len(n.kids) && (depth == 1 || found > 0) {
+			// The object has no other field the filter reads.
+			if depth > 1 {
+				if err := d.skipNested(p.pos, 1, depth); err != nil {
+					return Value{}, err
+				}
+			}
 			return d.objectValue(base), nil
 		}
 		p.skipSpace()
@@ -218,12 +223,9 @@ func (d *rawDecoder) object(n *pruneNode, depth int) (Value, error) {
 			p.pos = start
 			return p.value(depth)
 		}
-		p.skipSpace()
-		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
-			return Value{}, p.errorf("unexpected %s after key %q, expected ':'", p.describe(), key)
+		if err := d.colon(key); err != nil {
+			return Value{}, err
 		}
-		p.pos++
-		p.skipSpace()
 		kid := n
 		if !n.full {
 			if kid = n.find(raw); kid != nil {
@@ -244,6 +246,11 @@ func (d *rawDecoder) object(n *pruneNode, depth int) (Value, error) {
 			}
 			d.fields = append(d.fields, Field{key, v})
 		}
+		// Canonical JSON has no spaces: look for the delimiter first.
+		if p.pos < len(p.data) && p.data[p.pos] == ',' {
+			p.pos++
+			continue
+		}
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return Value{}, p.errorf("unexpected end of input in an object, expected ',' or '}'")
@@ -258,6 +265,22 @@ func (d *rawDecoder) object(n *pruneNode, depth int) (Value, error) {
 			return Value{}, p.errorf("unexpected %s in an object, expected ',' or '}'", p.describe())
 		}
 	}
+}
+
+// colon passes over the ':' after key and the spaces around it.
+func (d *rawDecoder) colon(key string) error {
+	p := &d.p
+	if p.pos+1 < len(p.data) && p.data[p.pos] == ':' && p.data[p.pos+1] > ' ' {
+		p.pos++
+		return nil
+	}
+	p.skipSpace()
+	if p.pos >= len(p.data) || p.data[p.pos] != ':' {
+		return p.errorf("unexpected %s after key %q, expected ':'", p.describe(), key)
+	}
+	p.pos++
+	p.skipSpace()
+	return nil
 }
 
 // objectValue returns the object of the fields decoded since base.
@@ -277,6 +300,19 @@ func (d *rawDecoder) key() (string, []byte, error) {
 	p := &d.p
 	if p.pos >= len(p.data) || p.data[p.pos] != '"' {
 		return "", nil, p.errorf("unexpected %s in an object, expected a quoted key", p.describe())
+	}
+	// Keys are short and plain ASCII as a rule: find the closing quote.
+	data, i := p.data, p.pos+1
+	for i < len(data) && strPlain[data[i]] {
+		i++
+	}
+	if i < len(data) && data[i] == '"' {
+		raw := data[p.pos+1 : i]
+		p.pos = i + 1
+		if len(raw) == 0 {
+			return "", raw, nil
+		}
+		return unsafe.String(&raw[0], len(raw)), raw, nil
 	}
 	own := d.own
 	d.own = false
@@ -363,8 +399,15 @@ func (d *rawDecoder) skip(depth int) error {
 		p.pos = i
 		return nil
 	}
-	data, level := p.data, 0
-	for i := p.pos; i < len(data); i++ {
+	return d.skipNested(p.pos, 0, depth)
+}
+
+// skipNested passes over the rest of a value: from data[i] on, inside
+// level open objects and arrays, to the end of the outermost.
+func (d *rawDecoder) skipNested(i, level, depth int) error {
+	p := &d.p
+	data := p.data
+	for ; i < len(data); i++ {
 		for skipPlain[data[i]] {
 			if i++; i == len(data) {
 				return p.errorf("unexpected end of input in a value")

@@ -161,3 +161,25 @@ func BenchmarkFilterMatchJSON(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFilterMatchJSON_Users matches the benchmark program's scan
+// filter on documents of its shape (bench/data.go).
+func BenchmarkFilterMatchJSON_Users(b *testing.B) {
+	texts := make([][]byte, 64)
+	for i := range texts {
+		texts[i] = query.JSON(query.MustParse(`{"_id":` + strconv.Itoa(i) + `,"name":"Dara Kim","email":"user` + strconv.Itoa(i) + `@example.com","age":78,"active":true,"plan":"free","score":55.161,` +
+			`"address":{"street":"33 Main St","city":"Porto","zip":"50273","geo":[-83.42,93.28]},"tags":["ml","rust"],` +
+			`"orders":[{"sku":"MUG-2","qty":3,"price":88.27}],"created":{"$date":1753309134000}}`))
+	}
+	flt, err := query.CompileFilter(query.MustParse(`{"address.city":"Lima","score":{"$gte":50}}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(texts[0])))
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if _, err := flt.MatchJSON(texts[i%len(texts)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -443,6 +443,9 @@ func (p *parser) number() (Value, error) {
 		}
 		return LongValue(i), nil
 	}
+	if f, ok := shortDecimal(p.data[start:p.pos]); ok {
+		return DoubleValue(f), nil
+	}
 	f, err := strconv.ParseFloat(text, 64)
 	if err != nil {
 		p.pos = start
@@ -450,6 +453,43 @@ func (p *parser) number() (Value, error) {
 	}
 	return DoubleValue(f), nil
 }
+
+// shortDecimal parses a number without an exponent and with at most 15
+// digits, such as 55.161: its digits make an integer below 2^53 and the
+// point a power of ten up to 1e15, both exact doubles, so their quotient
+// is the correctly rounded value (Clinger's fast path), as ParseFloat
+// would return. b is a valid JSON number.
+func shortDecimal(b []byte) (float64, bool) {
+	neg := b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) > 16 {
+		return 0, false
+	}
+	var m uint64
+	point := -1
+	for i, c := range b {
+		switch {
+		case c >= '0' && c <= '9':
+			m = m*10 + uint64(c-'0')
+		case c == '.' && point < 0:
+			point = i
+		default:
+			return 0, false
+		}
+	}
+	if point < 0 {
+		return 0, false
+	}
+	f := float64(m) / pow10[len(b)-1-point]
+	if neg {
+		f = -f
+	}
+	return f, true
+}
+
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
 
 // smallInt parses an integer of at most 18 digits, which cannot overflow.
 func smallInt(b []byte) (int64, bool) {

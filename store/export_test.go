@@ -1,9 +1,9 @@
 package store
 
-// SetParallelCountMin lowers the size from which counts run on two
-// goroutines, for tests; the returned function restores it.
-func SetParallelCountMin(n int64) (restore func()) {
-	old := parallelCountMin
-	parallelCountMin = n
-	return func() { parallelCountMin = old }
+// SetParallelScanMin lowers the size from which counts and $group
+// scans run on several goroutines, for tests; the returned function restores it.
+func SetParallelScanMin(n int64) (restore func()) {
+	old := parallelScanMin
+	parallelScanMin = n
+	return func() { parallelScanMin = old }
 }

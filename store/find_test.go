@@ -179,11 +179,11 @@ func TestFind_IDEqualityEqualsScan(t *testing.T) {
 	}
 }
 
-// TestCollection_CountMatching_Parallel: a count split over two goroutines
-// (two transactions, two halves of the key range) counts what a scan
-// finds, for several filters and _id types.
+// TestCollection_CountMatching_Parallel: a count whose batches of
+// documents are matched on several goroutines counts what a scan finds,
+// for several filters and _id types.
 func TestCollection_CountMatching_Parallel(t *testing.T) {
-	defer store.SetParallelCountMin(10)()
+	defer store.SetParallelScanMin(10)()
 	db := storetest.MustOpen(t)
 	r := rand.New(rand.NewPCG(7, 8))
 	var docs []string

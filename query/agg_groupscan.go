@@ -1,0 +1,304 @@
+package query
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// GroupScan is the start of a pipeline, an optional leading $match in the
+// filter language and a $group, run over documents given as stored JSON
+// on several goroutines with the same result as Run.
+//
+// The work is split in two. GroupBatch.Extract, which any goroutine may
+// run on a batch of its own, decodes only the fields the pipeline reads
+// (as ParseFields does, into the batch's scratch memory), applies the
+// $match, and evaluates each document's group key and accumulator
+// arguments. GroupRun.Add then feeds the batches to the groups one at a
+// time, in document order, on one goroutine. Every accumulator therefore
+// sees the same arguments in the same order as under Run (a $sum of
+// doubles, $first and $push depend on it), the groups come out in the same
+// order, and an error is the first one Run would meet.
+type GroupScan struct {
+	p      *Pipeline
+	filter *Filter // the leading $match; nil without one
+	group  *groupStage
+	id     scanArg
+	args   []scanArg // per accumulator, its argument (nil for $count)
+	keep   []bool    // per accumulator: its state may hold on to its argument
+	rest   []stage   // the stages after the $group
+	prune  *pruneNode
+}
+
+// scanAccumulators are the accumulators a GroupScan runs, with whether
+// their state may keep the argument it is given (which must then be
+// copied out of the batch's memory). The others read the whole document
+// ($top, $bottom) or take an "n".
+var scanAccumulators = map[string]bool{
+	"$sum": false, "$avg": false, "$count": false, "$stdDevPop": false, "$stdDevSamp": false,
+	"$min": true, "$max": true, "$first": true, "$last": true, "$push": true, "$addToSet": true, "$mergeObjects": true,
+}
+
+// GroupScan returns the pipeline's GroupScan, when it starts with an
+// optional $match (without $expr) and a $group that reads only fields of
+// the documents (Fields), with the accumulators $sum, $avg, $count, $min,
+// $max, $first, $last, $push, $addToSet, $mergeObjects, $stdDevPop or
+// $stdDevSamp. ok is false otherwise.
+func (p *Pipeline) GroupScan() (g *GroupScan, ok bool) {
+	if !p.fieldsOK {
+		return nil, false
+	}
+	g = &GroupScan{p: p}
+	i := 0
+	if i < len(p.stages) {
+		if m, ok := p.stages[i].(*matchStage); ok {
+			fm, ok := m.m.(filterMatcher)
+			if !ok || fm.f.whole {
+				return nil, false
+			}
+			g.filter = fm.f
+			i++
+		}
+	}
+	if i >= len(p.stages) {
+		return nil, false
+	}
+	s, ok := p.stages[i].(*groupStage)
+	if !ok || s.stage != "$group" || s.order != nil || s.id == nil {
+		return nil, false
+	}
+	g.id = newScanArg(s.id)
+	for _, a := range s.accs {
+		keep, ok := scanAccumulators[a.op]
+		if !ok || a.n != nil || a.sort != nil {
+			return nil, false
+		}
+		g.keep = append(g.keep, keep)
+		g.args = append(g.args, newScanArg(a.input))
+	}
+	g.group, g.rest, g.prune = s, p.stages[i+1:], buildPrune(p.fields)
+	return g, true
+}
+
+// Filter returns the leading $match's filter, or nil: a store runs the
+// GroupScan only when no index serves it better.
+func (g *GroupScan) Filter() *Filter { return g.filter }
+
+// GroupRun is one run of a GroupScan. Its methods other than NewBatch are
+// for one goroutine.
+type GroupRun struct {
+	g     *GroupScan
+	r     *runState
+	now   Value
+	b     *budget
+	index map[string]*group
+	order []*group
+}
+
+// Start begins a run; env is as for Run.
+func (g *GroupScan) Start(ctx context.Context, env Env) *GroupRun {
+	now := g.p.opts.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	run := &GroupRun{g: g, now: DateValue(now.UnixMilli()), index: map[string]*group{}}
+	run.r = run.newRunState(ctx, env)
+	run.b = run.r.budget(g.group.stage)
+	return run
+}
+
+func (run *GroupRun) newRunState(ctx context.Context, env Env) *runState {
+	r := &runState{ctx: ctx, env: env, opts: &run.g.p.opts}
+	r.ec = &evalCtx{vars: make([]Value, run.g.p.slots), now: run.now, ctx: ctx}
+	return r
+}
+
+// GroupBatch holds what Extract read from a batch of documents, in
+// memory reused from batch to batch. A batch is for one goroutine at a
+// time; the documents given to Extract must stay unchanged until Add
+// has taken the batch.
+type GroupBatch struct {
+	run  *GroupRun
+	r    *runState // the batch's own, for evaluating
+	dec  rawDecoder
+	keys []byte  // the group keys (AppendKey), one after the other
+	ends []int   // per document kept, the end of its key in keys
+	ids  []Value // per document kept, its group _id
+	args []Value // per document kept, one argument per accumulator
+	err  error   // the error that ended the batch, after its documents
+}
+
+// NewBatch returns an empty batch for the run; it may be called from any
+// goroutine.
+func (run *GroupRun) NewBatch() *GroupBatch {
+	return &GroupBatch{run: run, r: run.newRunState(run.r.ctx, run.r.env), dec: rawDecoder{p: parser{keys: map[string]string{}}}}
+}
+
+// Reset empties the batch for new documents.
+func (b *GroupBatch) Reset() {
+	clear(b.dec.fslab)
+	clear(b.dec.eslab)
+	clear(b.ids)
+	clear(b.args)
+	b.dec.fslab, b.dec.eslab = b.dec.fslab[:0], b.dec.eslab[:0]
+	b.dec.p.data = nil
+	b.keys, b.ends, b.ids, b.args, b.err = b.keys[:0], b.ends[:0], b.ids[:0], b.args[:0], nil
+}
+
+// Extract reads the next document of the batch, given as its canonical
+// JSON. A document that does not parse returns the parser's error (the
+// caller ends the batch with Fail). An error of the pipeline itself (a
+// group key that does not evaluate) is kept for Add to report after the
+// documents before it, and more is false: the batch takes no more.
+func (b *GroupBatch) Extract(doc []byte) (more bool, err error) {
+	if b.err != nil {
+		return false, nil
+	}
+	g := b.run.g
+	v, err := b.dec.document(doc, g.prune)
+	if err != nil {
+		return false, err
+	}
+	if g.filter != nil && !g.filter.Match(v) {
+		return true, nil
+	}
+	id, err := g.id.eval(b.r, v)
+	if err != nil {
+		b.err = err
+		return false, nil
+	}
+	if id.IsMissing() {
+		id = NullValue()
+	}
+	start := len(b.args)
+	for _, a := range g.args {
+		var arg Value
+		if a.expr != nil {
+			if arg, err = a.eval(b.r, v); err != nil {
+				b.args = b.args[:start]
+				b.err = err
+				return false, nil
+			}
+		}
+		b.args = append(b.args, arg)
+	}
+	b.keys = AppendKey(b.keys, id)
+	b.ends = append(b.ends, len(b.keys))
+	b.ids = append(b.ids, id)
+	return true, nil
+}
+
+// scanArg evaluates a group key or an accumulator's argument as Run's
+// $group does, a field path or a constant without the evaluator.
+type scanArg struct {
+	expr expression // nil for $count's argument
+	path []string   // a path of the document ("$a.b")
+	lit  bool       // a constant, in val
+	val  Value
+}
+
+func newScanArg(e expression) scanArg {
+	a := scanArg{expr: e}
+	switch n := e.(type) {
+	case *varNode:
+		// $$CURRENT (slot 0) and $$ROOT (-1) are the document in a
+		// top-level $group.
+		if (n.slot == 0 || n.slot < 0) && len(n.path) > 0 {
+			a.path = n.path
+		}
+	case literal:
+		a.lit, a.val = true, n.v
+	}
+	return a
+}
+
+func (a scanArg) eval(r *runState, doc Value) (Value, error) {
+	switch {
+	case a.path != nil:
+		return walkPath(doc, a.path), nil
+	case a.lit:
+		return a.val, nil
+	}
+	return r.eval(a.expr, doc)
+}
+
+// Fail ends the batch with err, after the documents extracted so far.
+func (b *GroupBatch) Fail(err error) {
+	if b.err == nil {
+		b.err = err
+	}
+}
+
+// Add feeds a batch's documents to the groups, as the $group of Run would
+// have, and then returns the batch's error, if it has one. Batches must
+// come in document order.
+func (run *GroupRun) Add(b *GroupBatch) error {
+	s, nacc := run.g.group, len(run.g.group.accs)
+	start := 0
+	for i, end := range b.ends {
+		key := b.keys[start:end]
+		start = end
+		g := run.index[string(key)]
+		if g == nil {
+			id := cloneValue(b.ids[i])
+			var err error
+			if g, err = s.newGroup(run.r, id); err != nil {
+				return err
+			}
+			run.index[string(key)] = g
+			run.order = append(run.order, g)
+			if err := run.b.grow(64 + int64(len(key)) + valueSize(id) + 48*int64(nacc)); err != nil {
+				return err
+			}
+		}
+		for j, arg := range b.args[i*nacc : (i+1)*nacc] {
+			if run.g.keep[j] {
+				arg = cloneValue(arg)
+			}
+			n, err := g.states[j].add(arg, Value{})
+			if err != nil {
+				return err
+			}
+			if err := run.b.grow(n); err != nil {
+				return err
+			}
+		}
+	}
+	return b.err
+}
+
+// Source returns the output of the pipeline: the groups, through the
+// stages after the $group.
+func (run *GroupRun) Source() Source {
+	out := make([]Value, len(run.order))
+	for i, g := range run.order {
+		out[i] = run.g.group.result(g)
+	}
+	return run.r.runStages(run.g.rest, SliceSource(out))
+}
+
+// cloneValue returns a copy of v that shares no memory with it (strings
+// included), for values that alias a batch's documents.
+func cloneValue(v Value) Value {
+	switch v.kind {
+	case String, Binary, ObjectID:
+		v.str = strings.Clone(v.str)
+	case Array:
+		if v.arr != nil {
+			arr := make([]Value, len(v.arr))
+			for i, e := range v.arr {
+				arr[i] = cloneValue(e)
+			}
+			v.arr = arr
+		}
+	case Object:
+		if v.fields != nil {
+			fields := make([]Field, len(v.fields))
+			for i, f := range v.fields {
+				fields[i] = Field{strings.Clone(f.Key), cloneValue(f.Value)}
+			}
+			v.fields = fields
+		}
+	}
+	return v
+}

@@ -1,0 +1,112 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/omgdb/omgdb/internal/storetest"
+	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/store"
+)
+
+// TestCollection_Aggregate_Parallel: a $group run over the stored JSON
+// (query.GroupScan), on one goroutine or on several (batches of stored
+// values, extracted in parallel, accumulated in key order), returns
+// exactly what the pipeline returns over a plain scan of whole documents,
+// over enough documents for many batches, some of them compressed.
+func TestCollection_Aggregate_Parallel(t *testing.T) {
+	db := storetest.MustOpen(t)
+	r := rand.New(rand.NewPCG(9, 10))
+	cities := []string{`"Lima"`, `"Oslo"`, `null`, `1`, `1.0`, `["Lima"]`, `{"c":"Lima"}`}
+	scores := []string{`1`, `2.5`, `0.1`, `"x"`, `null`, `9223372036854775807`, `-7`}
+	var docs []string
+	for i := 0; i < 3000; i++ {
+		var f []string
+		f = append(f, fmt.Sprintf(`"_id":%d`, r.IntN(1e9)))
+		if r.IntN(10) > 0 {
+			f = append(f, `"address":{"city":`+cities[r.IntN(len(cities))]+`}`)
+		}
+		if r.IntN(10) > 0 {
+			f = append(f, `"score":`+scores[r.IntN(len(scores))])
+		}
+		f = append(f, fmt.Sprintf(`"a":%d`, r.IntN(5)))
+		if i%500 == 0 {
+			f = append(f, `"pad":"`+strings.Repeat("z", 5000)+`"`) // compressed when stored
+		}
+		docs = append(docs, "{"+strings.Join(f, ",")+"}")
+	}
+	storetest.Insert(t, db, "c", docs...)
+	err := db.Update(store.Change{}, func(tx *store.Tx) error {
+		c, err := tx.Collection("c")
+		if err != nil {
+			return err
+		}
+		_, err = c.CreateIndex(store.BTreeIndex("", store.BTreeSpec{Fields: []store.IndexField{{Path: "a"}}}))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, spec := range []string{
+		`[{"$group":{"_id":"$address.city","n":{"$sum":1},"avg":{"$avg":"$score"},"s":{"$sum":"$score"}}}]`,
+		`[{"$group":{"_id":null,"min":{"$min":"$address"},"max":{"$max":"$score"},"first":{"$first":"$address.city"},"last":{"$last":"$_id"}}}]`,
+		`[{"$match":{"score":{"$gte":1}}},{"$group":{"_id":"$address.city","ids":{"$push":"$_id"},"set":{"$addToSet":"$score"}}},{"$sort":{"_id":1}}]`,
+		`[{"$match":{"a":3}},{"$group":{"_id":"$address.city","n":{"$count":{}}}}]`, // the index on a serves the $match
+		`[{"$group":{"_id":{"$add":["$score",1]}}}]`,                                // fails on "x"
+	} {
+		p, err := query.CompilePipeline(query.MustParse(spec), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, wantErr := aggregateAll(db, p, context.Background(), true)
+		for _, min := range []int64{1 << 62, 10} {
+			restore := store.SetParallelScanMin(min)
+			got, gotErr := aggregateAll(db, p, context.Background(), false)
+			restore()
+			if got != want || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+				t.Errorf("%s, parallel from %d documents:\nAggregate: %s (error %v)\nplain:     %s (error %v)", spec, min, got, gotErr, want, wantErr)
+			}
+		}
+	}
+	// A cancelled context stops the parallel scan with its error.
+	defer store.SetParallelScanMin(10)()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	p, err := query.CompilePipeline(query.MustParse(`[{"$group":{"_id":"$a"}}]`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := aggregateAll(db, p, ctx, false); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled $group: error %v, want context.Canceled", err)
+	}
+}
+
+// aggregateAll runs p over collection c, rendering the output as
+// canonical JSON, one document a line: through Aggregate, or, plain, over
+// a scan of whole documents.
+func aggregateAll(db *store.DB, p *query.Pipeline, ctx context.Context, plain bool) (string, error) {
+	var b strings.Builder
+	err := db.View(func(tx *store.Tx) error {
+		c, err := tx.Collection("c")
+		if err != nil {
+			return err
+		}
+		var src query.Source
+		if plain {
+			src = p.Run(ctx, c.Find(ctx, store.Query{}), tx.Env())
+		} else {
+			src = c.Aggregate(ctx, p)
+		}
+		defer src.Close()
+		for src.Next() {
+			b.Write(query.JSON(src.Doc()))
+			b.WriteByte('\n')
+		}
+		return src.Err()
+	})
+	return b.String(), err
+}
