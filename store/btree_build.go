@@ -323,8 +323,72 @@ func compareEntries(arena []byte, a, b buildEntry) int {
 	return bytes.Compare(arena[a.off:a.off+uint32(a.n)], arena[b.off:b.off+uint32(b.n)])
 }
 
+// sortEntries sorts entries as their bytes: a most-significant-byte-first
+// radix sort on the 16-byte prefix held in each entry, which needs few
+// passes over keys that share long prefixes (an e-mail's key starts with
+// its type byte and "user"), and a comparison sort only for entries whose
+// prefixes are equal.
 func sortEntries(arena []byte, entries []buildEntry) {
+	if len(entries) < radixMin {
+		sortEntriesCmp(arena, entries)
+		return
+	}
+	radixSort(arena, entries, make([]buildEntry, len(entries)), 0)
+}
+
+// radixMin is the size under which a run is sorted by comparisons.
+const radixMin = 48
+
+func sortEntriesCmp(arena []byte, entries []buildEntry) {
 	slices.SortFunc(entries, func(a, b buildEntry) int { return compareEntries(arena, a, b) })
+}
+
+// prefixByte returns byte d (0 to 15) of an entry's 16-byte prefix.
+func prefixByte(e *buildEntry, d int) byte {
+	if d < 8 {
+		return byte(e.pre >> (56 - 8*d))
+	}
+	return byte(e.pre2 >> (56 - 8*(d-8)))
+}
+
+// radixSort sorts es, whose prefixes agree on their first d bytes, by
+// their remaining prefix bytes and then their bytes; tmp is scratch space
+// as long as es.
+func radixSort(arena []byte, es, tmp []buildEntry, d int) {
+	for ; d < 16; d++ {
+		if len(es) < radixMin {
+			sortEntriesCmp(arena, es)
+			return
+		}
+		var count [256]int
+		for i := range es {
+			count[prefixByte(&es[i], d)]++
+		}
+		if count[prefixByte(&es[0], d)] == len(es) {
+			continue // one byte for all: go on to the next
+		}
+		var start [256]int
+		pos := 0
+		for b, n := range count {
+			start[b] = pos
+			pos += n
+		}
+		next := start
+		for i := range es {
+			b := prefixByte(&es[i], d)
+			tmp[next[b]] = es[i]
+			next[b]++
+		}
+		copy(es, tmp[:len(es)])
+		for b, n := range count {
+			if n > 1 {
+				lo := start[b]
+				radixSort(arena, es[lo:lo+n], tmp[lo:lo+n], d+1)
+			}
+		}
+		return
+	}
+	sortEntriesCmp(arena, es) // equal prefixes: the arena decides
 }
 
 // mergeParts concatenates the workers' arenas and merges their sorted
