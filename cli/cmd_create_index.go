@@ -36,9 +36,9 @@ update, import or apply that would break this, fails with a conflict (exit
 
 Several key patterns, separated by spaces, create several indexes in one
 command, as MongoDB's createIndexes does: they are built together in one
-scan of the documents, which costs little more than building one, and
---unique and --sparse apply to each (--name needs a single index). Either
-every index is created or, when one cannot be built, none.
+scan that decodes each document once (one process, one commit), --unique
+and --sparse apply to each, and --name needs a single index. Either every
+index is created or, when one cannot be built, none.
 
 The indexes are built over the existing documents in the same transaction,
 with a progress bar on a terminal, and recorded in the journal. Prints
