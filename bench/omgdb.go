@@ -69,17 +69,13 @@ func (b *bench) omgdbStore() (string, error) {
 }
 
 // omgdbIndexes creates the indexes the peers have, with the CLI, when this
-// omgdb has secondary indexes.
+// omgdb has secondary indexes: both in one command, as a MongoDB user
+// passes both to createIndexes, built in one scan.
 func (b *bench) omgdbIndexes(path string) error {
 	if !b.canIndex {
 		return nil
 	}
-	for _, field := range []string{"email", "age"} {
-		if err := runCmd(nil, b.bin, "create-index", path, "users", field); err != nil {
-			return err
-		}
-	}
-	return nil
+	return runCmd(nil, b.bin, "create-index", path, "users", "email", "age")
 }
 
 func (b *bench) omgdbImport(path string) error {
@@ -306,7 +302,7 @@ func (b *bench) omgdbCLI(w string) result {
 			}
 			return b.omgdbIndexes(st)
 		})
-		r.note = "omgdb import, then omgdb create-index for email and age"
+		r.note = "omgdb import, then one omgdb create-index for email and age"
 		if !b.canIndex {
 			r.note = "omgdb import; no indexes: secondary indexes have not landed in main"
 		}

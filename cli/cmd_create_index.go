@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -13,16 +14,17 @@ func init() { commands = append(commands, command{"create-index", newCreateIndex
 
 type createIndexOptions struct {
 	storeFlags
-	path, coll, fields string
-	name               string
-	unique, sparse     bool
+	path, coll     string
+	fields         []string // one key pattern per index
+	name           string
+	unique, sparse bool
 }
 
 func newCreateIndexCmd(e *env) *cobra.Command {
 	opts := &createIndexOptions{}
 	cmd := &cobra.Command{
-		Use:   "create-index <store> <collection> <field>[,<field>…]",
-		Short: "Create a B-tree index on one or more fields, and build it",
+		Use:   "create-index <store> <collection> <field>[,<field>…] [<field>[,<field>…]…]",
+		Short: "Create B-tree indexes on one or more fields, and build them",
 		Long: `Create a secondary index on one field or, comma-separated, several (a
 compound index). A field is a dotted path (address.city) with an optional
 direction: age:-1 is descending, age and age:1 ascending. An array yields one
@@ -32,15 +34,22 @@ no two documents may have the same key: the build, and every later insert,
 update, import or apply that would break this, fails with a conflict (exit
 69) naming the index, the key and both _ids, and writes nothing.
 
-The index is built over the existing documents in the same transaction, with
-a progress bar on a terminal, and recorded in the journal. Prints
-` + "``created index on `<collection>.<fields>` ``" + `.`,
+Several key patterns, separated by spaces, create several indexes in one
+command, as MongoDB's createIndexes does: they are built together in one
+scan that decodes each document once (one process, one commit), --unique
+and --sparse apply to each, and --name needs a single index. Either every
+index is created or, when one cannot be built, none.
+
+The indexes are built over the existing documents in the same transaction,
+with a progress bar on a terminal, and recorded in the journal. Prints
+` + "``created index on `<collection>.<fields>` ``" + ` for each.`,
 		Example: `  omgdb create-index app.omgdb users age
   omgdb create-index app.omgdb users email --unique
-  omgdb create-index app.omgdb users address.city,age:-1 --name city_age`,
-		Args: cobra.ExactArgs(3),
+  omgdb create-index app.omgdb users address.city,age:-1 --name city_age
+  omgdb create-index app.omgdb users email age   # two indexes, one scan`,
+		Args: cobra.MinimumNArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			opts.path, opts.coll, opts.fields = args[0], args[1], args[2]
+			opts.path, opts.coll, opts.fields = args[0], args[1], args[2:]
 			return e.runCreateIndex(cmd.Context(), opts)
 		},
 		ValidArgsFunction: completeStoreArgs,
@@ -53,9 +62,17 @@ a progress bar on a terminal, and recorded in the journal. Prints
 }
 
 func (e *env) runCreateIndex(_ context.Context, opts *createIndexOptions) error {
-	fields, err := store.ParseKeyPattern(opts.fields)
-	if err != nil {
-		return err
+	if opts.name != "" && len(opts.fields) > 1 {
+		return query.Errorf(query.Usage, "--name names one index, and %d key patterns are given", len(opts.fields)).
+			WithHint("create the named index in a command of its own")
+	}
+	defs := make([]store.IndexDef, len(opts.fields))
+	for i, pattern := range opts.fields {
+		fields, err := store.ParseKeyPattern(pattern)
+		if err != nil {
+			return err
+		}
+		defs[i] = store.BTreeIndex(opts.name, store.BTreeSpec{Fields: fields, Unique: opts.unique, Sparse: opts.sparse})
 	}
 	db, err := e.open(opts.path, readWrite, opts.storeFlags)
 	if err != nil {
@@ -70,13 +87,17 @@ func (e *env) runCreateIndex(_ context.Context, opts *createIndexOptions) error 
 		}
 		bar.setTotal(c.Count())
 		c.SetBuildProgress(func(done, total int64) { bar.update(done, done) })
-		_, err = c.CreateBTreeIndex(opts.name, store.BTreeSpec{Fields: fields, Unique: opts.unique, Sparse: opts.sparse})
+		_, err = c.CreateBTreeIndexes(defs...)
 		return err
 	})
 	bar.done()
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(e.stdout, "created index on `%s.%s`\n", opts.coll, opts.fields)
-	return err
+	for _, pattern := range opts.fields {
+		if _, err := fmt.Fprintf(e.stdout, "created index on `%s.%s`\n", opts.coll, pattern); err != nil {
+			return err
+		}
+	}
+	return nil
 }

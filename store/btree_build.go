@@ -28,15 +28,21 @@ type buildEntry struct {
 	n     uint16 // the entry's length (at most MaxIndexKeySize)
 }
 
-// buildPart is what one worker of a build collects.
+// buildPart is what one worker of a build collects for one index.
 type buildPart struct {
 	arena   []byte
 	entries []buildEntry
 	mask    uint64
 	docs    int64 // documents done
 	total   int64 // documents expected, to size the arena
-	err     error
-	errAt   int64 // the position of the document that failed, for the first error
+}
+
+// buildWorker is one worker of a build: a part for each index, and the
+// first error it met.
+type buildWorker struct {
+	parts []*buildPart
+	err   error
+	errAt int64 // the position of the document that failed
 }
 
 // buildBatch is a run of documents handed to a worker: their keys (the
@@ -49,69 +55,105 @@ type buildBatch struct {
 
 const buildBatchDocs = 512
 
-// Build indexes every document: workers (two when there are two cores)
-// decode only the indexed paths of each document and encode its entries;
-// each sorts what it collected; the sorted runs are merged, checked for
-// uniqueness on neighbours, and written in key order, which fills the
-// index's pages completely. The documents are read in the transaction's
-// goroutine; nothing is written until every worker is done.
+// Build indexes every document (see buildBTrees).
 func (btreeKind) Build(ix *Index, docs *Cursor) error {
-	t, err := btreeOf(ix)
-	if err != nil {
-		return err
-	}
-	parts, err := t.collect(docs)
-	if err != nil {
-		return err
-	}
-	arena, entries, err := mergeParts(ix, parts)
-	if err != nil {
-		return err
-	}
-	at := func(e buildEntry) []byte { return arena[e.off : e.off+uint32(e.n)] }
-	if t.spec.Unique {
-		if err := t.checkSorted(entries, at); err != nil {
-			return err
-		}
-	}
-	ix.bucket.FillPercent = 1.0
-	for _, e := range entries {
-		if err := ix.bucket.Put(at(e), emptyValue); err != nil {
-			return err
-		}
-	}
-	var mask uint64
-	for _, p := range parts {
-		mask |= p.mask
-	}
-	return t.noteMultikey(mask)
+	return buildBTrees([]*Index{ix}, docs)
 }
 
-// collect scans the documents and has the workers encode and sort their
-// entries. The error is that of the first document (in scan order) that
-// cannot be indexed.
-func (t *btree) collect(docs *Cursor) ([]*buildPart, error) {
-	workers := min(2, runtime.GOMAXPROCS(0))
-	total, progress := t.ix.coll.count, t.ix.coll.buildProgress
+// buildBTrees builds several B-tree indexes in one scan of the documents:
+// workers (two when there are two cores) decode only the indexed paths of
+// each document, once for all the indexes, and encode its entries; each
+// sorts what it collected; for each index the sorted runs are merged,
+// checked for uniqueness on neighbours, and written in key order, which
+// fills the index's pages completely. The documents are read in the
+// transaction's goroutine; nothing is written until every worker is done,
+// and nothing until every unique index is checked.
+func buildBTrees(ixs []*Index, docs *Cursor) error {
+	ts := make([]*btree, len(ixs))
+	for i, ix := range ixs {
+		t, err := btreeOf(ix)
+		if err != nil {
+			return err
+		}
+		ts[i] = t
+	}
+	workers, err := collect(ts, docs)
+	if err != nil {
+		return err
+	}
+	type built struct {
+		arena   []byte
+		entries []buildEntry
+		mask    uint64
+	}
+	out := make([]built, len(ts))
+	for i, t := range ts {
+		parts := make([]*buildPart, len(workers))
+		for w, wk := range workers {
+			parts[w] = wk.parts[i]
+			out[i].mask |= wk.parts[i].mask
+			wk.parts[i] = nil
+		}
+		arena, entries, err := mergeParts(t.ix, parts)
+		if err != nil {
+			return err
+		}
+		if t.spec.Unique {
+			if err := t.checkSorted(entries, func(e buildEntry) []byte { return arena[e.off : e.off+uint32(e.n)] }); err != nil {
+				return err
+			}
+		}
+		out[i].arena, out[i].entries = arena, entries
+	}
+	for i, t := range ts {
+		arena := out[i].arena
+		b := t.ix.bucket
+		b.FillPercent = 1.0
+		for _, e := range out[i].entries {
+			if err := b.Put(arena[e.off:e.off+uint32(e.n)], emptyValue); err != nil {
+				return err
+			}
+		}
+		out[i] = built{mask: out[i].mask}
+		if err := t.noteMultikey(out[i].mask); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// collect scans the documents and has the workers encode and sort the
+// entries of every index. The error is that of the first document (in
+// scan order) that one of the indexes cannot hold.
+func collect(ts []*btree, docs *Cursor) ([]*buildWorker, error) {
+	n := min(2, runtime.GOMAXPROCS(0))
+	coll := ts[0].ix.coll
+	total, progress := coll.count, coll.buildProgress
 	var paths []string
-	for _, f := range t.spec.Fields {
-		paths = append(paths, f.Path)
+	for _, t := range ts {
+		for _, f := range t.spec.Fields {
+			paths = append(paths, f.Path)
+		}
 	}
 	fields := query.NewFieldSet(paths)
-	work := make(chan *buildBatch, 2*workers)
-	free := make(chan *buildBatch, 2*workers+2)
-	parts := make([]*buildPart, workers)
+	work := make(chan *buildBatch, 2*n)
+	free := make(chan *buildBatch, 2*n+2)
+	workers := make([]*buildWorker, n)
 	var wg sync.WaitGroup
-	for i := range parts {
-		p := &buildPart{errAt: -1, total: total/int64(workers) + 1}
-		if total > 0 {
-			p.entries = make([]buildEntry, 0, total/int64(workers)+1024)
+	for i := range workers {
+		w := &buildWorker{errAt: -1}
+		for range ts {
+			p := &buildPart{total: total/int64(n) + 1}
+			if total > 0 {
+				p.entries = make([]buildEntry, 0, total/int64(n)+1024)
+			}
+			w.parts = append(w.parts, p)
 		}
-		parts[i] = p
+		workers[i] = w
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			t.buildWorker(p, fields, work, free)
+			w.run(ts, fields, work, free)
 		}()
 	}
 	var done int64
@@ -141,10 +183,10 @@ func (t *btree) collect(docs *Cursor) ([]*buildPart, error) {
 	if err := docs.Err(); err != nil {
 		return nil, err
 	}
-	var first *buildPart
-	for _, p := range parts {
-		if p.err != nil && (first == nil || p.errAt < first.errAt) {
-			first = p
+	var first *buildWorker
+	for _, w := range workers {
+		if w.err != nil && (first == nil || w.errAt < first.errAt) {
+			first = w
 		}
 	}
 	if first != nil {
@@ -153,21 +195,24 @@ func (t *btree) collect(docs *Cursor) ([]*buildPart, error) {
 	if progress != nil {
 		progress(done, total)
 	}
-	return parts, nil
+	return workers, nil
 }
 
-// buildWorker encodes the entries of the batches it receives into p, then
-// sorts them. After an error it only drains its batches.
-func (t *btree) buildWorker(p *buildPart, fields *query.FieldSet, work <-chan *buildBatch, free chan<- *buildBatch) {
-	gen := newKeyGen(t.spec)
+// run encodes the entries of the batches it receives into w's parts,
+// then sorts them. After an error it only drains its batches.
+func (w *buildWorker) run(ts []*btree, fields *query.FieldSet, work <-chan *buildBatch, free chan<- *buildBatch) {
+	gens := make([]*keyGen, len(ts))
+	for i, t := range ts {
+		gens[i] = newKeyGen(t.spec)
+	}
 	var keys keySet
 	for b := range work {
 		for i := range b.keys {
-			if p.err != nil {
+			if w.err != nil {
 				break
 			}
-			if err := t.buildDoc(p, gen, &keys, fields, b.keys[i], b.vals[i]); err != nil {
-				p.err, p.errAt = err, b.first+int64(i)
+			if err := w.buildDoc(ts, gens, &keys, fields, b.keys[i], b.vals[i]); err != nil {
+				w.err, w.errAt = err, b.first+int64(i)
 			}
 		}
 		select {
@@ -175,13 +220,15 @@ func (t *btree) buildWorker(p *buildPart, fields *query.FieldSet, work <-chan *b
 		default:
 		}
 	}
-	if p.err == nil {
-		sortEntries(p.arena, p.entries)
+	if w.err == nil {
+		for _, p := range w.parts {
+			sortEntries(p.arena, p.entries)
+		}
 	}
 }
 
-// buildDoc appends the entries of one document.
-func (t *btree) buildDoc(p *buildPart, gen *keyGen, keys *keySet, fields *query.FieldSet, idKey, raw []byte) error {
+// buildDoc decodes one document and appends its entries in every index.
+func (w *buildWorker) buildDoc(ts []*btree, gens []*keyGen, keys *keySet, fields *query.FieldSet, idKey, raw []byte) error {
 	js, err := docJSON(raw)
 	if err != nil {
 		return err
@@ -190,6 +237,16 @@ func (t *btree) buildDoc(p *buildPart, gen *keyGen, keys *keySet, fields *query.
 	if err != nil {
 		return corruptValue(err.Error())
 	}
+	for i, t := range ts {
+		if err := t.addEntries(w.parts[i], gens[i], keys, js, doc, idKey); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addEntries appends the entries of one document to p.
+func (t *btree) addEntries(p *buildPart, gen *keyGen, keys *keySet, js []byte, doc query.Value, idKey []byte) error {
 	keys.reset()
 	m, err := gen.keys(doc, keys)
 	if err != nil {
@@ -266,8 +323,72 @@ func compareEntries(arena []byte, a, b buildEntry) int {
 	return bytes.Compare(arena[a.off:a.off+uint32(a.n)], arena[b.off:b.off+uint32(b.n)])
 }
 
+// sortEntries sorts entries as their bytes: a most-significant-byte-first
+// radix sort on the 16-byte prefix held in each entry, which needs few
+// passes over keys that share long prefixes (an e-mail's key starts with
+// its type byte and "user"), and a comparison sort only for entries whose
+// prefixes are equal.
 func sortEntries(arena []byte, entries []buildEntry) {
+	if len(entries) < radixMin {
+		sortEntriesCmp(arena, entries)
+		return
+	}
+	radixSort(arena, entries, make([]buildEntry, len(entries)), 0)
+}
+
+// radixMin is the size under which a run is sorted by comparisons.
+const radixMin = 48
+
+func sortEntriesCmp(arena []byte, entries []buildEntry) {
 	slices.SortFunc(entries, func(a, b buildEntry) int { return compareEntries(arena, a, b) })
+}
+
+// prefixByte returns byte d (0 to 15) of an entry's 16-byte prefix.
+func prefixByte(e *buildEntry, d int) byte {
+	if d < 8 {
+		return byte(e.pre >> (56 - 8*d))
+	}
+	return byte(e.pre2 >> (56 - 8*(d-8)))
+}
+
+// radixSort sorts es, whose prefixes agree on their first d bytes, by
+// their remaining prefix bytes and then their bytes; tmp is scratch space
+// as long as es.
+func radixSort(arena []byte, es, tmp []buildEntry, d int) {
+	for ; d < 16; d++ {
+		if len(es) < radixMin {
+			sortEntriesCmp(arena, es)
+			return
+		}
+		var count [256]int
+		for i := range es {
+			count[prefixByte(&es[i], d)]++
+		}
+		if count[prefixByte(&es[0], d)] == len(es) {
+			continue // one byte for all: go on to the next
+		}
+		var start [256]int
+		pos := 0
+		for b, n := range count {
+			start[b] = pos
+			pos += n
+		}
+		next := start
+		for i := range es {
+			b := prefixByte(&es[i], d)
+			tmp[next[b]] = es[i]
+			next[b]++
+		}
+		copy(es, tmp[:len(es)])
+		for b, n := range count {
+			if n > 1 {
+				lo := start[b]
+				radixSort(arena, es[lo:lo+n], tmp[lo:lo+n], d+1)
+			}
+		}
+		return
+	}
+	sortEntriesCmp(arena, es) // equal prefixes: the arena decides
 }
 
 // mergeParts concatenates the workers' arenas and merges their sorted

@@ -2,7 +2,10 @@ package store
 
 import (
 	"bytes"
+	"fmt"
+	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -136,5 +139,47 @@ func TestBTree_EntriesFollowWrites(t *testing.T) {
 	rep, _ := db.Verify(t.Context())
 	if !rep.OK {
 		t.Fatalf("verify: %v", rep.Problems)
+	}
+}
+
+// TestSortEntries: the radix sort orders entries as their bytes, whatever
+// prefixes they share, their lengths (a short entry's prefix is padded
+// with zeros, like an entry that goes on with zeros) or their number.
+func TestSortEntries(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 5, radixMin - 1, radixMin, 300, 5000, 40000} {
+		var arena []byte
+		var entries []buildEntry
+		for range n {
+			var e []byte
+			switch rng.IntN(4) {
+			case 0: // a long shared prefix, differing late
+				e = fmt.Appendf(nil, "\x0ctheverysameprefix%d", rng.IntN(50))
+			case 1: // short, with zeros
+				e = make([]byte, rng.IntN(10))
+				for i := range e {
+					e[i] = byte(rng.IntN(3))
+				}
+			case 2: // an e-mail-like key
+				e = fmt.Appendf(nil, "\x0cuser%d@example.com\x00", rng.IntN(n+1))
+			default:
+				e = make([]byte, 1+rng.IntN(30))
+				for i := range e {
+					e[i] = byte(rng.IntN(256))
+				}
+			}
+			off := len(arena)
+			arena = append(arena, e...)
+			entries = append(entries, buildEntry{pre: prefix8(e), pre2: prefix8(e[min(8, len(e)):]), off: uint32(off), n: uint16(len(e))})
+		}
+		want := slices.Clone(entries)
+		sortEntriesCmp(arena, want)
+		sortEntries(arena, entries)
+		at := func(e buildEntry) []byte { return arena[e.off : e.off+uint32(e.n)] }
+		for i := range entries {
+			if !bytes.Equal(at(entries[i]), at(want[i])) {
+				t.Fatalf("n=%d: entry %d is %q, want %q", n, i, at(entries[i]), at(want[i]))
+			}
+		}
 	}
 }

@@ -253,6 +253,117 @@ func TestBTree_BuildManyDocuments(t *testing.T) {
 	}
 }
 
+// TestBTree_CreateIndexesOneScan: several indexes built together hold
+// the same entries as built one by one, and a failed build leaves none.
+func TestBTree_CreateIndexesOneScan(t *testing.T) {
+	const n = 5000
+	db := storetest.MustOpen(t)
+	var docs []string
+	for i := range n {
+		docs = append(docs, fmt.Sprintf(`{"_id":%d,"k":%d,"u":"u%05d","tags":["t%d","t%d"],"a":{"b":%d}}`, i, i%37, i, i%5, i%11, i%3))
+	}
+	specs := []store.BTreeSpec{
+		{Fields: []store.IndexField{{Path: "k"}}},
+		{Fields: []store.IndexField{{Path: "u"}}, Unique: true},
+		{Fields: []store.IndexField{{Path: "tags"}, {Path: "k", Desc: true}}},
+		{Fields: []store.IndexField{{Path: "a.b"}, {Path: "a"}}, Sparse: true},
+	}
+	defs := func(specs ...store.BTreeSpec) []store.IndexDef {
+		var out []store.IndexDef
+		for _, s := range specs {
+			out = append(out, store.BTreeIndex("", s))
+		}
+		return out
+	}
+	create := func(coll string, defs []store.IndexDef) error {
+		return db.Update(store.Change{Kind: "create_index"}, func(tx *store.Tx) error {
+			c, err := tx.CreateCollection(coll)
+			if err != nil {
+				return err
+			}
+			_, err = c.CreateBTreeIndexes(defs...)
+			return err
+		})
+	}
+	infos := func(coll string) string {
+		var out []string
+		db.View(func(tx *store.Tx) error {
+			c, _ := tx.Collection(coll)
+			ixs, err := c.IndexInfos()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, ix := range ixs {
+				out = append(out, fmt.Sprintf("%s %s %v %d %d", ix.Name, ix.Key, ix.Multikey, ix.Entries, ix.SizeBytes))
+			}
+			return nil
+		})
+		return strings.Join(out, "\n")
+	}
+	storetest.Insert(t, db, "one", docs...)
+	storetest.Insert(t, db, "all", docs...)
+	for _, s := range specs {
+		if err := createIndex(t, db, "one", s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := create("all", defs(specs...)); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := infos("all"), infos("one"); got != want || got == "" {
+		t.Fatalf("built together:\n%s\nbuilt one by one:\n%s", got, want)
+	}
+	storetest.MustVerify(t, db) // every entry of every index, and their count
+
+	// A document one index cannot hold fails the whole call; of two such
+	// documents in different indexes, the first in _id order is named.
+	storetest.Insert(t, db, "bad", docs...)
+	storetest.Insert(t, db, "bad",
+		`{"_id":6000,"p":[1,2],"q":[3,4]}`,
+		`{"_id":700.5,"x":[1],"y":[2]}`)
+	err := create("bad", defs(append(specs,
+		store.BTreeSpec{Fields: []store.IndexField{{Path: "p"}, {Path: "q"}}},
+		store.BTreeSpec{Fields: []store.IndexField{{Path: "x"}, {Path: "y"}}})...))
+	if err == nil || !strings.Contains(err.Error(), "index `x_1_y_1` of collection `bad` cannot hold document _id 700.5: cannot index parallel arrays") {
+		t.Fatalf("parallel arrays: %v", err)
+	}
+	// A duplicate in the unique index: nothing is created.
+	storetest.Insert(t, db, "dup", docs...)
+	storetest.Insert(t, db, "dup", `{"_id":5001,"u":"u04000"}`)
+	err = create("dup", defs(specs...))
+	want := "duplicate key in unique index `u_1` of collection `dup`: {\"u\":\"u04000\"} is already used by _id 4000 (writing _id 5001)"
+	if err == nil || err.Error() != want {
+		t.Fatalf("unique build: %v\nwant: %s", err, want)
+	}
+	// A caller that goes on after the refusal, in the same transaction,
+	// commits no index either.
+	err = db.Update(store.Change{}, func(tx *store.Tx) error {
+		c, _ := tx.Collection("dup")
+		if _, err := c.CreateBTreeIndexes(defs(specs...)...); err == nil {
+			t.Error("the duplicate is not refused")
+		}
+		_, err := c.Insert(query.MustParse(`{"_id":5002}`))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, coll := range []string{"bad", "dup"} {
+		if got := infos(coll); got != "" {
+			t.Errorf("%s: a failed build left indexes:\n%s", coll, got)
+		}
+	}
+	// Refused before any work: a repeated key pattern, an existing one.
+	if err := create("all", defs(specs[0])); query.KindOf(err) != query.Conflict {
+		t.Errorf("existing key pattern: %v", err)
+	}
+	s := store.BTreeSpec{Fields: []store.IndexField{{Path: "z"}}}
+	if err := create("all", defs(s, s)); query.KindOf(err) != query.Usage {
+		t.Errorf("key pattern twice: %v", err)
+	}
+	storetest.MustVerify(t, db)
+}
+
 // TestCollection_ReplaceJSON: a replacement given as canonical JSON keeps
 // the indexes (parsed only along their paths) and the journal (Verify,
 // on cleanup, checks both), and refuses another _id or a taken unique key.

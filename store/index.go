@@ -143,39 +143,92 @@ func (c *Collection) openIndex(def IndexDef) (*Index, error) {
 // CreateIndex creates an index, builds it over the existing documents, and
 // records its definition in the collection and the journal.
 func (c *Collection) CreateIndex(def IndexDef) (*Index, error) {
-	if err := c.checkWritable(); err != nil {
-		return nil, err
-	}
-	kind, ok := indexKind(def.Kind)
-	if !ok {
-		return nil, query.Errorf(query.Invalid, "unknown index kind %q", def.Kind)
-	}
-	def, err := kind.Prepare(def)
+	ixs, err := c.CreateIndexes(def)
 	if err != nil {
 		return nil, err
 	}
-	for _, d := range c.meta.Indexes {
-		if d.Name == def.Name {
-			return nil, wrap(query.Conflict, nil, "index `%s` already exists on collection `%s`", def.Name, c.name).
-				WithHint("drop it first, or choose another --name")
+	return ixs[0], nil
+}
+
+// CreateIndexes creates several indexes, as CreateIndex creates each, and
+// builds the B-tree ones in one scan of the documents (as MongoDB's
+// createIndexes takes several). It is atomic: when one definition is
+// refused or one build fails, no index is created. A document that one of
+// the B-tree indexes cannot hold is reported first, the earliest in _id
+// order; then unique-key violations, index by index, in the order given.
+func (c *Collection) CreateIndexes(defs ...IndexDef) ([]*Index, error) {
+	if err := c.checkWritable(); err != nil {
+		return nil, err
+	}
+	if len(defs) == 0 {
+		return nil, nil
+	}
+	prepared := make([]IndexDef, len(defs))
+	kinds := make([]IndexKind, len(defs))
+	for i, def := range defs {
+		kind, ok := indexKind(def.Kind)
+		if !ok {
+			return nil, query.Errorf(query.Invalid, "unknown index kind %q", def.Kind)
 		}
+		def, err := kind.Prepare(def)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range c.meta.Indexes {
+			if d.Name == def.Name {
+				return nil, wrap(query.Conflict, nil, "index `%s` already exists on collection `%s`", def.Name, c.name).
+					WithHint("drop it first, or choose another --name")
+			}
+		}
+		for _, d := range prepared[:i] {
+			if d.Name == def.Name {
+				return nil, wrap(query.Conflict, nil, "index `%s` is given twice", def.Name).
+					WithHint("give each index its own --name")
+			}
+		}
+		prepared[i], kinds[i] = def, kind
 	}
 	root, err := c.bucket.CreateBucketIfNotExists(bucketIndexes)
 	if err != nil {
 		return nil, err
 	}
-	b, err := root.CreateBucket([]byte(def.Name))
-	if err != nil {
-		return nil, fmt.Errorf("create index bucket %s: %w", def.Name, err)
-	}
-	ix := &Index{Def: def, coll: c, bucket: b, kind: kind}
-	if err := c.buildIndex(ix); err != nil {
-		if derr := root.DeleteBucket([]byte(def.Name)); derr != nil {
-			return nil, fmt.Errorf("%w (and removing the half-built index failed: %v)", err, derr)
+	var ixs []*Index
+	// undo removes the buckets created so far: a failed call creates nothing.
+	undo := func(err error) ([]*Index, error) {
+		for _, ix := range ixs {
+			if derr := root.DeleteBucket([]byte(ix.Def.Name)); derr != nil {
+				return nil, fmt.Errorf("%w (and removing the half-built index %s failed: %v)", err, ix.Def.Name, derr)
+			}
 		}
 		return nil, err
 	}
-	c.meta.Indexes = append(c.meta.Indexes, def)
+	for i, def := range prepared {
+		b, err := root.CreateBucket([]byte(def.Name))
+		if err != nil {
+			return undo(fmt.Errorf("create index bucket %s: %w", def.Name, err))
+		}
+		ixs = append(ixs, &Index{Def: def, coll: c, bucket: b, kind: kinds[i]})
+	}
+	var btrees []*Index
+	for _, ix := range ixs {
+		if ix.Def.Kind == BTreeKind {
+			btrees = append(btrees, ix)
+		}
+	}
+	if len(btrees) > 0 {
+		if err := buildBTrees(btrees, c.Scan()); err != nil {
+			return undo(err)
+		}
+	}
+	for _, ix := range ixs {
+		if ix.Def.Kind == BTreeKind {
+			continue
+		}
+		if err := c.buildIndex(ix); err != nil {
+			return undo(err)
+		}
+	}
+	c.meta.Indexes = append(c.meta.Indexes, prepared...)
 	if err := c.flushIndexes(); err != nil {
 		return nil, err
 	}
@@ -183,8 +236,10 @@ func (c *Collection) CreateIndex(def IndexDef) (*Index, error) {
 	if err := c.saveMeta(); err != nil {
 		return nil, err
 	}
-	c.tx.record(Op{Op: OpCreateIndex, Coll: c.name, Index: &def})
-	return ix, nil
+	for i := range prepared {
+		c.tx.record(Op{Op: OpCreateIndex, Coll: c.name, Index: &prepared[i]})
+	}
+	return ixs, nil
 }
 
 func (c *Collection) buildIndex(ix *Index) error {

@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"slices"
 
 	"github.com/omgdb/omgdb/query"
 )
@@ -80,4 +81,32 @@ func (c *Collection) CreateBTreeIndex(name string, spec BTreeSpec) (*Index, erro
 			WithHint("drop it first to change its options: omgdb drop-index %s %s %s", c.tx.db.path, c.name, other)
 	}
 	return c.CreateIndex(BTreeIndex(name, spec))
+}
+
+// CreateBTreeIndexes creates several B-tree indexes, defined with
+// BTreeIndex, in one scan of the documents (see CreateIndexes). Like
+// CreateBTreeIndex, it refuses an index whose fields and directions repeat
+// an existing index's, or another's of defs.
+func (c *Collection) CreateBTreeIndexes(defs ...IndexDef) ([]*Index, error) {
+	specs := make([]*BTreeSpec, len(defs))
+	for i, def := range defs {
+		if def.Kind != BTreeKind {
+			return nil, query.Errorf(query.Invalid, "index `%s` is of kind %q, not %q", def.Name, def.Kind, BTreeKind)
+		}
+		spec, err := ParseBTreeSpec(def)
+		if err != nil {
+			return nil, err
+		}
+		if other := c.FindBTreeIndex(spec.Fields); other != "" {
+			return nil, wrap(query.Conflict, nil, "collection `%s` already has index `%s` on %s", c.name, other, spec.KeyPattern()).
+				WithHint("drop it first to change its options: omgdb drop-index %s %s %s", c.tx.db.path, c.name, other)
+		}
+		for _, s := range specs[:i] {
+			if slices.Equal(s.Fields, spec.Fields) {
+				return nil, query.Errorf(query.Usage, "the key pattern %s is given twice", spec.KeyPattern())
+			}
+		}
+		specs[i] = spec
+	}
+	return c.CreateIndexes(defs...)
 }

@@ -161,6 +161,18 @@ func TestApplySpec(t *testing.T) {
 	if err != nil || strings.Join(rep.Collections, ",") != "users,logs" || strings.Join(rep.Indexes, ",") != "users.email_1,users.age_-1_name_1" {
 		t.Fatalf("ApplySpec = %+v, %v", rep, err)
 	}
+	// Again over documents: the indexes that exist, or repeat one given
+	// before, are skipped; the others are built (in one scan).
+	storetest.Insert(t, db, "users", `{"_id":1,"name":"a","email":"a@x","age":3,"city":"P"}`, `{"_id":2,"name":"b","age":4}`)
+	spec = `{"collections":{"users":{"indexes":["email","age","city,age",{"fields":"age:1"},{"fields":"city,age","unique":true}]}}}`
+	err = db.Update(store.Change{}, func(tx *store.Tx) (err error) {
+		rep, err = tx.ApplySpec(query.MustParse(spec))
+		return err
+	})
+	if err != nil || strings.Join(rep.Indexes, ",") != "users.age_1,users.city_1_age_1" {
+		t.Fatalf("ApplySpec over documents = %+v, %v", rep, err)
+	}
+	storetest.MustVerify(t, db)
 	for spec, want := range map[string]string{
 		`{}`:                                       "spec must contain a 'collections' object",
 		`{"collections":[]}`:                       "spec must contain a 'collections' object",

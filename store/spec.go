@@ -1,6 +1,8 @@
 package store
 
 import (
+	"slices"
+
 	"github.com/omgdb/omgdb/query"
 )
 
@@ -43,14 +45,21 @@ func (tx *Tx) ApplySpec(spec query.Value) (*SpecReport, error) {
 			return nil, err
 		}
 		rep.Rules = append(rep.Rules, dr)
+		// The indexes that do not exist yet, built in one scan.
+		var defs []IndexDef
+		var seen [][]IndexField
 		for _, is := range cs.indexes {
-			if c.FindBTreeIndex(is.spec.Fields) != "" {
+			if c.FindBTreeIndex(is.spec.Fields) != "" || slices.ContainsFunc(seen, func(f []IndexField) bool { return slices.Equal(f, is.spec.Fields) }) {
 				continue
 			}
-			ix, err := c.CreateBTreeIndex(is.name, is.spec)
-			if err != nil {
-				return nil, err
-			}
+			seen = append(seen, is.spec.Fields)
+			defs = append(defs, BTreeIndex(is.name, is.spec))
+		}
+		ixs, err := c.CreateBTreeIndexes(defs...)
+		if err != nil {
+			return nil, err
+		}
+		for _, ix := range ixs {
 			rep.Indexes = append(rep.Indexes, c.name+"."+ix.Def.Name)
 		}
 	}
