@@ -174,3 +174,60 @@ func TestPlanUpdate_ManyMatches(t *testing.T) {
 		t.Fatalf("error = %v", err)
 	}
 }
+
+// Apply checks each document as it writes it: a document found changed
+// after others were written, or a write refused before a changed
+// document, still leaves the store as it was, and the conflict is
+// reported over the write's error.
+func TestApply_OnePassRefusalWritesNothing(t *testing.T) {
+	db := storetest.MustOpen(t)
+	storetest.Insert(t, db, "users", `{"_id":1,"k":"a","n":1}`, `{"_id":2,"k":"b","n":1}`, `{"_id":3,"k":"c","n":1}`,
+		`{"_id":4,"k":"d","n":1}`)
+	write(t, db, func(tx *store.Tx) error {
+		c, _ := tx.Collection("users")
+		_, err := c.CreateIndex(store.BTreeIndex("", store.BTreeSpec{Fields: []store.IndexField{{Path: "k"}}, Unique: true}))
+		return err
+	})
+	// The last document (in _id order) changes after planning.
+	plan := planUpdate(t, db, "users", `{}`, `{"$inc":{"n":1}}`, nil)
+	replace(t, db, "users", "4", `{"k":"d","n":7}`)
+	before, lsn := dump(t, db), lastLSN(t, db)
+	_, err := changes.Apply(ctx, db, plan.Token, nil)
+	if ids := conflictIDs(t, err); strings.Join(ids, ",") != "4" {
+		t.Errorf("conflicts = %v", ids)
+	}
+	if dump(t, db) != before || lastLSN(t, db) != lsn {
+		t.Fatal("a refused apply wrote something")
+	}
+	// The first write breaks the unique index and the third document
+	// changed: the conflict is reported.
+	plan = planUpdate(t, db, "users", `{"_id":{"$lte":3}}`, `{"$set":{"k":"d"}}`, nil)
+	replace(t, db, "users", "3", `{"k":"c","n":9}`)
+	before, lsn = dump(t, db), lastLSN(t, db)
+	_, err = changes.Apply(ctx, db, plan.Token, nil)
+	if ids := conflictIDs(t, err); strings.Join(ids, ",") != "3" {
+		t.Errorf("conflicts = %v", ids)
+	}
+	if dump(t, db) != before || lastLSN(t, db) != lsn {
+		t.Fatal("a refused apply wrote something")
+	}
+	// Nothing changed since: the write's error.
+	plan = planUpdate(t, db, "users", `{"_id":{"$lte":3}}`, `{"$set":{"k":"d"}}`, nil)
+	_, err = changes.Apply(ctx, db, plan.Token, nil)
+	if err == nil || !strings.Contains(err.Error(), "duplicate key") {
+		t.Fatalf("apply onto a taken key: %v", err)
+	}
+	if dump(t, db) != before || lastLSN(t, db) != lsn {
+		t.Fatal("a refused apply wrote something")
+	}
+	// A document deleted since is a conflict too.
+	plan = planUpdate(t, db, "users", `{}`, `{"$inc":{"n":1}}`, nil)
+	write(t, db, func(tx *store.Tx) error {
+		c, _ := tx.Collection("users")
+		return c.Delete(query.LongValue(2))
+	})
+	_, err = changes.Apply(ctx, db, plan.Token, nil)
+	if ids := conflictIDs(t, err); strings.Join(ids, ",") != "2" {
+		t.Errorf("conflicts = %v", ids)
+	}
+}
