@@ -12,9 +12,9 @@ import (
 // PlanUpdate plans an update of the documents of coll that match filter:
 // update operators ({"$set":…}) or a replacement document, with
 // opts.ArrayFilters for $[<identifier>] paths. Nothing is written but the
-// plan: every matched document with its before- and after-image (the
-// update runs now, at planning, so $currentDate takes the planning time)
-// and a digest of its bytes. Modified counts the documents that change.
+// plan: every matched document with its after-image (the update runs now,
+// at planning, so $currentDate takes the planning time) and a digest of
+// its bytes, which names its before-image (see ShowPlan). Modified counts the documents that change.
 // With opts.Upsert and no match, the plan inserts the document MongoDB
 // would (the filter's equalities, then the update with $setOnInsert), with
 // an ObjectId _id when neither sets one; the collection is created on
@@ -93,7 +93,7 @@ func planMatches(ctx context.Context, b *builder, c *store.Collection, f *query.
 		if err == nil && changed {
 			after, err = query.PrepareDocument(after)
 			it.op, it.before, it.after = opUpdate, doc, after
-			it.beforeJSON, it.afterJSON = js, query.AppendJSON(nil, after)
+			it.afterJSON = query.AppendJSON(nil, after)
 		}
 		if err != nil {
 			return item{}, updateError(c.Name(), id, err)

@@ -231,3 +231,77 @@ func TestApply_OnePassRefusalWritesNothing(t *testing.T) {
 		t.Errorf("conflicts = %v", ids)
 	}
 }
+
+// Plans do not store before-images: ShowPlan shows the document as it was
+// planned, from the store while it is unchanged and from the journal once
+// it changed or was deleted; null once compaction pruned that history.
+func TestShowPlan_BeforeImagesFromTheStoreOrTheJournal(t *testing.T) {
+	db := storetest.MustOpen(t)
+	storetest.Insert(t, db, "users", `{"_id":1,"n":1}`, `{"_id":2,"n":2}`, `{"_id":3,"n":3}`, `{"_id":4,"n":4}`)
+	plan := planUpdate(t, db, "users", `{"_id":{"$lte":3}}`, `{"$inc":{"n":10}}`, nil)
+	del := mustDelete(t, db, "users", `{"_id":4}`)
+	show := func(token string) string {
+		t.Helper()
+		_, docs, err := changes.ShowPlan(ctx, db, token)
+		if err != nil {
+			t.Fatalf("show %s: %v", token, err)
+		}
+		var out []string
+		for _, d := range docs {
+			out = append(out, fmt.Sprintf("%s %s %s %s %d", d.ID, d.Op, d.Before, d.After, len(d.Fields)))
+		}
+		return strings.Join(out, "\n")
+	}
+	want := `1 update {"_id":1,"n":1} {"_id":1,"n":11} 1
+2 update {"_id":2,"n":2} {"_id":2,"n":12} 1
+3 update {"_id":3,"n":3} {"_id":3,"n":13} 1`
+	if got := show(plan.Token); got != want {
+		t.Fatalf("fresh plan:\n%s\nwant\n%s", got, want)
+	}
+	// 2 changes twice and 3 is deleted: the plan is stale, and shows them
+	// as planned.
+	replace(t, db, "users", "2", `{"n":5}`)
+	replace(t, db, "users", "2", `{"n":6}`)
+	write(t, db, func(tx *store.Tx) error {
+		c, _ := tx.Collection("users")
+		return c.Delete(query.LongValue(3))
+	})
+	if got := show(plan.Token); got != want {
+		t.Fatalf("stale plan:\n%s\nwant\n%s", got, want)
+	}
+	if got, want := show(del.Token), `4 delete {"_id":4,"n":4} <missing> 0`; got != want {
+		t.Fatalf("delete plan: %s, want %s", got, want)
+	}
+	// History pruned past the plan: a changed document's before is unknown.
+	path := db.Path()
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Compact(ctx, path, &store.CompactOptions{HistoryBefore: lastLSNAt(t, path)}); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	if db, err = store.Open(path, nil); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	want = `1 update {"_id":1,"n":1} {"_id":1,"n":11} 1
+2 update <missing> {"_id":2,"n":12} 0
+3 update <missing> {"_id":3,"n":13} 0`
+	if got := show(plan.Token); got != want {
+		t.Fatalf("stale plan, history pruned:\n%s\nwant\n%s", got, want)
+	}
+	if _, err := changes.Apply(ctx, db, plan.Token, nil); !errors.Is(err, changes.ErrConflict) {
+		t.Fatalf("apply of the stale plan: %v", err)
+	}
+}
+
+func lastLSNAt(t *testing.T, path string) uint64 {
+	t.Helper()
+	db, err := store.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	return lastLSN(t, db)
+}
