@@ -116,7 +116,11 @@ type item struct {
 	// afterJSON is the after-image as stored (canonical JSON), when it was
 	// read unparsed (withAfterJSON) or encoded at planning; nil for none.
 	afterJSON []byte
-	hasBefore bool // before was read from the plan (plans made before before-images were left out)
+	// beforeJSON is the before-image's stored JSON when an update was
+	// planned on the stored bytes and before is not set (for the sample;
+	// not stored).
+	beforeJSON []byte
+	hasBefore  bool // before was read from the plan (plans made before before-images were left out)
 }
 
 func (it *item) ref() DocRef { return DocRef{Collection: it.coll, ID: Doc{it.id}} }
