@@ -2,6 +2,7 @@ package changes
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/omgdb/omgdb/query"
@@ -77,10 +78,7 @@ func applyPlan(ctx context.Context, tx *store.Tx, token string, res *ApplyResult
 		return err
 	}
 	res.Kind = p.Kind
-	if err := checkItems(ctx, tx, p); err != nil {
-		return err
-	}
-	if err := writeItems(ctx, tx, p, res); err != nil {
+	if err := applyItems(ctx, tx, p, res); err != nil {
 		return err
 	}
 	if res.Inserted+res.Updated+res.Deleted > 0 {
@@ -115,15 +113,64 @@ func checkPending(tx *store.Tx, p *Plan, now time.Time) error {
 		WithHint("plans stay pending for 24 h by default; plan the change again and apply the new token")
 }
 
-// checkItems refuses the plan when any planned document changed since.
-func checkItems(ctx context.Context, tx *store.Tx, p *Plan) error {
-	var changed []DocRef
+// errStale is what an update's check returns when its document changed
+// since the plan.
+var errStale = errors.New("document changed since the plan")
+
+// applyItems checks and writes a plan's items in one pass: each
+// document is checked to be exactly as planned (the digest of its current
+// bytes; still absent for one the plan inserts) as it is written, an
+// update's with the one read that replaces it. Once a document has
+// changed, or a write failed, nothing more is written and the remaining
+// items are only checked: the plan is then refused with a *ConflictError
+// listing every changed document (or, when none changed, the write's
+// error), and the caller's transaction aborts, so nothing is written. An
+// update's after-image is written as it is stored in the plan (canonical
+// JSON, made by AppendJSON from a prepared document when planned): it is
+// not parsed and encoded again.
+func applyItems(ctx context.Context, tx *store.Tx, p *Plan, res *ApplyResult) error {
+	var changed, matching []DocRef
+	if p.upsertNew { // before any write: the plan's own insert would match
+		var err error
+		if matching, err = upsertMatches(ctx, tx, p); err != nil {
+			return err
+		}
+	}
+	var failed error // the first write that failed
 	n := 0
-	err := eachItem(tx, p.Token, 0, func(it *item) error {
+	err := eachItem(tx, p.Token, withAfterJSON, func(it *item) error {
 		if n++; n%1024 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
+		}
+		writing := len(changed) == 0 && len(matching) == 0 && failed == nil
+		if writing && it.op == opUpdate {
+			c, err := tx.Collection(it.coll)
+			if err != nil && !isNotFound(err) {
+				return err
+			}
+			if err == nil {
+				err = c.ReplaceJSONIf(it.id, it.afterJSON, func(cur []byte) error {
+					if it.digest == "" || digest(cur) != it.digest {
+						return errStale
+					}
+					return nil
+				})
+				switch {
+				case err == nil:
+					res.Updated++
+					return nil
+				case errors.Is(err, errStale):
+					changed = append(changed, it.ref())
+					return nil
+				case !isNotFound(err):
+					failed = err
+					return nil
+				}
+			}
+			changed = append(changed, it.ref()) // deleted since
+			return nil
 		}
 		js, err := currentJSON(tx, it.coll, it.id)
 		if err != nil {
@@ -131,25 +178,22 @@ func checkItems(ctx context.Context, tx *store.Tx, p *Plan) error {
 		}
 		if (js == nil) != (it.digest == "") || (js != nil && digest(js) != it.digest) {
 			changed = append(changed, it.ref())
+			return nil
+		}
+		if writing {
+			failed = writeItem(tx, it, res)
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	if p.upsertNew {
-		more, err := upsertMatches(ctx, tx, p)
-		if err != nil {
-			return err
-		}
-		changed = append(changed, more...)
+	if changed = append(changed, matching...); len(changed) > 0 {
+		return newConflict(changed,
+			"nothing was written; plan the change again to see the documents as they are now, review it, and apply the new token",
+			"plan %s is stale: %d document(s) changed since it was planned", p.Token, len(changed))
 	}
-	if len(changed) == 0 {
-		return nil
-	}
-	return newConflict(changed,
-		"nothing was written; plan the change again to see the documents as they are now, review it, and apply the new token",
-		"plan %s is stale: %d document(s) changed since it was planned", p.Token, len(changed))
+	return failed
 }
 
 // upsertMatches returns the documents the filter of an upserting plan
@@ -188,39 +232,29 @@ func currentJSON(tx *store.Tx, coll string, id query.Value) ([]byte, error) {
 	return js, err
 }
 
-// writeItems writes every after-image of a checked plan. An update's
-// after-image is written as it is stored in the plan (canonical JSON, made
-// by AppendJSON from a prepared document when planned): it is not parsed
-// and encoded again.
-func writeItems(ctx context.Context, tx *store.Tx, p *Plan, res *ApplyResult) error {
-	n := 0
-	return eachItem(tx, p.Token, withAfterJSON, func(it *item) error {
-		if n++; n%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		if it.op == opNone {
-			return nil
-		}
-		c, err := tx.CreateCollection(it.coll)
-		if err != nil {
-			return err
-		}
-		switch it.op {
-		case opInsert:
-			var doc query.Value
-			if doc, err = parseImage(it.afterJSON); err == nil {
-				_, err = c.Insert(doc)
-			}
-			res.Inserted++
-		case opUpdate:
-			err = c.ReplaceJSON(it.id, it.afterJSON)
-			res.Updated++
-		case opDelete:
-			err = c.Delete(it.id)
-			res.Deleted++
-		}
+// writeItem writes a checked item's after-image (an update's is written
+// by applyItems as it checks it).
+func writeItem(tx *store.Tx, it *item, res *ApplyResult) error {
+	if it.op == opNone {
+		return nil
+	}
+	c, err := tx.CreateCollection(it.coll)
+	if err != nil {
 		return err
-	})
+	}
+	switch it.op {
+	case opInsert:
+		var doc query.Value
+		if doc, err = parseImage(it.afterJSON); err == nil {
+			_, err = c.Insert(doc)
+		}
+		res.Inserted++
+	case opUpdate:
+		err = c.ReplaceJSON(it.id, it.afterJSON)
+		res.Updated++
+	case opDelete:
+		err = c.Delete(it.id)
+		res.Deleted++
+	}
+	return err
 }

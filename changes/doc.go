@@ -7,15 +7,17 @@
 // # Plans
 //
 // PlanDelete (and PlanUpdate, PlanRevert) compute a change without
-// writing any document: every affected document with its before- and
-// after-image and a digest of its current bytes. The plan is stored in the
+// writing any document: every affected document with its after-image and
+// a digest of its current bytes, which names its before-image (the current
+// document while the plan is not stale, else its state at the plan's base
+// LSN in the journal: ShowPlan reads it there). The plan is stored in the
 // store file (bucket "plans") under an opaque token, an ObjectId in hex,
 // and stays pending for 24 hours by default. Storing a plan is a write
 // transaction that touches only the plans bucket: it adds no journal
 // record, because it changes no document.
 //
 // Apply checks, in one transaction, that every planned document is still
-// exactly as planned, writes every after-image, marks the plan applied
+// exactly as planned as it writes its after-image, marks the plan applied
 // and journals the change with the token as its change id. If any
 // document changed, nothing is written and the error is a *ConflictError
 // that lists them. A plan applies once.

@@ -111,12 +111,16 @@ type item struct {
 	id     query.Value
 	op     string
 	digest string      // of the document's bytes when planned; "" when it did not exist
-	before query.Value // missing for an insert and for unchanged documents
+	before query.Value // at planning, for the sample (not stored); missing for an insert and unchanged documents
 	after  query.Value // missing for a delete and for unchanged documents
 	// afterJSON is the after-image as stored (canonical JSON), when it was
 	// read unparsed (withAfterJSON) or encoded at planning; nil for none.
-	// beforeJSON is the before-image's stored JSON, when planning has it.
-	afterJSON, beforeJSON []byte
+	afterJSON []byte
+	// beforeJSON is the before-image's stored JSON when an update was
+	// planned on the stored bytes and before is not set (for the sample;
+	// not stored).
+	beforeJSON []byte
+	hasBefore  bool // before was read from the plan (plans made before before-images were left out)
 }
 
 func (it *item) ref() DocRef { return DocRef{Collection: it.coll, ID: Doc{it.id}} }

@@ -86,13 +86,26 @@ func (b *builder) add(it item) error {
 	if it.op != opNone {
 		b.p.Modified++
 		if len(b.sample) < b.n {
-			b.sample = append(b.sample, BeforeAfter{Before: Doc{it.before}, After: Doc{it.after}})
+			b.sample = append(b.sample, sampleOf(&it))
 		}
 		if it.op == opInsert && b.p.Kind == KindUpdate {
 			b.upserted = &Doc{it.id}
 		}
 	}
 	return b.w.add(&it)
+}
+
+// sampleOf returns an item's before and after, decoding the images of an
+// update planned on the stored bytes.
+func sampleOf(it *item) BeforeAfter {
+	before, after := it.before, it.after
+	if before.IsMissing() && it.beforeJSON != nil {
+		before, _ = query.Parse(it.beforeJSON)
+	}
+	if after.IsMissing() && it.afterJSON != nil && it.op == opUpdate {
+		after, _ = query.Parse(it.afterJSON)
+	}
+	return BeforeAfter{Before: Doc{before}, After: Doc{after}}
 }
 
 // save writes the last items and the header.

@@ -3,6 +3,7 @@ package changes
 import (
 	"context"
 
+	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -31,7 +32,7 @@ type PlanDoc struct {
 	Collection string      `json:"collection"`
 	ID         Doc         `json:"_id"`
 	Op         string      `json:"op"`     // insert, update or delete
-	Before     Doc         `json:"before"` // now (when planned); null for an insert
+	Before     Doc         `json:"before"` // when planned; null for an insert, or when stale and the journal was pruned
 	After      Doc         `json:"after"`  // after the change; null for a delete
 	Fields     []FieldDiff `json:"fields,omitempty"`
 }
@@ -39,7 +40,10 @@ type PlanDoc struct {
 // ShowPlan returns a plan and every document it changes (matched
 // documents that would not change are left out). An applied, discarded or
 // expired plan has no documents left: an applied one's are in the journal
-// (see Diff and Versions).
+// (see Diff and Versions). A document's before-image, which plans do not
+// store, is the current document while its bytes have the plan's digest,
+// and otherwise (the plan is stale) its state at the plan's base LSN,
+// from the journal; null when compaction pruned that part of the journal.
 func ShowPlan(ctx context.Context, db *store.DB, token string) (*Plan, []PlanDoc, error) {
 	if err := checkToken(token, "plan token"); err != nil {
 		return nil, nil, err
@@ -52,6 +56,7 @@ func ShowPlan(ctx context.Context, db *store.DB, token string) (*Plan, []PlanDoc
 			return err
 		}
 		p.Status = p.status(timeNow())
+		pb := &planBefores{base: p.BaseLSN}
 		return eachItem(tx, token, withAfter|withBefore, func(it *item) error {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -59,8 +64,13 @@ func ShowPlan(ctx context.Context, db *store.DB, token string) (*Plan, []PlanDoc
 			if it.op == opNone {
 				return nil
 			}
+			if !it.hasBefore {
+				if it.before, err = pb.before(ctx, tx, it); err != nil {
+					return err
+				}
+			}
 			d := PlanDoc{Collection: it.coll, ID: Doc{it.id}, Op: it.op, Before: Doc{it.before}, After: Doc{it.after}}
-			if it.op == opUpdate {
+			if it.op == opUpdate && !it.before.IsMissing() {
 				d.Fields = FieldDiffs(it.before, it.after)
 			}
 			docs = append(docs, d)
@@ -95,4 +105,37 @@ func Discard(ctx context.Context, db *store.DB, token string) (*Plan, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// planBefores finds the before-images of a plan's items: the documents as
+// they were when planned, whose bytes have the items' digests.
+type planBefores struct {
+	base uint64   // the plan's BaseLSN
+	then *undoSet // the state at base of what changed since, read once needed
+}
+
+// before returns it's document as it was when planned: the current one
+// while it has the plan's digest, else its state at the plan's base LSN,
+// from the journal (missing when that part was pruned).
+func (pb *planBefores) before(ctx context.Context, tx *store.Tx, it *item) (query.Value, error) {
+	if it.digest == "" {
+		return query.Value{}, nil // planned as absent
+	}
+	js, err := currentJSON(tx, it.coll, it.id)
+	if err != nil {
+		return query.Value{}, err
+	}
+	if js != nil && digest(js) == it.digest {
+		return parseImage(js)
+	}
+	if pb.then == nil {
+		if pb.then, err = undoAfter(ctx, tx, pb.base, ""); err != nil {
+			return query.Value{}, err
+		}
+	}
+	if d := pb.then.docs[docKey(it.coll, it.id)]; d != nil && !d.state.IsMissing() &&
+		digest(query.JSON(d.state)) == it.digest {
+		return d.state, nil
+	}
+	return query.Value{}, nil
 }

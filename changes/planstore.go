@@ -16,9 +16,14 @@ import (
 // Plans live in the store file, in the top-level bucket "plans": one nested
 // bucket per token holding the header under "h" and the items in chunks of
 // up to chunkItems lines: "i" + a 4-byte big-endian sequence number holds
-// their identity ({"coll","id","op","digest"}), "a" + the same number their
-// after-images and "b" + it their before-images, line for line ("null" for
-// none). Chunks are written as the plan is computed and read one at a time,
+// their identity ({"coll","id","op","digest"}) and "a" + the same number
+// their after-images, line for line ("null" for none). Before-images are
+// not stored: an item's is the document whose bytes have its digest (none
+// when the digest is empty), which is the current document until the plan
+// goes stale, and the journal's before-image of its first change after
+// the plan's base LSN once it is (see planBefore). Plans written before
+// this held them under "b" + the number; they are read when present.
+// Chunks are written as the plan is computed and read one at a time,
 // so memory stays bounded by a chunk whatever the plan's size; apply checks
 // the "i" lines first and parses after-images only to write them. Every
 // value is a store blob (checksummed; compressed when large). Applying, discarding or
@@ -92,10 +97,10 @@ func saveHeader(tx *store.Tx, p *Plan) error {
 
 // planWriter writes a new plan's items as they are found.
 type planWriter struct {
-	b                      *bolt.Bucket
-	seq                    uint32
-	n                      int
-	items, afters, befores []byte
+	b             *bolt.Bucket
+	seq           uint32
+	n             int
+	items, afters []byte
 }
 
 func newPlanWriter(tx *store.Tx, token string) (*planWriter, error) {
@@ -113,8 +118,7 @@ func newPlanWriter(tx *store.Tx, token string) (*planWriter, error) {
 func (w *planWriter) add(it *item) error {
 	w.items = append(query.AppendJSON(w.items, it.value()), '\n')
 	w.afters = append(appendImage(w.afters, it.after, it.afterJSON), '\n')
-	w.befores = append(appendImage(w.befores, it.before, it.beforeJSON), '\n')
-	if w.n++; w.n >= chunkItems || len(w.items)+len(w.afters)+len(w.befores) >= chunkBytes {
+	if w.n++; w.n >= chunkItems || len(w.items)+len(w.afters) >= chunkBytes {
 		return w.flush()
 	}
 	return nil
@@ -136,13 +140,13 @@ func (w *planWriter) flush() error {
 	for _, part := range []struct {
 		kind byte
 		data []byte
-	}{{'i', w.items}, {'a', w.afters}, {'b', w.befores}} {
+	}{{'i', w.items}, {'a', w.afters}} {
 		if err := w.b.Put(chunkKey(part.kind, w.seq), store.EncodeBlobFast(part.data)); err != nil {
 			return err
 		}
 	}
 	w.seq, w.n = w.seq+1, 0
-	w.items, w.afters, w.befores = w.items[:0], w.afters[:0], w.befores[:0]
+	w.items, w.afters = w.items[:0], w.afters[:0]
 	return nil
 }
 
@@ -153,7 +157,7 @@ func chunkKey(kind byte, seq uint32) []byte {
 // Parts of an item that eachItem reads besides its identity.
 const (
 	withAfter     = 1 << iota
-	withBefore    //
+	withBefore    // the before-image when the plan stores it (plans made before they were left out)
 	withAfterJSON // the after-image's canonical JSON, unparsed (item.afterJSON)
 )
 
@@ -202,7 +206,7 @@ func itemParts(b *bolt.Bucket, token string, seq []byte, parts, n int) (afters, 
 			return nil, nil, err
 		}
 	}
-	if parts&withBefore != 0 {
+	if parts&withBefore != 0 && b.Get(append([]byte{'b'}, seq...)) != nil {
 		befores, err = read('b')
 	}
 	return afters, befores, err
@@ -233,6 +237,7 @@ func parseItem(token string, line []byte, afters, befores [][]byte, i int, rawAf
 		}
 	}
 	if befores != nil {
+		it.hasBefore = true
 		if it.before, err = parseImage(befores[i]); err != nil {
 			return item{}, query.Errorf(query.IO, "plan %s: unreadable before-image: %v", token, err)
 		}

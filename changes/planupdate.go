@@ -12,9 +12,9 @@ import (
 // PlanUpdate plans an update of the documents of coll that match filter:
 // update operators ({"$set":…}) or a replacement document, with
 // opts.ArrayFilters for $[<identifier>] paths. Nothing is written but the
-// plan: every matched document with its before- and after-image (the
-// update runs now, at planning, so $currentDate takes the planning time)
-// and a digest of its bytes. Modified counts the documents that change.
+// plan: every matched document with its after-image (the update runs now,
+// at planning, so $currentDate takes the planning time) and a digest of
+// its bytes, which names its before-image (see ShowPlan). Modified counts the documents that change.
 // With opts.Upsert and no match, the plan inserts the document MongoDB
 // would (the filter's equalities, then the update with $setOnInsert), with
 // an ObjectId _id when neither sets one; the collection is created on
@@ -93,7 +93,7 @@ func planMatches(ctx context.Context, b *builder, c *store.Collection, f *query.
 		if err == nil && changed {
 			after, err = query.PrepareDocument(after)
 			it.op, it.before, it.after = opUpdate, doc, after
-			it.beforeJSON, it.afterJSON = js, query.AppendJSON(nil, after)
+			it.afterJSON = query.AppendJSON(nil, after)
 		}
 		if err != nil {
 			return item{}, updateError(c.Name(), id, err)
@@ -104,6 +104,24 @@ func planMatches(ctx context.Context, b *builder, c *store.Collection, f *query.
 		b.p.Matched++
 		return b.add(it)
 	}
+	var raw func(js []byte) (item, bool)
+	if ru := compileRawUpdate(b.p.Update.Value); ru != nil && len(b.p.ArrayFilters) == 0 {
+		raw = func(js []byte) (item, bool) {
+			after, changed, ok := ru.apply(js)
+			if !ok {
+				return item{}, false
+			}
+			doc, err := query.ParseFields(js, idOnly)
+			if err != nil {
+				return item{}, false
+			}
+			it := item{coll: c.Name(), id: doc.Get("_id"), op: opNone, digest: digest(js)}
+			if changed {
+				it.op, it.afterJSON, it.beforeJSON = opUpdate, after, js
+			}
+			return it, true
+		}
+	}
 	if first || runtime.GOMAXPROCS(0) < 2 {
 		return scanMatches(ctx, c, f, first, func(js []byte, doc query.Value) error {
 			it, err := plan(js, doc)
@@ -113,8 +131,10 @@ func planMatches(ctx context.Context, b *builder, c *store.Collection, f *query.
 			return add(it)
 		})
 	}
-	return matchPipeline(ctx, c, f, plan, add)
+	return matchPipeline(ctx, c, f, raw, plan, add)
 }
+
+var idOnly = query.NewFieldSet([]string{"_id"})
 
 // matchBatch is a run of matching documents planned by the pipeline's
 // second goroutine.
@@ -128,15 +148,15 @@ type matchBatch struct {
 const matchBatchDocs = 256
 
 // matchPipeline scans c for the documents f matches and hands them, in
-// runs, to a goroutine that decodes and plans them; it adds the planned
+// runs, to a goroutine that plans them (see planBatch); it adds the planned
 // items in _id order as they come back. The first failure in _id order
 // is returned, with the items before it added, as scanMatches would.
-func matchPipeline(ctx context.Context, c *store.Collection, f *query.Filter, plan func([]byte, query.Value) (item, error), add func(item) error) error {
+func matchPipeline(ctx context.Context, c *store.Collection, f *query.Filter, raw func([]byte) (item, bool), plan func([]byte, query.Value) (item, error), add func(item) error) error {
 	work := make(chan *matchBatch, 4)
 	var pending []*matchBatch
 	go func() {
 		for mb := range work {
-			planBatch(mb, plan)
+			planBatch(mb, raw, plan)
 			close(mb.done)
 		}
 	}()
@@ -207,11 +227,18 @@ func matchPipeline(ctx context.Context, c *store.Collection, f *query.Filter, pl
 	return drain(true)
 }
 
-// planBatch decodes and plans the documents of a batch, up to the first
-// failure.
-func planBatch(mb *matchBatch, plan func([]byte, query.Value) (item, error)) {
+// planBatch plans the documents of a batch, up to the first failure: on
+// their stored bytes when raw (the update's raw form, when it has one)
+// takes them, else decoded.
+func planBatch(mb *matchBatch, raw func([]byte) (item, bool), plan func([]byte, query.Value) (item, error)) {
 	mb.items = make([]item, 0, len(mb.js))
 	for _, js := range mb.js {
+		if raw != nil {
+			if it, ok := raw(js); ok {
+				mb.items = append(mb.items, it)
+				continue
+			}
+		}
 		doc, err := query.Parse(js)
 		if err != nil {
 			mb.err = query.Errorf(query.IO, "corrupt document value: %v", err).

@@ -174,3 +174,134 @@ func TestPlanUpdate_ManyMatches(t *testing.T) {
 		t.Fatalf("error = %v", err)
 	}
 }
+
+// Apply checks each document as it writes it: a document found changed
+// after others were written, or a write refused before a changed
+// document, still leaves the store as it was, and the conflict is
+// reported over the write's error.
+func TestApply_OnePassRefusalWritesNothing(t *testing.T) {
+	db := storetest.MustOpen(t)
+	storetest.Insert(t, db, "users", `{"_id":1,"k":"a","n":1}`, `{"_id":2,"k":"b","n":1}`, `{"_id":3,"k":"c","n":1}`,
+		`{"_id":4,"k":"d","n":1}`)
+	write(t, db, func(tx *store.Tx) error {
+		c, _ := tx.Collection("users")
+		_, err := c.CreateIndex(store.BTreeIndex("", store.BTreeSpec{Fields: []store.IndexField{{Path: "k"}}, Unique: true}))
+		return err
+	})
+	// The last document (in _id order) changes after planning.
+	plan := planUpdate(t, db, "users", `{}`, `{"$inc":{"n":1}}`, nil)
+	replace(t, db, "users", "4", `{"k":"d","n":7}`)
+	before, lsn := dump(t, db), lastLSN(t, db)
+	_, err := changes.Apply(ctx, db, plan.Token, nil)
+	if ids := conflictIDs(t, err); strings.Join(ids, ",") != "4" {
+		t.Errorf("conflicts = %v", ids)
+	}
+	if dump(t, db) != before || lastLSN(t, db) != lsn {
+		t.Fatal("a refused apply wrote something")
+	}
+	// The first write breaks the unique index and the third document
+	// changed: the conflict is reported.
+	plan = planUpdate(t, db, "users", `{"_id":{"$lte":3}}`, `{"$set":{"k":"d"}}`, nil)
+	replace(t, db, "users", "3", `{"k":"c","n":9}`)
+	before, lsn = dump(t, db), lastLSN(t, db)
+	_, err = changes.Apply(ctx, db, plan.Token, nil)
+	if ids := conflictIDs(t, err); strings.Join(ids, ",") != "3" {
+		t.Errorf("conflicts = %v", ids)
+	}
+	if dump(t, db) != before || lastLSN(t, db) != lsn {
+		t.Fatal("a refused apply wrote something")
+	}
+	// Nothing changed since: the write's error.
+	plan = planUpdate(t, db, "users", `{"_id":{"$lte":3}}`, `{"$set":{"k":"d"}}`, nil)
+	_, err = changes.Apply(ctx, db, plan.Token, nil)
+	if err == nil || !strings.Contains(err.Error(), "duplicate key") {
+		t.Fatalf("apply onto a taken key: %v", err)
+	}
+	if dump(t, db) != before || lastLSN(t, db) != lsn {
+		t.Fatal("a refused apply wrote something")
+	}
+	// A document deleted since is a conflict too.
+	plan = planUpdate(t, db, "users", `{}`, `{"$inc":{"n":1}}`, nil)
+	write(t, db, func(tx *store.Tx) error {
+		c, _ := tx.Collection("users")
+		return c.Delete(query.LongValue(2))
+	})
+	_, err = changes.Apply(ctx, db, plan.Token, nil)
+	if ids := conflictIDs(t, err); strings.Join(ids, ",") != "2" {
+		t.Errorf("conflicts = %v", ids)
+	}
+}
+
+// Plans do not store before-images: ShowPlan shows the document as it was
+// planned, from the store while it is unchanged and from the journal once
+// it changed or was deleted; null once compaction pruned that history.
+func TestShowPlan_BeforeImagesFromTheStoreOrTheJournal(t *testing.T) {
+	db := storetest.MustOpen(t)
+	storetest.Insert(t, db, "users", `{"_id":1,"n":1}`, `{"_id":2,"n":2}`, `{"_id":3,"n":3}`, `{"_id":4,"n":4}`)
+	plan := planUpdate(t, db, "users", `{"_id":{"$lte":3}}`, `{"$inc":{"n":10}}`, nil)
+	del := mustDelete(t, db, "users", `{"_id":4}`)
+	show := func(token string) string {
+		t.Helper()
+		_, docs, err := changes.ShowPlan(ctx, db, token)
+		if err != nil {
+			t.Fatalf("show %s: %v", token, err)
+		}
+		var out []string
+		for _, d := range docs {
+			out = append(out, fmt.Sprintf("%s %s %s %s %d", d.ID, d.Op, d.Before, d.After, len(d.Fields)))
+		}
+		return strings.Join(out, "\n")
+	}
+	want := `1 update {"_id":1,"n":1} {"_id":1,"n":11} 1
+2 update {"_id":2,"n":2} {"_id":2,"n":12} 1
+3 update {"_id":3,"n":3} {"_id":3,"n":13} 1`
+	if got := show(plan.Token); got != want {
+		t.Fatalf("fresh plan:\n%s\nwant\n%s", got, want)
+	}
+	// 2 changes twice and 3 is deleted: the plan is stale, and shows them
+	// as planned.
+	replace(t, db, "users", "2", `{"n":5}`)
+	replace(t, db, "users", "2", `{"n":6}`)
+	write(t, db, func(tx *store.Tx) error {
+		c, _ := tx.Collection("users")
+		return c.Delete(query.LongValue(3))
+	})
+	if got := show(plan.Token); got != want {
+		t.Fatalf("stale plan:\n%s\nwant\n%s", got, want)
+	}
+	if got, want := show(del.Token), `4 delete {"_id":4,"n":4} <missing> 0`; got != want {
+		t.Fatalf("delete plan: %s, want %s", got, want)
+	}
+	// History pruned past the plan: a changed document's before is unknown.
+	path := db.Path()
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Compact(ctx, path, &store.CompactOptions{HistoryBefore: lastLSNAt(t, path)}); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	if db, err = store.Open(path, nil); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	want = `1 update {"_id":1,"n":1} {"_id":1,"n":11} 1
+2 update <missing> {"_id":2,"n":12} 0
+3 update <missing> {"_id":3,"n":13} 0`
+	if got := show(plan.Token); got != want {
+		t.Fatalf("stale plan, history pruned:\n%s\nwant\n%s", got, want)
+	}
+	if _, err := changes.Apply(ctx, db, plan.Token, nil); !errors.Is(err, changes.ErrConflict) {
+		t.Fatalf("apply of the stale plan: %v", err)
+	}
+}
+
+func lastLSNAt(t *testing.T, path string) uint64 {
+	t.Helper()
+	db, err := store.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	return lastLSN(t, db)
+}

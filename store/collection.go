@@ -306,13 +306,44 @@ func (c *Collection) Replace(id query.Value, doc query.Value) error {
 // when validation rules apply. It checks the _id and the size, not that
 // js is canonical.
 func (c *Collection) ReplaceJSON(id query.Value, js []byte) error {
+	return c.ReplaceJSONIf(id, js, nil)
+}
+
+// ReplaceJSONIf is ReplaceJSON that first calls check, when set, with the
+// current document's canonical JSON (valid only during the call): if
+// check returns an error, nothing is written and that error is returned.
+// It lets a caller check a document and replace it with one read (apply
+// checks each document's digest as it writes it).
+func (c *Collection) ReplaceJSONIf(id query.Value, js []byte, check func(current []byte) error) error {
 	if err := c.checkWritable(); err != nil {
 		return err
 	}
+	if check != nil {
+		cur, err := c.GetJSON(id)
+		if err != nil {
+			return err
+		}
+		if err := check(cur); err != nil {
+			return err
+		}
+		return c.replaceJSON(id, js, cur)
+	}
+	return c.replaceJSON(id, js, nil)
+}
+
+// replaceJSON is ReplaceJSON once writable; cur, when set, is the current
+// document's JSON as GetJSON returned it.
+func (c *Collection) replaceJSON(id query.Value, js, cur []byte) error {
 	if len(js) > query.MaxDocumentSize {
 		return query.Errorf(query.Limit, "document with _id %s is %d bytes, over the %d-byte limit", id, len(js), query.MaxDocumentSize)
 	}
-	old, err := c.current(id)
+	var old stored
+	var err error
+	if cur != nil {
+		old, err = storedFrom(cur)
+	} else {
+		old, err = c.current(id)
+	}
 	if err != nil {
 		return err
 	}
@@ -412,6 +443,12 @@ func (c *Collection) current(id query.Value) (stored, error) {
 	if err != nil {
 		return stored{}, err
 	}
+	return storedFrom(js)
+}
+
+// storedFrom copies a document's JSON as GetJSON returned it (out of the
+// store's pages) and parses its _id.
+func storedFrom(js []byte) (stored, error) {
 	js = bytes.Clone(js)
 	doc, err := query.ParseFields(js, idOnly)
 	if err != nil {

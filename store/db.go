@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -120,10 +121,11 @@ func openCurrent(path string, timeout time.Duration, opts *Options, resuming boo
 	for {
 		var f *os.File
 		bdb, err := openBolt(path, &bolt.Options{
-			Timeout:      max(time.Until(deadline), time.Nanosecond),
-			ReadOnly:     opts.ReadOnly,
-			NoSync:       opts.NoSync,
-			FreelistType: bolt.FreelistMapType,
+			Timeout:         max(time.Until(deadline), time.Nanosecond),
+			ReadOnly:        opts.ReadOnly,
+			NoSync:          opts.NoSync,
+			FreelistType:    bolt.FreelistMapType,
+			InitialMmapSize: initialMmapSize(path),
 			OpenFile: func(name string, flag int, perm os.FileMode) (*os.File, error) {
 				file, err := os.OpenFile(name, flag, perm)
 				if err != nil {
@@ -148,6 +150,22 @@ func openCurrent(path string, timeout time.Duration, opts *Options, resuming boo
 			return nil, nil, openError(path, timeout, berrors.ErrTimeout)
 		}
 	}
+}
+
+// initialMmapSize is how much of the file bbolt maps at open: twice its
+// size, so that a commit that rewrites much of the file (an update spread
+// over a whole collection dirties most of its leaf pages, all written to
+// new pages) does not grow the file past the mapping. Growing the mapping
+// in a commit remaps the file and first copies every dirty node's keys and
+// values out of it (bbolt's dereference): measured at 0.3 s of an update
+// of 83,000 of 1,000,000 documents. It reserves address space, not
+// memory; bbolt rounds it up as it would the file's size.
+func initialMmapSize(path string) int {
+	fi, err := os.Stat(path)
+	if err != nil || fi.Size() > math.MaxInt/4 {
+		return 0
+	}
+	return 2 * int(fi.Size())
 }
 
 // isCurrent reports whether f is the file that path names now.

@@ -160,7 +160,7 @@ func (tx *Tx) appendJournal() error {
 	}
 	r := Record{LSN: lsn, Time: time.Now().UTC(), Change: tx.change.ID, Kind: tx.change.Kind,
 		Actor: tx.change.Actor, Note: tx.change.Note, Ops: tx.ops}
-	val := encodeJSON(appendRecord(make([]byte, headerSize, 256+48*len(r.Ops)), &r))
+	val := encodeJSON(appendRecord(make([]byte, headerSize, recordSize(&r)), &r))
 	tx.lsn = lsn
 	if err := j.Put(lsnKey(lsn), val); err != nil {
 		return err

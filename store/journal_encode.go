@@ -30,6 +30,17 @@ func appendRecord(dst []byte, r *Record) []byte {
 	return append(dst, "]}"...)
 }
 
+// recordSize estimates the size of r's encoding, for the buffer
+// appendRecord fills: an update of many documents journals each one's
+// before-image, and growing the buffer copied them over and over.
+func recordSize(r *Record) int {
+	n := headerSize + 256 + len(r.Note)
+	for i := range r.Ops {
+		n += 48 + len(r.Ops[i].Coll) + len(r.Ops[i].beforeJSON)
+	}
+	return n
+}
+
 func appendOp(dst []byte, op *Op) []byte {
 	dst = append(dst, `{"op":`...)
 	dst = query.AppendString(dst, op.Op)
