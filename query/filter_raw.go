@@ -2,6 +2,7 @@ package query
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -31,6 +32,7 @@ func (f *Filter) MatchJSON(data []byte) (bool, error) {
 	}
 	d := rawPool.Get()
 	defer d.release()
+	d.rootInPlace = true
 	doc, err := d.document(data, f.prune)
 	if err != nil {
 		return false, err
@@ -48,7 +50,7 @@ type JSONMatcher struct {
 
 // JSONMatcher returns a matcher for the filter, for one goroutine.
 func (f *Filter) JSONMatcher() *JSONMatcher {
-	return &JSONMatcher{f: f, d: rawDecoder{p: parser{keys: map[string]string{}}}}
+	return &JSONMatcher{f: f, d: rawDecoder{p: parser{keys: map[string]string{}}, rootInPlace: true}}
 }
 
 // Match is f.MatchJSON(data).
@@ -73,6 +75,9 @@ func (m *JSONMatcher) Match(data []byte) (bool, error) {
 type pruneNode struct {
 	full bool
 	kids []pruneKid
+	// lens has bit l set when a kid's name is l bytes long (bit 63 for
+	// 63 and longer): keys of other lengths are passed over at once.
+	lens uint64
 }
 
 type pruneKid struct {
@@ -110,6 +115,7 @@ func (n *pruneNode) kid(name string) *pruneNode {
 	}
 	k := &pruneNode{}
 	n.kids = append(n.kids, pruneKid{name, k})
+	n.lens |= 1 << min(len(name), 63)
 	return k
 }
 
@@ -169,18 +175,22 @@ func (n *pruneNode) find(key []byte) *pruneNode {
 // returns live in its slabs and alias the input: they are valid until the
 // next document and must not escape the match.
 type rawDecoder struct {
-	p      parser // for numbers, literals and escaped strings
-	own    bool   // return values in memory of their own (ParseFields)
-	fields []Field
-	elems  []Value
-	fslab  []Field
-	eslab  []Value
+	p   parser // for numbers, literals and escaped strings
+	own bool   // return values in memory of their own (ParseFields)
+	// rootInPlace lets the document's fields stay where they were decoded
+	// (fields), which holds until the next document: for a match, which
+	// decodes nothing more before it is done with the document.
+	rootInPlace bool
+	fields      []Field
+	elems       []Value
+	fslab       []Field
+	eslab       []Value
 }
 
 var rawPool = &pool[rawDecoder]{new: func() *rawDecoder { return &rawDecoder{p: parser{keys: map[string]string{}}} }}
 
 func (d *rawDecoder) release() {
-	d.own = false
+	d.own, d.rootInPlace = false, false
 	d.reset()
 	rawPool.Put(d)
 }
@@ -220,22 +230,44 @@ func (d *rawDecoder) value(n *pruneNode, depth int) (Value, error) {
 		s, err := d.string()
 		return StringValue(s), err
 	case c == '-' || c-'0' <= 9:
-		if v, i, ok := shortNumber(p.data, p.pos); ok {
+		if bits, kind, i := shortNumber(p.data, p.pos); i > 0 {
 			p.pos = i
-			return v, nil
+			return Value{kind: kind, num: bits}, nil
 		}
 	}
 	return p.value(depth) // numbers and literals allocate nothing
 }
 
+// plainString reads the string at data[i] when it is plain ASCII without
+// escapes or control characters, returning it (aliasing data) and the
+// position after it. ok is false otherwise.
+func plainString(data []byte, i int) (s string, next int, ok bool) {
+	if i >= len(data) || data[i] != '"' {
+		return "", 0, false
+	}
+	start := i + 1
+	j := start
+	for j < len(data) && strPlain[data[j]] {
+		j++
+	}
+	if j >= len(data) || data[j] != '"' {
+		return "", 0, false
+	}
+	if j == start {
+		return "", j + 1, true
+	}
+	return unsafe.String(&data[start], j-start), j + 1, true
+}
+
 // shortNumber reads the number at data[i] when it has at most 15 digits
-// and no exponent, as most stored numbers do: the value parser.number
-// returns (with shortDecimal's exact quotient for a fraction), and the
-// position after it. ok is false for any other text, which parser.number
-// reads or reports.
-func shortNumber(data []byte, i int) (v Value, next int, ok bool) {
+// and no exponent, as most stored numbers do: it returns the kind (Long
+// or Double) and bits of the Value that parser.number returns (with
+// shortDecimal's exact quotient for a fraction), and the position after
+// it. next is 0 for any other text, which parser.number reads or
+// reports.
+func shortNumber(data []byte, i int) (bits uint64, kind Kind, next int) {
 	j := i
-	if data[j] == '-' {
+	if j < len(data) && data[j] == '-' {
 		j++
 	}
 	start := j
@@ -246,17 +278,17 @@ func shortNumber(data []byte, i int) (v Value, next int, ok bool) {
 	}
 	whole := j - start
 	if whole == 0 || whole > 15 || (whole > 1 && data[start] == '0') {
-		return Value{}, 0, false
+		return 0, 0, 0
 	}
 	if j == len(data) || (data[j] != '.' && data[j] != 'e' && data[j] != 'E') {
 		n := int64(m)
 		if data[i] == '-' {
 			n = -n
 		}
-		return LongValue(n), j, true
+		return uint64(n), Long, j
 	}
 	if data[j] != '.' {
-		return Value{}, 0, false
+		return 0, 0, 0
 	}
 	j++
 	frac := j
@@ -265,13 +297,13 @@ func shortNumber(data []byte, i int) (v Value, next int, ok bool) {
 		j++
 	}
 	if j == frac || whole+j-frac > 15 || (j < len(data) && (data[j] == 'e' || data[j] == 'E')) {
-		return Value{}, 0, false
+		return 0, 0, 0
 	}
 	f := float64(m) / pow10[j-frac]
 	if data[i] == '-' {
 		f = -f
 	}
-	return DoubleValue(f), j, true
+	return math.Float64bits(f), Double, j
 }
 
 func (d *rawDecoder) array(n *pruneNode, depth int) (Value, error) {
@@ -340,7 +372,7 @@ func (d *rawDecoder) object(n *pruneNode, depth int) (Value, error) {
 					return Value{}, err
 				}
 			}
-			return d.objectValue(base), nil
+			return d.objectValue(base, depth), nil
 		}
 		if !n.full {
 			// The usual case: canonical JSON, passed over up to the next
@@ -349,16 +381,27 @@ func (d *rawDecoder) object(n *pruneNode, depth int) (Value, error) {
 				p.pos = i
 				if kid == nil {
 					p.pos++ // the '}'
-					return d.objectValue(base), nil
-				}
-				v, err := d.value(kid, depth+1)
-				if err != nil {
-					return Value{}, err
+					return d.objectValue(base, depth), nil
 				}
 				if d.own {
 					k = d.intern(k)
 				}
-				d.fields = append(d.fields, Field{k, v})
+				// Plain strings and short numbers, the usual values of
+				// the fields a filter reads, are read here; d.value reads
+				// the others.
+				if s, j, ok := plainString(p.data, i); ok && !d.own {
+					p.pos = j
+					d.fields = append(d.fields, Field{k, StringValue(s)})
+				} else if bits, kind, j := shortNumber(p.data, i); j > 0 {
+					p.pos = j
+					d.fields = append(d.fields, Field{k, Value{kind: kind, num: bits}})
+				} else {
+					v, err := d.value(kid, depth+1)
+					if err != nil {
+						return Value{}, err
+					}
+					d.fields = append(d.fields, Field{k, v})
+				}
 				found++
 				if p.pos < len(p.data) && p.data[p.pos] == ',' {
 					p.pos++
@@ -434,7 +477,7 @@ func (d *rawDecoder) object(n *pruneNode, depth int) (Value, error) {
 			p.pos++
 		case '}':
 			p.pos++
-			return d.objectValue(base), nil
+			return d.objectValue(base, depth), nil
 		default:
 			return Value{}, p.errorf("unexpected %s in an object, expected ',' or '}'", p.describe())
 		}
@@ -457,10 +500,15 @@ func (d *rawDecoder) colon(key string) error {
 	return nil
 }
 
-// objectValue returns the object of the fields decoded since base.
-func (d *rawDecoder) objectValue(base int) Value {
+// objectValue returns the object of the fields decoded since base, at
+// the given depth.
+func (d *rawDecoder) objectValue(base, depth int) Value {
 	if d.own {
 		return ObjectValue(append([]Field(nil), d.fields[base:]...))
+	}
+	if depth == 1 && d.rootInPlace {
+		// Nothing is decoded after the document's own fields.
+		return ObjectValue(d.fields[base:len(d.fields):len(d.fields)])
 	}
 	s := len(d.fslab)
 	d.fslab = append(d.fslab, d.fields[base:]...)
@@ -681,6 +729,9 @@ func nextWanted(data []byte, i int, n *pruneNode, first bool, depth int) (next i
 			if first && k[0] == '$' && len(k) > 1 {
 				return -1, "", nil
 			}
+			if n.lens&(1<<min(len(k), 63)) == 0 {
+				goto skip
+			}
 			for x := range n.kids {
 				c := &n.kids[x]
 				if len(c.name) == len(k) && c.name[0] == k[0] && c.name == string(k) {
@@ -690,6 +741,7 @@ func nextWanted(data []byte, i int, n *pruneNode, first bool, depth int) (next i
 		} else if c := n.find(nil); c != nil {
 			return j + 2, "", c
 		}
+	skip:
 		first = false
 		// Pass over the value.
 		i = j + 2
