@@ -121,7 +121,7 @@ var (
 func TestMatchJSON_Walk(t *testing.T) {
 	filters := []string{
 		`{"b":1}`, `{"b":{"$gte":1}}`, `{"a.c":"x"}`, `{"a.c":"x","b":1}`, `{"b":"s\"t"}`, `{"":1}`,
-		`{"ab":1}`, `{"a":{"$exists":true},"b":1}`, `{"z.c":1}`, `{"b":1.5}`, `{"b":-0.0}`, `{"a.$date":5}`,
+		`{"ab":1}`, `{"abcdefghij":1}`, `{"abcdefghé":1}`, `{"abcdefghijklmnop\"q":1}`, `{"a":{"$exists":true},"b":1}`, `{"z.c":1}`, `{"b":1.5}`, `{"b":-0.0}`, `{"a.$date":5}`,
 		`{"` + long62 + `":1}`, `{"` + long70 + `":1}`, `{"` + long70 + `":1,"b":1}`,
 	}
 	docs := []string{`{"b":1}`, `{"a":{"c":"x"},"b":1}`, `{"a":"\"","b":1}`, `{"a":"\\","b":1}`,
@@ -134,6 +134,8 @@ func TestMatchJSON_Walk(t *testing.T) {
 		`{"a":"x\"}","b":1}`, `{"a":"\"}\\","b":1}`, `{"a":["\"]",1],"b":1}`, `{"a":{"c":"\"}"},"b":1}`,
 		`{"a":{"$date":5}}`, `{"a":{"$date":5},"a.$date":5}`,
 		`{"` + long62 + `":1,"` + long70 + `":1}`, `{"` + long70[:63] + `":1,"b":1}`,
+		`{"abcdefgh\u0069j":1,"b":1}`, `{"abcdefghé":1,"b":1}`,
+		`{"abcdefghijklmnop\"q":1,"b":1}`, `{"abcdefghijklmnop\\":1,"b":1}`, `{"a":"abcdefghij\"},\"b\":2,","b":1}`,
 	}
 	r := rand.New(rand.NewPCG(7, 8))
 	for range 300 {
@@ -176,6 +178,7 @@ func TestMatchJSON_Errors(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, ds := range []string{`{"a":1,"b":01}`, `{"a":1,"b":"x`, `{"a":"x,"b":1}`, `{"a":[1,"b":1}`,
+		"{\"abcdefghijk\xff\":1,\"b\":1}", "{\"a\xff\":1,\"b\":1}", "{\"abcdefghijk\x01\":1,\"b\":1}", "{\"a\x1f\":1,\"b\":1}",
 		`{"a":1,"b":1.}`, `{"a":1,"b":-}`, `{"a":1 "b":1}`, `{"a":1,"b"1}`, `{"a":1,"b":tru}`,
 		`{"a":` + strings.Repeat("[", query.MaxDepth+1) + strings.Repeat("]", query.MaxDepth+1) + `,"b":1}`} {
 		if _, err := f.MatchJSON([]byte(ds)); err == nil {
