@@ -3,6 +3,8 @@ package query_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -45,7 +47,8 @@ func failIfSlow(t *testing.T, start time.Time) {
 }
 
 // FuzzCompilePipeline: a random pipeline compiles or fails with a clean
-// error, and a compiled one runs over a few documents without panicking.
+// error, and a compiled one runs over a few documents without panicking;
+// one a GroupScan can run gives the same result that way.
 func FuzzCompilePipeline(f *testing.F) {
 	f.Add(`[{"$group":{"_id":"$b","n":{"$sum":"$a"}}},{"$sort":{"n":-1}}]`)
 	f.Add(`[{"$unwind":{"path":"$c","includeArrayIndex":"i","preserveNullAndEmptyArrays":true}},{"$project":{"c":1,"i":1}}]`)
@@ -68,6 +71,14 @@ func FuzzCompilePipeline(f *testing.F) {
 		checkError(t, "run", src.Err())
 		if err := src.Close(); err != nil {
 			t.Fatalf("close: %v", err)
+		}
+		if g, ok := p.GroupScan(); ok {
+			// Over stored JSON, a GroupScan returns what Run does.
+			want, wantErr := runAll(p.Run(context.Background(), query.SliceSource(fuzzDocs), nil))
+			got, gotErr := groupScanAll(rand.New(rand.NewPCG(1, 2)), g, fuzzDocs)
+			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || got != want {
+				t.Fatalf("pipeline %s:\nGroupScan = %s (error %v)\nRun       = %s (error %v)", pipeline, got, gotErr, want, wantErr)
+			}
 		}
 	})
 }

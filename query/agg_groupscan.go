@@ -28,6 +28,10 @@ type GroupScan struct {
 	keep   []bool    // per accumulator: its state may hold on to its argument
 	rest   []stage   // the stages after the $group
 	prune  *pruneNode
+	// inPlace: the key and arguments are fields and constants, never the
+	// whole document, so a document's own fields may stay in the
+	// decoder's scratch memory (rawDecoder.rootInPlace).
+	inPlace bool
 }
 
 // scanAccumulators are the accumulators a GroupScan runs, with whether
@@ -77,6 +81,10 @@ func (p *Pipeline) GroupScan() (g *GroupScan, ok bool) {
 		g.args = append(g.args, newScanArg(a.input))
 	}
 	g.group, g.rest, g.prune = s, p.stages[i+1:], buildPrune(p.fields)
+	g.inPlace = g.id.path != nil || g.id.lit
+	for _, a := range g.args {
+		g.inPlace = g.inPlace && (a.expr == nil || a.path != nil || a.lit)
+	}
 	return g, true
 }
 
@@ -131,7 +139,7 @@ type GroupBatch struct {
 // NewBatch returns an empty batch for the run; it may be called from any
 // goroutine.
 func (run *GroupRun) NewBatch() *GroupBatch {
-	return &GroupBatch{run: run, r: run.newRunState(run.r.ctx, run.r.env), dec: rawDecoder{p: parser{keys: map[string]string{}}}}
+	return &GroupBatch{run: run, r: run.newRunState(run.r.ctx, run.r.env), dec: rawDecoder{p: parser{keys: map[string]string{}}, rootInPlace: run.g.inPlace}}
 }
 
 // Reset empties the batch for new documents.

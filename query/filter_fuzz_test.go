@@ -55,8 +55,9 @@ func checkCompileError(t *testing.T, what string, err error) {
 // FuzzFilterMatch compiles a random filter and matches it against a random
 // document. It must never panic; the result must not change when the
 // document round-trips through its canonical JSON; and the filter must
-// match exactly when all of its top-level predicates do. The seed corpus
-// is in testdata/fuzz/FuzzFilterMatch.
+// match exactly when all of its top-level predicates do; MatchJSON on the
+// canonical JSON must agree with Match. The seed corpus is in
+// testdata/fuzz/FuzzFilterMatch.
 func FuzzFilterMatch(f *testing.F) {
 	f.Add([]byte(`{"a.b":null}`), []byte(`{"a":[{"b":1},{"c":2}]}`))
 	f.Add([]byte(`{"a":{"$gt":9007199254740992}}`), []byte(`{"a":[9007199254740993,1.5]}`))
@@ -80,6 +81,9 @@ func FuzzFilterMatch(f *testing.F) {
 		}
 		if flt.Match(again) != got {
 			t.Fatalf("filter %s: Match changed after a JSON round trip of %s (was %v)", filterJSON, docJSON, got)
+		}
+		if raw, err := flt.MatchJSON(query.JSON(doc)); err != nil || raw != got {
+			t.Fatalf("filter %s on %s: MatchJSON = %v, %v; Match = %v", filterJSON, query.JSON(doc), raw, err, got)
 		}
 		all := true
 		for _, p := range flt.Predicates() {

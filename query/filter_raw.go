@@ -1,6 +1,8 @@
 package query
 
 import (
+	"bytes"
+	"math"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -30,6 +32,35 @@ func (f *Filter) MatchJSON(data []byte) (bool, error) {
 	}
 	d := rawPool.Get()
 	defer d.release()
+	d.rootInPlace = true
+	doc, err := d.document(data, f.prune)
+	if err != nil {
+		return false, err
+	}
+	return f.root.match(doc, nil), nil
+}
+
+// A JSONMatcher is MatchJSON with scratch memory of its own, for one
+// goroutine that matches many documents (a scan's worker): it saves
+// taking and returning the shared pool's for each document.
+type JSONMatcher struct {
+	f *Filter
+	d rawDecoder
+}
+
+// JSONMatcher returns a matcher for the filter, for one goroutine.
+func (f *Filter) JSONMatcher() *JSONMatcher {
+	return &JSONMatcher{f: f, d: rawDecoder{p: parser{keys: map[string]string{}}, rootInPlace: true}}
+}
+
+// Match is f.MatchJSON(data).
+func (m *JSONMatcher) Match(data []byte) (bool, error) {
+	f := m.f
+	if f.whole || len(f.root) == 0 {
+		return f.MatchJSON(data)
+	}
+	d := &m.d
+	defer d.reset()
 	doc, err := d.document(data, f.prune)
 	if err != nil {
 		return false, err
@@ -44,6 +75,9 @@ func (f *Filter) MatchJSON(data []byte) (bool, error) {
 type pruneNode struct {
 	full bool
 	kids []pruneKid
+	// lens has bit l set when a kid's name is l bytes long (bit 63 for
+	// 63 and longer): keys of other lengths are passed over at once.
+	lens uint64
 }
 
 type pruneKid struct {
@@ -81,7 +115,50 @@ func (n *pruneNode) kid(name string) *pruneNode {
 	}
 	k := &pruneNode{}
 	n.kids = append(n.kids, pruneKid{name, k})
+	n.lens |= 1 << min(len(name), 63)
 	return k
+}
+
+// findKey is find for a key without escapes: it compares lengths and
+// first bytes before whole names.
+func (n *pruneNode) findKey(key string) *pruneNode {
+	if len(key) == 0 {
+		return n.find(nil)
+	}
+	for i := range n.kids {
+		k := &n.kids[i]
+		if len(k.name) == len(key) && k.name[0] == key[0] && k.name == key {
+			return k.node
+		}
+	}
+	return nil
+}
+
+// plainKey reads the key at data[i] when it is as canonical JSON writes
+// it: quoted, without escapes or control characters, and followed by ':'
+// and the value (no space). It returns the key, aliasing data, and the
+// position of the value. ok is false otherwise, and for a first key that
+// starts an Extended JSON wrapper ($date, …), which object leaves to the
+// parser.
+func plainKey(data []byte, i int, first bool) (next int, key string, ok bool) {
+	if i >= len(data) || data[i] != '"' {
+		return 0, "", false
+	}
+	start := i + 1
+	j := start
+	for j < len(data) && strPlain[data[j]] {
+		j++
+	}
+	if j+2 >= len(data) || data[j] != '"' || data[j+1] != ':' || data[j+2] <= ' ' {
+		return 0, "", false
+	}
+	if j == start {
+		return j + 2, "", true
+	}
+	if first && data[start] == '$' && j-start > 1 {
+		return 0, "", false
+	}
+	return j + 2, unsafe.String(&data[start], j-start), true
 }
 
 // find returns the kid named by the raw (unescaped) key, or nil.
@@ -98,23 +175,32 @@ func (n *pruneNode) find(key []byte) *pruneNode {
 // returns live in its slabs and alias the input: they are valid until the
 // next document and must not escape the match.
 type rawDecoder struct {
-	p      parser // for numbers, literals and escaped strings
-	own    bool   // return values in memory of their own (ParseFields)
-	fields []Field
-	elems  []Value
-	fslab  []Field
-	eslab  []Value
+	p   parser // for numbers, literals and escaped strings
+	own bool   // return values in memory of their own (ParseFields)
+	// rootInPlace lets the document's fields stay where they were decoded
+	// (fields), which holds until the next document: for a match, which
+	// decodes nothing more before it is done with the document.
+	rootInPlace bool
+	fields      []Field
+	elems       []Value
+	fslab       []Field
+	eslab       []Value
 }
 
 var rawPool = &pool[rawDecoder]{new: func() *rawDecoder { return &rawDecoder{p: parser{keys: map[string]string{}}} }}
 
 func (d *rawDecoder) release() {
-	d.own = false
+	d.own, d.rootInPlace = false, false
+	d.reset()
+	rawPool.Put(d)
+}
+
+// reset forgets the values of the last document.
+func (d *rawDecoder) reset() {
 	clear(d.fslab)
 	clear(d.eslab)
 	d.fslab, d.eslab = d.fslab[:0], d.eslab[:0]
 	d.p.data = nil
-	rawPool.Put(d)
 }
 
 func (d *rawDecoder) document(data []byte, prune *pruneNode) (Value, error) {
@@ -143,8 +229,81 @@ func (d *rawDecoder) value(n *pruneNode, depth int) (Value, error) {
 	case c == '"':
 		s, err := d.string()
 		return StringValue(s), err
+	case c == '-' || c-'0' <= 9:
+		if bits, kind, i := shortNumber(p.data, p.pos); i > 0 {
+			p.pos = i
+			return Value{kind: kind, num: bits}, nil
+		}
 	}
 	return p.value(depth) // numbers and literals allocate nothing
+}
+
+// plainString reads the string at data[i] when it is plain ASCII without
+// escapes or control characters, returning it (aliasing data) and the
+// position after it. ok is false otherwise.
+func plainString(data []byte, i int) (s string, next int, ok bool) {
+	if i >= len(data) || data[i] != '"' {
+		return "", 0, false
+	}
+	start := i + 1
+	j := start
+	for j < len(data) && strPlain[data[j]] {
+		j++
+	}
+	if j >= len(data) || data[j] != '"' {
+		return "", 0, false
+	}
+	if j == start {
+		return "", j + 1, true
+	}
+	return unsafe.String(&data[start], j-start), j + 1, true
+}
+
+// shortNumber reads the number at data[i] when it has at most 15 digits
+// and no exponent, as most stored numbers do: it returns the kind (Long
+// or Double) and bits of the Value that parser.number returns (with
+// shortDecimal's exact quotient for a fraction), and the position after
+// it. next is 0 for any other text, which parser.number reads or
+// reports.
+func shortNumber(data []byte, i int) (bits uint64, kind Kind, next int) {
+	j := i
+	if j < len(data) && data[j] == '-' {
+		j++
+	}
+	start := j
+	var m uint64
+	for j < len(data) && data[j]-'0' <= 9 {
+		m = m*10 + uint64(data[j]-'0')
+		j++
+	}
+	whole := j - start
+	if whole == 0 || whole > 15 || (whole > 1 && data[start] == '0') {
+		return 0, 0, 0
+	}
+	if j == len(data) || (data[j] != '.' && data[j] != 'e' && data[j] != 'E') {
+		n := int64(m)
+		if data[i] == '-' {
+			n = -n
+		}
+		return uint64(n), Long, j
+	}
+	if data[j] != '.' {
+		return 0, 0, 0
+	}
+	j++
+	frac := j
+	for j < len(data) && data[j]-'0' <= 9 {
+		m = m*10 + uint64(data[j]-'0')
+		j++
+	}
+	if j == frac || whole+j-frac > 15 || (j < len(data) && (data[j] == 'e' || data[j] == 'E')) {
+		return 0, 0, 0
+	}
+	f := float64(m) / pow10[j-frac]
+	if data[i] == '-' {
+		f = -f
+	}
+	return math.Float64bits(f), Double, j
 }
 
 func (d *rawDecoder) array(n *pruneNode, depth int) (Value, error) {
@@ -207,50 +366,108 @@ func (d *rawDecoder) object(n *pruneNode, depth int) (Value, error) {
 		if !n.full && found == len(n.kids) && (depth == 1 || found > 0) {
 			// The object has no other field the filter reads.
 			if depth > 1 {
-				if err := d.skipNested(p.pos, 1, depth); err != nil {
+				if i := skipContainer(p.data, p.pos, 1, depth); i >= 0 {
+					p.pos = i
+				} else if err := d.skipNested(p.pos, 1, depth); err != nil {
 					return Value{}, err
 				}
 			}
-			return d.objectValue(base), nil
+			return d.objectValue(base, depth), nil
 		}
-		p.skipSpace()
-		key, raw, err := d.key()
-		if err != nil {
-			return Value{}, err
-		}
-		if first && len(key) > 1 && key[0] == '$' {
-			// An Extended JSON wrapper ($date, $oid, …): the parser knows them.
-			p.pos = start
-			return p.value(depth)
-		}
-		if err := d.colon(key); err != nil {
-			return Value{}, err
-		}
-		kid := n
 		if !n.full {
-			if kid = n.find(raw); kid != nil {
+			// The usual case: canonical JSON, passed over up to the next
+			// field the filter reads or the end of the object.
+			if i, k, kid := nextWanted(p.data, p.pos, n, first, depth); i >= 0 {
+				p.pos = i
+				if kid == nil {
+					p.pos++ // the '}'
+					return d.objectValue(base, depth), nil
+				}
+				if d.own {
+					k = d.intern(k)
+				}
+				// Plain strings and short numbers, the usual values of
+				// the fields a filter reads, are read here; d.value reads
+				// the others.
+				if s, j, ok := plainString(p.data, i); ok && !d.own {
+					p.pos = j
+					d.fields = append(d.fields, Field{k, StringValue(s)})
+				} else if bits, kind, j := shortNumber(p.data, i); j > 0 {
+					p.pos = j
+					d.fields = append(d.fields, Field{k, Value{kind: kind, num: bits}})
+				} else {
+					v, err := d.value(kid, depth+1)
+					if err != nil {
+						return Value{}, err
+					}
+					d.fields = append(d.fields, Field{k, v})
+				}
 				found++
+				if p.pos < len(p.data) && p.data[p.pos] == ',' {
+					p.pos++
+					continue
+				}
+				goto end
 			}
 		}
-		if kid == nil {
-			if err := d.skip(depth + 1); err != nil {
-				return Value{}, err
+		{
+			var key string
+			kid := n
+			if i, k, ok := plainKey(p.data, p.pos, first); ok {
+				// The usual case, a plain key right before ':' and its value.
+				key = k
+				p.pos = i
+				if !n.full {
+					kid = n.findKey(k)
+				}
+			} else {
+				p.skipSpace()
+				var raw []byte
+				var err error
+				if key, raw, err = d.key(); err != nil {
+					return Value{}, err
+				}
+				if first && len(key) > 1 && key[0] == '$' {
+					// An Extended JSON wrapper ($date, $oid, …): the parser knows them.
+					p.pos = start
+					return p.value(depth)
+				}
+				if err := d.colon(key); err != nil {
+					return Value{}, err
+				}
+				if !n.full {
+					kid = n.find(raw)
+				}
 			}
-		} else {
-			v, err := d.value(kid, depth+1)
-			if err != nil {
-				return Value{}, err
+			if kid == nil {
+				// A stored value is canonical JSON: skipCanonical passes over
+				// it; anything it does not expect goes to skip, which reports
+				// what is wrong.
+				if i := skipCanonical(p.data, p.pos, depth+1); i >= 0 {
+					p.pos = i
+				} else if err := d.skip(depth + 1); err != nil {
+					return Value{}, err
+				}
+			} else {
+				if !n.full {
+					found++
+				}
+				v, err := d.value(kid, depth+1)
+				if err != nil {
+					return Value{}, err
+				}
+				if d.own {
+					key = d.intern(key)
+				}
+				d.fields = append(d.fields, Field{key, v})
 			}
-			if d.own {
-				key = d.intern(key)
+			// Canonical JSON has no spaces: look for the delimiter first.
+			if p.pos < len(p.data) && p.data[p.pos] == ',' {
+				p.pos++
+				continue
 			}
-			d.fields = append(d.fields, Field{key, v})
 		}
-		// Canonical JSON has no spaces: look for the delimiter first.
-		if p.pos < len(p.data) && p.data[p.pos] == ',' {
-			p.pos++
-			continue
-		}
+	end:
 		p.skipSpace()
 		if p.pos >= len(p.data) {
 			return Value{}, p.errorf("unexpected end of input in an object, expected ',' or '}'")
@@ -260,7 +477,7 @@ func (d *rawDecoder) object(n *pruneNode, depth int) (Value, error) {
 			p.pos++
 		case '}':
 			p.pos++
-			return d.objectValue(base), nil
+			return d.objectValue(base, depth), nil
 		default:
 			return Value{}, p.errorf("unexpected %s in an object, expected ',' or '}'", p.describe())
 		}
@@ -283,10 +500,15 @@ func (d *rawDecoder) colon(key string) error {
 	return nil
 }
 
-// objectValue returns the object of the fields decoded since base.
-func (d *rawDecoder) objectValue(base int) Value {
+// objectValue returns the object of the fields decoded since base, at
+// the given depth.
+func (d *rawDecoder) objectValue(base, depth int) Value {
 	if d.own {
 		return ObjectValue(append([]Field(nil), d.fields[base:]...))
+	}
+	if depth == 1 && d.rootInPlace {
+		// Nothing is decoded after the document's own fields.
+		return ObjectValue(d.fields[base:len(d.fields):len(d.fields)])
 	}
 	s := len(d.fslab)
 	d.fslab = append(d.fslab, d.fields[base:]...)
@@ -480,6 +702,192 @@ func (d *rawDecoder) skipString() error {
 	}
 	return p.errorf("unterminated string")
 }
+
+// nextWanted passes over the fields of an object that n does not name,
+// from the key at data[i], as long as they are written as canonical JSON
+// writes them (plain keys, no spaces). It returns the position of the
+// value of the first field n names, with its key and kid; or, with a nil
+// kid, the position of the '}' that ends the object; or -1 when it meets
+// anything else (an escaped key, a space, an Extended JSON wrapper's
+// first key, an error), for the caller to go the careful way from data[i]
+// again. Skipped values are passed over as skipCanonical does.
+func nextWanted(data []byte, i int, n *pruneNode, first bool, depth int) (next int, key string, kid *pruneNode) {
+	for {
+		if i >= len(data) || data[i] != '"' {
+			return -1, "", nil
+		}
+		start := i + 1
+		j := start
+		for j < len(data) && strPlain[data[j]] {
+			j++
+		}
+		if j+2 >= len(data) || data[j] != '"' || data[j+1] != ':' || data[j+2] <= ' ' {
+			return -1, "", nil
+		}
+		if j > start {
+			k := data[start:j]
+			if first && k[0] == '$' && len(k) > 1 {
+				return -1, "", nil
+			}
+			if n.lens&(1<<min(len(k), 63)) == 0 {
+				goto skip
+			}
+			for x := range n.kids {
+				c := &n.kids[x]
+				if len(c.name) == len(k) && c.name[0] == k[0] && c.name == string(k) {
+					return j + 2, unsafe.String(&k[0], len(k)), c.node
+				}
+			}
+		} else if c := n.find(nil); c != nil {
+			return j + 2, "", c
+		}
+	skip:
+		first = false
+		// Pass over the value.
+		i = j + 2
+		switch c := data[i]; c {
+		case '"':
+			// Strings end at the first quote not escaped by a backslash.
+			s := i + 1
+			i = s
+			for i < len(data) && data[i] != '"' {
+				i++
+			}
+			if i >= len(data) {
+				return -1, "", nil
+			}
+			if data[i-1] == '\\' {
+				if i = skipQuoted(data, s); i < 0 {
+					return -1, "", nil
+				}
+			} else {
+				i++
+			}
+		case '{', '[':
+			if i = skipContainer(data, i, 0, depth+1); i < 0 {
+				return -1, "", nil
+			}
+		default:
+			k := i
+			for i < len(data) && !scalarEnd[data[i]] {
+				i++
+			}
+			if i == k {
+				return -1, "", nil
+			}
+		}
+		if i >= len(data) {
+			return -1, "", nil
+		}
+		switch data[i] {
+		case ',':
+			i++
+		case '}':
+			return i, "", nil
+		default:
+			return -1, "", nil
+		}
+	}
+}
+
+// skipCanonical returns the end of the value at data[i], which is at the
+// given depth, without decoding it, or -1 when it finds anything it does
+// not expect of canonical JSON (a space, an end of input, a string that
+// does not end, nesting deeper than MaxDepth): the caller then skips the
+// value the careful way (rawDecoder.skip), which reports the error. It is
+// lenient as skip is: it checks that brackets and strings end, not what
+// is between.
+func skipCanonical(data []byte, i, depth int) int {
+	if uint(i) >= uint(len(data)) {
+		return -1
+	}
+	switch data[i] {
+	case '"':
+		return skipQuoted(data, i+1)
+	case '{', '[':
+		return skipContainer(data, i, 0, depth)
+	}
+	// A number or a literal runs to the next delimiter.
+	j := i
+	for j < len(data) && !scalarEnd[data[j]] {
+		j++
+	}
+	if j == i {
+		return -1
+	}
+	return j
+}
+
+// skipQuoted returns the position after the '"' that ends the string
+// whose text starts at data[i] (after its opening quote), or -1. A quote
+// ends the string unless an odd number of backslashes precede it.
+func skipQuoted(data []byte, i int) int {
+	start := i
+	for {
+		// Short strings, the usual ones, are read in the loop; longer ones
+		// with bytes.IndexByte.
+		end := min(i+16, len(data))
+		for i < end && data[i] != '"' {
+			i++
+		}
+		if i == end {
+			if i == len(data) {
+				return -1
+			}
+			k := bytes.IndexByte(data[i:], '"')
+			if k < 0 {
+				return -1
+			}
+			i += k
+		}
+		// data[i] is a quote: count the backslashes before it.
+		b := i - 1
+		for b >= start && data[b] == '\\' {
+			b--
+		}
+		if (i-1-b)%2 == 0 {
+			return i + 1
+		}
+		i++
+	}
+}
+
+// skipContainer returns the end of the object or array at data[i], at
+// the given depth, or -1; level > 0 says data[i] is inside that many open
+// objects and arrays (their depth is depth+level-1), and it returns the
+// end of the outermost.
+func skipContainer(data []byte, i, level, depth int) int {
+	for i < len(data) {
+		switch skipClass[data[i]] {
+		case 0:
+			i++
+		case '{':
+			if level++; depth+level > MaxDepth+1 {
+				return -1
+			}
+			i++
+		case '}':
+			i++
+			if level--; level == 0 {
+				return i
+			}
+		default: // '"'
+			if i = skipQuoted(data, i+1); i < 0 {
+				return -1
+			}
+		}
+	}
+	return -1
+}
+
+// skipClass sorts bytes for skipContainer: '{' opens a value, '}' closes
+// one, '"' starts a string, 0 is any other byte.
+var skipClass = func() (t [256]byte) {
+	t['{'], t['['] = '{', '{'
+	t['}'], t[']'] = '}', '}'
+	t['"'] = '"'
+	return t
+}()
 
 // FieldSet is a compiled set of dotted paths, for ParseFields.
 type FieldSet struct{ root *pruneNode }

@@ -1,6 +1,7 @@
 package query_test
 
 import (
+	"context"
 	"math/rand/v2"
 	"strconv"
 	"testing"
@@ -162,15 +163,23 @@ func BenchmarkFilterMatchJSON(b *testing.B) {
 	}
 }
 
+// userTexts returns n documents of the benchmark program's shape
+// (bench/data.go) as canonical JSON.
+func userTexts(n int) [][]byte {
+	cities := []string{"Porto", "Lima", "Oslo", "Kyoto", "Lagos"}
+	texts := make([][]byte, n)
+	for i := range texts {
+		texts[i] = query.JSON(query.MustParse(`{"_id":` + strconv.Itoa(i) + `,"name":"Dara Kim","email":"user` + strconv.Itoa(i) + `@example.com","age":78,"active":true,"plan":"free","score":55.161,` +
+			`"address":{"street":"33 Main St","city":"` + cities[i%len(cities)] + `","zip":"50273","geo":[-83.42,93.28]},"tags":["ml","rust"],` +
+			`"orders":[{"sku":"MUG-2","qty":3,"price":88.27}],"created":{"$date":1753309134000}}`))
+	}
+	return texts
+}
+
 // BenchmarkFilterMatchJSON_Users matches the benchmark program's scan
 // filter on documents of its shape (bench/data.go).
 func BenchmarkFilterMatchJSON_Users(b *testing.B) {
-	texts := make([][]byte, 64)
-	for i := range texts {
-		texts[i] = query.JSON(query.MustParse(`{"_id":` + strconv.Itoa(i) + `,"name":"Dara Kim","email":"user` + strconv.Itoa(i) + `@example.com","age":78,"active":true,"plan":"free","score":55.161,` +
-			`"address":{"street":"33 Main St","city":"Porto","zip":"50273","geo":[-83.42,93.28]},"tags":["ml","rust"],` +
-			`"orders":[{"sku":"MUG-2","qty":3,"price":88.27}],"created":{"$date":1753309134000}}`))
-	}
+	texts := userTexts(64)
 	flt, err := query.CompileFilter(query.MustParse(`{"address.city":"Lima","score":{"$gte":50}}`))
 	if err != nil {
 		b.Fatal(err)
@@ -182,4 +191,34 @@ func BenchmarkFilterMatchJSON_Users(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkGroupScan_Users runs the benchmark program's $group (by
+// address.city, a count and an average of score) through GroupScan on
+// one goroutine, a batch of 256 documents per op.
+func BenchmarkGroupScan_Users(b *testing.B) {
+	texts := userTexts(256)
+	p, err := query.CompilePipeline(query.MustParse(`[{"$group":{"_id":"$address.city","n":{"$sum":1},"avg":{"$avg":"$score"}}}]`), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	g, ok := p.GroupScan()
+	if !ok {
+		b.Fatal("no GroupScan")
+	}
+	run := g.Start(context.Background(), nil)
+	batch := run.NewBatch()
+	b.ReportAllocs()
+	for b.Loop() {
+		batch.Reset()
+		for _, t := range texts {
+			if _, err := batch.Extract(t); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := run.Add(batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(texts)), "ns/doc")
 }

@@ -21,7 +21,7 @@ func (c *Collection) countParallel(ctx context.Context, filter *query.Filter) (n
 				b.err = err
 				return
 			}
-			ok, err := filter.MatchJSON(js)
+			ok, err := b.match.Match(js)
 			if err != nil {
 				b.err = corruptValue(err.Error())
 				return
@@ -35,6 +35,6 @@ func (c *Collection) countParallel(ctx context.Context, filter *query.Filter) (n
 		n += b.n
 		return b.err
 	}
-	err = c.scanParallel(ctx, func() *scanBatch { return &scanBatch{} }, work, use)
+	err = c.scanParallel(ctx, func() *scanBatch { return &scanBatch{match: filter.JSONMatcher()} }, work, use)
 	return n, true, err
 }

@@ -122,6 +122,7 @@ type scanSource struct {
 	ctx     context.Context
 	cur     *Cursor
 	filter  *query.Filter
+	match   *query.JSONMatcher // the filter's, made on first use
 	redact  func(query.Value) query.Value
 	fields  *query.FieldSet // when set, Doc decodes only these fields
 	doc     query.Value     // the current document, redacted, once decoded
@@ -162,7 +163,10 @@ func (s *scanSource) Next() bool {
 		if err != nil {
 			return false
 		}
-		ok, err := s.filter.MatchJSON(js)
+		if s.match == nil {
+			s.match = s.filter.JSONMatcher()
+		}
+		ok, err := s.match.Match(js)
 		if err != nil {
 			s.err = corruptValue(err.Error())
 			return false

@@ -25,10 +25,11 @@ const scanBatchSize = 256
 // transaction's memory.
 type scanBatch struct {
 	vals  [][]byte
-	n     int64             // what the worker counted
-	group *query.GroupBatch // what the worker extracted, for a $group
-	err   error             // ends the scan, after what the batch holds
-	ready chan struct{}     // the worker is done with the batch
+	n     int64              // what the worker counted
+	group *query.GroupBatch  // what the worker extracted, for a $group
+	match *query.JSONMatcher // the filter of a count, for the worker
+	err   error              // ends the scan, after what the batch holds
+	ready chan struct{}      // the worker is done with the batch
 }
 
 // scanParallel reads the collection's documents in key order on one
