@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/omgdb/omgdb/internal/failpoint"
 	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/store"
 )
@@ -215,6 +216,7 @@ func writeItems(ctx context.Context, tx *store.Tx, p *Plan, res *ApplyResult) er
 			err = c.Delete(it.id)
 			res.Deleted++
 		}
+		failpoint.Hit(failpoint.Apply)
 		return err
 	})
 }
