@@ -23,8 +23,9 @@ import (
 )
 
 var (
-	crashCycles = flag.Int("crash.cycles", 0, "kill cycles of TestCrash_KillWriter (default 200, 30 with -short, or $OMGDB_CRASH_CYCLES)")
+	crashCycles = flag.Int("crash.cycles", 0, "kill cycles of TestCrash_KillWriter (default 200, 60 with -race, 30 with -short, or $OMGDB_CRASH_CYCLES)")
 	crashSeed   = flag.Uint64("crash.seed", 0, "seed of the crash tests' random choices (default: from the clock)")
+	crashPoint  = flag.String("crash.point", "", "aim every cycle of TestCrash_KillWriter at this failpoint (or timing); default: one drawn per cycle")
 )
 
 // crashEpoch is how many cycles share one store before a fresh one is
@@ -41,6 +42,11 @@ func crashCycleCount() int {
 	}
 	if testing.Short() {
 		return 30
+	}
+	if raceEnabled {
+		// The race-instrumented child is several times slower to reach
+		// its failpoint, and the checks too.
+		return 60
 	}
 	return 200
 }
@@ -74,8 +80,8 @@ type crashStats struct {
 // pointStats are the figures of the cycles that aimed at one point.
 type pointStats struct {
 	cycles, fired, notReached int64
-	committed, notAtAll       int64 // the in-flight transaction at the kill
-	kinds                     map[string]int64
+	committed, notAtAll       int64            // the in-flight transaction at the kill
+	kinds                     map[string]int64 // "<kind> whole" or "<kind> none": the in-flight operations
 }
 
 // crashTiming is the kill at a random moment; the others are failpoints.
@@ -102,6 +108,9 @@ const failpointTimeout = 4 * time.Second
 // transaction out; a backup must hold the store as it was when it ran.
 func TestCrash_KillWriter(t *testing.T) {
 	cycles, seed := crashCycleCount(), testSeed(t)
+	if p := *crashPoint; p != "" && !slices.Contains(crashPoints, p) {
+		t.Fatalf("-crash.point=%s: not one of %v", p, crashPoints)
+	}
 	dir := t.TempDir()
 	st := crashStats{points: map[string]*pointStats{}}
 	for _, p := range crashPoints {
@@ -117,6 +126,9 @@ func TestCrash_KillWriter(t *testing.T) {
 			path, state = filepath.Join(dir, fmt.Sprintf("crash-%d.omgdb", c/crashEpoch)), newCrashState()
 		}
 		point := crashPoints[r.IntN(len(crashPoints))]
+		if *crashPoint != "" {
+			point = *crashPoint
+		}
 		k := crashtest.Kill{Workload: "writer", Delay: crashDelay(r)}
 		if c%crashEpoch == 0 && r.IntN(2) == 0 {
 			point, k.Early, k.Delay = crashTiming, true, time.Duration(r.IntN(40000))*time.Microsecond
@@ -143,11 +155,17 @@ func TestCrash_KillWriter(t *testing.T) {
 		var pending *crashOp
 		state, pending = checkCrashCycle(t, c, path, state, o.Lines, &st)
 		if pending != nil {
-			ps.kinds[pending.kind]++
-			if pending.committed {
+			switch {
+			case pending.kind == "compact": // leaves the same data either way
+				ps.kinds["compact"]++
+			case pending.committed:
+				ps.kinds[pending.kind+" whole"]++
 				ps.committed++
-			} else {
+				st.inFlightCommitted++
+			default:
+				ps.kinds[pending.kind+" none"]++
 				ps.notAtAll++
+				st.inFlightLost++
 			}
 			if o.Fired && beforeCommit[point] && pending.committed {
 				t.Fatalf("cycle %d: killed at failpoint %s, before the commit of %v, yet the store holds it", c, k.Failpoint, pending)
@@ -177,16 +195,26 @@ func failpointCount(r *rand.Rand, point string) int {
 	return 1 + r.IntN(30) // backup-copy: 32 KiB writes
 }
 
+// crashKindCounts lists counts by key, in key order.
+func crashKindCounts(m map[string]int64) string {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		fmt.Fprintf(&b, "%s %d, ", k, m[k])
+	}
+	return strings.TrimSuffix(b.String(), ", ")
+}
+
 func reportCrash(t *testing.T, st *crashStats, took time.Duration) {
 	t.Logf("crash: %d cycles (%d killed while opening or creating the store) in %s", st.cycles, st.early, took.Round(time.Millisecond))
 	for _, p := range crashPoints {
 		ps := st.points[p]
-		t.Logf("crash: %-12s %4d cycles, killed at the point %4d, not reached %3d; in flight: %d committed whole, %d not at all %v",
-			p, ps.cycles, ps.fired, ps.notReached, ps.committed, ps.notAtAll, ps.kinds)
+		t.Logf("crash: %-12s %4d cycles, killed at the point %4d, not reached %d; in flight: %d committed whole, %d not at all",
+			p, ps.cycles, ps.fired, ps.notReached, ps.committed, ps.notAtAll)
+		t.Logf("crash: %-12s in flight: %s", "", crashKindCounts(ps.kinds))
 	}
 	t.Logf("crash: %d acknowledged transactions (%d document writes) checked, %d document states compared", st.ackedTxns, st.ackedWrites, st.docsChecked)
 	t.Logf("crash: acknowledged applies %d, rollbacks %d, backups %d (each backup compared with the store as it was); temporary files left by killed backups: %d", st.applies, st.rollbacks, st.backups, st.backupTemps)
-	t.Logf("crash: in-flight transaction at the kill: %d committed whole, %d not at all", st.inFlightCommitted, st.inFlightLost)
+	t.Logf("crash: in-flight operation at the kill (compactions aside): %d committed whole, %d not at all", st.inFlightCommitted, st.inFlightLost)
 	t.Logf("crash: acknowledged writes lost: %d, failed opens: %d", st.lost, st.failedOpens)
 }
 
@@ -245,17 +273,11 @@ func checkCrashCycle(t *testing.T, cycle int, path string, before *crashState, l
 		pending.token = newPlan(got, want) // the plan's token was not acknowledged
 	}
 	if got.equal(want) {
-		if pending != nil && pending.kind != "backup" {
-			if n, _ := pending.apply(want.clone()); n > 0 || pending.token != "" {
-				st.inFlightLost++
-			}
-		}
 		return want, pending
 	}
 	if pending != nil {
 		withPending := want.clone()
 		if _, err := pending.apply(withPending); err == nil && got.equal(withPending) {
-			st.inFlightCommitted++
 			pending.committed = true
 			return withPending, pending
 		}
