@@ -1,6 +1,7 @@
 package store_test
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -23,7 +24,7 @@ import (
 )
 
 var (
-	crashCycles = flag.Int("crash.cycles", 0, "kill cycles of TestCrash_KillWriter (default 200, 60 with -race, 30 with -short, or $OMGDB_CRASH_CYCLES)")
+	crashCycles = flag.Int("crash.cycles", 0, "kill cycles of TestCrash_KillWriter (default 200, 40 with -race, 30 with -short, or $OMGDB_CRASH_CYCLES)")
 	crashSeed   = flag.Uint64("crash.seed", 0, "seed of the crash tests' random choices (default: from the clock)")
 	crashPoint  = flag.String("crash.point", "", "aim every cycle of TestCrash_KillWriter at this failpoint (or timing); default: one drawn per cycle")
 )
@@ -46,7 +47,7 @@ func crashCycleCount() int {
 	if raceEnabled {
 		// The race-instrumented child is several times slower to reach
 		// its failpoint, and the checks too.
-		return 60
+		return 40
 	}
 	return 200
 }
@@ -125,7 +126,7 @@ func TestCrash_KillWriter(t *testing.T) {
 			os.Remove(path)
 			path, state = filepath.Join(dir, fmt.Sprintf("crash-%d.omgdb", c/crashEpoch)), newCrashState()
 		}
-		point := crashPoints[r.IntN(len(crashPoints))]
+		point := crashPoints[c%len(crashPoints)] // each target in turn
 		if *crashPoint != "" {
 			point = *crashPoint
 		}
@@ -138,12 +139,13 @@ func TestCrash_KillWriter(t *testing.T) {
 			k.Failpoint, k.Delay = fmt.Sprintf("%s:%d", point, failpointCount(r, point)), failpointTimeout
 		}
 		k.Args = []string{path, fmt.Sprint(seed), fmt.Sprint(c*100000 + 1), strings.TrimSuffix(point, crashTiming)}
+		label := fmt.Sprintf("%d (%s)", c, cmp.Or(k.Failpoint, point))
 		o, err := crashtest.Run(k)
 		if err != nil {
 			if o != nil && !o.Ready {
 				st.failedOpens++ // the writer could not open the store after the last kill
 			}
-			t.Fatalf("cycle %d (%s): %v", c, point, err)
+			t.Fatalf("cycle %s: %v", label, err)
 		}
 		ps := st.points[point]
 		ps.cycles++
@@ -153,7 +155,7 @@ func TestCrash_KillWriter(t *testing.T) {
 			ps.notReached++
 		}
 		var pending *crashOp
-		state, pending = checkCrashCycle(t, c, path, state, o.Lines, &st)
+		state, pending = checkCrashCycle(t, label, path, state, o.Lines, &st)
 		if pending != nil {
 			switch {
 			case pending.kind == "compact": // leaves the same data either way
@@ -232,11 +234,11 @@ func crashDelay(r *rand.Rand) time.Duration {
 // checkCrashCycle checks the store after a kill and returns its state and
 // the operation in flight at the kill, if any, saying whether it
 // committed.
-func checkCrashCycle(t *testing.T, cycle int, path string, before *crashState, lines []string, st *crashStats) (*crashState, *crashOp) {
+func checkCrashCycle(t *testing.T, cycle string, path string, before *crashState, lines []string, st *crashStats) (*crashState, *crashOp) {
 	t.Helper()
 	acked, pending, err := parseCrashLines(lines)
 	if err != nil {
-		t.Fatalf("cycle %d: %v", cycle, err)
+		t.Fatalf("cycle %s: %v", cycle, err)
 	}
 	want := before.clone()
 	for _, op := range acked {
@@ -252,7 +254,7 @@ func checkCrashCycle(t *testing.T, cycle int, path string, before *crashState, l
 		}
 		n, err := op.apply(want)
 		if err != nil {
-			t.Fatalf("cycle %d: %v", cycle, err)
+			t.Fatalf("cycle %s: %v", cycle, err)
 		}
 		st.ackedWrites += n
 	}
@@ -266,7 +268,7 @@ func checkCrashCycle(t *testing.T, cycle int, path string, before *crashState, l
 	got, err := readCrashState(path)
 	if err != nil {
 		st.failedOpens++
-		t.Fatalf("cycle %d: %v", cycle, err)
+		t.Fatalf("cycle %s: %v", cycle, err)
 	}
 	st.docsChecked += got.size()
 	if pending != nil && pending.kind == "plan" {
@@ -284,7 +286,7 @@ func checkCrashCycle(t *testing.T, cycle int, path string, before *crashState, l
 	}
 	lost := got.missingFrom(want, pending)
 	st.lost += int64(len(lost))
-	t.Fatalf("cycle %d: the store after the kill is neither the acknowledged state nor it plus the in-flight %v:\n%s\nlost acknowledged documents: %v",
+	t.Fatalf("cycle %s: the store after the kill is neither the acknowledged state nor it plus the in-flight %v:\n%s\nlost acknowledged documents: %v",
 		cycle, pending, got.diff(want), lost)
 	return nil, nil
 }
@@ -307,20 +309,20 @@ func newPlan(got, want *crashState) string {
 // checkCrashBackup checks the backup a backup operation made, which must
 // hold the store as it was then (want), and removes it. An acknowledged
 // backup must exist; one in flight may. It reports whether it existed.
-func checkCrashBackup(t *testing.T, cycle int, path string, op *crashOp, want *crashState, acked bool) bool {
+func checkCrashBackup(t *testing.T, cycle string, path string, op *crashOp, want *crashState, acked bool) bool {
 	out := crashBackupPath(path, op.txn)
 	if _, err := os.Stat(out); err != nil {
 		if acked {
-			t.Fatalf("cycle %d: acknowledged backup %s is missing: %v", cycle, out, err)
+			t.Fatalf("cycle %s: acknowledged backup %s is missing: %v", cycle, out, err)
 		}
 		return false
 	}
 	got, err := readCrashState(out)
 	if err != nil {
-		t.Fatalf("cycle %d: backup %s: %v", cycle, out, err)
+		t.Fatalf("cycle %s: backup %s: %v", cycle, out, err)
 	}
 	if !got.equal(want) {
-		t.Fatalf("cycle %d: backup %s does not hold the store as it was:\n%s", cycle, out, got.diff(want))
+		t.Fatalf("cycle %s: backup %s does not hold the store as it was:\n%s", cycle, out, got.diff(want))
 	}
 	os.Remove(out)
 	return true
