@@ -3,8 +3,11 @@ package main
 import (
 	"go/parser"
 	"go/token"
+	"maps"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -33,6 +36,14 @@ var onlyCLI = []string{"github.com/spf13/cobra"}
 // analyzers and the query-string parser it needs, and its tests compare
 // them with bleve's.
 var notInBinary = []string{"github.com/blevesearch/bleve/v2", "github.com/blevesearch/bleve_index_api"}
+
+// inBinary lists the internal packages that the binary's packages may
+// import, each with the omgdb packages it may import itself (none: it must
+// stay a leaf that any layer can call). The other internal packages are
+// test helpers, for tests only.
+var inBinary = map[string][]string{
+	"internal/failpoint": {},
+}
 
 const module = "github.com/omgdb/omgdb/"
 
@@ -77,11 +88,24 @@ func checkImport(t *testing.T, file, pkg, imp string) {
 			t.Errorf("%s imports %s, which only tests may import (it slows process start)", file, imp)
 		}
 	}
-	if !strings.HasPrefix(imp, module) || pkg == "main" || pkg == "internal" {
+	if !strings.HasPrefix(imp, module) || pkg == "main" {
 		return
 	}
-	target := strings.Split(strings.TrimPrefix(imp, module), "/")[0]
-	if target == pkg || target == "internal" {
+	rel := strings.TrimPrefix(imp, module)
+	target := strings.Split(rel, "/")[0]
+	if pkg == "internal" {
+		if rules, ok := inBinary[path.Dir(filepath.ToSlash(file))]; ok && !slices.Contains(rules, rel) {
+			t.Errorf("%s imports %s: the binary's packages import it, so it may import only %v", file, imp, rules)
+		}
+		return
+	}
+	if target == "internal" {
+		if _, ok := inBinary[rel]; !ok {
+			t.Errorf("%s imports %s, a test helper: only tests may import it (the binary may import only %v)", file, imp, slices.Sorted(maps.Keys(inBinary)))
+		}
+		return
+	}
+	if target == pkg {
 		return
 	}
 	rules, known := allowed[pkg]

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/omgdb/omgdb/internal/failpoint"
 	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/store"
 )
@@ -160,6 +161,7 @@ func applyItems(ctx context.Context, tx *store.Tx, p *Plan, res *ApplyResult) er
 				switch {
 				case err == nil:
 					res.Updated++
+					failpoint.Hit(failpoint.Apply)
 					return nil
 				case errors.Is(err, errStale):
 					changed = append(changed, it.ref())
@@ -256,5 +258,6 @@ func writeItem(tx *store.Tx, it *item, res *ApplyResult) error {
 		err = c.Delete(it.id)
 		res.Deleted++
 	}
+	failpoint.Hit(failpoint.Apply)
 	return err
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 
+	"github.com/omgdb/omgdb/internal/failpoint"
 	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/store"
 )
@@ -235,6 +236,7 @@ func (cs *changeSet) restore(tx *store.Tx, docs []*touched, res *RollbackResult)
 		if err := restoreDoc(tx, t, res); err != nil {
 			return err
 		}
+		failpoint.Hit(failpoint.Rollback)
 	}
 	if err := cs.undoIndexes(tx); err != nil {
 		return err

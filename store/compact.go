@@ -14,6 +14,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/omgdb/omgdb/internal/failpoint"
 	"github.com/omgdb/omgdb/query"
 )
 
@@ -173,6 +174,7 @@ func (c *copier) put(path [][]byte, k, v []byte) error {
 			return err
 		}
 	}
+	failpoint.Hit(failpoint.CompactCopy)
 	b, err := c.open(path)
 	if err != nil {
 		return err
@@ -303,6 +305,7 @@ func (db *DB) Backup(ctx context.Context, out string) (*BackupResult, error) {
 	err := db.View(func(tx *Tx) error {
 		res.LastLSN = tx.LastLSN()
 		return writeFileSynced(tmp, func(w io.Writer) error {
+			w = failpoint.Writer(failpoint.BackupCopy, w)
 			if !res.Compressed {
 				_, err := tx.btx.WriteTo(w)
 				return err

@@ -1,26 +1,32 @@
 package store_test
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/omgdb/omgdb/changes"
 	"github.com/omgdb/omgdb/internal/crashtest"
+	"github.com/omgdb/omgdb/internal/failpoint"
 	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/store"
 )
 
 var (
-	crashCycles = flag.Int("crash.cycles", 0, "kill cycles of TestCrash_KillWriter (default 200, 30 with -short, or $OMGDB_CRASH_CYCLES)")
+	crashCycles = flag.Int("crash.cycles", 0, "kill cycles of TestCrash_KillWriter (default 200, 40 with -race, 30 with -short, or $OMGDB_CRASH_CYCLES)")
 	crashSeed   = flag.Uint64("crash.seed", 0, "seed of the crash tests' random choices (default: from the clock)")
+	crashPoint  = flag.String("crash.point", "", "aim every cycle of TestCrash_KillWriter at this failpoint (or timing); default: one drawn per cycle")
 )
 
 // crashEpoch is how many cycles share one store before a fresh one is
@@ -37,6 +43,11 @@ func crashCycleCount() int {
 	}
 	if testing.Short() {
 		return 30
+	}
+	if raceEnabled {
+		// The race-instrumented child is several times slower to reach
+		// its failpoint, and the checks too.
+		return 40
 	}
 	return 200
 }
@@ -62,18 +73,50 @@ type crashStats struct {
 	cycles, early, ackedTxns, ackedWrites, docsChecked int64
 	inFlightCommitted, inFlightLost                    int64
 	lost, failedOpens                                  int64
+	applies, rollbacks, backups                        int64 // acknowledged
+	backupTemps                                        int64 // temporary files left by killed backups
+	points                                             map[string]*pointStats
 }
 
-// TestCrash_KillWriter kills a writer with SIGKILL at random moments, many
-// times, and after each kill reopens the store and checks it: it opens,
-// Verify finds nothing wrong (pages, checksums, counts, and a journal that
-// accounts for every document), and its contents are exactly the
-// acknowledged transactions, plus at most the one that was in flight when
-// the kill came, whole or not at all.
+// pointStats are the figures of the cycles that aimed at one point.
+type pointStats struct {
+	cycles, fired, notReached int64
+	committed, notAtAll       int64            // the in-flight transaction at the kill
+	kinds                     map[string]int64 // "<kind> whole" or "<kind> none": the in-flight operations
+}
+
+// crashTiming is the kill at a random moment; the others are failpoints.
+const crashTiming = "timing"
+
+var crashPoints = append([]string{crashTiming}, failpoint.Points...)
+
+// beforeCommit are the failpoints inside a write transaction: the one in
+// flight when they fire must not be in the store.
+var beforeCommit = map[string]bool{failpoint.Commit: true, failpoint.ImportBatch: true, failpoint.Apply: true, failpoint.Rollback: true}
+
+// failpointTimeout is how long a cycle waits for its failpoint to fire
+// before killing the child anyway (counted as not reached).
+const failpointTimeout = 4 * time.Second
+
+// TestCrash_KillWriter kills a writer with SIGKILL many times, at random
+// moments or at the nth hit of a named failpoint, and after each kill
+// reopens the store and checks it: it opens, Verify finds nothing wrong
+// (pages, checksums, counts, and a journal that accounts for every
+// document), and its contents are exactly the acknowledged transactions,
+// plus at most the one that was in flight when the kill came, whole or
+// not at all: documents, journal records, plans and the history of
+// applies and rollbacks. A failpoint before a commit must leave the
+// transaction out; a backup must hold the store as it was when it ran.
 func TestCrash_KillWriter(t *testing.T) {
 	cycles, seed := crashCycleCount(), testSeed(t)
+	if p := *crashPoint; p != "" && !slices.Contains(crashPoints, p) {
+		t.Fatalf("-crash.point=%s: not one of %v", p, crashPoints)
+	}
 	dir := t.TempDir()
-	var st crashStats
+	st := crashStats{points: map[string]*pointStats{}}
+	for _, p := range crashPoints {
+		st.points[p] = &pointStats{kinds: map[string]int64{}}
+	}
 	var state *crashState
 	var path string
 	start := time.Now()
@@ -83,24 +126,97 @@ func TestCrash_KillWriter(t *testing.T) {
 			os.Remove(path)
 			path, state = filepath.Join(dir, fmt.Sprintf("crash-%d.omgdb", c/crashEpoch)), newCrashState()
 		}
-		k := crashtest.Kill{Workload: "writer", Args: []string{path, fmt.Sprint(seed), fmt.Sprint(c*100000 + 1)}, Delay: crashDelay(r)}
+		point := crashPoints[c%len(crashPoints)] // each target in turn
+		if *crashPoint != "" {
+			point = *crashPoint
+		}
+		k := crashtest.Kill{Workload: "writer", Delay: crashDelay(r)}
 		if c%crashEpoch == 0 && r.IntN(2) == 0 {
-			k.Early, k.Delay = true, time.Duration(r.IntN(40000))*time.Microsecond
+			point, k.Early, k.Delay = crashTiming, true, time.Duration(r.IntN(40000))*time.Microsecond
 			st.early++
 		}
+		if point != crashTiming {
+			k.Failpoint, k.Delay = fmt.Sprintf("%s:%d", point, failpointCount(r, point)), failpointTimeout
+		}
+		k.Args = []string{path, fmt.Sprint(seed), fmt.Sprint(c*100000 + 1), strings.TrimSuffix(point, crashTiming)}
+		label := fmt.Sprintf("%d (%s)", c, cmp.Or(k.Failpoint, point))
 		o, err := crashtest.Run(k)
 		if err != nil {
 			if o != nil && !o.Ready {
 				st.failedOpens++ // the writer could not open the store after the last kill
 			}
-			t.Fatalf("cycle %d: %v", c, err)
+			t.Fatalf("cycle %s: %v", label, err)
 		}
-		state = checkCrashCycle(t, c, path, state, o.Lines, &st)
+		ps := st.points[point]
+		ps.cycles++
+		if o.Fired {
+			ps.fired++
+		} else if point != crashTiming {
+			ps.notReached++
+		}
+		var pending *crashOp
+		state, pending = checkCrashCycle(t, label, path, state, o.Lines, &st)
+		if pending != nil {
+			switch {
+			case pending.kind == "compact": // leaves the same data either way
+				ps.kinds["compact"]++
+			case pending.committed:
+				ps.kinds[pending.kind+" whole"]++
+				ps.committed++
+				st.inFlightCommitted++
+			default:
+				ps.kinds[pending.kind+" none"]++
+				ps.notAtAll++
+				st.inFlightLost++
+			}
+			if o.Fired && beforeCommit[point] && pending.committed {
+				t.Fatalf("cycle %d: killed at failpoint %s, before the commit of %v, yet the store holds it", c, k.Failpoint, pending)
+			}
+			if o.Fired && point == failpoint.BackupCopy && pending.kind == "backup" && pending.committed {
+				t.Fatalf("cycle %d: killed in the middle of a backup's copy, yet the backup exists", c)
+			}
+		}
 		st.cycles++
 	}
-	t.Logf("crash: %d cycles (%d killed while opening or creating the store) in %s", st.cycles, st.early, time.Since(start).Round(time.Millisecond))
+	reportCrash(t, &st, time.Since(start))
+}
+
+// failpointCount draws at which hit of the point the child is killed:
+// points hit once per document or key are drawn from wider ranges.
+func failpointCount(r *rand.Rand, point string) int {
+	switch point {
+	case failpoint.Commit:
+		return 1 + r.IntN(20)
+	case failpoint.ImportBatch:
+		return 1 + r.IntN(400)
+	case failpoint.Apply, failpoint.Rollback:
+		return 1 + r.IntN(60)
+	case failpoint.CompactCopy:
+		return 1 + r.IntN(1500)
+	}
+	return 1 + r.IntN(30) // backup-copy: 32 KiB writes
+}
+
+// crashKindCounts lists counts by key, in key order.
+func crashKindCounts(m map[string]int64) string {
+	var b strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		fmt.Fprintf(&b, "%s %d, ", k, m[k])
+	}
+	return strings.TrimSuffix(b.String(), ", ")
+}
+
+func reportCrash(t *testing.T, st *crashStats, took time.Duration) {
+	t.Logf("crash: %d cycles (%d killed while opening or creating the store) in %s", st.cycles, st.early, took.Round(time.Millisecond))
+	for _, p := range crashPoints {
+		ps := st.points[p]
+		t.Logf("crash: %-12s %4d cycles, killed at the point %4d, not reached %d; in flight: %d committed whole, %d not at all",
+			p, ps.cycles, ps.fired, ps.notReached, ps.committed, ps.notAtAll)
+		t.Logf("crash: %-12s in flight: %s", "", crashKindCounts(ps.kinds))
+	}
 	t.Logf("crash: %d acknowledged transactions (%d document writes) checked, %d document states compared", st.ackedTxns, st.ackedWrites, st.docsChecked)
-	t.Logf("crash: in-flight transaction at the kill: %d committed whole, %d not at all", st.inFlightCommitted, st.inFlightLost)
+	t.Logf("crash: acknowledged applies %d, rollbacks %d, backups %d (each backup compared with the store as it was); temporary files left by killed backups: %d", st.applies, st.rollbacks, st.backups, st.backupTemps)
+	t.Logf("crash: in-flight operation at the kill (compactions aside): %d committed whole, %d not at all", st.inFlightCommitted, st.inFlightLost)
 	t.Logf("crash: acknowledged writes lost: %d, failed opens: %d", st.lost, st.failedOpens)
 }
 
@@ -115,63 +231,144 @@ func crashDelay(r *rand.Rand) time.Duration {
 	return time.Duration(r.IntN(25000)) * time.Microsecond
 }
 
-// checkCrashCycle checks the store after a kill and returns its state.
-func checkCrashCycle(t *testing.T, cycle int, path string, before *crashState, lines []string, st *crashStats) *crashState {
+// checkCrashCycle checks the store after a kill and returns its state and
+// the operation in flight at the kill, if any, saying whether it
+// committed.
+func checkCrashCycle(t *testing.T, cycle string, path string, before *crashState, lines []string, st *crashStats) (*crashState, *crashOp) {
 	t.Helper()
 	acked, pending, err := parseCrashLines(lines)
 	if err != nil {
-		t.Fatalf("cycle %d: %v", cycle, err)
+		t.Fatalf("cycle %s: %v", cycle, err)
 	}
 	want := before.clone()
 	for _, op := range acked {
 		st.ackedTxns++
-		st.ackedWrites += op.apply(want)
+		switch op.kind {
+		case "apply":
+			st.applies++
+		case "rollback":
+			st.rollbacks++
+		case "backup":
+			st.backups++
+			checkCrashBackup(t, cycle, path, &op, want, true)
+		}
+		n, err := op.apply(want)
+		if err != nil {
+			t.Fatalf("cycle %s: %v", cycle, err)
+		}
+		st.ackedWrites += n
+	}
+	st.backupTemps += removeBackupTemps(t, path)
+	if pending != nil && pending.kind == "backup" {
+		pending.committed = checkCrashBackup(t, cycle, path, pending, want, false)
 	}
 	if _, err := os.Stat(path); os.IsNotExist(err) && len(acked) == 0 {
-		return want // killed before the file was created
+		return want, pending // killed before the file was created
 	}
 	got, err := readCrashState(path)
 	if err != nil {
 		st.failedOpens++
-		t.Fatalf("cycle %d: %v", cycle, err)
+		t.Fatalf("cycle %s: %v", cycle, err)
 	}
 	st.docsChecked += got.size()
+	if pending != nil && pending.kind == "plan" {
+		pending.token = newPlan(got, want) // the plan's token was not acknowledged
+	}
 	if got.equal(want) {
-		if pending != nil && pending.writes() > 0 {
-			st.inFlightLost++
-		}
-		return got
+		return want, pending
 	}
 	if pending != nil {
 		withPending := want.clone()
-		pending.apply(withPending)
-		if got.equal(withPending) {
-			st.inFlightCommitted++
-			return got
+		if _, err := pending.apply(withPending); err == nil && got.equal(withPending) {
+			pending.committed = true
+			return withPending, pending
 		}
 	}
 	lost := got.missingFrom(want, pending)
 	st.lost += int64(len(lost))
-	t.Fatalf("cycle %d: the store after the kill is neither the acknowledged state nor it plus the in-flight %v:\n%s\nlost acknowledged documents: %v",
+	t.Fatalf("cycle %s: the store after the kill is neither the acknowledged state nor it plus the in-flight %v:\n%s\nlost acknowledged documents: %v",
 		cycle, pending, got.diff(want), lost)
-	return nil
+	return nil, nil
+}
+
+// newPlan returns the token of the one plan got has and want lacks, if
+// any: a plan saved but not acknowledged.
+func newPlan(got, want *crashState) string {
+	var extra []string
+	for token := range got.plans {
+		if want.plans[token] == nil {
+			extra = append(extra, token)
+		}
+	}
+	if len(extra) == 1 {
+		return extra[0]
+	}
+	return ""
+}
+
+// checkCrashBackup checks the backup a backup operation made, which must
+// hold the store as it was then (want), and removes it. An acknowledged
+// backup must exist; one in flight may. It reports whether it existed.
+func checkCrashBackup(t *testing.T, cycle string, path string, op *crashOp, want *crashState, acked bool) bool {
+	out := crashBackupPath(path, op.txn)
+	if _, err := os.Stat(out); err != nil {
+		if acked {
+			t.Fatalf("cycle %s: acknowledged backup %s is missing: %v", cycle, out, err)
+		}
+		return false
+	}
+	got, err := readCrashState(out)
+	if err != nil {
+		t.Fatalf("cycle %s: backup %s: %v", cycle, out, err)
+	}
+	if !got.equal(want) {
+		t.Fatalf("cycle %s: backup %s does not hold the store as it was:\n%s", cycle, out, got.diff(want))
+	}
+	os.Remove(out)
+	return true
+}
+
+// removeBackupTemps removes the temporary files of killed backups and
+// returns how many there were.
+func removeBackupTemps(t *testing.T, path string) int64 {
+	temps, err := filepath.Glob(filepath.Join(filepath.Dir(path), ".crash-backup-*.backup-*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range temps {
+		os.Remove(f)
+	}
+	return int64(len(temps))
 }
 
 // crashState is the expected or actual content of a crash store.
 type crashState struct {
 	docs    map[string]map[string]string // collection -> _id -> canonical JSON
 	records int64                        // journal records
+	plans   map[string]*crashPlan        // by token
 }
 
-func newCrashState() *crashState { return &crashState{docs: map[string]map[string]string{}} }
+// crashPlan is a plan of the workload. A store read back gives only the
+// status: pending, applied, or rolled back.
+type crashPlan struct {
+	status        string
+	group, n, txn int64
+	del           bool
+	before        map[string]string // the group's documents before the apply
+}
+
+func newCrashState() *crashState {
+	return &crashState{docs: map[string]map[string]string{}, plans: map[string]*crashPlan{}}
+}
 
 func (s *crashState) clone() *crashState {
-	c := &crashState{docs: map[string]map[string]string{}, records: s.records}
+	c := &crashState{docs: map[string]map[string]string{}, records: s.records, plans: map[string]*crashPlan{}}
 	for coll, docs := range s.docs {
-		c.docs[coll] = map[string]string{}
-		for id, js := range docs {
-			c.docs[coll][id] = js
-		}
+		c.docs[coll] = maps.Clone(docs)
+	}
+	for token, p := range s.plans {
+		cp := *p
+		c.plans[token] = &cp // before is never changed once set
 	}
 	return c
 }
@@ -191,7 +388,7 @@ func (s *crashState) size() (n int64) {
 }
 
 func (s *crashState) equal(o *crashState) bool {
-	if s.records != o.records || s.size() != o.size() {
+	if s.records != o.records || s.size() != o.size() || len(s.plans) != len(o.plans) {
 		return false
 	}
 	for coll, docs := range s.docs {
@@ -201,26 +398,25 @@ func (s *crashState) equal(o *crashState) bool {
 			}
 		}
 	}
+	for token, p := range s.plans {
+		if q := o.plans[token]; q == nil || q.status != p.status {
+			return false
+		}
+	}
 	return true
 }
 
 // missingFrom lists the documents of want that s lacks or holds
 // differently, leaving out those the in-flight operation touches.
 func (s *crashState) missingFrom(want *crashState, pending *crashOp) []string {
-	touched := map[string]bool{}
+	with := want.clone()
 	if pending != nil {
-		p := newCrashState()
-		pending.apply(p)
-		for coll, docs := range p.docs {
-			for id := range docs {
-				touched[coll+"/"+id] = true
-			}
-		}
+		pending.apply(with)
 	}
 	var lost []string
 	for coll, docs := range want.docs {
 		for id, js := range docs {
-			if s.docs[coll][id] != js && !touched[coll+"/"+id] {
+			if s.docs[coll][id] != js && with.docs[coll][id] == js {
 				lost = append(lost, coll+"/"+id)
 			}
 		}
@@ -239,6 +435,23 @@ func (s *crashState) diff(want *crashState) string {
 			} else if w != js {
 				fmt.Fprintf(&b, "changed %s/%s: got %.80s, want %.80s\n", coll, id, js, w)
 			}
+		}
+	}
+	for coll, docs := range want.docs {
+		for id := range docs {
+			if _, ok := s.docs[coll][id]; !ok {
+				fmt.Fprintf(&b, "missing %s/%s\n", coll, id)
+			}
+		}
+	}
+	for _, token := range slices.Sorted(maps.Keys(want.plans)) {
+		if p := s.plans[token]; p == nil || p.status != want.plans[token].status {
+			fmt.Fprintf(&b, "plan %s: got %v, want %s\n", token, p, want.plans[token].status)
+		}
+	}
+	for token, p := range s.plans {
+		if want.plans[token] == nil {
+			fmt.Fprintf(&b, "unexpected plan %s, %s\n", token, p.status)
 		}
 	}
 	return b.String()
@@ -277,62 +490,150 @@ func readCrashState(path string) (*crashState, error) {
 		}
 		return nil
 	})
-	return s, err
+	if err != nil {
+		return nil, err
+	}
+	return s, readCrashPlans(db, s)
+}
+
+// readCrashPlans reads the plans' statuses and checks that they agree
+// with the history: a plan is applied iff the history lists its apply,
+// and that apply is rolled back iff the history lists exactly one
+// rollback of it.
+func readCrashPlans(db *store.DB, s *crashState) error {
+	ctx := context.Background()
+	hist, err := changes.History(ctx, db, nil)
+	if err != nil {
+		return fmt.Errorf("history: %w", err)
+	}
+	applies, rollbacks := map[string]*changes.Change{}, map[string][]string{}
+	for i := range hist {
+		switch h := &hist[i]; h.Kind {
+		case "apply":
+			applies[h.ID] = h
+		case "rollback":
+			rollbacks[h.RollbackOf] = append(rollbacks[h.RollbackOf], h.ID)
+		}
+	}
+	plans, err := changes.Plans(ctx, db, true)
+	if err != nil {
+		return fmt.Errorf("plans: %w", err)
+	}
+	for _, p := range plans {
+		h := applies[p.Token]
+		delete(applies, p.Token)
+		switch {
+		case p.Status == changes.StatusPending && h == nil:
+			s.plans[p.Token] = &crashPlan{status: "pending"}
+		case p.Status != changes.StatusApplied || h == nil:
+			return fmt.Errorf("plan %s is %s, and the history lists its apply: %v", p.Token, p.Status, h != nil)
+		case h.RolledBackBy == "" && len(rollbacks[p.Token]) == 0:
+			s.plans[p.Token] = &crashPlan{status: "applied"}
+		case len(rollbacks[p.Token]) == 1 && rollbacks[p.Token][0] == h.RolledBackBy:
+			s.plans[p.Token] = &crashPlan{status: "rolled back"}
+		default:
+			return fmt.Errorf("apply %s: rolled back by %q, rollbacks of it in the history %v", p.Token, h.RolledBackBy, rollbacks[p.Token])
+		}
+	}
+	if len(applies) > 0 {
+		return fmt.Errorf("the history lists applies of no applied plan: %v", slices.Collect(maps.Keys(applies)))
+	}
+	return nil
 }
 
 // crashOp is an acknowledged or in-flight transaction of the workload.
 type crashOp struct {
-	kind     string
-	txn      int64
-	args     []int64 // as printed after begin
-	from, to int64   // an import batch: documents [from, to)
+	kind      string
+	txn       int64
+	args      []int64 // the numbers printed after begin
+	token     string  // of a plan, an apply or a rollback
+	del       bool    // a plan that deletes
+	from, to  int64   // an import batch: documents [from, to)
+	committed bool    // the in-flight operation is in the store
 }
 
 func (op *crashOp) String() string {
-	return fmt.Sprintf("%s %d %v [%d,%d)", op.kind, op.txn, op.args, op.from, op.to)
-}
-
-// writes returns how many documents the operation writes.
-func (op *crashOp) writes() int64 {
-	switch op.kind {
-	case "single":
-		return 1
-	case "import":
-		return op.to - op.from
-	case "update", "delete":
-		return op.args[1]
-	}
-	return op.args[0]
+	return fmt.Sprintf("%s %d %v %s [%d,%d)", op.kind, op.txn, op.args, op.token, op.from, op.to)
 }
 
 // apply applies the operation to s and returns the documents it wrote.
-func (op *crashOp) apply(s *crashState) int64 {
+func (op *crashOp) apply(s *crashState) (int64, error) {
+	var n int64
 	switch op.kind {
 	case "single":
 		s.put("single", crashDoc("single", op.txn, 0, 1, 0))
+		n = 1
 	case "multi", "load":
 		coll := map[string]string{"multi": "multi", "load": "loaded"}[op.kind]
 		for i := int64(0); i < op.args[0]; i++ {
 			s.put(coll, crashDoc(coll, op.txn, i, op.args[0], 0))
 		}
+		n = op.args[0]
 	case "import":
 		if op.from == op.to {
-			return 0 // an empty last batch commits nothing
+			return 0, nil // an empty last batch commits nothing
 		}
 		for i := op.from; i < op.to; i++ {
 			s.put("imp", crashDoc("imp", op.txn, i, op.args[0], 0))
 		}
-	case "update":
+		n = op.to - op.from
+	case "update", "delete":
 		for i := int64(0); i < op.args[1]; i++ {
-			s.put("multi", crashDoc("multi", op.args[0], i, op.args[1], op.txn))
+			if op.kind == "delete" {
+				delete(s.docs["multi"], crashID(op.args[0], i))
+			} else {
+				s.put("multi", crashDoc("multi", op.args[0], i, op.args[1], op.txn))
+			}
 		}
-	case "delete":
-		for i := int64(0); i < op.args[1]; i++ {
-			delete(s.docs["multi"], crashID(op.args[0], i))
+		n = op.args[1]
+	case "plan":
+		if op.token != "" { // unknown when the kill came before its ack
+			s.plans[op.token] = &crashPlan{status: "pending", group: op.args[0], n: op.args[1], txn: op.txn, del: op.del}
 		}
+		return 0, nil // a plan is not a change: no journal record
+	case "apply", "rollback":
+		return op.applyPlan(s)
+	default: // compact, backup
+		return 0, nil
 	}
 	s.records++
-	return op.writes()
+	return n, nil
+}
+
+// applyPlan applies or rolls back a plan in s.
+func (op *crashOp) applyPlan(s *crashState) (int64, error) {
+	p := s.plans[op.token]
+	if want := map[string]string{"apply": "pending", "rollback": "applied"}[op.kind]; p == nil || p.status != want {
+		return 0, fmt.Errorf("%v: no %s plan %s", op, want, op.token)
+	}
+	multi := s.docs["multi"]
+	if multi == nil {
+		multi = map[string]string{}
+		s.docs["multi"] = multi
+	}
+	if op.kind == "apply" {
+		p.before = map[string]string{}
+		for i := int64(0); i < p.n; i++ {
+			id := crashID(p.group, i)
+			if js, ok := multi[id]; ok {
+				p.before[id] = js
+			}
+			if p.del {
+				delete(multi, id)
+			} else {
+				s.put("multi", crashDoc("multi", p.group, i, p.n, p.txn))
+			}
+		}
+		p.status = "applied"
+	} else {
+		for i := int64(0); i < p.n; i++ {
+			delete(multi, crashID(p.group, i))
+		}
+		maps.Copy(multi, p.before)
+		p.status = "rolled back"
+	}
+	s.records++
+	return p.n, nil
 }
 
 // parseCrashLines turns the child's lines into the acknowledged
@@ -342,29 +643,31 @@ func parseCrashLines(lines []string) (acked []crashOp, pending *crashOp, err err
 	var done int64 // documents of the current import acknowledged
 	for _, line := range lines {
 		f := strings.Fields(line)
-		nums := make([]int64, 0, len(f))
-		for _, s := range f[1:] {
-			n, err := strconv.ParseInt(s, 10, 64)
-			if err != nil && f[0] != "begin" {
-				return nil, nil, fmt.Errorf("bad line %q", line)
-			}
-			nums = append(nums, n)
-		}
 		switch {
-		case f[0] == "begin" && len(f) >= 3:
-			cur, done = &crashOp{kind: f[1], txn: nums[1], args: nums[2:]}, 0
-		case f[0] == "ack" && cur != nil && len(nums) >= 1 && nums[0] == cur.txn:
-			if cur.kind != "import" {
+		case len(f) >= 3 && f[0] == "begin":
+			if cur, err = parseBegin(f[1:]); err != nil {
+				return nil, nil, fmt.Errorf("bad line %q: %v", line, err)
+			}
+			done = 0
+		case len(f) >= 2 && f[0] == "ack" && cur != nil && f[1] == strconv.FormatInt(cur.txn, 10):
+			switch {
+			case cur.kind == "import" && len(f) == 3:
+				lines, err := strconv.ParseInt(f[2], 10, 64)
+				if err != nil || lines < done {
+					return nil, nil, fmt.Errorf("bad import ack %q", line)
+				}
+				if lines > done {
+					b := *cur
+					b.from, b.to, done = done, lines, lines
+					acked = append(acked, b)
+				}
+			case cur.kind == "plan" && len(f) == 3:
+				cur.token = f[2]
 				acked, cur = append(acked, *cur), nil
-				continue
-			}
-			if len(nums) != 2 || nums[1] < done {
-				return nil, nil, fmt.Errorf("bad import ack %q", line)
-			}
-			if nums[1] > done {
-				b := *cur
-				b.from, b.to, done = done, nums[1], nums[1]
-				acked = append(acked, b)
+			case cur.kind != "import" && cur.kind != "plan" && len(f) == 2:
+				acked, cur = append(acked, *cur), nil
+			default:
+				return nil, nil, fmt.Errorf("bad ack %q", line)
 			}
 		default:
 			return nil, nil, fmt.Errorf("unexpected line %q", line)
@@ -381,4 +684,39 @@ func parseCrashLines(lines []string) (acked []crashOp, pending *crashOp, err err
 		pending = &p
 	}
 	return acked, pending, nil
+}
+
+// parseBegin parses "<kind> <txn> <args…>".
+func parseBegin(f []string) (*crashOp, error) {
+	txn, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil {
+		return nil, err
+	}
+	op := &crashOp{kind: f[0], txn: txn}
+	rest := f[2:]
+	switch op.kind {
+	case "apply", "rollback":
+		if len(rest) != 1 {
+			return nil, fmt.Errorf("want a token")
+		}
+		op.token = rest[0]
+		return op, nil
+	case "plan":
+		if len(rest) != 3 {
+			return nil, fmt.Errorf("want a group, a size and u or d")
+		}
+		op.del, rest = rest[2] == "d", rest[:2]
+	}
+	for _, a := range rest {
+		n, err := strconv.ParseInt(a, 10, 64)
+		if err != nil {
+			return nil, err
+		}
+		op.args = append(op.args, n)
+	}
+	want := map[string]int{"single": 0, "multi": 1, "import": 2, "load": 1, "update": 2, "delete": 2, "plan": 2, "compact": 0, "backup": 0}
+	if w, ok := want[op.kind]; !ok || w != len(op.args) {
+		return nil, fmt.Errorf("unknown kind or wrong arguments")
+	}
+	return op, nil
 }

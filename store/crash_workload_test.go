@@ -5,11 +5,16 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/omgdb/omgdb/changes"
+	"github.com/omgdb/omgdb/internal/failpoint"
 	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/store"
 )
@@ -17,19 +22,26 @@ import (
 // The crash workload writes to four collections, in transactions numbered
 // by the parent (txn): "single" (one document per transaction), "multi"
 // (2 to 40 documents per transaction, later updated or deleted as a
-// group), "imp" (imports in batches) and "loaded" (loads of dumps). Every
-// document is a function of its transaction, its position i, the number
-// of documents n of its transaction, and the transaction v that last
-// updated it, so the parent can rebuild the expected store exactly.
+// group, by the store or by a plan applied and rolled back through the
+// changes package), "imp" (imports in batches) and "loaded" (loads of
+// dumps); it also compacts the store and backs it up. Every document is a
+// function of its transaction, its position i, the number of documents n
+// of its transaction, and the transaction v that last updated it, so the
+// parent can rebuild the expected store exactly.
 //
 // The child prints, each in one write:
 //
 //	begin <kind> <txn> <args…>   before a transaction starts
 //	ack <txn>                    after it committed (Update returned nil)
 //	ack <txn> <lines>            after each committed batch of an import
+//	ack <txn> <token>            after a plan was saved
 //
 // Kinds and their arguments: single; multi <n>; import <m> <batch>;
-// load <n>; update <group> <n>; delete <group> <n>.
+// load <n>; update <group> <n>; delete <group> <n>; plan <group> <n> <u|d>
+// (a plan to set v to txn in every document of the group, or to delete
+// them); apply <token> (the plan just saved, under the same txn);
+// rollback <token> (of an applied plan); compact; backup (to
+// crash-backup-<txn>.omgdb beside the store).
 
 // crashDoc returns document i of transaction txn of n documents in coll,
 // last updated by transaction v (0: never). About one in 25 documents
@@ -50,7 +62,9 @@ func crashDoc(coll string, txn, i, n, v int64) query.Value {
 		{Key: "i", Value: query.LongValue(i)},
 		{Key: "n", Value: query.LongValue(n)},
 	}
-	if v != 0 {
+	if v != 0 || coll == "multi" {
+		// Present from the start in "multi", so that a plan's $set of v
+		// leaves the fields in this order.
 		f = append(f, query.Field{Key: "v", Value: query.LongValue(v)})
 	}
 	f = append(f, query.Field{Key: "pad", Value: query.StringValue(hex.EncodeToString(pad))})
@@ -61,27 +75,72 @@ func crashID(txn, i int64) string {
 	return "T" + strconv.FormatInt(txn, 10) + "-" + strconv.FormatInt(i, 10)
 }
 
-// crashWriter is the child: args are the store path, a seed and the first
-// transaction number.
+// crashChild is the writer child's state.
+type crashChild struct {
+	path   string
+	db     *store.DB
+	r      *rand.Rand
+	focus  string              // the failpoint of the cycle: its operation is done more often
+	groups map[int64]int64     // the groups of "multi" free to update, delete or plan: txn -> n
+	plans  map[string][2]int64 // applied plans not rolled back: token -> group, n
+	say    func(string, ...any)
+}
+
+// crashWriter is the child: args are the store path, a seed, the first
+// transaction number and the failpoint of the cycle ("" for none).
 func crashWriter(w io.Writer, args []string) error {
 	seed, _ := strconv.ParseUint(args[1], 10, 64)
 	txn, _ := strconv.ParseInt(args[2], 10, 64)
-	db, err := store.Open(args[0], &store.Options{Create: true, Timeout: 10 * time.Second, Actor: "crash"})
-	if err != nil {
+	c := &crashChild{path: args[0], r: rand.New(rand.NewPCG(seed, uint64(txn))), focus: args[3]}
+	c.say = func(format string, a ...any) { io.WriteString(w, fmt.Sprintf(format, a...)+"\n") }
+	if err := c.open(); err != nil {
 		return err
 	}
-	groups, err := multiGroups(db)
-	if err != nil {
+	if err := c.load(); err != nil {
 		return err
 	}
-	say := func(format string, a ...any) { io.WriteString(w, fmt.Sprintf(format, a...)+"\n") }
-	say("ready")
-	r := rand.New(rand.NewPCG(seed, uint64(txn)))
+	c.say("ready")
 	for ; ; txn++ {
-		if err := crashStep(db, r, txn, groups, say); err != nil {
+		if err := c.step(txn); err != nil {
 			return err
 		}
 	}
+}
+
+func (c *crashChild) open() (err error) {
+	c.db, err = store.Open(c.path, &store.Options{Create: true, Timeout: 10 * time.Second, Actor: "crash"})
+	return err
+}
+
+// load finds the groups of "multi" and the applied plans not rolled back,
+// whose groups are kept for their rollback.
+func (c *crashChild) load() error {
+	var err error
+	if c.groups, err = multiGroups(c.db); err != nil {
+		return err
+	}
+	c.plans = map[string][2]int64{}
+	hist, err := changes.History(context.Background(), c.db, nil)
+	if err != nil {
+		return err
+	}
+	undone := map[string]bool{}
+	for _, h := range hist {
+		undone[h.ID] = h.RolledBackBy != ""
+	}
+	plans, err := changes.Plans(context.Background(), c.db, true)
+	if err != nil {
+		return err
+	}
+	for _, p := range plans {
+		var g, n int64
+		fmt.Sscan(p.Note, &g, &n)
+		if p.Status == changes.StatusApplied && !undone[p.Token] {
+			c.plans[p.Token] = [2]int64{g, n}
+			delete(c.groups, g)
+		}
+	}
+	return nil
 }
 
 // multiGroups returns the transactions whose documents are in "multi",
@@ -103,26 +162,60 @@ func multiGroups(db *store.DB) (map[int64]int64, error) {
 	return groups, err
 }
 
-func crashStep(db *store.DB, r *rand.Rand, txn int64, groups map[int64]int64, say func(string, ...any)) error {
-	switch k := r.IntN(20); {
-	case k < 5:
+// focusKind is the operation a failpoint is in.
+var focusKind = map[string]string{
+	failpoint.ImportBatch: "import",
+	failpoint.Apply:       "apply",
+	failpoint.Rollback:    "rollback",
+	failpoint.CompactCopy: "compact",
+	failpoint.BackupCopy:  "backup",
+}
+
+// crashKinds are the operations, each as often as it is listed.
+var crashKinds = strings.Fields("single single single single multi multi multi multi multi " +
+	"import import import load load rewrite rewrite rewrite apply apply apply rollback rollback compact backup")
+
+func (c *crashChild) step(txn int64) error {
+	kind := crashKinds[c.r.IntN(len(crashKinds))]
+	if k := focusKind[c.focus]; k != "" && c.r.IntN(2) == 0 {
+		kind = k
+	}
+	if kind == "rollback" && len(c.plans) == 0 {
+		kind = "apply"
+	}
+	db, r, say := c.db, c.r, c.say
+	switch kind {
+	case "single":
 		say("begin single %d", txn)
 		return crashInsert(db, "single", txn, 1, say)
-	case k < 10:
+	case "multi":
 		n := 2 + r.Int64N(39)
 		say("begin multi %d %d", txn, n)
-		groups[txn] = n
+		c.groups[txn] = n
 		return crashInsert(db, "multi", txn, n, say)
-	case k < 14:
+	case "import":
 		m, b := 1+r.Int64N(300), 1+r.IntN(120)
 		say("begin import %d %d %d", txn, m, b)
 		return crashImport(db, txn, m, b, say)
-	case k < 16:
+	case "load":
 		n := 1 + r.Int64N(60)
 		say("begin load %d %d", txn, n)
 		return crashLoad(db, txn, n, say)
+	case "apply":
+		return c.apply(txn)
+	case "rollback":
+		return c.rollback(txn)
+	case "compact":
+		return c.compact(txn)
+	case "backup":
+		say("begin backup %d", txn)
+		_, err := db.Backup(context.Background(), crashBackupPath(c.path, txn))
+		if err == nil {
+			say("ack %d", txn)
+		}
+		return err
 	}
-	g, n, ok := anyGroup(r, groups)
+	g, n, ok := anyGroup(r, c.groups)
 	if !ok {
 		return nil
 	}
@@ -131,8 +224,80 @@ func crashStep(db *store.DB, r *rand.Rand, txn int64, groups map[int64]int64, sa
 		return crashRewrite(db, txn, g, n, false, say)
 	}
 	say("begin delete %d %d %d", txn, g, n)
-	delete(groups, g)
+	delete(c.groups, g)
 	return crashRewrite(db, txn, g, n, true, say)
+}
+
+func crashBackupPath(store string, txn int64) string {
+	return filepath.Join(filepath.Dir(store), fmt.Sprintf("crash-backup-%d.omgdb", txn))
+}
+
+// apply plans an update (v = txn) or a deletion of a group, then applies
+// the plan; the group is then kept for the plan's rollback.
+func (c *crashChild) apply(txn int64) error {
+	g, n, ok := anyGroup(c.r, c.groups)
+	if !ok {
+		return nil
+	}
+	ctx, del := context.Background(), c.r.IntN(3) == 0
+	filter := query.MustParse(fmt.Sprintf(`{"txn":{"$numberLong":"%d"}}`, g))
+	opts := &changes.PlanOptions{Note: fmt.Sprintf("%d %d", g, n), Sample: -1}
+	var res *changes.PlanResult
+	var err error
+	if del {
+		c.say("begin plan %d %d %d d", txn, g, n)
+		res, err = changes.PlanDelete(ctx, c.db, "multi", filter, opts)
+	} else {
+		c.say("begin plan %d %d %d u", txn, g, n)
+		update := query.MustParse(fmt.Sprintf(`{"$set":{"v":{"$numberLong":"%d"}}}`, txn))
+		res, err = changes.PlanUpdate(ctx, c.db, "multi", filter, update, opts)
+	}
+	if err != nil {
+		return err
+	}
+	if res.Modified != n {
+		return fmt.Errorf("plan of group %d: %d documents modified, want %d", g, res.Modified, n)
+	}
+	c.say("ack %d %s", txn, res.Token)
+	delete(c.groups, g)
+	c.say("begin apply %d %s", txn, res.Token)
+	if _, err := changes.Apply(ctx, c.db, res.Token, nil); err != nil {
+		return err
+	}
+	c.plans[res.Token] = [2]int64{g, n}
+	c.say("ack %d", txn)
+	return nil
+}
+
+// rollback rolls back an applied plan; its group is free again.
+func (c *crashChild) rollback(txn int64) error {
+	tokens := slices.Sorted(maps.Keys(c.plans))
+	token := tokens[c.r.IntN(len(tokens))]
+	c.say("begin rollback %d %s", txn, token)
+	if _, err := changes.Rollback(context.Background(), c.db, token, nil); err != nil {
+		return err
+	}
+	gn := c.plans[token]
+	delete(c.plans, token)
+	c.groups[gn[0]] = gn[1]
+	c.say("ack %d", txn)
+	return nil
+}
+
+// compact closes the store, compacts it and opens it again.
+func (c *crashChild) compact(txn int64) error {
+	c.say("begin compact %d", txn)
+	if err := c.db.Close(); err != nil {
+		return err
+	}
+	if _, err := store.Compact(context.Background(), c.path, nil); err != nil {
+		return err
+	}
+	if err := c.open(); err != nil {
+		return err
+	}
+	c.say("ack %d", txn)
+	return nil
 }
 
 func anyGroup(r *rand.Rand, groups map[int64]int64) (int64, int64, bool) {

@@ -9,6 +9,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/omgdb/omgdb/internal/failpoint"
 	"github.com/omgdb/omgdb/query"
 )
 
@@ -150,6 +151,7 @@ func importBatch(ctx context.Context, c *Collection, in *prefetcher, n int, opts
 			if err = c.insertPrepared(it.val, it.id); err == nil {
 				ids = append(ids, it.id)
 				sum.Inserted++
+				failpoint.Hit(failpoint.ImportBatch)
 				continue
 			}
 		}

@@ -7,6 +7,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/omgdb/omgdb/internal/failpoint"
 	"github.com/omgdb/omgdb/query"
 )
 
@@ -84,6 +85,7 @@ func (db *DB) Update(change Change, fn func(*Tx) error) (err error) {
 		if err := tx.finish(); err != nil {
 			return err
 		}
+		failpoint.Hit(failpoint.Commit)
 		committing = true
 		return nil
 	})

@@ -1,4 +1,5 @@
-// Package crashtest kills writers at random moments, for the crash tests.
+// Package crashtest kills writers at random moments, or at named points
+// of the engine (package failpoint), for the crash tests.
 //
 // A test binary re-executes itself as a child (Main, called from
 // TestMain, switches on an environment variable) that runs a workload: it
@@ -24,6 +25,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/omgdb/omgdb/internal/failpoint"
 )
 
 // envChild names the workload a child runs; envArgs carries its arguments.
@@ -71,6 +74,10 @@ type Kill struct {
 	// land while the child opens or creates the store.
 	Delay time.Duration
 	Early bool
+	// Failpoint, when set ("name:n"), turns on that failpoint in the child
+	// (failpoint.Env), which then kills itself at the nth hit. Delay is then
+	// how long to wait for that after "ready" before killing it anyway.
+	Failpoint string
 	// Env is added to the child's environment.
 	Env []string
 }
@@ -80,6 +87,7 @@ type Outcome struct {
 	Lines    []string // complete lines printed after "ready", in order
 	Ready    bool     // the child printed "ready" before it was killed
 	Exited   bool     // the child ended on its own before the kill
+	Fired    bool     // the child killed itself at the failpoint
 	ExitCode int      // its exit code when it did
 	Stderr   string
 }
@@ -93,6 +101,9 @@ func Run(k Kill) (*Outcome, error) {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), envChild+"="+k.Workload, envArgs+"="+strings.Join(k.Args, "\x1f"))
 	cmd.Env = append(cmd.Env, k.Env...)
+	if k.Failpoint != "" {
+		cmd.Env = append(cmd.Env, failpoint.Env+"="+k.Failpoint)
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
@@ -102,30 +113,44 @@ func Run(k Kill) (*Outcome, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	lines, ready := make(chan []string, 1), make(chan struct{})
-	go func() { lines <- readLines(out, ready) }()
+	lines, ready, eof := make(chan []string, 1), make(chan struct{}), make(chan struct{})
+	go func() { lines <- readLines(out, ready); close(eof) }()
 	o := &Outcome{}
+	var wait <-chan time.Time // when to kill
 	if k.Early {
-		time.Sleep(k.Delay)
+		wait = time.After(k.Delay)
 	} else {
 		select {
 		case <-ready:
-			time.Sleep(k.Delay)
-		case <-time.After(readyTimeout):
+			wait = time.After(k.Delay)
+		case now := <-time.After(readyTimeout):
+			c := make(chan time.Time, 1)
+			c <- now
+			wait = c
+		case <-eof:
 		}
+	}
+	select {
+	case <-wait:
+	case <-eof: // the child is gone: killed at its failpoint, or ended
 	}
 	select {
 	case <-ready:
 		o.Ready = true
 	default:
 	}
-	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
-		o.Exited = true // already gone
+	sent := false
+	select {
+	case <-eof:
+	default:
+		sent = cmd.Process.Signal(syscall.SIGKILL) == nil
 	}
 	all := <-lines
 	werr := cmd.Wait()
 	if ee, ok := werr.(*exec.ExitError); !ok || ee.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 		o.Exited, o.ExitCode = true, cmd.ProcessState.ExitCode()
+	} else if !sent {
+		o.Fired = true // nothing else sends SIGKILL
 	}
 	o.Stderr = stderr.String()
 	if len(all) > 0 && all[0] == "ready" {
