@@ -300,6 +300,7 @@ func (db *DB) Backup(ctx context.Context, out string) (*BackupResult, error) {
 			WithHint("choose a new file name")
 	}
 	res := &BackupResult{Path: db.path, Output: out, Compressed: strings.HasSuffix(out, ".zst")}
+	removeAbandoned(out, ".backup-")
 	tmp := filepath.Join(filepath.Dir(out), "."+filepath.Base(out)+".backup-"+query.NewOID().Hex())
 	defer os.Remove(tmp)
 	err := db.View(func(tx *Tx) error {
@@ -372,6 +373,7 @@ func Restore(ctx context.Context, backup, out string) error {
 		return query.Errorf(query.Conflict, "%s already exists; restore never overwrites a file", out).
 			WithHint("restore to a new name, then replace the store yourself once you have checked it")
 	}
+	removeAbandoned(out, ".restore-")
 	tmp := filepath.Join(filepath.Dir(out), "."+filepath.Base(out)+".restore-"+query.NewOID().Hex())
 	defer os.Remove(tmp)
 	in, err := os.Open(backup)
@@ -430,6 +432,7 @@ func writeFileSynced(path string, write func(io.Writer) error) error {
 	if err != nil {
 		return err
 	}
+	lockTemp(f) // marks it live for removeAbandoned; released by Close
 	if err = write(f); err == nil {
 		err = f.Sync()
 	}
@@ -437,6 +440,35 @@ func writeFileSynced(path string, write func(io.Writer) error) error {
 		err = cerr
 	}
 	return err
+}
+
+// abandonedAge is how old a temporary file must be before removeAbandoned
+// considers it: a writer locks its file at once, so an older file without
+// a lock has no writer.
+const abandonedAge = time.Minute
+
+// removeAbandoned deletes the temporary files (".<out>"+kind+"<id>") that
+// backups or restores to out killed midway left beside it. A live one is
+// locked by its writer (writeFileSynced), so only files older than
+// abandonedAge that nobody locks are removed; two backups to one name may
+// run at once and each keeps its own.
+func removeAbandoned(out, kind string) {
+	dir, prefix := filepath.Dir(out), "."+filepath.Base(out)+kind
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !strings.HasPrefix(e.Name(), prefix) {
+			continue
+		}
+		if fi, err := e.Info(); err != nil || time.Since(fi.ModTime()) < abandonedAge {
+			continue
+		}
+		if path := filepath.Join(dir, e.Name()); tempAbandoned(path) {
+			os.Remove(path)
+		}
+	}
 }
 
 // linkInto gives the synced file tmp the name out, refusing to replace an

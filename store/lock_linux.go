@@ -107,3 +107,20 @@ func holdResume(path string) *os.File {
 	}
 	return f
 }
+
+// lockTemp takes an exclusive flock on a temporary file being written, so
+// that removeAbandoned can tell it from one a killed process left.
+func lockTemp(f *os.File) {
+	_ = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+}
+
+// tempAbandoned reports whether no process holds the lock of the
+// temporary file at path.
+func tempAbandoned(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil
+}

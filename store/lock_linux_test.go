@@ -69,3 +69,45 @@ func TestLockSignals(t *testing.T) {
 		t.Fatal("lockFile kept its intent lock after taking the lock")
 	}
 }
+
+// TestRemoveAbandoned checks that a backup removes the temporary files of
+// backups to the same name that were killed midway (old and unlocked),
+// and keeps those of a backup still running (locked) and recent ones.
+func TestRemoveAbandoned(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "b.omgdb")
+	old := time.Now().Add(-2 * abandonedAge)
+	make := func(name string, mtime time.Time) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("partial"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	abandoned := make(".b.omgdb.backup-1", old)
+	live := make(".b.omgdb.backup-2", old)
+	recent := make(".b.omgdb.backup-3", time.Now())
+	other := make(".c.omgdb.backup-4", old)    // another output's
+	restore := make(".b.omgdb.restore-5", old) // a restore's, not a backup's
+	f, err := os.Open(live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	lockTemp(f)
+
+	removeAbandoned(out, ".backup-")
+	for path, want := range map[string]bool{abandoned: false, live: true, recent: true, other: true, restore: true} {
+		if _, err := os.Stat(path); (err == nil) != want {
+			t.Errorf("%s: exists %v, want %v", filepath.Base(path), err == nil, want)
+		}
+	}
+	f.Close() // the writer is gone: the file is abandoned now
+	removeAbandoned(out, ".backup-")
+	if _, err := os.Stat(live); err == nil {
+		t.Errorf("%s was kept after its writer let go", filepath.Base(live))
+	}
+}
