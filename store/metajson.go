@@ -16,39 +16,19 @@ func decodeMetaFast(js []byte) (m collMeta, ok bool) {
 		return m, false
 	}
 	d := metaScanner{b: js}
-	seen := map[string]bool{}
-	ok = d.object(func(key string) bool {
-		if seen[key] {
-			return false
-		}
-		seen[key] = true
+	ok = d.fields(func(key string) (ok bool) {
 		switch key {
 		case "name":
 			m.Name, ok = d.plainString()
-			return ok
 		case "created":
 			m.Created, ok = d.plainString()
-			return ok
 		case "rules":
 			m.Rules, ok = d.raw()
-			return ok
 		case "indexes":
-			if !d.consume('[') {
-				return false
-			}
 			m.Indexes = []IndexDef{}
-			if d.consume(']') {
-				return true
-			}
-			for {
+			ok = d.array(func() bool {
 				var def IndexDef
-				seenDef := map[string]bool{}
-				if !d.object(func(key string) bool {
-					if seenDef[key] {
-						return false
-					}
-					seenDef[key] = true
-					var ok bool
+				if !d.fields(func(key string) (ok bool) {
 					switch key {
 					case "name":
 						def.Name, ok = d.plainString()
@@ -62,15 +42,10 @@ func decodeMetaFast(js []byte) (m collMeta, ok bool) {
 					return false
 				}
 				m.Indexes = append(m.Indexes, def)
-				if d.consume(']') {
-					return true
-				}
-				if !d.consume(',') {
-					return false
-				}
-			}
+				return true
+			})
 		}
-		return false
+		return ok
 	})
 	d.space()
 	return m, ok && d.i == len(d.b)
@@ -184,36 +159,17 @@ func decodeBTreeSpecFast(js []byte) (s BTreeSpec, ok bool) {
 		return s, false
 	}
 	d := metaScanner{b: js}
-	seen := map[string]bool{}
-	ok = d.object(func(key string) bool {
-		if seen[key] {
-			return false
-		}
-		seen[key] = true
+	ok = d.fields(func(key string) (ok bool) {
 		switch key {
 		case "unique":
 			s.Unique, ok = d.bool()
-			return ok
 		case "sparse":
 			s.Sparse, ok = d.bool()
-			return ok
 		case "fields":
-			if !d.consume('[') {
-				return false
-			}
 			s.Fields = []IndexField{}
-			if d.consume(']') {
-				return true
-			}
-			for {
+			ok = d.array(func() bool {
 				var f IndexField
-				seenField := map[string]bool{}
-				if !d.object(func(key string) bool {
-					if seenField[key] {
-						return false
-					}
-					seenField[key] = true
-					var ok bool
+				if !d.fields(func(key string) (ok bool) {
 					switch key {
 					case "path":
 						f.Path, ok = d.plainString()
@@ -225,18 +181,47 @@ func decodeBTreeSpecFast(js []byte) (s BTreeSpec, ok bool) {
 					return false
 				}
 				s.Fields = append(s.Fields, f)
-				if d.consume(']') {
-					return true
-				}
-				if !d.consume(',') {
-					return false
-				}
-			}
+				return true
+			})
 		}
-		return false
+		return ok
 	})
 	d.space()
 	return s, ok && d.i == len(d.b)
+}
+
+// fields reads an object in which no key repeats, calling field for each
+// key with the scanner at its value; field returns false to refuse it.
+func (d *metaScanner) fields(field func(key string) bool) bool {
+	seen := map[string]bool{}
+	return d.object(func(key string) bool {
+		if seen[key] {
+			return false
+		}
+		seen[key] = true
+		return field(key)
+	})
+}
+
+// array reads an array, calling elem with the scanner at each element.
+func (d *metaScanner) array(elem func() bool) bool {
+	if !d.consume('[') {
+		return false
+	}
+	if d.consume(']') {
+		return true
+	}
+	for {
+		if !elem() {
+			return false
+		}
+		if d.consume(']') {
+			return true
+		}
+		if !d.consume(',') {
+			return false
+		}
+	}
 }
 
 // bool reads true or false.
