@@ -148,6 +148,22 @@ func compileFilter(spec query.Value) (*query.Filter, error) {
 // document of c that matches f, in _id order; only the first with first.
 // The JSON is valid only during the call.
 func scanMatches(ctx context.Context, c *store.Collection, f *query.Filter, first bool, fn func(js []byte, doc query.Value) error) error {
+	return scanMatchingJSON(ctx, c, f, func(cur *store.Cursor, js []byte) (bool, error) {
+		doc := cur.Doc()
+		if err := cur.Err(); err != nil {
+			return false, err
+		}
+		err := fn(js, doc)
+		return err == nil && !first, err
+	})
+}
+
+// scanMatchingJSON calls fn with the cursor and the stored JSON of each
+// document of c that f may match, in _id order, until fn returns false or
+// an error. It matches on the stored JSON, decoding only the fields the
+// filter reads; a document whose JSON the filter cannot judge (an error)
+// is passed on, for the caller's decoded match to report.
+func scanMatchingJSON(ctx context.Context, c *store.Collection, f *query.Filter, fn func(cur *store.Cursor, js []byte) (more bool, err error)) error {
 	cur := c.Scan()
 	defer cur.Close()
 	for n := 1; cur.Next(); n++ {
@@ -156,8 +172,6 @@ func scanMatches(ctx context.Context, c *store.Collection, f *query.Filter, firs
 				return err
 			}
 		}
-		// Match on the stored JSON, decoding only the fields the filter
-		// reads; decode the whole document only when it matches.
 		js, err := cur.JSON()
 		if err != nil {
 			return err
@@ -167,11 +181,7 @@ func scanMatches(ctx context.Context, c *store.Collection, f *query.Filter, firs
 				continue
 			}
 		}
-		doc := cur.Doc()
-		if err := cur.Err(); err != nil {
-			return err
-		}
-		if err := fn(js, doc); err != nil || first {
+		if more, err := fn(cur, js); err != nil || !more {
 			return err
 		}
 	}

@@ -193,30 +193,13 @@ func matchPipeline(ctx context.Context, c *store.Collection, f *query.Filter, ra
 		mb = &matchBatch{done: make(chan struct{})}
 		return drain(len(pending) > 4)
 	}
-	cur := c.Scan()
-	defer cur.Close()
-	for n := 1; cur.Next(); n++ {
-		if n%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		js, err := cur.JSON()
-		if err != nil {
-			return err
-		}
-		if f != nil {
-			if ok, err := f.MatchJSON(js); err == nil && !ok {
-				continue
-			}
-		}
+	err := scanMatchingJSON(ctx, c, f, func(_ *store.Cursor, js []byte) (bool, error) {
 		if mb.js = append(mb.js, bytes.Clone(js)); len(mb.js) == matchBatchDocs {
-			if err := send(); err != nil {
-				return err
-			}
+			return true, send()
 		}
-	}
-	if err := cur.Err(); err != nil {
+		return true, nil
+	})
+	if err != nil {
 		return err
 	}
 	if len(mb.js) > 0 {

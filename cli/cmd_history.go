@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omgdb/omgdb/changes"
+	"github.com/omgdb/omgdb/query"
 )
 
 func init() { commands = append(commands, command{"history", newHistoryCmd}) }
@@ -54,7 +55,7 @@ func (e *env) runHistory(ctx context.Context, opts *historyOptions) error {
 	defer db.Close()
 	var rows []any
 	if opts.id != "" {
-		vs, err := changes.Versions(ctx, db, opts.coll, parseID(opts.id), opts.limit)
+		vs, err := changes.Versions(ctx, db, opts.coll, query.ParseIDArg(opts.id), opts.limit)
 		if err != nil {
 			return err
 		}

@@ -110,18 +110,6 @@ func (e *env) parseArg(arg, what string) (query.Value, error) {
 	return v, nil
 }
 
-// parseID reads a document id argument: JSON, a bare 24-hex ObjectId, or
-// else a bare string.
-func parseID(arg string) query.Value {
-	if oid, ok := query.ParseOID(arg); ok {
-		return query.ObjectIDValue(oid)
-	}
-	if v, err := query.ParseString(arg); err == nil {
-		return v
-	}
-	return query.StringValue(arg)
-}
-
 // output writes data lines to stdout through a buffer.
 type output struct {
 	w      *bufio.Writer

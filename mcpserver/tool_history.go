@@ -35,7 +35,7 @@ func runHistory(ctx context.Context, c *call) (*output, error) {
 	}
 	defer db.Close()
 	if c.has("id") {
-		vs, err := changes.Versions(ctx, db, coll, parseID(c.str("id")), 0)
+		vs, err := changes.Versions(ctx, db, coll, query.ParseIDArg(c.str("id")), 0)
 		if err != nil {
 			return nil, err
 		}
@@ -80,18 +80,6 @@ func runHistory(ctx context.Context, c *call) (*output, error) {
 		out.returned = int64(len(shown))
 	}
 	return out, err
-}
-
-// parseID reads an _id argument as the CLI does: an ObjectId in hex,
-// a JSON value, or else the bare string.
-func parseID(arg string) query.Value {
-	if oid, ok := query.ParseOID(arg); ok {
-		return query.ObjectIDValue(oid)
-	}
-	if v, err := query.ParseString(arg); err == nil {
-		return v
-	}
-	return query.StringValue(arg)
 }
 
 func (s *Server) diffTool() *tool {

@@ -130,3 +130,24 @@ func TestOID(t *testing.T) {
 		t.Errorf("ParseOID(%s) = %v %v", a.Hex(), back, ok)
 	}
 }
+
+func TestParseIDArg(t *testing.T) {
+	oid := query.NewOID()
+	for _, tc := range []struct {
+		arg  string
+		want query.Value
+	}{
+		{oid.Hex(), query.ObjectIDValue(oid)},
+		{`{"$oid":"` + oid.Hex() + `"}`, query.ObjectIDValue(oid)},
+		{"42", query.LongValue(42)},
+		{"4.5", query.DoubleValue(4.5)},
+		{`"ada"`, query.StringValue("ada")},
+		{"ada", query.StringValue("ada")},
+		{"42abc", query.StringValue("42abc")},
+		{"", query.StringValue("")},
+	} {
+		if got := query.ParseIDArg(tc.arg); query.Compare(got, tc.want) != 0 || got.Kind() != tc.want.Kind() {
+			t.Errorf("ParseIDArg(%q) = %v, want %v", tc.arg, got, tc.want)
+		}
+	}
+}

@@ -65,3 +65,17 @@ func (id OID) Hex() string { return hex.EncodeToString(id[:]) }
 func (id OID) Time() time.Time {
 	return time.Unix(int64(binary.BigEndian.Uint32(id[0:4])), 0).UTC()
 }
+
+// ParseIDArg reads a document id typed by a person (a command-line
+// argument, a tool argument): a bare 24-hex ObjectId, else a JSON value
+// ("42", "\"ada\"", {"$oid":…}), else the text itself as a string, so
+// that `ada` and `"ada"` name the same document.
+func ParseIDArg(arg string) Value {
+	if oid, ok := ParseOID(arg); ok {
+		return ObjectIDValue(oid)
+	}
+	if v, err := ParseString(arg); err == nil {
+		return v
+	}
+	return StringValue(arg)
+}
