@@ -3,13 +3,12 @@ package cli
 import (
 	"bytes"
 	"io"
-	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/omgdb/omgdb/internal/leakcheck"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -18,7 +17,7 @@ import (
 // its lock to a waiting reader, and checks that no file descriptor or
 // goroutine is left behind.
 func TestCLI_NoLeaks(t *testing.T) {
-	if _, err := os.ReadDir("/proc/self/fd"); err != nil {
+	if !leakcheck.Supported() {
 		t.Skip("no /proc/self/fd")
 	}
 	dir := t.TempDir()
@@ -27,7 +26,7 @@ func TestCLI_NoLeaks(t *testing.T) {
 	run := func(stdin string, args ...string) int {
 		return Main(args, strings.NewReader(stdin), &bytes.Buffer{}, &bytes.Buffer{})
 	}
-	round := func() {
+	round := func(int) {
 		run("", "insert", path, "c", `{"a":1}`)
 		run("", "find", path, "c", `{"a":1}`)
 		run("", "count", path, "nope")
@@ -74,24 +73,5 @@ func TestCLI_NoLeaks(t *testing.T) {
 		run("", "count", path, "c", "--lock-timeout", "0") // busy
 		w.Close()
 	}
-	round() // warm up what starts lazily
-	fds, goroutines := countFDs(t), runtime.NumGoroutine()
-	for i := 0; i < 10; i++ {
-		round()
-	}
-	time.Sleep(50 * time.Millisecond)
-	if got := countFDs(t); got > fds {
-		t.Errorf("open file descriptors: %d before 10 rounds, %d after", fds, got)
-	}
-	if got := runtime.NumGoroutine(); got > goroutines {
-		t.Errorf("goroutines: %d before 10 rounds, %d after", goroutines, got)
-	}
-}
-
-func countFDs(t *testing.T) int {
-	entries, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return len(entries)
+	leakcheck.Rounds(t, 10, round)
 }

@@ -4,10 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
-	"time"
 
+	"github.com/omgdb/omgdb/internal/leakcheck"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -15,7 +14,7 @@ import (
 // that end in errors too (damaged file, busy lock, salvage refusals), and
 // checks that no file descriptor or goroutine is left behind.
 func TestOpen_NoLeaks(t *testing.T) {
-	if _, err := os.ReadDir("/proc/self/fd"); err != nil {
+	if !leakcheck.Supported() {
 		t.Skip("no /proc/self/fd")
 	}
 	dir := t.TempDir()
@@ -52,28 +51,9 @@ func TestOpen_NoLeaks(t *testing.T) {
 		n.Close()
 		os.Remove(filepath.Join(dir, "new.omgdb"))
 	}
-	round(0) // warm up lazily started things (zstd, timers)
-	fds, goroutines := countFDs(t), runtime.NumGoroutine()
-	for i := 1; i <= 20; i++ {
-		round(i)
-	}
-	time.Sleep(50 * time.Millisecond)
-	if got := countFDs(t); got > fds {
-		t.Errorf("open file descriptors: %d before 20 rounds, %d after", fds, got)
-	}
-	if got := runtime.NumGoroutine(); got > goroutines {
-		t.Errorf("goroutines: %d before 20 rounds, %d after", goroutines, got)
-	}
+	leakcheck.Rounds(t, 20, round)
 	left, _ := filepath.Glob(filepath.Join(dir, ".*"))
 	if len(left) > 0 {
 		t.Errorf("temporary files left behind: %v", left)
 	}
-}
-
-func countFDs(t *testing.T) int {
-	entries, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return len(entries)
 }
