@@ -25,8 +25,10 @@ func newBackupCmd(e *env) *cobra.Command {
 		Use:   "backup <store> <out>",
 		Short: "Write a consistent copy of the store (zstd-compressed for .zst), then verify it",
 		Long: `Write a consistent copy of the store as of one read transaction, to a new
-file (zstd-compressed when <out> ends in .zst), syncing it before it gets its
-name; an existing file is never overwritten. The copy is then opened and
+file (zstd-compressed when <out> ends in .zst), written as a hidden
+.<out>.backup-<id> beside it and synced before it gets its name; an existing
+file is never overwritten, and hidden files that killed backups to the same
+name left (over a minute old, unlocked) are removed. The copy is then opened and
 verified. Only a shared lock is taken, so other readers go on; writers wait
 for the copy. Prints {"path","output","bytes","compressed","last_lsn","verified"}.
 Restore with "omgdb restore".`,
