@@ -236,7 +236,7 @@ func (b *bench) libAggregate(db *store.DB, p *query.Pipeline) result {
 			if err != nil {
 				return err
 			}
-			src := c.Aggregate(context.Background(), p)
+			src := c.Aggregate(context.Background(), p, nil)
 			defer src.Close()
 			for n = 0; src.Next(); n++ {
 			}

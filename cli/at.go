@@ -56,7 +56,7 @@ func aggregateIn(ctx context.Context, tx *store.Tx, coll, at string, p *query.Pi
 		if err != nil {
 			return nil, err
 		}
-		return c.Aggregate(ctx, p), nil
+		return c.Aggregate(ctx, p, nil), nil
 	}
 	rev, err := changes.ResolveRevision(tx, at)
 	if err != nil {

@@ -51,7 +51,7 @@ func (c *call) count(ctx context.Context, col *store.Collection, filter *query.F
 	if filter == nil {
 		return col.Count(), nil
 	}
-	return drain(c.scan(ctx, col, store.Query{Filter: filter}))
+	return col.CountQuery(ctx, store.Query{Filter: filter, Redact: c.redactor(col.Name())})
 }
 
 // drain reads a stream to its end, closes it, and returns how many

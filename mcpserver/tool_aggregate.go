@@ -53,7 +53,7 @@ func (c *call) aggregate(ctx context.Context, coll string, p *query.Pipeline, re
 	}
 	var out *output
 	err = c.view(coll, func(tx *store.Tx, col *store.Collection) error {
-		src := p.Run(ctx, c.scan(ctx, col, store.Query{}), policyEnv{c: c, tx: tx})
+		src := col.Aggregate(ctx, p, &store.AggregateOptions{Env: policyEnv{c: c, tx: tx}, Redact: c.redactor(col.Name())})
 		if reject != nil {
 			src = &rejectSource{Source: src, reject: reject, tool: c.tool.Name}
 		}

@@ -22,12 +22,38 @@ func (e txEnv) Collection(ctx context.Context, name string) (query.Source, error
 	return c.Find(ctx, Query{}), nil
 }
 
+// AggregateOptions change how Aggregate reads. The zero value (or nil)
+// reads the collection as it is, and resolves $lookup and $unionWith in
+// the same transaction.
+type AggregateOptions struct {
+	// Env resolves the collections $lookup and $unionWith name; nil means
+	// the transaction's (Tx.Env).
+	Env query.Env
+	// Redact, when set, rewrites every document as it is read, before any
+	// stage sees it (see Query.Redact). The pipeline then reads a plain
+	// collection scan of decoded documents: no index bounds, order or
+	// stored-JSON shortcut could reveal a removed value.
+	Redact func(query.Value) query.Value
+}
+
 // Aggregate runs a compiled pipeline over the collection's documents. A
 // leading $match (without $expr) goes to the planner, so an index can
 // narrow what is read; a $sort that leads or follows it is left to the
-// index when one gives that order, and to the pipeline otherwise.
-func (c *Collection) Aggregate(ctx context.Context, p *query.Pipeline) query.Source {
-	if src, ok := c.groupScan(ctx, p); ok {
+// index when one gives that order, and to the pipeline otherwise; a
+// leading $match and $group over a collection scan run on the stored
+// JSON (query.GroupScan).
+func (c *Collection) Aggregate(ctx context.Context, p *query.Pipeline, opts *AggregateOptions) query.Source {
+	if opts == nil {
+		opts = &AggregateOptions{}
+	}
+	env := opts.Env
+	if env == nil {
+		env = c.tx.Env()
+	}
+	if opts.Redact != nil {
+		return p.Run(ctx, c.Find(ctx, Query{Redact: opts.Redact}), env)
+	}
+	if src, ok := c.groupScan(ctx, p, env); ok {
 		return src
 	}
 	filter, sort, afterMatch, afterSort := p.Leading()
@@ -38,13 +64,13 @@ func (c *Collection) Aggregate(ctx context.Context, p *query.Pipeline) query.Sou
 			return &sliceSource{err: err}
 		}
 		if ch.plan.sortGroup > 0 {
-			return afterSort.Run(ctx, c.execute(ctx, q, ch.plan), c.tx.Env())
+			return afterSort.Run(ctx, c.execute(ctx, q, ch.plan), env)
 		}
 	}
 	if filter != nil {
-		return afterMatch.Run(ctx, c.Find(ctx, Query{Filter: filter, fields: fieldsOf(afterMatch)}), c.tx.Env())
+		return afterMatch.Run(ctx, c.Find(ctx, Query{Filter: filter, fields: fieldsOf(afterMatch)}), env)
 	}
-	return p.Run(ctx, c.Find(ctx, Query{fields: fieldsOf(p)}), c.tx.Env())
+	return p.Run(ctx, c.Find(ctx, Query{fields: fieldsOf(p)}), env)
 }
 
 // fieldsOf returns the fields a pipeline reads, when it can tell
@@ -62,7 +88,7 @@ func fieldsOf(p *query.Pipeline) *query.FieldSet {
 // result is the same), on several goroutines when the collection is
 // large, the transaction is a read and the machine has two cores or more.
 // ok is false when the pipeline has no such start.
-func (c *Collection) groupScan(ctx context.Context, p *query.Pipeline) (src query.Source, ok bool) {
+func (c *Collection) groupScan(ctx context.Context, p *query.Pipeline, env query.Env) (src query.Source, ok bool) {
 	g, ok := p.GroupScan()
 	if !ok {
 		return nil, false
@@ -73,7 +99,7 @@ func (c *Collection) groupScan(ctx context.Context, p *query.Pipeline) (src quer
 			return nil, false
 		}
 	}
-	run := g.Start(ctx, c.tx.Env())
+	run := g.Start(ctx, env)
 	newBatch := func() *scanBatch { return &scanBatch{group: run.NewBatch()} }
 	work := func(b *scanBatch) {
 		for _, raw := range b.vals {

@@ -99,7 +99,7 @@ func aggregateAll(db *store.DB, p *query.Pipeline, ctx context.Context, plain bo
 		if plain {
 			src = p.Run(ctx, c.Find(ctx, store.Query{}), tx.Env())
 		} else {
-			src = c.Aggregate(ctx, p)
+			src = c.Aggregate(ctx, p, nil)
 		}
 		defer src.Close()
 		for src.Next() {
@@ -110,3 +110,66 @@ func aggregateAll(db *store.DB, p *query.Pipeline, ctx context.Context, plain bo
 	})
 	return b.String(), err
 }
+
+// TestCollection_Aggregate_Options: with Redact, every stage sees the
+// documents rewritten, even where an index or the stored-JSON group scan
+// would otherwise serve the pipeline; Env resolves $lookup.
+func TestCollection_Aggregate_Options(t *testing.T) {
+	db := storetest.MustOpen(t)
+	storetest.Insert(t, db, "c", `{"_id":1,"ssn":"111","k":1}`, `{"_id":2,"ssn":"222","k":2}`)
+	err := db.Update(store.Change{}, func(tx *store.Tx) error {
+		c, err := tx.Collection("c")
+		if err != nil {
+			return err
+		}
+		_, err = c.CreateIndex(store.BTreeIndex("", store.BTreeSpec{Fields: []store.IndexField{{Path: "ssn"}}}))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	redact := func(doc query.Value) query.Value { return doc.Without("ssn") }
+	run := func(spec string, opts *store.AggregateOptions) (string, error) {
+		p, err := query.CompilePipeline(query.MustParse(spec), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		err = db.View(func(tx *store.Tx) error {
+			c, err := tx.Collection("c")
+			if err != nil {
+				return err
+			}
+			src := c.Aggregate(context.Background(), p, opts)
+			defer src.Close()
+			for src.Next() {
+				out = append(out, string(query.AppendJSON(nil, src.Doc())))
+			}
+			return src.Err()
+		})
+		return strings.Join(out, " "), err
+	}
+	for spec, want := range map[string]string{
+		`[{"$group":{"_id":"$ssn","n":{"$sum":1}}}]`:            `{"_id":null,"n":2}`, // the group scan
+		`[{"$match":{"ssn":{"$gte":"1"}}}]`:                     ``,                   // the index
+		`[{"$match":{"ssn":{"$exists":false}}},{"$count":"n"}]`: `{"n":2}`,
+		`[{"$sort":{"ssn":1}},{"$project":{"ssn":1}}]`:          `{"_id":1} {"_id":2}`,
+	} {
+		got, err := run(spec, &store.AggregateOptions{Redact: redact})
+		if err != nil || got != want {
+			t.Errorf("%s redacted: %s, %v; want %s", spec, got, err, want)
+		}
+	}
+	if got, err := run(`[{"$match":{"ssn":{"$gte":"1"}}},{"$count":"n"}]`, nil); err != nil || got != `{"n":2}` {
+		t.Errorf("unredacted: %s, %v", got, err)
+	}
+	denied := errors.New("denied by the environment")
+	_, err = run(`[{"$lookup":{"from":"c","localField":"k","foreignField":"k","as":"x"}}]`, &store.AggregateOptions{Env: envFunc(func(string) (query.Source, error) { return nil, denied })})
+	if !errors.Is(err, denied) {
+		t.Errorf("$lookup through Env: %v, want %v", err, denied)
+	}
+}
+
+type envFunc func(name string) (query.Source, error)
+
+func (f envFunc) Collection(_ context.Context, name string) (query.Source, error) { return f(name) }

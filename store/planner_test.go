@@ -321,7 +321,7 @@ func compareAggregate(t *testing.T, db *store.DB, filter, sort string) {
 			c, _ := tx.Collection("c")
 			var src query.Source
 			if planned {
-				src = c.Aggregate(context.Background(), p)
+				src = c.Aggregate(context.Background(), p, nil)
 			} else {
 				src = p.Run(context.Background(), c.Find(context.Background(), store.Query{Hint: "$natural"}), tx.Env())
 			}
