@@ -181,10 +181,15 @@ type rawDecoder struct {
 	// (fields), which holds until the next document: for a match, which
 	// decodes nothing more before it is done with the document.
 	rootInPlace bool
-	fields      []Field
-	elems       []Value
-	fslab       []Field
-	eslab       []Value
+	// tail is set while the value about to be decoded is the last thing
+	// the document's pruned walk needs: once a tail object has its last
+	// wanted field, nothing after it is read, not even its closing brace,
+	// and stopped tells the objects around it to return at once.
+	tail, stopped bool
+	fields        []Field
+	elems         []Value
+	fslab         []Field
+	eslab         []Value
 }
 
 var rawPool = &pool[rawDecoder]{new: func() *rawDecoder { return &rawDecoder{p: parser{keys: map[string]string{}}} }}
@@ -211,6 +216,7 @@ func (d *rawDecoder) document(data []byte, prune *pruneNode) (Value, error) {
 	d.p.skipSpace()
 	// The walk may stop early, once it has every field the filter reads:
 	// what follows is not looked at.
+	d.tail, d.stopped = true, false
 	return d.value(prune, 1)
 }
 
@@ -312,6 +318,7 @@ func (d *rawDecoder) array(n *pruneNode, depth int) (Value, error) {
 		return Value{}, p.depthError()
 	}
 	p.pos++
+	d.tail = false // every element is read
 	base := len(d.elems)
 	defer func() { d.elems = d.elems[:base] }()
 	p.skipSpace()
@@ -354,6 +361,8 @@ func (d *rawDecoder) object(n *pruneNode, depth int) (Value, error) {
 	}
 	start := p.pos
 	p.pos++
+	tail := d.tail
+	d.tail = false
 	base := len(d.fields)
 	defer func() { d.fields = d.fields[:base] }()
 	p.skipSpace()
@@ -365,7 +374,9 @@ func (d *rawDecoder) object(n *pruneNode, depth int) (Value, error) {
 	for first := true; ; first = false {
 		if !n.full && found == len(n.kids) && (depth == 1 || found > 0) {
 			// The object has no other field the filter reads.
-			if depth > 1 {
+			if depth > 1 && tail {
+				d.stopped = true
+			} else if depth > 1 {
 				if i := skipContainer(p.data, p.pos, 1, depth); i >= 0 {
 					p.pos = i
 				} else if err := d.skipNested(p.pos, 1, depth); err != nil {
@@ -396,11 +407,15 @@ func (d *rawDecoder) object(n *pruneNode, depth int) (Value, error) {
 					p.pos = j
 					d.fields = append(d.fields, Field{k, Value{kind: kind, num: bits}})
 				} else {
+					d.tail = tail && found+1 == len(n.kids)
 					v, err := d.value(kid, depth+1)
 					if err != nil {
 						return Value{}, err
 					}
 					d.fields = append(d.fields, Field{k, v})
+					if d.stopped {
+						return d.objectValue(base, depth), nil
+					}
 				}
 				found++
 				if p.pos < len(p.data) && p.data[p.pos] == ',' {
@@ -451,6 +466,7 @@ func (d *rawDecoder) object(n *pruneNode, depth int) (Value, error) {
 			} else {
 				if !n.full {
 					found++
+					d.tail = tail && found == len(n.kids)
 				}
 				v, err := d.value(kid, depth+1)
 				if err != nil {
@@ -460,6 +476,9 @@ func (d *rawDecoder) object(n *pruneNode, depth int) (Value, error) {
 					key = d.intern(key)
 				}
 				d.fields = append(d.fields, Field{key, v})
+				if d.stopped {
+					return d.objectValue(base, depth), nil
+				}
 			}
 			// Canonical JSON has no spaces: look for the delimiter first.
 			if p.pos < len(p.data) && p.data[p.pos] == ',' {

@@ -170,6 +170,55 @@ func TestMatchJSON_Walk(t *testing.T) {
 	}
 }
 
+// TestMatchJSON_StopsInTheLastObject: once the walk has every field a
+// filter reads, it reads nothing more, not even the rest of a nested
+// object that held the last of them. The documents below are cut short
+// after that point (what follows is never read, so a stored document's
+// tail costs nothing); each one the walk must read to its end is also
+// given whole, where the answer must equal Match's.
+func TestMatchJSON_StopsInTheLastObject(t *testing.T) {
+	for _, c := range []struct {
+		filter, cut string
+		want        bool
+	}{
+		{`{"a.c":"x"}`, `{"a":{"c":"x","z":[`, true},
+		{`{"a.c":"y"}`, `{"a":{"c":"x","z":[`, false},
+		{`{"b":1,"a.c":"x"}`, `{"b":1,"a":{"c":"x","z":{"q":`, true},
+		{`{"a.b.c":1}`, `{"a":{"b":{"c":1,"junk`, true},
+		{`{"a.b.c":1,"a.d":2}`, `{"a":{"d":2,"b":{"c":1,"x":[`, true},
+		{`{"a.b.c":1,"a.d":{"$exists":false}}`, `{"a":{"d":2,"b":{"c":1,"x":[`, false},
+	} {
+		f, err := query.CompileFilter(query.MustParse(c.filter))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := f.MatchJSON([]byte(c.cut))
+		if err != nil || got != c.want {
+			t.Errorf("filter %s on %s: MatchJSON = %v, %v; want %v", c.filter, c.cut, got, err, c.want)
+		}
+	}
+	// Where a wanted field follows the object, or the object is an element
+	// of an array, the walk reads on, and a cut document is an error.
+	for _, c := range []struct{ filter, whole, cut string }{
+		{`{"a.c":"x","b":1}`, `{"a":{"c":"x","z":1},"b":1}`, `{"a":{"c":"x","z":[`},
+		{`{"a.b.c":1,"a.d":2}`, `{"a":{"b":{"c":1,"x":2},"d":2}}`, `{"a":{"b":{"c":1,"x":[`},
+		{`{"a.c":"x"}`, `{"a":[{"c":"y","z":1},{"c":"x"}]}`, `{"a":[{"c":"y","z":[`},
+		{`{"a.c":"x"}`, `{"a":[{"c":"x","z":1},{"c":"y"}]}`, `{"a":[{"c":"x","z":[`},
+	} {
+		f, err := query.CompileFilter(query.MustParse(c.filter))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := f.Match(query.MustParse(c.whole))
+		if got, err := f.MatchJSON([]byte(c.whole)); err != nil || got != want || !want {
+			t.Errorf("filter %s on %s: MatchJSON = %v, %v; Match = %v", c.filter, c.whole, got, err, want)
+		}
+		if got, err := f.MatchJSON([]byte(c.cut)); err == nil {
+			t.Errorf("filter %s on %s: MatchJSON = %v without an error", c.filter, c.cut, got)
+		}
+	}
+}
+
 // TestMatchJSON_Errors: a document the walk reads in part still reports
 // the errors of the parts it reads, and agrees with Parse on the others.
 func TestMatchJSON_Errors(t *testing.T) {
