@@ -32,6 +32,13 @@ type GroupScan struct {
 	// whole document, so a document's own fields may stay in the
 	// decoder's scratch memory (rawDecoder.rootInPlace).
 	inPlace bool
+	// direct, without a $match when the key and arguments are fields and
+	// constants and no field read is inside another, is the tree of their
+	// paths: Extract reads their values from the stored JSON
+	// (rawDecoder.pathValues), decoding no object on the way, into nslots
+	// slots, one a path.
+	direct *pruneNode
+	nslots int
 }
 
 // scanAccumulators are the accumulators a GroupScan runs, with whether
@@ -85,7 +92,43 @@ func (p *Pipeline) GroupScan() (g *GroupScan, ok bool) {
 	for _, a := range g.args {
 		g.inPlace = g.inPlace && (a.expr == nil || a.path != nil || a.lit)
 	}
+	if g.inPlace && g.filter == nil {
+		g.direct, g.nslots = g.directTree()
+	}
 	return g, true
+}
+
+// directTree returns the tree of the paths of the key and arguments, each
+// numbering the slot of its value (scanArg.slot), or nil when one path is
+// the prefix of another (the walk would have to decode the shorter one's
+// value and walk into it).
+func (g *GroupScan) directTree() (*pruneNode, int) {
+	root, n := &pruneNode{}, 0
+	args := append([]*scanArg{&g.id}, make([]*scanArg, len(g.args))...)
+	for i := range g.args {
+		args[i+1] = &g.args[i]
+	}
+	for _, a := range args {
+		if a.path == nil {
+			continue
+		}
+		node := root
+		for _, part := range a.path {
+			if node.slot > 0 {
+				return nil, 0
+			}
+			node = node.kid(part)
+		}
+		if len(node.kids) > 0 {
+			return nil, 0
+		}
+		if node.slot == 0 {
+			n++
+			node.slot, node.full = n, true
+		}
+		a.slot = node.slot - 1
+	}
+	return root, n
 }
 
 // Filter returns the leading $match's filter, or nil: a store runs the
@@ -126,20 +169,22 @@ func (run *GroupRun) newRunState(ctx context.Context, env Env) *runState {
 // time; the documents given to Extract must stay unchanged until Add
 // has taken the batch.
 type GroupBatch struct {
-	run  *GroupRun
-	r    *runState // the batch's own, for evaluating
-	dec  rawDecoder
-	keys []byte  // the group keys (AppendKey), one after the other
-	ends []int   // per document kept, the end of its key in keys
-	ids  []Value // per document kept, its group _id
-	args []Value // per document kept, one argument per accumulator
-	err  error   // the error that ended the batch, after its documents
+	run   *GroupRun
+	r     *runState // the batch's own, for evaluating
+	dec   rawDecoder
+	slots []Value // with GroupScan.direct, the values of a document's paths
+	keys  []byte  // the group keys (AppendKey), one after the other
+	ends  []int   // per document kept, the end of its key in keys
+	ids   []Value // per document kept, its group _id
+	args  []Value // per document kept, one argument per accumulator
+	err   error   // the error that ended the batch, after its documents
 }
 
 // NewBatch returns an empty batch for the run; it may be called from any
 // goroutine.
 func (run *GroupRun) NewBatch() *GroupBatch {
-	return &GroupBatch{run: run, r: run.newRunState(run.r.ctx, run.r.env), dec: rawDecoder{p: parser{keys: map[string]string{}}, rootInPlace: run.g.inPlace}}
+	return &GroupBatch{run: run, r: run.newRunState(run.r.ctx, run.r.env), dec: rawDecoder{p: parser{keys: map[string]string{}}, rootInPlace: run.g.inPlace},
+		slots: make([]Value, run.g.nslots)}
 }
 
 // Reset empties the batch for new documents.
@@ -163,14 +208,17 @@ func (b *GroupBatch) Extract(doc []byte) (more bool, err error) {
 		return false, nil
 	}
 	g := b.run.g
-	v, err := b.dec.document(doc, g.prune)
-	if err != nil {
-		return false, err
+	var v Value
+	direct := g.direct != nil && b.dec.pathValues(doc, g.direct, b.slots)
+	if !direct {
+		if v, err = b.dec.document(doc, g.prune); err != nil {
+			return false, err
+		}
+		if g.filter != nil && !g.filter.Match(v) {
+			return true, nil
+		}
 	}
-	if g.filter != nil && !g.filter.Match(v) {
-		return true, nil
-	}
-	id, err := g.id.eval(b.r, v)
+	id, err := b.eval(&g.id, v, direct)
 	if err != nil {
 		b.err = err
 		return false, nil
@@ -179,10 +227,10 @@ func (b *GroupBatch) Extract(doc []byte) (more bool, err error) {
 		id = NullValue()
 	}
 	start := len(b.args)
-	for _, a := range g.args {
+	for i := range g.args {
 		var arg Value
-		if a.expr != nil {
-			if arg, err = a.eval(b.r, v); err != nil {
+		if a := &g.args[i]; a.expr != nil {
+			if arg, err = b.eval(a, v, direct); err != nil {
 				b.args = b.args[:start]
 				b.err = err
 				return false, nil
@@ -196,11 +244,21 @@ func (b *GroupBatch) Extract(doc []byte) (more bool, err error) {
 	return true, nil
 }
 
+// eval evaluates a key or an argument for the document, decoded as doc,
+// or read by pathValues into the batch's slots when direct is set.
+func (b *GroupBatch) eval(a *scanArg, doc Value, direct bool) (Value, error) {
+	if direct && a.path != nil {
+		return b.slots[a.slot], nil
+	}
+	return a.eval(b.r, doc)
+}
+
 // scanArg evaluates a group key or an accumulator's argument as Run's
 // $group does, a field path or a constant without the evaluator.
 type scanArg struct {
 	expr expression // nil for $count's argument
 	path []string   // a path of the document ("$a.b")
+	slot int        // with GroupScan.direct, the path's value's slot
 	lit  bool       // a constant, in val
 	val  Value
 }

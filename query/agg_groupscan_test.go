@@ -59,6 +59,75 @@ func TestGroupScan_EqualsRun(t *testing.T) {
 	}
 }
 
+// TestGroupScan_Direct: a $group whose key and arguments are fields
+// reads them straight from the stored JSON when it can, and decodes the
+// document when the walk meets what it leaves to the decoder (an array on
+// a path, a space, an escaped key, an Extended JSON wrapper): either way
+// the result is Run's.
+func TestGroupScan_Direct(t *testing.T) {
+	for spec, want := range map[string]bool{
+		`[{"$group":{"_id":"$address.city","n":{"$sum":1},"avg":{"$avg":"$score"}}}]`:              true,
+		`[{"$group":{"_id":"$a.b","x":{"$max":"$a.c.d"},"y":{"$push":"$a.b"},"z":{"$count":{}}}}]`: true,
+		`[{"$group":{"_id":null,"x":{"$sum":"$a.0"}}}]`:                                            true,
+		`[{"$group":{"_id":"$a","x":{"$sum":"$a.b"}}}]`:                                            false, // a prefix of another path
+		`[{"$group":{"_id":"$a.b","x":{"$sum":"$a"}}}]`:                                            false,
+		`[{"$match":{"a":1}},{"$group":{"_id":"$a"}}]`:                                             false,
+		`[{"$group":{"_id":{"k":"$a"}}}]`:                                                          false,
+		`[{"$group":{"_id":"$a","x":{"$sum":{"$add":["$b",1]}}}}]`:                                 false,
+	} {
+		p, err := query.CompilePipeline(query.MustParse(spec), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		g, ok := p.GroupScan()
+		if !ok || query.GroupScanDirect(g) != want {
+			t.Errorf("%s: GroupScan %v, direct %v, want %v", spec, ok, ok && query.GroupScanDirect(g), want)
+		}
+	}
+
+	spec := `[{"$group":{"_id":"$a.b","x":{"$push":"$a.c.d"},"y":{"$push":"$e"},"n":{"$sum":1}}}]`
+	p, err := query.CompilePipeline(query.MustParse(spec), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _ := p.GroupScan()
+	for _, c := range []struct {
+		doc    string
+		direct bool
+	}{
+		{`{"_id":1,"a":{"b":"k","c":{"d":[1,{"x":2}]}},"e":{"f":{"$date":5}}}`, true},
+		{`{"_id":2,"a":{"c":{"z":1,"d":null},"b":2},"e":3}`, true},
+		{`{"_id":3,"a":{"b":1.5,"c":7},"e":"x"}`, true}, // a scalar on the way: missing
+		{`{"_id":4,"a":null,"e":[1,2]}`, true},
+		{`{"_id":5,"z":{"b":1},"e":{"$oid":"0123456789abcdef01234567"}}`, true},
+		{`{"_id":6,"a":{"b":"k","c":{"d":1234567890123456789}},"e":-0.0}`, true},
+		{`{"_id":7,"a":{"b":"k\"q","c":{"d":"é"}},"e":true}`, true},
+		{`{"_id":8,"a":{}}`, true},
+		{`{"_id":9,"a":[{"b":1},{"b":2,"c":{"d":3}}],"e":1}`, false}, // an array on the way
+		{`{"_id":10,"a":{"b":1,"c":[{"d":1},{"d":[2]}]}}`, false},
+		{`{"_id":11, "a":{"b":1}}`, false}, // a space
+		{`{"_id":12,"\u0061":{"b":1}}`, false},
+		{`{"_id":13,"a":{"$date":5}}`, false}, // an Extended JSON wrapper where a path goes on
+	} {
+		if _, ok := query.PathValues(g, []byte(c.doc)); ok != c.direct {
+			t.Errorf("%s: direct walk %v, want %v", c.doc, ok, c.direct)
+		}
+		want, wantErr := runAll(p.Run(context.Background(), query.SliceSource([]query.Value{query.MustParse(c.doc)}), nil))
+		run := g.Start(context.Background(), nil)
+		b := run.NewBatch()
+		if _, err := b.Extract([]byte(c.doc)); err != nil {
+			t.Fatalf("%s: %v", c.doc, err)
+		}
+		if err := run.Add(b); err != nil {
+			t.Fatalf("%s: %v", c.doc, err)
+		}
+		got, gotErr := runAll(run.Source())
+		if got != want || fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+			t.Errorf("%s: GroupScan = %s (%v), Run = %s (%v)", c.doc, got, gotErr, want, wantErr)
+		}
+	}
+}
+
 // TestPipeline_GroupScan_Refused: pipelines a GroupScan cannot run as Run
 // would are left to Run.
 func TestPipeline_GroupScan_Refused(t *testing.T) {

@@ -74,6 +74,9 @@ func (m *JSONMatcher) Match(data []byte) (bool, error) {
 // lists every path a filter reads outside $expr.
 type pruneNode struct {
 	full bool
+	// slot, in a tree for pathValues, numbers (from 1) the path that
+	// ends here; 0 elsewhere.
+	slot int
 	kids []pruneKid
 	// lens has bit l set when a kid's name is l bytes long (bit 63 for
 	// 63 and longer): keys of other lengths are passed over at once.
@@ -805,6 +808,109 @@ func nextWanted(data []byte, i int, n *pruneNode, first bool, depth int) (next i
 			return i, "", nil
 		default:
 			return -1, "", nil
+		}
+	}
+}
+
+// pathValues reads into slots the values at the ends of the paths of a
+// tree whose leaves have slots (GroupScan's), walking the document's
+// canonical JSON through objects only, and stopping once it has them all.
+// The slot of a path the document does not have, or that meets something
+// other than an object on the way, stays missing, as walkPath leaves it.
+// ok is false when the walk needs the decoder: an array on the way to a
+// path's end (walkPath maps the rest of the path over its elements),
+// anything nextWanted does not take (a space, an escaped key, an Extended
+// JSON wrapper) or an error; the caller then decodes the document, which
+// reports any error. Values alias data and the decoder's slabs, as
+// document's do.
+func (d *rawDecoder) pathValues(data []byte, root *pruneNode, slots []Value) (ok bool) {
+	clear(slots)
+	if len(data) > MaxDocumentSize || len(data) == 0 || data[0] != '{' {
+		return false
+	}
+	d.p.data, d.p.pos = data, 0
+	return d.pathObject(root, slots, 1, true)
+}
+
+// pathObject is pathValues for the object at the current position, at the
+// given depth. When tail is set, nothing after the object's wanted fields
+// is needed and the walk stops there; otherwise it ends after the object.
+func (d *rawDecoder) pathObject(n *pruneNode, slots []Value, depth int, tail bool) bool {
+	p := &d.p
+	if depth > MaxDepth {
+		return false
+	}
+	i := p.pos + 1
+	if i < len(p.data) && p.data[i] == '}' {
+		p.pos = i + 1
+		return true
+	}
+	found := 0
+	for first := true; ; first = false {
+		if found == len(n.kids) {
+			if !tail {
+				if i = skipContainer(p.data, i, 1, depth); i < 0 {
+					return false
+				}
+				p.pos = i
+			}
+			return true
+		}
+		j, _, kid := nextWanted(p.data, i, n, first, depth)
+		if j < 0 {
+			return false
+		}
+		if kid == nil {
+			p.pos = j + 1 // after the '}'
+			return true
+		}
+		found++
+		switch {
+		case kid.slot > 0:
+			// A path ends here: its value, whatever it is.
+			var v Value
+			if s, k, ok := plainString(p.data, j); ok {
+				v, i = StringValue(s), k
+			} else if bits, kind, k := shortNumber(p.data, j); k > 0 {
+				v, i = Value{kind: kind, num: bits}, k
+			} else {
+				p.pos, d.tail = j, false
+				var err error
+				if v, err = d.value(kid, depth+1); err != nil {
+					return false
+				}
+				i = p.pos
+			}
+			slots[kid.slot-1] = v
+		case p.data[j] == '{':
+			last := tail && found == len(n.kids)
+			p.pos = j
+			if !d.pathObject(kid, slots, depth+1, last) {
+				return false
+			}
+			if last {
+				return true
+			}
+			i = p.pos
+		case p.data[j] == '[':
+			return false
+		default:
+			// A scalar has no fields: the paths through it are missing.
+			if i = skipCanonical(p.data, j, depth+1); i < 0 {
+				return false
+			}
+		}
+		if i >= len(p.data) {
+			return false
+		}
+		switch p.data[i] {
+		case ',':
+			i++
+		case '}':
+			p.pos = i + 1
+			return true
+		default:
+			return false
 		}
 	}
 }
