@@ -35,10 +35,8 @@ type GroupScan struct {
 	// direct, without a $match when the key and arguments are fields and
 	// constants and no field read is inside another, is the tree of their
 	// paths: Extract reads their values from the stored JSON
-	// (rawDecoder.pathValues), decoding no object on the way, into nslots
-	// slots, one a path.
-	direct *pruneNode
-	nslots int
+	// (rawDecoder.pathValues), decoding no object on the way.
+	direct slotTree
 }
 
 // scanAccumulators are the accumulators a GroupScan runs, with whether
@@ -93,42 +91,35 @@ func (p *Pipeline) GroupScan() (g *GroupScan, ok bool) {
 		g.inPlace = g.inPlace && (a.expr == nil || a.path != nil || a.lit)
 	}
 	if g.inPlace && g.filter == nil {
-		g.direct, g.nslots = g.directTree()
+		g.direct = g.directTree()
 	}
 	return g, true
 }
 
-// directTree returns the tree of the paths of the key and arguments, each
-// numbering the slot of its value (scanArg.slot), or nil when one path is
-// the prefix of another (the walk would have to decode the shorter one's
-// value and walk into it).
-func (g *GroupScan) directTree() (*pruneNode, int) {
-	root, n := &pruneNode{}, 0
-	args := append([]*scanArg{&g.id}, make([]*scanArg, len(g.args))...)
-	for i := range g.args {
-		args[i+1] = &g.args[i]
-	}
-	for _, a := range args {
+// directTree returns the tree of the paths of the key and arguments,
+// setting each one's slot, or an empty tree when one path is the prefix of
+// another.
+func (g *GroupScan) directTree() slotTree {
+	var t slotTree
+	for _, a := range append([]*scanArg{&g.id}, pointers(g.args)...) {
 		if a.path == nil {
 			continue
 		}
-		node := root
-		for _, part := range a.path {
-			if node.slot > 0 {
-				return nil, 0
-			}
-			node = node.kid(part)
+		slot, ok := t.add(a.path)
+		if !ok {
+			return slotTree{}
 		}
-		if len(node.kids) > 0 {
-			return nil, 0
-		}
-		if node.slot == 0 {
-			n++
-			node.slot, node.full = n, true
-		}
-		a.slot = node.slot - 1
+		a.slot = slot
 	}
-	return root, n
+	return t
+}
+
+func pointers[T any](s []T) []*T {
+	out := make([]*T, len(s))
+	for i := range s {
+		out[i] = &s[i]
+	}
+	return out
 }
 
 // Filter returns the leading $match's filter, or nil: a store runs the
@@ -169,22 +160,20 @@ func (run *GroupRun) newRunState(ctx context.Context, env Env) *runState {
 // time; the documents given to Extract must stay unchanged until Add
 // has taken the batch.
 type GroupBatch struct {
-	run   *GroupRun
-	r     *runState // the batch's own, for evaluating
-	dec   rawDecoder
-	slots []Value // with GroupScan.direct, the values of a document's paths
-	keys  []byte  // the group keys (AppendKey), one after the other
-	ends  []int   // per document kept, the end of its key in keys
-	ids   []Value // per document kept, its group _id
-	args  []Value // per document kept, one argument per accumulator
-	err   error   // the error that ended the batch, after its documents
+	run  *GroupRun
+	r    *runState // the batch's own, for evaluating
+	dec  rawDecoder
+	keys []byte  // the group keys (AppendKey), one after the other
+	ends []int   // per document kept, the end of its key in keys
+	ids  []Value // per document kept, its group _id
+	args []Value // per document kept, one argument per accumulator
+	err  error   // the error that ended the batch, after its documents
 }
 
 // NewBatch returns an empty batch for the run; it may be called from any
 // goroutine.
 func (run *GroupRun) NewBatch() *GroupBatch {
-	return &GroupBatch{run: run, r: run.newRunState(run.r.ctx, run.r.env), dec: rawDecoder{p: parser{keys: map[string]string{}}, rootInPlace: run.g.inPlace},
-		slots: make([]Value, run.g.nslots)}
+	return &GroupBatch{run: run, r: run.newRunState(run.r.ctx, run.r.env), dec: rawDecoder{p: parser{keys: map[string]string{}}, rootInPlace: run.g.inPlace}}
 }
 
 // Reset empties the batch for new documents.
@@ -209,7 +198,7 @@ func (b *GroupBatch) Extract(doc []byte) (more bool, err error) {
 	}
 	g := b.run.g
 	var v Value
-	direct := g.direct != nil && b.dec.pathValues(doc, g.direct, b.slots)
+	direct := g.direct.root != nil && b.dec.pathValues(doc, g.direct.root, b.dec.slotsFor(g.direct.n))
 	if !direct {
 		if v, err = b.dec.document(doc, g.prune); err != nil {
 			return false, err
@@ -248,7 +237,7 @@ func (b *GroupBatch) Extract(doc []byte) (more bool, err error) {
 // or read by pathValues into the batch's slots when direct is set.
 func (b *GroupBatch) eval(a *scanArg, doc Value, direct bool) (Value, error) {
 	if direct && a.path != nil {
-		return b.slots[a.slot], nil
+		return b.dec.slots[a.slot], nil
 	}
 	return a.eval(b.r, doc)
 }

@@ -11,14 +11,17 @@ var (
 
 // GroupScanDirect reports whether Extract reads g's key and arguments
 // straight from the stored JSON (GroupScan.direct).
-func GroupScanDirect(g *GroupScan) bool { return g.direct != nil }
+func GroupScanDirect(g *GroupScan) bool { return g.direct.root != nil }
 
 // PathValues runs the direct walk of g over doc, returning the values of
 // its key and arguments in slot order, and whether the walk took doc.
 func PathValues(g *GroupScan, doc []byte) ([]Value, bool) {
 	var d rawDecoder
 	d.p.keys = map[string]string{}
-	slots := make([]Value, g.nslots)
-	ok := d.pathValues(doc, g.direct, slots)
-	return slots, ok
+	ok := d.pathValues(doc, g.direct.root, d.slotsFor(g.direct.n))
+	return d.slots, ok
 }
+
+// FilterDirect reports whether MatchJSON reads f's fields straight from
+// the stored JSON (Filter.direct).
+func FilterDirect(f *Filter) bool { return f.direct.root != nil }

@@ -11,6 +11,59 @@ type Filter struct {
 	fields []string
 	prune  *pruneNode // the parts of a document MatchJSON decodes
 	whole  bool       // MatchJSON must parse whole documents ($expr)
+	// direct, when the filter is a conjunction of conditions on fields
+	// none of which is inside another, is the tree of their paths, and
+	// directs the conditions with their slots: MatchJSON then reads the
+	// fields' values from the JSON (rawDecoder.pathValues) and matches each
+	// condition on its value, decoding no object on the way.
+	direct  slotTree
+	directs []slotPath
+}
+
+// slotPath is a condition on a field, or its negation ($ne, $nin,
+// $not, $exists: false), with the slot of the field's value.
+type slotPath struct {
+	n    *pathNode
+	not  bool
+	slot int
+}
+
+// directPaths sets f.direct and f.directs when f's conditions are all on
+// fields (outside $or, $nor and $expr) and no field is inside another.
+func (f *Filter) directPaths() {
+	var conds []slotPath
+	var flat func(n node) bool
+	flat = func(n node) bool {
+		switch n := n.(type) {
+		case *pathNode:
+			conds = append(conds, slotPath{n: n})
+			return true
+		case notNode:
+			p, ok := n.n.(*pathNode)
+			conds = append(conds, slotPath{n: p, not: true})
+			return ok
+		case andNode:
+			for _, k := range n {
+				if !flat(k) {
+					return false
+				}
+			}
+			return true
+		}
+		return false
+	}
+	if f.whole || !flat(f.root) || len(conds) == 0 {
+		return
+	}
+	var t slotTree
+	for i := range conds {
+		slot, ok := t.add(conds[i].n.path.parts)
+		if !ok {
+			return
+		}
+		conds[i].slot = slot
+	}
+	f.direct, f.directs = t, conds
 }
 
 // Predicate is one top-level condition of a filter: a field path with one
@@ -76,6 +129,7 @@ func CompileFilter(spec Value) (*Filter, error) {
 	for _, p := range preds {
 		f.root = append(f.root, p.n)
 	}
+	f.directPaths()
 	return f, nil
 }
 
@@ -215,6 +269,17 @@ type pathNode struct {
 func (n *pathNode) match(doc Value, c *matchCtx) bool {
 	w := pathWalk{path: n.path, leafArrays: n.leafArrays, pred: n.pred, ctx: c}
 	return w.run(doc)
+}
+
+// matchAt is match for a document in which the path leads through
+// objects alone to v (missing when the path ends early or meets a
+// scalar).
+func (n *pathNode) matchAt(v Value) bool {
+	w := pathWalk{path: n.path, leafArrays: n.leafArrays, pred: n.pred}
+	if v.kind == Array && n.leafArrays {
+		return w.inArray(v, len(n.path.parts), -1)
+	}
+	return w.visit(v, -1)
 }
 
 // andNode matches when every child does (an empty one always matches).

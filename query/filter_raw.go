@@ -33,6 +33,20 @@ func (f *Filter) MatchJSON(data []byte) (bool, error) {
 	d := rawPool.Get()
 	defer d.release()
 	d.rootInPlace = true
+	return f.matchRaw(d, data)
+}
+
+// matchRaw is MatchJSON with the decoder d: through the filter's paths'
+// values alone when it can (Filter.direct), else on the pruned document.
+func (f *Filter) matchRaw(d *rawDecoder, data []byte) (bool, error) {
+	if f.direct.root != nil && d.pathValues(data, f.direct.root, d.slotsFor(f.direct.n)) {
+		for _, p := range f.directs {
+			if p.n.matchAt(d.slots[p.slot]) == p.not {
+				return false, nil
+			}
+		}
+		return true, nil
+	}
 	doc, err := d.document(data, f.prune)
 	if err != nil {
 		return false, err
@@ -61,11 +75,7 @@ func (m *JSONMatcher) Match(data []byte) (bool, error) {
 	}
 	d := &m.d
 	defer d.reset()
-	doc, err := d.document(data, f.prune)
-	if err != nil {
-		return false, err
-	}
-	return f.root.match(doc, nil), nil
+	return f.matchRaw(d, data)
 }
 
 // pruneNode says which parts of a value a filter can look at: all of it
@@ -189,6 +199,7 @@ type rawDecoder struct {
 	// wanted field, nothing after it is read, not even its closing brace,
 	// and stopped tells the objects around it to return at once.
 	tail, stopped bool
+	slots         []Value // what pathValues reads, for the caller
 	fields        []Field
 	elems         []Value
 	fslab         []Field
@@ -207,6 +218,7 @@ func (d *rawDecoder) release() {
 func (d *rawDecoder) reset() {
 	clear(d.fslab)
 	clear(d.eslab)
+	clear(d.slots)
 	d.fslab, d.eslab = d.fslab[:0], d.eslab[:0]
 	d.p.data = nil
 }
@@ -810,6 +822,47 @@ func nextWanted(data []byte, i int, n *pruneNode, first bool, depth int) (next i
 			return -1, "", nil
 		}
 	}
+}
+
+// slotsFor returns d.slots, n long, for pathValues.
+func (d *rawDecoder) slotsFor(n int) []Value {
+	if cap(d.slots) < n {
+		d.slots = make([]Value, n)
+	}
+	d.slots = d.slots[:n]
+	return d.slots
+}
+
+// A slotTree is the tree of the paths whose values pathValues reads, each
+// path's end numbered with its slot (pruneNode.slot, from 1).
+type slotTree struct {
+	root *pruneNode
+	n    int // the number of slots
+}
+
+// add adds a path, given as its components, and returns its slot (from
+// 0; a path added twice has one). ok is false when the path is the prefix
+// of one added before, or one added before is its prefix: the walk would
+// have to decode the shorter one's value and walk into it.
+func (t *slotTree) add(parts []string) (slot int, ok bool) {
+	if t.root == nil {
+		t.root = &pruneNode{}
+	}
+	node := t.root
+	for _, part := range parts {
+		if node.slot > 0 {
+			return 0, false
+		}
+		node = node.kid(part)
+	}
+	if len(node.kids) > 0 {
+		return 0, false
+	}
+	if node.slot == 0 {
+		t.n++
+		node.slot, node.full = t.n, true
+	}
+	return node.slot - 1, true
 }
 
 // pathValues reads into slots the values at the ends of the paths of a

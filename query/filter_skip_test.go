@@ -187,6 +187,9 @@ func TestMatchJSON_StopsInTheLastObject(t *testing.T) {
 		{`{"a.b.c":1}`, `{"a":{"b":{"c":1,"junk`, true},
 		{`{"a.b.c":1,"a.d":2}`, `{"a":{"d":2,"b":{"c":1,"x":[`, true},
 		{`{"a.b.c":1,"a.d":{"$exists":false}}`, `{"a":{"d":2,"b":{"c":1,"x":[`, false},
+		// The same through the decoder ($or is not read field by field).
+		{`{"$or":[{"a.c":"x"},{"a.c":"y"}]}`, `{"a":{"c":"x","z":[`, true},
+		{`{"$or":[{"a.b.c":1},{"a.d":3}]}`, `{"a":{"d":2,"b":{"c":1,"x":[`, true},
 	} {
 		f, err := query.CompileFilter(query.MustParse(c.filter))
 		if err != nil {
@@ -204,6 +207,7 @@ func TestMatchJSON_StopsInTheLastObject(t *testing.T) {
 		{`{"a.b.c":1,"a.d":2}`, `{"a":{"b":{"c":1,"x":2},"d":2}}`, `{"a":{"b":{"c":1,"x":[`},
 		{`{"a.c":"x"}`, `{"a":[{"c":"y","z":1},{"c":"x"}]}`, `{"a":[{"c":"y","z":[`},
 		{`{"a.c":"x"}`, `{"a":[{"c":"x","z":1},{"c":"y"}]}`, `{"a":[{"c":"x","z":[`},
+		{`{"$or":[{"a.c":"x"},{"b":1}]}`, `{"a":{"c":"x","z":1},"b":1}`, `{"a":{"c":"x","z":[`},
 	} {
 		f, err := query.CompileFilter(query.MustParse(c.filter))
 		if err != nil {
@@ -215,6 +219,35 @@ func TestMatchJSON_StopsInTheLastObject(t *testing.T) {
 		}
 		if got, err := f.MatchJSON([]byte(c.cut)); err == nil {
 			t.Errorf("filter %s on %s: MatchJSON = %v without an error", c.filter, c.cut, got)
+		}
+	}
+}
+
+// TestFilter_Direct: a conjunction of conditions on fields, none inside
+// another, is matched on the fields' values read from the JSON; other
+// filters on the pruned document. TestFilter_MatchJSON_EqualsMatch and
+// TestMatchJSON_Walk compare both ways with Match.
+func TestFilter_Direct(t *testing.T) {
+	for spec, want := range map[string]bool{
+		`{"address.city":"Lima","score":{"$gte":50}}`:       true,
+		`{"a":{"$gte":1,"$lt":5},"b":{"$in":[1,2]}}`:        true,
+		`{"a":{"$elemMatch":{"b":1}},"c.0":null}`:           true,
+		`{"$and":[{"a":1},{"b.c":{"$exists":false}}]}`:      true,
+		`{"a":{"$ne":1,"$nin":[2]},"b":{"$not":{"$gt":1}}}`: true,
+		`{"a":{"$not":{"$elemMatch":{"b":1}}}}`:             true,
+		`{"a":1,"a.b":2}`:                                   false, // one field inside another
+		`{"a.b":2,"a":{"$type":"object"}}`:                  false,
+		`{"$or":[{"a":1},{"b":2}]}`:                         false,
+		`{"$nor":[{"a":1}]}`:                                false,
+		`{"$expr":{"$eq":["$a",1]}}`:                        false,
+		`{}`:                                                false,
+	} {
+		f, err := query.CompileFilter(query.MustParse(spec))
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		if got := query.FilterDirect(f); got != want {
+			t.Errorf("%s: direct %v, want %v", spec, got, want)
 		}
 	}
 }
