@@ -42,6 +42,7 @@ var notInBinary = []string{"github.com/blevesearch/bleve/v2", "github.com/bleves
 // stay a leaf that any layer can call). The other internal packages are
 // test helpers, for tests only.
 var inBinary = map[string][]string{
+	"internal/crc32c":    {},
 	"internal/failpoint": {},
 }
 

@@ -3,11 +3,11 @@ package store
 import (
 	"encoding/binary"
 	"fmt"
-	"hash/crc32"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/omgdb/omgdb/internal/crc32c"
 	"github.com/omgdb/omgdb/query"
 )
 
@@ -21,12 +21,10 @@ const (
 	headerSize = 5
 )
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
 // seal fills in the header of a value whose payload starts at headerSize.
 func seal(val []byte, enc byte) []byte {
 	val[0] = enc
-	binary.BigEndian.PutUint32(val[1:5], crc32.Checksum(val[headerSize:], castagnoli))
+	binary.BigEndian.PutUint32(val[1:5], crc32c.Checksum(val[headerSize:]))
 	return val
 }
 
@@ -76,7 +74,7 @@ func docJSON(raw []byte) ([]byte, error) {
 		return nil, corruptValue("short value")
 	}
 	payload := raw[headerSize:]
-	if crc32.Checksum(payload, castagnoli) != binary.BigEndian.Uint32(raw[1:5]) {
+	if crc32c.Checksum(payload) != binary.BigEndian.Uint32(raw[1:5]) {
 		return nil, corruptValue("checksum mismatch")
 	}
 	switch raw[0] {

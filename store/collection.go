@@ -5,10 +5,10 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"hash/crc32"
 
 	bolt "go.etcd.io/bbolt"
 
+	"github.com/omgdb/omgdb/internal/crc32c"
 	"github.com/omgdb/omgdb/query"
 )
 
@@ -74,13 +74,13 @@ func decodeMeta(raw []byte, name string) (collMeta, error) {
 // encodeCount seals a document count: 8 bytes and their CRC-32C.
 func encodeCount(n int64) []byte {
 	b := binary.BigEndian.AppendUint64(nil, uint64(n))
-	return binary.BigEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
+	return binary.BigEndian.AppendUint32(b, crc32c.Checksum(b))
 }
 
 func decodeCount(raw []byte) (int64, error) {
 	switch {
 	case len(raw) == 8: // written before counts were sealed
-	case len(raw) == 12 && crc32.Checksum(raw[:8], castagnoli) == binary.BigEndian.Uint32(raw[8:]):
+	case len(raw) == 12 && crc32c.Checksum(raw[:8]) == binary.BigEndian.Uint32(raw[8:]):
 	default:
 		return 0, fmt.Errorf("damaged count record")
 	}
