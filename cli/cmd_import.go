@@ -54,7 +54,7 @@ so they wait about one batch, not the whole import. Prints a JSON summary:
 	opts.register(cmd)
 	cmd.Flags().BoolVar(&opts.atomic, "atomic", false, "import everything in one transaction: all or nothing")
 	cmd.Flags().StringVar(&opts.onError, "on-error", "abort", "what a bad line does: abort or skip")
-	cmd.Flags().IntVar(&opts.batch, "batch-size", 20000, "documents per transaction")
+	cmd.Flags().IntVar(&opts.batch, "batch-size", 10000, "documents per transaction")
 	return cmd
 }
 

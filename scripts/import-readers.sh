@@ -3,11 +3,11 @@
 # server, CLI reads and a backup during an import (import_readers.txtar),
 # at a larger size, with the built omgdb binary: imports docs documents
 # (default 1000000, about 145 MB of NDJSON) in batches of batch (default
-# 20000, the import's default) into a new store in a temporary directory
+# 10000, the import's default) into a new store in a temporary directory
 # and prints what the readers saw and their slowest answers.
 set -eu
 docs=${1:-1000000}
-batch=${2:-20000}
+batch=${2:-10000}
 repo=$(cd "$(dirname "$0")/.." && pwd)
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
