@@ -138,6 +138,7 @@ func applyItems(ctx context.Context, tx *store.Tx, p *Plan, res *ApplyResult) er
 		}
 	}
 	var failed error // the first write that failed
+	tx.Grow(p.items)
 	n := 0
 	err := eachItem(tx, p.Token, withAfterJSON, func(it *item) error {
 		if n++; n%1024 == 0 {

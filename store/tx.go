@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"time"
 
 	bolt "go.etcd.io/bbolt"
@@ -155,6 +156,16 @@ func (tx *Tx) finish() error {
 
 func (tx *Tx) record(op Op) {
 	tx.ops = append(tx.ops, op)
+}
+
+// Grow makes room in the transaction's journal record for n more
+// document writes, for a caller that knows how many it will make (a plan's
+// apply): the record is not copied as it grows. It reserves at most a
+// million at once.
+func (tx *Tx) Grow(n int) {
+	if n > 0 {
+		tx.ops = slices.Grow(tx.ops, min(n, 1<<20))
+	}
 }
 
 // Collections returns the names of the store's collections, sorted.
