@@ -101,7 +101,11 @@ func (p *Pipeline) GroupScan() (g *GroupScan, ok bool) {
 // another.
 func (g *GroupScan) directTree() slotTree {
 	var t slotTree
-	for _, a := range append([]*scanArg{&g.id}, pointers(g.args)...) {
+	args := []*scanArg{&g.id}
+	for i := range g.args {
+		args = append(args, &g.args[i])
+	}
+	for _, a := range args {
 		if a.path == nil {
 			continue
 		}
@@ -112,14 +116,6 @@ func (g *GroupScan) directTree() slotTree {
 		a.slot = slot
 	}
 	return t
-}
-
-func pointers[T any](s []T) []*T {
-	out := make([]*T, len(s))
-	for i := range s {
-		out[i] = &s[i]
-	}
-	return out
 }
 
 // Filter returns the leading $match's filter, or nil: a store runs the

@@ -40,7 +40,9 @@ func (f *Filter) directPaths() {
 			return true
 		case notNode:
 			p, ok := n.n.(*pathNode)
-			conds = append(conds, slotPath{n: p, not: true})
+			if ok {
+				conds = append(conds, slotPath{n: p, not: true})
+			}
 			return ok
 		case andNode:
 			for _, k := range n {
@@ -276,10 +278,7 @@ func (n *pathNode) match(doc Value, c *matchCtx) bool {
 // scalar).
 func (n *pathNode) matchAt(v Value) bool {
 	w := pathWalk{path: n.path, leafArrays: n.leafArrays, pred: n.pred}
-	if v.kind == Array && n.leafArrays {
-		return w.inArray(v, len(n.path.parts), -1)
-	}
-	return w.visit(v, -1)
+	return w.atEnd(v, -1)
 }
 
 // andNode matches when every child does (an empty one always matches).

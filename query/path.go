@@ -79,17 +79,20 @@ func (w *pathWalk) visit(v Value, pos int) bool {
 // fromObject yields the values of path[i:] inside object obj.
 func (w *pathWalk) fromObject(obj Value, i, pos int) bool {
 	v, j := dottedOrArray(obj, w.path.parts[i:])
-	j += i
-	if v.kind != Array {
+	if j += i; v.kind == Array && j < len(w.path.parts)-1 {
+		return w.inArray(v, j+1, pos)
+	}
+	return w.atEnd(v, pos)
+}
+
+// atEnd yields what the path yields when it has reached v through objects
+// (v is missing when the path ended early or met a scalar): v, or, for an
+// array when leaf arrays are traversed, its elements and then itself.
+func (w *pathWalk) atEnd(v Value, pos int) bool {
+	if v.kind != Array || !w.leafArrays {
 		return w.visit(v, pos)
 	}
-	if j == len(w.path.parts)-1 {
-		if !w.leafArrays {
-			return w.visit(v, pos)
-		}
-		return w.inArray(v, len(w.path.parts), pos)
-	}
-	return w.inArray(v, j+1, pos)
+	return w.inArray(v, len(w.path.parts), pos)
 }
 
 // inArray yields the values of path[i:] for the elements of arr.
