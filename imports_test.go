@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"maps"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
@@ -44,6 +45,16 @@ var notInBinary = []string{"github.com/blevesearch/bleve/v2", "github.com/bleves
 var inBinary = map[string][]string{
 	"internal/crc32c":    {},
 	"internal/failpoint": {},
+	// internal/compress is klauspost/compress's zstd, copied (see its
+	// README.md); its packages import only each other.
+	"internal/compress":                      {},
+	"internal/compress/fse":                  {},
+	"internal/compress/internal/cpuinfo":     {},
+	"internal/compress/internal/le":          {},
+	"internal/compress/zstd/internal/xxhash": {},
+	"internal/compress/huff0":                {"internal/compress/fse", "internal/compress/internal/cpuinfo", "internal/compress/internal/le"},
+	"internal/compress/zstd": {"internal/compress", "internal/compress/huff0", "internal/compress/internal/cpuinfo",
+		"internal/compress/internal/le", "internal/compress/zstd/internal/xxhash"},
 }
 
 const module = "github.com/omgdb/omgdb/"
@@ -120,4 +131,32 @@ func checkImport(t *testing.T, file, pkg, imp string) {
 		}
 	}
 	t.Errorf("%s: %s may not import %s (imports point down: cli -> mcpserver -> {changes, vector} -> store -> query)", file, pkg, imp)
+}
+
+// slowInit lists packages whose initialisation is too costly for a binary
+// that every agent call starts, with what it costs on the benchmark machine.
+var slowInit = map[string]string{
+	"github.com/klauspost/compress/internal/snapref": "builds hash/crc32's Castagnoli tables: 0.2-0.3 ms (internal/compress/README.md)",
+	"github.com/blevesearch/bleve/v2":                "registers bleve's search, geo and json-iterator packages: 0.5 ms or more",
+}
+
+// TestBinaryDeps checks the packages linked into the binary, which imports
+// of our own files cannot show: a dependency may bring in a slow package.
+func TestBinaryDeps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, module+"internal/compress/zstd") {
+		t.Fatalf("go list -deps . does not list internal/compress/zstd: %d packages %v...", len(deps), deps[:min(5, len(deps))])
+	}
+	for _, d := range deps {
+		if why, ok := slowInit[d]; ok {
+			t.Errorf("the binary links %s, which slows every process start: %s", d, why)
+		}
+	}
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/klauspost/compress/zstd"
+	"github.com/omgdb/omgdb/internal/compress/zstd"
 
 	"github.com/omgdb/omgdb/internal/crc32c"
 	"github.com/omgdb/omgdb/query"

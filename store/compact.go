@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/klauspost/compress/zstd"
+	"github.com/omgdb/omgdb/internal/compress/zstd"
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/omgdb/omgdb/internal/failpoint"
