@@ -359,3 +359,29 @@ func withoutIndexLines(dump string) string {
 	}
 	return strings.Join(keep, "\n")
 }
+
+// TestRollback_ApplyLargerThanADocument: an apply whose journal record is
+// larger than a document may be (six before-images of 3 MB: 18 MB, over
+// the 16 MiB limit) can be listed in the history and rolled back. Such a
+// record used to be unreadable, so a plan of more than about 35,000
+// documents of 450 bytes could be applied but not undone.
+func TestRollback_ApplyLargerThanADocument(t *testing.T) {
+	db := storetest.MustOpen(t)
+	text := strings.Repeat("0123456789abcdef", 3<<20/16)
+	for i := range 6 {
+		storetest.Insert(t, db, "docs", fmt.Sprintf(`{"_id":%d,"text":"%d%s"}`, i, i, text))
+	}
+	before := dump(t, db)
+	plan, err := changes.PlanUpdate(ctx, db, "docs", query.MustParse(`{}`), query.MustParse(`{"$set":{"text":"short"}}`), nil)
+	if err != nil || plan.Modified != 6 {
+		t.Fatalf("plan-update = %+v, %v", plan, err)
+	}
+	mustApply(t, db, plan.Token)
+	if _, err := changes.History(ctx, db, nil); err != nil {
+		t.Fatalf("history after an 18 MB apply: %v", err)
+	}
+	mustRollback(t, db, plan.Token, false)
+	if got := dump(t, db); got != before {
+		t.Fatalf("rollback did not restore the six documents (%d bytes of dump, want %d)", len(got), len(before))
+	}
+}

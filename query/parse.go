@@ -21,6 +21,13 @@ func Parse(data []byte) (Value, error) {
 		return Value{}, Errorf(Limit, "document is %d bytes, over the %d-byte limit", len(data), MaxDocumentSize).
 			WithHint("split the document; omgdb stores documents of at most 16 MiB")
 	}
+	return ParseLarge(data)
+}
+
+// ParseLarge is Parse without the limit on the size of a document, for
+// values that hold many documents: a journal record holds a before-image
+// of every document its transaction changed.
+func ParseLarge(data []byte) (Value, error) {
 	p := parserPool.Get().(*parser)
 	defer p.release()
 	p.data, p.pos = data, 0

@@ -58,7 +58,7 @@ func EncodeBlobFast(payload []byte) []byte {
 // DecodeBlob returns the payload of a value made by EncodeBlob. A damaged
 // value is an error wrapping ErrCorrupt.
 func DecodeBlob(raw []byte) ([]byte, error) {
-	b, err := docJSON(raw)
+	b, err := valueJSON(raw, true)
 	if err != nil {
 		return nil, err
 	}

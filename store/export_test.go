@@ -1,9 +1,37 @@
 package store
 
+import "bytes"
+
 // SetParallelScanMin lowers the size from which counts and $group
 // scans run on several goroutines, for tests; the returned function restores it.
 func SetParallelScanMin(n int64) (restore func()) {
 	old := parallelScanMin
 	parallelScanMin = n
 	return func() { parallelScanMin = old }
+}
+
+// SetMaxRecordSize lowers the journal record limit, for tests; the returned
+// function restores it.
+func SetMaxRecordSize(n int) (restore func()) {
+	old := maxRecordSize
+	maxRecordSize = n
+	return func() { maxRecordSize = old }
+}
+
+// SetRecordWorkers sets how many pieces a large journal record is cut
+// into at most, for tests; the returned function restores it.
+func SetRecordWorkers(n int) (restore func()) {
+	old := recordWorkers
+	recordWorkers = n
+	return func() { recordWorkers = old }
+}
+
+// RecordFrames returns how many zstd frames the journal record with the
+// given LSN is stored as (0 when it is stored uncompressed).
+func RecordFrames(tx *Tx, lsn uint64) int {
+	raw := tx.btx.Bucket(bucketJournal).Get(lsnKey(lsn))
+	if len(raw) < headerSize || raw[0] != encZstd {
+		return 0
+	}
+	return bytes.Count(raw[headerSize:], []byte{0x28, 0xb5, 0x2f, 0xfd})
 }

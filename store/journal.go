@@ -160,7 +160,12 @@ func (tx *Tx) appendJournal() error {
 	}
 	r := Record{LSN: lsn, Time: time.Now().UTC(), Change: tx.change.ID, Kind: tx.change.Kind,
 		Actor: tx.change.Actor, Note: tx.change.Note, Ops: tx.ops}
-	val := encodeJSON(appendRecord(make([]byte, headerSize, recordSize(&r)), &r))
+	rec := appendRecord(make([]byte, headerSize, recordSize(&r)), &r)
+	if n := len(rec) - headerSize; n > maxRecordSize {
+		return query.Errorf(query.Limit, "the transaction's journal record would be %d bytes, over the %d-byte limit", n, maxRecordSize).
+			WithHint("split the change: the record holds a before-image of every document it changes (narrow the filter of a plan, or import in batches)")
+	}
+	val := encodeRecord(rec)
 	tx.lsn = lsn
 	if err := j.Put(lsnKey(lsn), val); err != nil {
 		return err
@@ -200,9 +205,13 @@ func (tx *Tx) ChangeRecords(id string) ([]*Record, error) {
 }
 
 func decodeRecord(key, raw []byte) (*Record, error) {
-	v, err := decodeDoc(raw)
+	js, err := valueJSON(raw, true)
 	if err != nil {
 		return nil, err
+	}
+	v, err := query.ParseLarge(js)
+	if err != nil {
+		return nil, corruptValue(err.Error())
 	}
 	r, err := recordFromValue(v)
 	if err != nil {
