@@ -111,7 +111,7 @@ func sampleOf(it *item) BeforeAfter {
 // save writes the last items and the header.
 func (b *builder) save(tx *store.Tx) error {
 	b.p.BaseLSN = tx.LastLSN()
-	if err := b.w.flush(); err != nil {
+	if err := b.w.close(); err != nil {
 		return err
 	}
 	return saveHeader(tx, b.p)
@@ -210,6 +210,7 @@ func PlanDelete(ctx context.Context, db *store.DB, coll string, filter query.Val
 		if err := b.begin(tx); err != nil {
 			return err
 		}
+		defer b.w.finish()
 		err = scanMatches(ctx, c, f, opts.First, func(js []byte, doc query.Value) error {
 			b.p.Matched++
 			return b.add(item{coll: coll, id: doc.Get("_id"), op: opDelete, digest: digest(js), before: doc})
@@ -249,6 +250,7 @@ func PlanRevert(ctx context.Context, db *store.DB, revision string, opts *PlanOp
 		if err := b.begin(tx); err != nil {
 			return err
 		}
+		defer b.w.finish()
 		colls := map[string]bool{}
 		for _, d := range u.sorted() {
 			js, cur, err := current(tx, d.coll, d.id)

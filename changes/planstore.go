@@ -95,13 +95,30 @@ func saveHeader(tx *store.Tx, p *Plan) error {
 	return b.Put(keyHeader, store.EncodeBlob(js))
 }
 
-// planWriter writes a new plan's items as they are found.
+// planWriter writes a new plan's items as they are found. A full chunk is
+// compressed on a goroutine of its own while the planner goes on (on a
+// plan of 83,000 updates, compression was a third of the planning
+// goroutine's time); the compressed chunks are written in order, by the
+// caller's goroutine, as they are ready, with at most maxCompressing
+// chunks in flight.
 type planWriter struct {
 	b             *bolt.Bucket
 	seq           uint32
 	n             int
 	items, afters []byte
+	compressing   []*chunkJob // in sequence order
+	spare         [][]byte    // buffers of written chunks, for reuse
 }
+
+// chunkJob is a chunk being compressed.
+type chunkJob struct {
+	seq  uint32
+	in   [2][]byte // the item and after-image lines
+	out  [2][]byte // the same compressed, once done is closed
+	done chan struct{}
+}
+
+const maxCompressing = 4
 
 func newPlanWriter(tx *store.Tx, token string) (*planWriter, error) {
 	root, err := tx.Bucket(bucketPlans)
@@ -133,21 +150,81 @@ func appendImage(dst []byte, v query.Value, js []byte) []byte {
 	return query.AppendJSON(dst, v)
 }
 
+// flush starts compressing the chunk being filled, and writes the chunks
+// compressed by now.
 func (w *planWriter) flush() error {
 	if w.n == 0 {
 		return nil
 	}
-	for _, part := range []struct {
-		kind byte
-		data []byte
-	}{{'i', w.items}, {'a', w.afters}} {
-		if err := w.b.Put(chunkKey(part.kind, w.seq), store.EncodeBlobFast(part.data)); err != nil {
+	job := &chunkJob{seq: w.seq, in: [2][]byte{w.items, w.afters}, done: make(chan struct{})}
+	go func() {
+		defer close(job.done)
+		job.out = [2][]byte{store.EncodeBlobFast(job.in[0]), store.EncodeBlobFast(job.in[1])}
+	}()
+	w.compressing = append(w.compressing, job)
+	w.seq, w.n = w.seq+1, 0
+	w.items, w.afters = w.buffer(), w.buffer()
+	return w.write(len(w.compressing) >= maxCompressing)
+}
+
+// buffer returns an empty buffer for a chunk's lines.
+func (w *planWriter) buffer() []byte {
+	if n := len(w.spare); n > 0 {
+		b := w.spare[n-1][:0]
+		w.spare = w.spare[:n-1]
+		return b
+	}
+	return nil
+}
+
+// write puts the compressed chunks at the front of the queue: those done,
+// and with wait the first one whatever it takes.
+func (w *planWriter) write(wait bool) error {
+	for len(w.compressing) > 0 {
+		job := w.compressing[0]
+		select {
+		case <-job.done:
+		default:
+			if !wait {
+				return nil
+			}
+			<-job.done
+		}
+		wait = false
+		w.compressing = w.compressing[1:]
+		for i, kind := range []byte{'i', 'a'} {
+			// bbolt keeps the value until the commit: Put the compressed
+			// copy, and reuse the lines' buffer, which it never sees.
+			if err := w.b.Put(chunkKey(kind, job.seq), job.out[i]); err != nil {
+				return err
+			}
+			w.spare = append(w.spare, job.in[i])
+		}
+	}
+	return nil
+}
+
+// close writes the last chunk and waits for every chunk to be written.
+func (w *planWriter) close() error {
+	if err := w.flush(); err != nil {
+		return err
+	}
+	for len(w.compressing) > 0 {
+		if err := w.write(true); err != nil {
 			return err
 		}
 	}
-	w.seq, w.n = w.seq+1, 0
-	w.items, w.afters = w.items[:0], w.afters[:0]
 	return nil
+}
+
+// finish waits for the chunks still being compressed and drops them: the
+// planners defer it, so that after a failure no goroutine outlives the
+// plan. After close it has nothing to do.
+func (w *planWriter) finish() {
+	for _, job := range w.compressing {
+		<-job.done
+	}
+	w.compressing = nil
 }
 
 func chunkKey(kind byte, seq uint32) []byte {

@@ -62,6 +62,7 @@ func planUpdate(ctx context.Context, tx *store.Tx, b *builder, f *query.Filter, 
 	if err := b.begin(tx); err != nil {
 		return missing, err
 	}
+	defer b.w.finish()
 	if !missing {
 		if err := planMatches(ctx, b, c, f, u, filter, opts.First); err != nil {
 			return missing, err

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/omgdb/omgdb/changes"
+	"github.com/omgdb/omgdb/internal/leakcheck"
 	"github.com/omgdb/omgdb/internal/storetest"
 	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/store"
@@ -304,4 +305,47 @@ func lastLSNAt(t *testing.T, path string) uint64 {
 	}
 	defer db.Close()
 	return lastLSN(t, db)
+}
+
+// TestPlan_ManyChunks plans over more chunks than are compressed at once
+// (a chunk holds 1,024 items): apply changes every document in _id order,
+// rollback restores the bytes, and a failure late in the plan, with chunks
+// still compressing, leaves no plan and no goroutine behind.
+func TestPlan_ManyChunks(t *testing.T) {
+	db := storetest.MustOpen(t)
+	var docs []string
+	for i := range 9000 {
+		docs = append(docs, fmt.Sprintf(`{"_id":%d,"n":%d,"pad":"%s"}`, i, i, strings.Repeat("x", i%300)))
+	}
+	storetest.Insert(t, db, "c", docs...)
+	before := dump(t, db)
+	res := planUpdate(t, db, "c", `{}`, `{"$inc":{"n":1}}`, nil)
+	if res.Matched != 9000 || res.Modified != 9000 {
+		t.Fatalf("plan = %+v", res)
+	}
+	if ap := mustApply(t, db, res.Token); ap.Updated != 9000 {
+		t.Fatalf("apply = %+v", ap)
+	}
+	got := dump(t, db)
+	for i := range 9000 {
+		if want := fmt.Sprintf(`{"_id":%d,"n":%d,`, i, i+1); !strings.Contains(got, want) {
+			t.Fatalf("after apply, no %s", want)
+		}
+	}
+	mustRollback(t, db, res.Token, false)
+	if got := dump(t, db); got != before {
+		t.Fatal("rollback did not restore the 9,000 documents")
+	}
+
+	replace(t, db, "c", "8500", `{"n":"text"}`)
+	leakcheck.Rounds(t, 3, func(int) {
+		_, err := changes.PlanUpdate(ctx, db, "c", query.MustParse(`{}`), query.MustParse(`{"$inc":{"n":1}}`), nil)
+		if err == nil || !strings.HasPrefix(err.Error(), "update of _id 8500 in `c`: ") {
+			t.Fatalf("error = %v", err)
+		}
+	})
+	plans, err := changes.Plans(ctx, db, true)
+	if err != nil || len(plans) != 1 {
+		t.Fatalf("plans after the failures = %d, %v; want only the applied one", len(plans), err)
+	}
 }
