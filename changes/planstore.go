@@ -239,54 +239,107 @@ const (
 )
 
 // eachItem calls fn for each item of a plan, in order, with the parts
-// asked for.
+// asked for. A goroutine decompresses and parses the chunks ahead while fn
+// runs on the items before them: on a plan of 83,000 updates that was a
+// seventh of the applying goroutine's time.
 func eachItem(tx *store.Tx, token string, parts int, fn func(*item) error) error {
 	b, err := planBucket(tx, token)
 	if err != nil || b == nil {
 		return err
 	}
+	// The chunks' stored values, read in this goroutine: the other only
+	// parses them. They stay valid until the transaction commits, which it
+	// cannot do before eachItem returns.
+	var chunks []rawChunk
 	c := b.Cursor()
 	for k, v := c.Seek([]byte("i")); k != nil && k[0] == 'i'; k, v = c.Next() {
-		items, err := chunkLines(token, v)
-		if err != nil {
-			return err
+		rc := rawChunk{items: v}
+		if parts&(withAfter|withAfterJSON) != 0 {
+			rc.afters = b.Get(append([]byte{'a'}, k[1:]...))
+			if rc.afters == nil {
+				return query.Errorf(query.IO, "plan %s: a chunk of images does not match its items", token)
+			}
 		}
-		afters, befores, err := itemParts(b, token, k[1:], parts, len(items))
-		if err != nil {
-			return err
+		if parts&withBefore != 0 {
+			rc.befores = b.Get(append([]byte{'b'}, k[1:]...))
 		}
-		for i, line := range items {
-			it, err := parseItem(token, line, afters, befores, i, parts&withAfterJSON != 0)
+		chunks = append(chunks, rc)
+	}
+	type parsed struct {
+		items []item
+		err   error // after the items before it
+	}
+	out := make(chan parsed, 2)
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		defer close(out)
+		for _, rc := range chunks {
+			items, err := rc.parse(token, parts)
+			select {
+			case out <- parsed{items, err}:
+			case <-stop:
+				return
+			}
 			if err != nil {
+				return
+			}
+		}
+	}()
+	defer func() {
+		close(stop)
+		<-done
+	}()
+	for p := range out {
+		for i := range p.items {
+			if err := fn(&p.items[i]); err != nil {
 				return err
 			}
-			if err := fn(&it); err != nil {
-				return err
-			}
+		}
+		if p.err != nil {
+			return p.err
 		}
 	}
 	return nil
 }
 
-// itemParts reads the after- and before-image chunks of the items chunk
-// numbered seq, as asked by parts.
-func itemParts(b *bolt.Bucket, token string, seq []byte, parts, n int) (afters, befores [][]byte, err error) {
-	read := func(kind byte) ([][]byte, error) {
-		lines, err := chunkLines(token, b.Get(append([]byte{kind}, seq...)))
-		if err == nil && len(lines) != n {
+// rawChunk is a chunk of a plan as stored: its items, and its after- and
+// before-images when asked for and present.
+type rawChunk struct{ items, afters, befores []byte }
+
+// parse returns the chunk's items, those before a failure with it.
+func (rc rawChunk) parse(token string, parts int) ([]item, error) {
+	lines, err := chunkLines(token, rc.items)
+	if err != nil {
+		return nil, err
+	}
+	read := func(raw []byte) ([][]byte, error) {
+		if raw == nil {
+			return nil, nil
+		}
+		l, err := chunkLines(token, raw)
+		if err == nil && len(l) != len(lines) {
 			err = query.Errorf(query.IO, "plan %s: a chunk of images does not match its items", token)
 		}
-		return lines, err
+		return l, err
 	}
-	if parts&(withAfter|withAfterJSON) != 0 {
-		if afters, err = read('a'); err != nil {
-			return nil, nil, err
+	afters, err := read(rc.afters)
+	if err != nil {
+		return nil, err
+	}
+	befores, err := read(rc.befores)
+	if err != nil {
+		return nil, err
+	}
+	items := make([]item, 0, len(lines))
+	for i, line := range lines {
+		it, err := parseItem(token, line, afters, befores, i, parts&withAfterJSON != 0)
+		if err != nil {
+			return items, err
 		}
+		items = append(items, it)
 	}
-	if parts&withBefore != 0 && b.Get(append([]byte{'b'}, seq...)) != nil {
-		befores, err = read('b')
-	}
-	return afters, befores, err
+	return items, nil
 }
 
 // chunkLines returns the lines of a chunk.
