@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -36,7 +38,7 @@ type env struct {
 // returns the process exit code. It is the only place errors become exit
 // codes, and it turns a panic into an error instead of a crash.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interruptible(context.Background(), interruptAfter)
 	defer stop()
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
 	root := newRootCmdFor(e, args)
@@ -56,6 +58,52 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		return printError(stderr, err)
 	}
 	return ExitOK
+}
+
+// interruptAfter is how long a command runs before Ctrl-C cancels its
+// context instead of ending the process.
+const interruptAfter = 50 * time.Millisecond
+
+// interruptible returns a context that an interrupt (Ctrl-C) cancels, and
+// the function that releases it. The handler is installed only once the
+// command has run for after: os/signal starts two goroutines, and the
+// threads they wake cost a short command a tenth of its time (a cold
+// `find` on the benchmark machine: 6 threads instead of 3, 3.95 against
+// 3.5 ms). An interrupt before then ends the process as if no handler
+// were installed, which every command survives: a write transaction that
+// has not committed leaves nothing behind.
+func interruptible(parent context.Context, after time.Duration) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(parent)
+	var mu sync.Mutex // guards released and unhook
+	released := false
+	var unhook func()
+	t := time.AfterFunc(after, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if released {
+			return
+		}
+		ch := make(chan os.Signal, 1)
+		signal.Notify(ch, os.Interrupt)
+		unhook = func() { signal.Stop(ch) }
+		go func() {
+			select {
+			case <-ch:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+	})
+	return ctx, func() {
+		mu.Lock()
+		released = true
+		t.Stop()
+		if unhook != nil {
+			unhook()
+		}
+		mu.Unlock()
+		cancel()
+	}
 }
 
 // printError writes "error: …" and "hint: …" and returns the exit code.
