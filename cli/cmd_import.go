@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -34,7 +35,11 @@ in batches; --atomic commits all or nothing. A bad line stops the import
 reported and skipped (--on-error skip). Every bad line is reported with its
 line number. Between batches the import lets processes that wait for the
 store in (readers, the MCP server, other writers) and then takes it back,
-so they wait about one batch, not the whole import. Prints a JSON summary:
+so they wait about one batch, not the whole import. With batches of 10,000
+or fewer the import runs its garbage collector at GOGC=400 (its live heap is
+one batch: about 140 MB at most, and a quarter less time), less for larger
+batches, and as set for --atomic or when GOGC is in the environment.
+Prints a JSON summary:
 {"inserted","skipped","lines","batches","stopped_at_line","errors":[{"line","error"}],"change"}.`,
 		Example: `  omgdb import app.omgdb users users.ndjson
   zcat big.ndjson.gz | omgdb import app.omgdb events - --on-error skip`,
@@ -69,6 +74,7 @@ func (e *env) runImport(ctx context.Context, opts *importOptions) error {
 		return err
 	}
 	defer db.Close()
+	defer importGC(opts)()
 	bar := e.progress("importing", size)
 	sum, err := db.Import(ctx, opts.coll, in, &store.ImportOptions{
 		Atomic:    opts.atomic,
@@ -82,6 +88,24 @@ func (e *env) runImport(ctx context.Context, opts *importOptions) error {
 		e.stdout.Write(append(js, '\n'))
 	}
 	return err
+}
+
+// importGC raises the garbage collector's target (GOGC) while an import in
+// batches runs, and returns the function that restores it. Its live heap is
+// one batch, small and bounded, so at the default GOGC=100 the collector
+// ran every few megabytes: importing the benchmark's 1,000,000 documents
+// (batches of 10,000) took 4.84 and 5.56 s at 100 against 3.54 and 3.94 s
+// at 400, for a peak RSS of 131-141 MB instead of 62-64 MB. The target
+// shrinks as the batches grow (a live heap as large again at 100 by
+// 40,000 documents), and is left alone for --atomic, whose live heap is
+// the whole import, and when GOGC is set in the environment.
+func importGC(opts *importOptions) (restore func()) {
+	if opts.atomic || opts.batch <= 0 || os.Getenv("GOGC") != "" {
+		return func() {}
+	}
+	pct := min(400, max(100, 400*10000/opts.batch))
+	old := debug.SetGCPercent(pct)
+	return func() { debug.SetGCPercent(old) }
 }
 
 // openInput opens a file argument, or standard input for "-", and returns
