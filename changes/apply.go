@@ -118,6 +118,25 @@ func checkPending(tx *store.Tx, p *Plan, now time.Time) error {
 // since the plan.
 var errStale = errors.New("document changed since the plan")
 
+// updatePaths returns the paths an update plan's after-images differ from
+// their documents at (query.Update.Paths), for ReplaceJSONAt; nil for
+// other plans (a revert's images are any earlier state) and when the
+// update cannot be compiled again.
+func updatePaths(p *Plan) []string {
+	if p.Kind != KindUpdate || p.Update == nil {
+		return nil
+	}
+	filters := make([]query.Value, len(p.ArrayFilters))
+	for i, f := range p.ArrayFilters {
+		filters[i] = f.Value
+	}
+	u, err := query.CompileUpdate(p.Update.Value, &query.UpdateOptions{ArrayFilters: filters})
+	if err != nil {
+		return nil
+	}
+	return u.Paths()
+}
+
 // applyItems checks and writes a plan's items in one pass: each
 // document is checked to be exactly as planned (the digest of its current
 // bytes; still absent for one the plan inserts) as it is written, an
@@ -139,6 +158,7 @@ func applyItems(ctx context.Context, tx *store.Tx, p *Plan, res *ApplyResult) er
 	}
 	var failed error // the first write that failed
 	tx.Grow(p.items)
+	written := updatePaths(p)
 	n := 0
 	err := eachItem(tx, p.Token, withAfterJSON, func(it *item) error {
 		if n++; n%1024 == 0 {
@@ -153,7 +173,7 @@ func applyItems(ctx context.Context, tx *store.Tx, p *Plan, res *ApplyResult) er
 				return err
 			}
 			if err == nil {
-				err = c.ReplaceJSONIf(it.id, it.afterJSON, func(cur []byte) error {
+				err = c.ReplaceJSONAt(it.id, it.afterJSON, written, func(cur []byte) error {
 					if it.digest == "" || digest(cur) != it.digest {
 						return errStale
 					}

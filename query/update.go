@@ -231,3 +231,60 @@ func sameCanonical(a, b Value) bool {
 
 // dottedPath joins path components with '.'.
 func dottedPath(path []string) string { return strings.Join(path, ".") }
+
+// Paths returns, for an update of operators, the paths it may write: each
+// operator's target (both paths of a $rename), cut before the first
+// component that may stand for array elements (a positional $, $[],
+// $[<identifier>], or a number, which is an index when the field holds an
+// array). A document it changes differs from the one it started from only
+// at those paths and below them. A replacement may change any field: its
+// Paths is nil.
+func (u *Update) Paths() []string {
+	if u.isReplace {
+		return nil
+	}
+	var paths []string
+	add := func(path []string) {
+		n := 0
+		for n < len(path) && !strings.HasPrefix(path[n], "$") && !isArrayIndex(path[n]) {
+			n++
+		}
+		paths = append(paths, strings.Join(path[:n], "."))
+	}
+	for _, op := range u.ops {
+		add(op.path)
+		if op.from != nil {
+			add(op.from)
+		}
+	}
+	return paths
+}
+
+// isArrayIndex reports whether a path component is a number, which
+// addresses an element when the field holds an array.
+func isArrayIndex(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// PathsOverlap reports whether a path of a and a path of b are equal or
+// one is inside the other ("a" and "a.b" overlap; "a.b" and "a.c" do not).
+func PathsOverlap(a, b []string) bool {
+	for _, p := range a {
+		for _, q := range b {
+			if p == q || p == "" || q == "" ||
+				strings.HasPrefix(q, p) && q[len(p)] == '.' ||
+				strings.HasPrefix(p, q) && p[len(q)] == '.' {
+				return true
+			}
+		}
+	}
+	return false
+}

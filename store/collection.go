@@ -28,7 +28,9 @@ type Collection struct {
 	indexes    []*Index // opened indexes, for maintenance; nil until needed
 	// indexPaths holds _id and the paths the opened indexes read, when
 	// they are all B-tree indexes (which read nothing else); nil otherwise.
-	indexPaths *query.FieldSet
+	// indexPathList is the same as a list.
+	indexPaths    *query.FieldSet
+	indexPathList []string
 	// buildProgress is called by index builds; see SetBuildProgress.
 	buildProgress func(done, total int64)
 	rules         *Rules // compiled from meta.Rules; nil when there are none
@@ -315,6 +317,18 @@ func (c *Collection) ReplaceJSON(id query.Value, js []byte) error {
 // It lets a caller check a document and replace it with one read (apply
 // checks each document's digest as it writes it).
 func (c *Collection) ReplaceJSONIf(id query.Value, js []byte, check func(current []byte) error) error {
+	return c.ReplaceJSONAt(id, js, nil, check)
+}
+
+// ReplaceJSONAt is ReplaceJSONIf for a document js that differs from the
+// current one only at the paths changed and below them: the caller knows
+// it, as apply does, which checks the current document's digest and
+// writes what the update (query.Update.Paths) made of that very document.
+// When the collection has no validation rules and its indexes are all
+// B-trees, none of them reading a path that is one of changed, above one
+// or below one (nor _id), no index entry can change and neither document
+// is parsed for the indexes. A nil changed is ReplaceJSONIf.
+func (c *Collection) ReplaceJSONAt(id query.Value, js []byte, changed []string, check func(current []byte) error) error {
 	if err := c.checkWritable(); err != nil {
 		return err
 	}
@@ -326,14 +340,29 @@ func (c *Collection) ReplaceJSONIf(id query.Value, js []byte, check func(current
 		if err := check(cur); err != nil {
 			return err
 		}
-		return c.replaceJSON(id, js, cur)
+		return c.replaceJSON(id, js, cur, changed)
 	}
-	return c.replaceJSON(id, js, nil)
+	return c.replaceJSON(id, js, nil, changed)
 }
 
-// replaceJSON is ReplaceJSON once writable; cur, when set, is the current
-// document's JSON as GetJSON returned it.
-func (c *Collection) replaceJSON(id query.Value, js, cur []byte) error {
+// untouched reports whether a write that changes a document only at the
+// paths changed leaves its index entries and its validity as they were.
+func (c *Collection) untouched(changed []string) (bool, error) {
+	if changed == nil || c.rules != nil {
+		return false, nil
+	}
+	if len(c.meta.Indexes) == 0 {
+		return !query.PathsOverlap(changed, []string{"_id"}), nil
+	}
+	if err := c.openIndexes(); err != nil {
+		return false, err
+	}
+	return c.indexPathList != nil && !query.PathsOverlap(changed, c.indexPathList), nil
+}
+
+// replaceJSON is ReplaceJSONAt once writable; cur, when set, is the
+// current document's JSON as GetJSON returned it.
+func (c *Collection) replaceJSON(id query.Value, js, cur []byte, changed []string) error {
 	if len(js) > query.MaxDocumentSize {
 		return query.Errorf(query.Limit, "document with _id %s is %d bytes, over the %d-byte limit", id, len(js), query.MaxDocumentSize)
 	}
@@ -347,29 +376,14 @@ func (c *Collection) replaceJSON(id query.Value, js, cur []byte) error {
 	if err != nil {
 		return err
 	}
-	paths, err := c.writePaths()
+	same, err := c.untouched(changed)
 	if err != nil {
 		return err
 	}
-	doc, err := parseFor(js, paths)
-	if err != nil {
-		return err
-	}
-	if newID := doc.Get("_id"); !query.Equal(newID, id) {
-		return query.Errorf(query.Invalid, "cannot change _id %s to %s", id, newID).
-			WithHint("_id is immutable; delete the document and insert a new one")
-	}
-	if err := c.rules.Check(c.name, doc); err != nil {
-		return err
-	}
-	var before query.Value
-	if len(c.meta.Indexes) > 0 {
-		if before, err = parseFor(old.js, paths); err != nil {
-			return corruptValue(err.Error())
+	if !same {
+		if err := c.checkReplace(id, js, old.js); err != nil {
+			return err
 		}
-	}
-	if err := c.maintain(before, doc); err != nil {
-		return err
 	}
 	val := append(make([]byte, headerSize, headerSize+len(js)), js...)
 	if err := c.docs.Put(query.AppendKey(nil, id), encodeJSON(val)); err != nil {
@@ -390,6 +404,33 @@ func (c *Collection) writePaths() (*query.FieldSet, error) {
 		return nil, err
 	}
 	return c.indexPaths, nil
+}
+
+// checkReplace checks the new document js of a replace (its _id and
+// rules) and updates the indexes from the old one's entries to its.
+func (c *Collection) checkReplace(id query.Value, js, old []byte) error {
+	paths, err := c.writePaths()
+	if err != nil {
+		return err
+	}
+	doc, err := parseFor(js, paths)
+	if err != nil {
+		return err
+	}
+	if newID := doc.Get("_id"); !query.Equal(newID, id) {
+		return query.Errorf(query.Invalid, "cannot change _id %s to %s", id, newID).
+			WithHint("_id is immutable; delete the document and insert a new one")
+	}
+	if err := c.rules.Check(c.name, doc); err != nil {
+		return err
+	}
+	var before query.Value
+	if len(c.meta.Indexes) > 0 {
+		if before, err = parseFor(old, paths); err != nil {
+			return corruptValue(err.Error())
+		}
+	}
+	return c.maintain(before, doc)
 }
 
 // parseFor parses a stored document, only the paths of fs when it is set.

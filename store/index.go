@@ -342,7 +342,7 @@ func (c *Collection) openIndexes() error {
 			paths = nil
 		}
 	}
-	c.indexPaths = nil
+	c.indexPaths, c.indexPathList = nil, paths
 	if paths != nil {
 		c.indexPaths = query.NewFieldSet(paths)
 	}
