@@ -61,6 +61,14 @@ func TestApply_KillNineIsAllOrNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	mustApply(t, db, token)
+	db.View(func(tx *store.Tx) error {
+		return tx.Journal(tx.LastLSN(), func(r *store.Record) (bool, error) {
+			if n := len(query.JSON(r.Value())); n < 8<<20 {
+				t.Errorf("the apply's journal record is %d bytes: too small to be written in pieces", n)
+			}
+			return false, nil
+		})
+	})
 	db.Close()
 	want := dumpFile(t, after)
 
@@ -96,7 +104,9 @@ func TestApply_KillNineIsAllOrNothing(t *testing.T) {
 }
 
 // crashTemplate builds a store of n documents and plans an update of all
-// of them, returning the plan's token.
+// of them, returning the plan's token. Each document carries 600 bytes of
+// padding, so that the apply's journal record of 10,000 before-images
+// (about 9 MB) is written in pieces (store.encodeRecord).
 func crashTemplate(t *testing.T, path string, n int) string {
 	db, err := store.Open(path, &store.Options{Create: true, NoSync: true})
 	if err != nil {
@@ -104,8 +114,10 @@ func crashTemplate(t *testing.T, path string, n int) string {
 	}
 	defer db.Close()
 	var in strings.Builder
+	pad := strings.Repeat("padding ", 75)
 	for i := 0; i < n; i++ {
-		in.WriteString(benchDoc(i) + "\n")
+		doc := benchDoc(i)
+		in.WriteString(doc[:len(doc)-1] + `,"pad":"` + pad + `"}` + "\n")
 	}
 	if _, err := db.Import(ctx, "users", strings.NewReader(in.String()), nil); err != nil {
 		t.Fatal(err)
