@@ -35,9 +35,9 @@ const compressAbove = 4096
 
 // Decoded sizes a stored value may claim. A zstd frame states its size and
 // the decoder allocates it up front, so a damaged or crafted value must
-// not be able to ask for more than the store ever writes: a document is
-// at most query.MaxDocumentSize (the limit leaves room for older,
-// looser stores), a journal record or a blob at most MaxRecordSize.
+// not be able to ask for much more than the store writes: a document
+// (at most query.MaxDocumentSize) decodes to at most 64 MiB, a journal
+// record or a blob to at most MaxRecordSize.
 const (
 	maxDocDecoded  = 64 << 20
 	MaxRecordSize  = 1 << 30 // bytes of JSON in one transaction's journal record
@@ -89,14 +89,15 @@ func encodeJSON(val []byte) []byte {
 	return seal(zenc.EncodeAll(val[headerSize:], make([]byte, headerSize, len(val)/3)), encZstd)
 }
 
-// encodeRecord seals a journal record (or a blob) whose JSON payload
-// starts at headerSize. A large one is compressed at zstd's fastest level:
-// on a record of 83,000 before-images the default level saved 1.5% of the
-// size for 20-50% more time, on the path of every large write. From
+// encodeRecord seals a journal record whose JSON payload starts at
+// headerSize. A large one is compressed at zstd's fastest level: on a
+// record of 83,000 before-images the default level saved 1.5% of the size
+// for 20-50% more time, on the path of every large write. From
 // 2 × recordPieceMin it is cut into pieces compressed at once, one per
-// core (at most recordWorkers): each piece is a zstd frame, and frames one after another are one
-// zstd stream, which DecodeAll reads whole. The window is 1 MB, so pieces
-// of 4 MB or more compress nearly as well as the whole.
+// core (at most recordWorkers): each piece is a zstd frame, and frames one
+// after another are one zstd stream, which DecodeAll reads whole. The
+// window is 1 MB, so pieces of 4 MB or more compress nearly as well as the
+// whole.
 func encodeRecord(val []byte) []byte {
 	payload := val[headerSize:]
 	if len(payload) <= compressAbove {
