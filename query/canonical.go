@@ -2,6 +2,7 @@ package query
 
 import (
 	"bytes"
+	"math"
 	"unicode/utf8"
 )
 
@@ -135,11 +136,16 @@ func (t *transcoder) value(depth int) bool {
 	case c == '"':
 		return t.string()
 	case c == '-' || (c >= '0' && c <= '9'):
+		start := p.pos
 		v, err := p.number()
 		if err != nil {
 			return false
 		}
-		t.out = AppendJSON(t.out, v)
+		if text := p.data[start:p.pos]; canonicalNumber(text, v) {
+			t.out = append(t.out, text...)
+		} else {
+			t.out = AppendJSON(t.out, v)
+		}
 		return true
 	case p.literal("true"):
 		t.out = append(t.out, "true"...)
@@ -330,4 +336,39 @@ func (t *transcoder) string() bool {
 		}
 	}
 	return false
+}
+
+// canonicalNumber reports whether text, a number that parsed to v, is
+// already what AppendJSON writes for v, so that it can be copied instead
+// of formatted again (formatting was a sixth of an import's canonicalising
+// time). That is an integer other than -0, or a decimal without an
+// exponent, of at most 15 digits, whose fraction does not end in a zero
+// (but may be just "0", as in 5.0), and whose magnitude is zero or at
+// least 1e-6. With at most 15 significant digits no other decimal of as
+// few digits rounds to the same double, so the text is the shortest that
+// round-trips, which strconv writes in positional notation from 1e-6 to
+// 1e21, the range appendDouble writes that way.
+func canonicalNumber(text []byte, v Value) bool {
+	if v.kind == Long {
+		return string(text) != "-0"
+	}
+	dot, digits := -1, 0
+	for i, c := range text {
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '.':
+			dot = i
+		case c != '-': // an exponent
+			return false
+		}
+	}
+	if dot < 0 || digits > 15 {
+		return false
+	}
+	if frac := text[dot+1:]; len(frac) > 1 && frac[len(frac)-1] == '0' {
+		return false
+	}
+	abs := math.Abs(v.Double())
+	return abs == 0 || abs >= 1e-6
 }

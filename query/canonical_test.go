@@ -109,3 +109,48 @@ func BenchmarkSlowCanonicalDocument(b *testing.B) {
 		slow(src)
 	}
 }
+
+// TestAppendCanonicalDocument_Numbers: numbers whose text is copied as it
+// is (canonicalNumber) and numbers formatted again come out as the slow
+// path writes them, for edge cases and 200,000 random number texts.
+func TestAppendCanonicalDocument_Numbers(t *testing.T) {
+	texts := []string{"0", "-0", "7", "-12", "9223372036854775807", "-9223372036854775808",
+		"0.0", "-0.0", "1.0", "1.00", "10.0", "0.5", "-0.5", "1.50", "17.621", "0.000001", "0.0000001",
+		"0.0000010", "123456789012345", "12345678901234.5", "123456789012345.5", "1234567890.12345",
+		"0.1", "0.30000000000000004", "1e2", "1.5E+3", "-2e-7", "100000000000000000000.0",
+		"999999999999999.9", "99999999999999.99", "5e-324", "1.7976931348623157e308"}
+	r := rand.New(rand.NewPCG(20261122, 7))
+	digits := func(n int, lead bool) string {
+		var b strings.Builder
+		for i := range n {
+			d := r.IntN(10)
+			if i == 0 && lead && n > 1 && d == 0 {
+				d = 1 + r.IntN(9)
+			}
+			b.WriteByte(byte('0' + d))
+		}
+		return b.String()
+	}
+	for range 200000 {
+		s := ""
+		if r.IntN(3) == 0 {
+			s = "-"
+		}
+		s += digits(1+r.IntN(16), true)
+		if r.IntN(4) > 0 {
+			s += "." + digits(1+r.IntN(12), false)
+		}
+		if r.IntN(8) == 0 {
+			s += []string{"e", "E", "e+", "e-"}[r.IntN(4)] + digits(1+r.IntN(2), false)
+		}
+		texts = append(texts, s)
+	}
+	for _, n := range texts {
+		src := []byte(`{"_id":1,"n":` + n + `,"a":[` + n + `]}`)
+		want, wantErr := slow(src)
+		got, _, err := query.AppendCanonicalDocument(nil, src)
+		if (err == nil) != (wantErr == nil) || (err == nil && !bytes.Equal(got, want)) {
+			t.Fatalf("%s:\nfast %s, %v\nslow %s, %v", n, got, err, want, wantErr)
+		}
+	}
+}
