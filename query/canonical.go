@@ -287,12 +287,14 @@ func (t *transcoder) rawKey() ([]byte, bool) {
 		return nil, false
 	}
 	key := p.data[start : start+end]
+	var hi byte // the bytes or'ed: non-ASCII when its top bit is set
 	for _, c := range key {
 		if c < 0x20 || c == '\\' {
 			return nil, false
 		}
+		hi |= c
 	}
-	if !utf8.Valid(key) {
+	if hi >= utf8.RuneSelf && !utf8.Valid(key) {
 		return nil, false
 	}
 	p.pos = start + end + 1
@@ -313,10 +315,12 @@ func (t *transcoder) dupKey(base int, key []byte) bool {
 func (t *transcoder) string() bool {
 	p := &t.p
 	start := p.pos + 1
+	var hi byte // the bytes or'ed: non-ASCII when its top bit is set
 	for i := start; i < len(p.data); i++ {
 		c := p.data[i]
+		hi |= c
 		if c == '"' {
-			if !utf8.Valid(p.data[start:i]) {
+			if hi >= utf8.RuneSelf && !utf8.Valid(p.data[start:i]) {
 				return false
 			}
 			t.out = append(append(append(t.out, '"'), p.data[start:i]...), '"')

@@ -154,3 +154,18 @@ func TestAppendCanonicalDocument_Numbers(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendCanonicalDocument_UTF8: keys and string values with valid
+// non-ASCII text are copied; invalid UTF-8 anywhere in them is refused
+// with the slow path's error.
+func TestAppendCanonicalDocument_UTF8(t *testing.T) {
+	for _, s := range []string{"é", "日本語", "a\u2028b", "\xff", "ab\xc3", "\xed\xa0\x80", "ok\xe2\x82"} {
+		for _, src := range []string{`{"_id":1,"k":"` + s + `"}`, `{"_id":1,"` + s + `":1}`, `{"_id":1,"a":["x","` + s + `"]}`} {
+			want, wantErr := slow([]byte(src))
+			got, _, err := query.AppendCanonicalDocument(nil, []byte(src))
+			if (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) || !bytes.Equal(got, want) && err == nil {
+				t.Errorf("%q:\nfast %s, %v\nslow %s, %v", src, got, err, want, wantErr)
+			}
+		}
+	}
+}
