@@ -43,10 +43,16 @@ func slowCanonicalDocument(dst, src []byte) ([]byte, Value, error) {
 }
 
 type transcoder struct {
-	p    parser
-	out  []byte
-	keys [][]byte // raw keys of the objects being transcoded, for duplicate checks
+	p   parser
+	out []byte
+	// keys are the raw keys of the objects being transcoded, for duplicate
+	// checks, as offsets into p.data: no pointers, so appending one costs
+	// no write barrier while the collector runs.
+	keys []keySpan
 }
+
+// keySpan is a key's bytes in the input: p.data[start:end].
+type keySpan struct{ start, end int32 }
 
 var transcoderPool = newTranscoderPool()
 
@@ -56,7 +62,6 @@ func newTranscoderPool() *pool[transcoder] {
 
 func (t *transcoder) release() {
 	t.p.data, t.out = nil, nil
-	clear(t.keys)
 	t.keys = t.keys[:0]
 	transcoderPool.Put(t)
 }
@@ -65,7 +70,8 @@ func (t *transcoder) release() {
 func (t *transcoder) document() ([]byte, Value, bool) {
 	p := &t.p
 	p.skipSpace()
-	if p.pos >= len(p.data) || p.data[p.pos] != '{' {
+	// The size check also keeps offsets into the input (keySpan) in int32.
+	if p.pos >= len(p.data) || p.data[p.pos] != '{' || len(p.data) > MaxDocumentSize {
 		return nil, Value{}, false
 	}
 	base := len(t.out)
@@ -216,17 +222,18 @@ func (t *transcoder) object(depth int, onKey func(key []byte, valStart int), val
 	}
 	for first := true; ; first = false {
 		p.skipSpace()
-		key, ok := t.rawKey()
+		key, dot, ok := t.rawKey()
 		if !ok {
 			return false
 		}
 		if first && len(key) > 1 && key[0] == '$' {
 			return t.extended(objStart)
 		}
-		if len(key) > MaxKeyLength || bytes.HasPrefix(key, []byte("$")) || bytes.IndexByte(key, '.') >= 0 || t.dupKey(base, key) {
+		if len(key) > MaxKeyLength || bytes.HasPrefix(key, []byte("$")) || dot || t.dupKey(base, key) {
 			return false
 		}
-		t.keys = append(t.keys, key)
+		end := p.pos - 1 // the key's closing quote
+		t.keys = append(t.keys, keySpan{int32(end - len(key)), int32(end)})
 		t.out = append(append(append(t.out, '"'), key...), '"', ':')
 		p.skipSpace()
 		if p.pos >= len(p.data) || p.data[p.pos] != ':' {
@@ -276,34 +283,35 @@ func (t *transcoder) extended(objStart int) bool {
 }
 
 // rawKey reads a key without escapes and returns its bytes.
-func (t *transcoder) rawKey() ([]byte, bool) {
+func (t *transcoder) rawKey() (key []byte, dot, ok bool) {
 	p := &t.p
 	if p.pos >= len(p.data) || p.data[p.pos] != '"' {
-		return nil, false
+		return nil, false, false
 	}
 	start := p.pos + 1
 	end := bytes.IndexByte(p.data[start:], '"')
 	if end < 0 {
-		return nil, false
+		return nil, false, false
 	}
-	key := p.data[start : start+end]
+	key = p.data[start : start+end]
 	var hi byte // the bytes or'ed: non-ASCII when its top bit is set
 	for _, c := range key {
 		if c < 0x20 || c == '\\' {
-			return nil, false
+			return nil, false, false
 		}
 		hi |= c
+		dot = dot || c == '.'
 	}
 	if hi >= utf8.RuneSelf && !utf8.Valid(key) {
-		return nil, false
+		return nil, false, false
 	}
 	p.pos = start + end + 1
-	return key, true
+	return key, dot, true
 }
 
 func (t *transcoder) dupKey(base int, key []byte) bool {
 	for _, k := range t.keys[base:] {
-		if bytes.Equal(k, key) {
+		if int(k.end-k.start) == len(key) && bytes.Equal(t.p.data[k.start:k.end], key) {
 			return true
 		}
 	}
