@@ -169,3 +169,20 @@ func TestAppendCanonicalDocument_UTF8(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendCanonicalDocument_Dates: {"$date":<integer>} is copied; every
+// other form of the wrapper, and a broken one, gives the slow path's
+// bytes or error.
+func TestAppendCanonicalDocument_Dates(t *testing.T) {
+	for _, d := range []string{`{"$date":1753309134000}`, `{ "$date" : -5 }`, `{"$date":0}`, `{"$date":-0}`,
+		`{"$date":1.0}`, `{"$date":1e3}`, `{"$date":"2024-05-01T12:00:00Z"}`, `{"$date":1,"x":2}`, `{"$date":}`,
+		`{"$date":12`, `{"$date":007}`, `{"$date":9223372036854775807}`, `{"$date":9223372036854775808}`, `{"$date":[1]}`} {
+		for _, src := range []string{`{"_id":1,"d":` + d + `}`, `{"_id":1,"a":[` + d + `,` + d + `]}`, `{"_id":` + d + `}`} {
+			want, wantErr := slow([]byte(src))
+			got, _, err := query.AppendCanonicalDocument(nil, []byte(src))
+			if (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) || err == nil && !bytes.Equal(got, want) {
+				t.Errorf("%s:\nfast %s, %v\nslow %s, %v", src, got, err, want, wantErr)
+			}
+		}
+	}
+}
