@@ -106,7 +106,7 @@ func TestApply_KillNineIsAllOrNothing(t *testing.T) {
 // crashTemplate builds a store of n documents and plans an update of all
 // of them, returning the plan's token. Each document carries 600 bytes of
 // padding, so that the apply's journal record of 10,000 before-images
-// (about 9 MB) is written in pieces (store.encodeRecord).
+// (about 9 MB) is written in pieces (store.encodeFast).
 func crashTemplate(t *testing.T, path string, n int) string {
 	db, err := store.Open(path, &store.Options{Create: true, NoSync: true})
 	if err != nil {

@@ -1,6 +1,7 @@
 package changes_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -445,4 +446,46 @@ func matches(t *testing.T, filter string, doc query.Value) bool {
 		t.Fatal(err)
 	}
 	return f.Match(doc)
+}
+
+// TestApply_DamagedChunkWritesNothing: a plan whose second chunk of
+// after-images is damaged fails to apply with an error that names the
+// plan and writes nothing (the items of the first chunk were already
+// written in the transaction); so does a cancelled apply; neither leaves
+// the goroutine that parses chunks behind.
+func TestApply_DamagedChunkWritesNothing(t *testing.T) {
+	db := storetest.MustOpen(t)
+	var docs []string
+	for i := range 6000 { // six chunks: more than the goroutine hands over ahead
+		docs = append(docs, fmt.Sprintf(`{"_id":%d,"n":%d}`, i, i))
+	}
+	storetest.Insert(t, db, "c", docs...)
+	before := dump(t, db)
+	leakcheck.Rounds(t, 2, func(int) {
+		res := planUpdate(t, db, "c", `{}`, `{"$inc":{"n":1}}`, nil)
+		write(t, db, func(tx *store.Tx) error {
+			plans, err := tx.Bucket("plans")
+			if err != nil {
+				return err
+			}
+			return plans.Bucket([]byte(res.Token)).Put([]byte{'a', 0, 0, 0, 1}, store.EncodeBlob([]byte("{\"broken\n")))
+		})
+		_, err := changes.Apply(ctx, db, res.Token, nil)
+		if err == nil || !strings.Contains(err.Error(), "plan "+res.Token) {
+			t.Fatalf("apply of a damaged plan: %v, want an error naming the plan", err)
+		}
+		if got := dump(t, db); got != before {
+			t.Fatal("the failed apply wrote documents")
+		}
+		// A cancelled apply stops while the goroutine has chunks to hand over.
+		res = planUpdate(t, db, "c", `{}`, `{"$inc":{"n":1}}`, nil)
+		cctx, cancel := context.WithCancel(ctx)
+		cancel()
+		if _, err := changes.Apply(cctx, db, res.Token, nil); !errors.Is(err, context.Canceled) {
+			t.Fatalf("apply with a cancelled context: %v", err)
+		}
+		if got := dump(t, db); got != before {
+			t.Fatal("the cancelled apply wrote documents")
+		}
+	})
 }

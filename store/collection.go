@@ -308,26 +308,21 @@ func (c *Collection) Replace(id query.Value, doc query.Value) error {
 // when validation rules apply. It checks the _id and the size, not that
 // js is canonical.
 func (c *Collection) ReplaceJSON(id query.Value, js []byte) error {
-	return c.ReplaceJSONIf(id, js, nil)
+	return c.ReplaceJSONAt(id, js, nil, nil)
 }
 
-// ReplaceJSONIf is ReplaceJSON that first calls check, when set, with the
-// current document's canonical JSON (valid only during the call): if
-// check returns an error, nothing is written and that error is returned.
-// It lets a caller check a document and replace it with one read (apply
-// checks each document's digest as it writes it).
-func (c *Collection) ReplaceJSONIf(id query.Value, js []byte, check func(current []byte) error) error {
-	return c.ReplaceJSONAt(id, js, nil, check)
-}
-
-// ReplaceJSONAt is ReplaceJSONIf for a document js that differs from the
-// current one only at the paths changed and below them: the caller knows
-// it, as apply does, which checks the current document's digest and
-// writes what the update (query.Update.Paths) made of that very document.
-// When the collection has no validation rules and its indexes are all
-// B-trees, none of them reading a path that is one of changed, above one
-// or below one (nor _id), no index entry can change and neither document
-// is parsed for the indexes. A nil changed is ReplaceJSONIf.
+// ReplaceJSONAt is ReplaceJSON with two additions for apply. check, when
+// set, is called first with the current document's canonical JSON (valid
+// only during the call): if it returns an error, nothing is written and
+// that error is returned, so a caller checks a document and replaces it
+// with one read (apply checks each document's digest as it writes it).
+// changed, when set, says that js differs from the current document only
+// at those paths and below them: the caller knows it, as apply does when
+// it writes what an update (query.Update.Paths) made of the very document
+// whose digest it just checked. When the collection has no validation
+// rules and its indexes are all B-trees, none of them reading a path that
+// is one of changed, above one or below one (nor _id), no index entry can
+// change and neither document is parsed for the indexes.
 func (c *Collection) ReplaceJSONAt(id query.Value, js []byte, changed []string, check func(current []byte) error) error {
 	if err := c.checkWritable(); err != nil {
 		return err

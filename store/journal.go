@@ -160,12 +160,12 @@ func (tx *Tx) appendJournal() error {
 	}
 	r := Record{LSN: lsn, Time: time.Now().UTC(), Change: tx.change.ID, Kind: tx.change.Kind,
 		Actor: tx.change.Actor, Note: tx.change.Note, Ops: tx.ops}
-	rec := appendRecord(make([]byte, headerSize, recordSize(&r)), &r)
-	if n := len(rec) - headerSize; n > maxRecordSize {
+	rec := appendRecord(make([]byte, 0, recordSize(&r)), &r)
+	if n := len(rec); n > maxRecordSize {
 		return query.Errorf(query.Limit, "the transaction's journal record would be %d bytes, over the %d-byte limit", n, maxRecordSize).
 			WithHint("split the change: the record holds a before-image of every document it changes (narrow the filter of a plan, or import in batches)")
 	}
-	val := encodeRecord(rec)
+	val := encodeFast(rec)
 	tx.lsn = lsn
 	if err := j.Put(lsnKey(lsn), val); err != nil {
 		return err

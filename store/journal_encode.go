@@ -34,7 +34,7 @@ func appendRecord(dst []byte, r *Record) []byte {
 // appendRecord fills: an update of many documents journals each one's
 // before-image, and growing the buffer copied them over and over.
 func recordSize(r *Record) int {
-	n := headerSize + 256 + len(r.Note)
+	n := 256 + len(r.Note)
 	for i := range r.Ops {
 		n += 48 + len(r.Ops[i].Coll) + len(r.Ops[i].beforeJSON)
 	}

@@ -91,14 +91,7 @@ func (c *Collection) scanSerial(ctx context.Context, newBatch func() *scanBatch,
 	r := &batchReader{cur: c.docs.Cursor()}
 	b := newBatch()
 	for {
-		b.vals, b.n, b.err = b.vals[:0], 0, nil
-		if b.group != nil {
-			b.group.Reset()
-		}
-		if b.err = ctx.Err(); b.err == nil {
-			b.err = r.fill(b)
-		}
-		if len(b.vals) == 0 && b.err == nil {
+		if !r.refill(ctx, b) {
 			return nil
 		}
 		safely(b, work)
@@ -123,14 +116,7 @@ func (c *Collection) readBatches(ctx context.Context, free <-chan *scanBatch, st
 		case <-stop:
 			return
 		}
-		b.vals, b.n, b.err = b.vals[:0], 0, nil
-		if b.group != nil {
-			b.group.Reset()
-		}
-		if b.err = ctx.Err(); b.err == nil {
-			b.err = r.fill(b)
-		}
-		if len(b.vals) == 0 && b.err == nil {
+		if !r.refill(ctx, b) {
 			return // no more documents
 		}
 		send(b)
@@ -145,6 +131,19 @@ type batchReader struct {
 	cur     *bolt.Cursor
 	k, v    []byte
 	started bool
+}
+
+// refill empties b and fills it with the next documents, or with the
+// context's error; it reports false when no document and no error was left.
+func (r *batchReader) refill(ctx context.Context, b *scanBatch) bool {
+	b.vals, b.n, b.err = b.vals[:0], 0, nil
+	if b.group != nil {
+		b.group.Reset()
+	}
+	if b.err = ctx.Err(); b.err == nil {
+		b.err = r.fill(b)
+	}
+	return len(b.vals) > 0 || b.err != nil
 }
 
 // fill reads up to scanBatchSize values into b, turning a fault on a
