@@ -30,13 +30,12 @@ var allowed = map[string][]string{
 // onlyCLI are imports reserved to cli/ and main.go.
 var onlyCLI = []string{"github.com/spf13/cobra"}
 
-// notInBinary are modules only tests may import: bleve's packages register
-// themselves in its registry, which links bleve's search and geo packages
-// and json-iterator and runs their initialisation on every command (about
-// 40 packages, 0.5 ms of process start). The vector package rebuilds the
-// analyzers and the query-string parser it needs, and its tests compare
-// them with bleve's.
-var notInBinary = []string{"github.com/blevesearch/bleve/v2", "github.com/blevesearch/bleve_index_api"}
+// notInBinary are packages only tests may import: bleve's top package
+// brings its whole index (scorch, its segment formats, their
+// initialisation) into every process. The binary uses bleve's query-string
+// parser (search/query) and its analysis parts, and keeps its own index.
+// A name ending in "/..." stands for the packages below it too.
+var notInBinary = []string{"github.com/blevesearch/bleve/v2", "github.com/blevesearch/bleve/v2/index/..."}
 
 // inBinary lists the internal packages that the binary's packages may
 // import, each with the omgdb packages it may import itself (none: it must
@@ -45,16 +44,6 @@ var notInBinary = []string{"github.com/blevesearch/bleve/v2", "github.com/bleves
 var inBinary = map[string][]string{
 	"internal/crc32c":    {},
 	"internal/failpoint": {},
-	// internal/compress is klauspost/compress's zstd, copied (see its
-	// README.md); its packages import only each other.
-	"internal/compress":                      {},
-	"internal/compress/fse":                  {},
-	"internal/compress/internal/cpuinfo":     {},
-	"internal/compress/internal/le":          {},
-	"internal/compress/zstd/internal/xxhash": {},
-	"internal/compress/huff0":                {"internal/compress/fse", "internal/compress/internal/cpuinfo", "internal/compress/internal/le"},
-	"internal/compress/zstd": {"internal/compress", "internal/compress/huff0", "internal/compress/internal/cpuinfo",
-		"internal/compress/internal/le", "internal/compress/zstd/internal/xxhash"},
 }
 
 const module = "github.com/omgdb/omgdb/"
@@ -96,7 +85,8 @@ func checkImport(t *testing.T, file, pkg, imp string) {
 		}
 	}
 	for _, m := range notInBinary {
-		if imp == m || strings.HasPrefix(imp, m+"/") {
+		tree, ok := strings.CutSuffix(m, "/...")
+		if imp == m || (ok && (imp == tree || strings.HasPrefix(imp, tree+"/"))) {
 			t.Errorf("%s imports %s, which only tests may import (it slows process start)", file, imp)
 		}
 	}
@@ -136,8 +126,8 @@ func checkImport(t *testing.T, file, pkg, imp string) {
 // slowInit lists packages whose initialisation is too costly for a binary
 // that every agent call starts, with what it costs on the benchmark machine.
 var slowInit = map[string]string{
-	"github.com/klauspost/compress/internal/snapref": "builds hash/crc32's Castagnoli tables: 0.2-0.3 ms (internal/compress/README.md)",
-	"github.com/blevesearch/bleve/v2":                "registers bleve's search, geo and json-iterator packages: 0.5 ms or more",
+	"github.com/blevesearch/bleve/v2":              "links bleve's index and its segment formats into every process",
+	"github.com/blevesearch/bleve/v2/index/scorch": "links bleve's index and its segment formats into every process",
 }
 
 // TestBinaryDeps checks the packages linked into the binary, which imports
@@ -151,8 +141,10 @@ func TestBinaryDeps(t *testing.T) {
 		t.Fatalf("go list -deps: %v", err)
 	}
 	deps := strings.Fields(string(out))
-	if !slices.Contains(deps, module+"internal/compress/zstd") {
-		t.Fatalf("go list -deps . does not list internal/compress/zstd: %d packages %v...", len(deps), deps[:min(5, len(deps))])
+	for _, want := range []string{"github.com/klauspost/compress/zstd", "github.com/blevesearch/bleve/v2/search/query"} {
+		if !slices.Contains(deps, want) {
+			t.Fatalf("go list -deps . does not list %s: %d packages %v...", want, len(deps), deps[:min(5, len(deps))])
+		}
 	}
 	for _, d := range deps {
 		if why, ok := slowInit[d]; ok {

@@ -6,7 +6,7 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/omgdb/omgdb/internal/compress/zstd"
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/omgdb/omgdb/internal/crc32c"
 	"github.com/omgdb/omgdb/query"

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/omgdb/omgdb/internal/compress/zstd"
+	"github.com/klauspost/compress/zstd"
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/omgdb/omgdb/internal/failpoint"

@@ -2,20 +2,21 @@ package vector
 
 import (
 	"bytes"
-	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	porterstemmer "github.com/blevesearch/go-porterstemmer"
 	"github.com/blevesearch/segment"
 )
 
 // The analyzers of search indexes: bleve v2.6.1's "standard" and "en",
-// rebuilt from the same parts (segment's Unicode word segmentation, the
-// Porter stemmer) without bleve's registry, which links bleve's search and
-// geo packages into the binary and runs their initialisation on every
-// command. TestAnalyzer_EqualsBleve checks that the tokens are bleve's.
+// assembled from bleve's parts (segment's Unicode word segmentation, its
+// English stop list, the Porter stemmer) on terms kept in place, without
+// the token objects bleve's analysis chain allocates per word.
+// TestAnalyzer_EqualsBleve checks that the tokens are bleve's.
 const (
 	analyzerStandard = "standard"
 	analyzerEN       = "en"
@@ -126,22 +127,12 @@ func stemTerm(term []byte) []byte {
 	return out
 }
 
-// englishStopWords are bleve's English stop words (its stop_en list, from
-// the Snowball project's English stop list, BSD-licensed), used by both
-// analyzers and by the embedding.
-const englishStopWords = "a about above after again against all am an and any are aren't as at be because been before being below between both but by " +
-	"can't cannot could couldn't did didn't do does doesn't doing don't down during each few for from further had hadn't has hasn't have haven't having " +
-	"he he'd he'll he's her here here's hers herself him himself his how how's i i'd i'll i'm i've if in into is isn't it it's its itself let's me more " +
-	"most mustn't my myself no nor not of off on once only or other ought our ours ourselves out over own same shan't she she'd she'll she's should " +
-	"shouldn't so some such than that that's the their theirs them themselves then there there's these they they'd they'll they're they've this those " +
-	"through to too under until up very was wasn't we we'd we'll we're we've were weren't what what's when when's where where's which while who who's " +
-	"whom why why's with won't would wouldn't you you'd you'll you're you've your yours yourself yourselves"
-
-// stopWords returns the set of englishStopWords, built on first use.
-var stopWords = sync.OnceValue(func() map[string]struct{} {
-	set := map[string]struct{}{}
-	for _, w := range strings.Fields(englishStopWords) {
-		set[w] = struct{}{}
+// stopWords returns bleve's English stop words (its stop_en list), used
+// by both analyzers and by the embedding, loaded on first use.
+var stopWords = sync.OnceValue(func() analysis.TokenMap {
+	words := analysis.NewTokenMap()
+	if err := words.LoadBytes(en.EnglishStopWords); err != nil {
+		panic("vector: bleve's English stop words: " + err.Error())
 	}
-	return set
+	return words
 })

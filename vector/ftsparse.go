@@ -1,27 +1,16 @@
 package vector
 
 import (
-	"errors"
 	"fmt"
-	"strconv"
-	"strings"
-	"unicode"
+
+	bq "github.com/blevesearch/bleve/v2/search/query"
 )
 
-// The search query syntax: bleve v2.6.1's query string, parsed here into
-// the nodes below rather than by bleve's search/query package, which links
-// bleve's search and geo packages (and json-iterator) into the binary and
-// runs their initialisation on every command. The lexer is bleve's, state
-// for state; the grammar (bleve's query_string.y) is
-//
-//	input  := part+
-//	part   := ("+" | "-")? base ("^" boost)?
-//	base   := STRING | STRING "~" fuzz | NUMBER | PHRASE
-//	        | field ":" (STRING | STRING "~" fuzz | NUMBER | "-" NUMBER | PHRASE)
-//	        | field ":" (">" | ">=" | "<" | "<=") ("-"? NUMBER | PHRASE)
-//	field  := STRING | PHRASE
-//
-// TestParseSearch_EqualsBleve compares both parsers.
+// The search query syntax is bleve's query string, parsed by bleve's own
+// parser (search/query); parseQueryString turns what it returns into the
+// nodes below, which ftsquery.go evaluates on our own index. bleve's
+// search/query package links its search, registry and geo packages into
+// the binary (docs/benchmarks.md measures the start-up this costs).
 
 // searchNode is a node of a parsed search query.
 type searchNode interface{ searchNode() }
@@ -101,369 +90,94 @@ func (*disjunctionNode) searchNode() {}
 func (*rangeNode) searchNode()       {}
 func (*noneNode) searchNode()        {}
 
-// Tokens of the query string.
-const (
-	tEOF = iota
-	tSTRING
-	tPHRASE
-	tNUMBER
-	tPLUS
-	tMINUS
-	tCOLON
-	tGREATER
-	tLESS
-	tEQUAL
-	tBOOST
-	tTILDE
-)
-
-type qsToken struct {
-	kind int
-	s    string
-}
-
-// qsParseError is an error of the parse; bleve reports these as
-// "parse error: …" and grammar errors as "syntax error".
-type qsParseError string
-
-func (e qsParseError) Error() string { return string(e) }
-
-// lexQueryString splits a query string into tokens as bleve's lexer.
-func lexQueryString(text string) ([]qsToken, error) {
-	var (
-		toks     []qsToken
-		buf      strings.Builder
-		inEscape bool
-		seenDot  bool
-	)
-	type state int
-	const (
-		start state = iota
-		inPhrase
-		singleCharOp
-		inBoost
-		inTilde
-		inNumOrStr
-		inStr
-	)
-	st := start
-	emit := func(kind int) {
-		toks = append(toks, qsToken{kind, buf.String()})
-		buf.Reset()
-		inEscape, seenDot = false, false
-	}
-	runes := []rune(text)
-	for i := 0; ; {
-		eof := i >= len(runes)
-		var next rune
-		if !eof {
-			next = runes[i]
-		}
-		consumed := true
-		switch st {
-		case start:
-			if eof {
-				return toks, nil
-			}
-			if inEscape {
-				inEscape = false
-				buf.WriteString(unescapeQS(next))
-				st = inStr
-				break
-			}
-			switch next {
-			case '"':
-				st = inPhrase
-			case '+', '-', ':', '>', '<', '=':
-				buf.WriteRune(next)
-				st = singleCharOp
-			case '^':
-				st = inBoost
-			case '~':
-				st = inTilde
-			case '\\':
-				inEscape = true
-			default:
-				switch {
-				case unicode.IsDigit(next):
-					buf.WriteRune(next)
-					st = inNumOrStr
-				case !unicode.IsSpace(next):
-					buf.WriteRune(next)
-					st = inStr
-				default:
-					buf.Reset()
-					inEscape, seenDot = false, false
-				}
-			}
-		case inPhrase:
-			switch {
-			case eof:
-				return nil, qsParseError("unterminated quote")
-			case !inEscape && next == '"':
-				emit(tPHRASE)
-				st = start
-			case !inEscape && next == '\\':
-				inEscape = true
-			case inEscape:
-				inEscape = false
-				buf.WriteString(unescapeQS(next))
-			default:
-				buf.WriteRune(next)
-			}
-		case singleCharOp:
-			kind := map[string]int{"+": tPLUS, "-": tMINUS, ":": tCOLON, ">": tGREATER, "<": tLESS, "=": tEQUAL}[buf.String()]
-			emit(kind)
-			st, consumed = start, false
-		case inBoost, inTilde:
-			switch {
-			case eof || (!inEscape && next == ' '):
-				if buf.Len() == 0 {
-					buf.WriteString("1")
-				}
-				if st == inBoost {
-					emit(tBOOST)
-				} else {
-					emit(tTILDE)
-				}
-				st = start
-			case !inEscape && next == '\\':
-				inEscape = true
-			case inEscape:
-				inEscape = false
-				buf.WriteString(unescapeQS(next))
-			default:
-				buf.WriteRune(next)
-			}
-		case inNumOrStr, inStr:
-			switch {
-			case eof || (!inEscape && (next == ' ' || next == ':' || next == '^' || next == '~')):
-				if st == inNumOrStr {
-					emit(tNUMBER)
-				} else {
-					emit(tSTRING)
-				}
-				st = start
-				consumed = eof || next == ' '
-			case !inEscape && next == '\\':
-				inEscape = true
-			case inEscape:
-				inEscape = false
-				buf.WriteString(unescapeQS(next))
-				st = inStr // an escape never makes a number
-			case st == inStr:
-				buf.WriteRune(next)
-			case !seenDot && next == '.':
-				seenDot = true
-				buf.WriteRune(next)
-			case unicode.IsDigit(next):
-				buf.WriteRune(next)
-			default:
-				buf.WriteRune(next)
-				st = inStr
-			}
-		}
-		if consumed && !eof {
-			i++
-		}
-	}
-}
-
-// unescapeQS is what an escaped rune stands for: itself when reserved,
-// else the backslash and itself.
-func unescapeQS(r rune) string {
-	if strings.ContainsRune(`+-=&|><!(){}[]^"~*?:\/ `, r) {
-		return string(r)
-	}
-	return `\` + string(r)
-}
-
-// parseQueryString parses a query in bleve's query-string syntax; the
-// errors read as bleve's.
+// parseQueryString parses a query in bleve's query-string syntax. The
+// errors are bleve's.
 func parseQueryString(text string) (searchNode, error) {
-	if text == "" {
+	q, err := bq.NewQueryStringQuery(text).Parse()
+	if err != nil {
+		return nil, err
+	}
+	return fromBleve(q)
+}
+
+// fromBleve converts a query of bleve's query-string parser into our
+// nodes. The parser makes only the kinds below; any other is refused
+// rather than misread.
+func fromBleve(q bq.Query) (searchNode, error) {
+	switch q := q.(type) {
+	case *bq.BooleanQuery:
+		return boolFromBleve(q)
+	case *bq.DisjunctionQuery:
+		clauses, err := listFromBleve(q.Disjuncts)
+		return &disjunctionNode{clauses: clauses, boost: boostOf(q.BoostVal)}, err
+	case *bq.MatchQuery:
+		if q.Prefix != 0 || q.Operator != bq.MatchQueryOperatorOr {
+			break
+		}
+		return &matchNode{text: q.Match, field: q.FieldVal, fuzziness: q.Fuzziness, boost: boostOf(q.BoostVal)}, nil
+	case *bq.MatchPhraseQuery:
+		return &phraseNode{text: q.MatchPhrase, field: q.FieldVal, boost: boostOf(q.BoostVal)}, nil
+	case *bq.WildcardQuery:
+		return &wildcardNode{pattern: q.Wildcard, field: q.FieldVal, boost: boostOf(q.BoostVal)}, nil
+	case *bq.RegexpQuery:
+		return &regexpNode{pattern: q.Regexp, field: q.FieldVal, boost: boostOf(q.BoostVal)}, nil
+	case *bq.NumericRangeQuery:
+		return &rangeNode{field: q.FieldVal, boost: boostOf(q.BoostVal)}, nil
+	case *bq.DateRangeQuery:
+		return &rangeNode{field: q.FieldVal, date: true, boost: boostOf(q.BoostVal)}, nil
+	case *bq.MatchNoneQuery:
 		return &noneNode{}, nil
 	}
-	toks, err := lexQueryString(text)
-	if err != nil {
-		return nil, fmt.Errorf("parse error: %s", err)
-	}
-	p := &qsParser{toks: toks}
-	q, err := p.parse()
-	if pe, ok := err.(qsParseError); ok {
-		return nil, fmt.Errorf("parse error: %s", string(pe))
-	}
-	return q, err
+	return nil, fmt.Errorf("unsupported query %T", q)
 }
 
-type qsParser struct {
-	toks []qsToken
-	i    int
-}
-
-var errSyntax = errors.New("syntax error")
-
-func (p *qsParser) peek(k int) int {
-	if p.i+k < len(p.toks) {
-		return p.toks[p.i+k].kind
-	}
-	return tEOF
-}
-
-func (p *qsParser) next() qsToken {
-	t := p.toks[p.i]
-	p.i++
-	return t
-}
-
-func (p *qsParser) parse() (searchNode, error) {
-	q := &boolNode{}
-	if len(p.toks) == 0 {
-		return nil, errSyntax
-	}
-	for p.i < len(p.toks) {
-		prefix := p.peek(0)
-		if prefix == tPLUS || prefix == tMINUS {
-			p.i++
+// boolFromBleve converts a whole query: bleve puts the required clauses
+// in a conjunction and the optional and excluded ones in disjunctions.
+func boolFromBleve(q *bq.BooleanQuery) (searchNode, error) {
+	n := &boolNode{}
+	var err error
+	if q.Must != nil {
+		c, ok := q.Must.(*bq.ConjunctionQuery)
+		if !ok {
+			return nil, fmt.Errorf("unsupported required clauses %T", q.Must)
 		}
-		n, err := p.base()
+		if n.must, err = listFromBleve(c.Conjuncts); err != nil {
+			return nil, err
+		}
+	}
+	for _, part := range []struct {
+		q    bq.Query
+		dest *[]searchNode
+	}{{q.Should, &n.should}, {q.MustNot, &n.mustNot}} {
+		if part.q == nil {
+			continue
+		}
+		d, ok := part.q.(*bq.DisjunctionQuery)
+		if !ok {
+			return nil, fmt.Errorf("unsupported clauses %T", part.q)
+		}
+		if *part.dest, err = listFromBleve(d.Disjuncts); err != nil {
+			return nil, err
+		}
+	}
+	return n, nil
+}
+
+func listFromBleve(qs []bq.Query) ([]searchNode, error) {
+	out := make([]searchNode, 0, len(qs))
+	for _, q := range qs {
+		n, err := fromBleve(q)
 		if err != nil {
 			return nil, err
 		}
-		if p.peek(0) == tBOOST {
-			b, err := strconv.ParseFloat(p.next().s, 64)
-			if err != nil {
-				return nil, qsParseError(fmt.Sprintf("invalid boost value: %v", err))
-			}
-			setBoost(n, b)
-		}
-		switch prefix {
-		case tPLUS:
-			q.must = append(q.must, n)
-		case tMINUS:
-			q.mustNot = append(q.mustNot, n)
-		default:
-			q.should = append(q.should, n)
-		}
+		out = append(out, n)
 	}
-	return q, nil
+	return out, nil
 }
 
-// base parses one clause without its prefix and boost.
-func (p *qsParser) base() (searchNode, error) {
-	switch p.peek(0) {
-	case tNUMBER:
-		return numberNode("", p.next().s)
-	case tSTRING, tPHRASE:
-	default:
-		return nil, errSyntax
+func boostOf(b *bq.Boost) float64 {
+	if b == nil {
+		return 1
 	}
-	if p.peek(1) != tCOLON {
-		t := p.next()
-		if t.kind == tPHRASE {
-			return &phraseNode{text: t.s, boost: 1}, nil
-		}
-		if p.peek(0) == tTILDE {
-			return fuzzyMatch("", t.s, p.next().s)
-		}
-		return stringNode("", t.s)
-	}
-	field := p.next().s
-	p.i++ // the colon
-	switch p.peek(0) {
-	case tSTRING:
-		s := p.next().s
-		if p.peek(0) == tTILDE {
-			return fuzzyMatch(field, s, p.next().s)
-		}
-		return stringNode(field, s)
-	case tNUMBER:
-		return numberNode(field, p.next().s)
-	case tMINUS:
-		if p.peek(1) != tNUMBER {
-			return nil, errSyntax
-		}
-		p.i++
-		return numberNode(field, "-"+p.next().s)
-	case tPHRASE:
-		return &phraseNode{text: p.next().s, field: field, boost: 1}, nil
-	case tGREATER, tLESS:
-		p.i++
-		if p.peek(0) == tEQUAL {
-			p.i++
-		}
-		switch p.peek(0) {
-		case tPHRASE:
-			// bleve parses the date first; refused either way, a range is
-			// refused here with the hint to use --filter.
-			p.i++
-			return &rangeNode{field: field, date: true, boost: 1}, nil
-		case tMINUS, tNUMBER:
-			s := ""
-			if p.peek(0) == tMINUS {
-				if p.peek(1) != tNUMBER {
-					return nil, errSyntax
-				}
-				p.i++
-				s = "-"
-			}
-			if _, err := strconv.ParseFloat(s+p.next().s, 64); err != nil {
-				return nil, qsParseError(fmt.Sprintf("error parsing number: %v", err))
-			}
-			return &rangeNode{field: field, boost: 1}, nil
-		}
-	}
-	return nil, errSyntax
-}
-
-// stringNode is a word: a regular expression between slashes, a wildcard
-// pattern with * or ?, else a match.
-func stringNode(field, s string) (searchNode, error) {
-	switch {
-	case strings.HasPrefix(s, "/") && strings.HasSuffix(s, "/"):
-		if len(s) < 2 {
-			// bleve slices s[1:0] and reports the panic.
-			return nil, qsParseError("runtime error: slice bounds out of range [1:0]")
-		}
-		return &regexpNode{pattern: s[1 : len(s)-1], field: field, boost: 1}, nil
-	case strings.ContainsAny(s, "*?"):
-		return &wildcardNode{pattern: s, field: field, boost: 1}, nil
-	}
-	return &matchNode{text: s, field: field, boost: 1}, nil
-}
-
-func fuzzyMatch(field, s, fuzz string) (searchNode, error) {
-	f, err := strconv.ParseFloat(fuzz, 64)
-	if err != nil {
-		return nil, qsParseError(fmt.Sprintf("invalid fuzziness value: %v", err))
-	}
-	return &matchNode{text: s, field: field, fuzziness: int(f), boost: 1}, nil
-}
-
-// numberNode is a number: bleve matches it as a word or as a numeric value.
-func numberNode(field, s string) (searchNode, error) {
-	if _, err := strconv.ParseFloat(s, 64); err != nil {
-		return nil, qsParseError(fmt.Sprintf("error parsing number: %v", err))
-	}
-	return &disjunctionNode{clauses: []searchNode{
-		&matchNode{text: s, field: field, boost: 1},
-		&rangeNode{field: field, boost: 1},
-	}, boost: 1}, nil
-}
-
-func setBoost(n searchNode, b float64) {
-	switch n := n.(type) {
-	case *matchNode:
-		n.boost = b
-	case *phraseNode:
-		n.boost = b
-	case *wildcardNode:
-		n.boost = b
-	case *regexpNode:
-		n.boost = b
-	case *disjunctionNode:
-		n.boost = b
-	case *rangeNode:
-		n.boost = b
-	}
+	return b.Value()
 }
