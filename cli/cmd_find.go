@@ -129,8 +129,9 @@ func (e *env) printStream(path string, f storeFlags, pretty bool, open func(*sto
 			return err
 		}
 		defer src.Close()
+		raw, _ := src.(store.RawSource)
 		for src.Next() {
-			if err := out.doc(src.Doc()); err != nil {
+			if err := out.from(src, raw); err != nil {
 				return err
 			}
 		}
@@ -177,9 +178,11 @@ func (e *env) runCount(ctx context.Context, opts *countOptions) error {
 	}
 	defer db.Close()
 	return db.View(func(tx *store.Tx) error {
-		n, err := countIn(ctx, tx, opts.coll, opts.at, filter)
+		var n int64
 		if opts.hint != "" && opts.at == "" {
 			n, err = hintedCount(ctx, tx, opts.coll, filter, opts.hint)
+		} else {
+			n, err = countIn(ctx, tx, opts.coll, opts.at, filter)
 		}
 		if err != nil {
 			return err

@@ -127,6 +127,21 @@ func (o *output) doc(v query.Value) error {
 	return o.json(o.buf)
 }
 
+// from writes the current document of src: the canonical JSON it is
+// stored as when raw (src as a store.RawSource, or nil) hands it out
+// unchanged, else the decoded document encoded again.
+func (o *output) from(src query.Source, raw store.RawSource) error {
+	if raw != nil {
+		if js := raw.RawJSON(); js != nil {
+			return o.json(js)
+		}
+		if err := src.Err(); err != nil {
+			return err
+		}
+	}
+	return o.doc(src.Doc())
+}
+
 // json writes canonical JSON bytes as one line (or indented).
 func (o *output) json(js []byte) error {
 	if o.pretty {

@@ -17,6 +17,9 @@ type Cursor struct {
 	started bool
 	key     []byte // the current key, valid until Next
 	raw     []byte // the current stored value, valid until Next
+	js      []byte // raw's JSON, once checked and decompressed (jsDone)
+	jsErr   error
+	jsDone  bool
 	doc     query.Value
 	decoded bool
 	err     error
@@ -38,7 +41,7 @@ func (cur *Cursor) Next() bool {
 		cur.c = nil
 		return false
 	}
-	cur.key, cur.raw, cur.decoded = k, v, false
+	cur.key, cur.raw, cur.decoded, cur.jsDone = k, v, false, false
 	return true
 }
 
@@ -50,21 +53,36 @@ func (cur *Cursor) Key() []byte { return cur.key }
 // Doc returns the current document, decoded.
 func (cur *Cursor) Doc() query.Value {
 	if !cur.decoded {
-		cur.doc, cur.err = decodeDoc(cur.raw)
 		cur.decoded = true
+		cur.doc = query.Value{}
+		if js, err := cur.JSON(); err == nil {
+			if cur.doc, err = query.Parse(js); err != nil {
+				cur.err = corruptValue(err.Error())
+			}
+		}
 	}
 	return cur.doc
 }
 
-// JSON returns the current document's canonical JSON. The bytes may alias
-// the store's memory: they are valid only until Next and must not be
-// modified.
+// JSON returns the current document's canonical JSON. The value is
+// checked and decompressed once, however often JSON and Doc are called.
+// The bytes may alias the store's memory: they are valid only until Next
+// and must not be modified.
 func (cur *Cursor) JSON() ([]byte, error) {
-	b, err := docJSON(cur.raw)
-	if err != nil {
-		cur.err = err
+	if !cur.jsDone {
+		cur.js, cur.jsErr = docJSON(cur.raw)
+		cur.jsDone = true
+		if cur.jsErr != nil {
+			cur.err = cur.jsErr
+		}
 	}
-	return b, err
+	return cur.js, cur.jsErr
+}
+
+// RawJSON is JSON for RawSource: nil after an error, which Err reports.
+func (cur *Cursor) RawJSON() []byte {
+	js, _ := cur.JSON()
+	return js
 }
 
 // Err returns the first error the cursor met.

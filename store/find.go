@@ -39,6 +39,20 @@ type Query struct {
 
 func (q *Query) sorted() bool { return q.Sort != nil && len(q.Sort.Keys()) > 0 }
 
+// RawSource is a stream of documents that can also hand out the current
+// document as the canonical JSON it is stored as, so that a caller that
+// prints it writes those bytes instead of decoding and encoding it again.
+// The streams of Find and Scan implement it.
+type RawSource interface {
+	query.Source
+	// RawJSON returns the current document's canonical JSON when the
+	// stream passes the document on as stored, nil when it changed it
+	// (projected, redacted, decoded in part) or met an error (then Err
+	// says which). The bytes are valid only until Next and must not be
+	// modified.
+	RawJSON() []byte
+}
+
 // Find returns a stream of the documents matching q. The planner chooses
 // between a collection scan and an index (see planner.go); either way the
 // results are the same, in the same order: by the sort, then _id, or by
@@ -196,6 +210,15 @@ func (s *scanSource) Doc() query.Value {
 	return s.doc
 }
 
+// RawJSON implements RawSource: the stored JSON, unless the document is
+// redacted or decoded in part.
+func (s *scanSource) RawJSON() []byte {
+	if s.redact != nil || s.fields != nil {
+		return nil
+	}
+	return s.cur.RawJSON()
+}
+
 func (s *scanSource) Err() error {
 	if s.err != nil {
 		return s.err
@@ -228,8 +251,17 @@ func (p *pageSource) Next() bool {
 }
 
 func (p *pageSource) Doc() query.Value { return p.src.Doc() }
-func (p *pageSource) Err() error       { return p.src.Err() }
-func (p *pageSource) Close() error     { return p.src.Close() }
+
+// RawJSON implements RawSource when the stream it pages does.
+func (p *pageSource) RawJSON() []byte {
+	if rs, ok := p.src.(RawSource); ok {
+		return rs.RawJSON()
+	}
+	return nil
+}
+
+func (p *pageSource) Err() error   { return p.src.Err() }
+func (p *pageSource) Close() error { return p.src.Close() }
 
 // projectSource applies a projection to each document of a stream.
 type projectSource struct {

@@ -181,7 +181,10 @@ type ixSource struct {
 	pos      int
 	loaded   bool
 	seen     map[string]struct{}
-	doc      query.Value
+	match    *query.JSONMatcher // the filter's, made on first use
+	js       []byte             // the current document's JSON, valid until Next
+	doc      query.Value        // the current document, once decoded
+	decoded  bool
 	docs     int64 // documents fetched
 	err      error
 	groupKey []byte // the sort components of the current group
@@ -214,15 +217,31 @@ func (s *ixSource) Next() bool {
 			s.err = wrap(query.IO, ErrCorrupt, "index `%s` of collection `%s` points to a missing document (key %x)", s.p.Index, s.c.name, id)
 			return false
 		}
-		s.doc, s.err = decodeDoc(raw)
-		if s.err != nil {
+		if s.js, s.err = docJSON(raw); s.err != nil {
 			return false
 		}
-		if s.filter == nil || s.filter.Match(s.doc) {
+		s.decoded = false
+		if s.matches() {
 			return true
 		}
 	}
 	return false
+}
+
+// matches reports whether the current document matches the filter, on
+// its stored JSON as a collection scan matches.
+func (s *ixSource) matches() bool {
+	if s.filter == nil {
+		return true
+	}
+	if s.match == nil {
+		s.match = s.filter.JSONMatcher()
+	}
+	ok, err := s.match.Match(s.js)
+	if err != nil {
+		s.err = corruptValue(err.Error())
+	}
+	return ok && err == nil
 }
 
 // nextID returns the next _id key to fetch.
@@ -321,6 +340,25 @@ func (s *ixSource) readGroup() bool {
 	return true
 }
 
-func (s *ixSource) Doc() query.Value { return s.doc }
-func (s *ixSource) Err() error       { return s.err }
-func (s *ixSource) Close() error     { return nil }
+// Doc returns the current document, decoded on first use.
+func (s *ixSource) Doc() query.Value {
+	if !s.decoded {
+		s.decoded = true
+		var err error
+		if s.doc, err = query.Parse(s.js); err != nil {
+			s.doc, s.err = query.Value{}, corruptValue(err.Error())
+		}
+	}
+	return s.doc
+}
+
+// RawJSON implements RawSource.
+func (s *ixSource) RawJSON() []byte {
+	if s.err != nil {
+		return nil
+	}
+	return s.js
+}
+
+func (s *ixSource) Err() error   { return s.err }
+func (s *ixSource) Close() error { return nil }
