@@ -35,3 +35,12 @@ func RecordFrames(tx *Tx, lsn uint64) int {
 	}
 	return bytes.Count(raw[headerSize:], []byte{0x28, 0xb5, 0x2f, 0xfd})
 }
+
+// SetParallelFetchMin lowers the number of _id keys from which an index
+// scan fetches documents on several goroutines, for tests; the returned
+// function restores it.
+func SetParallelFetchMin(n int) (restore func()) {
+	old := parallelFetchMin
+	parallelFetchMin = n
+	return func() { parallelFetchMin = old }
+}

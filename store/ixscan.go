@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"runtime"
 	"slices"
 
 	bolt "go.etcd.io/bbolt"
@@ -182,6 +183,7 @@ type ixSource struct {
 	loaded   bool
 	seen     map[string]struct{}
 	match    *query.JSONMatcher // the filter's, made on first use
+	fetch    *fetcher           // fetches the sorted ids on several goroutines, when many
 	js       []byte             // the current document's JSON, valid until Next
 	doc      query.Value        // the current document, once decoded
 	decoded  bool
@@ -202,6 +204,18 @@ func (c *Collection) indexSource(ctx context.Context, p *Plan, filter *query.Fil
 }
 
 func (s *ixSource) Next() bool {
+	if !s.loaded && s.sortsIDs() {
+		s.loadIDs()
+		if s.err == nil && len(s.ids) >= parallelFetchMin && runtime.GOMAXPROCS(0) > 1 && !s.c.tx.writable {
+			s.fetch = newFetcher(s)
+		}
+	}
+	if s.fetch != nil {
+		s.js, s.decoded = nil, false
+		var ok bool
+		s.js, ok = s.fetch.next()
+		return ok
+	}
 	for s.err == nil {
 		id, ok := s.nextID()
 		if !ok {
@@ -214,7 +228,7 @@ func (s *ixSource) Next() bool {
 		}
 		raw := s.c.docs.Get(id)
 		if raw == nil {
-			s.err = wrap(query.IO, ErrCorrupt, "index `%s` of collection `%s` points to a missing document (key %x)", s.p.Index, s.c.name, id)
+			s.err = s.missing(id)
 			return false
 		}
 		if s.js, s.err = docJSON(raw); s.err != nil {
@@ -228,6 +242,20 @@ func (s *ixSource) Next() bool {
 	return false
 }
 
+// missing is the error for an index entry whose document is not there.
+func (s *ixSource) missing(id []byte) error {
+	return wrap(query.IO, ErrCorrupt, "index `%s` of collection `%s` points to a missing document (key %x)", s.p.Index, s.c.name, id)
+}
+
+// newMatcher returns a matcher of the filter on stored JSON, nil when
+// there is no filter.
+func (s *ixSource) newMatcher() *query.JSONMatcher {
+	if s.filter == nil {
+		return nil
+	}
+	return s.filter.JSONMatcher()
+}
+
 // matches reports whether the current document matches the filter, on
 // its stored JSON as a collection scan matches.
 func (s *ixSource) matches() bool {
@@ -235,13 +263,50 @@ func (s *ixSource) matches() bool {
 		return true
 	}
 	if s.match == nil {
-		s.match = s.filter.JSONMatcher()
+		s.match = s.newMatcher()
 	}
 	ok, err := s.match.Match(s.js)
 	if err != nil {
 		s.err = corruptValue(err.Error())
 	}
 	return ok && err == nil
+}
+
+// fetchFrom reads the documents of ids from docs, in order, and keeps
+// those m matches (every one when m is nil). It stops at the first
+// error, keeping the documents before it.
+func (s *ixSource) fetchFrom(docs *bolt.Bucket, m *query.JSONMatcher, ids [][]byte) *fetched {
+	out := &fetched{docs: make([][]byte, 0, len(ids))}
+	for _, id := range ids {
+		raw := docs.Get(id)
+		if raw == nil {
+			out.err = s.missing(id)
+			return out
+		}
+		js, err := docJSON(raw)
+		if err != nil {
+			out.err = err
+			return out
+		}
+		if m != nil {
+			ok, err := m.Match(js)
+			if err != nil {
+				out.err = corruptValue(err.Error())
+				return out
+			}
+			if !ok {
+				continue
+			}
+		}
+		out.docs = append(out.docs, js)
+	}
+	return out
+}
+
+// sortsIDs reports whether the scan collects the _id keys in bounds and
+// sorts them before fetching (see nextID).
+func (s *ixSource) sortsIDs() bool {
+	return !(s.ordered || s.p.idOrder && !s.p.reverse && s.p.sortGroup == 0) && s.p.sortGroup == 0
 }
 
 // nextID returns the next _id key to fetch.
@@ -360,5 +425,13 @@ func (s *ixSource) RawJSON() []byte {
 	return s.js
 }
 
-func (s *ixSource) Err() error   { return s.err }
-func (s *ixSource) Close() error { return nil }
+func (s *ixSource) Err() error { return s.err }
+
+// Close stops the goroutines fetching documents, if any.
+func (s *ixSource) Close() error {
+	if s.fetch != nil {
+		s.fetch.close()
+		s.fetch = nil
+	}
+	return nil
+}
