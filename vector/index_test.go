@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -409,5 +411,56 @@ func TestVectorSearch_CacheNeverStale(t *testing.T) {
 		if got := top(); got != "3" {
 			t.Fatalf("search %d after the write: top hit %s, want 3", i, got)
 		}
+	}
+}
+
+// TestIndexes_CompactKeepsAndSalvageRebuilds: compaction copies the data
+// of vector and search indexes as it is; salvage builds them again over
+// the recovered documents, to the same content.
+func TestIndexes_CompactKeepsAndSalvageRebuilds(t *testing.T) {
+	db := storetest.MustOpen(t)
+	createIndexes(t, db, "c")
+	r := rand.New(rand.NewSource(3))
+	for i := 0; i < 30; i++ {
+		storetest.Insert(t, db, "c", string(query.AppendJSON(nil, randomDoc(r, i))))
+	}
+	contents := func(path string) map[string]map[string]string {
+		sdb, err := store.Open(path, &store.Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sdb.Close()
+		out := map[string]map[string]string{}
+		sdb.View(func(tx *store.Tx) error {
+			c, err := tx.Collection("c")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range []string{"vec", "text"} {
+				out[name] = indexContents(t, c, name)
+			}
+			return nil
+		})
+		return out
+	}
+	path := db.Path()
+	db.Close()
+	want := contents(path)
+	if len(want["vec"]) < 10 || len(want["text"]) < 30 {
+		t.Fatalf("the indexes hold too little: %d and %d entries", len(want["vec"]), len(want["text"]))
+	}
+	if _, err := store.Compact(context.Background(), path, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := contents(path); !reflect.DeepEqual(got, want) {
+		t.Error("compaction changed the indexes' data")
+	}
+	out := filepath.Join(t.TempDir(), "s.omgdb")
+	rep, err := store.Salvage(context.Background(), path, out)
+	if err != nil || !rep.Complete || strings.Join(rep.Collections[0].Indexes, ",") != "vec,text" {
+		t.Fatalf("salvage: %+v %v", rep, err)
+	}
+	if got := contents(out); !reflect.DeepEqual(got, want) {
+		t.Error("salvage built other indexes")
 	}
 }
