@@ -133,19 +133,19 @@ func (t TextIndex) Clear() error {
 // in byte order.
 func (t TextIndex) Terms(field, prefix string) TextCursor {
 	p := termKey(field, prefix)
-	return TextCursor{c: t.ix.bucket.Cursor(), prefix: p, skip: len(p) - len(prefix)}
+	return TextCursor{prefixCursor{c: t.ix.bucket.Cursor(), prefix: p}, len(p) - len(prefix)}
 }
 
 // Postings returns a cursor over the postings of term in field, in order
 // of the documents' keys.
 func (t TextIndex) Postings(field, term string) TextCursor {
 	p := postingPrefix(field, term)
-	return TextCursor{c: t.ix.bucket.Cursor(), prefix: p, skip: len(p)}
+	return TextCursor{prefixCursor{c: t.ix.bucket.Cursor(), prefix: p}, len(p)}
 }
 
 // Docs returns a cursor over the documents the index holds, in key order.
 func (t TextIndex) Docs() TextCursor {
-	return TextCursor{c: t.ix.bucket.Cursor(), prefix: []byte{prefixDoc}, skip: 1}
+	return TextCursor{prefixCursor{c: t.ix.bucket.Cursor(), prefix: []byte{prefixDoc}}, 1}
 }
 
 // TextCursor walks terms, postings or documents of a full-text index; use
@@ -153,26 +153,36 @@ func (t TextIndex) Docs() TextCursor {
 // it costs no allocation. The slices it returns are the file's memory:
 // valid inside the transaction, never to be written.
 type TextCursor struct {
+	prefixCursor
+	skip int // bytes of a key before what Key returns
+}
+
+// Next moves to the next entry, and reports whether there is one.
+func (c *TextCursor) Next() bool { return c.next() }
+
+// prefixCursor walks the keys of a bucket that start with prefix.
+type prefixCursor struct {
 	c       *bolt.Cursor
 	prefix  []byte
-	skip    int // bytes of a key before what Key returns
 	started bool
 	k, v    []byte
 }
 
-// Next moves to the next entry, and reports whether there is one.
-func (c *TextCursor) Next() bool {
+func (c *prefixCursor) next() bool {
 	if c.started {
 		c.k, c.v = c.c.Next()
 	} else {
 		c.started = true
 		c.k, c.v = c.c.Seek(c.prefix)
 	}
-	if c.k == nil || !bytes.HasPrefix(c.k, c.prefix) {
-		c.k, c.v = nil, nil
-		return false
+	ok := len(c.k) > 0 && c.k[0] == c.prefix[0]
+	if ok && len(c.prefix) > 1 {
+		ok = bytes.HasPrefix(c.k, c.prefix)
 	}
-	return true
+	if !ok {
+		c.k, c.v = nil, nil
+	}
+	return ok
 }
 
 // Key returns the entry's term (Terms: the whole term, prefix included)

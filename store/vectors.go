@@ -89,34 +89,17 @@ func (v Vectors) Records() VectorCursor { return v.cursor(prefixVector) }
 func (v Vectors) Quants() VectorCursor { return v.cursor(prefixQuant) }
 
 func (v Vectors) cursor(prefix byte) VectorCursor {
-	return VectorCursor{c: v.ix.bucket.Cursor(), prefix: prefix}
+	return VectorCursor{prefixCursor{c: v.ix.bucket.Cursor(), prefix: []byte{prefix}}}
 }
 
 // VectorCursor walks the records of a vector index; use it as a variable
 // (for c := vs.Records(); c.Next(); {…}), so that it costs no allocation.
 // The slices it returns are the file's memory: valid inside the
 // transaction, never to be written.
-type VectorCursor struct {
-	c       *bolt.Cursor
-	prefix  byte
-	started bool
-	k, v    []byte
-}
+type VectorCursor struct{ prefixCursor }
 
 // Next moves to the next record, and reports whether there is one.
-func (c *VectorCursor) Next() bool {
-	if c.started {
-		c.k, c.v = c.c.Next()
-	} else {
-		c.started = true
-		c.k, c.v = c.c.Seek([]byte{c.prefix})
-	}
-	if len(c.k) == 0 || c.k[0] != c.prefix {
-		c.k, c.v = nil, nil
-		return false
-	}
-	return true
-}
+func (c *VectorCursor) Next() bool { return c.next() }
 
 // DocKey returns the key of the document's _id.
 func (c *VectorCursor) DocKey() []byte { return vectorDocKey(c.k) }
