@@ -110,7 +110,10 @@ func (c *Collection) Indexes() []IndexDef {
 	return defs
 }
 
-// Index opens the named index, or returns a NotFound error.
+// Index opens the named index, or returns a NotFound error. In a write
+// transaction it returns the same handle every time, the one the
+// collection maintains, so what is buffered through it (Vectors, Text)
+// is seen by all and written before commit.
 func (c *Collection) Index(name string) (*Index, error) {
 	for _, def := range c.meta.Indexes {
 		if def.Name == name {

@@ -54,9 +54,6 @@ func (p Plans) plan(token string) *bolt.Bucket {
 	return root.Bucket([]byte(token))
 }
 
-// Has reports whether a plan with token exists.
-func (p Plans) Has(token string) bool { return p.plan(token) != nil }
-
 // Header returns the stored header of the plan with token, and whether
 // the plan exists.
 func (p Plans) Header(token string) (Blob, bool) {
