@@ -30,6 +30,13 @@ var allowed = map[string][]string{
 // onlyCLI are imports reserved to cli/ and main.go.
 var onlyCLI = []string{"github.com/spf13/cobra"}
 
+// onlyStore are imports reserved to store/, its tests included: the store
+// is the only package that knows the file's layout, and changes/ and
+// vector/ keep their data through its typed API (DESIGN.md section 2).
+// There is no exception: internal/ helpers and every package's tests
+// reach the file through the store too.
+var onlyStore = []string{"go.etcd.io/bbolt"}
+
 // notInBinary are packages only tests may import: bleve's top package
 // brings its whole index (scorch, its segment formats, their
 // initialisation) into every process. The binary uses bleve's query-string
@@ -57,7 +64,7 @@ func TestImportRules(t *testing.T) {
 		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") && path != "." {
 			return filepath.SkipDir
 		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+		if d.IsDir() || !strings.HasSuffix(path, ".go") {
 			return nil
 		}
 		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
@@ -69,12 +76,26 @@ func TestImportRules(t *testing.T) {
 			top = "main"
 		}
 		for _, imp := range f.Imports {
-			checkImport(t, path, top, strings.Trim(imp.Path.Value, `"`))
+			imp := strings.Trim(imp.Path.Value, `"`)
+			checkEngine(t, path, top, imp)
+			if !strings.HasSuffix(path, "_test.go") {
+				checkImport(t, path, top, imp)
+			}
 		}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// checkEngine checks an import of any file, tests included, against
+// onlyStore.
+func checkEngine(t *testing.T, file, pkg, imp string) {
+	for _, m := range onlyStore {
+		if (imp == m || strings.HasPrefix(imp, m+"/")) && pkg != "store" {
+			t.Errorf("%s imports %s, which only store/ may import (tests included): keep data in the file through the store's typed API", file, imp)
+		}
 	}
 }
 

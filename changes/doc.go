@@ -11,10 +11,14 @@
 // a digest of its current bytes, which names its before-image (the current
 // document while the plan is not stale, else its state at the plan's base
 // LSN in the journal: ShowPlan reads it there). The plan is stored in the
-// store file (bucket "plans") under an opaque token, an ObjectId in hex,
-// and stays pending for 24 hours by default. Storing a plan is a write
-// transaction that touches only the plans bucket: it adds no journal
-// record, because it changes no document.
+// store file, through the store's plans area (store.Tx.Plans: a header and
+// chunks of items and after-images, each a checksummed store.Blob), under
+// an opaque token, an ObjectId in hex, and stays pending for 24 hours by
+// default. Storing a plan is a write transaction that touches only the
+// plans area: it adds no journal record, because it changes no document.
+// This package decides what plans, snapshots and rollback links say; the
+// store decides how they are laid out in the file, verifies and compacts
+// them (docs/file-format.md).
 //
 // Apply checks, in one transaction, that every planned document is still
 // exactly as planned as it writes its after-image, marks the plan applied
@@ -35,8 +39,8 @@
 // # History and time travel
 //
 // A Revision is a journal lsn: the state right after that record. A
-// revision spec may also be a snapshot name (a free label kept in the
-// bucket "snapshots"), a change id, or an ISO time. The state at a
+// revision spec may also be a snapshot name (a free label kept through
+// store.Tx.Snapshots), a change id, or an ISO time. The state at a
 // revision is computed lazily: the current documents, with every document
 // touched after the revision replaced by the before-image of its earliest
 // later operation. Only documents touched since differ, so reading the

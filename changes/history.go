@@ -117,7 +117,7 @@ func (c *Change) status(tx *store.Tx) {
 	c.Status = changeStatus(tx, c.ID)
 	c.RolledBackBy = rolledBackBy(tx, c.ID)
 	if c.Kind == "rollback" {
-		c.RollbackOf = getLink(tx, "of", c.ID)
+		c.RollbackOf = tx.Rollbacks().Undid(c.ID)
 		if c.RollbackOf == "" {
 			c.RollbackOf = strings.TrimPrefix(c.Note, "rollback of ")
 		}

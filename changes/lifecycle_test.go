@@ -291,20 +291,18 @@ func TestRollback_ImportOfManyBatchesAndUnknownIDs(t *testing.T) {
 	}
 }
 
-// countKind is an index kind for tests: it keeps one key per document.
+// countKind is an index kind for tests: it keeps one record per document.
 type countKind struct{}
 
 func (countKind) Prepare(def store.IndexDef) (store.IndexDef, error) { return def, nil }
 func (countKind) Update(ix *store.Index, before, after query.Value) error {
 	if !before.IsMissing() {
-		if err := ix.Bucket().Delete(query.AppendKey(nil, before.Get("_id"))); err != nil {
-			return err
-		}
+		ix.Text().DeleteDoc(query.AppendKey(nil, before.Get("_id")))
 	}
-	if after.IsMissing() {
-		return nil
+	if !after.IsMissing() {
+		ix.Text().PutDoc(query.AppendKey(nil, after.Get("_id")), nil, query.AppendJSON(nil, after.Get("_id")))
 	}
-	return ix.Bucket().Put(query.AppendKey(nil, after.Get("_id")), []byte{1})
+	return nil
 }
 
 func init() { store.RegisterIndexKind("changes-test", countKind{}) }

@@ -4,38 +4,19 @@ import (
 	"github.com/omgdb/omgdb/store"
 )
 
-// Rollbacks are linked to the changes they undo in the bucket "rollbacks"
-// of the store file: "by\x00<change>" -> the rollback's change id, and
-// "of\x00<rollback>" -> the change it undid. The journal record of a
-// rollback also says it, in its note ("rollback of <change>").
-const bucketRollbacks = "rollbacks"
-
-func linkKey(kind, id string) []byte { return []byte(kind + "\x00" + id) }
+// Rollbacks are linked to the changes they undo in the store's rollback
+// links (store.Rollbacks). The journal record of a rollback also says it,
+// in its note ("rollback of <change>").
 
 func link(tx *store.Tx, change, rollback string) error {
-	b, err := tx.Bucket(bucketRollbacks)
-	if err != nil {
-		return err
-	}
-	if err := b.Put(linkKey("by", change), []byte(rollback)); err != nil {
-		return err
-	}
-	return b.Put(linkKey("of", rollback), []byte(change))
-}
-
-func getLink(tx *store.Tx, kind, id string) string {
-	b, err := tx.Bucket(bucketRollbacks)
-	if err != nil || b == nil {
-		return ""
-	}
-	return string(b.Get(linkKey(kind, id)))
+	return tx.Rollbacks().Link(change, rollback)
 }
 
 // rolledBackBy returns the rollback that undoes change id and is itself in
 // effect (not undone by a rollback of its own), or "".
 func rolledBackBy(tx *store.Tx, id string) string {
 	for depth := 0; depth < 1000; depth++ {
-		by := getLink(tx, "by", id)
+		by := tx.Rollbacks().UndoneBy(id)
 		if by == "" {
 			return ""
 		}

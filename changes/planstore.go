@@ -2,40 +2,34 @@ package changes
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"time"
-
-	bolt "go.etcd.io/bbolt"
 
 	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/store"
 )
 
-// Plans live in the store file, in the top-level bucket "plans": one nested
-// bucket per token holding the header under "h" and the items in chunks of
-// up to chunkItems lines: "i" + a 4-byte big-endian sequence number holds
-// their identity ({"coll","id","op","digest"}) and "a" + the same number
-// their after-images, line for line ("null" for none). Before-images are
+// Plans live in the store file, in its plans area (store.Plans): per
+// token, a header and the items in chunks of up to chunkItems lines: the
+// chunk's store.PlanItems part holds their identity
+// ({"coll","id","op","digest"}) and its store.PlanAfters part their
+// after-images, line for line ("null" for none). Before-images are
 // not stored: an item's is the document whose bytes have its digest (none
 // when the digest is empty), which is the current document until the plan
 // goes stale, and the journal's before-image of its first change after
 // the plan's base LSN once it is (see planBefore). Plans written before
-// this held them under "b" + the number; they are read when present.
+// this held them in a store.PlanBefores part; they are read when present.
 // Chunks are written as the plan is computed and read one at a time,
 // so memory stays bounded by a chunk whatever the plan's size; apply checks
-// the "i" lines first and parses after-images only to write them. Every
-// value is a store blob (checksummed; compressed when large). Applying, discarding or
+// the items first and parses after-images only to write them. Every
+// value is a store.Blob (checksummed; compressed when large). Applying, discarding or
 // expiring a plan drops its items and keeps its header, so a token keeps
 // saying what became of it.
 const (
-	bucketPlans = "plans"
-	chunkItems  = 1024    // items per chunk at most
-	chunkBytes  = 1 << 20 // bytes per chunk, roughly
+	chunkItems = 1024    // items per chunk at most
+	chunkBytes = 1 << 20 // bytes per chunk, roughly
 )
-
-var keyHeader = []byte("h")
 
 // storedPlan is the header as stored: the plan plus its bookkeeping.
 type storedPlan struct {
@@ -44,28 +38,17 @@ type storedPlan struct {
 	UpsertNew bool `json:"upsert_new,omitempty"`
 }
 
-func planBucket(tx *store.Tx, token string) (*bolt.Bucket, error) {
-	root, err := tx.Bucket(bucketPlans)
-	if err != nil || root == nil {
-		return nil, err
-	}
-	return root.Bucket([]byte(token)), nil
-}
-
 // loadPlan reads a plan's header. An unknown token is a NotFound error.
 func loadPlan(tx *store.Tx, token string) (*Plan, error) {
-	b, err := planBucket(tx, token)
-	if err != nil {
-		return nil, err
-	}
-	if b == nil {
+	raw, ok := tx.Plans().Header(token)
+	if !ok {
 		return nil, wrap(query.NotFound, ErrNotFound, "no plan with token %s", token).
 			WithHint("list pending plans with `omgdb plans %s`; plans expire after 24 h", tx.DB().Path())
 	}
-	return decodeHeader(token, b.Get(keyHeader))
+	return decodeHeader(token, raw)
 }
 
-func decodeHeader(token string, raw []byte) (*Plan, error) {
+func decodeHeader(token string, raw store.Blob) (*Plan, error) {
 	js, err := store.DecodeBlob(raw)
 	if err != nil {
 		return nil, fmt.Errorf("plan %s: %w", token, err)
@@ -78,21 +61,13 @@ func decodeHeader(token string, raw []byte) (*Plan, error) {
 	return sp.Plan, nil
 }
 
-// saveHeader writes a plan's header, creating its bucket if needed.
+// saveHeader writes a plan's header, creating the plan if needed.
 func saveHeader(tx *store.Tx, p *Plan) error {
-	root, err := tx.Bucket(bucketPlans)
-	if err != nil {
-		return err
-	}
-	b, err := root.CreateBucketIfNotExists([]byte(p.Token))
-	if err != nil {
-		return err
-	}
 	js, err := json.Marshal(storedPlan{Plan: p, Items: p.items, UpsertNew: p.upsertNew})
 	if err != nil {
 		return err
 	}
-	return b.Put(keyHeader, store.EncodeBlob(js))
+	return tx.Plans().PutHeader(p.Token, js)
 }
 
 // planWriter writes a new plan's items as they are found. A full chunk is
@@ -102,7 +77,8 @@ func saveHeader(tx *store.Tx, p *Plan) error {
 // caller's goroutine, as they are ready, with at most maxCompressing
 // chunks in flight.
 type planWriter struct {
-	b             *bolt.Bucket
+	plans         store.Plans
+	token         string
 	seq           uint32
 	n             int
 	items, afters []byte
@@ -113,23 +89,18 @@ type planWriter struct {
 // chunkJob is a chunk being compressed.
 type chunkJob struct {
 	seq  uint32
-	in   [2][]byte // the item and after-image lines
-	out  [2][]byte // the same compressed, once done is closed
+	in   [2][]byte     // the item and after-image lines
+	out  [2]store.Blob // the same compressed, once done is closed
 	done chan struct{}
 }
 
 const maxCompressing = 4
 
 func newPlanWriter(tx *store.Tx, token string) (*planWriter, error) {
-	root, err := tx.Bucket(bucketPlans)
-	if err != nil {
+	if err := tx.Plans().Create(token); err != nil {
 		return nil, err
 	}
-	b, err := root.CreateBucket([]byte(token))
-	if err != nil {
-		return nil, err
-	}
-	return &planWriter{b: b}, nil
+	return &planWriter{plans: tx.Plans(), token: token}, nil
 }
 
 func (w *planWriter) add(it *item) error {
@@ -159,7 +130,7 @@ func (w *planWriter) flush() error {
 	job := &chunkJob{seq: w.seq, in: [2][]byte{w.items, w.afters}, done: make(chan struct{})}
 	go func() {
 		defer close(job.done)
-		job.out = [2][]byte{store.EncodeBlobFast(job.in[0]), store.EncodeBlobFast(job.in[1])}
+		job.out = [2]store.Blob{store.EncodeBlobFast(job.in[0]), store.EncodeBlobFast(job.in[1])}
 	}()
 	w.compressing = append(w.compressing, job)
 	w.seq, w.n = w.seq+1, 0
@@ -192,10 +163,10 @@ func (w *planWriter) write(wait bool) error {
 		}
 		wait = false
 		w.compressing = w.compressing[1:]
-		for i, kind := range []byte{'i', 'a'} {
-			// bbolt keeps the value until the commit: Put the compressed
+		for i, part := range []store.PlanPart{store.PlanItems, store.PlanAfters} {
+			// The store keeps the value until the commit: put the compressed
 			// copy, and reuse the lines' buffer, which it never sees.
-			if err := w.b.Put(chunkKey(kind, job.seq), job.out[i]); err != nil {
+			if err := w.plans.PutChunk(w.token, part, job.seq, job.out[i]); err != nil {
 				return err
 			}
 			w.spare = append(w.spare, job.in[i])
@@ -227,10 +198,6 @@ func (w *planWriter) finish() {
 	w.compressing = nil
 }
 
-func chunkKey(kind byte, seq uint32) []byte {
-	return binary.BigEndian.AppendUint32([]byte{kind}, seq)
-}
-
 // Parts of an item that eachItem reads besides its identity.
 const (
 	withAfter     = 1 << iota
@@ -243,27 +210,22 @@ const (
 // runs on the items before them: on a plan of 83,000 updates that was a
 // seventh of the applying goroutine's time.
 func eachItem(tx *store.Tx, token string, parts int, fn func(*item) error) error {
-	b, err := planBucket(tx, token)
-	if err != nil || b == nil {
-		return err
-	}
 	// The chunks' stored values, read in this goroutine: the other only
 	// parses them. They stay valid until the transaction commits, which it
 	// cannot do before eachItem returns.
+	var want []store.PlanPart
+	if parts&(withAfter|withAfterJSON) != 0 {
+		want = append(want, store.PlanAfters)
+	}
+	if parts&withBefore != 0 {
+		want = append(want, store.PlanBefores)
+	}
 	var chunks []rawChunk
-	c := b.Cursor()
-	for k, v := c.Seek([]byte("i")); k != nil && k[0] == 'i'; k, v = c.Next() {
-		rc := rawChunk{items: v}
-		if parts&(withAfter|withAfterJSON) != 0 {
-			rc.afters = b.Get(append([]byte{'a'}, k[1:]...))
-			if rc.afters == nil {
-				return query.Errorf(query.IO, "plan %s: a chunk of images does not match its items", token)
-			}
+	for _, ch := range tx.Plans().Chunks(token, want...) {
+		if parts&(withAfter|withAfterJSON) != 0 && ch.Afters == nil {
+			return query.Errorf(query.IO, "plan %s: a chunk of images does not match its items", token)
 		}
-		if parts&withBefore != 0 {
-			rc.befores = b.Get(append([]byte{'b'}, k[1:]...))
-		}
-		chunks = append(chunks, rc)
+		chunks = append(chunks, rawChunk{items: ch.Items, afters: ch.Afters, befores: ch.Befores})
 	}
 	type parsed struct {
 		items []item
@@ -387,21 +349,8 @@ func parseImage(line []byte) (query.Value, error) {
 // retire sets a plan's final status and drops its items: an applied plan's
 // before-images live on in the journal.
 func retire(tx *store.Tx, p *Plan, status string, now time.Time) error {
-	b, err := planBucket(tx, p.Token)
-	if err != nil {
+	if err := tx.Plans().DropChunks(p.Token); err != nil {
 		return err
-	}
-	var keys [][]byte
-	c := b.Cursor()
-	for k, _ := c.First(); k != nil; k, _ = c.Next() {
-		if k[0] == 'i' || k[0] == 'a' || k[0] == 'b' {
-			keys = append(keys, append([]byte(nil), k...))
-		}
-	}
-	for _, k := range keys {
-		if err := b.Delete(k); err != nil {
-			return err
-		}
 	}
 	p.Status, p.StatusTime = status, now
 	return saveHeader(tx, p)
@@ -410,13 +359,9 @@ func retire(tx *store.Tx, p *Plan, status string, now time.Time) error {
 // expireOld retires every pending plan past its expiry, so abandoned plans
 // do not keep their documents in the file. It runs whenever a plan is made.
 func expireOld(tx *store.Tx, now time.Time) error {
-	root, err := tx.Bucket(bucketPlans)
-	if err != nil || root == nil {
-		return err
-	}
 	var old []*Plan
-	err = root.ForEachBucket(func(k []byte) error {
-		p, err := decodeHeader(string(k), root.Bucket(k).Get(keyHeader))
+	err := tx.Plans().Each(func(token string, header store.Blob) error {
+		p, err := decodeHeader(token, header)
 		if err != nil {
 			return err
 		}
@@ -439,13 +384,9 @@ func expireOld(tx *store.Tx, now time.Time) error {
 // allPlans returns every plan header, oldest first (tokens are ObjectIds,
 // which sort by creation time).
 func allPlans(tx *store.Tx) ([]*Plan, error) {
-	root, err := tx.Bucket(bucketPlans)
-	if err != nil || root == nil {
-		return nil, err
-	}
 	var plans []*Plan
-	err = root.ForEachBucket(func(k []byte) error {
-		p, err := decodeHeader(string(k), root.Bucket(k).Get(keyHeader))
+	err := tx.Plans().Each(func(token string, header store.Blob) error {
+		p, err := decodeHeader(token, header)
 		if err == nil {
 			plans = append(plans, p)
 		}

@@ -11,10 +11,9 @@ import (
 	"github.com/omgdb/omgdb/store"
 )
 
-// Snapshots are names for revisions, kept in the bucket "snapshots" of
-// the store file (name -> JSON). They cost nothing: the journal already
+// Snapshots are names for revisions, kept in the store's snapshots area
+// (store.Snapshots: name -> JSON). They cost nothing: the journal already
 // holds what is needed to go back to any revision.
-const bucketSnapshots = "snapshots"
 
 // Snapshot names a revision.
 type Snapshot struct {
@@ -92,12 +91,8 @@ func CreateSnapshot(ctx context.Context, db *store.DB, name string, opts *Snapsh
 func Snapshots(ctx context.Context, db *store.DB) ([]Snapshot, error) {
 	snaps := []Snapshot{}
 	err := db.View(func(tx *store.Tx) error {
-		b, err := tx.Bucket(bucketSnapshots)
-		if err != nil || b == nil {
-			return err
-		}
-		return b.ForEach(func(k, v []byte) error {
-			s, err := decodeSnapshot(k, v)
+		return tx.Snapshots().Each(func(name string, v store.Blob) error {
+			s, err := decodeSnapshot(name, v)
 			if err == nil {
 				snaps = append(snaps, *s)
 			}
@@ -122,37 +117,28 @@ func DeleteSnapshot(ctx context.Context, db *store.DB, name string) (*Snapshot, 
 				WithHint("list snapshots with `omgdb snapshot list %s`", tx.DB().Path())
 		}
 		snap = s
-		b, _ := tx.Bucket(bucketSnapshots)
-		return b.Delete([]byte(name))
+		return tx.Snapshots().Delete(name)
 	})
 	return snap, err
 }
 
 func getSnapshot(tx *store.Tx, name string) (*Snapshot, error) {
-	b, err := tx.Bucket(bucketSnapshots)
-	if err != nil || b == nil {
-		return nil, err
-	}
-	raw := b.Get([]byte(name))
+	raw := tx.Snapshots().Get(name)
 	if raw == nil {
 		return nil, nil
 	}
-	return decodeSnapshot([]byte(name), raw)
+	return decodeSnapshot(name, raw)
 }
 
 func putSnapshot(tx *store.Tx, s *Snapshot) error {
-	b, err := tx.Bucket(bucketSnapshots)
-	if err != nil {
-		return err
-	}
 	js, err := json.Marshal(s)
 	if err != nil {
 		return err
 	}
-	return b.Put([]byte(s.Name), store.EncodeBlob(js))
+	return tx.Snapshots().Put(s.Name, js)
 }
 
-func decodeSnapshot(name, raw []byte) (*Snapshot, error) {
+func decodeSnapshot(name string, raw store.Blob) (*Snapshot, error) {
 	js, err := store.DecodeBlob(raw)
 	if err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w", name, err)
@@ -165,12 +151,8 @@ func decodeSnapshot(name, raw []byte) (*Snapshot, error) {
 }
 
 func snapshotNames(tx *store.Tx) ([]string, error) {
-	b, err := tx.Bucket(bucketSnapshots)
-	if err != nil || b == nil {
-		return nil, err
-	}
 	var names []string
-	err = b.ForEach(func(k, _ []byte) error { names = append(names, string(k)); return nil })
+	err := tx.Snapshots().Each(func(name string, _ store.Blob) error { names = append(names, name); return nil })
 	return names, err
 }
 

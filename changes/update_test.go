@@ -464,11 +464,7 @@ func TestApply_DamagedChunkWritesNothing(t *testing.T) {
 	leakcheck.Rounds(t, 2, func(int) {
 		res := planUpdate(t, db, "c", `{}`, `{"$inc":{"n":1}}`, nil)
 		write(t, db, func(tx *store.Tx) error {
-			plans, err := tx.Bucket("plans")
-			if err != nil {
-				return err
-			}
-			return plans.Bucket([]byte(res.Token)).Put([]byte{'a', 0, 0, 0, 1}, store.EncodeBlob([]byte("{\"broken\n")))
+			return tx.Plans().PutChunk(res.Token, store.PlanAfters, 1, store.EncodeBlob([]byte("{\"broken\n")))
 		})
 		_, err := changes.Apply(ctx, db, res.Token, nil)
 		if err == nil || !strings.Contains(err.Error(), "plan "+res.Token) {

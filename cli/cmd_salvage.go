@@ -25,14 +25,17 @@ func newSalvageCmd(e *env) *cobra.Command {
 still be read, whole and under its own key, into a new store at <out> (which
 must not exist). The damaged file is never changed. Documents whose
 checksum fails, and parts of the tree that cannot be read, are left out
-and listed. The new store verifies clean; its journal starts with the
-salvage (history is not carried over). Stop any writer of the damaged store
-first: it is read without taking its lock.
+and listed. Each collection's indexes are created again and built over the
+recovered documents. The new store verifies clean; its journal starts with
+the salvage (history is not carried over, nor are the plans, snapshots and
+rollback links that refer to it: the report counts them under
+"left_behind"). Stop any writer of the damaged store first: it is read
+without taking its lock.
 
 Prints a JSON report:
 {"source","output","meta","collections":[{"name","expected","recovered",
-"unreadable":[{"key","page","reason"}]}],"recovered","unreadable",
-"problems":[…],"complete"}. Exits 0 when everything was recovered, 74 when
+"unreadable":[{"key","page","reason"}],"indexes":[…]}],"recovered",
+"unreadable","problems":[…],"complete","left_behind":[…]}. Exits 0 when everything was recovered, 74 when
 something could not be (the new store is written all the same).`,
 		Example: `  omgdb salvage damaged.omgdb rescued.omgdb
   omgdb verify rescued.omgdb`,

@@ -12,42 +12,6 @@ import (
 	"github.com/omgdb/omgdb/store"
 )
 
-func TestTx_BucketIsNotJournaledAndRefusesStoreBuckets(t *testing.T) {
-	db := storetest.MustOpen(t)
-	storetest.Insert(t, db, "c", `{"_id":1}`)
-	db.View(func(tx *store.Tx) error {
-		if b, err := tx.Bucket("plans"); b != nil || err != nil {
-			t.Errorf("read transaction, missing bucket = %v, %v", b, err)
-		}
-		return nil
-	})
-	err := db.Update(store.Change{}, func(tx *store.Tx) error {
-		b, err := tx.Bucket("plans")
-		if err != nil {
-			return err
-		}
-		return b.Put([]byte("k"), store.EncodeBlob([]byte(`{"a":1}`)))
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.View(func(tx *store.Tx) error {
-		if tx.LastLSN() != 1 {
-			t.Errorf("a write to a package's bucket added a journal record (last lsn %d)", tx.LastLSN())
-		}
-		b, _ := tx.Bucket("plans")
-		if js, err := store.DecodeBlob(b.Get([]byte("k"))); err != nil || string(js) != `{"a":1}` {
-			t.Errorf("blob = %q, %v", js, err)
-		}
-		for _, name := range []string{"meta", "collections", "journal", "changes", ""} {
-			if _, err := tx.Bucket(name); err == nil {
-				t.Errorf("bucket %q was handed out", name)
-			}
-		}
-		return nil
-	})
-}
-
 func TestBlob_LargeIsCompressedAndDamageIsAnError(t *testing.T) {
 	big := []byte(`"` + strings.Repeat("abc", 10000) + `"`)
 	raw := store.EncodeBlob(big)

@@ -26,6 +26,11 @@ type Collection struct {
 	appendOnly bool
 	lastKey    []byte   // the greatest key while appendOnly; nil until known
 	indexes    []*Index // opened indexes, for maintenance; nil until needed
+	// opened holds, in a write transaction, every index handle opened, by
+	// name: one handle per index, so that what one part of the
+	// transaction buffers through it (Vectors, Text) the others see, and
+	// flushIndexes writes it.
+	opened map[string]*Index
 	// indexPaths holds _id and the paths the opened indexes read, when
 	// they are all B-tree indexes (which read nothing else); nil otherwise.
 	// indexPathList is the same as a list.

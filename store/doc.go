@@ -35,6 +35,21 @@
 // zstd-compressed when large. A collection's bucket also holds "idx", one
 // nested bucket per index.
 //
+// This package is the only one that opens the file and knows its layout
+// (TestImportRules enforces it). The packages above keep their data
+// through typed handles, inside the caller's transaction, whose keys and
+// framing the store defines: package changes its plans (Tx.Plans: header
+// and chunks, in "plans"), named revisions (Tx.Snapshots, in "snapshots")
+// and rollback links (Tx.Rollbacks, in "rollbacks"); index kinds
+// registered from outside, such as package vector's, their vectors
+// (Index.Vectors) or postings, document frequencies, lengths and
+// statistics (Index.Text, TextBuild) in their index bucket. Values that
+// need it are Blobs (checksummed, compressed when large). So Verify checks
+// all of it (every blob's checksum, every key's shape, the counts that tie
+// entries together), Compact copies it, and Salvage rebuilds the indexes
+// from the recovered documents and names what it leaves behind, without
+// knowing who wrote what. docs/file-format.md lists the keys.
+//
 // # Indexes and the planner
 //
 // An IndexKind keeps an index in step with the documents inside every

@@ -15,7 +15,10 @@ import (
 // with them inside every write transaction: secondary B-tree indexes,
 // vector indexes, full-text indexes. Each index has a definition recorded
 // in the collection's metadata and the journal, and a bucket of its own.
-// What an index stores is up to its kind.
+// The store lays that bucket out: B-tree indexes are its own; a kind
+// registered from outside keeps its data through Index.Vectors or
+// Index.Text (one of them), typed areas whose keys and framing the store
+// defines, so that Verify checks them and Compact copies them.
 
 // IndexDef defines an index.
 type IndexDef struct {
@@ -48,12 +51,11 @@ type IndexChecker interface {
 	Check(ix *Index) []string
 }
 
-// IndexFlusher is an optional interface of an IndexKind that buffers the
-// changes of a transaction (in Index.State) and writes them at once. Flush
-// is called before the transaction commits and before the collection's
-// set of indexes changes. bbolt splits pages only at commit, so many
-// random inserts into one bucket in one transaction cost quadratic time,
-// while inserts in key order append.
+// IndexFlusher is an optional interface of an IndexKind that keeps state
+// over a transaction (in Index.State), such as counts, and writes it at
+// once. Flush is called before the transaction commits and before the
+// collection's set of indexes changes; then the store writes what the kind
+// buffered through Vectors and Text, in key order.
 type IndexFlusher interface {
 	Flush(ix *Index) error
 }
@@ -91,14 +93,13 @@ type Index struct {
 	bucket *bolt.Bucket
 	kind   IndexKind
 	state  any // the kind's parsed spec and cached state, for this transaction
+	// pending holds the writes made through Vectors and Text until the
+	// index is flushed.
+	pending writeBuf
 }
 
 // Collection returns the collection the index belongs to.
 func (ix *Index) Collection() *Collection { return ix.coll }
-
-// Bucket returns the bucket the index keeps its data in. It is writable in
-// a write transaction.
-func (ix *Index) Bucket() *bolt.Bucket { return ix.bucket }
 
 var bucketIndexes = []byte("idx")
 
@@ -109,7 +110,10 @@ func (c *Collection) Indexes() []IndexDef {
 	return defs
 }
 
-// Index opens the named index, or returns a NotFound error.
+// Index opens the named index, or returns a NotFound error. In a write
+// transaction it returns the same handle every time, the one the
+// collection maintains, so what is buffered through it (Vectors, Text)
+// is seen by all and written before commit.
 func (c *Collection) Index(name string) (*Index, error) {
 	for _, def := range c.meta.Indexes {
 		if def.Name == name {
@@ -125,6 +129,9 @@ func (c *Collection) Index(name string) (*Index, error) {
 }
 
 func (c *Collection) openIndex(def IndexDef) (*Index, error) {
+	if ix := c.opened[def.Name]; ix != nil {
+		return ix, nil
+	}
 	kind, ok := indexKind(def.Kind)
 	if !ok {
 		return nil, wrap(query.IO, ErrCorrupt, "index `%s` of collection `%s` has kind %q, which this program cannot maintain", def.Name, c.name, def.Kind).
@@ -137,7 +144,18 @@ func (c *Collection) openIndex(def IndexDef) (*Index, error) {
 	if b == nil {
 		return nil, wrap(query.IO, ErrCorrupt, "index `%s` of collection `%s` has no data bucket", def.Name, c.name)
 	}
-	return &Index{Def: def, coll: c, bucket: b, kind: kind}, nil
+	return c.register(&Index{Def: def, coll: c, bucket: b, kind: kind}), nil
+}
+
+// register notes an index handle opened in a write transaction.
+func (c *Collection) register(ix *Index) *Index {
+	if c.tx.writable {
+		if c.opened == nil {
+			c.opened = map[string]*Index{}
+		}
+		c.opened[ix.Def.Name] = ix
+	}
+	return ix
 }
 
 // CreateIndex creates an index, builds it over the existing documents, and
@@ -196,6 +214,7 @@ func (c *Collection) CreateIndexes(defs ...IndexDef) ([]*Index, error) {
 	// undo removes the buckets created so far: a failed call creates nothing.
 	undo := func(err error) ([]*Index, error) {
 		for _, ix := range ixs {
+			delete(c.opened, ix.Def.Name)
 			if derr := root.DeleteBucket([]byte(ix.Def.Name)); derr != nil {
 				return nil, fmt.Errorf("%w (and removing the half-built index %s failed: %v)", err, ix.Def.Name, derr)
 			}
@@ -207,7 +226,7 @@ func (c *Collection) CreateIndexes(defs ...IndexDef) ([]*Index, error) {
 		if err != nil {
 			return undo(fmt.Errorf("create index bucket %s: %w", def.Name, err))
 		}
-		ixs = append(ixs, &Index{Def: def, coll: c, bucket: b, kind: kinds[i]})
+		ixs = append(ixs, c.register(&Index{Def: def, coll: c, bucket: b, kind: kinds[i]}))
 	}
 	var btrees []*Index
 	for _, ix := range ixs {
@@ -244,7 +263,10 @@ func (c *Collection) CreateIndexes(defs ...IndexDef) ([]*Index, error) {
 
 func (c *Collection) buildIndex(ix *Index) error {
 	if b, ok := ix.kind.(IndexBuilder); ok {
-		return b.Build(ix, c.Scan())
+		if err := b.Build(ix, c.Scan()); err != nil {
+			return err
+		}
+		return ix.pending.flush(ix.bucket)
 	}
 	cur := c.Scan()
 	for cur.Next() {
@@ -256,7 +278,10 @@ func (c *Collection) buildIndex(ix *Index) error {
 			return err
 		}
 	}
-	return cur.Err()
+	if err := cur.Err(); err != nil {
+		return err
+	}
+	return flushIndex(ix)
 }
 
 // DropIndex removes an index and its data. The definition goes into the
@@ -275,6 +300,7 @@ func (c *Collection) DropIndex(name string) error {
 	if err := c.bucket.Bucket(bucketIndexes).DeleteBucket([]byte(name)); err != nil {
 		return err
 	}
+	delete(c.opened, name)
 	kept := c.meta.Indexes[:0]
 	for _, d := range c.meta.Indexes {
 		if d.Name != name {
@@ -349,16 +375,31 @@ func (c *Collection) openIndexes() error {
 	return nil
 }
 
-// flushIndexes has every opened index that buffers changes write them.
+// flushIndexes has every index opened in the transaction write what it
+// buffered, in name order.
 func (c *Collection) flushIndexes() error {
-	for _, ix := range c.indexes {
-		if f, ok := ix.kind.(IndexFlusher); ok {
-			if err := f.Flush(ix); err != nil {
-				return err
-			}
+	names := make([]string, 0, len(c.opened))
+	for name := range c.opened {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := flushIndex(c.opened[name]); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// flushIndex has the index's kind write what it buffered (IndexFlusher),
+// then writes what it buffered through Vectors and Text, in key order.
+func flushIndex(ix *Index) error {
+	if f, ok := ix.kind.(IndexFlusher); ok {
+		if err := f.Flush(ix); err != nil {
+			return err
+		}
+	}
+	return ix.pending.flush(ix.bucket)
 }
 
 func (c *Collection) saveMeta() error {

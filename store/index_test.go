@@ -2,7 +2,7 @@ package store_test
 
 import (
 	"context"
-	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,7 +15,9 @@ import (
 )
 
 // tallyKind is a test index kind: it counts documents per value of one
-// top-level field, and refuses the value "forbidden".
+// top-level field, and refuses the value "forbidden". It keeps its data as
+// a small full-text index: per value (the hex of its key, as a term of the
+// field), a posting per document and the count as document frequency.
 type tallyKind struct{}
 
 func (tallyKind) Prepare(def store.IndexDef) (store.IndexDef, error) {
@@ -35,28 +37,28 @@ func (tallyKind) field(ix *store.Index) string {
 func (k tallyKind) Update(ix *store.Index, before, after query.Value) error {
 	f := k.field(ix)
 	if !before.IsMissing() {
-		k.add(ix, before.Get(f), -1)
+		if err := k.add(ix, f, before, -1); err != nil {
+			return err
+		}
 	}
 	if !after.IsMissing() {
 		if after.Get(f).Str() == "forbidden" && ix.Def.Name != "a_first" {
 			return query.Errorf(query.Conflict, "tally refuses %s", after.Get("_id"))
 		}
-		k.add(ix, after.Get(f), 1)
+		return k.add(ix, f, after, 1)
 	}
 	return nil
 }
 
-func (tallyKind) add(ix *store.Index, v query.Value, d int64) {
-	key := query.AppendKey(nil, v)
-	var n int64
-	if b := ix.Bucket().Get(key); b != nil {
-		n = int64(binary.BigEndian.Uint64(b))
+func (tallyKind) add(ix *store.Index, f string, doc query.Value, d int64) error {
+	term := hex.EncodeToString(query.AppendKey(nil, doc.Get(f)))
+	dk := query.AppendKey(nil, doc.Get("_id"))
+	if d > 0 {
+		ix.Text().PutPosting(f, term, dk, 1, nil)
+	} else {
+		ix.Text().DeletePosting(f, term, dk)
 	}
-	if n += d; n == 0 {
-		ix.Bucket().Delete(key)
-		return
-	}
-	ix.Bucket().Put(key, binary.BigEndian.AppendUint64(nil, uint64(n)))
+	return ix.Text().SetDocFreq(f, term, uint64(int64(ix.Text().DocFreq(f, term))+d))
 }
 
 // Check recounts from the documents.
@@ -67,13 +69,16 @@ func (k tallyKind) Check(ix *store.Index) []string {
 		want[string(query.AppendKey(nil, cur.Doc().Get(k.field(ix))))]++
 	}
 	var problems []string
-	ix.Bucket().ForEach(func(key, v []byte) error {
-		if got := int64(binary.BigEndian.Uint64(v)); got != want[string(key)] {
-			problems = append(problems, fmt.Sprintf("key %x: tally %d, documents %d", key, got, want[string(key)]))
+	f := k.field(ix)
+	for terms := ix.Text().Terms(f, ""); terms.Next(); {
+		term := string(terms.Key())
+		b, _ := hex.DecodeString(term)
+		key := string(b)
+		if got := int64(ix.Text().DocFreq(f, term)); got != want[key] {
+			problems = append(problems, fmt.Sprintf("key %x: tally %d, documents %d", key, got, want[key]))
 		}
-		delete(want, string(key))
-		return nil
-	})
+		delete(want, key)
+	}
 	for key := range want {
 		problems = append(problems, fmt.Sprintf("key %x missing", key))
 	}
@@ -90,9 +95,7 @@ func tally(t *testing.T, db *store.DB, v string) int64 {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b := ix.Bucket().Get(query.AppendKey(nil, query.StringValue(v))); b != nil {
-			n = int64(binary.BigEndian.Uint64(b))
-		}
+		n = int64(ix.Text().DocFreq("color", hex.EncodeToString(query.AppendKey(nil, query.StringValue(v)))))
 		return nil
 	})
 	return n
@@ -196,7 +199,7 @@ func TestVerify_ChecksIndexes(t *testing.T) {
 			return err
 		}
 		// Damage the index behind the engine's back.
-		return ix.Bucket().Put(query.AppendKey(nil, query.StringValue("red")), binary.BigEndian.AppendUint64(nil, 7))
+		return ix.Text().SetDocFreq("color", hex.EncodeToString(query.AppendKey(nil, query.StringValue("red"))), 7)
 	})
 	rep, err := db.Verify(context.Background())
 	if err != nil || rep.OK || !strings.Contains(strings.Join(rep.Problems, "\n"), "index by_color: key") {

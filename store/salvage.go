@@ -23,6 +23,10 @@ type SalvageReport struct {
 	Unreadable  int64                `json:"unreadable"` // documents seen but not copied
 	Problems    []string             `json:"problems"`   // damage outside any one document
 	Complete    bool                 `json:"complete"`   // no damage met and every count record matched
+	// LeftBehind names what the source holds and salvage does not carry
+	// over, and why: plans, snapshots and rollback links, which refer to
+	// the journal.
+	LeftBehind []string `json:"left_behind"`
 }
 
 // SalvageCollection is what Salvage read of one collection.
@@ -31,6 +35,7 @@ type SalvageCollection struct {
 	Expected   int64         `json:"expected"` // its count record; -1 when unreadable
 	Recovered  int64         `json:"recovered"`
 	Unreadable []SalvageLoss `json:"unreadable"`
+	Indexes    []string      `json:"indexes"` // indexes created again and built over the recovered documents
 }
 
 // SalvageLoss is a document, or a page of documents, that could not be
@@ -56,8 +61,12 @@ const maxSalvageLosses = 1000
 // pages (which may hold old versions of documents). A document is copied
 // only when its checksum holds, it decodes, and it sits under the key of
 // its _id, so what is copied is never wrong, only possibly incomplete.
-// The journal is not carried over: the new store's history starts with
-// the salvage. The output is built in a temporary file and linked into
+// The collections' indexes are created again from their definitions and
+// built over the recovered documents, so vector and full-text data is
+// derived anew, never copied from a damaged file. The journal is not
+// carried over: the new store's history starts with the salvage; nor are
+// the plans, snapshots and rollback links, which refer to it (the report
+// lists them under LeftBehind). The output is built in a temporary file and linked into
 // place; out must not exist. Stop writers of the damaged store first: it
 // is read without taking its lock.
 func Salvage(ctx context.Context, damaged, out string) (*SalvageReport, error) {
@@ -78,7 +87,7 @@ func Salvage(ctx context.Context, damaged, out string) (*SalvageReport, error) {
 	if err != nil {
 		return nil, wrap(query.IO, err, "cannot read %s: %v", damaged, err)
 	}
-	rep := &SalvageReport{Source: damaged, Output: out, Collections: []*SalvageCollection{}, Problems: []string{}}
+	rep := &SalvageReport{Source: damaged, Output: out, Collections: []*SalvageCollection{}, Problems: []string{}, LeftBehind: []string{}}
 	rf, err := salvageFile(f, fi.Size(), rep)
 	if err != nil {
 		return rep, err
@@ -151,7 +160,14 @@ type salvager struct {
 }
 
 func (s *salvager) run() error {
-	colls, ok := s.find(rawBucket{root: s.rf.root}, "collections", "/")
+	top := map[string]rawElem{} // the top-level buckets, read once
+	s.problems("/", s.w.forEach(rawBucket{root: s.rf.root}, func(e rawElem) {
+		if _, dup := top[string(e.key)]; !dup && e.flags&bucketLeafFlag != 0 {
+			top[string(e.key)] = e
+		}
+	}))
+	s.leftBehind(top)
+	colls, ok := s.top(top, "collections")
 	if !ok {
 		return nil
 	}
@@ -169,24 +185,48 @@ func (s *salvager) run() error {
 	return nil
 }
 
-// find returns the nested bucket name of b.
-func (s *salvager) find(b rawBucket, name, where string) (rawBucket, bool) {
-	var found *rawElem
-	s.problems(where, s.w.forEach(b, func(e rawElem) {
-		if string(e.key) == name && e.flags&bucketLeafFlag != 0 && found == nil {
-			found = &e
-		}
-	}))
-	if found == nil {
-		s.rep.Problems = append(s.rep.Problems, fmt.Sprintf("bucket %s%s: not found", where, name))
+// top returns the top-level bucket name.
+func (s *salvager) top(top map[string]rawElem, name string) (rawBucket, bool) {
+	e, ok := top[name]
+	if !ok {
+		s.rep.Problems = append(s.rep.Problems, fmt.Sprintf("bucket /%s: not found", name))
 		return rawBucket{}, false
 	}
-	sub, err := bucketOf(*found)
+	sub, err := bucketOf(e)
 	if err != nil {
-		s.rep.Problems = append(s.rep.Problems, fmt.Sprintf("bucket %s%s: %v", where, name, err))
+		s.rep.Problems = append(s.rep.Problems, fmt.Sprintf("bucket /%s: %v", name, err))
 		return rawBucket{}, false
 	}
 	return sub, true
+}
+
+// leftBehind notes the plans, snapshots and rollback links of the source:
+// they name journal positions and change ids of a history the new store
+// does not have, so carrying them over would make them lie.
+func (s *salvager) leftBehind(top map[string]rawElem) {
+	for _, area := range []struct {
+		bucket []byte
+		what   string
+		count  func(rawElem) bool
+	}{
+		{bucketPlans, "plan(s)", func(e rawElem) bool { return e.flags&bucketLeafFlag != 0 }},
+		{bucketSnapshots, "snapshot(s)", func(rawElem) bool { return true }},
+		{bucketRollbacks, "rollback link(s)", func(e rawElem) bool { return bytes.HasPrefix(e.key, linkBy) }},
+	} {
+		e, found := top[string(area.bucket)]
+		if !found {
+			continue
+		}
+		n := 0
+		if b, err := bucketOf(e); err == nil {
+			s.problems("/"+string(area.bucket), s.w.forEach(b, func(e rawElem) {
+				if area.count(e) {
+					n++
+				}
+			}))
+		}
+		s.rep.LeftBehind = append(s.rep.LeftBehind, fmt.Sprintf("%d %s in /%s: they refer to the journal, which salvage does not carry over", n, area.what, area.bucket))
+	}
 }
 
 func (s *salvager) problems(where string, ps []rawProblem) {
@@ -198,7 +238,7 @@ func (s *salvager) problems(where string, ps []rawProblem) {
 // collection copies one collection's documents.
 func (s *salvager) collection(e rawElem) (err error) {
 	name := string(e.key)
-	s.coll = &SalvageCollection{Name: name, Expected: -1, Unreadable: []SalvageLoss{}}
+	s.coll = &SalvageCollection{Name: name, Expected: -1, Unreadable: []SalvageLoss{}, Indexes: []string{}}
 	s.rep.Collections = append(s.rep.Collections, s.coll)
 	if ValidateCollectionName(name) != nil {
 		s.lose(e.key, 0, "collection name is not valid (damaged?)")
@@ -210,6 +250,7 @@ func (s *salvager) collection(e rawElem) (err error) {
 		return nil
 	}
 	var docs *rawElem
+	var meta []byte
 	s.problems("/collections/"+name, s.w.forEach(b, func(e rawElem) {
 		switch {
 		case string(e.key) == "docs" && e.flags&bucketLeafFlag != 0:
@@ -218,8 +259,15 @@ func (s *salvager) collection(e rawElem) (err error) {
 			if n, err := decodeCount(e.value); err == nil {
 				s.coll.Expected = n
 			}
+		case string(e.key) == string(keyCollMeta) && e.flags&bucketLeafFlag == 0:
+			meta = e.value
 		}
 	}))
+	defer func() {
+		if err == nil {
+			err = s.indexes(name, meta)
+		}
+	}()
 	if docs == nil {
 		s.lose(nil, 0, "the collection's documents bucket is missing")
 		return s.flush()
@@ -294,4 +342,38 @@ func (s *salvager) flush() error {
 		}
 		return nil
 	})
+}
+
+// indexes creates the collection's indexes again, from the definitions in
+// its metadata record, and builds them over the recovered documents. An
+// index that cannot be made is a problem of the report, not a failure.
+func (s *salvager) indexes(name string, meta []byte) error {
+	if meta == nil {
+		s.rep.Problems = append(s.rep.Problems, fmt.Sprintf("collection %s: no metadata record; its indexes, if any, are lost", name))
+		return nil
+	}
+	m, err := decodeMeta(meta, name)
+	if err != nil {
+		s.rep.Problems = append(s.rep.Problems, fmt.Sprintf("collection %s: metadata: %v; its indexes, if any, are lost", name, err))
+		return nil
+	}
+	for _, def := range m.Indexes {
+		err := s.db.Update(Change{Kind: "salvage", Note: "index " + def.Name + " rebuilt by salvage"}, func(tx *Tx) error {
+			c, err := tx.Collection(name)
+			if err != nil {
+				return err
+			}
+			_, err = c.CreateIndex(def)
+			return err
+		})
+		if err != nil {
+			if errors.Is(err, ErrFailed) || errors.Is(err, ErrClosed) {
+				return err
+			}
+			s.rep.Problems = append(s.rep.Problems, fmt.Sprintf("collection %s: index %s could not be built again: %v", name, def.Name, err))
+			continue
+		}
+		s.coll.Indexes = append(s.coll.Indexes, def.Name)
+	}
+	return s.ctx.Err()
 }

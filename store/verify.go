@@ -34,8 +34,11 @@ func (r *VerifyReport) problem(format string, args ...any) {
 }
 
 // Verify checks the store: bbolt's page consistency, that every document
-// decodes and sits under the key of its _id, that counts agree, that every
-// journal record decodes, and that the journal accounts for every
+// decodes and sits under the key of its _id, that counts agree, that the
+// data of vector and full-text indexes is laid out as the store writes it
+// (and, through IndexChecker, agrees with the documents), that every plan
+// and snapshot blob decodes and every rollback link has its reverse, that
+// every journal record decodes, and that the journal accounts for every
 // document (undoing it from the current state leaves an empty store). It
 // returns a report; the error is non-nil only when Verify itself could not
 // run. A report with problems has OK false.
@@ -69,6 +72,7 @@ func (db *DB) Verify(ctx context.Context) (*VerifyReport, error) {
 			r.Collections++
 			verifyCollection(tx, name, r)
 		}
+		verifyAreas(tx, r)
 		return verifyJournal(ctx, tx, r)
 	})
 	r.OK = len(r.Problems) == 0
@@ -126,6 +130,11 @@ func verifyCollection(tx *Tx, name string, r *VerifyReport) {
 		if err != nil {
 			r.problem("collection %s: %v", name, err)
 			continue
+		}
+		if def.Kind != BTreeKind {
+			verifyIndexData(ix, func(format string, args ...any) {
+				r.problem("collection %s: index %s: %s", name, def.Name, fmt.Sprintf(format, args...))
+			})
 		}
 		if checker, ok := ix.kind.(IndexChecker); ok {
 			for _, p := range checker.Check(ix) {

@@ -5,13 +5,17 @@
 //
 // # Model
 //
-// Both kinds keep their data in their index bucket inside the store file
-// and are maintained by the store in every write transaction (insert,
-// replace, delete; hence apply and rollback), so searches never read
-// stale data and need only a read transaction: any number of processes
-// search while one writes. Writes are buffered per transaction and
-// written in key order when the store flushes the index (store.IndexFlusher),
-// because bbolt makes random inserts in one large transaction quadratic.
+// Both kinds keep their data inside the store file, through the typed API
+// the store offers index kinds (store.Vectors for vectors and their int8
+// copies; store.TextIndex for postings, document frequencies, field
+// lengths and statistics): this package decides what goes in, the store
+// how it is laid out, and its Verify, Compact and Salvage cover it. They
+// are maintained by the store in every write transaction (insert, replace,
+// delete; hence apply and rollback), so searches never read stale data and
+// need only a read transaction: any number of processes search while one
+// writes. The store buffers the writes of a transaction and writes them in
+// key order when it flushes the index, because the file's B+tree makes
+// random inserts in one large transaction quadratic.
 // Verify checks both kinds against the documents (store.IndexChecker), and
 // Reindex rebuilds them.
 //

@@ -1,15 +1,11 @@
 package vector
 
 import (
-	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
 	"sync"
-
-	bolt "go.etcd.io/bbolt"
 
 	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/store"
@@ -45,20 +41,10 @@ func NewSearchIndexDef(name string, fields []string, analyzer string) store.Inde
 	return store.IndexDef{Name: name, Kind: KindSearch, Spec: spec}
 }
 
-// Keys of a search index's bucket:
-//
-//	"s"                                  statistics: per indexed field, documents and total tokens (uvarints)
-//	"t" field 0 term                     document frequency (uvarint)
-//	"p" field 0 term 0 key               posting: the field's tokens in the document, the term frequency, then position deltas (uvarints)
-//	"l" key                              per indexed field, the document's tokens (uvarints); then _id as JSON
-//
-// where key is the key of the document's _id.
-var (
-	keyStats     = []byte("s")
-	prefixTerm   = byte('t')
-	prefixPost   = byte('p')
-	prefixLength = byte('l')
-)
+// A search index keeps its data through store.TextIndex: per indexed field
+// (and _all), each term's postings (the field's length in the document and
+// the term's positions) and document frequency; per document, its fields'
+// lengths and its _id; per field, the statistics BM25 needs.
 
 type searchKind struct{}
 
@@ -176,18 +162,18 @@ func (fi *ftsIndex) analyze(doc query.Value) (fields []termPositions, lengths []
 }
 
 // ftsState is a search index's state during a write transaction: its
-// buffered writes, statistics and changes of document frequencies.
+// statistics and changes of document frequencies. The store buffers the
+// postings and lengths written meanwhile.
 type ftsState struct {
-	txWrites
-	st *stats
-	df map[string]int64 // term key -> change of document frequency
+	st []store.FieldStats
+	df map[string]int64 // termRef -> change of document frequency
 }
 
 func ftsStateOf(ix *store.Index, fi *ftsIndex) *ftsState {
 	if st, ok := ix.State.(*ftsState); ok {
 		return st
 	}
-	st := &ftsState{txWrites: newTxWrites(), st: readStats(ix.Bucket(), len(fi.fields)), df: map[string]int64{}}
+	st := &ftsState{st: ix.Text().Stats(len(fi.fields)), df: map[string]int64{}}
 	ix.State = st
 	return st
 }
@@ -201,16 +187,16 @@ func (searchKind) Update(ix *store.Index, before, after query.Value) error {
 	}
 	st := ftsStateOf(ix, fi)
 	if !before.IsMissing() {
-		fi.remove(ix.Bucket(), st, before)
+		fi.remove(ix.Text(), st, before)
 	}
 	if !after.IsMissing() {
-		fi.add(st, after)
+		fi.add(ix.Text(), st, after)
 	}
 	return nil
 }
 
-// Flush writes the transaction's buffered postings in key order, then the
-// document frequencies and statistics.
+// Flush writes the transaction's document frequencies and statistics; the
+// store then writes the buffered postings and lengths in key order.
 func (searchKind) Flush(ix *store.Index) error {
 	fs, ok := ix.State.(*ftsState)
 	if !ok {
@@ -221,10 +207,7 @@ func (searchKind) Flush(ix *store.Index) error {
 	if err != nil {
 		return err
 	}
-	b := ix.Bucket()
-	if err := fs.flush(b); err != nil {
-		return err
-	}
+	t := ix.Text()
 	terms := make([]string, 0, len(fs.df))
 	for t, d := range fs.df {
 		if d != 0 {
@@ -232,17 +215,17 @@ func (searchKind) Flush(ix *store.Index) error {
 		}
 	}
 	sort.Strings(terms)
-	for _, t := range terms {
-		if err := addDF(b, fs.st, fi.fieldOfTermKey(t), []byte(t), fs.df[t]); err != nil {
+	for _, tr := range terms {
+		if err := addDF(t, fs.st, fi, tr, fs.df[tr]); err != nil {
 			return err
 		}
 	}
-	return b.Put(keyStats, fs.st.encode())
+	return t.SetStats(fs.st)
 }
 
-// fieldOfTermKey returns the index in fi.fields of a term key's field.
-func (fi *ftsIndex) fieldOfTermKey(tk string) int {
-	f, _, _ := strings.Cut(tk[1:], "\x00")
+// fieldOfTerm returns the index in fi.fields of a termRef's field.
+func (fi *ftsIndex) fieldOfTerm(tr string) int {
+	f, _, _ := strings.Cut(tr, "\x00")
 	for i, g := range fi.fields {
 		if g == f {
 			return i
@@ -251,169 +234,115 @@ func (fi *ftsIndex) fieldOfTermKey(tk string) int {
 	return 0
 }
 
-// Build indexes every document. It collects every entry in memory and
-// writes them in key order: bbolt splits pages only at commit, so random
-// inserts into a new bucket in one transaction cost quadratic time, while
-// ordered inserts append. The entries are packed in one byte arena (about
-// 60 bytes per posting) rather than a map.
+// Build indexes every document: it collects the whole index in memory
+// (store.TextBuild) and has the store write it in key order.
 func (searchKind) Build(ix *store.Index, docs *store.Cursor) error {
 	fi, err := openFTS(ix)
 	if err != nil {
 		return err
 	}
-	b := ix.Bucket()
-	if err := clearBucket(b); err != nil {
+	b := &store.TextBuild{}
+	if err := fi.entries(docs, b); err != nil {
 		return err
 	}
-	el, err := fi.entries(docs)
-	if err != nil {
-		return err
-	}
-	for i := range el.ents {
-		if err := b.Put(el.key(i), el.val(i)); err != nil {
-			return err
-		}
-	}
-	return nil
+	return ix.Text().Write(b)
 }
 
-// entryList is a list of bucket entries packed in one arena.
-type entryList struct {
-	arena []byte
-	ents  []entryRef
-}
-
-type entryRef struct {
-	off        int
-	klen, vlen int32
-}
-
-func (el *entryList) add(k, v []byte) {
-	el.ents = append(el.ents, entryRef{len(el.arena), int32(len(k)), int32(len(v))})
-	el.arena = append(append(el.arena, k...), v...)
-}
-
-func (el *entryList) key(i int) []byte {
-	e := el.ents[i]
-	return el.arena[e.off : e.off+int(e.klen)]
-}
-
-func (el *entryList) val(i int) []byte {
-	e := el.ents[i]
-	return el.arena[e.off+int(e.klen) : e.off+int(e.klen)+int(e.vlen)]
-}
-
-func (el *entryList) sort() {
-	sort.Slice(el.ents, func(i, j int) bool {
-		a, b := el.ents[i], el.ents[j]
-		return bytes.Compare(el.arena[a.off:a.off+int(a.klen)], el.arena[b.off:b.off+int(b.klen)]) < 0
-	})
-}
-
-// entries returns what the bucket of the index over docs holds, sorted by
-// key.
-func (fi *ftsIndex) entries(docs *store.Cursor) (*entryList, error) {
-	el := &entryList{}
-	st := &stats{docs: make([]uint64, len(fi.fields)), tokens: make([]uint64, len(fi.fields)), terms: make([]uint64, len(fi.fields))}
+// entries adds to b what the index over docs holds.
+func (fi *ftsIndex) entries(docs *store.Cursor, b *store.TextBuild) error {
+	st := newStats(len(fi.fields))
 	df := map[string]uint64{}
 	for docs.Next() {
 		doc := docs.Doc()
 		if err := docs.Err(); err != nil {
-			return nil, err
+			return err
 		}
 		fields, lengths, ok := fi.analyze(doc)
 		if !ok {
 			continue
 		}
 		key := docKey(doc)
-		var lens []byte
 		for i, f := range fi.fields {
-			lens = binary.AppendUvarint(lens, lengths[i])
 			if lengths[i] > 0 {
-				st.docs[i]++
-				st.tokens[i] += lengths[i]
+				st[i].Docs++
+				st[i].Tokens += lengths[i]
 			}
 			for term, pos := range fields[i] {
-				el.add(postKey(f, term, key), encodePosting(lengths[i], pos))
-				tk := string(termKey(f, term))
-				if df[tk] == 0 {
-					st.terms[i]++
+				b.AddPosting(f, term, key, lengths[i], pos)
+				tr := termRef(f, term)
+				if df[tr] == 0 {
+					st[i].Terms++
 				}
-				df[tk]++
+				df[tr]++
 			}
 		}
-		el.add(append([]byte{prefixLength}, key...), query.AppendJSON(lens, doc.Get("_id")))
+		b.AddDoc(key, lengths, query.AppendJSON(nil, doc.Get("_id")))
 	}
 	if err := docs.Err(); err != nil {
-		return nil, err
+		return err
 	}
-	for t, n := range df {
-		el.add([]byte(t), binary.AppendUvarint(nil, n))
+	for tr, n := range df {
+		f, t, _ := strings.Cut(tr, "\x00")
+		b.AddDocFreq(f, t, n)
 	}
-	el.add(keyStats, st.encode())
-	el.sort()
-	return el, nil
+	b.SetStats(st)
+	return nil
 }
 
 // add indexes doc.
-func (fi *ftsIndex) add(fs *ftsState, doc query.Value) {
+func (fi *ftsIndex) add(t store.TextIndex, fs *ftsState, doc query.Value) {
 	fields, lengths, ok := fi.analyze(doc)
 	if !ok {
 		return
 	}
 	key := docKey(doc)
-	var lens []byte
 	for i, f := range fi.fields {
-		lens = binary.AppendUvarint(lens, lengths[i])
 		if lengths[i] > 0 {
-			fs.st.docs[i]++
-			fs.st.tokens[i] += lengths[i]
+			fs.st[i].Docs++
+			fs.st[i].Tokens += lengths[i]
 		}
 		for term, pos := range fields[i] {
-			fs.put(postKey(f, term, key), encodePosting(lengths[i], pos))
-			fs.df[string(termKey(f, term))]++
+			t.PutPosting(f, term, key, lengths[i], pos)
+			fs.df[termRef(f, term)]++
 		}
 	}
-	fs.put(append([]byte{prefixLength}, key...), query.AppendJSON(lens, doc.Get("_id")))
+	t.PutDoc(key, lengths, query.AppendJSON(nil, doc.Get("_id")))
 }
 
 // remove drops the postings of doc.
-func (fi *ftsIndex) remove(b *bolt.Bucket, fs *ftsState, doc query.Value) {
+func (fi *ftsIndex) remove(t store.TextIndex, fs *ftsState, doc query.Value) {
 	key := docKey(doc)
-	lk := append([]byte{prefixLength}, key...)
-	if fs.get(b, lk) == nil {
+	if !t.HasDoc(key) {
 		return
 	}
 	fields, lengths, _ := fi.analyze(doc)
 	for i, f := range fi.fields {
 		if lengths[i] > 0 {
-			fs.st.docs[i]--
-			fs.st.tokens[i] -= lengths[i]
+			fs.st[i].Docs--
+			fs.st[i].Tokens -= lengths[i]
 		}
 		for term := range fields[i] {
-			fs.del(postKey(f, term, key))
-			fs.df[string(termKey(f, term))]--
+			t.DeletePosting(f, term, key)
+			fs.df[termRef(f, term)]--
 		}
 	}
-	fs.del(lk)
+	t.DeleteDoc(key)
 }
 
-// addDF adds d to the document frequency of a term of field i, keeping
-// the field's count of distinct terms.
-func addDF(b *bolt.Bucket, st *stats, i int, tk []byte, d int64) error {
-	var n uint64
-	if v := b.Get(tk); v != nil {
-		n, _ = binary.Uvarint(v)
-	}
+// addDF adds d to the document frequency of a term (a termRef), keeping
+// its field's count of distinct terms.
+func addDF(t store.TextIndex, st []store.FieldStats, fi *ftsIndex, tr string, d int64) error {
+	i := fi.fieldOfTerm(tr)
+	f, term, _ := strings.Cut(tr, "\x00")
+	n := t.DocFreq(f, term)
 	if n == 0 {
-		st.terms[i]++
+		st[i].Terms++
 	}
 	n = uint64(int64(n) + d)
 	if n == 0 {
-		st.terms[i]--
-		return b.Delete(tk)
+		st[i].Terms--
 	}
-	return b.Put(tk, binary.AppendUvarint(nil, n))
+	return t.SetDocFreq(f, term, n)
 }
 
 // Check re-analyzes every document and compares with the stored postings,
@@ -423,36 +352,17 @@ func (searchKind) Check(ix *store.Index) []string {
 	if err != nil {
 		return []string{err.Error()}
 	}
-	// Rebuild the expected bucket content in memory and compare key by key,
-	// both in key order.
-	want, err := fi.entries(ix.Collection().Scan())
-	if err != nil {
+	// Rebuild the expected index in memory and have the store compare it
+	// with what it holds, entry by entry.
+	want := &store.TextBuild{}
+	if err := fi.entries(ix.Collection().Scan(), want); err != nil {
 		return []string{err.Error()}
 	}
 	var problems []string
-	add := func(format string, args ...any) {
+	ix.Text().Compare(want, func(format string, args ...any) {
 		if len(problems) < 20 {
 			problems = append(problems, fmt.Sprintf(format, args...))
 		}
-	}
-	i := 0
-	c := ix.Bucket().Cursor()
-	for k, v := c.First(); k != nil; k, v = c.Next() {
-		for i < len(want.ents) && bytes.Compare(want.key(i), k) < 0 {
-			add("missing entry %q", want.key(i))
-			i++
-		}
-		switch {
-		case i == len(want.ents) || !bytes.Equal(want.key(i), k):
-			add("unexpected entry %q", k)
-			continue
-		case !bytes.Equal(want.val(i), v):
-			add("entry %q is %x, want %x", k, v, want.val(i))
-		}
-		i++
-	}
-	for ; i < len(want.ents); i++ {
-		add("missing entry %q", want.key(i))
-	}
+	})
 	return problems
 }

@@ -1,18 +1,15 @@
 package vector
 
 import (
-	"bytes"
 	"context"
-	"encoding/binary"
 	"fmt"
 	"math"
 	"regexp"
 	"sort"
 	"strings"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/store"
 )
 
 // BM25 parameters (Robertson/Lucene values, also bleve's).
@@ -31,8 +28,8 @@ type matches map[string]float64
 // ftsSearcher evaluates a parsed query over one search index.
 type ftsSearcher struct {
 	fi    *ftsIndex
-	b     *bolt.Bucket
-	st    *stats
+	t     store.TextIndex
+	st    []store.FieldStats
 	terms map[string]map[string]bool // field -> terms that matched, for highlighting
 	ctx   context.Context
 }
@@ -245,23 +242,21 @@ func (s *ftsSearcher) expand(field string, b float64, terms func(string) ([]stri
 // term adds the BM25 score of one term to the documents containing it.
 func (s *ftsSearcher) term(field, term string, b float64, out matches) error {
 	fidx := s.fieldIndex(field)
-	df, _ := binary.Uvarint(s.b.Get(termKey(field, term)))
+	df := s.t.DocFreq(field, term)
 	if df == 0 {
 		return nil
 	}
 	s.noteTerm(field, term)
-	n := float64(s.st.docs[fidx])
+	n := float64(s.st[fidx].Docs)
 	// bleve's BM25: idf as Lucene's, the square root of the term frequency,
 	// k1 in the numerator only, an average length of distinct terms per
 	// document rounded up, and the idf counted twice (once through the
 	// query weight).
-	avg := math.Ceil(float64(s.st.terms[fidx]) / math.Max(n, 1))
+	avg := math.Ceil(float64(s.st[fidx].Terms) / math.Max(n, 1))
 	idf := math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
-	prefix := postPrefix(field, term)
-	c := s.b.Cursor()
-	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		key := k[len(prefix):]
-		length, freq := postingFreq(v)
+	for c := s.t.Postings(field, term); c.Next(); {
+		key := c.Key()
+		length, freq := c.Freq()
 		tf, dl := math.Sqrt(float64(freq)), float64(length)
 		out[string(key)] += b * idf * idf * tf * bm25K1 / (tf + bm25K1*(1-bm25B+bm25B*dl/math.Max(avg, 1)))
 	}
@@ -287,12 +282,9 @@ func (s *ftsSearcher) fieldIndex(field string) int {
 // dictionary returns the terms of field starting with prefix that keep
 // accepts, at most maxExpansion of them.
 func (s *ftsSearcher) dictionary(field, prefix string, keep func(string) bool) ([]string, error) {
-	start := termKey(field, prefix)
-	base := len(termKey(field, ""))
 	var out []string
-	c := s.b.Cursor()
-	for k, _ := c.Seek(start); k != nil && bytes.HasPrefix(k, start); k, _ = c.Next() {
-		if t := string(k[base:]); keep(t) {
+	for c := s.t.Terms(field, prefix); c.Next(); {
+		if t := string(c.Key()); keep(t) {
 			if len(out) == maxExpansion {
 				return nil, query.Errorf(query.Limit, "search term %s* matches more than %d terms", prefix, maxExpansion).
 					WithHint("make the prefix, wildcard or pattern more specific")
@@ -386,13 +378,11 @@ func (s *ftsSearcher) phrase(field, text string, b float64) (matches, error) {
 	var cand map[string][]uint32 // key -> positions of the first word
 	scores := matches{}
 	for i, w := range words {
-		prefix := postPrefix(f, w.term)
 		next := map[string][]uint32{}
-		c := s.b.Cursor()
-		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-			key := string(k[len(prefix):])
+		for c := s.t.Postings(f, w.term); c.Next(); {
+			key := string(c.Key())
 			if i == 0 {
-				next[key] = decodePositions(v)
+				next[key] = c.Positions(nil)
 				continue
 			}
 			starts, ok := cand[key]
@@ -400,7 +390,7 @@ func (s *ftsSearcher) phrase(field, text string, b float64) (matches, error) {
 				continue
 			}
 			var kept []uint32
-			pos := decodePositions(v)
+			pos := c.Positions(nil)
 			for _, p0 := range starts {
 				if containsPos(pos, p0+w.off) {
 					kept = append(kept, p0)
@@ -435,10 +425,8 @@ func containsPos(pos []uint32, p uint32) bool {
 // all matches every indexed document with score 0.
 func (s *ftsSearcher) all() (matches, error) {
 	out := matches{}
-	c := s.b.Cursor()
-	p := []byte{prefixLength}
-	for k, _ := c.Seek(p); k != nil && k[0] == prefixLength; k, _ = c.Next() {
-		out[string(k[1:])] = 0
+	for c := s.t.Docs(); c.Next(); {
+		out[string(c.Key())] = 0
 	}
 	return out, nil
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -67,17 +69,46 @@ func createIndexes(t *testing.T, db *store.DB, coll string) {
 	}
 }
 
-// bucketContents returns every key and value of an index's bucket.
-func bucketContents(t *testing.T, c *store.Collection, name string) map[string]string {
+// indexContents returns every entry an index keeps, read through the
+// store's typed API: a vector index's metadata, count and records; a
+// search index's statistics, document frequencies, postings and lengths.
+func indexContents(t *testing.T, c *store.Collection, name string) map[string]string {
 	ix, err := c.Index(name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	out := map[string]string{}
-	ix.Bucket().ForEach(func(k, v []byte) error {
-		out[string(k)] = string(v)
-		return nil
-	})
+	if ix.Def.Kind == KindVector {
+		vs := ix.Vectors()
+		out["meta"], out["count"] = string(vs.Meta()), fmt.Sprint(vs.Count())
+		for cur := vs.Records(); cur.Next(); {
+			out["v"+string(cur.DocKey())] = string(cur.Record())
+		}
+		for cur := vs.Quants(); cur.Next(); {
+			out["q"+string(cur.DocKey())] = string(cur.Record())
+		}
+		return out
+	}
+	fi, err := openFTS(ix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := ix.Text()
+	out["stats"] = fmt.Sprint(text.Stats(len(fi.fields)))
+	for _, f := range fi.fields {
+		for terms := text.Terms(f, ""); terms.Next(); {
+			term := string(terms.Key())
+			out["t"+termRef(f, term)] = fmt.Sprint(text.DocFreq(f, term))
+			for p := text.Postings(f, term); p.Next(); {
+				length, tf := p.Freq()
+				out["p"+termRef(f, term)+"\x00"+string(p.Key())] = fmt.Sprint(length, tf, p.Positions(nil))
+			}
+		}
+	}
+	for d := text.Docs(); d.Next(); {
+		lengths, id, _ := text.Doc(d.Key(), len(fi.fields))
+		out["l"+string(d.Key())] = fmt.Sprint(lengths, string(id))
+	}
 	return out
 }
 
@@ -150,7 +181,7 @@ func TestIndexes_MatchRebuildAfterRandomWrites(t *testing.T) {
 				c, _ := tx.Collection("c")
 				fresh, _ := tx.Collection("fresh")
 				for _, name := range []string{"vec", "text"} {
-					got, want := bucketContents(t, c, name), bucketContents(t, fresh, name)
+					got, want := indexContents(t, c, name), indexContents(t, fresh, name)
 					if len(got) != len(want) {
 						t.Errorf("index %s: %d entries, rebuilt has %d", name, len(got), len(want))
 					}
@@ -191,16 +222,19 @@ func TestVerify_CatchesDamagedIndexes(t *testing.T) {
 		fn          func(ix *store.Index) error
 	}{
 		{"vec", "vector of document 1 differs", func(ix *store.Index) error {
-			k := vecKey(query.AppendKey(nil, query.LongValue(1)))
-			v := append([]byte(nil), ix.Bucket().Get(k)...)
+			k := query.AppendKey(nil, query.LongValue(1))
+			v := append([]byte(nil), ix.Vectors().Get(k)...)
 			v[0] ^= 0x40
-			return ix.Bucket().Put(k, v)
+			ix.Vectors().Put(k, v, ix.Vectors().Quant(k))
+			return nil
 		}},
 		{"vec", "document 2 has no vector", func(ix *store.Index) error {
-			return ix.Bucket().Delete(vecKey(query.AppendKey(nil, query.LongValue(2))))
+			ix.Vectors().Delete(query.AppendKey(nil, query.LongValue(2)))
+			return ix.Vectors().SetCount(1)
 		}},
 		{"text", "missing entry", func(ix *store.Index) error {
-			return ix.Bucket().Delete(postKey("body", "restor", query.AppendKey(nil, query.LongValue(1))))
+			ix.Text().DeletePosting("body", "restor", query.AppendKey(nil, query.LongValue(1)))
+			return nil
 		}},
 	} {
 		db.Update(store.Change{}, func(tx *store.Tx) error {
@@ -233,7 +267,7 @@ func TestVectorIndex_ChangedEmbedderIsNeverMixed(t *testing.T) {
 	db.Update(store.Change{}, func(tx *store.Tx) error {
 		c, _ := tx.Collection("c")
 		ix, _ := c.Index("vec")
-		return ix.Bucket().Put(keyVecMeta, pad4([]byte(`{"model":"hashing-fnv1a-v2-d64","probe":"0000000000000000"}`), ' '))
+		return ix.Vectors().SetMeta(pad4([]byte(`{"model":"hashing-fnv1a-v2-d64","probe":"0000000000000000"}`), ' '))
 	})
 	db.View(func(tx *store.Tx) error {
 		c, _ := tx.Collection("c")
@@ -247,8 +281,8 @@ func TestVectorIndex_ChangedEmbedderIsNeverMixed(t *testing.T) {
 	db.View(func(tx *store.Tx) error {
 		c, _ := tx.Collection("c")
 		ix, _ := c.Index("vec")
-		if vi, _ := openVec(ix); !vi.current(ix.Bucket()) || vecCount(ix.Bucket()) != 3 {
-			t.Errorf("write did not rebuild the stale index: meta %s, count %d", ix.Bucket().Get(keyVecMeta), vecCount(ix.Bucket()))
+		if vi, _ := openVec(ix); !vi.current(ix.Vectors()) || ix.Vectors().Count() != 3 {
+			t.Errorf("write did not rebuild the stale index: meta %s, count %d", ix.Vectors().Meta(), ix.Vectors().Count())
 		}
 		res, err := VectorSearch(context.Background(), c, "body", "zstd", nil)
 		if err != nil || res.OnTheFly || len(res.Hits) == 0 || res.Hits[0].ID.Long() != 3 {
@@ -315,13 +349,13 @@ func TestVectorScan_PathsAgree(t *testing.T) {
 		c, _ := tx.Collection("c")
 		ix, _ := c.Index("vec")
 		vi, _ := openVec(ix)
-		m := readMatrix(ix.Bucket(), vi.spec.Dim)
+		m := readMatrix(ix.Vectors(), vi.spec.Dim)
 		for i := 0; i < 60; i++ {
 			q := vi.emb.Embed(randomText(r))
 			for _, k := range []int{1, 5, 40} {
 				a, b, c := newTopK(k), newTopK(k), newTopK(k)
-				quantScan(ix.Bucket(), q, a)
-				streamScan(ix.Bucket(), q, b)
+				quantScan(ix.Vectors(), q, a)
+				streamScan(ix.Vectors(), q, b)
 				m.scan(context.Background(), q, c)
 				ha, hb, hc := hitsString(&Result{Hits: a.hits(keepAll)}), hitsString(&Result{Hits: b.hits(keepAll)}), hitsString(&Result{Hits: c.hits(keepAll)})
 				if ha != hb || hb != hc {
@@ -377,5 +411,56 @@ func TestVectorSearch_CacheNeverStale(t *testing.T) {
 		if got := top(); got != "3" {
 			t.Fatalf("search %d after the write: top hit %s, want 3", i, got)
 		}
+	}
+}
+
+// TestIndexes_CompactKeepsAndSalvageRebuilds: compaction copies the data
+// of vector and search indexes as it is; salvage builds them again over
+// the recovered documents, to the same content.
+func TestIndexes_CompactKeepsAndSalvageRebuilds(t *testing.T) {
+	db := storetest.MustOpen(t)
+	createIndexes(t, db, "c")
+	r := rand.New(rand.NewSource(3))
+	for i := 0; i < 30; i++ {
+		storetest.Insert(t, db, "c", string(query.AppendJSON(nil, randomDoc(r, i))))
+	}
+	contents := func(path string) map[string]map[string]string {
+		sdb, err := store.Open(path, &store.Options{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sdb.Close()
+		out := map[string]map[string]string{}
+		sdb.View(func(tx *store.Tx) error {
+			c, err := tx.Collection("c")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range []string{"vec", "text"} {
+				out[name] = indexContents(t, c, name)
+			}
+			return nil
+		})
+		return out
+	}
+	path := db.Path()
+	db.Close()
+	want := contents(path)
+	if len(want["vec"]) < 10 || len(want["text"]) < 30 {
+		t.Fatalf("the indexes hold too little: %d and %d entries", len(want["vec"]), len(want["text"]))
+	}
+	if _, err := store.Compact(context.Background(), path, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := contents(path); !reflect.DeepEqual(got, want) {
+		t.Error("compaction changed the indexes' data")
+	}
+	out := filepath.Join(t.TempDir(), "s.omgdb")
+	rep, err := store.Salvage(context.Background(), path, out)
+	if err != nil || !rep.Complete || strings.Join(rep.Collections[0].Indexes, ",") != "vec,text" {
+		t.Fatalf("salvage: %+v %v", rep, err)
+	}
+	if got := contents(out); !reflect.DeepEqual(got, want) {
+		t.Error("salvage built other indexes")
 	}
 }

@@ -7,9 +7,9 @@ import (
 	"sort"
 	"unsafe"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/viterin/vek/vek32"
+
+	"github.com/omgdb/omgdb/store"
 )
 
 // A vector index keeps, next to each float32 vector, an int8 copy: a
@@ -91,9 +91,9 @@ type candidate struct {
 	key   []byte  // key of _id
 }
 
-// quantScan scores the stored vectors of b for the unit query q into top,
+// quantScan scores the stored vectors for the unit query q into top,
 // exactly, reading int8 copies first. It returns the number of vectors.
-func quantScan(b *bolt.Bucket, q []float32, top *topK) int {
+func quantScan(vs store.Vectors, q []float32, top *topK) int {
 	qq, qs, qe := quantizeVec(q)
 	dim := len(q)
 	// First pass: an upper bound of every document's score; keep the
@@ -101,21 +101,20 @@ func quantScan(b *bolt.Bucket, q []float32, top *topK) int {
 	lower := newTopK(top.k)
 	var cands []candidate
 	n := 0
-	cur := b.Cursor()
-	for k, v := cur.Seek(prefixQuant); k != nil && k[0] == prefixQuant[0]; k, v = cur.Next() {
+	for cur := vs.Quants(); cur.Next(); {
 		n++
-		iq, s, e := quantRecord(v, dim)
+		iq, s, e := quantRecord(cur.Record(), dim)
 		approx := float64(qs) * float64(s) * float64(dotInt8(qq, iq))
 		// |q·v - approx| <= ||q||·e + e_q·||v̂|| with ||q|| = 1 and
 		// ||v̂|| <= 1 + e.
 		bound := float64(e) + float64(qe)*(1+float64(e)) + quantSlack
 		if lower.admits(approx - bound) {
-			lower.push(approx-bound, 0, docKeyOf(k), nil)
+			lower.push(approx-bound, 0, cur.DocKey(), nil)
 		}
 		if len(lower.items) == lower.k && approx+bound < lower.items[0].score {
 			continue // k documents surely score higher
 		}
-		cands = append(cands, candidate{approx + bound, docKeyOf(k)})
+		cands = append(cands, candidate{approx + bound, cur.DocKey()})
 	}
 	// Second pass: exact scores, best bound first, until no remaining
 	// bound can enter the top k.
@@ -130,7 +129,7 @@ func quantScan(b *bolt.Bucket, q []float32, top *topK) int {
 		if len(top.items) == top.k && c.upper < top.items[0].score {
 			break
 		}
-		rec := b.Get(vecKey(c.key))
+		rec := vs.Get(c.key)
 		if rec == nil {
 			continue
 		}

@@ -2,7 +2,6 @@ package vector
 
 import (
 	"context"
-	"encoding/binary"
 	"math"
 	"strings"
 
@@ -46,7 +45,7 @@ func textSearch(ctx context.Context, c *store.Collection, q searchNode, opts *Se
 	if err != nil {
 		return nil, nil, err
 	}
-	s := &ftsSearcher{fi: fi, b: ix.Bucket(), st: readStats(ix.Bucket(), len(fi.fields)), terms: map[string]map[string]bool{}, ctx: ctx}
+	s := &ftsSearcher{fi: fi, t: ix.Text(), st: ix.Text().Stats(len(fi.fields)), terms: map[string]map[string]bool{}, ctx: ctx}
 	m, err := s.eval(q)
 	if err != nil {
 		return nil, nil, err
@@ -144,11 +143,7 @@ func idOfKey(c *store.Collection, ix *store.Index, key []byte) (query.Value, err
 	if err != nil {
 		return query.Value{}, err
 	}
-	v := ix.Bucket().Get(append([]byte{prefixLength}, key...))
-	for i := 0; i < len(fi.fields) && len(v) > 0; i++ {
-		_, k := binary.Uvarint(v)
-		v = v[k:]
-	}
+	_, v, _ := ix.Text().Doc(key, len(fi.fields))
 	id, err := query.Parse(v)
 	if err != nil {
 		return query.Value{}, query.Errorf(query.IO, "search index %s of %s: damaged entry for key %x", ix.Def.Name, c.Name(), key).

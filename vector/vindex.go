@@ -10,8 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/store"
 )
@@ -34,19 +32,13 @@ type VectorSpec struct {
 	Model string `json:"model"` // model id, such as "hashing-fnv1a-v2-d256"
 }
 
-// Keys of a vector index's bucket: "meta" holds the metadata of the
-// vectors (model and probe), "cnt_" the number of vectors (8 bytes,
-// big-endian), "v" + key of _id + padding each vector: dim
-// little-endian float32s followed by the document's _id as canonical JSON
-// and spaces, and "q" + the same its int8 copy (quant.go). Every key and value is padded to a multiple of 4 bytes, so
-// that in bbolt's pages every vector starts 4-byte aligned and is scanned
-// in place, without copying.
-var (
-	keyVecMeta  = []byte("meta")
-	keyVecCount = []byte("cnt_")
-	prefixVec   = []byte("v")
-	prefixQuant = []byte("q") // int8 copies for the first pass of a scan; see quant.go
-)
+// A vector index keeps its data through store.Vectors: its metadata (the
+// model and probe, as JSON padded with spaces), the number of vectors, and
+// per document a record, dim little-endian float32s followed by the
+// document's _id as canonical JSON and spaces, and its int8 copy
+// (quant.go). Every record is padded to a multiple of 4 bytes, and the
+// store pads the keys, so that in the file every vector starts 4-byte
+// aligned and is scanned in place, without copying.
 
 // probeText is embedded to fingerprint an embedder's behaviour: a changed
 // algorithm (or stemmer) changes the probe and so marks the stored vectors
@@ -148,13 +140,13 @@ func probe(emb *Embedder) string {
 
 // current reports whether the stored vectors were made by this program's
 // embedder for the index's model.
-func (vi *vecIndex) current(b *bolt.Bucket) bool {
-	return bytes.Equal(b.Get(keyVecMeta), vi.meta)
+func (vi *vecIndex) current(vs store.Vectors) bool {
+	return bytes.Equal(vs.Meta(), vi.meta)
 }
 
-// vecState is a vector index's state during a write transaction.
+// vecState is a vector index's state during a write transaction. The
+// store buffers the vectors written meanwhile.
 type vecState struct {
-	txWrites
 	n int64 // vectors, as of the transaction
 }
 
@@ -162,13 +154,13 @@ func vecStateOf(ix *store.Index) *vecState {
 	if st, ok := ix.State.(*vecState); ok {
 		return st
 	}
-	st := &vecState{txWrites: newTxWrites(), n: vecCount(ix.Bucket())}
+	st := &vecState{n: ix.Vectors().Count()}
 	ix.State = st
 	return st
 }
 
-// Update keeps the vector of one document in step with it; the writes are
-// buffered until Flush. Vectors made by another embedder are never mixed
+// Update keeps the vector of one document in step with it; the store
+// buffers the writes until it flushes the index. Vectors made by another embedder are never mixed
 // with new ones: the index is rebuilt from the documents first, then the
 // change is applied. Both steps are idempotent, so they hold whether the
 // store writes the document before or after its indexes.
@@ -177,8 +169,8 @@ func (vectorKind) Update(ix *store.Index, before, after query.Value) error {
 	if err != nil {
 		return err
 	}
-	b := ix.Bucket()
-	if !vi.current(b) {
+	vs := ix.Vectors()
+	if !vi.current(vs) {
 		if err := vi.build(ix, ix.Collection().Scan()); err != nil {
 			return err
 		}
@@ -186,39 +178,33 @@ func (vectorKind) Update(ix *store.Index, before, after query.Value) error {
 	}
 	st := vecStateOf(ix)
 	if !before.IsMissing() {
-		dk := docKey(before)
-		if k := vecKey(dk); st.get(b, k) != nil {
-			st.del(k)
-			st.del(quantKey(dk))
+		if dk := docKey(before); vs.Get(dk) != nil {
+			vs.Delete(dk)
 			st.n--
 		}
 	}
 	if !after.IsMissing() {
 		if text, ok := FieldText(after, vi.spec.Field); ok {
 			dk := docKey(after)
-			k := vecKey(dk)
-			if st.get(b, k) == nil {
+			if vs.Get(dk) == nil {
 				st.n++
 			}
 			rec, q := vi.records(text, after.Get("_id"))
-			st.put(k, rec)
-			st.put(quantKey(dk), q)
+			vs.Put(dk, rec, q)
 		}
 	}
 	return nil
 }
 
-// Flush writes the transaction's buffered vectors in key order.
+// Flush writes the transaction's count of vectors; the store then writes
+// the buffered vectors in key order.
 func (vectorKind) Flush(ix *store.Index) error {
 	st, ok := ix.State.(*vecState)
 	if !ok {
 		return nil
 	}
 	ix.State = nil
-	if err := st.flush(ix.Bucket()); err != nil {
-		return err
-	}
-	return ix.Bucket().Put(keyVecCount, binary.BigEndian.AppendUint64(nil, uint64(st.n)))
+	return ix.Vectors().SetCount(st.n)
 }
 
 // Build computes the vectors of every document.
@@ -231,12 +217,11 @@ func (vectorKind) Build(ix *store.Index, docs *store.Cursor) error {
 }
 
 func (vi *vecIndex) build(ix *store.Index, docs *store.Cursor) error {
-	b := ix.Bucket()
-	if err := clearBucket(b); err != nil {
+	vs := ix.Vectors()
+	if err := vs.Clear(); err != nil {
 		return err
 	}
-	var n uint64
-	w := newTxWrites()
+	var n int64
 	for docs.Next() {
 		doc := docs.Doc()
 		if err := docs.Err(); err != nil {
@@ -244,36 +229,17 @@ func (vi *vecIndex) build(ix *store.Index, docs *store.Cursor) error {
 		}
 		if text, ok := FieldText(doc, vi.spec.Field); ok {
 			rec, q := vi.records(text, doc.Get("_id"))
-			w.put(vecKey(docKey(doc)), rec)
-			w.put(quantKey(docKey(doc)), q)
+			vs.Put(docKey(doc), rec, q)
 			n++
 		}
 	}
 	if err := docs.Err(); err != nil {
 		return err
 	}
-	if err := w.flush(b); err != nil {
+	if err := vs.SetMeta(vi.meta); err != nil {
 		return err
 	}
-	if err := b.Put(keyVecMeta, vi.meta); err != nil {
-		return err
-	}
-	return b.Put(keyVecCount, binary.BigEndian.AppendUint64(nil, n))
-}
-
-// clearBucket deletes every key of b.
-func clearBucket(b *bolt.Bucket) error {
-	var keys [][]byte
-	b.ForEach(func(k, _ []byte) error {
-		keys = append(keys, append([]byte(nil), k...))
-		return nil
-	})
-	for _, k := range keys {
-		if err := b.Delete(k); err != nil {
-			return err
-		}
-	}
-	return nil
+	return vs.SetCount(n)
 }
 
 // records encodes the stored values of a document's vector: the float32
@@ -295,53 +261,21 @@ func pad4(b []byte, c byte) []byte {
 	return b
 }
 
-// vecKey returns the bucket key of a document's vector: "v", the key of
-// its _id, zero bytes and a last byte counting them, 4-byte padded.
-func vecKey(docKey []byte) []byte {
-	k := make([]byte, 0, len(docKey)+8)
-	k = append(append(k, prefixVec...), docKey...)
-	n := (4 - (len(k)+1)%4) % 4
-	for i := 0; i < n; i++ {
-		k = append(k, 0)
-	}
-	return append(k, byte(n))
-}
-
-// quantKey returns the bucket key of a document's int8 vector: as vecKey,
-// with prefix "q".
-func quantKey(docKey []byte) []byte {
-	k := vecKey(docKey)
-	k[0] = prefixQuant[0]
-	return k
-}
-
-// docKeyOf returns the key of _id inside a vector key.
-func docKeyOf(vk []byte) []byte {
-	return vk[1 : len(vk)-1-int(vk[len(vk)-1])]
-}
-
-func vecCount(b *bolt.Bucket) int64 {
-	if v := b.Get(keyVecCount); len(v) == 8 {
-		return int64(binary.BigEndian.Uint64(v))
-	}
-	return 0
-}
-
 // Check recomputes every vector from the documents and compares.
 func (vectorKind) Check(ix *store.Index) []string {
 	vi, err := openVec(ix)
 	if err != nil {
 		return []string{err.Error()}
 	}
-	b := ix.Bucket()
+	vs := ix.Vectors()
 	var problems []string
 	add := func(format string, args ...any) {
 		if len(problems) < 20 {
 			problems = append(problems, fmt.Sprintf(format, args...))
 		}
 	}
-	if !vi.current(b) {
-		add("vectors were made by another embedder (metadata %s, want %s); run `omgdb reindex`", b.Get(keyVecMeta), vi.meta)
+	if !vi.current(vs) {
+		add("vectors were made by another embedder (metadata %s, want %s); run `omgdb reindex`", vs.Meta(), vi.meta)
 		return problems
 	}
 	seen := 0
@@ -349,7 +283,8 @@ func (vectorKind) Check(ix *store.Index) []string {
 	for cur.Next() {
 		doc := cur.Doc()
 		text, ok := FieldText(doc, vi.spec.Field)
-		got, gotQ := b.Get(vecKey(docKey(doc))), b.Get(quantKey(docKey(doc)))
+		dk := docKey(doc)
+		got, gotQ := vs.Get(dk), vs.Quant(dk)
 		var rec, q []byte
 		if ok {
 			rec, q = vi.records(text, doc.Get("_id"))
@@ -369,17 +304,16 @@ func (vectorKind) Check(ix *store.Index) []string {
 		}
 	}
 	total, totalQ := 0, 0
-	c := b.Cursor()
-	for k, _ := c.Seek(prefixQuant); k != nil && k[0] == prefixQuant[0]; k, _ = c.Next() {
+	for c := vs.Quants(); c.Next(); {
 		totalQ++
 	}
-	for k, _ := c.Seek(prefixVec); k != nil && k[0] == prefixVec[0]; k, _ = c.Next() {
+	for c := vs.Records(); c.Next(); {
 		total++
 	}
 	if total != seen || totalQ != seen {
 		add("%d vectors and %d int8 vectors belong to no document", total-seen, totalQ-seen)
 	}
-	if n := vecCount(b); n != int64(total) {
+	if n := vs.Count(); n != int64(total) {
 		add("count record says %d vectors, found %d", n, total)
 	}
 	return problems

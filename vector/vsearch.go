@@ -12,8 +12,6 @@ import (
 	"sync"
 	"unsafe"
 
-	bolt "go.etcd.io/bbolt"
-
 	"github.com/viterin/vek/vek32"
 
 	"github.com/omgdb/omgdb/query"
@@ -120,7 +118,7 @@ func findVectorIndex(c *store.Collection, field string, opts *SearchOptions) (*s
 		if err != nil {
 			return nil, nil, "", err
 		}
-		if !vi.current(ix.Bucket()) {
+		if !vi.current(ix.Vectors()) {
 			return nil, nil, "vector index " + def.Name + " was built by another embedder; embedding on the fly (run `omgdb reindex` to rebuild it)", nil
 		}
 		if opts.Dim == 0 {
@@ -143,7 +141,7 @@ func indexScan(ctx context.Context, c *store.Collection, ix *store.Index, vi *ve
 	q := vi.emb.Embed(text)
 	res := &Result{Index: ix.Def.Name, Model: vi.spec.Model}
 	top := newTopK(opts.k())
-	b := ix.Bucket()
+	vs := ix.Vectors()
 	if opts.Filter != nil {
 		// Rank only the matching documents, looking up their vectors.
 		src := c.Find(ctx, store.Query{Filter: opts.Filter})
@@ -151,7 +149,7 @@ func indexScan(ctx context.Context, c *store.Collection, ix *store.Index, vi *ve
 		buf := make([]float32, vi.spec.Dim)
 		for src.Next() {
 			key := docKey(src.Doc())
-			rec := b.Get(vecKey(key))
+			rec := vs.Get(key)
 			if rec == nil {
 				continue
 			}
@@ -167,9 +165,9 @@ func indexScan(ctx context.Context, c *store.Collection, ix *store.Index, vi *ve
 			return nil, err
 		}
 	} else if isZero(q) {
-		res.Scanned = streamScan(b, q, top)
+		res.Scanned = streamScan(vs, q, top)
 	} else {
-		res.Scanned = quantScan(b, q, top)
+		res.Scanned = quantScan(vs, q, top)
 	}
 	res.Hits = top.hits(minScore(opts, 0))
 	return res, nil
@@ -311,7 +309,7 @@ func loadMatrix(c *store.Collection, ix *store.Index, vi *vecIndex) *matrix {
 	for i, e := range matrixCache.entries {
 		if e.path == key.path && os.SameFile(e.file, key.file) && e.coll == key.coll && e.index == key.index && e.lsn == key.lsn && e.spec == key.spec {
 			if e.m == nil {
-				e.m = readMatrix(ix.Bucket(), vi.spec.Dim)
+				e.m = readMatrix(ix.Vectors(), vi.spec.Dim)
 				matrixCache.entries[i] = e
 			}
 			return e.m
@@ -324,15 +322,15 @@ func loadMatrix(c *store.Collection, ix *store.Index, vi *vecIndex) *matrix {
 	return key.m
 }
 
-// readMatrix copies the vectors of a bucket into a matrix.
-func readMatrix(b *bolt.Bucket, dim int) *matrix {
-	n := int(vecCount(b))
+// readMatrix copies the stored vectors into a matrix.
+func readMatrix(vs store.Vectors, dim int) *matrix {
+	n := int(vs.Count())
 	m := &matrix{dim: dim, vecs: make([]float32, 0, n*dim), keys: make([][]byte, 0, n), ids: make([][]byte, 0, n)}
 	arena := make([]byte, 0, n*16)
-	cur := b.Cursor()
-	for k, v := cur.Seek(prefixVec); k != nil && k[0] == prefixVec[0]; k, v = cur.Next() {
+	for cur := vs.Records(); cur.Next(); {
+		v := cur.Record()
 		m.vecs = appendFloats(m.vecs, v[:4*dim])
-		dk := docKeyOf(k)
+		dk := cur.DocKey()
 		start := len(arena)
 		arena = append(arena, dk...)
 		arena = append(arena, v[4*dim:]...)
@@ -351,12 +349,12 @@ func isZero(v []float32) bool {
 	return true
 }
 
-// streamScan scores the stored vectors of b in place, in key order.
-func streamScan(b *bolt.Bucket, q []float32, top *topK) int {
+// streamScan scores the stored vectors in place, in key order.
+func streamScan(vs store.Vectors, q []float32, top *topK) int {
 	n := 0
 	buf := make([]float32, len(q))
-	cur := b.Cursor()
-	for k, v := cur.Seek(prefixVec); k != nil && k[0] == prefixVec[0]; k, v = cur.Next() {
+	for cur := vs.Records(); cur.Next(); {
+		v := cur.Record()
 		n++
 		vec := buf
 		if littleEndian && uintptr(unsafe.Pointer(&v[0]))%4 == 0 {
@@ -365,7 +363,7 @@ func streamScan(b *bolt.Bucket, q []float32, top *topK) int {
 			appendFloats(buf[:0], v[:4*len(q)])
 		}
 		if s := float64(vek32.Dot(q, vec)); top.admits(s) {
-			top.add(s, docKeyOf(k), v[4*len(q):])
+			top.add(s, cur.DocKey(), v[4*len(q):])
 		}
 	}
 	return n
