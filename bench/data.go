@@ -28,9 +28,12 @@ var (
 // of the documents (8.6%); plan "team" is 8.3% (the 83,000 updates of the issue); a city is 5%.
 const (
 	rangeLo, rangeHi = 30, 35
-	scanCity         = "Lima"
-	scanScore        = 50.0
-	updatePlan       = "team"
+	// findLo and findHi bound the range find that prints its documents:
+	// 28,696 of 1,000,000 (2.9%).
+	findLo, findHi = 30, 31
+	scanCity       = "Lima"
+	scanScore      = 50.0
+	updatePlan     = "team"
 )
 
 // appendDoc appends document i as one line of JSON.

@@ -316,6 +316,14 @@ func (b *bench) omgdbCLI(w string) result {
 		})
 	case "version":
 		return b.processRuns(func(int) []string { return []string{b.bin, "version"} })
+	case "rangefind":
+		if _, err := b.omgdbStore(); err != nil {
+			return skipped("import: %v", err)
+		}
+		filter := fmt.Sprintf(`{"age":{"$gte":%d,"$lte":%d}}`, findLo, findHi)
+		r := b.timeRuns(nil, func() error { return runCmd(nil, b.bin, "find", st, "users", filter) })
+		r.note = "whole process, output read through a pipe"
+		return r
 	case "scan":
 		if _, err := b.omgdbStore(); err != nil {
 			return skipped("import: %v", err)

@@ -79,6 +79,11 @@ func (b *bench) sqlite3(w string) result {
 		return b.processRuns(func(i int) []string {
 			return []string{"sqlite3", db, fmt.Sprintf("SELECT doc FROM users WHERE id=%d", b.ids[i%len(b.ids)])}
 		})
+	case "rangefind":
+		q := fmt.Sprintf("SELECT doc FROM users WHERE age BETWEEN %d AND %d", findLo, findHi)
+		r := b.timeRuns(nil, func() error { return runCmd(nil, "sqlite3", db, q) })
+		r.note = "whole process, output read through a pipe"
+		return r
 	case "get":
 		return b.sqliteBatch(db, func(id int) string { return fmt.Sprintf("SELECT doc FROM users WHERE id=%d;", id) })
 	case "eq":
