@@ -17,6 +17,14 @@ import (
 // value, a $inc of a value that is not a finite number, an overflow, a key
 // it would have to unescape, or more than one new field (whose order the
 // full update decides).
+//
+// It is our own rather than tidwall/sjson's SetRawBytes (with gjson to read
+// a $inc's current value): sjson makes a pass and a new document per field
+// and reads keys as paths whose characters (. * ? | # @ …) need escaping.
+// Measured on a 330-byte document with {"$inc":{"score":1},"$set":{"flag":true}}:
+// 0.60-0.66 µs and 1 allocation here, 1.56-1.79 µs and 9 allocations with
+// sjson (go test -bench, 3 runs each), and planning an update runs this
+// on every matched document.
 type rawUpdate struct {
 	fields []rawField
 }
