@@ -69,44 +69,62 @@ func drain(src query.Source) (int64, error) {
 type page struct {
 	docs      []query.Value
 	more      bool          // results remain after this page
-	seen      int64         // results read, skipped ones included (all of them with countAll)
+	seen      int64         // results read, skipped and counted ones included
 	limits    []query.Field // the caps that fired, with their values
 	truncated bool          // some string was cut at max-string
 	bytes     int           // of the documents kept
 }
 
-// readPage reads a page from src: it skips skip results, then keeps at
-// most limit of them within the server's caps. With countAll it reads on
-// to the end, so that seen is the number of results.
-func (c *call) readPage(ctx context.Context, src query.Source, skip, limit int64, countAll bool) (*page, error) {
-	s := c.srv
-	pg := &page{}
-	max, capName := limit, "limit"
-	if int64(s.cfg.MaxDocs) < limit {
-		max, capName = int64(s.cfg.MaxDocs), "max_docs"
+// pageMax is how many documents a page may hold: limit, or --max-docs
+// when it is lower, with the name of the cap.
+func (c *call) pageMax(limit int64) (int64, string) {
+	if max := int64(c.srv.cfg.MaxDocs); max < limit {
+		return max, "max_docs"
 	}
+	return limit, "limit"
+}
+
+// readPage reads a page from src: it skips skip results, then keeps at
+// most limit of them within the server's caps. When results remain, it
+// stops on the first one past the page, which pg.seen counts; countOn
+// reads on from there.
+func (c *call) readPage(ctx context.Context, src query.Source, skip, limit int64) (*page, error) {
+	pg := &page{}
+	max, capName := c.pageMax(limit)
 	full := false
 	for src.Next() {
 		pg.seen++
 		switch {
 		case pg.seen <= skip:
+			if pg.seen%1024 == 0 && ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
 			continue
 		case full || int64(len(pg.docs)) >= max:
 			if !pg.more && !full {
 				pg.limits = append(pg.limits, query.Field{Key: capName, Value: query.LongValue(max)})
 			}
 			pg.more = true
-			if !countAll {
-				return pg.finish(src)
-			}
-			if pg.seen%1024 == 0 && ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			continue
+			return pg.finish(src)
 		}
 		full = c.add(pg, src.Doc())
 	}
 	return pg.finish(src)
+}
+
+// countOn reads on past a full page, counting results without decoding
+// them, until pg.seen reaches to or the stream ends. It reports whether
+// the stream ended, so that pg.seen is the number of results.
+func (pg *page) countOn(ctx context.Context, src query.Source, to int64) (bool, error) {
+	for pg.seen < to {
+		if !src.Next() {
+			return true, src.Err()
+		}
+		if pg.seen++; pg.seen%1024 == 0 && ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+	}
+	return false, nil
 }
 
 // add adds a document to the page within the byte cap, and reports

@@ -53,10 +53,13 @@ type output struct {
 	data  query.Value // the structuredContent: an object matching the tool's outputSchema
 	fence string      // what the untrusted data in it is ("documents of `users`"); "" when it holds none
 	// counts for the audit log; -1 when they do not apply
-	returned, matched int64
+	returned int64
+	matched  matchCount
 }
 
-func newOutput(data query.Value) *output { return &output{data: data, returned: -1, matched: -1} }
+func newOutput(data query.Value) *output {
+	return &output{data: data, returned: -1, matched: matchCount{n: -1}}
+}
 
 func i64(n int64) *int64 { return &n }
 
