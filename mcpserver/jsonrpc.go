@@ -77,10 +77,10 @@ func checkUTF8(line []byte) *rpcError {
 }
 
 // resultMessage encodes a JSON-RPC response with a result.
-func resultMessage(id json.RawMessage, result query.Value) []byte {
+func resultMessage(id json.RawMessage, result []byte) []byte {
 	b := append([]byte(`{"jsonrpc":"2.0","id":`), idBytes(id)...)
 	b = append(b, `,"result":`...)
-	b = query.AppendJSON(b, result)
+	b = append(b, result...)
 	return append(b, '}')
 }
 

@@ -152,7 +152,7 @@ func (e policyEnvAt) Collection(ctx context.Context, name string) (query.Source,
 // pageOutputAt is the result of a find or aggregate at a revision: as
 // pageOutput's, with the revision it read.
 func (c *call) pageOutputAt(coll string, key query.Value, rev changes.Revision, skip int64, matched matchCount, pg *page, reason bool) *output {
-	returned := int64(len(pg.docs))
+	returned := int64(len(pg.js))
 	cursor, why := query.MissingValue, query.MissingValue
 	if pg.more {
 		cursor = jv(c.srv.newCursor(key, skip+returned))
@@ -172,8 +172,9 @@ func (c *call) pageOutputAt(coll string, key query.Value, rev changes.Revision, 
 	if names := c.srv.policy.redactedNames(coll); len(names) > 0 {
 		redacted = jv(names)
 	}
-	out := newOutput(obj("collection", coll, "at", obj("lsn", int64(rev.LSN), "spec", rev.Spec), "documents", pg.docs,
+	out := newOutput(obj("collection", coll, "at", obj("lsn", int64(rev.LSN), "spec", rev.Spec), "documents", arr(),
 		"returned", returned, "matched", matched.value(), "applied_limits", limits, "cursor", cursor, "empty_reason", why, "redacted", redacted))
+	out.docs = pg.js
 	out.fence = "documents of `" + coll + "`"
 	out.returned, out.matched = returned, matched
 	return out

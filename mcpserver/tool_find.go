@@ -219,7 +219,7 @@ func (s *projectSource) Err() error {
 
 // pageOutput is the result of a find or an aggregate.
 func (c *call) pageOutput(ctx context.Context, col *store.Collection, fq findQuery, skip int64, matched matchCount, pg *page) *output {
-	returned := int64(len(pg.docs))
+	returned := int64(len(pg.js))
 	cursor, reason := query.MissingValue, query.MissingValue
 	if pg.more {
 		cursor = jv(c.srv.newCursor(fq.key, skip+returned))
@@ -235,8 +235,9 @@ func (c *call) pageOutput(ctx context.Context, col *store.Collection, fq findQue
 	if names := c.srv.policy.redactedNames(col.Name()); len(names) > 0 {
 		redacted = jv(names)
 	}
-	out := newOutput(obj("collection", col.Name(), "documents", pg.docs, "returned", returned, "matched", matched.value(),
+	out := newOutput(obj("collection", col.Name(), "documents", arr(), "returned", returned, "matched", matched.value(),
 		"applied_limits", limits, "cursor", cursor, "empty_reason", reason, "redacted", redacted))
+	out.docs = pg.js
 	out.fence = "documents of `" + col.Name() + "`"
 	out.returned, out.matched = returned, matched
 	return out
