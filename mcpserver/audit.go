@@ -106,8 +106,8 @@ func (s *Server) record(ss *session, name string, args query.Value, raw []byte, 
 		if out.returned >= 0 {
 			returned = jv(out.returned)
 		}
-		if out.matched >= 0 {
-			matched = jv(out.matched)
+		if out.matched.n >= 0 {
+			matched = out.matched.value()
 		}
 	}
 	now := s.cfg.Now()

@@ -51,24 +51,24 @@ func (c *call) int(name string, def int64) int64 {
 // has reports whether the argument was given.
 func (c *call) has(name string) bool { return !c.args.Get(name).IsMissing() }
 
-func (ss *session) callTool(ctx context.Context, p params) (query.Value, *rpcError) {
+func (ss *session) callTool(ctx context.Context, p params) ([]byte, *rpcError) {
 	name, e := p.str("name", true)
 	if e != nil {
-		return query.Value{}, e
+		return nil, e
 	}
 	start := ss.srv.cfg.Now()
 	var args query.Value
 	out, err := ss.invoke(ctx, name, p, &args)
-	var res query.Value
+	var res []byte
 	var te *toolError
 	if err != nil {
 		te = asToolError(err, name, ss.srv.cfg.Timeout.String())
-		res = ss.errorResult(te)
+		res = query.AppendJSON(nil, ss.errorResult(te))
 	} else {
 		res = ss.srv.toolResult(out)
 	}
 	if aerr := ss.srv.record(ss, name, args, p["arguments"], out, te, start); aerr != nil {
-		res = ss.errorResult(aerr)
+		res = query.AppendJSON(nil, ss.errorResult(aerr))
 	}
 	return res, nil
 }
@@ -180,14 +180,19 @@ type rewritten struct {
 func (r *rewritten) Error() string { return r.msg }
 func (r *rewritten) Unwrap() error { return r.err }
 
-// toolResult wraps a tool's output: structuredContent, and the same JSON
-// as text, fenced as untrusted data when it holds store content.
-func (s *Server) toolResult(out *output) query.Value {
-	text := string(query.AppendJSON(nil, out.data))
+// toolResult encodes a tool's output: structuredContent, and the same
+// JSON as text, fenced as untrusted data when it holds store content. The
+// JSON is encoded once, for both.
+func (s *Server) toolResult(out *output) []byte {
+	data := out.json()
+	text := string(data)
 	if out.fence != "" {
 		text = s.fence(text, out.fence)
 	}
-	return obj("content", arr(obj("type", "text", "text", text)), "structuredContent", out.data)
+	b := []byte(`{"content":[{"type":"text","text":`)
+	b = query.AppendString(b, strings.ToValidUTF8(text, "\uFFFD"))
+	b = append(b, `}],"structuredContent":`...)
+	return append(append(b, data...), '}')
 }
 
 // errorResult is a failed call as MCP wants it: a result with isError,

@@ -10,12 +10,16 @@
 // A Server holds one Config: a scope, where stores may be found (a pinned
 // store or a root directory), the operator's policy, and caps. Each
 // connection is a session (one per stdio stream, one per HTTP session id)
-// with its negotiated protocol version and its calls in flight. A
-// tools/call is admitted, its arguments parsed and checked against the
-// tool's parameters, and run with a deadline, at most
-// Config.Concurrency at a time; it opens the store it names, does its
-// work in one transaction, and closes the store: no lock is held between
-// calls.
+// with its negotiated protocol version and its calls in flight. Each
+// line is read once, by one json.Decoder (message.go); a tools/call is
+// admitted, its arguments parsed (by query.Parse, from their bytes as
+// sent) and checked against the tool's parameters, and run with a
+// deadline, at most Config.Concurrency at a time; it opens the store it
+// names, does its work in one transaction, and closes the store: no lock
+// is held between calls. A result is encoded once, for both its
+// structuredContent and its text; the documents of a find page go in as
+// the bytes they are stored as, unless a projection, a redaction or
+// --max-string changes them.
 //
 // # Guarantees
 //

@@ -89,3 +89,30 @@ func checkResponse(t *testing.T, msg []byte) json.RawMessage {
 	}
 	return m["id"]
 }
+
+// duplicateKey reports the first key that appears twice at the top level
+// of a JSON object: the fuzz oracle's own reading, independent of the
+// server's.
+func duplicateKey(raw []byte) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "", false
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		k, _ := t.(string)
+		if seen[k] {
+			return k, true
+		}
+		seen[k] = true
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return "", false
+		}
+	}
+	return "", false
+}

@@ -192,13 +192,14 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.Header.Get("Mcp-Session-Id")
+	in := readInput(body, false)
 	var hs *httpSession
-	if isInitialize(body) {
+	if in.isRequest("initialize") {
 		if hs, id = s.newHTTPSession(); hs == nil {
 			http.Error(w, "too many sessions; end one (DELETE /mcp) or retry later", http.StatusServiceUnavailable)
 			return
 		}
-	} else if id == "" && isDiscover(body) {
+	} else if id == "" && in.isRequest("server/discover") {
 		hs = &httpSession{sess: s.newSession("http")} // discovery needs no session
 	} else if id == "" {
 		http.Error(w, "bad request: missing Mcp-Session-Id (initialize first)", http.StatusBadRequest)
@@ -208,7 +209,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var answer []byte
-	hs.sess.handleLine(r.Context(), body, false, func(b []byte) { answer = b }, false)
+	hs.sess.handle(r.Context(), in, func(b []byte) { answer = b }, false)
 	if id != "" {
 		w.Header().Set("Mcp-Session-Id", id)
 	}
@@ -270,17 +271,6 @@ func writeSSE(w http.ResponseWriter, msg []byte) {
 	if f, ok := w.(http.Flusher); ok {
 		f.Flush()
 	}
-}
-
-// isInitialize reports whether a body is an initialize request.
-func isInitialize(body []byte) bool { return isRequest(body, "initialize") }
-
-// isDiscover reports whether a body is a server/discover request.
-func isDiscover(body []byte) bool { return isRequest(body, "server/discover") }
-
-func isRequest(body []byte, method string) bool {
-	req, _, e := parseMessage(bytes.TrimSpace(body))
-	return e == nil && req != nil && req.method == method && !req.notification()
 }
 
 func (s *Server) newHTTPSession() (*httpSession, string) {

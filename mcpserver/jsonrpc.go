@@ -39,58 +39,6 @@ func rpcErrorf(code int, format string, args ...any) *rpcError {
 	return &rpcError{code: code, msg: fmt.Sprintf(format, args...)}
 }
 
-// request is one parsed JSON-RPC message that carries a method.
-type request struct {
-	id     json.RawMessage // nil for a notification
-	method string
-	params json.RawMessage // nil when absent or null
-}
-
-func (r *request) notification() bool { return r.id == nil }
-
-// parseMessage parses one JSON-RPC message (not a batch). It returns the
-// request, or nil and nil for a response sent by the client (which this
-// server never asks for, so it is dropped), or an error together with the
-// id to answer it with (nil means null).
-func parseMessage(raw []byte) (*request, json.RawMessage, *rpcError) {
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return nil, nil, rpcErrorf(codeInvalidRequest, "invalid request: a message must be a JSON object, got %s", te.Value)
-		}
-		return nil, nil, parseError(err)
-	}
-	if k, dup := duplicateKey(raw); dup {
-		return nil, nil, rpcErrorf(codeInvalidRequest, "invalid request: duplicate key %q", k)
-	}
-	id, idErr := checkID(m["id"])
-	if idErr != nil {
-		return nil, nil, idErr
-	}
-	if v := m["jsonrpc"]; string(v) != `"2.0"` {
-		return nil, id, rpcErrorf(codeInvalidRequest, `invalid request: "jsonrpc" must be "2.0"`)
-	}
-	var method string
-	if err := json.Unmarshal(m["method"], &method); err != nil || m["method"] == nil {
-		if id != nil && (m["result"] != nil || m["error"] != nil) {
-			return nil, nil, nil // a response: nothing to answer
-		}
-		return nil, id, rpcErrorf(codeInvalidRequest, `invalid request: "method" must be a string`)
-	}
-	params := m["params"]
-	if string(params) == "null" {
-		params = nil
-	}
-	if params != nil && params[0] != '{' {
-		if id == nil {
-			return nil, nil, nil // a notification is never answered, not even with an error
-		}
-		return nil, id, rpcErrorf(codeInvalidParams, "invalid params: params must be an object")
-	}
-	return &request{id: id, method: method, params: params}, nil, nil
-}
-
 // checkID accepts a string or a number as an id. An absent id is nil (a
 // notification); null, objects, arrays and booleans are refused, as MCP
 // requires.
@@ -128,39 +76,11 @@ func checkUTF8(line []byte) *rpcError {
 	return rpcErrorf(codeParseError, "parse error: invalid UTF-8")
 }
 
-// duplicateKey reports the first key that appears twice at the top level
-// of a JSON object. Different parsers keep different duplicates, so a
-// duplicate in a message's envelope or params is refused rather than
-// resolved.
-func duplicateKey(raw []byte) (string, bool) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return "", false
-	}
-	seen := map[string]bool{}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return "", false
-		}
-		k, _ := t.(string)
-		if seen[k] {
-			return k, true
-		}
-		seen[k] = true
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
-			return "", false
-		}
-	}
-	return "", false
-}
-
 // resultMessage encodes a JSON-RPC response with a result.
-func resultMessage(id json.RawMessage, result query.Value) []byte {
+func resultMessage(id json.RawMessage, result []byte) []byte {
 	b := append([]byte(`{"jsonrpc":"2.0","id":`), idBytes(id)...)
 	b = append(b, `,"result":`...)
-	b = query.AppendJSON(b, result)
+	b = append(b, result...)
 	return append(b, '}')
 }
 

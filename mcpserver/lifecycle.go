@@ -14,20 +14,33 @@ import (
 // them, and answers the newest otherwise.
 var SupportedVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}
 
-type method func(*session, context.Context, params) (query.Value, *rpcError)
+// A method answers a request with its result, encoded.
+type method func(*session, context.Context, params) ([]byte, *rpcError)
 
-// methods are the JSON-RPC methods the server answers.
+// valued makes a method of a function that answers with a value.
+func valued(f func(*session, context.Context, params) (query.Value, *rpcError)) method {
+	return func(ss *session, ctx context.Context, p params) ([]byte, *rpcError) {
+		v, e := f(ss, ctx, p)
+		if e != nil {
+			return nil, e
+		}
+		return query.AppendJSON(nil, v), nil
+	}
+}
+
+// methods are the JSON-RPC methods the server answers. tools/call encodes
+// its result itself, to write documents as stored.
 var methods = map[string]method{
-	"initialize":               (*session).initialize,
-	"ping":                     func(*session, context.Context, params) (query.Value, *rpcError) { return obj(), nil },
-	"server/discover":          (*session).discover,
-	"tools/list":               (*session).listTools,
+	"initialize":               valued((*session).initialize),
+	"ping":                     valued(func(*session, context.Context, params) (query.Value, *rpcError) { return obj(), nil }),
+	"server/discover":          valued((*session).discover),
+	"tools/list":               valued((*session).listTools),
 	"tools/call":               (*session).callTool,
-	"resources/list":           (*session).listResources,
-	"resources/templates/list": (*session).listResourceTemplates,
-	"resources/read":           (*session).readResource,
-	"prompts/list":             (*session).listPrompts,
-	"prompts/get":              (*session).getPrompt,
+	"resources/list":           valued((*session).listResources),
+	"resources/templates/list": valued((*session).listResourceTemplates),
+	"resources/read":           valued((*session).readResource),
+	"prompts/list":             valued((*session).listPrompts),
+	"prompts/get":              valued((*session).getPrompt),
 }
 
 func (ss *session) initialize(_ context.Context, p params) (query.Value, *rpcError) {

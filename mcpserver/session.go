@@ -67,27 +67,27 @@ func (ss *session) cancelAll() {
 // their own goroutine and reply from it; without, handleLine returns
 // after every reply.
 func (ss *session) handleLine(ctx context.Context, line []byte, tooLong bool, reply func([]byte), async bool) {
-	if tooLong {
-		reply(errorMessage(nil, rpcErrorf(codeInvalidRequest,
-			"invalid request: message is over the %d-byte (4 MiB) line limit; it was discarded", MaxLineBytes)))
-		return
-	}
-	line = bytes.TrimSpace(line)
-	if len(line) == 0 {
-		return
-	}
-	if e := checkUTF8(line); e != nil {
-		reply(errorMessage(nil, e))
-		return
-	}
-	if line[0] == '[' {
-		ss.handleBatch(ctx, line, reply, async)
-		return
-	}
-	req, id, e := parseMessage(line)
+	ss.handle(ctx, readInput(line, tooLong), reply, async)
+}
+
+// handle answers a line already read.
+func (ss *session) handle(ctx context.Context, in input, reply func([]byte), async bool) {
 	switch {
-	case e != nil:
-		reply(errorMessage(id, e))
+	case in.err != nil:
+		reply(errorMessage(nil, in.err))
+	case in.batch:
+		ss.handleBatch(ctx, in.msgs, reply, async)
+	case len(in.msgs) == 1:
+		ss.dispatch(ctx, in.msgs[0], reply, async)
+	}
+}
+
+// dispatch answers one message.
+func (ss *session) dispatch(ctx context.Context, m message, reply func([]byte), async bool) {
+	req := m.req
+	switch {
+	case m.err != nil:
+		reply(errorMessage(m.id, m.err))
 	case req == nil: // a response from the client: nothing asked, nothing to do
 	case req.notification():
 		ss.notify(req)
@@ -101,12 +101,7 @@ func (ss *session) handleLine(ctx context.Context, line []byte, tooLong bool, re
 // handleBatch handles a JSON-RPC batch, which only protocol version
 // 2025-03-26 has. Its messages run one after the other, and the answers
 // go back together in one array.
-func (ss *session) handleBatch(ctx context.Context, line []byte, reply func([]byte), async bool) {
-	var elems []json.RawMessage
-	if err := json.Unmarshal(line, &elems); err != nil {
-		reply(errorMessage(nil, parseError(err)))
-		return
-	}
+func (ss *session) handleBatch(ctx context.Context, msgs []message, reply func([]byte), async bool) {
 	if v := ss.protocolVersion(); v != "2025-03-26" {
 		if v == "" {
 			v = "none was negotiated yet"
@@ -117,23 +112,22 @@ func (ss *session) handleBatch(ctx context.Context, line []byte, reply func([]by
 			"invalid request: JSON-RPC batches exist only in protocol version 2025-03-26; %s", v)))
 		return
 	}
-	if len(elems) == 0 {
+	if len(msgs) == 0 {
 		reply(errorMessage(nil, rpcErrorf(codeInvalidRequest, "invalid request: empty batch")))
 		return
 	}
 	run := func() {
 		var answers [][]byte
 		collect := func(b []byte) { answers = append(answers, b) }
-		for _, raw := range elems {
-			if req, _, _ := parseMessage(raw); req != nil && req.method == "initialize" {
-				collect(errorMessage(req.id, rpcErrorf(codeInvalidRequest, "invalid request: initialize must not be part of a batch")))
-				continue
-			}
-			if len(bytes.TrimSpace(raw)) > 0 && bytes.TrimSpace(raw)[0] == '[' {
+		for _, m := range msgs {
+			switch {
+			case m.req != nil && m.req.method == "initialize":
+				collect(errorMessage(m.req.id, rpcErrorf(codeInvalidRequest, "invalid request: initialize must not be part of a batch")))
+			case m.nested:
 				collect(errorMessage(nil, rpcErrorf(codeInvalidRequest, "invalid request: batches do not nest")))
-				continue
+			default:
+				ss.dispatch(ctx, m, collect, false)
 			}
-			ss.handleLine(ctx, raw, false, collect, false)
 		}
 		if len(answers) > 0 {
 			reply(append(append([]byte{'['}, bytes.Join(answers, []byte{','})...), ']'))
@@ -197,8 +191,8 @@ func (ss *session) notify(req *request) {
 	if req.method != "notifications/cancelled" {
 		return
 	}
-	p, e := parseParams(req.params)
-	if e != nil || p["requestId"] == nil {
+	p := req.params
+	if req.paramsErr != nil || p["requestId"] == nil {
 		return
 	}
 	ss.mu.Lock()
@@ -223,9 +217,12 @@ func (ss *session) answer(ctx context.Context, req *request) (msg []byte) {
 	if handler == nil {
 		return errorMessage(req.id, rpcErrorf(codeMethodNotFound, "method not found: %s", truncate(req.method, 80)))
 	}
-	p, e := parseParams(req.params)
-	if e != nil {
-		return errorMessage(req.id, e)
+	if req.paramsErr != nil {
+		return errorMessage(req.id, req.paramsErr)
+	}
+	p := req.params
+	if p == nil {
+		p = params{}
 	}
 	result, e := handler(ss, ctx, p)
 	if e != nil {
@@ -234,22 +231,8 @@ func (ss *session) answer(ctx context.Context, req *request) (msg []byte) {
 	return resultMessage(req.id, result)
 }
 
-// params are a request's parameters, by key.
+// params are a request's parameters, by key, each value as sent.
 type params map[string]json.RawMessage
-
-func parseParams(raw json.RawMessage) (params, *rpcError) {
-	p := params{}
-	if raw == nil {
-		return p, nil
-	}
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return nil, rpcErrorf(codeInvalidParams, "invalid params: %v", err)
-	}
-	if k, dup := duplicateKey(raw); dup {
-		return nil, rpcErrorf(codeInvalidParams, "invalid params: duplicate key %q", k)
-	}
-	return p, nil
-}
 
 // str returns a string parameter; a missing one is "" unless required.
 func (p params) str(key string, required bool) (string, *rpcError) {

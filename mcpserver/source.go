@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"unicode/utf8"
@@ -67,51 +68,81 @@ func drain(src query.Source) (int64, error) {
 
 // page is one page of results and what cut it.
 type page struct {
-	docs      []query.Value
+	docs      []query.Value // the kept documents as values; missing for those kept as stored
+	js        [][]byte      // the kept documents' JSON, as the result holds it
 	more      bool          // results remain after this page
-	seen      int64         // results read, skipped ones included (all of them with countAll)
+	seen      int64         // results read, skipped and counted ones included
 	limits    []query.Field // the caps that fired, with their values
 	truncated bool          // some string was cut at max-string
 	bytes     int           // of the documents kept
 }
 
-// readPage reads a page from src: it skips skip results, then keeps at
-// most limit of them within the server's caps. With countAll it reads on
-// to the end, so that seen is the number of results.
-func (c *call) readPage(ctx context.Context, src query.Source, skip, limit int64, countAll bool) (*page, error) {
-	s := c.srv
-	pg := &page{}
-	max, capName := limit, "limit"
-	if int64(s.cfg.MaxDocs) < limit {
-		max, capName = int64(s.cfg.MaxDocs), "max_docs"
+// pageMax is how many documents a page may hold: limit, or --max-docs
+// when it is lower, with the name of the cap.
+func (c *call) pageMax(limit int64) (int64, string) {
+	if max := int64(c.srv.cfg.MaxDocs); max < limit {
+		return max, "max_docs"
 	}
+	return limit, "limit"
+}
+
+// readPage reads a page from src: it skips skip results, then keeps at
+// most limit of them within the server's caps. When results remain, it
+// stops on the first one past the page, which pg.seen counts; countOn
+// reads on from there.
+func (c *call) readPage(ctx context.Context, src query.Source, skip, limit int64) (*page, error) {
+	pg := &page{}
+	max, capName := c.pageMax(limit)
 	full := false
 	for src.Next() {
 		pg.seen++
 		switch {
 		case pg.seen <= skip:
-			continue
-		case full || int64(len(pg.docs)) >= max:
-			if !pg.more && !full {
-				pg.limits = append(pg.limits, query.Field{Key: capName, Value: query.LongValue(max)})
-			}
-			pg.more = true
-			if !countAll {
-				return pg.finish(src)
-			}
 			if pg.seen%1024 == 0 && ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
 			continue
+		case full || int64(len(pg.js)) >= max:
+			if !pg.more && !full {
+				pg.limits = append(pg.limits, query.Field{Key: capName, Value: query.LongValue(max)})
+			}
+			pg.more = true
+			return pg.finish(src)
 		}
-		full = c.add(pg, src.Doc())
+		full = c.addFrom(pg, src)
 	}
 	return pg.finish(src)
 }
 
-// add adds a document to the page within the byte cap, and reports
-// whether the page is full. A document over the cap on its own is
-// replaced by a stub, so that the page, and its cursor, move on.
+// countOn reads on past a full page, counting results without decoding
+// them, until pg.seen reaches to or the stream ends. It reports whether
+// the stream ended, so that pg.seen is the number of results.
+func (pg *page) countOn(ctx context.Context, src query.Source, to int64) (bool, error) {
+	for pg.seen < to {
+		if !src.Next() {
+			return true, src.Err()
+		}
+		if pg.seen++; pg.seen%1024 == 0 && ctx.Err() != nil {
+			return false, ctx.Err()
+		}
+	}
+	return false, nil
+}
+
+// addFrom adds the current document of a stream to the page: as stored,
+// when the stream hands it out unchanged (no projection, no redaction)
+// and it is too short to hold a string over --max-string; else decoded.
+func (c *call) addFrom(pg *page, src query.Source) bool {
+	if rs, ok := src.(store.RawSource); ok {
+		if js := rs.RawJSON(); js != nil && len(js) <= c.srv.cfg.MaxString {
+			return c.keep(pg, bytes.Clone(js), query.MissingValue, src.Doc)
+		}
+	}
+	return c.add(pg, src.Doc())
+}
+
+// add adds a document to the page, its strings cut at --max-string, and
+// reports whether the page is full.
 func (c *call) add(pg *page, doc query.Value) bool {
 	s := c.srv
 	doc, cut := truncateStrings(doc, s.cfg.MaxString)
@@ -119,18 +150,27 @@ func (c *call) add(pg *page, doc query.Value) bool {
 		pg.truncated = true
 		pg.limits = append(pg.limits, query.Field{Key: "max_string", Value: query.LongValue(int64(s.cfg.MaxString))})
 	}
-	size := len(query.AppendJSON(nil, doc))
-	if pg.bytes+size <= s.cfg.MaxBytes {
-		pg.docs = append(pg.docs, doc)
-		pg.bytes += size
+	return c.keep(pg, query.AppendJSON(nil, doc), doc, func() query.Value { return doc })
+}
+
+// keep adds a document, as its JSON and its value (missing when it is
+// kept as stored), within the byte cap, and reports whether the page is
+// full. A document over the cap on its own is replaced by a stub naming
+// its _id (whole decodes it), so that the page, and its cursor, move on.
+func (c *call) keep(pg *page, js []byte, doc query.Value, whole func() query.Value) bool {
+	max := c.srv.cfg.MaxBytes
+	if pg.bytes+len(js) <= max {
+		pg.docs, pg.js = append(pg.docs, doc), append(pg.js, js)
+		pg.bytes += len(js)
 		return false
 	}
-	if len(pg.docs) == 0 {
-		pg.docs = append(pg.docs, oversized(doc, size, s.cfg.MaxBytes))
+	if len(pg.js) == 0 {
+		stub := oversized(whole(), len(js), max)
+		pg.docs, pg.js = append(pg.docs, stub), append(pg.js, query.AppendJSON(nil, stub))
 	} else {
 		pg.more = true // this one opens the next page
 	}
-	pg.limits = append(pg.limits, query.Field{Key: "max_bytes", Value: query.LongValue(int64(s.cfg.MaxBytes))})
+	pg.limits = append(pg.limits, query.Field{Key: "max_bytes", Value: query.LongValue(int64(max))})
 	return true
 }
 

@@ -50,13 +50,47 @@ type param struct {
 
 // output is what a tool returns on success.
 type output struct {
-	data  query.Value // the structuredContent: an object matching the tool's outputSchema
-	fence string      // what the untrusted data in it is ("documents of `users`"); "" when it holds none
+	data query.Value // the structuredContent: an object matching the tool's outputSchema
+	// docs, when set, are the JSON of the documents of data's "documents"
+	// list (where data holds an empty list), spliced in by json: a page's
+	// documents, as stored where the stream passed them on unchanged.
+	docs  [][]byte
+	fence string // what the untrusted data in it is ("documents of `users`"); "" when it holds none
 	// counts for the audit log; -1 when they do not apply
-	returned, matched int64
+	returned int64
+	matched  matchCount
 }
 
-func newOutput(data query.Value) *output { return &output{data: data, returned: -1, matched: -1} }
+// json encodes the structuredContent, with docs spliced in.
+func (out *output) json() []byte {
+	if out.docs == nil {
+		return query.AppendJSON(nil, out.data)
+	}
+	b := []byte{'{'}
+	for i, f := range out.data.Fields() {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(query.AppendString(b, f.Key), ':')
+		if f.Key != "documents" {
+			b = query.AppendJSON(b, f.Value)
+			continue
+		}
+		b = append(b, '[')
+		for j, js := range out.docs {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, js...)
+		}
+		b = append(b, ']')
+	}
+	return append(b, '}')
+}
+
+func newOutput(data query.Value) *output {
+	return &output{data: data, returned: -1, matched: matchCount{n: -1}}
+}
 
 func i64(n int64) *int64 { return &n }
 

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"math"
 
 	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/store"
@@ -58,14 +59,24 @@ func (c *call) aggregate(ctx context.Context, coll string, p *query.Pipeline, re
 			src = &rejectSource{Source: src, reject: reject, tool: c.tool.Name}
 		}
 		defer src.Close()
-		pg, err := c.readPage(ctx, src, skip, c.int("limit", 100), true)
+		pg, err := c.readAll(ctx, src, skip)
 		if err != nil {
 			return err
 		}
-		out = c.pageOutput(ctx, col, findQuery{key: key, pipelined: true}, skip, pg.seen, pg)
+		out = c.pageOutput(ctx, col, findQuery{key: key, pipelined: true}, skip, matchCount{n: pg.seen}, pg)
 		return nil
 	})
 	return out, err
+}
+
+// readAll reads a page of an aggregate's results, then counts the rest:
+// a pipeline's results are all read, for the count, in the one run.
+func (c *call) readAll(ctx context.Context, src query.Source, skip int64) (*page, error) {
+	pg, err := c.readPage(ctx, src, skip, c.int("limit", 100))
+	if err == nil && pg.more {
+		_, err = pg.countOn(ctx, src, math.MaxInt64)
+	}
+	return pg, err
 }
 
 // policyEnv gives $lookup and $unionWith the other collections as the

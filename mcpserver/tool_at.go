@@ -72,18 +72,16 @@ func (c *call) findAt(ctx context.Context, fq findQuery) (*output, error) {
 		if err != nil {
 			return err
 		}
-		src = store.FindIn(ctx, src, store.Query{Filter: fq.filter, Sort: fq.sort, Projection: fq.project,
-			Skip: skip, Limit: min(limit, int64(c.srv.cfg.MaxDocs)) + 1})
+		to := c.countTo(skip, limit, -1)
+		src = projected(store.FindIn(ctx, src, store.Query{Filter: fq.filter, Sort: fq.sort, Limit: to}), fq)
 		defer src.Close()
-		pg, err := c.readPage(ctx, src, 0, limit, false)
+		pg, err := c.readPage(ctx, src, skip, limit)
 		if err != nil {
 			return err
 		}
-		matched := skip + int64(len(pg.docs))
-		if pg.more || (len(pg.docs) == 0 && skip > 0) {
-			if matched, err = c.countAt(ctx, tx, fq.coll, rev, fq.filter); err != nil {
-				return err
-			}
+		matched, err := c.matched(ctx, src, pg, -1, to)
+		if err != nil {
+			return err
 		}
 		out = c.pageOutputAt(fq.coll, fq.key, rev, skip, matched, pg, !fq.pipelined)
 		return nil
@@ -111,7 +109,7 @@ func runCountAt(ctx context.Context, c *call, filter *query.Filter) (*output, er
 		return nil, err
 	}
 	out := newOutput(obj("collection", c.str("collection"), "count", n))
-	out.matched = n
+	out.matched = matchCount{n: n}
 	return out, nil
 }
 
@@ -131,11 +129,11 @@ func (c *call) aggregateAt(ctx context.Context, coll string, p *query.Pipeline, 
 		}
 		src = p.Run(ctx, src, policyEnvAt{c: c, tx: tx, rev: rev})
 		defer src.Close()
-		pg, err := c.readPage(ctx, src, skip, c.int("limit", 100), true)
+		pg, err := c.readAll(ctx, src, skip)
 		if err != nil {
 			return err
 		}
-		out = c.pageOutputAt(coll, key, rev, skip, pg.seen, pg, false)
+		out = c.pageOutputAt(coll, key, rev, skip, matchCount{n: pg.seen}, pg, false)
 		return nil
 	})
 	return out, err
@@ -153,15 +151,15 @@ func (e policyEnvAt) Collection(ctx context.Context, name string) (query.Source,
 
 // pageOutputAt is the result of a find or aggregate at a revision: as
 // pageOutput's, with the revision it read.
-func (c *call) pageOutputAt(coll string, key query.Value, rev changes.Revision, skip, matched int64, pg *page, reason bool) *output {
-	returned := int64(len(pg.docs))
+func (c *call) pageOutputAt(coll string, key query.Value, rev changes.Revision, skip int64, matched matchCount, pg *page, reason bool) *output {
+	returned := int64(len(pg.js))
 	cursor, why := query.MissingValue, query.MissingValue
 	if pg.more {
 		cursor = jv(c.srv.newCursor(key, skip+returned))
 	}
 	if returned == 0 && reason {
-		if matched > 0 {
-			why = jv(fmt.Sprintf("skip %d is past the %d matching documents", skip, matched))
+		if matched.n > 0 {
+			why = jv(fmt.Sprintf("skip %d is past the %d matching documents", skip, matched.n))
 		} else {
 			why = jv(fmt.Sprintf("no document of `%s` matched at revision %s (lsn %d)", coll, rev.Spec, rev.LSN))
 		}
@@ -174,8 +172,9 @@ func (c *call) pageOutputAt(coll string, key query.Value, rev changes.Revision, 
 	if names := c.srv.policy.redactedNames(coll); len(names) > 0 {
 		redacted = jv(names)
 	}
-	out := newOutput(obj("collection", coll, "at", obj("lsn", int64(rev.LSN), "spec", rev.Spec), "documents", pg.docs,
-		"returned", returned, "matched", matched, "applied_limits", limits, "cursor", cursor, "empty_reason", why, "redacted", redacted))
+	out := newOutput(obj("collection", coll, "at", obj("lsn", int64(rev.LSN), "spec", rev.Spec), "documents", arr(),
+		"returned", returned, "matched", matched.value(), "applied_limits", limits, "cursor", cursor, "empty_reason", why, "redacted", redacted))
+	out.docs = pg.js
 	out.fence = "documents of `" + coll + "`"
 	out.returned, out.matched = returned, matched
 	return out

@@ -180,7 +180,7 @@ func (c *call) planOutput(res *changes.PlanResult) (*output, error) {
 	res.NextValidActions = c.next(res.NextValidActions, "plans")
 	out, err := c.resultOf(res, "planned documents")
 	if out != nil {
-		out.matched = res.Matched
+		out.matched = matchCount{n: res.Matched}
 	}
 	return withLimits(out, k), err
 }

@@ -18,7 +18,7 @@ func (s *Server) findTool() *tool {
 			{Name: "project", Type: "object", Description: "Fields, e.g. {\"name\":1}."},
 			limitParam, skipParam, cursorParam, atParam},
 		Output: outputSchema([]string{"documents", "returned", "matched"},
-			"at", tObj(), "documents", tList(), "returned", tInt(), "matched", tInt(),
+			"at", tObj(), "documents", tList(), "returned", tInt(), "matched", tMatched(),
 			"applied_limits", tObj(), "cursor", tStr(), "empty_reason", tStr(), "redacted", tArr(tStr())),
 		Run: runFind,
 	}
@@ -85,43 +85,147 @@ func (c *call) find(ctx context.Context, fq findQuery) (*output, error) {
 	return out, err
 }
 
-// findIn reads one page of a find, then counts every match unless the
-// page shows the count already.
-func (c *call) findIn(ctx context.Context, col *store.Collection, fq findQuery, skip int64) (*output, error) {
-	matched := int64(-1)
-	if fq.reject != nil {
-		var err error
-		if matched, err = c.countRejecting(ctx, col, fq.filter, fq.reject); err != nil {
-			return nil, err
-		}
+// findCountAhead bounds what a find counts past a full page: it reads on
+// through at most this many further matches, without decoding them, and
+// when more remain says "matched": {"at_least": N}. Counting every match
+// could scan the whole collection for one page.
+const findCountAhead = 1000
+
+// matchCount is how many documents a find matched: exactly n, or at least
+// n when counting stopped at findCountAhead.
+type matchCount struct {
+	n       int64
+	atLeast bool
+}
+
+func (m matchCount) value() query.Value {
+	if m.atLeast {
+		return obj("at_least", m.n)
 	}
-	limit := c.int("limit", 100)
-	src := c.scan(ctx, col, store.Query{Filter: fq.filter, Sort: fq.sort, Projection: fq.project,
-		Skip: skip, Limit: min(limit, int64(c.srv.cfg.MaxDocs)) + 1})
-	defer src.Close()
-	pg, err := c.readPage(ctx, src, 0, limit, false)
+	return query.LongValue(m.n)
+}
+
+// tMatched is the schema of a find's matched.
+func tMatched() query.Value {
+	return obj("type", []string{"integer", "object"}, "properties", obj("at_least", tInt()), "required", []string{"at_least"})
+}
+
+// findIn reads one page of a find and counts its matches in the same
+// scan: exactly when the scan ends within the page and findCountAhead
+// more, or when an index covers the filter; otherwise at least.
+func (c *call) findIn(ctx context.Context, col *store.Collection, fq findQuery, skip int64) (*output, error) {
+	known, err := c.knownCount(ctx, col, fq)
 	if err != nil {
 		return nil, err
 	}
-	if matched < 0 && !pg.more && (len(pg.docs) > 0 || skip == 0) {
-		matched = skip + int64(len(pg.docs))
-	} else if matched < 0 {
-		if matched, err = c.count(ctx, col, fq.filter); err != nil {
+	limit := c.int("limit", 100)
+	to := c.countTo(skip, limit, known)
+	src := projected(c.scan(ctx, col, store.Query{Filter: fq.filter, Sort: fq.sort, Limit: to}), fq)
+	defer src.Close()
+	pg, err := c.readPage(ctx, src, skip, limit)
+	if err != nil {
+		return nil, err
+	}
+	if known < 0 && pg.more && c.redactor(col.Name()) == nil {
+		// An index that covers the filter counts its entries, reading no
+		// document. (A redacting query never uses an index.)
+		n, ok, err := col.CountCovered(ctx, store.Query{Filter: fq.filter})
+		if err != nil {
 			return nil, err
 		}
+		if ok {
+			known = n
+		}
+	}
+	matched, err := c.matched(ctx, src, pg, known, to)
+	if err != nil {
+		return nil, err
 	}
 	return c.pageOutput(ctx, col, fq, skip, matched, pg), nil
 }
 
+// knownCount is a find's match count when it costs no scan of its own, or
+// needs one anyway: every document without a filter; a canned tool's
+// rejecting scan. Otherwise it is -1.
+func (c *call) knownCount(ctx context.Context, col *store.Collection, fq findQuery) (int64, error) {
+	switch {
+	case fq.reject != nil:
+		return c.countRejecting(ctx, col, fq.filter, fq.reject)
+	case fq.filter == nil:
+		return col.Count(), nil
+	}
+	return -1, nil
+}
+
+// countTo is how many results a find reads at most, skipped ones
+// included: the page and the result after it when the count is known
+// (>= 0), otherwise findCountAhead more.
+func (c *call) countTo(skip, limit, known int64) int64 {
+	max, _ := c.pageMax(limit)
+	if known >= 0 {
+		return skip + max + 1
+	}
+	return skip + max + findCountAhead
+}
+
+// matched is a find's match count: known (>= 0); every result when src
+// ended within the page; otherwise counted on, up to to results, and
+// then at least, which applied_limits tells as "count".
+func (c *call) matched(ctx context.Context, src query.Source, pg *page, known, to int64) (matchCount, error) {
+	switch {
+	case known >= 0:
+		return matchCount{n: known}, nil
+	case !pg.more:
+		return matchCount{n: pg.seen}, nil
+	}
+	ended, err := pg.countOn(ctx, src, to)
+	if !ended {
+		pg.limits = append(pg.limits, query.Field{Key: "count", Value: query.LongValue(findCountAhead)})
+	}
+	return matchCount{n: pg.seen, atLeast: !ended}, err
+}
+
+// projected applies a find's projection to the documents a page keeps,
+// as it reads them: skipped and counted results are never decoded.
+func projected(src query.Source, fq findQuery) query.Source {
+	if fq.project == nil {
+		return src
+	}
+	return &projectSource{Source: src, p: fq.project, filter: fq.filter}
+}
+
+// projectSource projects the documents of a stream as Doc reads them.
+type projectSource struct {
+	query.Source
+	p      *query.Projection
+	filter *query.Filter // for positional projections
+	err    error
+}
+
+func (s *projectSource) Doc() query.Value {
+	doc, err := s.p.ApplyWithFilter(s.Source.Doc(), s.filter)
+	if err != nil && s.err == nil {
+		s.err = err
+	}
+	return doc
+}
+
+func (s *projectSource) Err() error {
+	if s.err != nil {
+		return s.err
+	}
+	return s.Source.Err()
+}
+
 // pageOutput is the result of a find or an aggregate.
-func (c *call) pageOutput(ctx context.Context, col *store.Collection, fq findQuery, skip, matched int64, pg *page) *output {
-	returned := int64(len(pg.docs))
+func (c *call) pageOutput(ctx context.Context, col *store.Collection, fq findQuery, skip int64, matched matchCount, pg *page) *output {
+	returned := int64(len(pg.js))
 	cursor, reason := query.MissingValue, query.MissingValue
 	if pg.more {
 		cursor = jv(c.srv.newCursor(fq.key, skip+returned))
 	}
 	if returned == 0 && !fq.pipelined {
-		reason = jv(emptyReason(ctx, c, col, fq.spec, skip, matched))
+		reason = jv(emptyReason(ctx, c, col, fq.spec, skip, matched.n))
 	}
 	limits := query.MissingValue
 	if len(pg.limits) > 0 {
@@ -131,8 +235,9 @@ func (c *call) pageOutput(ctx context.Context, col *store.Collection, fq findQue
 	if names := c.srv.policy.redactedNames(col.Name()); len(names) > 0 {
 		redacted = jv(names)
 	}
-	out := newOutput(obj("collection", col.Name(), "documents", pg.docs, "returned", returned, "matched", matched,
+	out := newOutput(obj("collection", col.Name(), "documents", arr(), "returned", returned, "matched", matched.value(),
 		"applied_limits", limits, "cursor", cursor, "empty_reason", reason, "redacted", redacted))
+	out.docs = pg.js
 	out.fence = "documents of `" + col.Name() + "`"
 	out.returned, out.matched = returned, matched
 	return out
@@ -178,6 +283,6 @@ func runCount(ctx context.Context, c *call) (*output, error) {
 		return nil, err
 	}
 	out := newOutput(obj("collection", c.str("collection"), "count", n))
-	out.matched = n
+	out.matched = matchCount{n: n}
 	return out, nil
 }

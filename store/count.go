@@ -38,3 +38,17 @@ func (c *Collection) countParallel(ctx context.Context, filter *query.Filter) (n
 	err = c.scanParallel(ctx, func() *scanBatch { return &scanBatch{match: filter.JSONMatcher()} }, work, use)
 	return n, true, err
 }
+
+// CountCovered counts the documents matching q.Filter from an index
+// alone, fetching no document, when an index covers the filter (see
+// Explain's COUNT_SCAN). ok is false, and nothing is counted, when none
+// does; a redacting query never uses an index. It honours q.Hint and
+// ignores the sort, projection and paging.
+func (c *Collection) CountCovered(ctx context.Context, q Query) (n int64, ok bool, err error) {
+	ch, err := c.planQuery(Query{Filter: q.Filter, Hint: q.Hint, Redact: q.Redact}, true)
+	if err != nil || !ch.plan.covered {
+		return 0, false, err
+	}
+	n, _, err = ch.plan.countCovered(ctx)
+	return n, true, err
+}
