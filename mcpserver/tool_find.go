@@ -4,6 +4,8 @@ import (
 	"context"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -51,17 +53,17 @@ func runFind(ctx context.Context, c *call) (*output, error) {
 // findQuery is a find as find and the canned tools run it.
 type findQuery struct {
 	coll      string
-	spec      query.Value       // the filter as given, for empty_reason
+	spec      value.Value       // the filter as given, for empty_reason
 	filter    *query.Filter     // nil: every document
 	sort      *query.Sort       // nil: _id order
 	project   *query.Projection // nil: whole documents
 	reject    *query.Filter     // a canned tool's reject filter, or nil
-	key       query.Value       // what a cursor of this query is bound to
+	key       value.Value       // what a cursor of this query is bound to
 	pipelined bool              // an aggregate's results: no empty_reason
 }
 
 // offset returns where a page starts: skip, or the cursor's offset.
-func (c *call) offset(key query.Value) (int64, error) {
+func (c *call) offset(key value.Value) (int64, error) {
 	cur := c.str("cursor")
 	if cur == "" {
 		return c.int("skip", 0), nil
@@ -116,18 +118,18 @@ func (c *call) findIn(ctx context.Context, col *store.Collection, fq findQuery, 
 // pageOutput is the result of a find or an aggregate.
 func (c *call) pageOutput(ctx context.Context, col *store.Collection, fq findQuery, skip, matched int64, pg *page) *output {
 	returned := int64(len(pg.docs))
-	cursor, reason := query.MissingValue, query.MissingValue
+	cursor, reason := value.MissingValue, value.MissingValue
 	if pg.more {
 		cursor = jv(c.srv.newCursor(fq.key, skip+returned))
 	}
 	if returned == 0 && !fq.pipelined {
 		reason = jv(emptyReason(ctx, c, col, fq.spec, skip, matched))
 	}
-	limits := query.MissingValue
+	limits := value.MissingValue
 	if len(pg.limits) > 0 {
-		limits = query.ObjectValue(pg.limits)
+		limits = value.ObjectValue(pg.limits)
 	}
-	redacted := query.MissingValue
+	redacted := value.MissingValue
 	if names := c.srv.policy.redactedNames(col.Name()); len(names) > 0 {
 		redacted = jv(names)
 	}
@@ -141,7 +143,7 @@ func (c *call) pageOutput(ctx context.Context, col *store.Collection, fq findQue
 // argError marks an argument's compile error as INVALID_ARGUMENT, naming
 // the argument.
 func argError(err error, name string) error {
-	if query.KindOf(err) != query.Invalid {
+	if errs.KindOf(err) != errs.Invalid {
 		return err
 	}
 	e := asToolError(err, "", "")

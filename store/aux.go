@@ -3,7 +3,7 @@ package store
 import (
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
 )
 
 // storeBuckets are the top-level buckets the store itself owns. Bucket
@@ -26,7 +26,7 @@ var storeBuckets = map[string]bool{
 // store's own buckets are refused.
 func (tx *Tx) Bucket(name string) (*bolt.Bucket, error) {
 	if storeBuckets[name] || name == "" {
-		return nil, query.Errorf(query.Invalid, "bucket %q belongs to the store", name)
+		return nil, errs.Errorf(errs.Invalid, "bucket %q belongs to the store", name)
 	}
 	if !tx.writable {
 		return tx.btx.Bucket([]byte(name)), nil

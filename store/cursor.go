@@ -3,7 +3,7 @@ package store
 import (
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // Cursor iterates over documents. Use it as
@@ -17,7 +17,7 @@ type Cursor struct {
 	started bool
 	key     []byte // the current key, valid until Next
 	raw     []byte // the current stored value, valid until Next
-	doc     query.Value
+	doc     value.Value
 	decoded bool
 	err     error
 }
@@ -48,7 +48,7 @@ func (cur *Cursor) Next() bool {
 func (cur *Cursor) Key() []byte { return cur.key }
 
 // Doc returns the current document, decoded.
-func (cur *Cursor) Doc() query.Value {
+func (cur *Cursor) Doc() value.Value {
 	if !cur.decoded {
 		cur.doc, cur.err = decodeDoc(cur.raw)
 		cur.decoded = true

@@ -3,7 +3,7 @@ package store
 import (
 	"errors"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
 )
 
 // Sentinel errors. Errors returned by the store are *query.Error values
@@ -32,8 +32,8 @@ var (
 	ErrReplaced = errors.New("store: replaced during a lock handoff")
 )
 
-func wrap(kind query.ErrorKind, sentinel error, format string, args ...any) *query.Error {
-	e := query.Errorf(kind, format, args...)
+func wrap(kind errs.Kind, sentinel error, format string, args ...any) *errs.Error {
+	e := errs.Errorf(kind, format, args...)
 	e.Err = sentinel
 	return e
 }

@@ -10,7 +10,8 @@ import (
 	"testing"
 
 	"github.com/omgdb/omgdb/internal/storetest"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -21,7 +22,7 @@ type tallyKind struct{}
 func (tallyKind) Prepare(def store.IndexDef) (store.IndexDef, error) {
 	var spec struct{ Field string }
 	if json.Unmarshal(def.Spec, &spec) != nil || spec.Field == "" {
-		return def, query.Errorf(query.Invalid, "tally needs a field")
+		return def, errs.Errorf(errs.Invalid, "tally needs a field")
 	}
 	return def, nil
 }
@@ -32,22 +33,22 @@ func (tallyKind) field(ix *store.Index) string {
 	return spec.Field
 }
 
-func (k tallyKind) Update(ix *store.Index, before, after query.Value) error {
+func (k tallyKind) Update(ix *store.Index, before, after value.Value) error {
 	f := k.field(ix)
 	if !before.IsMissing() {
 		k.add(ix, before.Get(f), -1)
 	}
 	if !after.IsMissing() {
 		if after.Get(f).Str() == "forbidden" && ix.Def.Name != "a_first" {
-			return query.Errorf(query.Conflict, "tally refuses %s", after.Get("_id"))
+			return errs.Errorf(errs.Conflict, "tally refuses %s", after.Get("_id"))
 		}
 		k.add(ix, after.Get(f), 1)
 	}
 	return nil
 }
 
-func (tallyKind) add(ix *store.Index, v query.Value, d int64) {
-	key := query.AppendKey(nil, v)
+func (tallyKind) add(ix *store.Index, v value.Value, d int64) {
+	key := value.AppendKey(nil, v)
 	var n int64
 	if b := ix.Bucket().Get(key); b != nil {
 		n = int64(binary.BigEndian.Uint64(b))
@@ -64,7 +65,7 @@ func (k tallyKind) Check(ix *store.Index) []string {
 	want := map[string]int64{}
 	cur := ix.Collection().Scan()
 	for cur.Next() {
-		want[string(query.AppendKey(nil, cur.Doc().Get(k.field(ix))))]++
+		want[string(value.AppendKey(nil, cur.Doc().Get(k.field(ix))))]++
 	}
 	var problems []string
 	ix.Bucket().ForEach(func(key, v []byte) error {
@@ -90,7 +91,7 @@ func tally(t *testing.T, db *store.DB, v string) int64 {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if b := ix.Bucket().Get(query.AppendKey(nil, query.StringValue(v))); b != nil {
+		if b := ix.Bucket().Get(value.AppendKey(nil, value.StringValue(v))); b != nil {
 			n = int64(binary.BigEndian.Uint64(b))
 		}
 		return nil
@@ -115,8 +116,8 @@ func TestIndex_MaintainedOnEveryWrite(t *testing.T) {
 	storetest.Insert(t, db, "c", `{"_id":3,"color":"red"}`)
 	db.Update(store.Change{}, func(tx *store.Tx) error {
 		c, _ := tx.Collection("c")
-		c.Replace(query.LongValue(2), query.MustParse(`{"color":"red"}`))
-		return c.Delete(query.LongValue(1))
+		c.Replace(value.LongValue(2), value.MustParse(`{"color":"red"}`))
+		return c.Delete(value.LongValue(1))
 	})
 	if got := tally(t, db, "red"); got != 2 {
 		t.Errorf("red tally = %d, want 2", got)
@@ -127,11 +128,11 @@ func TestIndex_MaintainedOnEveryWrite(t *testing.T) {
 	// An index refusing a write aborts the whole transaction.
 	err = db.Update(store.Change{}, func(tx *store.Tx) error {
 		c, _ := tx.Collection("c")
-		c.Insert(query.MustParse(`{"_id":4,"color":"red"}`))
-		_, err := c.Insert(query.MustParse(`{"_id":5,"color":"forbidden"}`))
+		c.Insert(value.MustParse(`{"_id":4,"color":"red"}`))
+		_, err := c.Insert(value.MustParse(`{"_id":5,"color":"forbidden"}`))
 		return err
 	})
-	if query.KindOf(err) != query.Conflict || tally(t, db, "red") != 2 {
+	if errs.KindOf(err) != errs.Conflict || tally(t, db, "red") != 2 {
 		t.Errorf("refused write: err %v, red tally %d", err, tally(t, db, "red"))
 	}
 	// The definition is journaled and listed.
@@ -162,7 +163,7 @@ func TestIndex_DropAndErrors(t *testing.T) {
 		if _, err := c.CreateIndex(def); err != nil {
 			return err
 		}
-		if _, err := c.CreateIndex(def); query.KindOf(err) != query.Conflict {
+		if _, err := c.CreateIndex(def); errs.KindOf(err) != errs.Conflict {
 			t.Errorf("duplicate index name = %v", err)
 		}
 		if _, err := c.CreateIndex(store.IndexDef{Name: "x", Kind: "nope"}); err == nil {
@@ -196,7 +197,7 @@ func TestVerify_ChecksIndexes(t *testing.T) {
 			return err
 		}
 		// Damage the index behind the engine's back.
-		return ix.Bucket().Put(query.AppendKey(nil, query.StringValue("red")), binary.BigEndian.AppendUint64(nil, 7))
+		return ix.Bucket().Put(value.AppendKey(nil, value.StringValue("red")), binary.BigEndian.AppendUint64(nil, 7))
 	})
 	rep, err := db.Verify(context.Background())
 	if err != nil || rep.OK || !strings.Contains(strings.Join(rep.Problems, "\n"), "index by_color: key") {

@@ -8,6 +8,8 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // entryScan walks the entries of a plan's ranges, in order (or in reverse
@@ -46,7 +48,7 @@ func (s *entryScan) next() bool {
 			continue
 		}
 		if !s.split(k) {
-			s.err = wrap(query.IO, ErrCorrupt, "index `%s` holds a malformed key %x", s.p.Index, k)
+			s.err = wrap(errs.IO, ErrCorrupt, "index `%s` holds a malformed key %x", s.p.Index, k)
 			return false
 		}
 		if s.inBounds() {
@@ -101,7 +103,7 @@ func (s *entryScan) split(k []byte) bool {
 	}
 	off := 0
 	for i, f := range s.p.spec.Fields {
-		n := query.KeyLen(k[off:], f.Desc)
+		n := value.KeyLen(k[off:], f.Desc)
 		if n < 0 {
 			return false
 		}
@@ -181,7 +183,7 @@ type ixSource struct {
 	pos      int
 	loaded   bool
 	seen     map[string]struct{}
-	doc      query.Value
+	doc      value.Value
 	docs     int64 // documents fetched
 	err      error
 	groupKey []byte // the sort components of the current group
@@ -211,7 +213,7 @@ func (s *ixSource) Next() bool {
 		}
 		raw := s.c.docs.Get(id)
 		if raw == nil {
-			s.err = wrap(query.IO, ErrCorrupt, "index `%s` of collection `%s` points to a missing document (key %x)", s.p.Index, s.c.name, id)
+			s.err = wrap(errs.IO, ErrCorrupt, "index `%s` of collection `%s` points to a missing document (key %x)", s.p.Index, s.c.name, id)
 			return false
 		}
 		s.doc, s.err = decodeDoc(raw)
@@ -321,6 +323,6 @@ func (s *ixSource) readGroup() bool {
 	return true
 }
 
-func (s *ixSource) Doc() query.Value { return s.doc }
+func (s *ixSource) Doc() value.Value { return s.doc }
 func (s *ixSource) Err() error       { return s.err }
 func (s *ixSource) Close() error     { return nil }

@@ -11,7 +11,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -66,10 +67,10 @@ type searchKind struct{}
 func (searchKind) Prepare(def store.IndexDef) (store.IndexDef, error) {
 	var spec SearchSpec
 	if err := json.Unmarshal(def.Spec, &spec); err != nil {
-		return def, query.Errorf(query.Invalid, "search index spec: %v", err)
+		return def, errs.Errorf(errs.Invalid, "search index spec: %v", err)
 	}
 	if len(spec.Fields) == 0 {
-		return def, query.Errorf(query.Invalid, "a search index needs at least one field")
+		return def, errs.Errorf(errs.Invalid, "a search index needs at least one field")
 	}
 	seen := map[string]bool{}
 	for _, f := range spec.Fields {
@@ -77,7 +78,7 @@ func (searchKind) Prepare(def store.IndexDef) (store.IndexDef, error) {
 			return def, err
 		}
 		if f == allField || seen[f] {
-			return def, query.Errorf(query.Invalid, "field %q is listed twice or reserved", f)
+			return def, errs.Errorf(errs.Invalid, "field %q is listed twice or reserved", f)
 		}
 		seen[f] = true
 	}
@@ -98,7 +99,7 @@ func analyzer(name string) (*textAnalyzer, error) {
 		ok = ok || n == name
 	}
 	if !ok {
-		return nil, query.Errorf(query.Invalid, "unknown analyzer %q%s", name, query.DidYouMean(name, analyzerNames)).
+		return nil, errs.Errorf(errs.Invalid, "unknown analyzer %q%s", name, errs.DidYouMean(name, analyzerNames)).
 			WithHint("use --analyzer %s", strings.Join(analyzerNames, " or "))
 	}
 	return &textAnalyzer{en: name == analyzerEN}, nil
@@ -119,7 +120,7 @@ func openFTS(ix *store.Index) (*ftsIndex, error) {
 	}
 	var spec SearchSpec
 	if err := json.Unmarshal(ix.Def.Spec, &spec); err != nil {
-		return nil, query.Errorf(query.IO, "search index %s: unreadable spec: %v", ix.Def.Name, err)
+		return nil, errs.Errorf(errs.IO, "search index %s: unreadable spec: %v", ix.Def.Name, err)
 	}
 	an, err := analyzer(spec.Analyzer)
 	if err != nil {
@@ -139,7 +140,7 @@ type termPositions map[string][]uint32
 
 // analyze returns the terms of each indexed field of doc, and the number of
 // tokens of each field; ok is false when no field has text.
-func (fi *ftsIndex) analyze(doc query.Value) (fields []termPositions, lengths []uint64, ok bool) {
+func (fi *ftsIndex) analyze(doc value.Value) (fields []termPositions, lengths []uint64, ok bool) {
 	fields = make([]termPositions, len(fi.fields))
 	lengths = make([]uint64, len(fi.fields))
 	var all termPositions
@@ -194,7 +195,7 @@ func ftsStateOf(ix *store.Index, fi *ftsIndex) *ftsState {
 
 // Update removes the postings of before and adds those of after; the
 // writes are buffered until Flush.
-func (searchKind) Update(ix *store.Index, before, after query.Value) error {
+func (searchKind) Update(ix *store.Index, before, after value.Value) error {
 	fi, err := openFTS(ix)
 	if err != nil {
 		return err
@@ -342,7 +343,7 @@ func (fi *ftsIndex) entries(docs *store.Cursor) (*entryList, error) {
 				df[tk]++
 			}
 		}
-		el.add(append([]byte{prefixLength}, key...), query.AppendJSON(lens, doc.Get("_id")))
+		el.add(append([]byte{prefixLength}, key...), value.AppendJSON(lens, doc.Get("_id")))
 	}
 	if err := docs.Err(); err != nil {
 		return nil, err
@@ -356,7 +357,7 @@ func (fi *ftsIndex) entries(docs *store.Cursor) (*entryList, error) {
 }
 
 // add indexes doc.
-func (fi *ftsIndex) add(fs *ftsState, doc query.Value) {
+func (fi *ftsIndex) add(fs *ftsState, doc value.Value) {
 	fields, lengths, ok := fi.analyze(doc)
 	if !ok {
 		return
@@ -374,11 +375,11 @@ func (fi *ftsIndex) add(fs *ftsState, doc query.Value) {
 			fs.df[string(termKey(f, term))]++
 		}
 	}
-	fs.put(append([]byte{prefixLength}, key...), query.AppendJSON(lens, doc.Get("_id")))
+	fs.put(append([]byte{prefixLength}, key...), value.AppendJSON(lens, doc.Get("_id")))
 }
 
 // remove drops the postings of doc.
-func (fi *ftsIndex) remove(b *bolt.Bucket, fs *ftsState, doc query.Value) {
+func (fi *ftsIndex) remove(b *bolt.Bucket, fs *ftsState, doc value.Value) {
 	key := docKey(doc)
 	lk := append([]byte{prefixLength}, key...)
 	if fs.get(b, lk) == nil {

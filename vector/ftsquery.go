@@ -12,7 +12,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
 )
 
 // BM25 parameters (Robertson/Lucene values, also bleve's).
@@ -41,7 +41,7 @@ type ftsSearcher struct {
 func parseSearch(text string) (searchNode, error) {
 	q, err := parseQueryString(text)
 	if err != nil {
-		return nil, query.Errorf(query.Invalid, "search query %q: %v", text, err).
+		return nil, errs.Errorf(errs.Invalid, "search query %q: %v", text, err).
 			WithHint(`use bleve's query-string syntax: words, "a phrase", +required, -excluded, field:word, prefix*, fuzzy~1, word^2`)
 	}
 	return q, nil
@@ -75,7 +75,7 @@ func (s *ftsSearcher) eval(q searchNode) (matches, error) {
 		if q.date {
 			kind = "date"
 		}
-		return nil, query.Errorf(query.Invalid, "search queries cannot use a %s range here", kind).
+		return nil, errs.Errorf(errs.Invalid, "search queries cannot use a %s range here", kind).
 			WithHint("numeric and date ranges belong in --filter, e.g. --filter '{\"year\":2020}'")
 	}
 	panic(fmt.Sprintf("vector: search query node %T", q))
@@ -218,7 +218,7 @@ func (s *ftsSearcher) field(f string) (string, error) {
 			return f, nil
 		}
 	}
-	return "", query.Errorf(query.Invalid, "field %q is not in the search index%s", f, query.DidYouMean(f, s.fi.spec.Fields)).
+	return "", errs.Errorf(errs.Invalid, "field %q is not in the search index%s", f, errs.DidYouMean(f, s.fi.spec.Fields)).
 		WithHint("the index covers %s; create another with `omgdb create-search-index` for other fields", strings.Join(s.fi.spec.Fields, ", "))
 }
 
@@ -294,7 +294,7 @@ func (s *ftsSearcher) dictionary(field, prefix string, keep func(string) bool) (
 	for k, _ := c.Seek(start); k != nil && bytes.HasPrefix(k, start); k, _ = c.Next() {
 		if t := string(k[base:]); keep(t) {
 			if len(out) == maxExpansion {
-				return nil, query.Errorf(query.Limit, "search term %s* matches more than %d terms", prefix, maxExpansion).
+				return nil, errs.Errorf(errs.Limit, "search term %s* matches more than %d terms", prefix, maxExpansion).
 					WithHint("make the prefix, wildcard or pattern more specific")
 			}
 			out = append(out, t)
@@ -306,7 +306,7 @@ func (s *ftsSearcher) dictionary(field, prefix string, keep func(string) bool) (
 func (s *ftsSearcher) pattern(field, expr string, b float64) (matches, error) {
 	re, err := regexp.Compile("^(?:" + expr + ")$")
 	if err != nil {
-		return nil, query.Errorf(query.Invalid, "search pattern /%s/: %v", expr, err)
+		return nil, errs.Errorf(errs.Invalid, "search pattern /%s/: %v", expr, err)
 	}
 	prefix, _ := re.LiteralPrefix()
 	return s.expand(field, b, func(f string) ([]string, error) {

@@ -1,10 +1,14 @@
-package query
+package agg
 
 import (
 	"context"
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/expr"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // Env gives a pipeline access to other collections, for $lookup and
@@ -54,12 +58,12 @@ type runState struct {
 	ctx  context.Context
 	env  Env
 	opts *PipelineOptions
-	ec   *evalCtx
+	ec   *expr.EvalCtx
 }
 
 // CompilePipeline validates and compiles a pipeline: an array of stage
 // objects such as [{"$match":{…}}, {"$group":{…}}].
-func CompilePipeline(stages Value, opts *PipelineOptions) (*Pipeline, error) {
+func CompilePipeline(stages value.Value, opts *PipelineOptions) (*Pipeline, error) {
 	p := &Pipeline{}
 	if opts != nil {
 		p.opts = *opts
@@ -67,12 +71,12 @@ func CompilePipeline(stages Value, opts *PipelineOptions) (*Pipeline, error) {
 	if p.opts.MaxMemory <= 0 {
 		p.opts.MaxMemory = DefaultMaxMemory
 	}
-	c := newExprCompiler()
+	c := expr.NewCompiler()
 	list, err := compileStages(c, stages, pipeTop)
 	if err != nil {
 		return nil, err
 	}
-	p.stages, p.slots = list, c.slots
+	p.stages, p.slots = list, c.Slots
 	p.fields, p.fieldsOK = pipelineFields(stages)
 	return p, nil
 }
@@ -87,7 +91,7 @@ func (p *Pipeline) Run(ctx context.Context, src Source, env Env) Source {
 		now = time.Now()
 	}
 	r := &runState{ctx: ctx, env: env, opts: &p.opts}
-	r.ec = &evalCtx{vars: make([]Value, p.slots), now: DateValue(now.UnixMilli()), ctx: ctx}
+	r.ec = &expr.EvalCtx{Vars: make([]value.Value, p.slots), Now: value.DateValue(now.UnixMilli()), Ctx: ctx}
 	return r.runStages(p.stages, src)
 }
 
@@ -99,26 +103,26 @@ func (r *runState) runStages(stages []stage, src Source) Source {
 }
 
 // eval evaluates n with doc as $$ROOT and $$CURRENT.
-func (r *runState) eval(n expression, doc Value) (Value, error) {
-	r.ec.root, r.ec.vars[0], r.ec.work = doc, doc, 0
-	return n.eval(r.ec)
+func (r *runState) eval(n expr.Node, doc value.Value) (value.Value, error) {
+	r.ec.Root, r.ec.Vars[0], r.ec.Work = doc, doc, 0
+	return n.Eval(r.ec)
 }
 
 // pull reads the next document of in, checking for cancellation.
-func (r *runState) pull(in Source) (Value, bool, error) {
+func (r *runState) pull(in Source) (value.Value, bool, error) {
 	if r.ctx != nil {
 		if err := r.ctx.Err(); err != nil {
-			return Value{}, false, err
+			return value.Value{}, false, err
 		}
 	}
 	if in.Next() {
 		return in.Doc(), true, nil
 	}
-	return Value{}, false, in.Err()
+	return value.Value{}, false, in.Err()
 }
 
 // drain reads all of in, calling f with each document.
-func (r *runState) drain(in Source, f func(Value) error) error {
+func (r *runState) drain(in Source, f func(value.Value) error) error {
 	for {
 		doc, ok, err := r.pull(in)
 		if err != nil || !ok {
@@ -146,7 +150,7 @@ func (b *budget) grow(n int64) error {
 	if b.used <= b.max {
 		return nil
 	}
-	return Errorf(Limit, "%s exceeded the aggregation memory limit of %s (PipelineOptions.MaxMemory)", b.stage, formatBytes(b.max)).
+	return errs.Errorf(errs.Limit, "%s exceeded the aggregation memory limit of %s (PipelineOptions.MaxMemory)", b.stage, formatBytes(b.max)).
 		WithHint("filter or project documents earlier in the pipeline so that %s buffers less, or raise MaxMemory", b.stage)
 }
 
@@ -157,33 +161,12 @@ func formatBytes(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// valueSize estimates the memory a value holds, in bytes.
-func valueSize(v Value) int64 {
-	switch v.kind {
-	case String, Binary, ObjectID:
-		return 40 + int64(len(v.str))
-	case Array:
-		s := int64(64)
-		for _, e := range v.arr {
-			s += valueSize(e)
-		}
-		return s
-	case Object:
-		s := int64(64)
-		for _, f := range v.fields {
-			s += 16 + int64(len(f.Key)) + valueSize(f.Value)
-		}
-		return s
-	}
-	return 40
-}
-
 // funcSource is a Source whose documents come from a function.
 type funcSource struct {
 	in      Source // closed with this source; may be nil
 	onClose func() error
-	next    func() (Value, bool, error)
-	doc     Value
+	next    func() (value.Value, bool, error)
+	doc     value.Value
 	err     error
 	done    bool
 }
@@ -203,7 +186,7 @@ func (s *funcSource) Next() bool {
 }
 
 // Doc returns the current document.
-func (s *funcSource) Doc() Value { return s.doc }
+func (s *funcSource) Doc() value.Value { return s.doc }
 
 // Err returns the error that ended the stream, if any.
 func (s *funcSource) Err() error { return s.err }
@@ -222,19 +205,19 @@ func (s *funcSource) Close() error {
 
 // bufferedSource is the Source of a stage that reads its whole input
 // before its first output: fill runs at the first Next.
-func bufferedSource(in Source, fill func() ([]Value, error)) Source {
-	var out []Value
+func bufferedSource(in Source, fill func() ([]value.Value, error)) Source {
+	var out []value.Value
 	started := false
-	return &funcSource{in: in, next: func() (Value, bool, error) {
+	return &funcSource{in: in, next: func() (value.Value, bool, error) {
 		if !started {
 			started = true
 			var err error
 			if out, err = fill(); err != nil {
-				return Value{}, false, err
+				return value.Value{}, false, err
 			}
 		}
 		if len(out) == 0 {
-			return Value{}, false, nil
+			return value.Value{}, false, nil
 		}
 		d := out[0]
 		out = out[1:]
@@ -243,11 +226,11 @@ func bufferedSource(in Source, fill func() ([]Value, error)) Source {
 }
 
 // SliceSource returns a Source over docs, for tests and small inputs.
-func SliceSource(docs []Value) Source {
+func SliceSource(docs []value.Value) Source {
 	i := 0
-	return &funcSource{next: func() (Value, bool, error) {
+	return &funcSource{next: func() (value.Value, bool, error) {
 		if i >= len(docs) {
-			return Value{}, false, nil
+			return value.Value{}, false, nil
 		}
 		i++
 		return docs[i-1], true, nil
@@ -256,16 +239,16 @@ func SliceSource(docs []Value) Source {
 
 // errSource is a Source that fails at once.
 func errSource(in Source, err error) Source {
-	return &funcSource{in: in, next: func() (Value, bool, error) { return Value{}, false, err }}
+	return &funcSource{in: in, next: func() (value.Value, bool, error) { return value.Value{}, false, err }}
 }
 
 // collect reads a whole Source into a slice, counting it against b, and
 // closes it.
-func collect(r *runState, src Source, b *budget) ([]Value, error) {
-	var out []Value
-	err := r.drain(src, func(d Value) error {
+func collect(r *runState, src Source, b *budget) ([]value.Value, error) {
+	var out []value.Value
+	err := r.drain(src, func(d value.Value) error {
 		out = append(out, d)
-		return b.grow(valueSize(d))
+		return b.grow(value.Size(d))
 	})
 	if cerr := src.Close(); err == nil {
 		err = cerr

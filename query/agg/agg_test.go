@@ -1,4 +1,4 @@
-package query_test
+package agg_test
 
 import (
 	"context"
@@ -10,57 +10,60 @@ import (
 	"testing"
 	"time"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/agg"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/expr"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // aggregate compiles and runs a pipeline over docs, returning the results
 // as canonical JSON lines.
-func aggregate(t *testing.T, pipeline string, opts *query.PipelineOptions, env query.Env, docs ...query.Value) ([]string, error) {
+func aggregate(t *testing.T, pipeline string, opts *agg.PipelineOptions, env agg.Env, docs ...value.Value) ([]string, error) {
 	t.Helper()
-	p, err := query.CompilePipeline(query.MustParse(pipeline), opts)
+	p, err := agg.CompilePipeline(value.MustParse(pipeline), opts)
 	if err != nil {
 		return nil, err
 	}
-	src := p.Run(context.Background(), query.SliceSource(docs), env)
+	src := p.Run(context.Background(), agg.SliceSource(docs), env)
 	defer src.Close()
 	var out []string
 	for src.Next() {
-		out = append(out, string(query.JSON(src.Doc())))
+		out = append(out, string(value.JSON(src.Doc())))
 	}
 	return out, src.Err()
 }
 
-func numberedDocs(n int, f func(i int) string) []query.Value {
-	docs := make([]query.Value, n)
+func numberedDocs(n int, f func(i int) string) []value.Value {
+	docs := make([]value.Value, n)
 	for i := range docs {
-		docs[i] = query.MustParse(f(i))
+		docs[i] = value.MustParse(f(i))
 	}
 	return docs
 }
 
 func TestPipeline_Compile_StageLimit(t *testing.T) {
-	stages := make([]string, query.MaxPipelineStages)
+	stages := make([]string, agg.MaxPipelineStages)
 	for i := range stages {
 		stages[i] = `{"$skip":0}`
 	}
 	ok := "[" + strings.Join(stages, ",") + "]"
-	if _, err := query.CompilePipeline(query.MustParse(ok), nil); err != nil {
-		t.Fatalf("%d stages: %v", query.MaxPipelineStages, err)
+	if _, err := agg.CompilePipeline(value.MustParse(ok), nil); err != nil {
+		t.Fatalf("%d stages: %v", agg.MaxPipelineStages, err)
 	}
 	tooMany := "[" + strings.Join(append(stages, `{"$skip":0}`), ",") + "]"
-	_, err := query.CompilePipeline(query.MustParse(tooMany), nil)
+	_, err := agg.CompilePipeline(value.MustParse(tooMany), nil)
 	want := "the pipeline has 101 stages, over the limit of 100 stages"
 	if err == nil || err.Error() != want {
 		t.Fatalf("101 stages: got %v, want %q", err, want)
 	}
-	if query.KindOf(err) != query.Limit {
-		t.Errorf("kind = %v, want limit", query.KindOf(err))
+	if errs.KindOf(err) != errs.Limit {
+		t.Errorf("kind = %v, want limit", errs.KindOf(err))
 	}
 }
 
 func TestPipeline_Run_MemoryLimit(t *testing.T) {
 	docs := numberedDocs(2000, func(i int) string { return fmt.Sprintf(`{"_id":%d,"s":"%s"}`, i, strings.Repeat("x", 100)) })
-	opts := &query.PipelineOptions{MaxMemory: 64 << 10}
+	opts := &agg.PipelineOptions{MaxMemory: 64 << 10}
 	cases := map[string]string{
 		"$group":      `[{"$group":{"_id":"$_id","all":{"$push":"$$ROOT"}}}]`,
 		"$sort":       `[{"$sort":{"s":1}}]`,
@@ -74,8 +77,8 @@ func TestPipeline_Run_MemoryLimit(t *testing.T) {
 			if err == nil || err.Error() != want {
 				t.Fatalf("got %v, want %q", err, want)
 			}
-			if query.KindOf(err) != query.Limit || !strings.Contains(query.HintOf(err), "raise MaxMemory") {
-				t.Errorf("kind %v, hint %q", query.KindOf(err), query.HintOf(err))
+			if errs.KindOf(err) != errs.Limit || !strings.Contains(errs.HintOf(err), "raise MaxMemory") {
+				t.Errorf("kind %v, hint %q", errs.KindOf(err), errs.HintOf(err))
 			}
 			// The default limit (100 MiB) lets the same pipeline through.
 			if _, err := aggregate(t, pipeline, nil, nil, docs...); err != nil {
@@ -91,7 +94,7 @@ func TestPipeline_Run_SortLimitKeepsOnlyTheLimit(t *testing.T) {
 	docs := numberedDocs(5000, func(i int) string {
 		return fmt.Sprintf(`{"_id":%d,"k":%d,"s":"%s"}`, i, (i*7919)%1000, strings.Repeat("x", 100))
 	})
-	got, err := aggregate(t, `[{"$sort":{"k":-1,"_id":1}},{"$limit":10},{"$project":{"s":0}}]`, &query.PipelineOptions{MaxMemory: 64 << 10}, nil, docs...)
+	got, err := aggregate(t, `[{"$sort":{"k":-1,"_id":1}},{"$limit":10},{"$project":{"s":0}}]`, &agg.PipelineOptions{MaxMemory: 64 << 10}, nil, docs...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +110,7 @@ func TestPipeline_Run_SortLimitKeepsOnlyTheLimit(t *testing.T) {
 func TestPipeline_Run_SampleIsSeeded(t *testing.T) {
 	docs := numberedDocs(100, func(i int) string { return fmt.Sprintf(`{"_id":%d}`, i) })
 	run := func(seed uint64) []string {
-		got, err := aggregate(t, `[{"$sample":{"size":5}}]`, &query.PipelineOptions{Seed: seed}, nil, docs...)
+		got, err := aggregate(t, `[{"$sample":{"size":5}}]`, &agg.PipelineOptions{Seed: seed}, nil, docs...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,7 +134,7 @@ func TestPipeline_Run_SampleIsSeeded(t *testing.T) {
 
 // countingSource counts the documents read and whether it was closed.
 type countingSource struct {
-	query.Source
+	agg.Source
 	read   int
 	closed bool
 }
@@ -151,8 +154,8 @@ func (c *countingSource) Close() error {
 
 func TestPipeline_Run_StreamsAndCloses(t *testing.T) {
 	docs := numberedDocs(1000, func(i int) string { return fmt.Sprintf(`{"_id":%d,"a":[1,2]}`, i) })
-	src := &countingSource{Source: query.SliceSource(docs)}
-	p, err := query.CompilePipeline(query.MustParse(`[{"$match":{"a":2}},{"$unwind":"$a"},{"$project":{"a":1}},{"$limit":3}]`), nil)
+	src := &countingSource{Source: agg.SliceSource(docs)}
+	p, err := agg.CompilePipeline(value.MustParse(`[{"$match":{"a":2}},{"$unwind":"$a"},{"$project":{"a":1}},{"$limit":3}]`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,13 +177,13 @@ func TestPipeline_Run_StreamsAndCloses(t *testing.T) {
 
 func TestPipeline_Run_Cancelled(t *testing.T) {
 	docs := numberedDocs(10000, func(i int) string { return fmt.Sprintf(`{"_id":%d}`, i) })
-	p, err := query.CompilePipeline(query.MustParse(`[{"$group":{"_id":"$_id"}}]`), nil)
+	p, err := agg.CompilePipeline(value.MustParse(`[{"$group":{"_id":"$_id"}}]`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	out := p.Run(ctx, query.SliceSource(docs), nil)
+	out := p.Run(ctx, agg.SliceSource(docs), nil)
 	for out.Next() {
 	}
 	if !errors.Is(out.Err(), context.Canceled) {
@@ -190,7 +193,7 @@ func TestPipeline_Run_Cancelled(t *testing.T) {
 
 func TestPipeline_Run_Concurrent(t *testing.T) {
 	docs := numberedDocs(200, func(i int) string { return fmt.Sprintf(`{"_id":%d,"g":%d,"v":[%d,1]}`, i, i%3, i) })
-	p, err := query.CompilePipeline(query.MustParse(`[
+	p, err := agg.CompilePipeline(value.MustParse(`[
 		{"$set":{"w":{"$map":{"input":"$v","as":"x","in":{"$let":{"vars":{"y":{"$multiply":["$$x",2]}},"in":"$$y"}}}}}},
 		{"$group":{"_id":"$g","s":{"$sum":{"$sum":"$w"}}}},{"$sort":{"_id":1}}]`), nil)
 	if err != nil {
@@ -202,10 +205,10 @@ func TestPipeline_Run_Concurrent(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			out := p.Run(context.Background(), query.SliceSource(docs), nil)
+			out := p.Run(context.Background(), agg.SliceSource(docs), nil)
 			var b strings.Builder
 			for out.Next() {
-				b.Write(query.JSON(out.Doc()))
+				b.Write(value.JSON(out.Doc()))
 			}
 			if out.Err() != nil {
 				b.WriteString(out.Err().Error())
@@ -223,7 +226,7 @@ func TestPipeline_Run_Concurrent(t *testing.T) {
 }
 
 func TestExpr_Eval_Concurrent(t *testing.T) {
-	e, err := query.CompileExpr(query.MustParse(`{"$reduce":{"input":"$a","initialValue":0,"in":{"$add":["$$value",{"$let":{"vars":{"t":"$$this"},"in":{"$multiply":["$$t","$$t"]}}}]}}}`))
+	e, err := expr.Compile(value.MustParse(`{"$reduce":{"input":"$a","initialValue":0,"in":{"$add":["$$value",{"$let":{"vars":{"t":"$$this"},"in":{"$multiply":["$$t","$$t"]}}}]}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +236,7 @@ func TestExpr_Eval_Concurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for j := range 200 {
-				doc := query.MustParse(fmt.Sprintf(`{"a":[%d,%d]}`, i, j))
+				doc := value.MustParse(fmt.Sprintf(`{"a":[%d,%d]}`, i, j))
 				v, err := e.Eval(doc)
 				if want := int64(i*i + j*j); err != nil || v.Long() != want {
 					t.Errorf("Eval(%s) = %v, %v; want %d", doc, v, err, want)
@@ -254,7 +257,7 @@ func TestPipeline_Run_LookupLargeForeignCollection(t *testing.T) {
 	local := numberedDocs(5, func(i int) string { return fmt.Sprintf(`{"_id":%d,"k":%d}`, i, i*10) })
 	env := mapEnv{"f": foreign}
 	pipeline := `[{"$lookup":{"from":"f","localField":"k","foreignField":"k","as":"m"}},{"$project":{"n":{"$size":"$m"},"first":{"$first":"$m._id"}}}]`
-	small, err := aggregate(t, pipeline, &query.PipelineOptions{MaxMemory: 32 << 10}, env, local...)
+	small, err := aggregate(t, pipeline, &agg.PipelineOptions{MaxMemory: 32 << 10}, env, local...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +272,7 @@ func TestPipeline_Run_LookupLargeForeignCollection(t *testing.T) {
 }
 
 func TestPipeline_Compile_NilOptionsAndEnv(t *testing.T) {
-	_, err := aggregate(t, `[{"$lookup":{"from":"x","localField":"a","foreignField":"b","as":"c"}}]`, nil, nil, query.MustParse(`{"a":1}`))
+	_, err := aggregate(t, `[{"$lookup":{"from":"x","localField":"a","foreignField":"b","as":"c"}}]`, nil, nil, value.MustParse(`{"a":1}`))
 	want := `$lookup from "x" needs access to other collections, and this pipeline has none`
 	if err == nil || err.Error() != want {
 		t.Fatalf("got %v, want %q", err, want)
@@ -283,22 +286,22 @@ func TestPipeline_Errors_Hints(t *testing.T) {
 		{`[{"$sortt":{"a":1}}]`, "see `omgdb docs aggregation` for the supported stages"},
 	}
 	for _, c := range cases {
-		_, err := query.CompilePipeline(query.MustParse(c.pipeline), nil)
-		if err == nil || query.HintOf(err) != c.hint {
-			t.Errorf("%s: err %v, hint %q; want hint %q", c.pipeline, err, query.HintOf(err), c.hint)
+		_, err := agg.CompilePipeline(value.MustParse(c.pipeline), nil)
+		if err == nil || errs.HintOf(err) != c.hint {
+			t.Errorf("%s: err %v, hint %q; want hint %q", c.pipeline, err, errs.HintOf(err), c.hint)
 		}
 	}
 }
 
 func TestExpr_Rand(t *testing.T) {
-	e, err := query.CompileExpr(query.MustParse(`{"$rand":{}}`))
+	e, err := expr.Compile(value.MustParse(`{"$rand":{}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	seen := map[float64]bool{}
 	for range 100 {
-		v, err := e.Eval(query.MustParse(`{}`))
-		if err != nil || v.Kind() != query.Double || v.Double() < 0 || v.Double() >= 1 {
+		v, err := e.Eval(value.MustParse(`{}`))
+		if err != nil || v.Kind() != value.Double || v.Double() < 0 || v.Double() >= 1 {
 			t.Fatalf("$rand = %v, %v", v, err)
 		}
 		seen[v.Double()] = true
@@ -314,7 +317,7 @@ type trackingEnv struct {
 	opened []*countingSource
 }
 
-func (e *trackingEnv) Collection(ctx context.Context, name string) (query.Source, error) {
+func (e *trackingEnv) Collection(ctx context.Context, name string) (agg.Source, error) {
 	src, err := e.mapEnv.Collection(ctx, name)
 	if err != nil {
 		return nil, err
@@ -335,11 +338,11 @@ func TestPipeline_Run_ClosesEnvSources(t *testing.T) {
 		// 250 bytes: too little to cache "other", enough for one match.
 		for _, read := range []int{1, 100} {
 			env := &trackingEnv{mapEnv: mapEnv{"other": docs}}
-			p, err := query.CompilePipeline(query.MustParse(pipeline), &query.PipelineOptions{MaxMemory: 250})
+			p, err := agg.CompilePipeline(value.MustParse(pipeline), &agg.PipelineOptions{MaxMemory: 250})
 			if err != nil {
 				t.Fatal(err)
 			}
-			out := p.Run(context.Background(), query.SliceSource(docs), env)
+			out := p.Run(context.Background(), agg.SliceSource(docs), env)
 			for n := 0; n < read && out.Next(); n++ {
 			}
 			if err := out.Close(); err != nil || out.Err() != nil {
@@ -358,16 +361,16 @@ func TestPipeline_Run_ClosesEnvSources(t *testing.T) {
 }
 
 func TestExpr_EvalAt_FixesNow(t *testing.T) {
-	e, err := query.CompileExpr(query.MustParse(`{"$dateToString":{"date":"$$NOW","format":"%Y-%m-%d %H:%M"}}`))
+	e, err := expr.Compile(value.MustParse(`{"$dateToString":{"date":"$$NOW","format":"%Y-%m-%d %H:%M"}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := e.EvalAt(query.MustParse(`{}`), time.Date(2024, 5, 1, 12, 30, 0, 0, time.UTC))
+	v, err := e.EvalAt(value.MustParse(`{}`), time.Date(2024, 5, 1, 12, 30, 0, 0, time.UTC))
 	if err != nil || v.Str() != "2024-05-01 12:30" {
 		t.Fatalf("EvalAt = %v, %v", v, err)
 	}
 	before := time.Now().UTC().Format("2006-01-02 15:04")
-	v, err = e.Eval(query.MustParse(`{}`))
+	v, err = e.Eval(value.MustParse(`{}`))
 	after := time.Now().UTC().Format("2006-01-02 15:04")
 	if err != nil || (v.Str() != before && v.Str() != after) {
 		t.Fatalf("Eval = %v, %v; want the time of the call, %s", v, err, before)
@@ -377,12 +380,12 @@ func TestExpr_EvalAt_FixesNow(t *testing.T) {
 func TestPipeline_Run_LookupResultsCountAgainstMaxMemory(t *testing.T) {
 	foreign := numberedDocs(2000, func(i int) string { return fmt.Sprintf(`{"_id":%d,"k":1,"s":"%s"}`, i, strings.Repeat("x", 100)) })
 	env := mapEnv{"f": foreign}
-	local := []query.Value{query.MustParse(`{"_id":1,"k":1}`)}
+	local := []value.Value{value.MustParse(`{"_id":1,"k":1}`)}
 	for _, pipeline := range []string{
 		`[{"$lookup":{"from":"f","localField":"k","foreignField":"k","as":"m"}}]`,
 		`[{"$lookup":{"from":"f","pipeline":[],"as":"m"}}]`,
 	} {
-		_, err := aggregate(t, pipeline, &query.PipelineOptions{MaxMemory: 64 << 10}, env, local...)
+		_, err := aggregate(t, pipeline, &agg.PipelineOptions{MaxMemory: 64 << 10}, env, local...)
 		want := "$lookup exceeded the aggregation memory limit of 65536 bytes (PipelineOptions.MaxMemory)"
 		if err == nil || err.Error() != want {
 			t.Errorf("%s: got %v, want %q", pipeline, err, want)

@@ -1,9 +1,13 @@
-package query
+package agg
 
 import (
 	"math"
 	"math/bits"
 	"slices"
+
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/expr"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // $bucketAuto: sort by groupBy, cut into buckets of about equal counts
@@ -11,9 +15,9 @@ import (
 // preferred-number series (granularity). Follows MongoDB's algorithm.
 
 type bucketAutoStage struct {
-	groupBy     expression
+	groupBy     expr.Node
 	buckets     int
-	accs        []*accumulatorSpec
+	accs        []*expr.Accumulator
 	granularity string
 }
 
@@ -31,14 +35,14 @@ var preferredSeries = map[string][]float64{
 
 var granularities = []string{"R5", "R10", "R20", "R40", "R80", "1-2-5", "E6", "E12", "E24", "E48", "E96", "E192", "POWERSOF2"}
 
-func compileBucketAutoStage(c *exprCompiler, spec Value, _ pipeWhere) (stage, error) {
-	if spec.Kind() != Object {
-		return nil, Errorf(Invalid, "$bucketAuto expects an object, found %s", spec.TypeName())
+func compileBucketAutoStage(c *expr.Compiler, spec value.Value, _ pipeWhere) (stage, error) {
+	if spec.Kind() != value.Object {
+		return nil, errs.Errorf(errs.Invalid, "$bucketAuto expects an object, found %s", spec.TypeName())
 	}
 	known := []string{"groupBy", "buckets", "output", "granularity"}
 	for _, f := range spec.Fields() {
-		if !contains(known, f.Key) {
-			return nil, Errorf(Invalid, "unrecognized option to $bucketAuto: %s%s", f.Key, DidYouMean(f.Key, known))
+		if !slices.Contains(known, f.Key) {
+			return nil, errs.Errorf(errs.Invalid, "unrecognized option to $bucketAuto: %s%s", f.Key, errs.DidYouMean(f.Key, known))
 		}
 	}
 	s := &bucketAutoStage{}
@@ -46,9 +50,9 @@ func compileBucketAutoStage(c *exprCompiler, spec Value, _ pipeWhere) (stage, er
 	if s.groupBy, err = compileGroupBy(c, "$bucketAuto", spec); err != nil {
 		return nil, err
 	}
-	b, ok := exactInt(spec.Get("buckets"))
+	b, ok := expr.ExactInt(spec.Get("buckets"))
 	if !ok || b <= 0 || b > math.MaxInt32 {
-		return nil, Errorf(Invalid, "the $bucketAuto 'buckets' field must be a positive integer, found %s", spec.Get("buckets"))
+		return nil, errs.Errorf(errs.Invalid, "the $bucketAuto 'buckets' field must be a positive integer, found %s", spec.Get("buckets"))
 	}
 	s.buckets = int(b)
 	if s.accs, err = compileBucketOutput(c, spec.Get("output")); err != nil {
@@ -57,16 +61,16 @@ func compileBucketAutoStage(c *exprCompiler, spec Value, _ pipeWhere) (stage, er
 	return s, s.granularityOption(spec.Get("granularity"))
 }
 
-func (s *bucketAutoStage) granularityOption(g Value) error {
+func (s *bucketAutoStage) granularityOption(g value.Value) error {
 	if g.IsMissing() {
 		return nil
 	}
 	name := g.Str()
-	if !contains(granularities, name) {
-		return Errorf(Invalid, "unknown $bucketAuto granularity: %s%s", g, DidYouMean(name, granularities))
+	if !slices.Contains(granularities, name) {
+		return errs.Errorf(errs.Invalid, "unknown $bucketAuto granularity: %s%s", g, errs.DidYouMean(name, granularities))
 	}
 	if _, ok := preferredSeries[name]; !ok && name != "POWERSOF2" {
-		return Errorf(Invalid, "$bucketAuto granularity %s is not supported by omgdb", name).
+		return errs.Errorf(errs.Invalid, "$bucketAuto granularity %s is not supported by omgdb", name).
 			WithHint("use R5, R10, R20, R40, 1-2-5, E6, E12, E24 or POWERSOF2")
 	}
 	s.granularity = name
@@ -74,65 +78,65 @@ func (s *bucketAutoStage) granularityOption(g Value) error {
 }
 
 type keyedDoc struct {
-	key, doc Value
+	key, doc value.Value
 }
 
 func (s *bucketAutoStage) run(r *runState, in Source) Source {
-	return bufferedSource(in, func() ([]Value, error) { return s.compute(r, in) })
+	return bufferedSource(in, func() ([]value.Value, error) { return s.compute(r, in) })
 }
 
-func (s *bucketAutoStage) compute(r *runState, in Source) ([]Value, error) {
+func (s *bucketAutoStage) compute(r *runState, in Source) ([]value.Value, error) {
 	b := r.budget("$bucketAuto")
 	var docs []keyedDoc
-	err := r.drain(in, func(d Value) error {
+	err := r.drain(in, func(d value.Value) error {
 		k, err := r.eval(s.groupBy, d)
 		if err != nil {
 			return err
 		}
 		if k.IsMissing() {
-			k = NullValue()
+			k = value.NullValue()
 		}
 		if err := s.checkGranular(k); err != nil {
 			return err
 		}
 		docs = append(docs, keyedDoc{k, d})
-		return b.grow(valueSize(d) + valueSize(k))
+		return b.grow(value.Size(d) + value.Size(k))
 	})
 	if err != nil {
 		return nil, err
 	}
-	slices.SortStableFunc(docs, func(a, b keyedDoc) int { return Compare(a.key, b.key) })
+	slices.SortStableFunc(docs, func(a, b keyedDoc) int { return value.Compare(a.key, b.key) })
 	buckets, err := s.populate(r, docs)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Value, len(buckets))
+	out := make([]value.Value, len(buckets))
 	for i, bk := range buckets {
-		fields := []Field{{"_id", ObjectValue([]Field{{"min", bk.min}, {"max", bk.max}})}}
+		fields := []value.Field{{Key: "_id", Value: value.ObjectValue([]value.Field{{Key: "min", Value: bk.min}, {Key: "max", Value: bk.max}})}}
 		for j, a := range s.accs {
-			fields = append(fields, Field{a.field, bk.states[j].result()})
+			fields = append(fields, value.Field{Key: a.Field, Value: bk.states[j].Result()})
 		}
-		out[i] = ObjectValue(fields)
+		out[i] = value.ObjectValue(fields)
 	}
 	return out, nil
 }
 
-func (s *bucketAutoStage) checkGranular(k Value) error {
+func (s *bucketAutoStage) checkGranular(k value.Value) error {
 	if s.granularity == "" {
 		return nil
 	}
 	if !k.IsNumber() {
-		return Errorf(Invalid, "$bucketAuto can specify a 'granularity' with numeric boundaries only, but found a value with type: %s", k.TypeName())
+		return errs.Errorf(errs.Invalid, "$bucketAuto can specify a 'granularity' with numeric boundaries only, but found a value with type: %s", k.TypeName())
 	}
 	if k.Float() < 0 || math.IsNaN(k.Float()) {
-		return Errorf(Invalid, "$bucketAuto can specify a 'granularity' with non-negative numbers only, but found: %s", k)
+		return errs.Errorf(errs.Invalid, "$bucketAuto can specify a 'granularity' with non-negative numbers only, but found: %s", k)
 	}
 	return nil
 }
 
 type autoBucket struct {
-	min, max Value
-	states   []accState
+	min, max value.Value
+	states   []expr.AccumulatorState
 }
 
 // populate cuts the sorted documents into buckets.
@@ -144,13 +148,13 @@ func (s *bucketAutoStage) populate(r *runState, docs []keyedDoc) ([]*autoBucket,
 	for n := 0; n < s.buckets && i < len(docs); n++ {
 		bk := &autoBucket{min: docs[i].key, max: docs[i].key}
 		for _, a := range s.accs {
-			st, err := a.newState(r.ec, NullValue())
+			st, err := a.NewState(r.ec, value.NullValue())
 			if err != nil {
 				return nil, err
 			}
 			bk.states = append(bk.states, st)
 		}
-		end, bound := len(docs), MissingValue
+		end, bound := len(docs), value.MissingValue
 		if n < s.buckets-1 {
 			end, bound = s.bucketEnd(docs, i, size)
 		}
@@ -172,35 +176,35 @@ func (s *bucketAutoStage) populate(r *runState, docs []keyedDoc) ([]*autoBucket,
 // documents, then on while the next value equals the last one. With a
 // granularity, it goes on while values are below the last one rounded up,
 // and that rounded value (bound) is the bucket's max.
-func (s *bucketAutoStage) bucketEnd(docs []keyedDoc, i, size int) (end int, bound Value) {
+func (s *bucketAutoStage) bucketEnd(docs []keyedDoc, i, size int) (end int, bound value.Value) {
 	end = min(i+size, len(docs))
 	if end >= len(docs) {
-		return end, MissingValue
+		return end, value.MissingValue
 	}
 	if s.granularity != "" {
 		bound = s.roundUp(docs[end-1].key)
-		for end < len(docs) && Compare(docs[end].key, bound) < 0 {
+		for end < len(docs) && value.Compare(docs[end].key, bound) < 0 {
 			end++
 		}
 		return end, bound
 	}
-	for end < len(docs) && Compare(docs[end].key, docs[end-1].key) == 0 {
+	for end < len(docs) && value.Compare(docs[end].key, docs[end-1].key) == 0 {
 		end++
 	}
-	return end, MissingValue
+	return end, value.MissingValue
 }
 
 func (s *bucketAutoStage) add(r *runState, bk *autoBucket, d keyedDoc) error {
 	bk.max = d.key
 	for j, a := range s.accs {
-		var v Value
-		if a.input != nil {
+		var v value.Value
+		if a.Input != nil {
 			var err error
-			if v, err = r.eval(a.input, d.doc); err != nil {
+			if v, err = r.eval(a.Input, d.doc); err != nil {
 				return err
 			}
 		}
-		if _, err := bk.states[j].add(v, d.doc); err != nil {
+		if _, err := bk.states[j].Add(v, d.doc); err != nil {
 			return err
 		}
 	}
@@ -228,14 +232,14 @@ func (s *bucketAutoStage) adjust(buckets []*autoBucket) {
 	last.max = s.roundUp(last.max)
 }
 
-func (s *bucketAutoStage) roundUp(v Value) Value {
+func (s *bucketAutoStage) roundUp(v value.Value) value.Value {
 	if s.granularity == "POWERSOF2" {
 		return powerOfTwo(v, true)
 	}
 	return roundSeries(preferredSeries[s.granularity], v, true)
 }
 
-func (s *bucketAutoStage) roundDown(v Value) Value {
+func (s *bucketAutoStage) roundDown(v value.Value) value.Value {
 	if s.granularity == "POWERSOF2" {
 		return powerOfTwo(v, false)
 	}
@@ -244,7 +248,7 @@ func (s *bucketAutoStage) roundDown(v Value) Value {
 
 // roundSeries rounds up to the next (or down to the previous) number of
 // the series, scaled by a power of ten; zero stays zero.
-func roundSeries(series []float64, v Value, up bool) Value {
+func roundSeries(series []float64, v value.Value, up bool) value.Value {
 	x := v.Float()
 	if x == 0 {
 		return v
@@ -262,7 +266,7 @@ func roundSeries(series []float64, v Value, up bool) Value {
 		if found {
 			i++
 		}
-		return DoubleValue(series[min(i, len(series)-1)] * mult)
+		return value.DoubleValue(series[min(i, len(series)-1)] * mult)
 	}
 	for ; x > hi; x /= 10 {
 		mult *= 10
@@ -271,13 +275,13 @@ func roundSeries(series []float64, v Value, up bool) Value {
 		mult /= 10
 	}
 	i, _ := slices.BinarySearch(series, x)
-	return DoubleValue(series[i-1] * mult)
+	return value.DoubleValue(series[i-1] * mult)
 }
 
 // powerOfTwo rounds up to the next (or down to the previous) power of
 // two; longs stay longs.
-func powerOfTwo(v Value, up bool) Value {
-	if v.Kind() == Long {
+func powerOfTwo(v value.Value, up bool) value.Value {
+	if v.Kind() == value.Long {
 		x := uint64(v.Long())
 		if x == 0 {
 			return v
@@ -290,16 +294,16 @@ func powerOfTwo(v Value, up bool) Value {
 			e--
 		}
 		if e >= 63 || e < 0 {
-			return DoubleValue(math.Ldexp(1, e))
+			return value.DoubleValue(math.Ldexp(1, e))
 		}
-		return LongValue(1 << e)
+		return value.LongValue(1 << e)
 	}
 	x := v.Float()
 	if x == 0 {
 		return v
 	}
 	if up {
-		return DoubleValue(math.Exp2(math.Floor(math.Log2(x)) + 1))
+		return value.DoubleValue(math.Exp2(math.Floor(math.Log2(x)) + 1))
 	}
-	return DoubleValue(math.Exp2(math.Ceil(math.Log2(x)) - 1))
+	return value.DoubleValue(math.Exp2(math.Ceil(math.Log2(x)) - 1))
 }

@@ -1,9 +1,13 @@
-package query
+package agg
 
 import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/expr"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // pipeWhere says where a pipeline sits, for the stages that are only
@@ -17,9 +21,9 @@ const (
 )
 
 // stageCompiler compiles the argument of one stage.
-type stageCompiler func(c *exprCompiler, spec Value, where pipeWhere) (stage, error)
+type stageCompiler func(c *expr.Compiler, spec value.Value, where pipeWhere) (stage, error)
 
-// stageCompilers maps each stage to its exprCompiler; built on first use
+// stageCompilers maps each stage to its Compiler; built on first use
 // (not at package initialisation, which runs on every command), in a
 // function to break the cycle through sub-pipelines.
 func stageCompilers() map[string]stageCompiler {
@@ -91,13 +95,13 @@ func stageNames() []string {
 }
 
 // compileStages compiles a pipeline array.
-func compileStages(c *exprCompiler, spec Value, where pipeWhere) ([]stage, error) {
-	if spec.Kind() != Array {
-		return nil, Errorf(Invalid, "a pipeline must be an array of stage objects, found %s", spec.TypeName()).
+func compileStages(c *expr.Compiler, spec value.Value, where pipeWhere) ([]stage, error) {
+	if spec.Kind() != value.Array {
+		return nil, errs.Errorf(errs.Invalid, "a pipeline must be an array of stage objects, found %s", spec.TypeName()).
 			WithHint(`write [{"$match":{…}}, {"$group":{…}}]`)
 	}
 	if n := spec.Len(); n > MaxPipelineStages {
-		return nil, Errorf(Limit, "the pipeline has %d stages, over the limit of %d stages", n, MaxPipelineStages).
+		return nil, errs.Errorf(errs.Limit, "the pipeline has %d stages, over the limit of %d stages", n, MaxPipelineStages).
 			WithHint("combine stages (one $match, one $project), or run the work as several aggregations")
 	}
 	stages := make([]stage, 0, spec.Len())
@@ -112,35 +116,35 @@ func compileStages(c *exprCompiler, spec Value, where pipeWhere) ([]stage, error
 	return stages, nil
 }
 
-func compileStage(c *exprCompiler, spec Value, where pipeWhere, first bool) (stage, error) {
-	if spec.Kind() != Object || spec.Len() != 1 {
-		return nil, Errorf(Invalid, "each pipeline stage must be an object with exactly one field, the stage name; found %s", spec).
+func compileStage(c *expr.Compiler, spec value.Value, where pipeWhere, first bool) (stage, error) {
+	if spec.Kind() != value.Object || spec.Len() != 1 {
+		return nil, errs.Errorf(errs.Invalid, "each pipeline stage must be an object with exactly one field, the stage name; found %s", spec).
 			WithHint(`write each stage as its own object: [{"$match":{…}}, {"$limit":5}]`)
 	}
 	name, arg := spec.Fields()[0].Key, spec.Fields()[0].Value
 	switch name {
 	case "$out", "$merge":
-		return nil, Errorf(Invalid, "`%s` is not supported: aggregation never writes", name).
+		return nil, errs.Errorf(errs.Invalid, "`%s` is not supported: aggregation never writes", name).
 			WithHint("plan the change with `omgdb plan-update` / `plan-delete`, then `omgdb apply`")
 	case "$documents":
 		if !first {
-			return nil, Errorf(Invalid, "$documents is only valid as the first stage in a pipeline")
+			return nil, errs.Errorf(errs.Invalid, "$documents is only valid as the first stage in a pipeline")
 		}
 	case "$facet":
 		if where == pipeFacet {
-			return nil, Errorf(Invalid, "$facet is not allowed to be used within a $facet stage")
+			return nil, errs.Errorf(errs.Invalid, "$facet is not allowed to be used within a $facet stage")
 		}
 	}
 	if why, ok := refusedStages[name]; ok {
-		return nil, Errorf(Invalid, "`%s` is %s", name, why).
+		return nil, errs.Errorf(errs.Invalid, "`%s` is %s", name, why).
 			WithHint("see `omgdb docs aggregation` for the supported stages")
 	}
 	compile, ok := stageCompilers()[name]
 	if !ok {
 		if !strings.HasPrefix(name, "$") {
-			return nil, Errorf(Invalid, "a pipeline stage name must start with '$', found %q%s", name, DidYouMean("$"+name, stageNames()))
+			return nil, errs.Errorf(errs.Invalid, "a pipeline stage name must start with '$', found %q%s", name, errs.DidYouMean("$"+name, stageNames()))
 		}
-		return nil, unknownAggOperator(name, "stage", stageNames())
+		return nil, expr.UnknownOperator(name, "stage", stageNames())
 	}
 	return compile(c, arg, where)
 }

@@ -1,4 +1,10 @@
-package query
+package agg
+
+import (
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/expr"
+	"github.com/omgdb/omgdb/query/value"
+)
 
 // $facet: several sub-pipelines over the same input, one output document
 // with an array per facet.
@@ -8,9 +14,9 @@ type facetStage struct {
 	pipelines [][]stage
 }
 
-func compileFacetStage(c *exprCompiler, spec Value, _ pipeWhere) (stage, error) {
-	if spec.Kind() != Object || spec.Len() == 0 {
-		return nil, Errorf(Invalid, "the $facet specification must be a non-empty object of named pipelines, found %s", spec).
+func compileFacetStage(c *expr.Compiler, spec value.Value, _ pipeWhere) (stage, error) {
+	if spec.Kind() != value.Object || spec.Len() == 0 {
+		return nil, errs.Errorf(errs.Invalid, "the $facet specification must be a non-empty object of named pipelines, found %s", spec).
 			WithHint(`write {"$facet":{"byAge":[{"$group":…}], "total":[{"$count":"n"}]}}`)
 	}
 	s := &facetStage{}
@@ -29,29 +35,29 @@ func compileFacetStage(c *exprCompiler, spec Value, _ pipeWhere) (stage, error) 
 }
 
 func (s *facetStage) run(r *runState, in Source) Source {
-	return bufferedSource(in, func() ([]Value, error) {
+	return bufferedSource(in, func() ([]value.Value, error) {
 		out, err := s.facets(r, in)
-		return []Value{out}, err
+		return []value.Value{out}, err
 	})
 }
 
-func (s *facetStage) facets(r *runState, in Source) (Value, error) {
+func (s *facetStage) facets(r *runState, in Source) (value.Value, error) {
 	b := r.budget("$facet")
-	var docs []Value
-	err := r.drain(in, func(d Value) error {
+	var docs []value.Value
+	err := r.drain(in, func(d value.Value) error {
 		docs = append(docs, d)
-		return b.grow(valueSize(d))
+		return b.grow(value.Size(d))
 	})
 	if err != nil {
-		return Value{}, err
+		return value.Value{}, err
 	}
-	fields := make([]Field, len(s.names))
+	fields := make([]value.Field, len(s.names))
 	for i, name := range s.names {
 		res, err := collect(r, r.runStages(s.pipelines[i], SliceSource(docs)), b)
 		if err != nil {
-			return Value{}, err
+			return value.Value{}, err
 		}
-		fields[i] = Field{name, ArrayValue(res)}
+		fields[i] = value.Field{Key: name, Value: value.ArrayValue(res)}
 	}
-	return ObjectValue(fields), nil
+	return value.ObjectValue(fields), nil
 }

@@ -1,6 +1,11 @@
-package query
+package agg
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
+)
 
 // Fields returns the dotted paths of the input documents that the
 // pipeline reads, when it can tell: for pipelines of $match and $unwind
@@ -11,19 +16,19 @@ import "strings"
 func (p *Pipeline) Fields() (paths []string, ok bool) { return p.fields, p.fieldsOK }
 
 // pipelineFields computes Fields from the pipeline's specification.
-func pipelineFields(stages Value) ([]string, bool) {
+func pipelineFields(stages value.Value) ([]string, bool) {
 	var out []string
 	for _, s := range stages.Array() {
-		if s.Kind() != Object || s.Len() != 1 {
+		if s.Kind() != value.Object || s.Len() != 1 {
 			return nil, false
 		}
 		name, arg := s.Fields()[0].Key, s.Fields()[0].Value
 		switch name {
 		case "$match":
-			if arg.Kind() != Object || hasExpr(arg) {
+			if arg.Kind() != value.Object || hasExpr(arg) {
 				return nil, false
 			}
-			f, err := CompileFilter(arg)
+			f, err := query.CompileFilter(arg)
 			if err != nil {
 				return nil, false
 			}
@@ -46,9 +51,9 @@ func pipelineFields(stages Value) ([]string, bool) {
 // exprFields adds the field paths an expression (or a stage specification
 // made of expressions) refers to, and reports false when it may read the
 // whole document. It errs towards adding too much, which costs only time.
-func exprFields(v Value, out *[]string) bool {
+func exprFields(v value.Value, out *[]string) bool {
 	switch v.Kind() {
-	case String:
+	case value.String:
 		s := v.Str()
 		switch {
 		case strings.HasPrefix(s, "$$"):
@@ -62,13 +67,13 @@ func exprFields(v Value, out *[]string) bool {
 		case strings.HasPrefix(s, "$") && len(s) > 1:
 			*out = append(*out, s[1:])
 		}
-	case Array:
+	case value.Array:
 		for _, e := range v.Array() {
 			if !exprFields(e, out) {
 				return false
 			}
 		}
-	case Object:
+	case value.Object:
 		for _, f := range v.Fields() {
 			switch f.Key {
 			case "$getField", "$setField", "$unsetField":

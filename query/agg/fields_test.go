@@ -1,4 +1,4 @@
-package query_test
+package agg_test
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 
 	"github.com/omgdb/omgdb/internal/testgen"
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/agg"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // TestParseFields_LookupUnchanged: every path of a FieldSet finds the same
@@ -18,14 +20,14 @@ func TestParseFields_LookupUnchanged(t *testing.T) {
 	for it := 0; it < 2000; it++ {
 		doc := testgen.Document(r)
 		var paths []string
-		var vals []query.Value
-		collect(doc, "", &paths, &vals)
+		var vals []value.Value
+		testgen.Collect(doc, "", &paths, &vals)
 		paths = append(paths, "nope", "aa.0.ba")
 		var pick []string
 		for n := 1 + r.IntN(3); n > 0; n-- {
 			pick = append(pick, paths[r.IntN(len(paths))])
 		}
-		got, err := query.ParseFields(query.JSON(doc), query.NewFieldSet(pick))
+		got, err := value.ParseFields(value.JSON(doc), value.NewFieldSet(pick))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,7 +59,7 @@ func TestPipeline_Fields(t *testing.T) {
 		`[{"$group":{"_id":{"$concat":["$s","-","$a.c"]},"m":{"$push":{"$map":{"input":"$a.d","as":"v","in":{"$type":"$$v"}}}}}}]`,
 	}
 	for _, spec := range pruned {
-		p, err := query.CompilePipeline(query.MustParse(spec), nil)
+		p, err := agg.CompilePipeline(value.MustParse(spec), nil)
 		if err != nil {
 			t.Fatalf("%s: %v", spec, err)
 		}
@@ -66,10 +68,10 @@ func TestPipeline_Fields(t *testing.T) {
 			t.Errorf("%s: Fields() = %q, %v", spec, paths, ok)
 			continue
 		}
-		fs := query.NewFieldSet(paths)
-		part := make([]query.Value, len(docs))
+		fs := value.NewFieldSet(paths)
+		part := make([]value.Value, len(docs))
 		for i, d := range docs {
-			if part[i], err = query.ParseFields(query.JSON(d), fs); err != nil {
+			if part[i], err = value.ParseFields(value.JSON(d), fs); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -88,7 +90,7 @@ func TestPipeline_Fields(t *testing.T) {
 		`[{"$sort":{"n":1}},{"$group":{"_id":"$s"}}]`,
 	}
 	for _, spec := range whole {
-		p, err := query.CompilePipeline(query.MustParse(spec), nil)
+		p, err := agg.CompilePipeline(value.MustParse(spec), nil)
 		if err != nil {
 			t.Fatalf("%s: %v", spec, err)
 		}

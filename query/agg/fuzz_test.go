@@ -1,4 +1,4 @@
-package query_test
+package agg_test
 
 import (
 	"context"
@@ -8,15 +8,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/agg"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/expr"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // fuzzDocs are the documents fuzzed pipelines and expressions run over.
-var fuzzDocs = []query.Value{
-	query.MustParse(`{"_id":1,"a":1,"b":"x","c":[1,2,3],"d":{"e":[{"f":1},{"f":"g"}]},"t":{"$date":"2024-05-01T12:00:00Z"}}`),
-	query.MustParse(`{"_id":2,"a":2.5,"b":null,"c":[],"d":{"e":5},"o":{"$oid":"5ab9cbfa31c2ab715d42129e"}}`),
-	query.MustParse(`{"_id":3,"a":-9223372036854775808,"c":[[1],{"x":1},"s",null],"s":"cafétéria"}`),
-	query.MustParse(`{"_id":{"k":1},"a":{"$numberDouble":"NaN"},"b":true,"bin":{"$binary":"AAE="}}`),
+var fuzzDocs = []value.Value{
+	value.MustParse(`{"_id":1,"a":1,"b":"x","c":[1,2,3],"d":{"e":[{"f":1},{"f":"g"}]},"t":{"$date":"2024-05-01T12:00:00Z"}}`),
+	value.MustParse(`{"_id":2,"a":2.5,"b":null,"c":[],"d":{"e":5},"o":{"$oid":"5ab9cbfa31c2ab715d42129e"}}`),
+	value.MustParse(`{"_id":3,"a":-9223372036854775808,"c":[[1],{"x":1},"s",null],"s":"cafétéria"}`),
+	value.MustParse(`{"_id":{"k":1},"a":{"$numberDouble":"NaN"},"b":true,"bin":{"$binary":"AAE="}}`),
 }
 
 var fuzzEnv = mapEnv{"other": fuzzDocs[:3], "empty": nil}
@@ -30,7 +33,7 @@ const slowInput = 90 * time.Second
 
 // checkError requires err to be nil or one of omgdb's structured errors.
 func checkError(t *testing.T, what string, err error) {
-	var e *query.Error
+	var e *errs.Error
 	if err != nil && !errors.As(err, &e) {
 		t.Fatalf("%s: unstructured error %T: %v", what, err, err)
 	}
@@ -54,19 +57,19 @@ func FuzzCompilePipeline(f *testing.F) {
 	f.Add(`[{"$unwind":{"path":"$c","includeArrayIndex":"i","preserveNullAndEmptyArrays":true}},{"$project":{"c":1,"i":1}}]`)
 	f.Add(`[{"$lookup":{"from":"other","let":{"x":"$a"},"pipeline":[{"$match":{"$expr":{"$eq":["$a","$$x"]}}}],"as":"m"}}]`)
 	f.Fuzz(func(t *testing.T, pipeline string) {
-		spec, err := query.ParseString(pipeline)
+		spec, err := value.ParseString(pipeline)
 		if err != nil {
 			return
 		}
-		p, err := query.CompilePipeline(spec, &query.PipelineOptions{MaxMemory: 1 << 20, Seed: 1})
+		p, err := agg.CompilePipeline(spec, &agg.PipelineOptions{MaxMemory: 1 << 20, Seed: 1})
 		checkError(t, "compile", err)
 		if err != nil {
 			return
 		}
 		defer failIfSlow(t, time.Now())
-		src := p.Run(context.Background(), query.SliceSource(fuzzDocs), fuzzEnv)
+		src := p.Run(context.Background(), agg.SliceSource(fuzzDocs), fuzzEnv)
 		for n := 0; n < 1000 && src.Next(); n++ {
-			_ = query.JSON(src.Doc())
+			_ = value.JSON(src.Doc())
 		}
 		checkError(t, "run", src.Err())
 		if err := src.Close(); err != nil {
@@ -74,7 +77,7 @@ func FuzzCompilePipeline(f *testing.F) {
 		}
 		if g, ok := p.GroupScan(); ok {
 			// Over stored JSON, a GroupScan returns what Run does.
-			want, wantErr := runAll(p.Run(context.Background(), query.SliceSource(fuzzDocs), nil))
+			want, wantErr := runAll(p.Run(context.Background(), agg.SliceSource(fuzzDocs), nil))
 			got, gotErr := groupScanAll(rand.New(rand.NewPCG(1, 2)), g, fuzzDocs)
 			if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || got != want {
 				t.Fatalf("pipeline %s:\nGroupScan = %s (error %v)\nRun       = %s (error %v)", pipeline, got, gotErr, want, wantErr)
@@ -89,12 +92,12 @@ func FuzzCompileExpr(f *testing.F) {
 	f.Add(`{"$add":["$a",1]}`)
 	f.Add(`{"$dateToString":{"date":"$t","format":"%Y-%m-%d","timezone":"Europe/Paris"}}`)
 	f.Add(`{"$reduce":{"input":"$c","initialValue":[],"in":{"$concatArrays":["$$value",["$$this"]]}}}`)
-	f.Fuzz(func(t *testing.T, expr string) {
-		spec, err := query.ParseString(expr)
+	f.Fuzz(func(t *testing.T, text string) {
+		spec, err := value.ParseString(text)
 		if err != nil {
 			return
 		}
-		e, err := query.CompileExpr(spec)
+		e, err := expr.Compile(spec)
 		checkError(t, "compile", err)
 		if err != nil {
 			return
@@ -103,7 +106,7 @@ func FuzzCompileExpr(f *testing.F) {
 		for _, d := range fuzzDocs {
 			v, err := e.Eval(d)
 			checkError(t, "eval", err)
-			_ = query.JSON(v)
+			_ = value.JSON(v)
 		}
 	})
 }

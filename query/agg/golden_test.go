@@ -1,8 +1,9 @@
-package query_test
+package agg_test
 
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,10 +12,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/agg"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
-// The pipeline golden files (testdata/agg/*.txt) hold cases like:
+var update = flag.Bool("update", false, "rewrite the expected output of golden files under testdata/")
+
+// The pipeline golden files (testdata/*.txt) hold cases like:
 //
 //	### $group: average price per item
 //	--- docs
@@ -94,20 +99,20 @@ func addToSection(c *aggCase, section, line string) {
 }
 
 // mapEnv is an Env over in-memory collections.
-type mapEnv map[string][]query.Value
+type mapEnv map[string][]value.Value
 
-func (e mapEnv) Collection(_ context.Context, name string) (query.Source, error) {
+func (e mapEnv) Collection(_ context.Context, name string) (agg.Source, error) {
 	docs, ok := e[name]
 	if !ok {
-		return nil, &query.Error{Kind: query.NotFound, Message: fmt.Sprintf("collection %q does not exist", name)}
+		return nil, &errs.Error{Kind: errs.NotFound, Message: fmt.Sprintf("collection %q does not exist", name)}
 	}
-	return query.SliceSource(docs), nil
+	return agg.SliceSource(docs), nil
 }
 
-func parseLines(t *testing.T, where string, lines []string) []query.Value {
-	out := make([]query.Value, len(lines))
+func parseLines(t *testing.T, where string, lines []string) []value.Value {
+	out := make([]value.Value, len(lines))
 	for i, l := range lines {
-		v, err := query.ParseString(l)
+		v, err := value.ParseString(l)
 		if err != nil {
 			t.Fatalf("%s: bad JSON %q: %v", where, l, err)
 		}
@@ -116,8 +121,8 @@ func parseLines(t *testing.T, where string, lines []string) []query.Value {
 	return out
 }
 
-func (c *aggCase) opts(t *testing.T) *query.PipelineOptions {
-	o := &query.PipelineOptions{Now: time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)}
+func (c *aggCase) opts(t *testing.T) *agg.PipelineOptions {
+	o := &agg.PipelineOptions{Now: time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)}
 	for _, l := range strings.Split(strings.TrimSpace(c.options), "\n") {
 		var err error
 		switch f := strings.Fields(l); {
@@ -143,25 +148,25 @@ func runAgg(t *testing.T, c *aggCase) ([]string, error) {
 	for name, lines := range c.colls {
 		env[name] = parseLines(t, c.name, lines)
 	}
-	spec, err := query.ParseString(c.pipeline)
+	spec, err := value.ParseString(c.pipeline)
 	if err != nil {
 		t.Fatalf("bad pipeline JSON: %v", err)
 	}
-	p, err := query.CompilePipeline(spec, c.opts(t))
+	p, err := agg.CompilePipeline(spec, c.opts(t))
 	if err != nil {
 		return nil, err
 	}
-	src := p.Run(context.Background(), query.SliceSource(parseLines(t, c.name, c.docs)), env)
+	src := p.Run(context.Background(), agg.SliceSource(parseLines(t, c.name, c.docs)), env)
 	defer src.Close()
 	var got []string
 	for src.Next() {
-		got = append(got, string(query.JSON(src.Doc())))
+		got = append(got, string(value.JSON(src.Doc())))
 	}
 	return got, src.Err()
 }
 
 func TestAgg_Golden(t *testing.T) {
-	files, err := filepath.Glob("testdata/agg/*.txt")
+	files, err := filepath.Glob("testdata/*.txt")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no golden files: %v", err)
 	}

@@ -1,9 +1,12 @@
-package query
+package agg
 
 import (
 	"context"
-	"strings"
 	"time"
+
+	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/expr"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // GroupScan is the start of a pipeline, an optional leading $match in the
@@ -21,22 +24,22 @@ import (
 // order, and an error is the first one Run would meet.
 type GroupScan struct {
 	p      *Pipeline
-	filter *Filter // the leading $match; nil without one
+	filter *query.Filter // the leading $match; nil without one
 	group  *groupStage
 	id     scanArg
 	args   []scanArg // per accumulator, its argument (nil for $count)
 	keep   []bool    // per accumulator: its state may hold on to its argument
 	rest   []stage   // the stages after the $group
-	prune  *pruneNode
+	prune  *value.FieldSet
 	// inPlace: the key and arguments are fields and constants, never the
 	// whole document, so a document's own fields may stay in the
-	// decoder's scratch memory (rawDecoder.rootInPlace).
+	// decoder's scratch memory (Decoder.rootInPlace).
 	inPlace bool
 	// direct, without a $match when the key and arguments are fields and
 	// constants and no field read is inside another, is the tree of their
 	// paths: Extract reads their values from the stored JSON
-	// (rawDecoder.pathValues), decoding no object on the way.
-	direct slotTree
+	// (Decoder.pathValues), decoding no object on the way.
+	direct value.SlotTree
 }
 
 // scanAccumulators are the accumulators a GroupScan runs, with whether
@@ -62,7 +65,7 @@ func (p *Pipeline) GroupScan() (g *GroupScan, ok bool) {
 	if i < len(p.stages) {
 		if m, ok := p.stages[i].(*matchStage); ok {
 			fm, ok := m.m.(filterMatcher)
-			if !ok || fm.f.whole {
+			if !ok || fm.f.HasExpr() {
 				return nil, false
 			}
 			g.filter = fm.f
@@ -78,14 +81,14 @@ func (p *Pipeline) GroupScan() (g *GroupScan, ok bool) {
 	}
 	g.id = newScanArg(s.id)
 	for _, a := range s.accs {
-		keep, ok := scanAccumulators[a.op]
-		if !ok || a.n != nil || a.sort != nil {
+		keep, ok := scanAccumulators[a.Op]
+		if !ok || a.N != nil || a.Sort != nil {
 			return nil, false
 		}
 		g.keep = append(g.keep, keep)
-		g.args = append(g.args, newScanArg(a.input))
+		g.args = append(g.args, newScanArg(a.Input))
 	}
-	g.group, g.rest, g.prune = s, p.stages[i+1:], buildPrune(p.fields)
+	g.group, g.rest, g.prune = s, p.stages[i+1:], value.NewFieldSet(p.fields)
 	g.inPlace = g.id.path != nil || g.id.lit
 	for _, a := range g.args {
 		g.inPlace = g.inPlace && (a.expr == nil || a.path != nil || a.lit)
@@ -99,8 +102,8 @@ func (p *Pipeline) GroupScan() (g *GroupScan, ok bool) {
 // directTree returns the tree of the paths of the key and arguments,
 // setting each one's slot, or an empty tree when one path is the prefix of
 // another.
-func (g *GroupScan) directTree() slotTree {
-	var t slotTree
+func (g *GroupScan) directTree() value.SlotTree {
+	var t value.SlotTree
 	args := []*scanArg{&g.id}
 	for i := range g.args {
 		args = append(args, &g.args[i])
@@ -109,9 +112,9 @@ func (g *GroupScan) directTree() slotTree {
 		if a.path == nil {
 			continue
 		}
-		slot, ok := t.add(a.path)
+		slot, ok := t.Add(a.path)
 		if !ok {
-			return slotTree{}
+			return value.SlotTree{}
 		}
 		a.slot = slot
 	}
@@ -120,14 +123,14 @@ func (g *GroupScan) directTree() slotTree {
 
 // Filter returns the leading $match's filter, or nil: a store runs the
 // GroupScan only when no index serves it better.
-func (g *GroupScan) Filter() *Filter { return g.filter }
+func (g *GroupScan) Filter() *query.Filter { return g.filter }
 
 // GroupRun is one run of a GroupScan. Its methods other than NewBatch are
 // for one goroutine.
 type GroupRun struct {
 	g     *GroupScan
 	r     *runState
-	now   Value
+	now   value.Value
 	b     *budget
 	index map[string]*group
 	order []*group
@@ -139,7 +142,7 @@ func (g *GroupScan) Start(ctx context.Context, env Env) *GroupRun {
 	if now.IsZero() {
 		now = time.Now()
 	}
-	run := &GroupRun{g: g, now: DateValue(now.UnixMilli()), index: map[string]*group{}}
+	run := &GroupRun{g: g, now: value.DateValue(now.UnixMilli()), index: map[string]*group{}}
 	run.r = run.newRunState(ctx, env)
 	run.b = run.r.budget(g.group.stage)
 	return run
@@ -147,7 +150,7 @@ func (g *GroupScan) Start(ctx context.Context, env Env) *GroupRun {
 
 func (run *GroupRun) newRunState(ctx context.Context, env Env) *runState {
 	r := &runState{ctx: ctx, env: env, opts: &run.g.p.opts}
-	r.ec = &evalCtx{vars: make([]Value, run.g.p.slots), now: run.now, ctx: ctx}
+	r.ec = &expr.EvalCtx{Vars: make([]value.Value, run.g.p.slots), Now: run.now, Ctx: ctx}
 	return r
 }
 
@@ -158,28 +161,25 @@ func (run *GroupRun) newRunState(ctx context.Context, env Env) *runState {
 type GroupBatch struct {
 	run  *GroupRun
 	r    *runState // the batch's own, for evaluating
-	dec  rawDecoder
-	keys []byte  // the group keys (AppendKey), one after the other
-	ends []int   // per document kept, the end of its key in keys
-	ids  []Value // per document kept, its group _id
-	args []Value // per document kept, one argument per accumulator
-	err  error   // the error that ended the batch, after its documents
+	dec  *value.Decoder
+	keys []byte        // the group keys (AppendKey), one after the other
+	ends []int         // per document kept, the end of its key in keys
+	ids  []value.Value // per document kept, its group _id
+	args []value.Value // per document kept, one argument per accumulator
+	err  error         // the error that ended the batch, after its documents
 }
 
 // NewBatch returns an empty batch for the run; it may be called from any
 // goroutine.
 func (run *GroupRun) NewBatch() *GroupBatch {
-	return &GroupBatch{run: run, r: run.newRunState(run.r.ctx, run.r.env), dec: rawDecoder{p: parser{keys: map[string]string{}}, rootInPlace: run.g.inPlace}}
+	return &GroupBatch{run: run, r: run.newRunState(run.r.ctx, run.r.env), dec: value.NewDecoder(run.g.inPlace)}
 }
 
 // Reset empties the batch for new documents.
 func (b *GroupBatch) Reset() {
-	clear(b.dec.fslab)
-	clear(b.dec.eslab)
+	b.dec.Reset()
 	clear(b.ids)
 	clear(b.args)
-	b.dec.fslab, b.dec.eslab = b.dec.fslab[:0], b.dec.eslab[:0]
-	b.dec.p.data = nil
 	b.keys, b.ends, b.ids, b.args, b.err = b.keys[:0], b.ends[:0], b.ids[:0], b.args[:0], nil
 }
 
@@ -193,29 +193,29 @@ func (b *GroupBatch) Extract(doc []byte) (more bool, err error) {
 		return false, nil
 	}
 	g := b.run.g
-	var v Value
-	direct := g.direct.root != nil && b.dec.pathValues(doc, g.direct.root, b.dec.slotsFor(g.direct.n))
+	var v value.Value
+	slots, direct := b.readSlots(doc)
 	if !direct {
-		if v, err = b.dec.document(doc, g.prune); err != nil {
+		if v, err = b.dec.DecodeFields(doc, g.prune); err != nil {
 			return false, err
 		}
 		if g.filter != nil && !g.filter.Match(v) {
 			return true, nil
 		}
 	}
-	id, err := b.eval(&g.id, v, direct)
+	id, err := b.eval(&g.id, v, slots)
 	if err != nil {
 		b.err = err
 		return false, nil
 	}
 	if id.IsMissing() {
-		id = NullValue()
+		id = value.NullValue()
 	}
 	start := len(b.args)
 	for i := range g.args {
-		var arg Value
+		var arg value.Value
 		if a := &g.args[i]; a.expr != nil {
-			if arg, err = b.eval(a, v, direct); err != nil {
+			if arg, err = b.eval(a, v, slots); err != nil {
 				b.args = b.args[:start]
 				b.err = err
 				return false, nil
@@ -223,17 +223,31 @@ func (b *GroupBatch) Extract(doc []byte) (more bool, err error) {
 		}
 		b.args = append(b.args, arg)
 	}
-	b.keys = AppendKey(b.keys, id)
+	b.keys = value.AppendKey(b.keys, id)
 	b.ends = append(b.ends, len(b.keys))
 	b.ids = append(b.ids, id)
 	return true, nil
 }
 
+// readSlots reads the values of the key's and the arguments' paths
+// straight from doc when the scan can (GroupScan.direct); slots is nil
+// when it cannot.
+func (b *GroupBatch) readSlots(doc []byte) (slots []value.Value, ok bool) {
+	g := b.run.g
+	if g.direct.Empty() {
+		return nil, false
+	}
+	if slots, ok = b.dec.ReadSlots(doc, &g.direct); !ok {
+		return nil, false
+	}
+	return slots, true
+}
+
 // eval evaluates a key or an argument for the document, decoded as doc,
-// or read by pathValues into the batch's slots when direct is set.
-func (b *GroupBatch) eval(a *scanArg, doc Value, direct bool) (Value, error) {
-	if direct && a.path != nil {
-		return b.dec.slots[a.slot], nil
+// or read by the decoder into slots when they are not nil (direct).
+func (b *GroupBatch) eval(a *scanArg, doc value.Value, slots []value.Value) (value.Value, error) {
+	if slots != nil && a.path != nil {
+		return slots[a.slot], nil
 	}
 	return a.eval(b.r, doc)
 }
@@ -241,32 +255,32 @@ func (b *GroupBatch) eval(a *scanArg, doc Value, direct bool) (Value, error) {
 // scanArg evaluates a group key or an accumulator's argument as Run's
 // $group does, a field path or a constant without the evaluator.
 type scanArg struct {
-	expr expression // nil for $count's argument
-	path []string   // a path of the document ("$a.b")
-	slot int        // with GroupScan.direct, the path's value's slot
-	lit  bool       // a constant, in val
-	val  Value
+	expr expr.Node // nil for $count's argument
+	path []string  // a path of the document ("$a.b")
+	slot int       // with GroupScan.direct, the path's value's slot
+	lit  bool      // a constant, in val
+	val  value.Value
 }
 
-func newScanArg(e expression) scanArg {
+func newScanArg(e expr.Node) scanArg {
 	a := scanArg{expr: e}
 	switch n := e.(type) {
-	case *varNode:
+	case *expr.Var:
 		// $$CURRENT (slot 0) and $$ROOT (-1) are the document in a
 		// top-level $group.
-		if (n.slot == 0 || n.slot < 0) && len(n.path) > 0 {
-			a.path = n.path
+		if (n.Slot == 0 || n.Slot < 0) && len(n.Path) > 0 {
+			a.path = n.Path
 		}
-	case literal:
-		a.lit, a.val = true, n.v
+	case expr.Literal:
+		a.lit, a.val = true, n.Value
 	}
 	return a
 }
 
-func (a scanArg) eval(r *runState, doc Value) (Value, error) {
+func (a scanArg) eval(r *runState, doc value.Value) (value.Value, error) {
 	switch {
 	case a.path != nil:
-		return walkPath(doc, a.path), nil
+		return expr.WalkPath(doc, a.path), nil
 	case a.lit:
 		return a.val, nil
 	}
@@ -291,22 +305,22 @@ func (run *GroupRun) Add(b *GroupBatch) error {
 		start = end
 		g := run.index[string(key)]
 		if g == nil {
-			id := cloneValue(b.ids[i])
+			id := value.Clone(b.ids[i])
 			var err error
 			if g, err = s.newGroup(run.r, id); err != nil {
 				return err
 			}
 			run.index[string(key)] = g
 			run.order = append(run.order, g)
-			if err := run.b.grow(64 + int64(len(key)) + valueSize(id) + 48*int64(nacc)); err != nil {
+			if err := run.b.grow(64 + int64(len(key)) + value.Size(id) + 48*int64(nacc)); err != nil {
 				return err
 			}
 		}
 		for j, arg := range b.args[i*nacc : (i+1)*nacc] {
 			if run.g.keep[j] {
-				arg = cloneValue(arg)
+				arg = value.Clone(arg)
 			}
-			n, err := g.states[j].add(arg, Value{})
+			n, err := g.states[j].Add(arg, value.Value{})
 			if err != nil {
 				return err
 			}
@@ -321,35 +335,9 @@ func (run *GroupRun) Add(b *GroupBatch) error {
 // Source returns the output of the pipeline: the groups, through the
 // stages after the $group.
 func (run *GroupRun) Source() Source {
-	out := make([]Value, len(run.order))
+	out := make([]value.Value, len(run.order))
 	for i, g := range run.order {
 		out[i] = run.g.group.result(g)
 	}
 	return run.r.runStages(run.g.rest, SliceSource(out))
-}
-
-// cloneValue returns a copy of v that shares no memory with it (strings
-// included), for values that alias a batch's documents.
-func cloneValue(v Value) Value {
-	switch v.kind {
-	case String, Binary, ObjectID:
-		v.str = strings.Clone(v.str)
-	case Array:
-		if v.arr != nil {
-			arr := make([]Value, len(v.arr))
-			for i, e := range v.arr {
-				arr[i] = cloneValue(e)
-			}
-			v.arr = arr
-		}
-	case Object:
-		if v.fields != nil {
-			fields := make([]Field, len(v.fields))
-			for i, f := range v.fields {
-				fields[i] = Field{strings.Clone(f.Key), cloneValue(f.Value)}
-			}
-			v.fields = fields
-		}
-	}
-	return v
 }

@@ -1,4 +1,4 @@
-package query_test
+package agg_test
 
 import (
 	"context"
@@ -8,7 +8,8 @@ import (
 	"testing"
 
 	"github.com/omgdb/omgdb/internal/testgen"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/agg"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // TestGroupScan_EqualsRun is the property that a GroupScan, fed batches
@@ -27,13 +28,13 @@ func TestGroupScan_EqualsRun(t *testing.T) {
 	for it := 0; it < iterations; it++ {
 		docs := groupDocs(r)
 		var paths []string
-		var vals []query.Value
+		var vals []value.Value
 		for _, d := range docs {
-			collect(d, "", &paths, &vals)
+			testgen.Collect(d, "", &paths, &vals)
 		}
 		paths = append(paths, "g", "v", "w", "g.x", "nope")
 		spec := randGroupPipeline(r, paths, vals)
-		p, err := query.CompilePipeline(query.MustParse(spec), nil)
+		p, err := agg.CompilePipeline(value.MustParse(spec), nil)
 		if err != nil {
 			continue
 		}
@@ -42,7 +43,7 @@ func TestGroupScan_EqualsRun(t *testing.T) {
 			continue
 		}
 		ran++
-		want, wantErr := runAll(p.Run(context.Background(), query.SliceSource(docs), nil))
+		want, wantErr := runAll(p.Run(context.Background(), agg.SliceSource(docs), nil))
 		got, gotErr := groupScanAll(r, g, docs)
 		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) || got != want {
 			t.Fatalf("pipeline %s\non %d documents:\nGroupScan = %s (error %v)\nRun       = %s (error %v)", spec, len(docs), got, gotErr, want, wantErr)
@@ -75,18 +76,18 @@ func TestGroupScan_Direct(t *testing.T) {
 		`[{"$group":{"_id":{"k":"$a"}}}]`:                                                          false,
 		`[{"$group":{"_id":"$a","x":{"$sum":{"$add":["$b",1]}}}}]`:                                 false,
 	} {
-		p, err := query.CompilePipeline(query.MustParse(spec), nil)
+		p, err := agg.CompilePipeline(value.MustParse(spec), nil)
 		if err != nil {
 			t.Fatalf("%s: %v", spec, err)
 		}
 		g, ok := p.GroupScan()
-		if !ok || query.GroupScanDirect(g) != want {
-			t.Errorf("%s: GroupScan %v, direct %v, want %v", spec, ok, ok && query.GroupScanDirect(g), want)
+		if !ok || agg.GroupScanDirect(g) != want {
+			t.Errorf("%s: GroupScan %v, direct %v, want %v", spec, ok, ok && agg.GroupScanDirect(g), want)
 		}
 	}
 
 	spec := `[{"$group":{"_id":"$a.b","x":{"$push":"$a.c.d"},"y":{"$push":"$e"},"n":{"$sum":1}}}]`
-	p, err := query.CompilePipeline(query.MustParse(spec), nil)
+	p, err := agg.CompilePipeline(value.MustParse(spec), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,10 +110,10 @@ func TestGroupScan_Direct(t *testing.T) {
 		{`{"_id":12,"\u0061":{"b":1}}`, false},
 		{`{"_id":13,"a":{"$date":5}}`, false}, // an Extended JSON wrapper where a path goes on
 	} {
-		if _, ok := query.PathValues(g, []byte(c.doc)); ok != c.direct {
+		if _, ok := agg.PathValues(g, []byte(c.doc)); ok != c.direct {
 			t.Errorf("%s: direct walk %v, want %v", c.doc, ok, c.direct)
 		}
-		want, wantErr := runAll(p.Run(context.Background(), query.SliceSource([]query.Value{query.MustParse(c.doc)}), nil))
+		want, wantErr := runAll(p.Run(context.Background(), agg.SliceSource([]value.Value{value.MustParse(c.doc)}), nil))
 		run := g.Start(context.Background(), nil)
 		b := run.NewBatch()
 		if _, err := b.Extract([]byte(c.doc)); err != nil {
@@ -141,7 +142,7 @@ func TestPipeline_GroupScan_Refused(t *testing.T) {
 		`[{"$match":{"a":1}}]`,
 		`[{"$project":{"a":1}},{"$group":{"_id":"$a"}}]`,
 	} {
-		p, err := query.CompilePipeline(query.MustParse(spec), nil)
+		p, err := agg.CompilePipeline(value.MustParse(spec), nil)
 		if err != nil {
 			t.Fatalf("%s: %v", spec, err)
 		}
@@ -149,7 +150,7 @@ func TestPipeline_GroupScan_Refused(t *testing.T) {
 			t.Errorf("GroupScan accepted %s", spec)
 		}
 	}
-	p, err := query.CompilePipeline(query.MustParse(`[{"$match":{"a":1}},{"$group":{"_id":"$b","n":{"$sum":1}}},{"$sort":{"n":-1}}]`), nil)
+	p, err := agg.CompilePipeline(value.MustParse(`[{"$match":{"a":1}},{"$group":{"_id":"$b","n":{"$sum":1}}},{"$sort":{"n":-1}}]`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,11 +161,11 @@ func TestPipeline_GroupScan_Refused(t *testing.T) {
 
 // groupDocs returns random documents, half of them with fields g, v and w
 // from small sets of values that collide under $group's rules.
-func groupDocs(r *rand.Rand) []query.Value {
+func groupDocs(r *rand.Rand) []value.Value {
 	keys := []string{`1`, `1.0`, `null`, ``, `"a"`, `[1]`, `[1,2]`, `{"x":1}`, `{"x":1.0}`, `2.5`, `true`, `{"$date":5}`}
 	nums := []string{`1`, `2.5`, `-3`, `"s"`, `null`, ``, `9223372036854775807`, `-9223372036854775807`, `1e300`, `0.1`, `[1,2]`, `{"y":"z"}`, `true`}
 	n := 1 + r.IntN(40)
-	docs := make([]query.Value, n)
+	docs := make([]value.Value, n)
 	for i := range docs {
 		if r.IntN(2) == 0 {
 			docs[i] = testgen.Document(r)
@@ -180,17 +181,17 @@ func groupDocs(r *rand.Rand) []query.Value {
 			}
 		}
 		fields = append([]string{`"_id":` + fmt.Sprint(i)}, fields...)
-		docs[i] = query.MustParse("{" + strings.Join(fields, ",") + "}")
+		docs[i] = value.MustParse("{" + strings.Join(fields, ",") + "}")
 	}
 	return docs
 }
 
 // randGroupPipeline returns a random [$match?, $group, …] over the paths.
-func randGroupPipeline(r *rand.Rand, paths []string, vals []query.Value) string {
+func randGroupPipeline(r *rand.Rand, paths []string, vals []value.Value) string {
 	path := func() string { return "$" + paths[r.IntN(len(paths))] }
 	var stages []string
 	if r.IntN(3) == 0 {
-		stages = append(stages, `{"$match":`+string(query.JSON(randFilter(r, paths, vals, 1)))+`}`)
+		stages = append(stages, `{"$match":`+string(value.JSON(testgen.Filter(r, paths, vals, 1)))+`}`)
 	}
 	var id string
 	switch r.IntN(8) {
@@ -228,10 +229,10 @@ func randGroupPipeline(r *rand.Rand, paths []string, vals []query.Value) string 
 // groupScanAll runs g over docs as stored JSON, in batches of random
 // sizes, each batch extracted before the previous one is added. The text
 // of a batch is overwritten once it is added: nothing may keep it.
-func groupScanAll(r *rand.Rand, g *query.GroupScan, docs []query.Value) (string, error) {
+func groupScanAll(r *rand.Rand, g *agg.GroupScan, docs []value.Value) (string, error) {
 	run := g.Start(context.Background(), nil)
 	type batch struct {
-		b     *query.GroupBatch
+		b     *agg.GroupBatch
 		texts [][]byte
 	}
 	add := func(p *batch) error {
@@ -252,7 +253,7 @@ func groupScanAll(r *rand.Rand, g *query.GroupScan, docs []query.Value) (string,
 		b.b.Reset()
 		b.texts = b.texts[:0]
 		for n := 1 + r.IntN(7); n > 0 && i < len(docs); n, i = n-1, i+1 {
-			text := query.JSON(docs[i])
+			text := value.JSON(docs[i])
 			b.texts = append(b.texts, text)
 			more, err := b.b.Extract(text)
 			if err != nil {
@@ -279,11 +280,11 @@ func groupScanAll(r *rand.Rand, g *query.GroupScan, docs []query.Value) (string,
 }
 
 // runAll renders a Source's documents as canonical JSON, one a line.
-func runAll(src query.Source) (string, error) {
+func runAll(src agg.Source) (string, error) {
 	defer src.Close()
 	var b strings.Builder
 	for src.Next() {
-		b.Write(query.JSON(src.Doc()))
+		b.Write(value.JSON(src.Doc()))
 		b.WriteByte('\n')
 	}
 	return b.String(), src.Err()

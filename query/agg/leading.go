@@ -1,4 +1,8 @@
-package query
+package agg
+
+import (
+	"github.com/omgdb/omgdb/query"
+)
 
 // Leading splits off the start of a pipeline that a store can run with
 // an index: the filter of a leading $match whose conditions are all of
@@ -8,7 +12,7 @@ package query
 // filter may run afterMatch on the result; one that also returns the
 // documents in the sort's order (ties by _id, as $sort orders them) may
 // run afterSort instead. Either is nil when there is nothing to split.
-func (p *Pipeline) Leading() (filter *Filter, sort *Sort, afterMatch, afterSort *Pipeline) {
+func (p *Pipeline) Leading() (filter *query.Filter, sort *query.Sort, afterMatch, afterSort *Pipeline) {
 	i := 0
 	if i < len(p.stages) {
 		if m, ok := p.stages[i].(*matchStage); ok {
@@ -21,10 +25,7 @@ func (p *Pipeline) Leading() (filter *Filter, sort *Sort, afterMatch, afterSort 
 	}
 	if i < len(p.stages) {
 		if s, ok := p.stages[i].(*sortStage); ok {
-			sort = &Sort{paths: s.spec.paths}
-			for j, fp := range s.spec.paths {
-				sort.keys = append(sort.keys, SortKey{Path: fp.dotted, Desc: s.spec.desc[j]})
-			}
+			sort = query.SortOf(s.spec)
 			afterSort = p.rest(i + 1)
 		}
 	}

@@ -1,8 +1,13 @@
-package query
+package agg
 
 import (
 	"slices"
 	"strings"
+
+	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/expr"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // $lookup: equality form (localField/foreignField), pipeline form (let,
@@ -16,16 +21,16 @@ type lookupStage struct {
 	local         []string // localField, or nil
 	foreign       []string // foreignField, or nil
 	letSlots      []int
-	letVals       []expression
+	letVals       []expr.Node
 	pipeline      []stage // nil: no pipeline
 	ownsDocuments bool    // the pipeline starts with $documents: no collection is read
 }
 
 var lookupFields = []string{"from", "as", "localField", "foreignField", "let", "pipeline"}
 
-func compileLookupStage(c *exprCompiler, spec Value, _ pipeWhere) (stage, error) {
-	if spec.Kind() != Object {
-		return nil, Errorf(Invalid, "the $lookup stage specification must be an object, found %s", spec.TypeName())
+func compileLookupStage(c *expr.Compiler, spec value.Value, _ pipeWhere) (stage, error) {
+	if spec.Kind() != value.Object {
+		return nil, errs.Errorf(errs.Invalid, "the $lookup stage specification must be an object, found %s", spec.TypeName())
 	}
 	s := &lookupStage{}
 	for _, f := range spec.Fields() {
@@ -42,15 +47,15 @@ func compileLookupStage(c *exprCompiler, spec Value, _ pipeWhere) (stage, error)
 	return s, s.compilePipeline(c, spec)
 }
 
-func (s *lookupStage) field(f Field) error {
-	if !contains(lookupFields, f.Key) {
-		return Errorf(Invalid, "unknown argument to $lookup: %s%s", f.Key, DidYouMean(f.Key, lookupFields))
+func (s *lookupStage) field(f value.Field) error {
+	if !slices.Contains(lookupFields, f.Key) {
+		return errs.Errorf(errs.Invalid, "unknown argument to $lookup: %s%s", f.Key, errs.DidYouMean(f.Key, lookupFields))
 	}
 	if f.Key == "let" || f.Key == "pipeline" {
 		return nil
 	}
-	if f.Value.Kind() != String {
-		return Errorf(Invalid, "$lookup argument '%s' must be a string, found %s", f.Key, f.Value.TypeName())
+	if f.Value.Kind() != value.String {
+		return errs.Errorf(errs.Invalid, "$lookup argument '%s' must be a string, found %s", f.Key, f.Value.TypeName())
 	}
 	var err error
 	switch f.Key {
@@ -66,30 +71,30 @@ func (s *lookupStage) field(f Field) error {
 	return err
 }
 
-func (s *lookupStage) check(spec Value) error {
+func (s *lookupStage) check(spec value.Value) error {
 	switch {
 	case s.as == nil:
-		return Errorf(Invalid, "must specify 'as' field for a $lookup")
+		return errs.Errorf(errs.Invalid, "must specify 'as' field for a $lookup")
 	case (s.local == nil) != (s.foreign == nil):
-		return Errorf(Invalid, "$lookup requires both or neither of 'localField' and 'foreignField' to be specified")
+		return errs.Errorf(errs.Invalid, "$lookup requires both or neither of 'localField' and 'foreignField' to be specified")
 	case s.local == nil && spec.Get("pipeline").IsMissing():
-		return Errorf(Invalid, "$lookup requires either 'pipeline' or both 'localField' and 'foreignField' to be specified")
+		return errs.Errorf(errs.Invalid, "$lookup requires either 'pipeline' or both 'localField' and 'foreignField' to be specified")
 	case !spec.Get("let").IsMissing() && spec.Get("pipeline").IsMissing():
-		return Errorf(Invalid, "$lookup with 'let' must also specify 'pipeline'")
+		return errs.Errorf(errs.Invalid, "$lookup with 'let' must also specify 'pipeline'")
 	}
 	return nil
 }
 
-func (s *lookupStage) compilePipeline(c *exprCompiler, spec Value) error {
+func (s *lookupStage) compilePipeline(c *expr.Compiler, spec value.Value) error {
 	let, pipe := spec.Get("let"), spec.Get("pipeline")
-	if !let.IsMissing() && let.Kind() != Object {
-		return Errorf(Invalid, "$lookup argument 'let' must be an object, found %s", let.TypeName())
+	if !let.IsMissing() && let.Kind() != value.Object {
+		return errs.Errorf(errs.Invalid, "$lookup argument 'let' must be an object, found %s", let.TypeName())
 	}
 	for _, f := range let.Fields() {
-		if err := checkVarName(f.Key); err != nil {
+		if err := expr.CheckVarName(f.Key); err != nil {
 			return err
 		}
-		v, err := c.expr(f.Value)
+		v, err := c.Compile(f.Value)
 		if err != nil {
 			return err
 		}
@@ -102,7 +107,7 @@ func (s *lookupStage) compilePipeline(c *exprCompiler, spec Value) error {
 		}
 	}()
 	for _, f := range let.Fields() {
-		slot, restore := c.bind(f.Key)
+		slot, restore := c.Bind(f.Key)
 		s.letSlots = append(s.letSlots, slot)
 		restores = append(restores, restore)
 	}
@@ -115,7 +120,7 @@ func (s *lookupStage) compilePipeline(c *exprCompiler, spec Value) error {
 		_, s.ownsDocuments = stages[0].(*documentsStage)
 	}
 	if s.from == "" && !s.ownsDocuments {
-		return Errorf(Invalid, "$lookup requires 'from' unless its pipeline starts with $documents")
+		return errs.Errorf(errs.Invalid, "$lookup requires 'from' unless its pipeline starts with $documents")
 	}
 	return nil
 }
@@ -123,25 +128,25 @@ func (s *lookupStage) compilePipeline(c *exprCompiler, spec Value) error {
 func (s *lookupStage) run(r *runState, in Source) Source {
 	f := &foreignColl{r: r, name: s.from, none: s.ownsDocuments}
 	if s.foreign != nil {
-		fp := parsePath(strings.Join(s.foreign, "."))
+		fp := value.ParsePath(strings.Join(s.foreign, "."))
 		f.path = &fp
 	}
-	return &funcSource{in: in, next: func() (Value, bool, error) {
+	return &funcSource{in: in, next: func() (value.Value, bool, error) {
 		doc, ok, err := r.pull(in)
 		if err != nil || !ok {
-			return Value{}, false, err
+			return value.Value{}, false, err
 		}
 		matches, err := s.lookup(r, f, doc)
 		if err != nil {
-			return Value{}, false, err
+			return value.Value{}, false, err
 		}
-		return setPath(doc, s.as, ArrayValue(matches)), true, nil
+		return value.SetPath(doc, s.as, value.ArrayValue(matches)), true, nil
 	}}
 }
 
 // lookup finds the joined documents of one input document; together
 // they may take at most MaxMemory.
-func (s *lookupStage) lookup(r *runState, f *foreignColl, doc Value) ([]Value, error) {
+func (s *lookupStage) lookup(r *runState, f *foreignColl, doc value.Value) ([]value.Value, error) {
 	var src Source
 	var err error
 	if s.local != nil {
@@ -158,7 +163,7 @@ func (s *lookupStage) lookup(r *runState, f *foreignColl, doc Value) ([]Value, e
 			src.Close()
 			return nil, err
 		}
-		r.ec.vars[slot] = v
+		r.ec.Vars[slot] = v
 	}
 	return collect(r, r.runStages(s.pipeline, src), r.budget("$lookup"))
 }
@@ -166,57 +171,48 @@ func (s *lookupStage) lookup(r *runState, f *foreignColl, doc Value) ([]Value, e
 // localValues are the values localField names, as MongoDB looks them
 // up: through arrays of documents, the elements of an array at the end;
 // none at all is null.
-func localValues(doc Value, path []string) []Value {
-	var out []Value
-	for _, v := range Lookup(doc, strings.Join(path, ".")) {
-		if v.Kind() == Array {
+func localValues(doc value.Value, path []string) []value.Value {
+	var out []value.Value
+	for _, v := range query.Lookup(doc, strings.Join(path, ".")) {
+		if v.Kind() == value.Array {
 			out = append(out, v.Array()...)
 		} else {
 			out = append(out, v)
 		}
 	}
 	if len(out) == 0 {
-		out = append(out, NullValue())
+		out = append(out, value.NullValue())
 	}
 	return out
-}
-
-// keyCollector gathers the keys of the values a path walk yields.
-type keyCollector struct{ keys [][]byte }
-
-func (k *keyCollector) matchValue(v Value, _ *matchCtx) bool {
-	k.keys = append(k.keys, AppendKey(nil, v))
-	return false
 }
 
 // foreignKeys are the keys under which a foreign document matches an
 // equality on foreignField, with the filter language's path rules: each
 // value the path yields (array elements and the array itself), missing as
 // null.
-func foreignKeys(doc Value, fp *fieldPath) [][]byte {
-	k := &keyCollector{}
-	w := pathWalk{path: fp, leafArrays: true, pred: k}
-	w.run(doc)
-	if len(k.keys) == 0 {
-		k.keys = append(k.keys, AppendKey(nil, NullValue()))
+func foreignKeys(doc value.Value, fp *value.Path) [][]byte {
+	var keys [][]byte
+	query.EachValue(doc, fp, func(v value.Value) { keys = append(keys, value.AppendKey(nil, v)) })
+	if len(keys) == 0 {
+		keys = append(keys, value.AppendKey(nil, value.NullValue()))
 	}
-	return k.keys
+	return keys
 }
 
 // foreignColl is the foreign collection of a $lookup during one run.
 type foreignColl struct {
 	r      *runState
 	name   string
-	path   *fieldPath // foreignField, or nil
-	none   bool       // no collection: the sub-pipeline makes its documents
+	path   *value.Path // foreignField, or nil
+	none   bool        // no collection: the sub-pipeline makes its documents
 	loaded bool
-	docs   []Value          // the whole collection, when it fits in memory
+	docs   []value.Value    // the whole collection, when it fits in memory
 	index  map[string][]int // foreign key -> positions in docs
 }
 
 func (f *foreignColl) open() (Source, error) {
 	if f.r.env == nil {
-		return nil, Errorf(Invalid, "$lookup from %q needs access to other collections, and this pipeline has none", f.name)
+		return nil, errs.Errorf(errs.Invalid, "$lookup from %q needs access to other collections, and this pipeline has none", f.name)
 	}
 	return f.r.env.Collection(f.r.ctx, f.name)
 }
@@ -230,10 +226,10 @@ func (f *foreignColl) load() error {
 	}
 	defer src.Close()
 	b := f.r.budget("$lookup")
-	var docs []Value
+	var docs []value.Value
 	index := map[string][]int{}
-	err = f.r.drain(src, func(d Value) error {
-		if b.grow(valueSize(d)) != nil {
+	err = f.r.drain(src, func(d value.Value) error {
+		if b.grow(value.Size(d)) != nil {
 			return errTooBig
 		}
 		for _, k := range f.keys(d) {
@@ -249,21 +245,21 @@ func (f *foreignColl) load() error {
 	}
 	f.docs, f.index = docs, index
 	if f.docs == nil {
-		f.docs = []Value{}
+		f.docs = []value.Value{}
 	}
 	return err
 }
 
 // keys are the index keys of a foreign document (none without
 // foreignField).
-func (f *foreignColl) keys(d Value) [][]byte {
+func (f *foreignColl) keys(d value.Value) [][]byte {
 	if f.path == nil {
 		return nil
 	}
 	return foreignKeys(d, f.path)
 }
 
-var errTooBig = &Error{Kind: Limit, Message: "too big"} // not Errorf: no fmt at package initialisation
+var errTooBig = &errs.Error{Kind: errs.Limit, Message: "too big"} // not Errorf: no fmt at package initialisation
 
 // all returns every foreign document.
 func (f *foreignColl) all() (Source, error) {
@@ -283,7 +279,7 @@ func (f *foreignColl) all() (Source, error) {
 
 // matching returns the foreign documents whose foreignField equals one of
 // the local values.
-func (f *foreignColl) matching(local []Value) (Source, error) {
+func (f *foreignColl) matching(local []value.Value) (Source, error) {
 	if f.none {
 		return SliceSource(nil), nil
 	}
@@ -294,14 +290,14 @@ func (f *foreignColl) matching(local []Value) (Source, error) {
 	}
 	want := map[string]bool{}
 	for _, v := range local {
-		want[string(AppendKey(nil, v))] = true
+		want[string(value.AppendKey(nil, v))] = true
 	}
 	if f.docs == nil {
 		src, err := f.open()
 		if err != nil {
 			return nil, err
 		}
-		return filterSource(f.r, src, func(d Value) bool { return anyKey(foreignKeys(d, f.path), want) }), nil
+		return filterSource(f.r, src, func(d value.Value) bool { return anyKey(foreignKeys(d, f.path), want) }), nil
 	}
 	var pos []int
 	for k := range want {
@@ -309,7 +305,7 @@ func (f *foreignColl) matching(local []Value) (Source, error) {
 	}
 	slices.Sort(pos)
 	pos = slices.Compact(pos)
-	out := make([]Value, len(pos))
+	out := make([]value.Value, len(pos))
 	for i, p := range pos {
 		out[i] = f.docs[p]
 	}
@@ -326,8 +322,8 @@ func anyKey(keys [][]byte, want map[string]bool) bool {
 }
 
 // filterSource passes the documents of src that keep accepts.
-func filterSource(r *runState, src Source, keep func(Value) bool) Source {
-	return &funcSource{in: src, next: func() (Value, bool, error) {
+func filterSource(r *runState, src Source, keep func(value.Value) bool) Source {
+	return &funcSource{in: src, next: func() (value.Value, bool, error) {
 		for {
 			d, ok, err := r.pull(src)
 			if err != nil || !ok || keep(d) {
@@ -344,21 +340,21 @@ type unionWithStage struct {
 	pipeline []stage
 }
 
-func compileUnionWithStage(c *exprCompiler, spec Value, _ pipeWhere) (stage, error) {
+func compileUnionWithStage(c *expr.Compiler, spec value.Value, _ pipeWhere) (stage, error) {
 	s := &unionWithStage{}
 	switch spec.Kind() {
-	case String:
+	case value.String:
 		s.coll = spec.Str()
 		return s, nil
-	case Object:
+	case value.Object:
 	default:
-		return nil, Errorf(Invalid, "the $unionWith stage takes a collection name or an object {coll, pipeline}, found %s", spec.TypeName())
+		return nil, errs.Errorf(errs.Invalid, "the $unionWith stage takes a collection name or an object {coll, pipeline}, found %s", spec.TypeName())
 	}
 	for _, f := range spec.Fields() {
 		switch f.Key {
 		case "coll":
-			if f.Value.Kind() != String {
-				return nil, Errorf(Invalid, "$unionWith 'coll' must be a string, found %s", f.Value.TypeName())
+			if f.Value.Kind() != value.String {
+				return nil, errs.Errorf(errs.Invalid, "$unionWith 'coll' must be a string, found %s", f.Value.TypeName())
 			}
 			s.coll = f.Value.Str()
 		case "pipeline":
@@ -368,12 +364,12 @@ func compileUnionWithStage(c *exprCompiler, spec Value, _ pipeWhere) (stage, err
 			}
 			s.pipeline = stages
 		default:
-			return nil, Errorf(Invalid, "unknown argument to $unionWith: %s%s", f.Key, DidYouMean(f.Key, []string{"coll", "pipeline"}))
+			return nil, errs.Errorf(errs.Invalid, "unknown argument to $unionWith: %s%s", f.Key, errs.DidYouMean(f.Key, []string{"coll", "pipeline"}))
 		}
 	}
 	_, docs := firstStage(s.pipeline).(*documentsStage)
 	if s.coll == "" && !docs {
-		return nil, Errorf(Invalid, "$unionWith requires 'coll' unless its pipeline starts with $documents")
+		return nil, errs.Errorf(errs.Invalid, "$unionWith requires 'coll' unless its pipeline starts with $documents")
 	}
 	return s, nil
 }
@@ -387,14 +383,14 @@ func firstStage(stages []stage) stage {
 
 func (s *unionWithStage) run(r *runState, in Source) Source {
 	var other Source
-	src := &funcSource{next: func() (Value, bool, error) {
+	src := &funcSource{next: func() (value.Value, bool, error) {
 		if other == nil {
 			d, ok, err := r.pull(in)
 			if err != nil || ok {
 				return d, ok, err
 			}
 			if other, err = s.open(r); err != nil {
-				return Value{}, false, err
+				return value.Value{}, false, err
 			}
 		}
 		return r.pull(other)
@@ -415,7 +411,7 @@ func (s *unionWithStage) open(r *runState) (Source, error) {
 	var base Source = SliceSource(nil)
 	if _, docs := firstStage(s.pipeline).(*documentsStage); !docs {
 		if r.env == nil {
-			return nil, Errorf(Invalid, "$unionWith %q needs access to other collections, and this pipeline has none", s.coll)
+			return nil, errs.Errorf(errs.Invalid, "$unionWith %q needs access to other collections, and this pipeline has none", s.coll)
 		}
 		var err error
 		if base, err = r.env.Collection(r.ctx, s.coll); err != nil {

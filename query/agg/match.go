@@ -1,4 +1,11 @@
-package query
+package agg
+
+import (
+	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/expr"
+	"github.com/omgdb/omgdb/query/value"
+)
 
 // $match. The filter language is CompileFilter's; $expr clauses (at the
 // top level or inside $and/$or/$nor) are compiled here instead, with the
@@ -7,18 +14,18 @@ package query
 
 // matcher decides whether a document passes.
 type matcher interface {
-	match(r *runState, doc Value) (bool, error)
+	match(r *runState, doc value.Value) (bool, error)
 }
 
-type filterMatcher struct{ f *Filter }
+type filterMatcher struct{ f *query.Filter }
 
-func (m filterMatcher) match(_ *runState, doc Value) (bool, error) { return m.f.MatchErr(doc) }
+func (m filterMatcher) match(_ *runState, doc value.Value) (bool, error) { return m.f.MatchErr(doc) }
 
-type exprMatcher struct{ e expression }
+type exprMatcher struct{ e expr.Node }
 
-func (m exprMatcher) match(r *runState, doc Value) (bool, error) {
+func (m exprMatcher) match(r *runState, doc value.Value) (bool, error) {
 	v, err := r.eval(m.e, doc)
-	return truthy(v), err
+	return expr.Truthy(v), err
 }
 
 // logicMatcher is $and (all), $or (any) or $nor (none) of its parts.
@@ -27,7 +34,7 @@ type logicMatcher struct {
 	parts []matcher
 }
 
-func (m logicMatcher) match(r *runState, doc Value) (bool, error) {
+func (m logicMatcher) match(r *runState, doc value.Value) (bool, error) {
 	for _, p := range m.parts {
 		ok, err := p.match(r, doc)
 		if err != nil {
@@ -44,19 +51,19 @@ func (m logicMatcher) match(r *runState, doc Value) (bool, error) {
 }
 
 // compileMatch compiles a $match filter.
-func compileMatch(c *exprCompiler, spec Value) (matcher, error) {
-	if spec.Kind() != Object {
-		return nil, Errorf(Invalid, "the $match filter must be an object, found %s", spec.TypeName())
+func compileMatch(c *expr.Compiler, spec value.Value) (matcher, error) {
+	if spec.Kind() != value.Object {
+		return nil, errs.Errorf(errs.Invalid, "the $match filter must be an object, found %s", spec.TypeName())
 	}
 	if !hasExpr(spec) {
-		f, err := CompileFilter(spec)
+		f, err := query.CompileFilter(spec)
 		if err != nil {
 			return nil, err
 		}
 		return filterMatcher{f}, nil
 	}
 	all := logicMatcher{op: "$and"}
-	var rest []Field
+	var rest []value.Field
 	for _, f := range spec.Fields() {
 		m, err := compileMatchClause(c, f)
 		if err != nil {
@@ -69,7 +76,7 @@ func compileMatch(c *exprCompiler, spec Value) (matcher, error) {
 		all.parts = append(all.parts, m)
 	}
 	if len(rest) > 0 {
-		f, err := CompileFilter(ObjectValue(rest))
+		f, err := query.CompileFilter(value.ObjectValue(rest))
 		if err != nil {
 			return nil, err
 		}
@@ -80,16 +87,16 @@ func compileMatch(c *exprCompiler, spec Value) (matcher, error) {
 
 // compileMatchClause compiles a clause that holds $expr; it returns nil
 // for the clauses CompileFilter should take.
-func compileMatchClause(c *exprCompiler, f Field) (matcher, error) {
+func compileMatchClause(c *expr.Compiler, f value.Field) (matcher, error) {
 	switch f.Key {
 	case "$expr":
-		e, err := c.expr(f.Value)
+		e, err := c.Compile(f.Value)
 		if err != nil {
 			return nil, err
 		}
 		return exprMatcher{e}, nil
 	case "$and", "$or", "$nor":
-		if !hasExpr(ObjectValue([]Field{f})) {
+		if !hasExpr(value.ObjectValue([]value.Field{f})) {
 			return nil, nil
 		}
 		m := logicMatcher{op: f.Key}
@@ -107,13 +114,13 @@ func compileMatchClause(c *exprCompiler, f Field) (matcher, error) {
 
 // hasExpr reports whether a filter has $expr where compileMatch handles
 // it.
-func hasExpr(spec Value) bool {
+func hasExpr(spec value.Value) bool {
 	for _, f := range spec.Fields() {
 		switch f.Key {
 		case "$expr":
 			return true
 		case "$and", "$or", "$nor":
-			if f.Value.Kind() != Array || f.Value.Len() == 0 {
+			if f.Value.Kind() != value.Array || f.Value.Len() == 0 {
 				continue
 			}
 			for _, sub := range f.Value.Array() {
@@ -128,7 +135,7 @@ func hasExpr(spec Value) bool {
 
 type matchStage struct{ m matcher }
 
-func compileMatchStage(c *exprCompiler, spec Value, _ pipeWhere) (stage, error) {
+func compileMatchStage(c *expr.Compiler, spec value.Value, _ pipeWhere) (stage, error) {
 	m, err := compileMatch(c, spec)
 	if err != nil {
 		return nil, err
@@ -137,15 +144,15 @@ func compileMatchStage(c *exprCompiler, spec Value, _ pipeWhere) (stage, error) 
 }
 
 func (s *matchStage) run(r *runState, in Source) Source {
-	return &funcSource{in: in, next: func() (Value, bool, error) {
+	return &funcSource{in: in, next: func() (value.Value, bool, error) {
 		for {
 			doc, ok, err := r.pull(in)
 			if err != nil || !ok {
-				return Value{}, false, err
+				return value.Value{}, false, err
 			}
 			pass, err := s.m.match(r, doc)
 			if err != nil {
-				return Value{}, false, err
+				return value.Value{}, false, err
 			}
 			if pass {
 				return doc, true, nil

@@ -1,7 +1,11 @@
-package query
+package agg
 
 import (
 	"strings"
+
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/expr"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // $project, $addFields/$set and $unset, with aggregation's projection
@@ -41,7 +45,7 @@ func (n *projNode) finish() {
 // level (sub).
 type projChild struct {
 	include, exclude bool
-	expr             expression
+	expr             expr.Node
 	sub              *projNode
 }
 
@@ -54,28 +58,28 @@ type projection struct {
 	root  *projNode
 }
 
-func compileProjectStage(c *exprCompiler, spec Value, _ pipeWhere) (stage, error) {
+func compileProjectStage(c *expr.Compiler, spec value.Value, _ pipeWhere) (stage, error) {
 	return compileProjection(c, "$project", spec)
 }
 
-func compileAddFieldsStage(c *exprCompiler, spec Value, _ pipeWhere) (stage, error) {
+func compileAddFieldsStage(c *expr.Compiler, spec value.Value, _ pipeWhere) (stage, error) {
 	return compileProjection(c, "$addFields", spec)
 }
 
-func compileUnsetStage(_ *exprCompiler, spec Value, _ pipeWhere) (stage, error) {
-	list := []Value{spec}
-	if spec.Kind() == Array {
+func compileUnsetStage(_ *expr.Compiler, spec value.Value, _ pipeWhere) (stage, error) {
+	list := []value.Value{spec}
+	if spec.Kind() == value.Array {
 		list = spec.Array()
 	}
 	if len(list) == 0 {
-		return nil, Errorf(Invalid, "$unset specification must be a string or an array with at least one field")
+		return nil, errs.Errorf(errs.Invalid, "$unset specification must be a string or an array with at least one field")
 	}
 	p := &projection{stage: "$unset", mode: projExclude, root: newProjNode()}
 	for _, v := range list {
-		if v.Kind() != String {
-			return nil, Errorf(Invalid, "$unset specification must be a string or an array containing only string values, found %s", v.TypeName())
+		if v.Kind() != value.String {
+			return nil, errs.Errorf(errs.Invalid, "$unset specification must be a string or an array containing only string values, found %s", v.TypeName())
 		}
-		if err := p.add(nil, v.Str(), BoolValue(false)); err != nil {
+		if err := p.add(nil, v.Str(), value.BoolValue(false)); err != nil {
 			return nil, err
 		}
 	}
@@ -83,14 +87,14 @@ func compileUnsetStage(_ *exprCompiler, spec Value, _ pipeWhere) (stage, error) 
 	return p, nil
 }
 
-func compileProjection(c *exprCompiler, stage string, spec Value) (*projection, error) {
-	if spec.Kind() != Object {
-		return nil, Errorf(Invalid, "%s specification must be an object, found %s", stage, spec.TypeName())
+func compileProjection(c *expr.Compiler, stage string, spec value.Value) (*projection, error) {
+	if spec.Kind() != value.Object {
+		return nil, errs.Errorf(errs.Invalid, "%s specification must be an object, found %s", stage, spec.TypeName())
 	}
 	mode := projAddFields
 	if stage == "$project" {
 		if spec.Len() == 0 {
-			return nil, Errorf(Invalid, "$project requires at least one output field").
+			return nil, errs.Errorf(errs.Invalid, "$project requires at least one output field").
 				WithHint(`name the fields to keep ({"a":1}) or to drop ({"a":0})`)
 		}
 		var err error
@@ -114,19 +118,19 @@ func compileProjection(c *exprCompiler, stage string, spec Value) (*projection, 
 
 // leafKind classifies a $project value: 'i'nclude, 'e'xclude, 'x'
 // (computed), or 'n'ested.
-func leafKind(v Value) byte {
+func leafKind(v value.Value) byte {
 	switch v.Kind() {
-	case Bool:
+	case value.Bool:
 		if v.Bool() {
 			return 'i'
 		}
 		return 'e'
-	case Long, Double:
+	case value.Long, value.Double:
 		if v.Float() == 0 {
 			return 'e'
 		}
 		return 'i'
-	case Object:
+	case value.Object:
 		if v.Len() > 0 && !strings.HasPrefix(v.Fields()[0].Key, "$") {
 			return 'n'
 		}
@@ -136,10 +140,10 @@ func leafKind(v Value) byte {
 
 // projectionMode decides inclusion or exclusion from the first leaf that
 // is not the top-level _id, and rejects mixing.
-func projectionMode(spec Value, prefix string) (projMode, error) {
+func projectionMode(spec value.Value, prefix string) (projMode, error) {
 	mode, set := projInclude, false
-	var walk func(spec Value, prefix string) error
-	walk = func(spec Value, prefix string) error {
+	var walk func(spec value.Value, prefix string) error
+	walk = func(spec value.Value, prefix string) error {
 		for _, f := range spec.Fields() {
 			path := prefix + f.Key
 			k := leafKind(f.Value)
@@ -175,19 +179,19 @@ func projectionMode(spec Value, prefix string) (projMode, error) {
 
 func mixError(mode projMode, k byte, path string) error {
 	if mode == projInclude && k == 'e' {
-		return Errorf(Invalid, "invalid $project: cannot do exclusion on field %s in inclusion projection", path).
+		return errs.Errorf(errs.Invalid, "invalid $project: cannot do exclusion on field %s in inclusion projection", path).
 			WithHint("a projection either keeps the named fields or drops them; only _id may be dropped from an inclusion")
 	}
 	if k == 'x' {
-		return Errorf(Invalid, "invalid $project: cannot use an expression (field %s) in an exclusion projection", path).
+		return errs.Errorf(errs.Invalid, "invalid $project: cannot use an expression (field %s) in an exclusion projection", path).
 			WithHint("use $addFields to compute fields, then $project or $unset to drop others")
 	}
-	return Errorf(Invalid, "invalid $project: cannot do inclusion on field %s in exclusion projection", path).
+	return errs.Errorf(errs.Invalid, "invalid $project: cannot do inclusion on field %s in exclusion projection", path).
 		WithHint("a projection either keeps the named fields or drops them; only _id may be dropped from an inclusion")
 }
 
 // add adds one spec field (a dotted path) to the projection.
-func (p *projection) add(c *exprCompiler, key string, v Value) error {
+func (p *projection) add(c *expr.Compiler, key string, v value.Value) error {
 	parts, err := projPath(p.stage, key)
 	if err != nil {
 		return err
@@ -211,7 +215,7 @@ func (p *projection) add(c *exprCompiler, key string, v Value) error {
 	return p.addLeaf(c, n, last, strings.Join(parts, ".")+".", v)
 }
 
-func (p *projection) addLeaf(c *exprCompiler, n *projNode, name, prefix string, v Value) error {
+func (p *projection) addLeaf(c *expr.Compiler, n *projNode, name, prefix string, v value.Value) error {
 	k := leafKind(v)
 	if p.mode == projAddFields && k != 'n' {
 		k = 'x'
@@ -237,10 +241,10 @@ func (p *projection) addLeaf(c *exprCompiler, n *projNode, name, prefix string, 
 			}
 		}
 	default:
-		if v.Kind() == Object && v.Len() == 0 && p.stage == "$project" {
-			return Errorf(Invalid, "invalid $project: an empty sub-projection is not a valid value; found an empty object at path %s", strings.TrimSuffix(prefix, "."))
+		if v.Kind() == value.Object && v.Len() == 0 && p.stage == "$project" {
+			return errs.Errorf(errs.Invalid, "invalid $project: an empty sub-projection is not a valid value; found an empty object at path %s", strings.TrimSuffix(prefix, "."))
 		}
-		e, err := c.expr(v)
+		e, err := c.Compile(v)
 		if err != nil {
 			return err
 		}
@@ -253,12 +257,12 @@ func projPath(stage, key string) ([]string, error) {
 	parts := strings.Split(key, ".")
 	for _, part := range parts {
 		if part == "" {
-			return nil, Errorf(Invalid, "%s: field path %q has an empty field name", stage, key)
+			return nil, errs.Errorf(errs.Invalid, "%s: field path %q has an empty field name", stage, key)
 		}
 	}
 	for _, part := range parts {
 		if strings.HasPrefix(part, "$") {
-			return nil, Errorf(Invalid, "%s: field names may not start with '$', found %q", stage, key).
+			return nil, errs.Errorf(errs.Invalid, "%s: field names may not start with '$', found %q", stage, key).
 				WithHint("an operator must be the only key of its object: {\"total\":{\"$sum\":…}}")
 		}
 	}
@@ -266,15 +270,15 @@ func projPath(stage, key string) ([]string, error) {
 }
 
 func projCollision(stage string, at, full []string) error {
-	return Errorf(Invalid, "invalid %s: path collision at %s", stage, strings.Join(full, ".")).
+	return errs.Errorf(errs.Invalid, "invalid %s: path collision at %s", stage, strings.Join(full, ".")).
 		WithHint("`%s` is set both as a whole and in part; keep one of them", strings.Join(at, "."))
 }
 
 func (p *projection) run(r *runState, in Source) Source {
-	return &funcSource{in: in, next: func() (Value, bool, error) {
+	return &funcSource{in: in, next: func() (value.Value, bool, error) {
 		doc, ok, err := r.pull(in)
 		if err != nil || !ok {
-			return Value{}, false, err
+			return value.Value{}, false, err
 		}
 		out, err := p.apply(r, doc)
 		return out, err == nil, err
@@ -282,7 +286,7 @@ func (p *projection) run(r *runState, in Source) Source {
 }
 
 // apply projects one document.
-func (p *projection) apply(r *runState, doc Value) (Value, error) {
+func (p *projection) apply(r *runState, doc value.Value) (value.Value, error) {
 	switch p.mode {
 	case projExclude:
 		return p.root.exclude(doc), nil

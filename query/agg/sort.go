@@ -1,7 +1,10 @@
-package query
+package agg
 
 import (
 	"slices"
+
+	"github.com/omgdb/omgdb/query/expr"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // $sort: sorts the whole input. Documents with equal keys are ordered by
@@ -10,12 +13,12 @@ import (
 // limit will pass.
 
 type sortStage struct {
-	spec  *sortSpec
+	spec  *value.SortSpec
 	limit int64 // 0: no limit
 }
 
-func compileSortStage(_ *exprCompiler, spec Value, _ pipeWhere) (stage, error) {
-	s, err := compileSortSpec("$sort", spec)
+func compileSortStage(_ *expr.Compiler, spec value.Value, _ pipeWhere) (stage, error) {
+	s, err := value.CompileSortSpec("$sort", spec)
 	if err != nil {
 		return nil, err
 	}
@@ -23,15 +26,15 @@ func compileSortStage(_ *exprCompiler, spec Value, _ pipeWhere) (stage, error) {
 }
 
 type sortItem struct {
-	doc  Value
-	keys []sortVal
+	doc  value.Value
+	keys []value.SortVal
 	size int64
 }
 
 func (s *sortStage) run(r *runState, in Source) Source {
-	return bufferedSource(in, func() ([]Value, error) {
+	return bufferedSource(in, func() ([]value.Value, error) {
 		items, err := s.sorted(r, in)
-		docs := make([]Value, len(items))
+		docs := make([]value.Value, len(items))
 		for i, it := range items {
 			docs[i] = it.doc
 		}
@@ -42,8 +45,8 @@ func (s *sortStage) run(r *runState, in Source) Source {
 func (s *sortStage) sorted(r *runState, in Source) ([]sortItem, error) {
 	b := r.budget("$sort")
 	var items []sortItem
-	err := r.drain(in, func(doc Value) error {
-		it := sortItem{doc, s.spec.keys(doc), valueSize(doc)}
+	err := r.drain(in, func(doc value.Value) error {
+		it := sortItem{doc, s.spec.Keys(doc), value.Size(doc)}
 		items = append(items, it)
 		if s.limit > 0 && int64(len(items)) >= 2*s.limit+64 {
 			items = s.truncate(b, items)
@@ -62,10 +65,10 @@ func (s *sortStage) sorted(r *runState, in Source) ([]sortItem, error) {
 
 func (s *sortStage) sort(items []sortItem) {
 	slices.SortStableFunc(items, func(a, b sortItem) int {
-		if c := s.spec.compareKeys(a.keys, b.keys); c != 0 {
+		if c := s.spec.CompareKeys(a.keys, b.keys); c != 0 {
 			return c
 		}
-		return Compare(a.doc.Get("_id"), b.doc.Get("_id"))
+		return value.Compare(a.doc.Get("_id"), b.doc.Get("_id"))
 	})
 }
 

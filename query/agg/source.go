@@ -1,4 +1,8 @@
-package query
+package agg
+
+import (
+	"github.com/omgdb/omgdb/query/value"
+)
 
 // Source is a stream of documents, read as
 //
@@ -7,7 +11,7 @@ package query
 //	src.Close()
 type Source interface {
 	Next() bool
-	Doc() Value
+	Doc() value.Value
 	Err() error
 	Close() error
 }

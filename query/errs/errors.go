@@ -1,29 +1,31 @@
-package query
+package errs
 
 import (
 	"errors"
 	"fmt"
 )
 
-// ErrorKind classifies an error so that callers (the CLI's exit codes, the
-// MCP server's error codes) can react without parsing messages.
-type ErrorKind uint8
+// Kind classifies an error so that callers can react to it without
+// parsing its message. The CLI maps kinds to its exit codes and the MCP
+// server to its error codes; this package knows neither.
+type Kind uint8
 
 // The kinds of Error. The zero kind is Invalid: bad input data.
 const (
-	Invalid  ErrorKind = iota // malformed or semantically invalid input (exit 65)
-	Usage                     // a command or option used wrongly (exit 64)
-	NotFound                  // a store, collection, document, plan or index that does not exist (exit 66)
-	Conflict                  // a unique key taken, a plan whose documents changed (exit 69)
-	IO                        // an I/O failure or corruption (exit 74)
-	Busy                      // the store is locked by another process; retry (exit 75)
-	Denied                    // refused by policy or scope (exit 77)
-	Limit                     // a configured limit was exceeded (exit 65)
+	Invalid  Kind = iota // malformed or semantically invalid input: fix the input and try again
+	Usage                // a command or option used wrongly: fix the call
+	NotFound             // a store, collection, document, plan or index that does not exist
+	Conflict             // a unique key taken, a plan whose documents changed: the state moved on
+	IO                   // an I/O failure or corruption, and any failure without a kind
+	Busy                 // the store is locked by another process: retry later
+	Denied               // refused by policy or scope: the caller may not do this
+	Limit                // a configured limit was exceeded: ask for less, or raise the limit
 )
 
 var kindNames = [...]string{"invalid", "usage", "not found", "conflict", "io", "busy", "denied", "limit"}
 
-func (k ErrorKind) String() string {
+// String returns the kind's name, such as "not found".
+func (k Kind) String() string {
 	if int(k) < len(kindNames) {
 		return kindNames[k]
 	}
@@ -33,7 +35,7 @@ func (k ErrorKind) String() string {
 // Error is omgdb's structured error. Its Error() text is the product: the
 // CLI and the MCP server print it unchanged, followed by Hint.
 type Error struct {
-	Kind    ErrorKind
+	Kind    Kind   // how a caller may react
 	Message string // what went wrong, naming the exact token, field or line
 	Hint    string // what to do about it; may be empty
 	Err     error  // the underlying cause, if any
@@ -45,7 +47,7 @@ func (e *Error) Error() string { return e.Message }
 func (e *Error) Unwrap() error { return e.Err }
 
 // Errorf returns an *Error of the given kind with a formatted message.
-func Errorf(kind ErrorKind, format string, args ...any) *Error {
+func Errorf(kind Kind, format string, args ...any) *Error {
 	return &Error{Kind: kind, Message: fmt.Sprintf(format, args...)}
 }
 
@@ -57,7 +59,7 @@ func (e *Error) WithHint(format string, args ...any) *Error {
 
 // KindOf reports the kind of the first *Error in err's chain, or IO for an
 // error that carries none (an unclassified failure is treated as I/O).
-func KindOf(err error) ErrorKind {
+func KindOf(err error) Kind {
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Kind
@@ -79,10 +81,3 @@ func HintOf(err error) string {
 	}
 	return ""
 }
-
-// Limits on input. They are variables so that tools can document them; the
-// store and servers pass their own configured values where they differ.
-const (
-	MaxDepth        = 100      // maximum nesting of objects and arrays
-	MaxDocumentSize = 16 << 20 // maximum size of one document's JSON text, in bytes
-)

@@ -1,4 +1,4 @@
-package query
+package errs
 
 // Suggest returns the candidate closest to word within edit distance 2
 // (Levenshtein), for "did you mean" messages. Ties go to the earlier

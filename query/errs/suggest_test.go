@@ -1,9 +1,9 @@
-package query_test
+package errs_test
 
 import (
 	"testing"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
 )
 
 func TestDidYouMean(t *testing.T) {
@@ -16,7 +16,7 @@ func TestDidYouMean(t *testing.T) {
 		"$zzzzz": "",
 	}
 	for word, want := range cases {
-		if got := query.DidYouMean(word, ops); got != want {
+		if got := errs.DidYouMean(word, ops); got != want {
 			t.Errorf("DidYouMean(%q) = %q, want %q", word, got, want)
 		}
 	}

@@ -1,7 +1,10 @@
-package query
+package expr
 
 import (
 	"math"
+
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // Arithmetic operators. Longs stay longs while the result fits; a long
@@ -17,8 +20,8 @@ func registerExprArithOps() {
 		"$abs":      unaryOp(absValue),
 		"$ceil":     unaryOp(roundingOp("$ceil", math.Ceil)),
 		"$floor":    unaryOp(roundingOp("$floor", math.Floor)),
-		"$round":    rangeOp(1, 2, func(a []Value) (Value, error) { return roundPlace("$round", a) }),
-		"$trunc":    rangeOp(1, 2, func(a []Value) (Value, error) { return roundPlace("$trunc", a) }),
+		"$round":    rangeOp(1, 2, func(a []value.Value) (value.Value, error) { return roundPlace("$round", a) }),
+		"$trunc":    rangeOp(1, 2, func(a []value.Value) (value.Value, error) { return roundPlace("$trunc", a) }),
 		"$sqrt":     unaryOp(sqrtValue),
 		"$pow":      fixedOp(2, powValues),
 		"$exp":      unaryOp(floatOp("$exp", math.Exp)),
@@ -36,9 +39,9 @@ type numSum struct {
 	f, comp  float64
 }
 
-func (s *numSum) add(v Value) {
+func (s *numSum) add(v value.Value) {
 	switch v.Kind() {
-	case Long:
+	case value.Long:
 		if !s.isDouble {
 			if r, ok := addInt64(s.l, v.Long()); ok {
 				s.l = r
@@ -47,7 +50,7 @@ func (s *numSum) add(v Value) {
 			s.toDouble()
 		}
 		s.addFloat(float64(v.Long()))
-	case Double:
+	case value.Double:
 		if !s.isDouble {
 			s.toDouble()
 		}
@@ -84,11 +87,11 @@ func (s *numSum) float() float64 {
 	return r
 }
 
-func (s *numSum) value() Value {
+func (s *numSum) value() value.Value {
 	if s.isDouble {
-		return DoubleValue(s.float())
+		return value.DoubleValue(s.float())
 	}
-	return LongValue(s.l)
+	return value.LongValue(s.l)
 }
 
 func addInt64(a, b int64) (int64, bool) {
@@ -121,13 +124,13 @@ func absInt64(a int64) int64 {
 	return a
 }
 
-// exactInt returns a long, or a double with an integral value in the
+// ExactInt returns a long, or a double with an integral value in the
 // range of a long, as an int64.
-func exactInt(v Value) (int64, bool) {
+func ExactInt(v value.Value) (int64, bool) {
 	switch v.Kind() {
-	case Long:
+	case value.Long:
 		return v.Long(), true
-	case Double:
+	case value.Double:
 		f := v.Double()
 		if f == math.Trunc(f) && f >= -9223372036854775808.0 && f < 9223372036854775808.0 {
 			return int64(f), true
@@ -137,8 +140,8 @@ func exactInt(v Value) (int64, bool) {
 }
 
 // roundToLong converts a number to milliseconds for date arithmetic.
-func roundToLong(v Value) int64 {
-	if v.Kind() == Long {
+func roundToLong(v value.Value) int64 {
+	if v.Kind() == value.Long {
 		return v.Long()
 	}
 	f := math.Round(v.Double())
@@ -148,60 +151,60 @@ func roundToLong(v Value) int64 {
 	return int64(f)
 }
 
-func addValues(args []Value) (Value, error) {
+func addValues(args []value.Value) (value.Value, error) {
 	var s numSum
-	var date Value
+	var date value.Value
 	for _, v := range args {
 		switch v.Kind() {
-		case Missing, Null:
-			return NullValue(), nil
-		case Long, Double:
+		case value.Missing, value.Null:
+			return value.NullValue(), nil
+		case value.Long, value.Double:
 			s.add(v)
-		case Date:
+		case value.Date:
 			if !date.IsMissing() {
-				return Value{}, Errorf(Invalid, "only one date allowed in an $add expression")
+				return value.Value{}, errs.Errorf(errs.Invalid, "only one date allowed in an $add expression")
 			}
 			date = v
 		default:
-			return Value{}, typeError("$add", "numeric or date types", v)
+			return value.Value{}, typeError("$add", "numeric or date types", v)
 		}
 	}
 	if !date.IsMissing() {
-		return DateValue(date.Date() + roundToLong(s.value())), nil
+		return value.DateValue(date.Date() + roundToLong(s.value())), nil
 	}
 	return s.value(), nil
 }
 
-func subtractValues(a []Value) (Value, error) {
+func subtractValues(a []value.Value) (value.Value, error) {
 	l, r := a[0], a[1]
-	if nullish(l) || nullish(r) {
-		return NullValue(), nil
+	if Nullish(l) || Nullish(r) {
+		return value.NullValue(), nil
 	}
 	switch {
 	case l.IsNumber() && r.IsNumber():
-		if l.Kind() == Long && r.Kind() == Long {
+		if l.Kind() == value.Long && r.Kind() == value.Long {
 			if d, ok := subInt64(l.Long(), r.Long()); ok {
-				return LongValue(d), nil
+				return value.LongValue(d), nil
 			}
 		}
-		return DoubleValue(l.Float() - r.Float()), nil
-	case l.Kind() == Date && r.Kind() == Date:
-		return LongValue(l.Date() - r.Date()), nil
-	case l.Kind() == Date && r.IsNumber():
-		return DateValue(l.Date() - roundToLong(r)), nil
+		return value.DoubleValue(l.Float() - r.Float()), nil
+	case l.Kind() == value.Date && r.Kind() == value.Date:
+		return value.LongValue(l.Date() - r.Date()), nil
+	case l.Kind() == value.Date && r.IsNumber():
+		return value.DateValue(l.Date() - roundToLong(r)), nil
 	}
-	return Value{}, Errorf(Invalid, "can't $subtract %s from %s", r.TypeName(), l.TypeName()).
+	return value.Value{}, errs.Errorf(errs.Invalid, "can't $subtract %s from %s", r.TypeName(), l.TypeName()).
 		WithHint("$subtract takes two numbers, two dates, or a date and a number of milliseconds")
 }
 
-func multiplyValues(args []Value) (Value, error) {
+func multiplyValues(args []value.Value) (value.Value, error) {
 	prod, isDouble := int64(1), false
 	fprod := 1.0
 	for _, v := range args {
 		switch v.Kind() {
-		case Missing, Null:
-			return NullValue(), nil
-		case Long:
+		case value.Missing, value.Null:
+			return value.NullValue(), nil
+		case value.Long:
 			if !isDouble {
 				if p, ok := mulInt64(prod, v.Long()); ok {
 					prod = p
@@ -210,58 +213,58 @@ func multiplyValues(args []Value) (Value, error) {
 				isDouble, fprod = true, float64(prod)
 			}
 			fprod *= float64(v.Long())
-		case Double:
+		case value.Double:
 			if !isDouble {
 				isDouble, fprod = true, float64(prod)
 			}
 			fprod *= v.Double()
 		default:
-			return Value{}, typeError("$multiply", "numeric types", v)
+			return value.Value{}, typeError("$multiply", "numeric types", v)
 		}
 	}
 	if isDouble {
-		return DoubleValue(fprod), nil
+		return value.DoubleValue(fprod), nil
 	}
-	return LongValue(prod), nil
+	return value.LongValue(prod), nil
 }
 
-func twoNumbers(op string, a []Value) (bool, error) {
-	if nullish(a[0]) || nullish(a[1]) {
+func twoNumbers(op string, a []value.Value) (bool, error) {
+	if Nullish(a[0]) || Nullish(a[1]) {
 		return false, nil
 	}
 	if !a[0].IsNumber() || !a[1].IsNumber() {
-		return false, Errorf(Invalid, "%s only supports numeric types, not %s and %s", op, a[0].TypeName(), a[1].TypeName())
+		return false, errs.Errorf(errs.Invalid, "%s only supports numeric types, not %s and %s", op, a[0].TypeName(), a[1].TypeName())
 	}
 	return true, nil
 }
 
-func divideValues(a []Value) (Value, error) {
+func divideValues(a []value.Value) (value.Value, error) {
 	if ok, err := twoNumbers("$divide", a); !ok {
-		return NullValue(), err
+		return value.NullValue(), err
 	}
 	if a[1].Float() == 0 {
-		return Value{}, Errorf(Invalid, "can't $divide by zero")
+		return value.Value{}, errs.Errorf(errs.Invalid, "can't $divide by zero")
 	}
-	return DoubleValue(a[0].Float() / a[1].Float()), nil
+	return value.DoubleValue(a[0].Float() / a[1].Float()), nil
 }
 
-func modValues(a []Value) (Value, error) {
+func modValues(a []value.Value) (value.Value, error) {
 	if ok, err := twoNumbers("$mod", a); !ok {
-		return NullValue(), err
+		return value.NullValue(), err
 	}
 	if a[1].Float() == 0 {
-		return Value{}, Errorf(Invalid, "can't $mod by zero")
+		return value.Value{}, errs.Errorf(errs.Invalid, "can't $mod by zero")
 	}
-	if a[0].Kind() == Long && a[1].Kind() == Long {
-		return LongValue(a[0].Long() % a[1].Long()), nil
+	if a[0].Kind() == value.Long && a[1].Kind() == value.Long {
+		return value.LongValue(a[0].Long() % a[1].Long()), nil
 	}
-	return DoubleValue(math.Mod(a[0].Float(), a[1].Float())), nil
+	return value.DoubleValue(math.Mod(a[0].Float(), a[1].Float())), nil
 }
 
 // number checks the operand of a one-number operator: ok is false (and
 // the result null) for null and missing.
-func number(op string, v Value) (bool, error) {
-	if nullish(v) {
+func number(op string, v value.Value) (bool, error) {
+	if Nullish(v) {
 		return false, nil
 	}
 	if !v.IsNumber() {
@@ -270,108 +273,108 @@ func number(op string, v Value) (bool, error) {
 	return true, nil
 }
 
-func absValue(v Value) (Value, error) {
+func absValue(v value.Value) (value.Value, error) {
 	if ok, err := number("$abs", v); !ok {
-		return NullValue(), err
+		return value.NullValue(), err
 	}
-	if v.Kind() == Long {
+	if v.Kind() == value.Long {
 		if v.Long() == math.MinInt64 {
-			return Value{}, Errorf(Invalid, "can't take $abs of long long min")
+			return value.Value{}, errs.Errorf(errs.Invalid, "can't take $abs of long long min")
 		}
-		return LongValue(absInt64(v.Long())), nil
+		return value.LongValue(absInt64(v.Long())), nil
 	}
-	return DoubleValue(math.Abs(v.Double())), nil
+	return value.DoubleValue(math.Abs(v.Double())), nil
 }
 
 // roundingOp is $ceil or $floor: longs are returned as they are.
-func roundingOp(op string, f func(float64) float64) func(Value) (Value, error) {
-	return func(v Value) (Value, error) {
+func roundingOp(op string, f func(float64) float64) func(value.Value) (value.Value, error) {
+	return func(v value.Value) (value.Value, error) {
 		if ok, err := number(op, v); !ok {
-			return NullValue(), err
+			return value.NullValue(), err
 		}
-		if v.Kind() == Long {
+		if v.Kind() == value.Long {
 			return v, nil
 		}
-		return DoubleValue(f(v.Double())), nil
+		return value.DoubleValue(f(v.Double())), nil
 	}
 }
 
 // floatOp is an operator whose result is always a double.
-func floatOp(op string, f func(float64) float64) func(Value) (Value, error) {
-	return func(v Value) (Value, error) {
+func floatOp(op string, f func(float64) float64) func(value.Value) (value.Value, error) {
+	return func(v value.Value) (value.Value, error) {
 		if ok, err := number(op, v); !ok {
-			return NullValue(), err
+			return value.NullValue(), err
 		}
-		return DoubleValue(f(v.Float())), nil
+		return value.DoubleValue(f(v.Float())), nil
 	}
 }
 
-func sqrtValue(v Value) (Value, error) {
+func sqrtValue(v value.Value) (value.Value, error) {
 	if ok, err := number("$sqrt", v); !ok {
-		return NullValue(), err
+		return value.NullValue(), err
 	}
 	if v.Float() < 0 {
-		return Value{}, Errorf(Invalid, "$sqrt's argument must be greater than or equal to 0")
+		return value.Value{}, errs.Errorf(errs.Invalid, "$sqrt's argument must be greater than or equal to 0")
 	}
-	return DoubleValue(math.Sqrt(v.Float())), nil
+	return value.DoubleValue(math.Sqrt(v.Float())), nil
 }
 
-func logOp(op string, f func(float64) float64) func(Value) (Value, error) {
-	return func(v Value) (Value, error) {
+func logOp(op string, f func(float64) float64) func(value.Value) (value.Value, error) {
+	return func(v value.Value) (value.Value, error) {
 		if ok, err := number(op, v); !ok {
-			return NullValue(), err
+			return value.NullValue(), err
 		}
 		if x := v.Float(); !math.IsNaN(x) && x <= 0 {
-			return Value{}, Errorf(Invalid, "%s's argument must be a positive number, but is %s", op, v)
+			return value.Value{}, errs.Errorf(errs.Invalid, "%s's argument must be a positive number, but is %s", op, v)
 		}
-		return DoubleValue(f(v.Float())), nil
+		return value.DoubleValue(f(v.Float())), nil
 	}
 }
 
-func logBase(a []Value) (Value, error) {
+func logBase(a []value.Value) (value.Value, error) {
 	if ok, err := twoNumbers("$log", a); !ok {
-		return NullValue(), err
+		return value.NullValue(), err
 	}
 	x, b := a[0].Float(), a[1].Float()
 	if !math.IsNaN(x) && x <= 0 {
-		return Value{}, Errorf(Invalid, "$log's argument must be a positive number, but is %s", a[0])
+		return value.Value{}, errs.Errorf(errs.Invalid, "$log's argument must be a positive number, but is %s", a[0])
 	}
 	if !math.IsNaN(b) && (b <= 0 || b == 1) {
-		return Value{}, Errorf(Invalid, "$log's base must be a positive number not equal to 1, but is %s", a[1])
+		return value.Value{}, errs.Errorf(errs.Invalid, "$log's base must be a positive number not equal to 1, but is %s", a[1])
 	}
-	return DoubleValue(math.Log(x) / math.Log(b)), nil
+	return value.DoubleValue(math.Log(x) / math.Log(b)), nil
 }
 
-func powValues(a []Value) (Value, error) {
+func powValues(a []value.Value) (value.Value, error) {
 	if ok, err := twoNumbers("$pow", a); !ok {
-		return NullValue(), err
+		return value.NullValue(), err
 	}
-	if a[0].Kind() == Long && a[1].Kind() == Long {
+	if a[0].Kind() == value.Long && a[1].Kind() == value.Long {
 		return powLong(a[0].Long(), a[1].Long())
 	}
-	return DoubleValue(math.Pow(a[0].Float(), a[1].Float())), nil
+	return value.DoubleValue(math.Pow(a[0].Float(), a[1].Float())), nil
 }
 
-func powLong(base, exp int64) (Value, error) {
+func powLong(base, exp int64) (value.Value, error) {
 	switch {
 	case base == 0 && exp < 0:
-		return Value{}, Errorf(Invalid, "$pow cannot take a base of 0 and a negative exponent")
+		return value.Value{}, errs.Errorf(errs.Invalid, "$pow cannot take a base of 0 and a negative exponent")
 	case base == 1 || exp == 0:
-		return LongValue(1), nil
+		return value.LongValue(1), nil
 	case base == -1:
-		return LongValue(1 - 2*(absInt64(exp%2))), nil
+		return value.LongValue(1 - 2*(absInt64(exp%2))), nil
 	case base == 0:
-		return LongValue(0), nil
+		return value.LongValue(0), nil
 	case exp < 0:
-		return DoubleValue(math.Pow(float64(base), float64(exp))), nil
+		return value.DoubleValue(math.Pow(float64(base), float64(exp))), nil
 	}
 	r := int64(1)
 	for i := int64(0); i < exp; i++ { // |base| >= 2: overflows within 63 steps
 		p, ok := mulInt64(r, base)
 		if !ok {
-			return DoubleValue(math.Pow(float64(base), float64(exp))), nil
+			return value.DoubleValue(math.Pow(float64(base), float64(exp))), nil
 		}
 		r = p
 	}
-	return LongValue(r), nil
+	return value.LongValue(r), nil
 }

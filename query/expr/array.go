@@ -1,7 +1,10 @@
-package query
+package expr
 
 import (
 	"slices"
+
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // Array operators. Set operators live in expr_set.go.
@@ -21,7 +24,7 @@ func registerExprArrayOps() {
 		"$reverseArray":    unaryOp(reverseArray),
 		"$range":           rangeOp(2, 3, rangeValue),
 		"$indexOfArray":    rangeOp(2, 4, indexOfArray),
-		"$isArray":         unaryOp(func(v Value) (Value, error) { return BoolValue(v.Kind() == Array), nil }),
+		"$isArray":         unaryOp(func(v value.Value) (value.Value, error) { return value.BoolValue(v.Kind() == value.Array), nil }),
 		"$allElementsTrue": unaryOp(elementsTrue("$allElementsTrue", true)),
 		"$anyElementTrue":  unaryOp(elementsTrue("$anyElementTrue", false)),
 		"$sortArray":       compileSortArray,
@@ -29,57 +32,57 @@ func registerExprArrayOps() {
 	})
 }
 
-func sizeValue(v Value) (Value, error) {
-	if v.Kind() != Array {
-		return Value{}, Errorf(Invalid, "the argument to $size must be an array, but was of type: %s", v.TypeName())
+func sizeValue(v value.Value) (value.Value, error) {
+	if v.Kind() != value.Array {
+		return value.Value{}, errs.Errorf(errs.Invalid, "the argument to $size must be an array, but was of type: %s", v.TypeName())
 	}
-	return LongValue(int64(v.Len())), nil
+	return value.LongValue(int64(v.Len())), nil
 }
 
 // indexArg reads an integral index argument.
-func indexArg(op, what string, v Value) (int64, error) {
+func indexArg(op, what string, v value.Value) (int64, error) {
 	if !v.IsNumber() {
-		return 0, Errorf(Invalid, "%s's %s must be a numeric value, but is %s", op, what, v.TypeName())
+		return 0, errs.Errorf(errs.Invalid, "%s's %s must be a numeric value, but is %s", op, what, v.TypeName())
 	}
-	i, ok := exactInt(v)
+	i, ok := ExactInt(v)
 	if !ok {
-		return 0, Errorf(Invalid, "%s's %s must be representable as an integer: %s", op, what, v)
+		return 0, errs.Errorf(errs.Invalid, "%s's %s must be representable as an integer: %s", op, what, v)
 	}
 	return i, nil
 }
 
 // elementAt returns arr[i], counting from the end when i < 0, or missing.
-func elementAt(arr []Value, i int64) Value {
+func elementAt(arr []value.Value, i int64) value.Value {
 	if i < 0 {
 		i += int64(len(arr))
 	}
 	if i < 0 || i >= int64(len(arr)) {
-		return MissingValue
+		return value.MissingValue
 	}
 	return arr[i]
 }
 
-func arrayElemAt(a []Value) (Value, error) {
-	if nullish(a[0]) || nullish(a[1]) {
-		return NullValue(), nil
+func arrayElemAt(a []value.Value) (value.Value, error) {
+	if Nullish(a[0]) || Nullish(a[1]) {
+		return value.NullValue(), nil
 	}
-	if a[0].Kind() != Array {
-		return Value{}, Errorf(Invalid, "$arrayElemAt's first argument must be an array, but is %s", a[0].TypeName())
+	if a[0].Kind() != value.Array {
+		return value.Value{}, errs.Errorf(errs.Invalid, "$arrayElemAt's first argument must be an array, but is %s", a[0].TypeName())
 	}
 	i, err := indexArg("$arrayElemAt", "second argument", a[1])
 	if err != nil {
-		return Value{}, err
+		return value.Value{}, err
 	}
 	return elementAt(a[0].Array(), i), nil
 }
 
-func firstLast(op string, first bool) func(Value) (Value, error) {
-	return func(v Value) (Value, error) {
-		if nullish(v) {
-			return NullValue(), nil
+func firstLast(op string, first bool) func(value.Value) (value.Value, error) {
+	return func(v value.Value) (value.Value, error) {
+		if Nullish(v) {
+			return value.NullValue(), nil
 		}
-		if v.Kind() != Array {
-			return Value{}, Errorf(Invalid, "%s's argument must be an array, but is %s", op, v.TypeName())
+		if v.Kind() != value.Array {
+			return value.Value{}, errs.Errorf(errs.Invalid, "%s's argument must be an array, but is %s", op, v.TypeName())
 		}
 		if first {
 			return elementAt(v.Array(), 0), nil
@@ -88,94 +91,94 @@ func firstLast(op string, first bool) func(Value) (Value, error) {
 	}
 }
 
-func inValue(a []Value) (Value, error) {
-	if a[1].Kind() != Array {
-		return Value{}, Errorf(Invalid, "$in requires an array as a second argument, found: %s", a[1].TypeName())
+func inValue(a []value.Value) (value.Value, error) {
+	if a[1].Kind() != value.Array {
+		return value.Value{}, errs.Errorf(errs.Invalid, "$in requires an array as a second argument, found: %s", a[1].TypeName())
 	}
 	for _, e := range a[1].Array() {
 		if exprCompare(a[0], e) == 0 {
-			return BoolValue(true), nil
+			return value.BoolValue(true), nil
 		}
 	}
-	return BoolValue(false), nil
+	return value.BoolValue(false), nil
 }
 
-func sliceValue(a []Value) (Value, error) {
+func sliceValue(a []value.Value) (value.Value, error) {
 	for _, v := range a {
-		if nullish(v) {
-			return NullValue(), nil
+		if Nullish(v) {
+			return value.NullValue(), nil
 		}
 	}
-	if a[0].Kind() != Array {
-		return Value{}, Errorf(Invalid, "first argument to $slice must be an array, but is of type: %s", a[0].TypeName())
+	if a[0].Kind() != value.Array {
+		return value.Value{}, errs.Errorf(errs.Invalid, "first argument to $slice must be an array, but is of type: %s", a[0].TypeName())
 	}
 	arr := a[0].Array()
 	n := int64(len(arr))
 	x, err := indexArg("$slice", "second argument", a[1])
 	if err != nil {
-		return Value{}, err
+		return value.Value{}, err
 	}
 	if len(a) == 2 { // [arr, n]: first n, or last -n
 		if x >= 0 {
-			return ArrayValue(arr[:min(x, n)]), nil
+			return value.ArrayValue(arr[:min(x, n)]), nil
 		}
-		return ArrayValue(arr[max(n+x, 0):]), nil
+		return value.ArrayValue(arr[max(n+x, 0):]), nil
 	}
 	count, err := indexArg("$slice", "third argument", a[2])
 	if err != nil {
-		return Value{}, err
+		return value.Value{}, err
 	}
 	if count <= 0 {
-		return Value{}, Errorf(Invalid, "third argument to $slice must be positive: %d", count)
+		return value.Value{}, errs.Errorf(errs.Invalid, "third argument to $slice must be positive: %d", count)
 	}
 	start := x
 	if start < 0 {
 		start = max(n+start, 0)
 	}
 	start = min(start, n)
-	return ArrayValue(arr[start:min(start+min(count, n), n)]), nil
+	return value.ArrayValue(arr[start:min(start+min(count, n), n)]), nil
 }
 
-func concatArrays(args []Value) (Value, error) {
-	out := []Value{}
+func concatArrays(args []value.Value) (value.Value, error) {
+	out := []value.Value{}
 	for _, v := range args {
-		if nullish(v) {
-			return NullValue(), nil
+		if Nullish(v) {
+			return value.NullValue(), nil
 		}
-		if v.Kind() != Array {
-			return Value{}, typeError("$concatArrays", "arrays", v)
+		if v.Kind() != value.Array {
+			return value.Value{}, typeError("$concatArrays", "arrays", v)
 		}
 		out = append(out, v.Array()...)
 	}
-	return ArrayValue(out), nil
+	return value.ArrayValue(out), nil
 }
 
-func reverseArray(v Value) (Value, error) {
-	if nullish(v) {
-		return NullValue(), nil
+func reverseArray(v value.Value) (value.Value, error) {
+	if Nullish(v) {
+		return value.NullValue(), nil
 	}
-	if v.Kind() != Array {
-		return Value{}, Errorf(Invalid, "the argument to $reverseArray must be an array, but was of type: %s", v.TypeName())
+	if v.Kind() != value.Array {
+		return value.Value{}, errs.Errorf(errs.Invalid, "the argument to $reverseArray must be an array, but was of type: %s", v.TypeName())
 	}
 	out := slices.Clone(v.Array())
 	slices.Reverse(out)
-	return ArrayValue(out), nil
+	return value.ArrayValue(out), nil
 }
 
-func rangeValue(a []Value) (Value, error) {
+func rangeValue(a []value.Value) (value.Value, error) {
 	what := []string{"a starting value", "an ending value", "a step value"}
 	var nums [3]int64
 	nums[2] = 1
 	for i, v := range a {
-		n, ok := exactInt(v)
+		n, ok := ExactInt(v)
 		if !ok {
-			return Value{}, Errorf(Invalid, "$range requires %s that can be represented as an integer, found value: %s", what[i], v)
+			return value.Value{}, errs.Errorf(errs.Invalid, "$range requires %s that can be represented as an integer, found value: %s", what[i], v)
 		}
 		nums[i] = n
 	}
 	start, end, step := nums[0], nums[1], nums[2]
 	if step == 0 {
-		return Value{}, Errorf(Invalid, "$range requires a non-zero step value")
+		return value.Value{}, errs.Errorf(errs.Invalid, "$range requires a non-zero step value")
 	}
 	count := uint64(0)
 	if (step > 0 && end > start) || (step < 0 && end < start) {
@@ -186,80 +189,80 @@ func rangeValue(a []Value) (Value, error) {
 		count = (dist-1)/stride + 1
 	}
 	if count > MaxRangeLength {
-		return Value{}, Errorf(Limit, "$range would produce %d elements, over the limit of %d", count, MaxRangeLength).
+		return value.Value{}, errs.Errorf(errs.Limit, "$range would produce %d elements, over the limit of %d", count, MaxRangeLength).
 			WithHint("use a larger step or a smaller range")
 	}
-	out := make([]Value, count)
+	out := make([]value.Value, count)
 	for i := range out {
-		out[i] = LongValue(start + int64(i)*step)
+		out[i] = value.LongValue(start + int64(i)*step)
 	}
-	return ArrayValue(out), nil
+	return value.ArrayValue(out), nil
 }
 
-func indexOfArray(a []Value) (Value, error) {
-	if nullish(a[0]) {
-		return NullValue(), nil
+func indexOfArray(a []value.Value) (value.Value, error) {
+	if Nullish(a[0]) {
+		return value.NullValue(), nil
 	}
-	if a[0].Kind() != Array {
-		return Value{}, Errorf(Invalid, "$indexOfArray requires an array as a first argument, found: %s", a[0].TypeName())
+	if a[0].Kind() != value.Array {
+		return value.Value{}, errs.Errorf(errs.Invalid, "$indexOfArray requires an array as a first argument, found: %s", a[0].TypeName())
 	}
 	arr := a[0].Array()
 	start, end, err := indexBounds("$indexOfArray", a, len(arr))
 	if err != nil {
-		return Value{}, err
+		return value.Value{}, err
 	}
 	for i := start; i < end; i++ {
 		if exprCompare(arr[i], a[1]) == 0 {
-			return LongValue(int64(i)), nil
+			return value.LongValue(int64(i)), nil
 		}
 	}
-	return LongValue(-1), nil
+	return value.LongValue(-1), nil
 }
 
-func elementsTrue(op string, all bool) func(Value) (Value, error) {
-	return func(v Value) (Value, error) {
-		if v.Kind() != Array {
-			return Value{}, Errorf(Invalid, "%s's argument must be an array, but is %s", op, v.TypeName())
+func elementsTrue(op string, all bool) func(value.Value) (value.Value, error) {
+	return func(v value.Value) (value.Value, error) {
+		if v.Kind() != value.Array {
+			return value.Value{}, errs.Errorf(errs.Invalid, "%s's argument must be an array, but is %s", op, v.TypeName())
 		}
 		for _, e := range v.Array() {
-			if truthy(e) != all {
-				return BoolValue(!all), nil
+			if Truthy(e) != all {
+				return value.BoolValue(!all), nil
 			}
 		}
-		return BoolValue(all), nil
+		return value.BoolValue(all), nil
 	}
 }
 
 // sortArrayNode is $sortArray.
 type sortArrayNode struct {
-	input expression
-	spec  *sortSpec // nil: sort by whole values
+	input Node
+	spec  *value.SortSpec // nil: sort by whole values
 	desc  bool
 }
 
-func compileSortArray(c *exprCompiler, name string, arg Value) (expression, error) {
-	if arg.Kind() != Object {
-		return nil, Errorf(Invalid, "$sortArray requires an object as an argument, found: %s", arg.TypeName())
+func compileSortArray(c *Compiler, name string, arg value.Value) (Node, error) {
+	if arg.Kind() != value.Object {
+		return nil, errs.Errorf(errs.Invalid, "$sortArray requires an object as an argument, found: %s", arg.TypeName())
 	}
 	for _, f := range arg.Fields() {
 		if f.Key != "input" && f.Key != "sortBy" {
-			return nil, Errorf(Invalid, "$sortArray found an unknown argument: %s%s", f.Key, DidYouMean(f.Key, []string{"input", "sortBy"}))
+			return nil, errs.Errorf(errs.Invalid, "$sortArray found an unknown argument: %s%s", f.Key, errs.DidYouMean(f.Key, []string{"input", "sortBy"}))
 		}
 	}
-	in, err := c.expr(arg.Get("input"))
+	in, err := c.Compile(arg.Get("input"))
 	if err != nil {
 		return nil, err
 	}
 	n := &sortArrayNode{input: in}
 	switch by := arg.Get("sortBy"); by.Kind() {
-	case Missing:
-		return nil, Errorf(Invalid, "$sortArray requires 'sortBy' to be specified")
-	case Object:
-		if n.spec, err = compileSortSpec("$sortArray", by); err != nil {
+	case value.Missing:
+		return nil, errs.Errorf(errs.Invalid, "$sortArray requires 'sortBy' to be specified")
+	case value.Object:
+		if n.spec, err = value.CompileSortSpec("$sortArray", by); err != nil {
 			return nil, err
 		}
 	default:
-		desc, err := sortDirection("sortBy", by)
+		desc, err := value.SortDirection("sortBy", by)
 		if err != nil {
 			return nil, err
 		}
@@ -268,39 +271,39 @@ func compileSortArray(c *exprCompiler, name string, arg Value) (expression, erro
 	return n, nil
 }
 
-func (n *sortArrayNode) eval(c *evalCtx) (Value, error) {
-	in, err := n.input.eval(c)
-	if err != nil || nullish(in) {
-		return NullValue(), err
+func (n *sortArrayNode) Eval(c *EvalCtx) (value.Value, error) {
+	in, err := n.input.Eval(c)
+	if err != nil || Nullish(in) {
+		return value.NullValue(), err
 	}
-	if in.Kind() != Array {
-		return Value{}, Errorf(Invalid, "the 'input' argument to $sortArray must be an array, but was of type: %s", in.TypeName())
+	if in.Kind() != value.Array {
+		return value.Value{}, errs.Errorf(errs.Invalid, "the 'input' argument to $sortArray must be an array, but was of type: %s", in.TypeName())
 	}
 	out := slices.Clone(in.Array())
 	if n.spec != nil {
 		sortDocs(out, n.spec)
-		return ArrayValue(out), nil
+		return value.ArrayValue(out), nil
 	}
-	slices.SortStableFunc(out, func(a, b Value) int {
+	slices.SortStableFunc(out, func(a, b value.Value) int {
 		if n.desc {
-			return Compare(b, a)
+			return value.Compare(b, a)
 		}
-		return Compare(a, b)
+		return value.Compare(a, b)
 	})
-	return ArrayValue(out), nil
+	return value.ArrayValue(out), nil
 }
 
 // sortDocs sorts values stably by spec, computing each key once.
-func sortDocs(docs []Value, spec *sortSpec) {
+func sortDocs(docs []value.Value, spec *value.SortSpec) {
 	type keyed struct {
-		doc  Value
-		keys []sortVal
+		doc  value.Value
+		keys []value.SortVal
 	}
 	ks := make([]keyed, len(docs))
 	for i, d := range docs {
-		ks[i] = keyed{d, spec.keys(d)}
+		ks[i] = keyed{d, spec.Keys(d)}
 	}
-	slices.SortStableFunc(ks, func(a, b keyed) int { return spec.compareKeys(a.keys, b.keys) })
+	slices.SortStableFunc(ks, func(a, b keyed) int { return spec.CompareKeys(a.keys, b.keys) })
 	for i := range ks {
 		docs[i] = ks[i].doc
 	}
@@ -308,44 +311,44 @@ func sortDocs(docs []Value, spec *sortSpec) {
 
 // zipNode is $zip.
 type zipNode struct {
-	inputs, defaults expression
+	inputs, defaults Node
 	longest          bool
 }
 
-func compileZip(c *exprCompiler, name string, arg Value) (expression, error) {
-	m, err := c.named(name, arg, []string{"inputs"}, []string{"useLongestLength", "defaults"})
+func compileZip(c *Compiler, name string, arg value.Value) (Node, error) {
+	m, err := c.Named(name, arg, []string{"inputs"}, []string{"useLongestLength", "defaults"})
 	if err != nil {
 		return nil, err
 	}
 	n := &zipNode{inputs: m["inputs"], defaults: m["defaults"]}
 	if l := arg.Get("useLongestLength"); !l.IsMissing() {
-		if l.Kind() != Bool {
-			return nil, Errorf(Invalid, "useLongestLength must be a bool, found %s", l.TypeName())
+		if l.Kind() != value.Bool {
+			return nil, errs.Errorf(errs.Invalid, "useLongestLength must be a bool, found %s", l.TypeName())
 		}
 		n.longest = l.Bool()
 	}
 	if n.defaults != nil && !n.longest {
-		return nil, Errorf(Invalid, "$zip: cannot specify defaults unless useLongestLength is true")
+		return nil, errs.Errorf(errs.Invalid, "$zip: cannot specify defaults unless useLongestLength is true")
 	}
 	return n, nil
 }
 
-func (n *zipNode) eval(c *evalCtx) (Value, error) {
-	in, err := n.inputs.eval(c)
+func (n *zipNode) Eval(c *EvalCtx) (value.Value, error) {
+	in, err := n.inputs.Eval(c)
 	if err != nil {
-		return Value{}, err
+		return value.Value{}, err
 	}
-	if in.Kind() != Array {
-		return Value{}, Errorf(Invalid, "$zip: 'inputs' must be an array of expressions, found %s", in.TypeName())
+	if in.Kind() != value.Array {
+		return value.Value{}, errs.Errorf(errs.Invalid, "$zip: 'inputs' must be an array of expressions, found %s", in.TypeName())
 	}
 	arrays := in.Array()
 	length := -1
 	for _, a := range arrays {
-		if nullish(a) {
-			return NullValue(), nil
+		if Nullish(a) {
+			return value.NullValue(), nil
 		}
-		if a.Kind() != Array {
-			return Value{}, Errorf(Invalid, "$zip found a non-array expression in input: %s", a)
+		if a.Kind() != value.Array {
+			return value.Value{}, errs.Errorf(errs.Invalid, "$zip found a non-array expression in input: %s", a)
 		}
 		if length < 0 || (n.longest && a.Len() > length) || (!n.longest && a.Len() < length) {
 			length = a.Len()
@@ -353,36 +356,36 @@ func (n *zipNode) eval(c *evalCtx) (Value, error) {
 	}
 	defs, err := n.zipDefaults(c, len(arrays))
 	if err != nil {
-		return Value{}, err
+		return value.Value{}, err
 	}
-	out := make([]Value, max(length, 0))
+	out := make([]value.Value, max(length, 0))
 	for i := range out {
-		row := make([]Value, len(arrays))
+		row := make([]value.Value, len(arrays))
 		for j, a := range arrays {
 			row[j] = defs[j]
 			if i < a.Len() {
 				row[j] = a.Index(i)
 			}
 		}
-		out[i] = ArrayValue(row)
+		out[i] = value.ArrayValue(row)
 	}
-	return ArrayValue(out), nil
+	return value.ArrayValue(out), nil
 }
 
-func (n *zipNode) zipDefaults(c *evalCtx, count int) ([]Value, error) {
-	defs := make([]Value, count)
+func (n *zipNode) zipDefaults(c *EvalCtx, count int) ([]value.Value, error) {
+	defs := make([]value.Value, count)
 	for i := range defs {
-		defs[i] = NullValue()
+		defs[i] = value.NullValue()
 	}
 	if n.defaults == nil {
 		return defs, nil
 	}
-	d, err := n.defaults.eval(c)
+	d, err := n.defaults.Eval(c)
 	if err != nil {
 		return nil, err
 	}
-	if d.Kind() != Array || d.Len() != count {
-		return nil, Errorf(Invalid, "$zip requires defaults to be an array of the same length as inputs")
+	if d.Kind() != value.Array || d.Len() != count {
+		return nil, errs.Errorf(errs.Invalid, "$zip requires defaults to be an array of the same length as inputs")
 	}
 	return d.Array(), nil
 }

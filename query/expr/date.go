@@ -1,4 +1,4 @@
-package query
+package expr
 
 import (
 	"strconv"
@@ -6,6 +6,9 @@ import (
 	"sync"
 	"time"
 	_ "time/tzdata" // IANA zones even where the system has none
+
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // Date part operators ($year … $isoDayOfWeek), time zones, and the shared
@@ -53,12 +56,12 @@ func isoDayOfWeek(t time.Time) int64 {
 // datePartNode evaluates a date and a timezone, then extracts one part.
 type datePartNode struct {
 	op       string
-	date, tz expression
+	date, tz Node
 	part     func(time.Time) int64
 }
 
 func datePartOp(part func(time.Time) int64) opCompiler {
-	return func(c *exprCompiler, name string, arg Value) (expression, error) {
+	return func(c *Compiler, name string, arg value.Value) (Node, error) {
 		date, tz, err := compileDateArg(c, name, arg)
 		if err != nil {
 			return nil, err
@@ -69,9 +72,9 @@ func datePartOp(part func(time.Time) int64) opCompiler {
 
 // compileDateArg reads the argument forms of the date part operators:
 // <date>, [<date>], or {date: <date>, timezone: <tz>}.
-func compileDateArg(c *exprCompiler, name string, arg Value) (date, tz expression, err error) {
-	if arg.Kind() == Object && arg.Len() > 0 && !strings.HasPrefix(arg.Fields()[0].Key, "$") {
-		m, err := c.named(name, arg, []string{"date"}, []string{"timezone"})
+func compileDateArg(c *Compiler, name string, arg value.Value) (date, tz Node, err error) {
+	if arg.Kind() == value.Object && arg.Len() > 0 && !strings.HasPrefix(arg.Fields()[0].Key, "$") {
+		m, err := c.Named(name, arg, []string{"date"}, []string{"timezone"})
 		if err != nil {
 			return nil, nil, err
 		}
@@ -84,19 +87,19 @@ func compileDateArg(c *exprCompiler, name string, arg Value) (date, tz expressio
 	return args[0], nil, nil
 }
 
-func (n *datePartNode) eval(c *evalCtx) (Value, error) {
+func (n *datePartNode) Eval(c *EvalCtx) (value.Value, error) {
 	t, ok, err := evalDateIn(c, n.op, n.date, n.tz)
 	if !ok {
-		return NullValue(), err
+		return value.NullValue(), err
 	}
-	return LongValue(n.part(t)), nil
+	return value.LongValue(n.part(t)), nil
 }
 
 // evalDateIn evaluates a date and an optional timezone into a wall-clock
 // time; ok is false (result null) when either is null or missing.
-func evalDateIn(c *evalCtx, op string, date, tz expression) (time.Time, bool, error) {
-	d, err := date.eval(c)
-	if err != nil || nullish(d) {
+func evalDateIn(c *EvalCtx, op string, date, tz Node) (time.Time, bool, error) {
+	d, err := date.Eval(c)
+	if err != nil || Nullish(d) {
 		return time.Time{}, false, err
 	}
 	ms, err := dateMillis(op, d)
@@ -111,27 +114,27 @@ func evalDateIn(c *evalCtx, op string, date, tz expression) (time.Time, bool, er
 }
 
 // dateMillis converts a date (or an objectId's time) to milliseconds.
-func dateMillis(op string, v Value) (int64, error) {
+func dateMillis(op string, v value.Value) (int64, error) {
 	switch v.Kind() {
-	case Date:
+	case value.Date:
 		return v.Date(), nil
-	case ObjectID:
+	case value.ObjectID:
 		return v.OID().Time().UnixMilli(), nil
 	}
-	return 0, Errorf(Invalid, "%s: can't convert from BSON type %s to Date", op, v.TypeName())
+	return 0, errs.Errorf(errs.Invalid, "%s: can't convert from BSON type %s to Date", op, v.TypeName())
 }
 
 // evalLocation evaluates an optional timezone; absent means UTC.
-func evalLocation(c *evalCtx, op string, tz expression) (*time.Location, bool, error) {
+func evalLocation(c *EvalCtx, op string, tz Node) (*time.Location, bool, error) {
 	if tz == nil {
 		return time.UTC, true, nil
 	}
-	v, err := tz.eval(c)
-	if err != nil || nullish(v) {
+	v, err := tz.Eval(c)
+	if err != nil || Nullish(v) {
 		return nil, false, err
 	}
-	if v.Kind() != String {
-		return nil, false, Errorf(Invalid, "%s: timezone must be a string, found %s", op, v.TypeName())
+	if v.Kind() != value.String {
+		return nil, false, errs.Errorf(errs.Invalid, "%s: timezone must be a string, found %s", op, v.TypeName())
 	}
 	loc, err := location(v.Str())
 	if err != nil {
@@ -151,7 +154,7 @@ func location(name string) (*time.Location, error) {
 	if !ok {
 		var err error
 		if loc, err = loadZone(name); err != nil {
-			return nil, Errorf(Invalid, "unrecognized time zone identifier: %q", name).
+			return nil, errs.Errorf(errs.Invalid, "unrecognized time zone identifier: %q", name).
 				WithHint(`use an IANA name such as "Europe/Paris" or an offset such as "+05:30"`)
 		}
 	}
@@ -163,7 +166,7 @@ func location(name string) (*time.Location, error) {
 // result must not depend on the machine.
 func loadZone(name string) (*time.Location, error) {
 	if name == "" || name == "Local" || strings.HasPrefix(name, "+") || strings.HasPrefix(name, "-") {
-		return nil, Errorf(Invalid, "not a zone name")
+		return nil, errs.Errorf(errs.Invalid, "not a zone name")
 	}
 	return time.LoadLocation(name)
 }

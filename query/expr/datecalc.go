@@ -1,9 +1,13 @@
-package query
+package expr
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // $dateAdd, $dateSubtract, $dateDiff and $dateTrunc. Units of a day and
@@ -24,13 +28,13 @@ var timeUnits = []string{"year", "quarter", "month", "week", "day", "hour", "min
 // fixedUnits are the units of fixed length, in milliseconds.
 var fixedUnits = map[string]int64{"week": 7 * 86400000, "day": 86400000, "hour": 3600000, "minute": 60000, "second": 1000, "millisecond": 1}
 
-func evalUnit(c *evalCtx, op string, n expression) (string, bool, error) {
-	v, err := n.eval(c)
-	if err != nil || nullish(v) {
+func evalUnit(c *EvalCtx, op string, n Node) (string, bool, error) {
+	v, err := n.Eval(c)
+	if err != nil || Nullish(v) {
 		return "", false, err
 	}
-	if v.Kind() != String || !contains(timeUnits, v.Str()) {
-		return "", false, Errorf(Invalid, "%s: unknown time unit value: %s%s", op, v, DidYouMean(v.Str(), timeUnits)).
+	if v.Kind() != value.String || !slices.Contains(timeUnits, v.Str()) {
+		return "", false, errs.Errorf(errs.Invalid, "%s: unknown time unit value: %s%s", op, v, errs.DidYouMean(v.Str(), timeUnits)).
 			WithHint("units are %s", strings.Join(timeUnits, ", "))
 	}
 	return v.Str(), true, nil
@@ -38,13 +42,13 @@ func evalUnit(c *evalCtx, op string, n expression) (string, bool, error) {
 
 type dateAddNode struct {
 	op                      string
-	start, unit, amount, tz expression
+	start, unit, amount, tz Node
 	sign                    int64
 }
 
 func compileDateAdd(sign int64) opCompiler {
-	return func(c *exprCompiler, name string, arg Value) (expression, error) {
-		m, err := c.named(name, arg, []string{"startDate", "unit", "amount"}, []string{"timezone"})
+	return func(c *Compiler, name string, arg value.Value) (Node, error) {
+		m, err := c.Named(name, arg, []string{"startDate", "unit", "amount"}, []string{"timezone"})
 		if err != nil {
 			return nil, err
 		}
@@ -52,46 +56,46 @@ func compileDateAdd(sign int64) opCompiler {
 	}
 }
 
-func (n *dateAddNode) eval(c *evalCtx) (Value, error) {
+func (n *dateAddNode) Eval(c *EvalCtx) (value.Value, error) {
 	t, ok, err := evalDateIn(c, n.op, n.start, n.tz)
 	if !ok {
-		return NullValue(), err
+		return value.NullValue(), err
 	}
 	unit, ok, err := evalUnit(c, n.op, n.unit)
 	if !ok {
-		return NullValue(), err
+		return value.NullValue(), err
 	}
-	a, err := n.amount.eval(c)
-	if err != nil || nullish(a) {
-		return NullValue(), err
+	a, err := n.amount.Eval(c)
+	if err != nil || Nullish(a) {
+		return value.NullValue(), err
 	}
-	amount, isInt := exactInt(a)
+	amount, isInt := ExactInt(a)
 	if !isInt {
-		return Value{}, Errorf(Invalid, "%s expects integer amount of time units, found %s", n.op, a)
+		return value.Value{}, errs.Errorf(errs.Invalid, "%s expects integer amount of time units, found %s", n.op, a)
 	}
 	if amount == math.MinInt64 {
-		return Value{}, Errorf(Invalid, "%s: amount %d is out of range", n.op, amount)
+		return value.Value{}, errs.Errorf(errs.Invalid, "%s: amount %d is out of range", n.op, amount)
 	}
 	return addUnits(n.op, t, unit, amount*n.sign)
 }
 
 // addUnits adds amount units to t, clamping to the end of the month when
 // months are added ("2021-01-31" + 1 month is "2021-02-28").
-func addUnits(op string, t time.Time, unit string, amount int64) (Value, error) {
-	tooBig := Errorf(Invalid, "%s: the result is out of the range of a date (amount %d %s)", op, amount, unit)
+func addUnits(op string, t time.Time, unit string, amount int64) (value.Value, error) {
+	tooBig := errs.Errorf(errs.Invalid, "%s: the result is out of the range of a date (amount %d %s)", op, amount, unit)
 	if ms, ok := fixedUnits[unit]; ok && unit != "day" && unit != "week" {
 		d, ok := mulInt64(amount, ms)
 		if !ok {
-			return Value{}, tooBig
+			return value.Value{}, tooBig
 		}
 		r, ok := addInt64(t.UnixMilli(), d)
 		if !ok {
-			return Value{}, tooBig
+			return value.Value{}, tooBig
 		}
-		return DateValue(r), nil
+		return value.DateValue(r), nil
 	}
 	if math.Abs(float64(amount)) > 1e9 {
-		return Value{}, tooBig
+		return value.Value{}, tooBig
 	}
 	var r time.Time
 	switch unit {
@@ -103,9 +107,9 @@ func addUnits(op string, t time.Time, unit string, amount int64) (Value, error) 
 		r = addMonths(t, int(amount)*map[string]int{"year": 12, "quarter": 3, "month": 1}[unit])
 	}
 	if y := r.Year(); y < -292000000 || y > 292000000 {
-		return Value{}, tooBig
+		return value.Value{}, tooBig
 	}
-	return DateValue(r.UnixMilli()), nil
+	return value.DateValue(r.UnixMilli()), nil
 }
 
 func addMonths(t time.Time, months int) time.Time {
@@ -116,35 +120,35 @@ func addMonths(t time.Time, months int) time.Time {
 }
 
 type dateDiffNode struct {
-	start, end, unit, tz, startOfWeek expression
+	start, end, unit, tz, startOfWeek Node
 }
 
-func compileDateDiff(c *exprCompiler, name string, arg Value) (expression, error) {
-	m, err := c.named(name, arg, []string{"startDate", "endDate", "unit"}, []string{"timezone", "startOfWeek"})
+func compileDateDiff(c *Compiler, name string, arg value.Value) (Node, error) {
+	m, err := c.Named(name, arg, []string{"startDate", "endDate", "unit"}, []string{"timezone", "startOfWeek"})
 	if err != nil {
 		return nil, err
 	}
 	return &dateDiffNode{m["startDate"], m["endDate"], m["unit"], m["timezone"], m["startOfWeek"]}, nil
 }
 
-func (n *dateDiffNode) eval(c *evalCtx) (Value, error) {
+func (n *dateDiffNode) Eval(c *EvalCtx) (value.Value, error) {
 	start, ok, err := evalDateIn(c, "$dateDiff", n.start, n.tz)
 	if !ok {
-		return NullValue(), err
+		return value.NullValue(), err
 	}
 	end, ok, err := evalDateIn(c, "$dateDiff", n.end, n.tz)
 	if !ok {
-		return NullValue(), err
+		return value.NullValue(), err
 	}
 	unit, ok, err := evalUnit(c, "$dateDiff", n.unit)
 	if !ok {
-		return NullValue(), err
+		return value.NullValue(), err
 	}
 	sow, err := evalStartOfWeek(c, "$dateDiff", n.startOfWeek)
 	if err != nil {
-		return Value{}, err
+		return value.Value{}, err
 	}
-	return LongValue(unitIndex(end, unit, sow) - unitIndex(start, unit, sow)), nil
+	return value.LongValue(unitIndex(end, unit, sow) - unitIndex(start, unit, sow)), nil
 }
 
 // unitIndex numbers the unit periods of the wall clock, so that the
@@ -191,58 +195,58 @@ var weekdays = map[string]time.Weekday{
 	"saturday": time.Saturday, "sat": time.Saturday,
 }
 
-func evalStartOfWeek(c *evalCtx, op string, n expression) (time.Weekday, error) {
+func evalStartOfWeek(c *EvalCtx, op string, n Node) (time.Weekday, error) {
 	if n == nil {
 		return time.Sunday, nil
 	}
-	v, err := n.eval(c)
-	if err != nil || nullish(v) {
+	v, err := n.Eval(c)
+	if err != nil || Nullish(v) {
 		return time.Sunday, err
 	}
 	d, ok := weekdays[strings.ToLower(v.Str())]
-	if !ok || v.Kind() != String {
-		return 0, Errorf(Invalid, "%s: unknown startOfWeek value: %s", op, v).WithHint("use a day name such as \"monday\" or \"mon\"")
+	if !ok || v.Kind() != value.String {
+		return 0, errs.Errorf(errs.Invalid, "%s: unknown startOfWeek value: %s", op, v).WithHint("use a day name such as \"monday\" or \"mon\"")
 	}
 	return d, nil
 }
 
 type dateTruncNode struct {
-	date, unit, binSize, tz, startOfWeek expression
+	date, unit, binSize, tz, startOfWeek Node
 }
 
-func compileDateTrunc(c *exprCompiler, name string, arg Value) (expression, error) {
-	m, err := c.named(name, arg, []string{"date", "unit"}, []string{"binSize", "timezone", "startOfWeek"})
+func compileDateTrunc(c *Compiler, name string, arg value.Value) (Node, error) {
+	m, err := c.Named(name, arg, []string{"date", "unit"}, []string{"binSize", "timezone", "startOfWeek"})
 	if err != nil {
 		return nil, err
 	}
 	return &dateTruncNode{m["date"], m["unit"], m["binSize"], m["timezone"], m["startOfWeek"]}, nil
 }
 
-func (n *dateTruncNode) eval(c *evalCtx) (Value, error) {
+func (n *dateTruncNode) Eval(c *EvalCtx) (value.Value, error) {
 	t, ok, err := evalDateIn(c, "$dateTrunc", n.date, n.tz)
 	if !ok {
-		return NullValue(), err
+		return value.NullValue(), err
 	}
 	unit, ok, err := evalUnit(c, "$dateTrunc", n.unit)
 	if !ok {
-		return NullValue(), err
+		return value.NullValue(), err
 	}
 	bin := int64(1)
 	if n.binSize != nil {
-		b, err := n.binSize.eval(c)
-		if err != nil || nullish(b) {
-			return NullValue(), err
+		b, err := n.binSize.Eval(c)
+		if err != nil || Nullish(b) {
+			return value.NullValue(), err
 		}
 		var isInt bool
-		if bin, isInt = exactInt(b); !isInt || bin <= 0 || bin > 1e11 {
-			return Value{}, Errorf(Invalid, "$dateTrunc requires 'binSize' to be a positive integer of at most 100000000000, found %s", b)
+		if bin, isInt = ExactInt(b); !isInt || bin <= 0 || bin > 1e11 {
+			return value.Value{}, errs.Errorf(errs.Invalid, "$dateTrunc requires 'binSize' to be a positive integer of at most 100000000000, found %s", b)
 		}
 	}
 	sow, err := evalStartOfWeek(c, "$dateTrunc", n.startOfWeek)
 	if err != nil {
-		return Value{}, err
+		return value.Value{}, err
 	}
-	return DateValue(truncDate(t, unit, bin, sow).UnixMilli()), nil
+	return value.DateValue(truncDate(t, unit, bin, sow).UnixMilli()), nil
 }
 
 // truncDate returns the start of the bin of binSize units that holds t,

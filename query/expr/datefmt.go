@@ -1,10 +1,13 @@
-package query
+package expr
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // $dateToString, $dateFromString, and the format specifiers they share:
@@ -81,11 +84,11 @@ func checkDateFormat(op, format string) error {
 			continue
 		}
 		if i+1 >= len(format) {
-			return Errorf(Invalid, "%s: unmatched '%%' at end of format string", op)
+			return errs.Errorf(errs.Invalid, "%s: unmatched '%%' at end of format string", op)
 		}
 		i++
 		if !strings.ContainsRune("YGmdHMSLjwuUVzZbB%", rune(format[i])) {
-			return Errorf(Invalid, "%s: invalid format character '%%%c' in format string", op, format[i]).
+			return errs.Errorf(errs.Invalid, "%s: invalid format character '%%%c' in format string", op, format[i]).
 				WithHint("use %%Y %%m %%d %%H %%M %%S %%L %%j %%w %%u %%U %%V %%G %%z %%Z %%b %%B or %%%%")
 		}
 	}
@@ -94,117 +97,117 @@ func checkDateFormat(op, format string) error {
 
 // dateToStringNode is $dateToString.
 type dateToStringNode struct {
-	date, format, tz, onNull expression
+	date, format, tz, onNull Node
 }
 
-func compileDateToString(c *exprCompiler, name string, arg Value) (expression, error) {
-	m, err := c.named(name, arg, []string{"date"}, []string{"format", "timezone", "onNull"})
+func compileDateToString(c *Compiler, name string, arg value.Value) (Node, error) {
+	m, err := c.Named(name, arg, []string{"date"}, []string{"format", "timezone", "onNull"})
 	if err != nil {
 		return nil, err
 	}
-	if f, ok := m["format"].(literal); ok && f.v.Kind() == String {
-		if err := checkDateFormat(name, f.v.Str()); err != nil {
+	if f, ok := m["format"].(Literal); ok && f.Value.Kind() == value.String {
+		if err := checkDateFormat(name, f.Value.Str()); err != nil {
 			return nil, err
 		}
 	}
 	return &dateToStringNode{m["date"], m["format"], m["timezone"], m["onNull"]}, nil
 }
 
-func (n *dateToStringNode) eval(c *evalCtx) (Value, error) {
-	d, err := n.date.eval(c)
+func (n *dateToStringNode) Eval(c *EvalCtx) (value.Value, error) {
+	d, err := n.date.Eval(c)
 	if err != nil {
-		return Value{}, err
+		return value.Value{}, err
 	}
-	if nullish(d) {
+	if Nullish(d) {
 		if n.onNull != nil {
-			return n.onNull.eval(c)
+			return n.onNull.Eval(c)
 		}
-		return NullValue(), nil
+		return value.NullValue(), nil
 	}
 	format := "%Y-%m-%dT%H:%M:%S.%LZ"
 	if n.format != nil {
-		f, err := n.format.eval(c)
-		if err != nil || nullish(f) {
-			return NullValue(), err
+		f, err := n.format.Eval(c)
+		if err != nil || Nullish(f) {
+			return value.NullValue(), err
 		}
-		if f.Kind() != String {
-			return Value{}, Errorf(Invalid, "$dateToString requires that 'format' be a string, found: %s", f.TypeName())
+		if f.Kind() != value.String {
+			return value.Value{}, errs.Errorf(errs.Invalid, "$dateToString requires that 'format' be a string, found: %s", f.TypeName())
 		}
 		if err := checkDateFormat("$dateToString", f.Str()); err != nil {
-			return Value{}, err
+			return value.Value{}, err
 		}
 		format = f.Str()
 	}
-	t, ok, err := evalDateIn(c, "$dateToString", literal{d}, n.tz)
+	t, ok, err := evalDateIn(c, "$dateToString", Literal{d}, n.tz)
 	if !ok {
-		return NullValue(), err
+		return value.NullValue(), err
 	}
 	if t.Year() < 0 || t.Year() > 9999 {
-		return Value{}, Errorf(Invalid, "$dateToString is only defined on year 0 to 9999, found %d", t.Year())
+		return value.Value{}, errs.Errorf(errs.Invalid, "$dateToString is only defined on year 0 to 9999, found %d", t.Year())
 	}
-	return StringValue(formatDateTime(t, format)), nil
+	return value.StringValue(formatDateTime(t, format)), nil
 }
 
 // dateFromStringNode is $dateFromString.
 type dateFromStringNode struct {
-	str, format, tz, onError, onNull expression
+	str, format, tz, onError, onNull Node
 }
 
-func compileDateFromString(c *exprCompiler, name string, arg Value) (expression, error) {
-	m, err := c.named(name, arg, []string{"dateString"}, []string{"format", "timezone", "onError", "onNull"})
+func compileDateFromString(c *Compiler, name string, arg value.Value) (Node, error) {
+	m, err := c.Named(name, arg, []string{"dateString"}, []string{"format", "timezone", "onError", "onNull"})
 	if err != nil {
 		return nil, err
 	}
-	if f, ok := m["format"].(literal); ok && f.v.Kind() == String {
-		if err := checkDateFormat(name, f.v.Str()); err != nil {
+	if f, ok := m["format"].(Literal); ok && f.Value.Kind() == value.String {
+		if err := checkDateFormat(name, f.Value.Str()); err != nil {
 			return nil, err
 		}
 	}
 	return &dateFromStringNode{m["dateString"], m["format"], m["timezone"], m["onError"], m["onNull"]}, nil
 }
 
-func (n *dateFromStringNode) eval(c *evalCtx) (Value, error) {
-	s, err := n.str.eval(c)
+func (n *dateFromStringNode) Eval(c *EvalCtx) (value.Value, error) {
+	s, err := n.str.Eval(c)
 	if err != nil {
-		return Value{}, err
+		return value.Value{}, err
 	}
-	if nullish(s) {
+	if Nullish(s) {
 		if n.onNull != nil {
-			return n.onNull.eval(c)
+			return n.onNull.Eval(c)
 		}
-		return NullValue(), nil
+		return value.NullValue(), nil
 	}
 	loc, ok, err := evalLocation(c, "$dateFromString", n.tz)
 	if !ok {
-		return NullValue(), err
+		return value.NullValue(), err
 	}
 	format, err := evalOpt(n.format, c)
 	if err != nil {
-		return Value{}, err
+		return value.Value{}, err
 	}
 	ms, perr := n.parse(s, format, loc)
 	if perr == nil {
-		return DateValue(ms), nil
+		return value.DateValue(ms), nil
 	}
 	if n.onError != nil {
-		return n.onError.eval(c)
+		return n.onError.Eval(c)
 	}
-	return Value{}, perr
+	return value.Value{}, perr
 }
 
-func (n *dateFromStringNode) parse(s, format Value, loc *time.Location) (int64, error) {
-	if s.Kind() != String {
-		return 0, Errorf(Invalid, "$dateFromString requires that 'dateString' be a string, found: %s with value %s", s.TypeName(), s)
+func (n *dateFromStringNode) parse(s, format value.Value, loc *time.Location) (int64, error) {
+	if s.Kind() != value.String {
+		return 0, errs.Errorf(errs.Invalid, "$dateFromString requires that 'dateString' be a string, found: %s with value %s", s.TypeName(), s)
 	}
 	var opts *time.Location
 	if n.tz != nil {
 		opts = loc
 	}
-	if nullish(format) {
+	if Nullish(format) {
 		return parseDateString(s.Str(), opts)
 	}
-	if format.Kind() != String {
-		return 0, Errorf(Invalid, "$dateFromString requires that 'format' be a string, found: %s", format.TypeName())
+	if format.Kind() != value.String {
+		return 0, errs.Errorf(errs.Invalid, "$dateFromString requires that 'format' be a string, found: %s", format.TypeName())
 	}
 	if err := checkDateFormat("$dateFromString", format.Str()); err != nil {
 		return 0, err
@@ -246,11 +249,11 @@ func parseDateString(s string, loc *time.Location) (int64, error) {
 			continue
 		}
 		if loc != nil && strings.Contains(layout, "Z07") && hasZone(s) {
-			return 0, Errorf(Invalid, "$dateFromString: you cannot pass in a date/time string with time zone information ('%s') together with a second time zone argument", s)
+			return 0, errs.Errorf(errs.Invalid, "$dateFromString: you cannot pass in a date/time string with time zone information ('%s') together with a second time zone argument", s)
 		}
 		return t.UnixMilli(), nil
 	}
-	return 0, Errorf(Invalid, "$dateFromString: error parsing date string '%s'", s).
+	return 0, errs.Errorf(errs.Invalid, "$dateFromString: error parsing date string '%s'", s).
 		WithHint(`write an ISO 8601 date such as "2024-05-01T12:00:00Z", or give "format"`)
 }
 

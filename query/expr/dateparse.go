@@ -1,8 +1,10 @@
-package query
+package expr
 
 import (
 	"strings"
 	"time"
+
+	"github.com/omgdb/omgdb/query/errs"
 )
 
 // parseWithFormat is $dateFromString with a format: each specifier reads
@@ -19,7 +21,7 @@ type dateFields struct {
 func parseWithFormat(s, format string, loc *time.Location) (int64, error) {
 	f := dateFields{year: -1, month: -1, day: -1, hour: 0, minute: 0, second: 0, ms: 0, yday: -1, isoYear: -1, isoWeek: -1, isoDay: -1}
 	fail := func(why string) error {
-		return Errorf(Invalid, "$dateFromString: error parsing date string '%s' with format '%s': %s", s, format, why)
+		return errs.Errorf(errs.Invalid, "$dateFromString: error parsing date string '%s' with format '%s': %s", s, format, why)
 	}
 	pos := 0
 	for i := 0; i < len(format); i++ {
@@ -44,7 +46,7 @@ func parseWithFormat(s, format string, loc *time.Location) (int64, error) {
 		return 0, fail("trailing data")
 	}
 	if f.hasOffset && loc != nil {
-		return 0, Errorf(Invalid, "$dateFromString: you cannot pass in a date/time string with time zone information ('%s') together with a second time zone argument", s)
+		return 0, errs.Errorf(errs.Invalid, "$dateFromString: you cannot pass in a date/time string with time zone information ('%s') together with a second time zone argument", s)
 	}
 	t, why := f.time(loc)
 	if why != "" {

@@ -1,15 +1,19 @@
-package query_test
+package expr_test
 
 import (
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/expr"
+	"github.com/omgdb/omgdb/query/value"
 )
 
-// The expression golden files (testdata/expr/*.txt) are tables:
+var update = flag.Bool("update", false, "rewrite the expected output of golden files under testdata/")
+
+// The expression golden files (testdata/*.txt) are tables:
 //
 //	# a comment
 //	doc {"a":5,"b":[1,2]}                  (the $$ROOT of the lines below)
@@ -21,7 +25,7 @@ import (
 // the exact error message.
 
 func TestExpr_Golden(t *testing.T) {
-	files, err := filepath.Glob("testdata/expr/*.txt")
+	files, err := filepath.Glob("testdata/*.txt")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no golden files: %v", err)
 	}
@@ -36,28 +40,28 @@ func runExprFile(t *testing.T, file string) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	doc := query.MustParse(`{}`)
+	doc := value.MustParse(`{}`)
 	for i, line := range lines {
 		switch {
 		case strings.TrimSpace(line) == "" || strings.HasPrefix(line, "#"):
 			continue
 		case strings.HasPrefix(line, "doc "):
-			if doc, err = query.ParseString(line[4:]); err != nil {
+			if doc, err = value.ParseString(line[4:]); err != nil {
 				t.Fatalf("%s:%d: bad doc: %v", file, i+1, err)
 			}
 			continue
 		}
-		expr, sep, want := splitExprLine(line)
+		text, sep, want := splitExprLine(line)
 		if sep == "" {
 			t.Fatalf("%s:%d: no => or !! in %q", file, i+1, line)
 		}
-		got := evalExprText(t, expr, doc)
+		got := evalExprText(t, text, doc)
 		if *update {
-			lines[i] = expr + " " + got
+			lines[i] = text + " " + got
 			continue
 		}
 		if got != sep+" "+want {
-			t.Errorf("%s:%d: %s\n got: %s\nwant: %s %s", file, i+1, expr, got, sep, want)
+			t.Errorf("%s:%d: %s\n got: %s\nwant: %s %s", file, i+1, text, got, sep, want)
 		}
 	}
 	if *update {
@@ -68,7 +72,7 @@ func runExprFile(t *testing.T, file string) {
 }
 
 // splitExprLine splits at the last " => " or " !! ".
-func splitExprLine(line string) (expr, sep, want string) {
+func splitExprLine(line string) (text, sep, want string) {
 	i, j := strings.LastIndex(line, " => "), strings.LastIndex(line, " !! ")
 	switch {
 	case i < 0 && j < 0:
@@ -81,12 +85,12 @@ func splitExprLine(line string) (expr, sep, want string) {
 
 // evalExprText compiles and evaluates an expression, returning "=> value"
 // or "!! error".
-func evalExprText(t *testing.T, expr string, doc query.Value) string {
-	spec, err := query.ParseString(expr)
+func evalExprText(t *testing.T, text string, doc value.Value) string {
+	spec, err := value.ParseString(text)
 	if err != nil {
-		t.Fatalf("bad expression JSON %q: %v", expr, err)
+		t.Fatalf("bad expression JSON %q: %v", text, err)
 	}
-	e, err := query.CompileExpr(spec)
+	e, err := expr.Compile(spec)
 	if err != nil {
 		return "!! " + err.Error()
 	}
@@ -97,5 +101,5 @@ func evalExprText(t *testing.T, expr string, doc query.Value) string {
 	case v.IsMissing():
 		return "=> missing"
 	}
-	return "=> " + string(query.JSON(v))
+	return "=> " + string(value.JSON(v))
 }

@@ -1,8 +1,11 @@
-package query
+package expr
 
 import (
 	"math"
 	"math/rand/v2"
+
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // Trigonometry, bitwise operators, $rand and $binarySize.
@@ -38,82 +41,82 @@ func registerExprMathOps() {
 
 // trigOp is a one-number operator whose argument must lie in [lo, hi];
 // for the unbounded ones, infinities are out of the domain.
-func trigOp(op string, f func(float64) float64, lo, hi float64) func(Value) (Value, error) {
-	return func(v Value) (Value, error) {
+func trigOp(op string, f func(float64) float64, lo, hi float64) func(value.Value) (value.Value, error) {
+	return func(v value.Value) (value.Value, error) {
 		if ok, err := number(op, v); !ok {
-			return NullValue(), err
+			return value.NullValue(), err
 		}
 		x := v.Float()
 		finite := math.IsInf(lo, -1) && math.IsInf(hi, 1) && op != "$atan" && op != "$tanh"
 		switch {
 		case math.IsNaN(x):
 		case finite && math.IsInf(x, 0):
-			return Value{}, Errorf(Invalid, "cannot apply %s to %s, value must be finite", op, v)
+			return value.Value{}, errs.Errorf(errs.Invalid, "cannot apply %s to %s, value must be finite", op, v)
 		case x < lo || x > hi:
 			if math.IsInf(hi, 1) {
-				return Value{}, Errorf(Invalid, "cannot apply %s to %s, value must be at least %g", op, v, lo)
+				return value.Value{}, errs.Errorf(errs.Invalid, "cannot apply %s to %s, value must be at least %g", op, v, lo)
 			}
-			return Value{}, Errorf(Invalid, "cannot apply %s to %s, value must be in [%g,%g]", op, v, lo, hi)
+			return value.Value{}, errs.Errorf(errs.Invalid, "cannot apply %s to %s, value must be in [%g,%g]", op, v, lo, hi)
 		}
-		return DoubleValue(f(x)), nil
+		return value.DoubleValue(f(x)), nil
 	}
 }
 
-func atan2Values(a []Value) (Value, error) {
+func atan2Values(a []value.Value) (value.Value, error) {
 	if ok, err := twoNumbers("$atan2", a); !ok {
-		return NullValue(), err
+		return value.NullValue(), err
 	}
-	return DoubleValue(math.Atan2(a[0].Float(), a[1].Float())), nil
+	return value.DoubleValue(math.Atan2(a[0].Float(), a[1].Float())), nil
 }
 
 // bitOp folds longs with f, starting from identity.
-func bitOp(op string, identity int64, f func(a, b int64) int64) func([]Value) (Value, error) {
-	return func(args []Value) (Value, error) {
+func bitOp(op string, identity int64, f func(a, b int64) int64) func([]value.Value) (value.Value, error) {
+	return func(args []value.Value) (value.Value, error) {
 		r := identity
 		for _, v := range args {
 			switch v.Kind() {
-			case Missing, Null:
-				return NullValue(), nil
-			case Long:
+			case value.Missing, value.Null:
+				return value.NullValue(), nil
+			case value.Long:
 				r = f(r, v.Long())
 			default:
-				return Value{}, Errorf(Invalid, "%s only supports int and long operands, not %s", op, v.TypeName())
+				return value.Value{}, errs.Errorf(errs.Invalid, "%s only supports int and long operands, not %s", op, v.TypeName())
 			}
 		}
-		return LongValue(r), nil
+		return value.LongValue(r), nil
 	}
 }
 
-func bitNot(v Value) (Value, error) {
+func bitNot(v value.Value) (value.Value, error) {
 	switch v.Kind() {
-	case Missing, Null:
-		return NullValue(), nil
-	case Long:
-		return LongValue(^v.Long()), nil
+	case value.Missing, value.Null:
+		return value.NullValue(), nil
+	case value.Long:
+		return value.LongValue(^v.Long()), nil
 	}
-	return Value{}, Errorf(Invalid, "$bitNot only supports int and long, not %s", v.TypeName())
+	return value.Value{}, errs.Errorf(errs.Invalid, "$bitNot only supports int and long, not %s", v.TypeName())
 }
 
 // randNode is $rand: a double in [0, 1), different on every evaluation.
 type randNode struct{}
 
-func (randNode) eval(*evalCtx) (Value, error) { return DoubleValue(rand.Float64()), nil }
+func (randNode) Eval(*EvalCtx) (value.Value, error) { return value.DoubleValue(rand.Float64()), nil }
 
-func randOp(_ *exprCompiler, name string, arg Value) (expression, error) {
-	if arg.Kind() != Object || arg.Len() != 0 {
-		return nil, Errorf(Invalid, "%s takes an empty object as its argument: {\"$rand\":{}}", name)
+func randOp(_ *Compiler, name string, arg value.Value) (Node, error) {
+	if arg.Kind() != value.Object || arg.Len() != 0 {
+		return nil, errs.Errorf(errs.Invalid, "%s takes an empty object as its argument: {\"$rand\":{}}", name)
 	}
 	return randNode{}, nil
 }
 
-func binarySize(v Value) (Value, error) {
+func binarySize(v value.Value) (value.Value, error) {
 	switch v.Kind() {
-	case Missing, Null:
-		return NullValue(), nil
-	case String:
-		return LongValue(int64(len(v.Str()))), nil
-	case Binary:
-		return LongValue(int64(len(v.Bytes()))), nil
+	case value.Missing, value.Null:
+		return value.NullValue(), nil
+	case value.String:
+		return value.LongValue(int64(len(v.Str()))), nil
+	case value.Binary:
+		return value.LongValue(int64(len(v.Bytes()))), nil
 	}
-	return Value{}, Errorf(Invalid, "$binarySize requires a string or BinData argument, found: %s", v.TypeName())
+	return value.Value{}, errs.Errorf(errs.Invalid, "$binarySize requires a string or BinData argument, found: %s", v.TypeName())
 }

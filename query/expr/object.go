@@ -1,4 +1,9 @@
-package query
+package expr
+
+import (
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
+)
 
 // Object operators.
 
@@ -13,24 +18,24 @@ func registerExprObjectOps() {
 	})
 }
 
-func mergeObjects(args []Value) (Value, error) {
-	out := ObjectValue(nil)
+func mergeObjects(args []value.Value) (value.Value, error) {
+	out := value.ObjectValue(nil)
 	for i, v := range args {
 		var err error
 		if out, err = mergeInto("$mergeObjects", out, v, i); err != nil {
-			return Value{}, err
+			return value.Value{}, err
 		}
 	}
 	return out, nil
 }
 
 // mergeInto sets each field of v in out, ignoring null and missing v.
-func mergeInto(op string, out, v Value, i int) (Value, error) {
-	if nullish(v) {
+func mergeInto(op string, out, v value.Value, i int) (value.Value, error) {
+	if Nullish(v) {
 		return out, nil
 	}
-	if v.Kind() != Object {
-		return Value{}, Errorf(Invalid, "%s requires object inputs, but input %d is of type %s", op, i+1, v.TypeName())
+	if v.Kind() != value.Object {
+		return value.Value{}, errs.Errorf(errs.Invalid, "%s requires object inputs, but input %d is of type %s", op, i+1, v.TypeName())
 	}
 	if out.Len() == 0 {
 		return v, nil
@@ -41,103 +46,103 @@ func mergeInto(op string, out, v Value, i int) (Value, error) {
 	return out, nil
 }
 
-func objectToArray(v Value) (Value, error) {
-	if nullish(v) {
-		return NullValue(), nil
+func objectToArray(v value.Value) (value.Value, error) {
+	if Nullish(v) {
+		return value.NullValue(), nil
 	}
-	if v.Kind() != Object {
-		return Value{}, Errorf(Invalid, "$objectToArray requires a document input, found: %s", v.TypeName())
+	if v.Kind() != value.Object {
+		return value.Value{}, errs.Errorf(errs.Invalid, "$objectToArray requires a document input, found: %s", v.TypeName())
 	}
-	out := make([]Value, v.Len())
+	out := make([]value.Value, v.Len())
 	for i, f := range v.Fields() {
-		out[i] = ObjectValue([]Field{{"k", StringValue(f.Key)}, {"v", f.Value}})
+		out[i] = value.ObjectValue([]value.Field{{Key: "k", Value: value.StringValue(f.Key)}, {Key: "v", Value: f.Value}})
 	}
-	return ArrayValue(out), nil
+	return value.ArrayValue(out), nil
 }
 
-func arrayToObject(v Value) (Value, error) {
-	if nullish(v) {
-		return NullValue(), nil
+func arrayToObject(v value.Value) (value.Value, error) {
+	if Nullish(v) {
+		return value.NullValue(), nil
 	}
-	if v.Kind() != Array {
-		return Value{}, Errorf(Invalid, "$arrayToObject requires an array input, found: %s", v.TypeName())
+	if v.Kind() != value.Array {
+		return value.Value{}, errs.Errorf(errs.Invalid, "$arrayToObject requires an array input, found: %s", v.TypeName())
 	}
-	var fields []Field
+	var fields []value.Field
 	index := map[string]int{}
-	pairForm := v.Len() > 0 && v.Index(0).Kind() == Array
+	pairForm := v.Len() > 0 && v.Index(0).Kind() == value.Array
 	for _, e := range v.Array() {
 		k, val, err := keyValuePair(e, pairForm)
 		if err != nil {
-			return Value{}, err
+			return value.Value{}, err
 		}
 		if i, ok := index[k]; ok {
 			fields[i].Value = val
 			continue
 		}
 		index[k] = len(fields)
-		fields = append(fields, Field{k, val})
+		fields = append(fields, value.Field{Key: k, Value: val})
 	}
-	return ObjectValue(fields), nil
+	return value.ObjectValue(fields), nil
 }
 
 // keyValuePair reads one element of $arrayToObject's input: [k, v] or
 // {"k": k, "v": v}, all elements in the same form.
-func keyValuePair(e Value, pairForm bool) (string, Value, error) {
-	var k, val Value
+func keyValuePair(e value.Value, pairForm bool) (string, value.Value, error) {
+	var k, val value.Value
 	switch {
-	case pairForm && e.Kind() == Array:
+	case pairForm && e.Kind() == value.Array:
 		if e.Len() != 2 {
-			return "", Value{}, Errorf(Invalid, "$arrayToObject requires an array of size 2 arrays, found array of size: %d", e.Len())
+			return "", value.Value{}, errs.Errorf(errs.Invalid, "$arrayToObject requires an array of size 2 arrays, found array of size: %d", e.Len())
 		}
 		k, val = e.Index(0), e.Index(1)
-	case !pairForm && e.Kind() == Object:
+	case !pairForm && e.Kind() == value.Object:
 		if e.Len() != 2 || e.Get("k").IsMissing() || e.Get("v").IsMissing() {
-			return "", Value{}, Errorf(Invalid, "$arrayToObject requires an object with keys 'k' and 'v', found: %s", e)
+			return "", value.Value{}, errs.Errorf(errs.Invalid, "$arrayToObject requires an object with keys 'k' and 'v', found: %s", e)
 		}
 		k, val = e.Get("k"), e.Get("v")
 	default:
-		return "", Value{}, Errorf(Invalid, "$arrayToObject requires an array of key-value pairs, all of the same form ([k, v] arrays or {k, v} objects), found: %s", e)
+		return "", value.Value{}, errs.Errorf(errs.Invalid, "$arrayToObject requires an array of key-value pairs, all of the same form ([k, v] arrays or {k, v} objects), found: %s", e)
 	}
-	if k.Kind() != String {
-		return "", Value{}, Errorf(Invalid, "$arrayToObject requires an array of key-value pairs, where the key must be of type string; found key type: %s", k.TypeName())
+	if k.Kind() != value.String {
+		return "", value.Value{}, errs.Errorf(errs.Invalid, "$arrayToObject requires an array of key-value pairs, where the key must be of type string; found key type: %s", k.TypeName())
 	}
 	return k.Str(), val, nil
 }
 
 // fieldNode is $getField, $setField and $unsetField.
 type fieldNode struct {
-	field, input, value expression
+	field, input, value Node
 	set, unset          bool
 }
 
-func compileGetField(c *exprCompiler, name string, arg Value) (expression, error) {
-	if arg.Kind() != Object {
-		f, err := c.expr(arg)
+func compileGetField(c *Compiler, name string, arg value.Value) (Node, error) {
+	if arg.Kind() != value.Object {
+		f, err := c.Compile(arg)
 		if err != nil {
 			return nil, err
 		}
 		cur, _ := c.lookup("CURRENT")
-		return &fieldNode{field: f, input: &varNode{slot: cur}}, nil
+		return &fieldNode{field: f, input: &Var{Slot: cur}}, nil
 	}
-	m, err := c.named(name, arg, []string{"field"}, []string{"input"})
+	m, err := c.Named(name, arg, []string{"field"}, []string{"input"})
 	if err != nil {
 		return nil, err
 	}
 	n := &fieldNode{field: m["field"], input: m["input"]}
 	if n.input == nil {
 		cur, _ := c.lookup("CURRENT")
-		n.input = &varNode{slot: cur}
+		n.input = &Var{Slot: cur}
 	}
 	return n, nil
 }
 
 func compileSetField(unset bool) opCompiler {
-	return func(c *exprCompiler, name string, arg Value) (expression, error) {
+	return func(c *Compiler, name string, arg value.Value) (Node, error) {
 		required := []string{"field", "input", "value"}
 		if unset {
 			required = required[:2]
 		}
-		m, err := c.named(name, arg, required, nil)
+		m, err := c.Named(name, arg, required, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -145,7 +150,7 @@ func compileSetField(unset bool) opCompiler {
 	}
 }
 
-func (n *fieldNode) eval(c *evalCtx) (Value, error) {
+func (n *fieldNode) Eval(c *EvalCtx) (value.Value, error) {
 	op := "$getField"
 	switch {
 	case n.set:
@@ -153,40 +158,40 @@ func (n *fieldNode) eval(c *evalCtx) (Value, error) {
 	case n.unset:
 		op = "$unsetField"
 	}
-	f, err := n.field.eval(c)
+	f, err := n.field.Eval(c)
 	if err != nil {
-		return Value{}, err
+		return value.Value{}, err
 	}
-	if f.Kind() != String {
-		return Value{}, Errorf(Invalid, "%s requires 'field' to evaluate to type String, but got %s", op, f.TypeName())
+	if f.Kind() != value.String {
+		return value.Value{}, errs.Errorf(errs.Invalid, "%s requires 'field' to evaluate to type String, but got %s", op, f.TypeName())
 	}
-	in, err := n.input.eval(c)
+	in, err := n.input.Eval(c)
 	if err != nil {
-		return Value{}, err
+		return value.Value{}, err
 	}
-	if nullish(in) {
+	if Nullish(in) {
 		if op == "$getField" {
 			return in, nil
 		}
-		return NullValue(), nil
+		return value.NullValue(), nil
 	}
-	if in.Kind() != Object {
+	if in.Kind() != value.Object {
 		if op == "$getField" {
-			return MissingValue, nil
+			return value.MissingValue, nil
 		}
-		return Value{}, Errorf(Invalid, "%s requires 'input' to evaluate to type Object, but got %s", op, in.TypeName())
+		return value.Value{}, errs.Errorf(errs.Invalid, "%s requires 'input' to evaluate to type Object, but got %s", op, in.TypeName())
 	}
 	return n.apply(c, in, f.Str())
 }
 
-func (n *fieldNode) apply(c *evalCtx, in Value, field string) (Value, error) {
+func (n *fieldNode) apply(c *EvalCtx, in value.Value, field string) (value.Value, error) {
 	switch {
 	case n.unset:
 		return in.Without(field), nil
 	case n.set:
-		v, err := n.value.eval(c)
+		v, err := n.value.Eval(c)
 		if err != nil {
-			return Value{}, err
+			return value.Value{}, err
 		}
 		if v.IsMissing() {
 			return in.Without(field), nil

@@ -1,15 +1,18 @@
-package query
+package expr
 
 import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // opCompiler compiles the argument of one expression operator.
-type opCompiler func(c *exprCompiler, name string, arg Value) (expression, error)
+type opCompiler func(c *Compiler, name string, arg value.Value) (Node, error)
 
-// exprOps maps each expression operator to its exprCompiler. It is filled by
+// exprOps maps each expression operator to its Compiler. It is filled by
 // the register functions of the expr_*.go files on first use, not at
 // package initialisation, which runs on every command (process start).
 func exprOps() map[string]opCompiler {
@@ -62,63 +65,63 @@ func exprOpNames() []string {
 
 // callNode evaluates its arguments, then applies fn to them.
 type callNode struct {
-	args []expression
-	fn   func(args []Value) (Value, error)
+	args []Node
+	fn   func(args []value.Value) (value.Value, error)
 }
 
-func (n *callNode) eval(c *evalCtx) (Value, error) {
-	vals := make([]Value, len(n.args))
+func (n *callNode) Eval(c *EvalCtx) (value.Value, error) {
+	vals := make([]value.Value, len(n.args))
 	for i, a := range n.args {
-		v, err := a.eval(c)
+		v, err := a.Eval(c)
 		if err != nil {
-			return Value{}, err
+			return value.Value{}, err
 		}
 		vals[i] = v
 	}
 	out, err := n.fn(vals)
 	if err != nil {
-		return Value{}, err
+		return value.Value{}, err
 	}
 	return out, c.spend(out)
 }
 
 // call1Node is callNode for one argument.
 type call1Node struct {
-	arg expression
-	fn  func(Value) (Value, error)
+	arg Node
+	fn  func(value.Value) (value.Value, error)
 }
 
-func (n *call1Node) eval(c *evalCtx) (Value, error) {
-	v, err := n.arg.eval(c)
+func (n *call1Node) Eval(c *EvalCtx) (value.Value, error) {
+	v, err := n.arg.Eval(c)
 	if err != nil {
-		return Value{}, err
+		return value.Value{}, err
 	}
 	out, err := n.fn(v)
 	if err != nil {
-		return Value{}, err
+		return value.Value{}, err
 	}
 	return out, c.spend(out)
 }
 
 // argList returns an operator's arguments: the elements of an array, or
 // the value itself as the only argument.
-func argList(arg Value) []Value {
-	if arg.Kind() == Array {
+func argList(arg value.Value) []value.Value {
+	if arg.Kind() == value.Array {
 		return arg.Array()
 	}
-	return []Value{arg}
+	return []value.Value{arg}
 }
 
 // args compiles an operator's positional arguments, checking that there
 // are between min and max of them (max < 0: no upper bound).
-func (c *exprCompiler) args(name string, arg Value, min, max int) ([]expression, error) {
+func (c *Compiler) args(name string, arg value.Value, min, max int) ([]Node, error) {
 	list := argList(arg)
 	if err := checkArity(name, len(list), min, max); err != nil {
 		return nil, err
 	}
-	nodes := make([]expression, len(list))
+	nodes := make([]Node, len(list))
 	for i, a := range list {
-		n, err := c.expr(a)
+		n, err := c.Compile(a)
 		if err != nil {
 			return nil, err
 		}
@@ -130,11 +133,11 @@ func (c *exprCompiler) args(name string, arg Value, min, max int) ([]expression,
 func checkArity(name string, n, min, max int) error {
 	switch {
 	case min == max && n != min:
-		return Errorf(Invalid, "expression %s takes exactly %d argument%s, %d were passed in", name, min, plural(min), n)
+		return errs.Errorf(errs.Invalid, "expression %s takes exactly %d argument%s, %d were passed in", name, min, plural(min), n)
 	case n < min && max < 0:
-		return Errorf(Invalid, "expression %s takes at least %d argument%s, %d were passed in", name, min, plural(min), n)
+		return errs.Errorf(errs.Invalid, "expression %s takes at least %d argument%s, %d were passed in", name, min, plural(min), n)
 	case n < min || (max >= 0 && n > max):
-		return Errorf(Invalid, "expression %s takes at least %d and at most %d arguments, %d were passed in", name, min, max, n)
+		return errs.Errorf(errs.Invalid, "expression %s takes at least %d and at most %d arguments, %d were passed in", name, min, max, n)
 	}
 	return nil
 }
@@ -147,13 +150,13 @@ func plural(n int) string {
 }
 
 // fixedOp is an operator of exactly n evaluated arguments.
-func fixedOp(n int, fn func([]Value) (Value, error)) opCompiler {
+func fixedOp(n int, fn func([]value.Value) (value.Value, error)) opCompiler {
 	return rangeOp(n, n, fn)
 }
 
 // rangeOp is an operator of min to max evaluated arguments.
-func rangeOp(min, max int, fn func([]Value) (Value, error)) opCompiler {
-	return func(c *exprCompiler, name string, arg Value) (expression, error) {
+func rangeOp(min, max int, fn func([]value.Value) (value.Value, error)) opCompiler {
+	return func(c *Compiler, name string, arg value.Value) (Node, error) {
 		args, err := c.args(name, arg, min, max)
 		if err != nil {
 			return nil, err
@@ -164,8 +167,8 @@ func rangeOp(min, max int, fn func([]Value) (Value, error)) opCompiler {
 
 // unaryOp is an operator of one evaluated argument, written bare or as a
 // one-element array.
-func unaryOp(fn func(Value) (Value, error)) opCompiler {
-	return func(c *exprCompiler, name string, arg Value) (expression, error) {
+func unaryOp(fn func(value.Value) (value.Value, error)) opCompiler {
+	return func(c *Compiler, name string, arg value.Value) (Node, error) {
 		args, err := c.args(name, arg, 1, 1)
 		if err != nil {
 			return nil, err
@@ -174,19 +177,19 @@ func unaryOp(fn func(Value) (Value, error)) opCompiler {
 	}
 }
 
-// named compiles an operator's named arguments ({"input":…, "n":…}). Keys
+// Named compiles an operator's named arguments ({"input":…, "n":…}). Keys
 // outside required and optional are errors; absent optional ones are nil.
-func (c *exprCompiler) named(name string, arg Value, required, optional []string) (map[string]expression, error) {
-	if arg.Kind() != Object {
-		return nil, Errorf(Invalid, "%s expects an object of named arguments (%s), found %s", name, strings.Join(append(slices.Clone(required), optional...), ", "), arg.TypeName())
+func (c *Compiler) Named(name string, arg value.Value, required, optional []string) (map[string]Node, error) {
+	if arg.Kind() != value.Object {
+		return nil, errs.Errorf(errs.Invalid, "%s expects an object of named arguments (%s), found %s", name, strings.Join(append(slices.Clone(required), optional...), ", "), arg.TypeName())
 	}
-	out := make(map[string]expression, arg.Len())
+	out := make(map[string]Node, arg.Len())
 	for _, f := range arg.Fields() {
 		if !slices.Contains(required, f.Key) && !slices.Contains(optional, f.Key) {
 			all := append(slices.Clone(required), optional...)
-			return nil, Errorf(Invalid, "%s found an unknown argument: %s%s", name, f.Key, DidYouMean(f.Key, all))
+			return nil, errs.Errorf(errs.Invalid, "%s found an unknown argument: %s%s", name, f.Key, errs.DidYouMean(f.Key, all))
 		}
-		n, err := c.expr(f.Value)
+		n, err := c.Compile(f.Value)
 		if err != nil {
 			return nil, err
 		}
@@ -194,26 +197,26 @@ func (c *exprCompiler) named(name string, arg Value, required, optional []string
 	}
 	for _, r := range required {
 		if out[r] == nil {
-			return nil, Errorf(Invalid, "missing '%s' parameter to %s", r, name)
+			return nil, errs.Errorf(errs.Invalid, "missing '%s' parameter to %s", r, name)
 		}
 	}
 	return out, nil
 }
 
 // evalOpt evaluates an optional argument; absent ones are missing.
-func evalOpt(n expression, c *evalCtx) (Value, error) {
+func evalOpt(n Node, c *EvalCtx) (value.Value, error) {
 	if n == nil {
-		return MissingValue, nil
+		return value.MissingValue, nil
 	}
-	return n.eval(c)
+	return n.Eval(c)
 }
 
-// nullish reports whether v is null or missing.
-func nullish(v Value) bool { return v.Kind() == Null || v.Kind() == Missing }
+// Nullish reports whether v is null or missing.
+func Nullish(v value.Value) bool { return v.Kind() == value.Null || v.Kind() == value.Missing }
 
 // exprCompare is the comparison of the aggregation language: Compare,
 // except that missing orders below null instead of equal to it.
-func exprCompare(a, b Value) int {
+func exprCompare(a, b value.Value) int {
 	am, bm := a.IsMissing(), b.IsMissing()
 	switch {
 	case am && bm:
@@ -223,10 +226,10 @@ func exprCompare(a, b Value) int {
 	case bm:
 		return 1
 	}
-	return Compare(a, b)
+	return value.Compare(a, b)
 }
 
 // typeError is the error for an operand of the wrong type.
-func typeError(op, want string, got Value) *Error {
-	return Errorf(Invalid, "%s only supports %s, not %s", op, want, got.TypeName())
+func typeError(op, want string, got value.Value) *errs.Error {
+	return errs.Errorf(errs.Invalid, "%s only supports %s, not %s", op, want, got.TypeName())
 }

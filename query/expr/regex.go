@@ -1,10 +1,13 @@
-package query
+package expr
 
 import (
 	"errors"
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // $regexMatch, $regexFind and $regexFindAll, on Go's RE2 engine.
@@ -19,23 +22,23 @@ func registerExprRegexOps() {
 
 type regexNode struct {
 	op             string
-	input, pattern expression
-	options        expression
+	input, pattern Node
+	options        Node
 	fixed          *regexp.Regexp // compiled once when pattern and options are literals
-	apply          func(re *regexp.Regexp, in Value) Value
+	apply          func(re *regexp.Regexp, in value.Value) value.Value
 }
 
-func regexOp(apply func(*regexp.Regexp, Value) Value) opCompiler {
-	return func(c *exprCompiler, name string, arg Value) (expression, error) {
-		m, err := c.named(name, arg, []string{"input", "regex"}, []string{"options"})
+func regexOp(apply func(*regexp.Regexp, value.Value) value.Value) opCompiler {
+	return func(c *Compiler, name string, arg value.Value) (Node, error) {
+		m, err := c.Named(name, arg, []string{"input", "regex"}, []string{"options"})
 		if err != nil {
 			return nil, err
 		}
 		n := &regexNode{op: name, input: m["input"], pattern: m["regex"], options: m["options"], apply: apply}
-		p, pok := n.pattern.(literal)
-		o, ook := n.options.(literal)
-		if pok && (n.options == nil || ook) && !nullish(p.v) {
-			if n.fixed, err = compileExprRegex(name, p.v, o.v); err != nil {
+		p, pok := n.pattern.(Literal)
+		o, ook := n.options.(Literal)
+		if pok && (n.options == nil || ook) && !Nullish(p.Value) {
+			if n.fixed, err = compileExprRegex(name, p.Value, o.Value); err != nil {
 				return nil, err
 			}
 		}
@@ -43,49 +46,49 @@ func regexOp(apply func(*regexp.Regexp, Value) Value) opCompiler {
 	}
 }
 
-func (n *regexNode) eval(c *evalCtx) (Value, error) {
-	in, err := n.input.eval(c)
+func (n *regexNode) Eval(c *EvalCtx) (value.Value, error) {
+	in, err := n.input.Eval(c)
 	if err != nil {
-		return Value{}, err
+		return value.Value{}, err
 	}
-	if !nullish(in) && in.Kind() != String {
-		return Value{}, Errorf(Invalid, "%s needs 'input' to be of type string, found %s", n.op, in.TypeName())
+	if !Nullish(in) && in.Kind() != value.String {
+		return value.Value{}, errs.Errorf(errs.Invalid, "%s needs 'input' to be of type string, found %s", n.op, in.TypeName())
 	}
 	re := n.fixed
 	if re == nil {
-		p, err := n.pattern.eval(c)
+		p, err := n.pattern.Eval(c)
 		if err != nil {
-			return Value{}, err
+			return value.Value{}, err
 		}
 		o, err := evalOpt(n.options, c)
 		if err != nil {
-			return Value{}, err
+			return value.Value{}, err
 		}
-		if nullish(p) {
-			return n.apply(nil, MissingValue), nil
+		if Nullish(p) {
+			return n.apply(nil, value.MissingValue), nil
 		}
 		if re, err = compileExprRegex(n.op, p, o); err != nil {
-			return Value{}, err
+			return value.Value{}, err
 		}
 	}
-	if nullish(in) {
-		return n.apply(nil, MissingValue), nil
+	if Nullish(in) {
+		return n.apply(nil, value.MissingValue), nil
 	}
 	return n.apply(re, in), nil
 }
 
 // compileExprRegex checks the types of an operator's regex and options
-// and compiles them with the filter language's compileRegex (RE2, flags
+// and compiles them with the filter language's CompileRegex (RE2, flags
 // i, m, s, x, u, at most MaxRegexLength bytes), naming op in errors.
-func compileExprRegex(op string, pattern, options Value) (*regexp.Regexp, error) {
-	if pattern.Kind() != String {
-		return nil, Errorf(Invalid, "%s needs 'regex' to be of type string, found %s", op, pattern.TypeName())
+func compileExprRegex(op string, pattern, options value.Value) (*regexp.Regexp, error) {
+	if pattern.Kind() != value.String {
+		return nil, errs.Errorf(errs.Invalid, "%s needs 'regex' to be of type string, found %s", op, pattern.TypeName())
 	}
-	if !nullish(options) && options.Kind() != String {
-		return nil, Errorf(Invalid, "%s needs 'options' to be of type string, found %s", op, options.TypeName())
+	if !Nullish(options) && options.Kind() != value.String {
+		return nil, errs.Errorf(errs.Invalid, "%s needs 'options' to be of type string, found %s", op, options.TypeName())
 	}
-	re, err := compileRegex(pattern.Str(), options.Str())
-	var e *Error
+	re, err := CompileRegex(pattern.Str(), options.Str())
+	var e *errs.Error
 	if err != nil && errors.As(err, &e) {
 		msg := strings.TrimPrefix(e.Message, "malformed query: ")
 		if rest, ok := strings.CutPrefix(msg, "$regex"); ok {
@@ -93,31 +96,31 @@ func compileExprRegex(op string, pattern, options Value) (*regexp.Regexp, error)
 		} else {
 			msg = op + ": " + msg
 		}
-		return nil, &Error{Kind: e.Kind, Message: msg, Hint: e.Hint}
+		return nil, &errs.Error{Kind: e.Kind, Message: msg, Hint: e.Hint}
 	}
 	return re, err
 }
 
-func regexMatch(re *regexp.Regexp, in Value) Value {
-	return BoolValue(re != nil && re.MatchString(in.Str()))
+func regexMatch(re *regexp.Regexp, in value.Value) value.Value {
+	return value.BoolValue(re != nil && re.MatchString(in.Str()))
 }
 
-func regexFind(re *regexp.Regexp, in Value) Value {
+func regexFind(re *regexp.Regexp, in value.Value) value.Value {
 	if re == nil {
-		return NullValue()
+		return value.NullValue()
 	}
 	s := in.Str()
 	loc := re.FindStringSubmatchIndex(s)
 	if loc == nil {
-		return NullValue()
+		return value.NullValue()
 	}
 	return matchObject(s, loc, utf8.RuneCountInString(s[:loc[0]]))
 }
 
-func regexFindAll(re *regexp.Regexp, in Value) Value {
-	out := []Value{}
+func regexFindAll(re *regexp.Regexp, in value.Value) value.Value {
+	out := []value.Value{}
 	if re == nil {
-		return ArrayValue(out)
+		return value.ArrayValue(out)
 	}
 	s := in.Str()
 	cp, last := 0, 0
@@ -126,22 +129,22 @@ func regexFindAll(re *regexp.Regexp, in Value) Value {
 		last = loc[0]
 		out = append(out, matchObject(s, loc, cp))
 	}
-	return ArrayValue(out)
+	return value.ArrayValue(out)
 }
 
 // matchObject is {match, idx, captures}; unmatched groups are null.
-func matchObject(s string, loc []int, idx int) Value {
-	captures := make([]Value, 0, len(loc)/2-1)
+func matchObject(s string, loc []int, idx int) value.Value {
+	captures := make([]value.Value, 0, len(loc)/2-1)
 	for g := 2; g < len(loc); g += 2 {
 		if loc[g] < 0 {
-			captures = append(captures, NullValue())
+			captures = append(captures, value.NullValue())
 		} else {
-			captures = append(captures, StringValue(s[loc[g]:loc[g+1]]))
+			captures = append(captures, value.StringValue(s[loc[g]:loc[g+1]]))
 		}
 	}
-	return ObjectValue([]Field{
-		{"match", StringValue(s[loc[0]:loc[1]])},
-		{"idx", LongValue(int64(idx))},
-		{"captures", ArrayValue(captures)},
+	return value.ObjectValue([]value.Field{
+		{Key: "match", Value: value.StringValue(s[loc[0]:loc[1]])},
+		{Key: "idx", Value: value.LongValue(int64(idx))},
+		{Key: "captures", Value: value.ArrayValue(captures)},
 	})
 }

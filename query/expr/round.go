@@ -1,48 +1,51 @@
-package query
+package expr
 
 import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // roundPlace is $round and $trunc: [number, place]. Doubles are rounded
 // in decimal, as MongoDB does through Decimal128 (15 significant digits),
 // so that {$round:[1.15,1]} is 1.2; $round rounds half to even.
-func roundPlace(op string, a []Value) (Value, error) {
+func roundPlace(op string, a []value.Value) (value.Value, error) {
 	v := a[0]
 	place := int64(0)
 	if len(a) == 2 {
-		if nullish(a[1]) {
-			return NullValue(), nil
+		if Nullish(a[1]) {
+			return value.NullValue(), nil
 		}
-		p, ok := exactInt(a[1])
+		p, ok := ExactInt(a[1])
 		if !ok || p < -20 || p > 100 {
-			return Value{}, Errorf(Invalid, "%s requires \"place\" argument to be an integer between -20 and 100, found %s", op, a[1])
+			return value.Value{}, errs.Errorf(errs.Invalid, "%s requires \"place\" argument to be an integer between -20 and 100, found %s", op, a[1])
 		}
 		place = p
 	}
 	if ok, err := number(op, v); !ok {
-		return NullValue(), err
+		return value.NullValue(), err
 	}
 	trunc := op == "$trunc"
-	if v.Kind() == Long {
+	if v.Kind() == value.Long {
 		return roundLong(v.Long(), place, trunc), nil
 	}
-	return DoubleValue(roundDouble(v.Double(), int(place), trunc)), nil
+	return value.DoubleValue(roundDouble(v.Double(), int(place), trunc)), nil
 }
 
 // roundLong rounds to a multiple of 10^-place (places >= 0 change
 // nothing).
-func roundLong(x, place int64, trunc bool) Value {
+func roundLong(x, place int64, trunc bool) value.Value {
 	if place >= 0 {
-		return LongValue(x)
+		return value.LongValue(x)
 	}
 	if place < -18 {
 		if trunc || absInt64(x) < 5e18 {
-			return LongValue(0)
+			return value.LongValue(0)
 		}
-		return DoubleValue(roundDouble(float64(x), int(place), false))
+		return value.DoubleValue(roundDouble(float64(x), int(place), false))
 	}
 	p := int64(math.Pow10(int(-place)))
 	q, r := x/p, x%p
@@ -54,9 +57,9 @@ func roundLong(x, place int64, trunc bool) Value {
 		}
 	}
 	if m, ok := mulInt64(q, p); ok {
-		return LongValue(m)
+		return value.LongValue(m)
 	}
-	return DoubleValue(float64(q) * float64(p))
+	return value.DoubleValue(float64(q) * float64(p))
 }
 
 // roundDouble rounds (or truncates) x to place decimal places.

@@ -1,4 +1,9 @@
-package query
+package expr
+
+import (
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
+)
 
 // Set operators. Arrays are treated as sets: duplicates are ignored and
 // equal numbers of different types (1 and 1.0) are the same element.
@@ -17,14 +22,14 @@ func registerExprSetOps() {
 // valueSet is a set of values keyed by their order-preserving encoding.
 type valueSet map[string]struct{}
 
-func (s valueSet) has(v Value) bool {
-	_, ok := s[string(AppendKey(nil, v))]
+func (s valueSet) has(v value.Value) bool {
+	_, ok := s[string(value.AppendKey(nil, v))]
 	return ok
 }
 
 // add reports whether v was new.
-func (s valueSet) add(v Value) bool {
-	k := string(AppendKey(nil, v))
+func (s valueSet) add(v value.Value) bool {
+	k := string(value.AppendKey(nil, v))
 	if _, ok := s[k]; ok {
 		return false
 	}
@@ -32,7 +37,7 @@ func (s valueSet) add(v Value) bool {
 	return true
 }
 
-func setOf(arr []Value) valueSet {
+func setOf(arr []value.Value) valueSet {
 	s := valueSet{}
 	for _, v := range arr {
 		s.add(v)
@@ -42,23 +47,23 @@ func setOf(arr []Value) valueSet {
 
 // setArgs checks that every argument is an array; ok is false if one is
 // null or missing (and nullOK).
-func setArgs(op string, args []Value, nullOK bool) (bool, error) {
+func setArgs(op string, args []value.Value, nullOK bool) (bool, error) {
 	for _, a := range args {
-		if nullish(a) && nullOK {
+		if Nullish(a) && nullOK {
 			return false, nil
 		}
-		if a.Kind() != Array {
-			return false, Errorf(Invalid, "all operands of %s must be arrays; one argument is of type: %s", op, a.TypeName())
+		if a.Kind() != value.Array {
+			return false, errs.Errorf(errs.Invalid, "all operands of %s must be arrays; one argument is of type: %s", op, a.TypeName())
 		}
 	}
 	return true, nil
 }
 
-func setUnion(args []Value) (Value, error) {
+func setUnion(args []value.Value) (value.Value, error) {
 	if ok, err := setArgs("$setUnion", args, true); !ok {
-		return NullValue(), err
+		return value.NullValue(), err
 	}
-	seen, out := valueSet{}, []Value{}
+	seen, out := valueSet{}, []value.Value{}
 	for _, a := range args {
 		for _, v := range a.Array() {
 			if seen.add(v) {
@@ -66,30 +71,30 @@ func setUnion(args []Value) (Value, error) {
 			}
 		}
 	}
-	return ArrayValue(out), nil
+	return value.ArrayValue(out), nil
 }
 
-func setIntersection(args []Value) (Value, error) {
+func setIntersection(args []value.Value) (value.Value, error) {
 	if ok, err := setArgs("$setIntersection", args, true); !ok {
-		return NullValue(), err
+		return value.NullValue(), err
 	}
 	if len(args) == 0 {
-		return ArrayValue(nil), nil
+		return value.ArrayValue(nil), nil
 	}
 	others := make([]valueSet, len(args)-1)
 	for i, a := range args[1:] {
 		others[i] = setOf(a.Array())
 	}
-	seen, out := valueSet{}, []Value{}
+	seen, out := valueSet{}, []value.Value{}
 	for _, v := range args[0].Array() {
 		if inAll(others, v) && seen.add(v) {
 			out = append(out, v)
 		}
 	}
-	return ArrayValue(out), nil
+	return value.ArrayValue(out), nil
 }
 
-func inAll(sets []valueSet, v Value) bool {
+func inAll(sets []valueSet, v value.Value) bool {
 	for _, s := range sets {
 		if !s.has(v) {
 			return false
@@ -98,47 +103,47 @@ func inAll(sets []valueSet, v Value) bool {
 	return true
 }
 
-func setDifference(args []Value) (Value, error) {
+func setDifference(args []value.Value) (value.Value, error) {
 	if ok, err := setArgs("$setDifference", args, true); !ok {
-		return NullValue(), err
+		return value.NullValue(), err
 	}
-	exclude, seen, out := setOf(args[1].Array()), valueSet{}, []Value{}
+	exclude, seen, out := setOf(args[1].Array()), valueSet{}, []value.Value{}
 	for _, v := range args[0].Array() {
 		if !exclude.has(v) && seen.add(v) {
 			out = append(out, v)
 		}
 	}
-	return ArrayValue(out), nil
+	return value.ArrayValue(out), nil
 }
 
-func setEquals(args []Value) (Value, error) {
+func setEquals(args []value.Value) (value.Value, error) {
 	if _, err := setArgs("$setEquals", args, false); err != nil {
-		return Value{}, err
+		return value.Value{}, err
 	}
 	first := setOf(args[0].Array())
 	for _, a := range args[1:] {
 		s := setOf(a.Array())
 		if len(s) != len(first) {
-			return BoolValue(false), nil
+			return value.BoolValue(false), nil
 		}
 		for k := range s {
 			if _, ok := first[k]; !ok {
-				return BoolValue(false), nil
+				return value.BoolValue(false), nil
 			}
 		}
 	}
-	return BoolValue(true), nil
+	return value.BoolValue(true), nil
 }
 
-func setIsSubset(args []Value) (Value, error) {
+func setIsSubset(args []value.Value) (value.Value, error) {
 	if _, err := setArgs("$setIsSubset", args, false); err != nil {
-		return Value{}, err
+		return value.Value{}, err
 	}
 	super := setOf(args[1].Array())
 	for _, v := range args[0].Array() {
 		if !super.has(v) {
-			return BoolValue(false), nil
+			return value.BoolValue(false), nil
 		}
 	}
-	return BoolValue(true), nil
+	return value.BoolValue(true), nil
 }

@@ -1,10 +1,13 @@
-package query
+package expr
 
 import (
 	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // String operators. Positions and lengths of the *CP operators count code
@@ -16,14 +19,14 @@ func registerExprStringOps() {
 		"$toUpper":      unaryOp(caseOp("$toUpper", 'a', 'z', -32)),
 		"$toLower":      unaryOp(caseOp("$toLower", 'A', 'Z', 32)),
 		"$substrCP":     fixedOp(3, substrCP),
-		"$substrBytes":  fixedOp(3, func(a []Value) (Value, error) { return substrBytes("$substrBytes", a) }),
-		"$substr":       fixedOp(3, func(a []Value) (Value, error) { return substrBytes("$substr", a) }),
+		"$substrBytes":  fixedOp(3, func(a []value.Value) (value.Value, error) { return substrBytes("$substrBytes", a) }),
+		"$substr":       fixedOp(3, func(a []value.Value) (value.Value, error) { return substrBytes("$substr", a) }),
 		"$strLenCP":     unaryOp(strLen("$strLenCP", utf8.RuneCountInString)),
 		"$strLenBytes":  unaryOp(strLen("$strLenBytes", func(s string) int { return len(s) })),
 		"$split":        fixedOp(2, splitValue),
 		"$strcasecmp":   fixedOp(2, strcasecmp),
-		"$indexOfCP":    rangeOp(2, 4, func(a []Value) (Value, error) { return indexOf("$indexOfCP", a, true) }),
-		"$indexOfBytes": rangeOp(2, 4, func(a []Value) (Value, error) { return indexOf("$indexOfBytes", a, false) }),
+		"$indexOfCP":    rangeOp(2, 4, func(a []value.Value) (value.Value, error) { return indexOf("$indexOfCP", a, true) }),
+		"$indexOfBytes": rangeOp(2, 4, func(a []value.Value) (value.Value, error) { return indexOf("$indexOfBytes", a, false) }),
 		"$trim":         trimOp(true, true),
 		"$ltrim":        trimOp(true, false),
 		"$rtrim":        trimOp(false, true),
@@ -32,37 +35,37 @@ func registerExprStringOps() {
 	})
 }
 
-func concatValues(args []Value) (Value, error) {
+func concatValues(args []value.Value) (value.Value, error) {
 	var b strings.Builder
 	for _, v := range args {
 		switch v.Kind() {
-		case Missing, Null:
-			return NullValue(), nil
-		case String:
+		case value.Missing, value.Null:
+			return value.NullValue(), nil
+		case value.String:
 			b.WriteString(v.Str())
 		default:
-			return Value{}, typeError("$concat", "strings", v)
+			return value.Value{}, typeError("$concat", "strings", v)
 		}
 	}
-	return StringValue(b.String()), nil
+	return value.StringValue(b.String()), nil
 }
 
 // coerceToString converts the operand of a string operator as MongoDB
 // does: null and missing become "", numbers and dates their text.
-func coerceToString(op string, v Value) (string, error) {
+func coerceToString(op string, v value.Value) (string, error) {
 	switch v.Kind() {
-	case Missing, Null:
+	case value.Missing, value.Null:
 		return "", nil
-	case String:
+	case value.String:
 		return v.Str(), nil
-	case Long:
+	case value.Long:
 		return strconv.FormatInt(v.Long(), 10), nil
-	case Double:
+	case value.Double:
 		return formatDouble(v.Double()), nil
-	case Date:
+	case value.Date:
 		return formatDate(v.Date()), nil
 	}
-	return "", Errorf(Invalid, "%s: can't convert from BSON type %s to String", op, v.TypeName())
+	return "", errs.Errorf(errs.Invalid, "%s: can't convert from BSON type %s to String", op, v.TypeName())
 }
 
 // formatDouble writes a double as $toString does: the shortest text that
@@ -97,11 +100,11 @@ func formatDouble(f float64) string {
 }
 
 // caseOp is $toUpper/$toLower: ASCII letters only, as in MongoDB.
-func caseOp(op string, lo, hi byte, delta int) func(Value) (Value, error) {
-	return func(v Value) (Value, error) {
+func caseOp(op string, lo, hi byte, delta int) func(value.Value) (value.Value, error) {
+	return func(v value.Value) (value.Value, error) {
 		s, err := coerceToString(op, v)
 		if err != nil {
-			return Value{}, err
+			return value.Value{}, err
 		}
 		b := []byte(s)
 		for i, c := range b {
@@ -109,114 +112,114 @@ func caseOp(op string, lo, hi byte, delta int) func(Value) (Value, error) {
 				b[i] = byte(int(c) + delta)
 			}
 		}
-		return StringValue(string(b)), nil
+		return value.StringValue(string(b)), nil
 	}
 }
 
 // nonNegInt reads an index or length argument.
-func nonNegInt(op, what string, v Value) (int64, error) {
+func nonNegInt(op, what string, v value.Value) (int64, error) {
 	if !v.IsNumber() {
-		return 0, Errorf(Invalid, "%s: %s must be a numeric type (is BSON type %s)", op, what, v.TypeName())
+		return 0, errs.Errorf(errs.Invalid, "%s: %s must be a numeric type (is BSON type %s)", op, what, v.TypeName())
 	}
-	i, ok := exactInt(v)
+	i, ok := ExactInt(v)
 	if !ok {
-		return 0, Errorf(Invalid, "%s: %s must be an integral value, found %s", op, what, v)
+		return 0, errs.Errorf(errs.Invalid, "%s: %s must be an integral value, found %s", op, what, v)
 	}
 	if i < 0 {
-		return 0, Errorf(Invalid, "%s: %s must be non-negative (got: %d)", op, what, i)
+		return 0, errs.Errorf(errs.Invalid, "%s: %s must be non-negative (got: %d)", op, what, i)
 	}
 	return i, nil
 }
 
-func substrCP(a []Value) (Value, error) {
+func substrCP(a []value.Value) (value.Value, error) {
 	s, err := coerceToString("$substrCP", a[0])
 	if err != nil {
-		return Value{}, err
+		return value.Value{}, err
 	}
 	start, err := nonNegInt("$substrCP", "starting index", a[1])
 	if err != nil {
-		return Value{}, err
+		return value.Value{}, err
 	}
 	n, err := nonNegInt("$substrCP", "length", a[2])
 	if err != nil {
-		return Value{}, err
+		return value.Value{}, err
 	}
 	runes := []rune(s)
 	if start >= int64(len(runes)) {
-		return StringValue(""), nil
+		return value.StringValue(""), nil
 	}
 	end := min(start+n, int64(len(runes)))
-	return StringValue(string(runes[start:end])), nil
+	return value.StringValue(string(runes[start:end])), nil
 }
 
-func substrBytes(op string, a []Value) (Value, error) {
+func substrBytes(op string, a []value.Value) (value.Value, error) {
 	s, err := coerceToString(op, a[0])
 	if err != nil {
-		return Value{}, err
+		return value.Value{}, err
 	}
 	start, err := nonNegInt(op, "starting index", a[1])
 	if err != nil {
-		return Value{}, err
+		return value.Value{}, err
 	}
 	if !a[2].IsNumber() {
-		return Value{}, Errorf(Invalid, "%s: length must be a numeric type (is BSON type %s)", op, a[2].TypeName())
+		return value.Value{}, errs.Errorf(errs.Invalid, "%s: length must be a numeric type (is BSON type %s)", op, a[2].TypeName())
 	}
 	if start >= int64(len(s)) {
-		return StringValue(""), nil
+		return value.StringValue(""), nil
 	}
 	end := int64(len(s))
-	if n, _ := exactInt(a[2]); n >= 0 && start+n < end {
+	if n, _ := ExactInt(a[2]); n >= 0 && start+n < end {
 		end = start + n
 	}
 	if !utf8.RuneStart(s[start]) {
-		return Value{}, Errorf(Invalid, "%s: invalid range, starting index is a UTF-8 continuation byte", op)
+		return value.Value{}, errs.Errorf(errs.Invalid, "%s: invalid range, starting index is a UTF-8 continuation byte", op)
 	}
 	if end < int64(len(s)) && !utf8.RuneStart(s[end]) {
-		return Value{}, Errorf(Invalid, "%s: invalid range, ending index is in the middle of a UTF-8 character", op)
+		return value.Value{}, errs.Errorf(errs.Invalid, "%s: invalid range, ending index is in the middle of a UTF-8 character", op)
 	}
-	return StringValue(s[start:end]), nil
+	return value.StringValue(s[start:end]), nil
 }
 
-func strLen(op string, count func(string) int) func(Value) (Value, error) {
-	return func(v Value) (Value, error) {
-		if v.Kind() != String {
-			return Value{}, Errorf(Invalid, "%s requires a string argument, found: %s", op, v.TypeName())
+func strLen(op string, count func(string) int) func(value.Value) (value.Value, error) {
+	return func(v value.Value) (value.Value, error) {
+		if v.Kind() != value.String {
+			return value.Value{}, errs.Errorf(errs.Invalid, "%s requires a string argument, found: %s", op, v.TypeName())
 		}
-		return LongValue(int64(count(v.Str()))), nil
+		return value.LongValue(int64(count(v.Str()))), nil
 	}
 }
 
-func splitValue(a []Value) (Value, error) {
-	if nullish(a[0]) {
-		return NullValue(), nil
+func splitValue(a []value.Value) (value.Value, error) {
+	if Nullish(a[0]) {
+		return value.NullValue(), nil
 	}
-	if a[0].Kind() != String {
-		return Value{}, Errorf(Invalid, "$split requires an expression that evaluates to a string as a first argument, found: %s", a[0].TypeName())
+	if a[0].Kind() != value.String {
+		return value.Value{}, errs.Errorf(errs.Invalid, "$split requires an expression that evaluates to a string as a first argument, found: %s", a[0].TypeName())
 	}
-	if a[1].Kind() != String {
-		return Value{}, Errorf(Invalid, "$split requires an expression that evaluates to a string as a second argument, found: %s", a[1].TypeName())
+	if a[1].Kind() != value.String {
+		return value.Value{}, errs.Errorf(errs.Invalid, "$split requires an expression that evaluates to a string as a second argument, found: %s", a[1].TypeName())
 	}
 	if a[1].Str() == "" {
-		return Value{}, Errorf(Invalid, "$split requires a non-empty separator")
+		return value.Value{}, errs.Errorf(errs.Invalid, "$split requires a non-empty separator")
 	}
 	parts := strings.Split(a[0].Str(), a[1].Str())
-	out := make([]Value, len(parts))
+	out := make([]value.Value, len(parts))
 	for i, p := range parts {
-		out[i] = StringValue(p)
+		out[i] = value.StringValue(p)
 	}
-	return ArrayValue(out), nil
+	return value.ArrayValue(out), nil
 }
 
-func strcasecmp(a []Value) (Value, error) {
+func strcasecmp(a []value.Value) (value.Value, error) {
 	x, err := coerceToString("$strcasecmp", a[0])
 	if err != nil {
-		return Value{}, err
+		return value.Value{}, err
 	}
 	y, err := coerceToString("$strcasecmp", a[1])
 	if err != nil {
-		return Value{}, err
+		return value.Value{}, err
 	}
-	return LongValue(int64(strings.Compare(asciiUpper(x), asciiUpper(y)))), nil
+	return value.LongValue(int64(strings.Compare(asciiUpper(x), asciiUpper(y)))), nil
 }
 
 func asciiUpper(s string) string {
@@ -229,15 +232,15 @@ func asciiUpper(s string) string {
 	return string(b)
 }
 
-func indexOf(op string, a []Value, cp bool) (Value, error) {
-	if nullish(a[0]) {
-		return NullValue(), nil
+func indexOf(op string, a []value.Value, cp bool) (value.Value, error) {
+	if Nullish(a[0]) {
+		return value.NullValue(), nil
 	}
-	if a[0].Kind() != String {
-		return Value{}, Errorf(Invalid, "%s requires a string as the first argument, found: %s", op, a[0].TypeName())
+	if a[0].Kind() != value.String {
+		return value.Value{}, errs.Errorf(errs.Invalid, "%s requires a string as the first argument, found: %s", op, a[0].TypeName())
 	}
-	if a[1].Kind() != String {
-		return Value{}, Errorf(Invalid, "%s requires a string as the second argument, found: %s", op, a[1].TypeName())
+	if a[1].Kind() != value.String {
+		return value.Value{}, errs.Errorf(errs.Invalid, "%s requires a string as the second argument, found: %s", op, a[1].TypeName())
 	}
 	s, sub := a[0].Str(), a[1].Str()
 	var units []int // byte offset of each unit (code point or byte)
@@ -250,7 +253,7 @@ func indexOf(op string, a []Value, cp bool) (Value, error) {
 	}
 	start, end, err := indexBounds(op, a, n)
 	if err != nil || start > end || start > n {
-		return LongValue(-1), err
+		return value.LongValue(-1), err
 	}
 	off := func(u int) int {
 		if !cp || u >= len(units) {
@@ -261,16 +264,16 @@ func indexOf(op string, a []Value, cp bool) (Value, error) {
 	window := s[off(start):off(end)]
 	i := strings.Index(window, sub)
 	if i < 0 {
-		return LongValue(-1), nil
+		return value.LongValue(-1), nil
 	}
 	if cp {
-		return LongValue(int64(start + utf8.RuneCountInString(window[:i]))), nil
+		return value.LongValue(int64(start + utf8.RuneCountInString(window[:i]))), nil
 	}
-	return LongValue(int64(start + i)), nil
+	return value.LongValue(int64(start + i)), nil
 }
 
 // indexBounds reads the optional start and end of $indexOf*.
-func indexBounds(op string, a []Value, n int) (start, end int, err error) {
+func indexBounds(op string, a []value.Value, n int) (start, end int, err error) {
 	end = n
 	if len(a) > 2 {
 		s, err := nonNegInt(op, "starting index", a[2])
@@ -294,30 +297,30 @@ const defaultTrimChars = "\x00 \t\n\v\f\r\u00a0\u1680\u2000\u2001\u2002\u2003\u2
 
 type trimNode struct {
 	op          string
-	input       expression
-	chars       expression
+	input       Node
+	chars       Node
 	left, right bool
 }
 
-func (n *trimNode) eval(c *evalCtx) (Value, error) {
-	in, err := n.input.eval(c)
-	if err != nil || nullish(in) {
-		return NullValue(), err
+func (n *trimNode) Eval(c *EvalCtx) (value.Value, error) {
+	in, err := n.input.Eval(c)
+	if err != nil || Nullish(in) {
+		return value.NullValue(), err
 	}
-	if in.Kind() != String {
-		return Value{}, Errorf(Invalid, "%s requires its input to be a string, got %s (of type %s) instead", n.op, in, in.TypeName())
+	if in.Kind() != value.String {
+		return value.Value{}, errs.Errorf(errs.Invalid, "%s requires its input to be a string, got %s (of type %s) instead", n.op, in, in.TypeName())
 	}
 	chars := defaultTrimChars
 	if n.chars != nil {
-		cv, err := n.chars.eval(c)
+		cv, err := n.chars.Eval(c)
 		if err != nil {
-			return Value{}, err
+			return value.Value{}, err
 		}
-		if nullish(cv) {
-			return NullValue(), nil
+		if Nullish(cv) {
+			return value.NullValue(), nil
 		}
-		if cv.Kind() != String {
-			return Value{}, Errorf(Invalid, "%s requires 'chars' to be a string, got %s (of type %s) instead", n.op, cv, cv.TypeName())
+		if cv.Kind() != value.String {
+			return value.Value{}, errs.Errorf(errs.Invalid, "%s requires 'chars' to be a string, got %s (of type %s) instead", n.op, cv, cv.TypeName())
 		}
 		chars = cv.Str()
 	}
@@ -328,12 +331,12 @@ func (n *trimNode) eval(c *evalCtx) (Value, error) {
 	if n.right {
 		s = strings.TrimRight(s, chars)
 	}
-	return StringValue(s), nil
+	return value.StringValue(s), nil
 }
 
 func trimOp(left, right bool) opCompiler {
-	return func(c *exprCompiler, name string, arg Value) (expression, error) {
-		m, err := c.named(name, arg, []string{"input"}, []string{"chars"})
+	return func(c *Compiler, name string, arg value.Value) (Node, error) {
+		m, err := c.Named(name, arg, []string{"input"}, []string{"chars"})
 		if err != nil {
 			return nil, err
 		}
@@ -343,34 +346,34 @@ func trimOp(left, right bool) opCompiler {
 
 type replaceNode struct {
 	op                       string
-	input, find, replacement expression
+	input, find, replacement Node
 	n                        int
 }
 
-func (n *replaceNode) eval(c *evalCtx) (Value, error) {
-	var vals [3]Value
-	for i, x := range []expression{n.input, n.find, n.replacement} {
-		v, err := x.eval(c)
+func (n *replaceNode) Eval(c *EvalCtx) (value.Value, error) {
+	var vals [3]value.Value
+	for i, x := range []Node{n.input, n.find, n.replacement} {
+		v, err := x.Eval(c)
 		if err != nil {
-			return Value{}, err
+			return value.Value{}, err
 		}
-		if !nullish(v) && v.Kind() != String {
+		if !Nullish(v) && v.Kind() != value.String {
 			what := [3]string{"input", "find", "replacement"}[i]
-			return Value{}, Errorf(Invalid, "%s requires that '%s' be a string, found: %s", n.op, what, v)
+			return value.Value{}, errs.Errorf(errs.Invalid, "%s requires that '%s' be a string, found: %s", n.op, what, v)
 		}
 		vals[i] = v
 	}
 	for _, v := range vals {
-		if nullish(v) {
-			return NullValue(), nil
+		if Nullish(v) {
+			return value.NullValue(), nil
 		}
 	}
-	return StringValue(strings.Replace(vals[0].Str(), vals[1].Str(), vals[2].Str(), n.n)), nil
+	return value.StringValue(strings.Replace(vals[0].Str(), vals[1].Str(), vals[2].Str(), n.n)), nil
 }
 
 func replaceOp(count int) opCompiler {
-	return func(c *exprCompiler, name string, arg Value) (expression, error) {
-		m, err := c.named(name, arg, []string{"input", "find", "replacement"}, nil)
+	return func(c *Compiler, name string, arg value.Value) (Node, error) {
+		m, err := c.Named(name, arg, []string{"input", "find", "replacement"}, nil)
 		if err != nil {
 			return nil, err
 		}

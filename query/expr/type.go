@@ -1,9 +1,12 @@
-package query
+package expr
 
 import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // Type operators: $type, $isNumber, $convert and the $toX shorthands.
@@ -12,8 +15,8 @@ import (
 
 func registerExprTypeOps() {
 	registerOps(map[string]opCompiler{
-		"$type":       unaryOp(func(v Value) (Value, error) { return StringValue(v.TypeName()), nil }),
-		"$isNumber":   unaryOp(func(v Value) (Value, error) { return BoolValue(v.IsNumber()), nil }),
+		"$type":       unaryOp(func(v value.Value) (value.Value, error) { return value.StringValue(v.TypeName()), nil }),
+		"$isNumber":   unaryOp(func(v value.Value) (value.Value, error) { return value.BoolValue(v.IsNumber()), nil }),
 		"$convert":    compileConvert,
 		"$toString":   toOp("string"),
 		"$toLong":     toOp("long"),
@@ -40,20 +43,20 @@ func convertTypeNames() []string {
 
 // convertNode is $convert.
 type convertNode struct {
-	input, to, onError, onNull expression
+	input, to, onError, onNull Node
 }
 
-func compileConvert(c *exprCompiler, name string, arg Value) (expression, error) {
-	m, err := c.named(name, arg, []string{"input", "to"}, []string{"onError", "onNull", "format", "base"})
+func compileConvert(c *Compiler, name string, arg value.Value) (Node, error) {
+	m, err := c.Named(name, arg, []string{"input", "to"}, []string{"onError", "onNull", "format", "base"})
 	if err != nil {
 		return nil, err
 	}
 	if m["format"] != nil || m["base"] != nil {
-		return nil, Errorf(Invalid, "$convert: 'format' and 'base' are not supported")
+		return nil, errs.Errorf(errs.Invalid, "$convert: 'format' and 'base' are not supported")
 	}
 	n := &convertNode{m["input"], m["to"], m["onError"], m["onNull"]}
-	if k, ok := n.to.(literal); ok {
-		if _, err := convertTarget(k.v); err != nil {
+	if k, ok := n.to.(Literal); ok {
+		if _, err := convertTarget(k.Value); err != nil {
 			return nil, err
 		}
 	}
@@ -61,72 +64,72 @@ func compileConvert(c *exprCompiler, name string, arg Value) (expression, error)
 }
 
 func toOp(target string) opCompiler {
-	return func(c *exprCompiler, name string, arg Value) (expression, error) {
+	return func(c *Compiler, name string, arg value.Value) (Node, error) {
 		args, err := c.args(name, arg, 1, 1)
 		if err != nil {
 			return nil, err
 		}
 		if target == "decimal" {
-			return nil, Errorf(Invalid, "%s is not supported: omgdb has no decimal type", name).
+			return nil, errs.Errorf(errs.Invalid, "%s is not supported: omgdb has no decimal type", name).
 				WithHint("use $toDouble, or $toLong on amounts in the smallest unit")
 		}
-		return &convertNode{input: args[0], to: literal{StringValue(target)}}, nil
+		return &convertNode{input: args[0], to: Literal{value.StringValue(target)}}, nil
 	}
 }
 
 // convertTarget resolves a "to" value to a type name.
-func convertTarget(to Value) (string, error) {
+func convertTarget(to value.Value) (string, error) {
 	key := to.Str()
 	if to.IsNumber() {
-		i, _ := exactInt(to)
+		i, _ := ExactInt(to)
 		key = strconv.FormatInt(i, 10)
-	} else if to.Kind() != String {
-		return "", Errorf(Invalid, "$convert's 'to' argument must be a string or number, but is %s", to.TypeName())
+	} else if to.Kind() != value.String {
+		return "", errs.Errorf(errs.Invalid, "$convert's 'to' argument must be a string or number, but is %s", to.TypeName())
 	}
 	t, ok := convertTypes[key]
 	if !ok {
-		return "", Errorf(Invalid, "$convert: unknown type name: %s%s", key, DidYouMean(key, convertTypeNames()))
+		return "", errs.Errorf(errs.Invalid, "$convert: unknown type name: %s%s", key, errs.DidYouMean(key, convertTypeNames()))
 	}
 	if t == "decimal" || t == "binData" {
-		return "", Errorf(Invalid, "$convert to %s is not supported by omgdb", t)
+		return "", errs.Errorf(errs.Invalid, "$convert to %s is not supported by omgdb", t)
 	}
 	return t, nil
 }
 
-func (n *convertNode) eval(c *evalCtx) (Value, error) {
-	in, err := n.input.eval(c)
+func (n *convertNode) Eval(c *EvalCtx) (value.Value, error) {
+	in, err := n.input.Eval(c)
 	if err != nil {
-		return Value{}, err
+		return value.Value{}, err
 	}
-	toV, err := n.to.eval(c)
+	toV, err := n.to.Eval(c)
 	if err != nil {
-		return Value{}, err
+		return value.Value{}, err
 	}
-	if nullish(toV) {
-		return NullValue(), nil
+	if Nullish(toV) {
+		return value.NullValue(), nil
 	}
 	to, err := convertTarget(toV)
 	if err != nil {
-		return Value{}, err
+		return value.Value{}, err
 	}
-	if nullish(in) {
+	if Nullish(in) {
 		if n.onNull != nil {
-			return n.onNull.eval(c)
+			return n.onNull.Eval(c)
 		}
-		return NullValue(), nil
+		return value.NullValue(), nil
 	}
 	out, cerr := convertValue(in, to)
 	if cerr == nil {
 		return out, nil
 	}
 	if n.onError != nil {
-		return n.onError.eval(c)
+		return n.onError.Eval(c)
 	}
-	return Value{}, cerr
+	return value.Value{}, cerr
 }
 
 // convertValue converts a non-null value to the named type.
-func convertValue(v Value, to string) (Value, *Error) {
+func convertValue(v value.Value, to string) (value.Value, *errs.Error) {
 	if v.Kind().String() == to {
 		return v, nil
 	}
@@ -140,40 +143,40 @@ func convertValue(v Value, to string) (Value, *Error) {
 	case "string":
 		return toString(v)
 	case "objectId":
-		if id, ok := ParseOID(v.Str()); ok && v.Kind() == String {
-			return ObjectIDValue(id), nil
+		if id, ok := value.ParseOID(v.Str()); ok && v.Kind() == value.String {
+			return value.ObjectIDValue(id), nil
 		}
-		if v.Kind() == String {
-			return Value{}, convertError("failed to parse objectId '%s': it needs 24 hexadecimal digits", v.Str())
+		if v.Kind() == value.String {
+			return value.Value{}, convertError("failed to parse objectId '%s': it needs 24 hexadecimal digits", v.Str())
 		}
 	case "date":
 		return toDate(v)
 	}
-	return Value{}, convertError("unsupported conversion from %s to %s", v.TypeName(), to)
+	return value.Value{}, convertError("unsupported conversion from %s to %s", v.TypeName(), to)
 }
 
-func convertError(format string, args ...any) *Error {
-	return Errorf(Invalid, "$convert: "+format+", and there is no onError value", args...).
+func convertError(format string, args ...any) *errs.Error {
+	return errs.Errorf(errs.Invalid, "$convert: "+format+", and there is no onError value", args...).
 		WithHint(`add "onError" to $convert to give a value instead of failing`)
 }
 
-func toBool(v Value) (Value, *Error) {
+func toBool(v value.Value) (value.Value, *errs.Error) {
 	switch v.Kind() {
-	case Long, Double, String, ObjectID, Date:
-		return BoolValue(v.Kind() == String || v.Kind() == ObjectID || v.Kind() == Date || truthy(v)), nil
+	case value.Long, value.Double, value.String, value.ObjectID, value.Date:
+		return value.BoolValue(v.Kind() == value.String || v.Kind() == value.ObjectID || v.Kind() == value.Date || Truthy(v)), nil
 	}
-	return Value{}, convertError("unsupported conversion from %s to bool", v.TypeName())
+	return value.Value{}, convertError("unsupported conversion from %s to bool", v.TypeName())
 }
 
-func toDouble(v Value) (Value, *Error) {
+func toDouble(v value.Value) (value.Value, *errs.Error) {
 	switch v.Kind() {
-	case Bool:
-		return DoubleValue(float64(v.num)), nil
-	case Long:
-		return DoubleValue(float64(v.Long())), nil
-	case Date:
-		return DoubleValue(float64(v.Date())), nil
-	case String:
+	case value.Bool:
+		return value.DoubleValue(float64(boolNum(v))), nil
+	case value.Long:
+		return value.DoubleValue(float64(v.Long())), nil
+	case value.Date:
+		return value.DoubleValue(float64(v.Date())), nil
+	case value.String:
 		s := strings.TrimSpace(v.Str())
 		switch s {
 		case "NaN", "Infinity", "-Infinity", "inf", "-inf", "infinity", "-infinity":
@@ -181,93 +184,101 @@ func toDouble(v Value) (Value, *Error) {
 		}
 		f, err := strconv.ParseFloat(v.Str(), 64)
 		if err != nil || strings.ContainsAny(v.Str(), "xXpP_") {
-			return Value{}, convertError("failed to parse number '%s'", v.Str())
+			return value.Value{}, convertError("failed to parse number '%s'", v.Str())
 		}
-		return DoubleValue(f), nil
+		return value.DoubleValue(f), nil
 	}
-	return Value{}, convertError("unsupported conversion from %s to double", v.TypeName())
+	return value.Value{}, convertError("unsupported conversion from %s to double", v.TypeName())
 }
 
-func parseNumberDoubleText(s string) Value {
+func parseNumberDoubleText(s string) value.Value {
 	switch strings.ToLower(s) {
 	case "nan":
-		return DoubleValue(math.NaN())
+		return value.DoubleValue(math.NaN())
 	case "-infinity", "-inf":
-		return DoubleValue(math.Inf(-1))
+		return value.DoubleValue(math.Inf(-1))
 	}
-	return DoubleValue(math.Inf(1))
+	return value.DoubleValue(math.Inf(1))
 }
 
-func toInteger(v Value, int32Range bool) (Value, *Error) {
+func toInteger(v value.Value, int32Range bool) (value.Value, *errs.Error) {
 	lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
 	if int32Range {
 		lo, hi = math.MinInt32, math.MaxInt32
 	}
 	var i int64
 	switch v.Kind() {
-	case Bool:
-		i = int64(v.num)
-	case Long, Date:
+	case value.Bool:
+		i = boolNum(v)
+	case value.Long, value.Date:
 		i = v.Long()
-	case Double:
+	case value.Double:
 		f := v.Double()
 		if math.IsNaN(f) {
-			return Value{}, convertError("attempt to convert NaN value to integer type")
+			return value.Value{}, convertError("attempt to convert NaN value to integer type")
 		}
 		t := math.Trunc(f)
 		if t < float64(lo) || t >= float64(hi)+1 {
-			return Value{}, convertError("conversion would overflow target type: %s", v)
+			return value.Value{}, convertError("conversion would overflow target type: %s", v)
 		}
 		i = int64(t)
-	case String:
+	case value.String:
 		n, err := strconv.ParseInt(v.Str(), 10, 64)
 		if err != nil {
-			return Value{}, convertError("failed to parse number '%s'", v.Str())
+			return value.Value{}, convertError("failed to parse number '%s'", v.Str())
 		}
 		i = n
 	default:
-		return Value{}, convertError("unsupported conversion from %s to %s", v.TypeName(), map[bool]string{true: "int", false: "long"}[int32Range])
+		return value.Value{}, convertError("unsupported conversion from %s to %s", v.TypeName(), map[bool]string{true: "int", false: "long"}[int32Range])
 	}
 	if i < lo || i > hi {
-		return Value{}, convertError("conversion would overflow target type: %s", v)
+		return value.Value{}, convertError("conversion would overflow target type: %s", v)
 	}
-	return LongValue(i), nil
+	return value.LongValue(i), nil
 }
 
-func toString(v Value) (Value, *Error) {
+func toString(v value.Value) (value.Value, *errs.Error) {
 	switch v.Kind() {
-	case Bool:
-		return StringValue(strconv.FormatBool(v.Bool())), nil
-	case Long:
-		return StringValue(strconv.FormatInt(v.Long(), 10)), nil
-	case Double:
-		return StringValue(formatDouble(v.Double())), nil
-	case ObjectID:
-		return StringValue(v.OID().Hex()), nil
-	case Date:
-		return StringValue(formatDate(v.Date())), nil
+	case value.Bool:
+		return value.StringValue(strconv.FormatBool(v.Bool())), nil
+	case value.Long:
+		return value.StringValue(strconv.FormatInt(v.Long(), 10)), nil
+	case value.Double:
+		return value.StringValue(formatDouble(v.Double())), nil
+	case value.ObjectID:
+		return value.StringValue(v.OID().Hex()), nil
+	case value.Date:
+		return value.StringValue(formatDate(v.Date())), nil
 	}
-	return Value{}, convertError("unsupported conversion from %s to string", v.TypeName())
+	return value.Value{}, convertError("unsupported conversion from %s to string", v.TypeName())
 }
 
-func toDate(v Value) (Value, *Error) {
+func toDate(v value.Value) (value.Value, *errs.Error) {
 	switch v.Kind() {
-	case Long:
-		return DateValue(v.Long()), nil
-	case Double:
+	case value.Long:
+		return value.DateValue(v.Long()), nil
+	case value.Double:
 		f := v.Double()
 		if math.IsNaN(f) || math.IsInf(f, 0) || math.Abs(f) >= 9.2e18 {
-			return Value{}, convertError("conversion would overflow target type: %s", v)
+			return value.Value{}, convertError("conversion would overflow target type: %s", v)
 		}
-		return DateValue(int64(f)), nil
-	case ObjectID:
-		return DateValue(v.OID().Time().UnixMilli()), nil
-	case String:
+		return value.DateValue(int64(f)), nil
+	case value.ObjectID:
+		return value.DateValue(v.OID().Time().UnixMilli()), nil
+	case value.String:
 		ms, err := parseDateString(v.Str(), nil)
 		if err != nil {
-			return Value{}, convertError("error parsing date string '%s'", v.Str())
+			return value.Value{}, convertError("error parsing date string '%s'", v.Str())
 		}
-		return DateValue(ms), nil
+		return value.DateValue(ms), nil
 	}
-	return Value{}, convertError("unsupported conversion from %s to date", v.TypeName())
+	return value.Value{}, convertError("unsupported conversion from %s to date", v.TypeName())
+}
+
+// boolNum is a bool as a number: 1 for true, 0 for false.
+func boolNum(v value.Value) int64 {
+	if v.Bool() {
+		return 1
+	}
+	return 0
 }

@@ -1,4 +1,11 @@
-package query
+package expr
+
+import (
+	"slices"
+
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
+)
 
 // Operators that bind variables: $let, $map, $filter, $reduce.
 
@@ -14,52 +21,52 @@ func registerExprVarsOps() {
 // letNode is $let: evaluate the variables, then the body.
 type letNode struct {
 	slots []int
-	vals  []expression
-	in    expression
+	vals  []Node
+	in    Node
 }
 
-func (n *letNode) eval(c *evalCtx) (Value, error) {
-	vals := make([]Value, len(n.vals))
+func (n *letNode) Eval(c *EvalCtx) (value.Value, error) {
+	vals := make([]value.Value, len(n.vals))
 	for i, v := range n.vals {
-		x, err := v.eval(c)
+		x, err := v.Eval(c)
 		if err != nil {
-			return Value{}, err
+			return value.Value{}, err
 		}
 		vals[i] = x
 	}
 	for i, s := range n.slots {
-		c.vars[s] = vals[i]
+		c.Vars[s] = vals[i]
 	}
-	return n.in.eval(c)
+	return n.in.Eval(c)
 }
 
-func compileLet(c *exprCompiler, name string, arg Value) (expression, error) {
-	if arg.Kind() != Object {
-		return nil, Errorf(Invalid, "$let only supports an object as its argument, found %s", arg.TypeName())
+func compileLet(c *Compiler, name string, arg value.Value) (Node, error) {
+	if arg.Kind() != value.Object {
+		return nil, errs.Errorf(errs.Invalid, "$let only supports an object as its argument, found %s", arg.TypeName())
 	}
 	vars, in := arg.Get("vars"), arg.Get("in")
 	for _, f := range arg.Fields() {
 		if f.Key != "vars" && f.Key != "in" {
-			return nil, Errorf(Invalid, "unrecognized parameter to $let: %s%s", f.Key, DidYouMean(f.Key, []string{"vars", "in"}))
+			return nil, errs.Errorf(errs.Invalid, "unrecognized parameter to $let: %s%s", f.Key, errs.DidYouMean(f.Key, []string{"vars", "in"}))
 		}
 	}
 	if vars.IsMissing() {
-		return nil, Errorf(Invalid, "missing 'vars' parameter to $let")
+		return nil, errs.Errorf(errs.Invalid, "missing 'vars' parameter to $let")
 	}
 	if in.IsMissing() {
-		return nil, Errorf(Invalid, "missing 'in' parameter to $let")
+		return nil, errs.Errorf(errs.Invalid, "missing 'in' parameter to $let")
 	}
-	if vars.Kind() != Object {
-		return nil, Errorf(Invalid, "$let: 'vars' must be an object, found %s", vars.TypeName())
+	if vars.Kind() != value.Object {
+		return nil, errs.Errorf(errs.Invalid, "$let: 'vars' must be an object, found %s", vars.TypeName())
 	}
 	n := &letNode{}
 	for _, f := range vars.Fields() {
 		if f.Key != "CURRENT" {
-			if err := checkVarName(f.Key); err != nil {
+			if err := CheckVarName(f.Key); err != nil {
 				return nil, err
 			}
 		}
-		v, err := c.expr(f.Value)
+		v, err := c.Compile(f.Value)
 		if err != nil {
 			return nil, err
 		}
@@ -67,7 +74,7 @@ func compileLet(c *exprCompiler, name string, arg Value) (expression, error) {
 	}
 	var restores []func()
 	for _, f := range vars.Fields() {
-		slot, restore := c.bind(f.Key)
+		slot, restore := c.Bind(f.Key)
 		n.slots = append(n.slots, slot)
 		restores = append(restores, restore)
 	}
@@ -76,7 +83,7 @@ func compileLet(c *exprCompiler, name string, arg Value) (expression, error) {
 			restores[i]()
 		}
 	}()
-	body, err := c.expr(in)
+	body, err := c.Compile(in)
 	if err != nil {
 		return nil, err
 	}
@@ -86,52 +93,52 @@ func compileLet(c *exprCompiler, name string, arg Value) (expression, error) {
 
 // iterArgs are the parts shared by $map and $filter.
 type iterArgs struct {
-	input expression
+	input Node
 	slot  int
-	body  expression // "in" of $map, "cond" of $filter
-	limit expression // $filter only
+	body  Node // "in" of $map, "cond" of $filter
+	limit Node // $filter only
 }
 
 // compileIter compiles {input, as, <bodyKey>, [limit]}.
-func compileIter(c *exprCompiler, name string, arg Value, bodyKey string, extra ...string) (*iterArgs, error) {
-	if arg.Kind() != Object {
-		return nil, Errorf(Invalid, "%s only supports an object as its argument, found %s", name, arg.TypeName())
+func compileIter(c *Compiler, name string, arg value.Value, bodyKey string, extra ...string) (*iterArgs, error) {
+	if arg.Kind() != value.Object {
+		return nil, errs.Errorf(errs.Invalid, "%s only supports an object as its argument, found %s", name, arg.TypeName())
 	}
 	allowed := append([]string{"input", "as", bodyKey}, extra...)
 	for _, f := range arg.Fields() {
-		if !contains(allowed, f.Key) {
-			return nil, Errorf(Invalid, "unrecognized parameter to %s: %s%s", name, f.Key, DidYouMean(f.Key, allowed))
+		if !slices.Contains(allowed, f.Key) {
+			return nil, errs.Errorf(errs.Invalid, "unrecognized parameter to %s: %s%s", name, f.Key, errs.DidYouMean(f.Key, allowed))
 		}
 	}
 	for _, k := range []string{"input", bodyKey} {
 		if arg.Get(k).IsMissing() {
-			return nil, Errorf(Invalid, "missing '%s' parameter to %s", k, name)
+			return nil, errs.Errorf(errs.Invalid, "missing '%s' parameter to %s", k, name)
 		}
 	}
 	as := "this"
 	if a := arg.Get("as"); !a.IsMissing() {
-		if a.Kind() != String {
-			return nil, Errorf(Invalid, "%s: 'as' must be a string, found %s", name, a.TypeName())
+		if a.Kind() != value.String {
+			return nil, errs.Errorf(errs.Invalid, "%s: 'as' must be a string, found %s", name, a.TypeName())
 		}
-		if err := checkVarName(a.Str()); err != nil {
+		if err := CheckVarName(a.Str()); err != nil {
 			return nil, err
 		}
 		as = a.Str()
 	}
 	it := &iterArgs{}
 	var err error
-	if it.input, err = c.expr(arg.Get("input")); err != nil {
+	if it.input, err = c.Compile(arg.Get("input")); err != nil {
 		return nil, err
 	}
 	if l := arg.Get("limit"); !l.IsMissing() {
-		if it.limit, err = c.expr(l); err != nil {
+		if it.limit, err = c.Compile(l); err != nil {
 			return nil, err
 		}
 	}
-	slot, restore := c.bind(as)
+	slot, restore := c.Bind(as)
 	defer restore()
 	it.slot = slot
-	if it.body, err = c.expr(arg.Get(bodyKey)); err != nil {
+	if it.body, err = c.Compile(arg.Get(bodyKey)); err != nil {
 		return nil, err
 	}
 	return it, nil
@@ -139,37 +146,37 @@ func compileIter(c *exprCompiler, name string, arg Value, bodyKey string, extra 
 
 // inputArray evaluates the input of $map/$filter: an array, or ok=false
 // for null and missing.
-func (it *iterArgs) inputArray(c *evalCtx, name string) ([]Value, bool, error) {
-	in, err := it.input.eval(c)
-	if err != nil || nullish(in) {
+func (it *iterArgs) inputArray(c *EvalCtx, name string) ([]value.Value, bool, error) {
+	in, err := it.input.Eval(c)
+	if err != nil || Nullish(in) {
 		return nil, false, err
 	}
-	if in.Kind() != Array {
-		return nil, false, Errorf(Invalid, "input to %s must be an array not %s", name, in.TypeName())
+	if in.Kind() != value.Array {
+		return nil, false, errs.Errorf(errs.Invalid, "input to %s must be an array not %s", name, in.TypeName())
 	}
 	return in.Array(), true, nil
 }
 
 type mapNode struct{ *iterArgs }
 
-func (n mapNode) eval(c *evalCtx) (Value, error) {
+func (n mapNode) Eval(c *EvalCtx) (value.Value, error) {
 	in, ok, err := n.inputArray(c, "$map")
 	if !ok {
-		return NullValue(), err
+		return value.NullValue(), err
 	}
-	out := make([]Value, len(in))
+	out := make([]value.Value, len(in))
 	for i, e := range in {
-		c.vars[n.slot] = e
+		c.Vars[n.slot] = e
 		v, err := evalElem(n.body, c)
 		if err != nil {
-			return Value{}, err
+			return value.Value{}, err
 		}
 		out[i] = v
 	}
-	return ArrayValue(out), c.spend(ArrayValue(out))
+	return value.ArrayValue(out), c.spend(value.ArrayValue(out))
 }
 
-func compileMap(c *exprCompiler, name string, arg Value) (expression, error) {
+func compileMap(c *Compiler, name string, arg value.Value) (Node, error) {
 	it, err := compileIter(c, name, arg, "in")
 	if err != nil {
 		return nil, err
@@ -179,51 +186,51 @@ func compileMap(c *exprCompiler, name string, arg Value) (expression, error) {
 
 type filterNode struct{ *iterArgs }
 
-func (n filterNode) eval(c *evalCtx) (Value, error) {
+func (n filterNode) Eval(c *EvalCtx) (value.Value, error) {
 	in, ok, err := n.inputArray(c, "$filter")
 	if !ok {
-		return NullValue(), err
+		return value.NullValue(), err
 	}
 	limit, err := n.filterLimit(c)
 	if err != nil {
-		return Value{}, err
+		return value.Value{}, err
 	}
-	out := []Value{}
+	out := []value.Value{}
 	for _, e := range in {
 		if limit >= 0 && len(out) >= limit {
 			break
 		}
-		c.vars[n.slot] = e
-		v, err := n.body.eval(c)
+		c.Vars[n.slot] = e
+		v, err := n.body.Eval(c)
 		if err != nil {
-			return Value{}, err
+			return value.Value{}, err
 		}
-		if truthy(v) {
+		if Truthy(v) {
 			out = append(out, e)
 		}
 	}
-	return ArrayValue(out), c.spend(ArrayValue(out))
+	return value.ArrayValue(out), c.spend(value.ArrayValue(out))
 }
 
-func (n filterNode) filterLimit(c *evalCtx) (int, error) {
+func (n filterNode) filterLimit(c *EvalCtx) (int, error) {
 	if n.limit == nil {
 		return -1, nil
 	}
-	l, err := n.limit.eval(c)
-	if err != nil || nullish(l) {
+	l, err := n.limit.Eval(c)
+	if err != nil || Nullish(l) {
 		return -1, err
 	}
-	i, ok := exactInt(l)
+	i, ok := ExactInt(l)
 	if !ok {
-		return 0, Errorf(Invalid, "$filter: limit must be represented as a 32-bit integral value: %s", l)
+		return 0, errs.Errorf(errs.Invalid, "$filter: limit must be represented as a 32-bit integral value: %s", l)
 	}
 	if i < 1 {
-		return 0, Errorf(Invalid, "$filter: limit must be greater than 0: %d", i)
+		return 0, errs.Errorf(errs.Invalid, "$filter: limit must be greater than 0: %d", i)
 	}
 	return int(min(i, 1<<31)), nil
 }
 
-func compileFilterExpr(c *exprCompiler, name string, arg Value) (expression, error) {
+func compileFilterExpr(c *Compiler, name string, arg value.Value) (Node, error) {
 	it, err := compileIter(c, name, arg, "cond", "limit")
 	if err != nil {
 		return nil, err
@@ -233,50 +240,50 @@ func compileFilterExpr(c *exprCompiler, name string, arg Value) (expression, err
 
 // reduceNode is $reduce.
 type reduceNode struct {
-	input, init, in     expression
+	input, init, in     Node
 	thisSlot, valueSlot int
 }
 
-func (n *reduceNode) eval(c *evalCtx) (Value, error) {
-	in, err := n.input.eval(c)
-	if err != nil || nullish(in) {
-		return NullValue(), err
+func (n *reduceNode) Eval(c *EvalCtx) (value.Value, error) {
+	in, err := n.input.Eval(c)
+	if err != nil || Nullish(in) {
+		return value.NullValue(), err
 	}
-	if in.Kind() != Array {
-		return Value{}, Errorf(Invalid, "$reduce requires an array as the input, found: %s", in.TypeName())
+	if in.Kind() != value.Array {
+		return value.Value{}, errs.Errorf(errs.Invalid, "$reduce requires an array as the input, found: %s", in.TypeName())
 	}
-	acc, err := n.init.eval(c)
+	acc, err := n.init.Eval(c)
 	if err != nil {
-		return Value{}, err
+		return value.Value{}, err
 	}
 	for _, e := range in.Array() {
-		c.vars[n.thisSlot], c.vars[n.valueSlot] = e, acc
-		if acc, err = n.in.eval(c); err != nil {
-			return Value{}, err
+		c.Vars[n.thisSlot], c.Vars[n.valueSlot] = e, acc
+		if acc, err = n.in.Eval(c); err != nil {
+			return value.Value{}, err
 		}
 	}
 	return acc, nil
 }
 
-func compileReduce(c *exprCompiler, name string, arg Value) (expression, error) {
-	if arg.Kind() != Object {
-		return nil, Errorf(Invalid, "$reduce requires an object as an argument, found: %s", arg.TypeName())
+func compileReduce(c *Compiler, name string, arg value.Value) (Node, error) {
+	if arg.Kind() != value.Object {
+		return nil, errs.Errorf(errs.Invalid, "$reduce requires an object as an argument, found: %s", arg.TypeName())
 	}
 	n := &reduceNode{}
-	m, err := c.named(name, arg.Without("in"), []string{"input", "initialValue"}, nil)
+	m, err := c.Named(name, arg.Without("in"), []string{"input", "initialValue"}, nil)
 	if err != nil {
 		return nil, err
 	}
 	if arg.Get("in").IsMissing() {
-		return nil, Errorf(Invalid, "missing 'in' parameter to $reduce")
+		return nil, errs.Errorf(errs.Invalid, "missing 'in' parameter to $reduce")
 	}
 	n.input, n.init = m["input"], m["initialValue"]
-	thisSlot, restoreThis := c.bind("this")
+	thisSlot, restoreThis := c.Bind("this")
 	defer restoreThis()
-	valueSlot, restoreValue := c.bind("value")
+	valueSlot, restoreValue := c.Bind("value")
 	defer restoreValue()
 	n.thisSlot, n.valueSlot = thisSlot, valueSlot
-	if n.in, err = c.expr(arg.Get("in")); err != nil {
+	if n.in, err = c.Compile(arg.Get("in")); err != nil {
 		return nil, err
 	}
 	return n, nil

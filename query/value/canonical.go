@@ -1,4 +1,4 @@
-package query
+package value
 
 import (
 	"bytes"
@@ -391,7 +391,7 @@ func (t *transcoder) string() bool {
 // least 1e-6. With at most 15 significant digits no other decimal of as
 // few digits rounds to the same double, so the text is the shortest that
 // round-trips, which strconv writes in positional notation from 1e-6 to
-// 1e21, the range appendDouble writes that way.
+// 1e21, the range AppendDouble writes that way.
 func canonicalNumber(text []byte, v Value) bool {
 	if v.kind == Long {
 		return string(text) != "-0"

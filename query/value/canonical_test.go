@@ -1,4 +1,4 @@
-package query_test
+package value_test
 
 import (
 	"bytes"
@@ -7,19 +7,19 @@ import (
 	"testing"
 
 	"github.com/omgdb/omgdb/internal/testgen"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // slow is the reference: Parse + PrepareDocument + AppendJSON.
 func slow(src []byte) ([]byte, error) {
-	v, err := query.Parse(src)
+	v, err := value.Parse(src)
 	if err != nil {
 		return nil, err
 	}
-	if v, err = query.PrepareDocument(v); err != nil {
+	if v, err = value.PrepareDocument(v); err != nil {
 		return nil, err
 	}
-	return query.JSON(v), nil
+	return value.JSON(v), nil
 }
 
 func TestAppendCanonicalDocument_Cases(t *testing.T) {
@@ -34,19 +34,19 @@ func TestAppendCanonicalDocument_Cases(t *testing.T) {
 		{`{"_id":1}`, `{"_id":1}`},
 	}
 	for _, c := range cases {
-		out, id, err := query.AppendCanonicalDocument(nil, []byte(c.in))
+		out, id, err := value.AppendCanonicalDocument(nil, []byte(c.in))
 		if err != nil || string(out) != c.want {
 			t.Errorf("AppendCanonicalDocument(%s) = %s, %v; want %s", c.in, out, err, c.want)
 		}
-		if !query.Equal(id, query.MustParse(c.want).Get("_id")) {
+		if !value.Equal(id, value.MustParse(c.want).Get("_id")) {
 			t.Errorf("id of %s = %v", c.in, id)
 		}
 	}
-	out, id, err := query.AppendCanonicalDocument([]byte("prefix"), []byte(`{"a":1}`))
-	if err != nil || id.Kind() != query.ObjectID || string(out) != `prefix{"_id":`+id.String()+`,"a":1}` {
+	out, id, err := value.AppendCanonicalDocument([]byte("prefix"), []byte(`{"a":1}`))
+	if err != nil || id.Kind() != value.ObjectID || string(out) != `prefix{"_id":`+id.String()+`,"a":1}` {
 		t.Errorf("generated id: %s %v %v", out, id, err)
 	}
-	out, _, _ = query.AppendCanonicalDocument(nil, []byte(`{}`))
+	out, _, _ = value.AppendCanonicalDocument(nil, []byte(`{}`))
 	if !strings.HasPrefix(string(out), `{"_id":{"$oid":"`) || !strings.HasSuffix(string(out), `"}}`) {
 		t.Errorf("empty document: %s", out)
 	}
@@ -72,15 +72,15 @@ func TestAppendCanonicalDocument_MatchesSlowPath(t *testing.T) {
 	for i := 0; i < 20000; i++ {
 		doc := testgen.Document(r)
 		if doc.Get("_id").IsMissing() {
-			doc = doc.With("_id", query.LongValue(int64(i))).IDFirst()
+			doc = doc.With("_id", value.LongValue(int64(i))).IDFirst()
 		}
-		src := mutations[r.IntN(len(mutations))](string(query.JSON(doc)))
+		src := mutations[r.IntN(len(mutations))](string(value.JSON(doc)))
 		want, wantErr := slow([]byte(src))
-		got, id, gotErr := query.AppendCanonicalDocument(nil, []byte(src))
+		got, id, gotErr := value.AppendCanonicalDocument(nil, []byte(src))
 		if wantErr == nil && !bytes.HasPrefix(want, []byte(`{"_id":`)) {
 			// The slow reference does not generate ids: use the fast path's.
-			v := query.MustParse(string(want))
-			want = query.JSON(query.ObjectValue(append([]query.Field{{Key: "_id", Value: id}}, v.Fields()...)))
+			v := value.MustParse(string(want))
+			want = value.JSON(value.ObjectValue(append([]value.Field{{Key: "_id", Value: id}}, v.Fields()...)))
 		}
 		if (wantErr == nil) != (gotErr == nil) || (wantErr != nil && wantErr.Error() != gotErr.Error()) {
 			t.Fatalf("%s\nfast error %v\nslow error %v", src, gotErr, wantErr)
@@ -97,7 +97,7 @@ func BenchmarkAppendCanonicalDocument(b *testing.B) {
 	b.ReportAllocs()
 	var out []byte
 	for i := 0; i < b.N; i++ {
-		out, _, _ = query.AppendCanonicalDocument(out[:0], src)
+		out, _, _ = value.AppendCanonicalDocument(out[:0], src)
 	}
 }
 
@@ -148,7 +148,7 @@ func TestAppendCanonicalDocument_Numbers(t *testing.T) {
 	for _, n := range texts {
 		src := []byte(`{"_id":1,"n":` + n + `,"a":[` + n + `]}`)
 		want, wantErr := slow(src)
-		got, _, err := query.AppendCanonicalDocument(nil, src)
+		got, _, err := value.AppendCanonicalDocument(nil, src)
 		if (err == nil) != (wantErr == nil) || (err == nil && !bytes.Equal(got, want)) {
 			t.Fatalf("%s:\nfast %s, %v\nslow %s, %v", n, got, err, want, wantErr)
 		}
@@ -162,7 +162,7 @@ func TestAppendCanonicalDocument_UTF8(t *testing.T) {
 	for _, s := range []string{"é", "日本語", "a\u2028b", "\xff", "ab\xc3", "\xed\xa0\x80", "ok\xe2\x82"} {
 		for _, src := range []string{`{"_id":1,"k":"` + s + `"}`, `{"_id":1,"` + s + `":1}`, `{"_id":1,"a":["x","` + s + `"]}`} {
 			want, wantErr := slow([]byte(src))
-			got, _, err := query.AppendCanonicalDocument(nil, []byte(src))
+			got, _, err := value.AppendCanonicalDocument(nil, []byte(src))
 			if (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) || !bytes.Equal(got, want) && err == nil {
 				t.Errorf("%q:\nfast %s, %v\nslow %s, %v", src, got, err, want, wantErr)
 			}
@@ -179,7 +179,7 @@ func TestAppendCanonicalDocument_Dates(t *testing.T) {
 		`{"$date":12`, `{"$date":007}`, `{"$date":9223372036854775807}`, `{"$date":9223372036854775808}`, `{"$date":[1]}`} {
 		for _, src := range []string{`{"_id":1,"d":` + d + `}`, `{"_id":1,"a":[` + d + `,` + d + `]}`, `{"_id":` + d + `}`} {
 			want, wantErr := slow([]byte(src))
-			got, _, err := query.AppendCanonicalDocument(nil, []byte(src))
+			got, _, err := value.AppendCanonicalDocument(nil, []byte(src))
 			if (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) || err == nil && !bytes.Equal(got, want) {
 				t.Errorf("%s:\nfast %s, %v\nslow %s, %v", src, got, err, want, wantErr)
 			}

@@ -1,4 +1,4 @@
-package query_test
+package value_test
 
 import (
 	"bytes"
@@ -7,7 +7,8 @@ import (
 	"testing"
 
 	"github.com/omgdb/omgdb/internal/testgen"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 func TestParse_Canonical(t *testing.T) {
@@ -43,12 +44,12 @@ func TestParse_Canonical(t *testing.T) {
 		{`{}`, `{}`},
 	}
 	for _, c := range cases {
-		v, err := query.ParseString(c.in)
+		v, err := value.ParseString(c.in)
 		if err != nil {
 			t.Errorf("Parse(%s): %v", c.in, err)
 			continue
 		}
-		if got := string(query.JSON(v)); got != c.want {
+		if got := string(value.JSON(v)); got != c.want {
 			t.Errorf("Parse(%s) = %s, want %s", c.in, got, c.want)
 		}
 	}
@@ -77,17 +78,17 @@ func TestParse_Errors(t *testing.T) {
 		{`NaN`, `expected a value`},
 	}
 	for _, c := range cases {
-		_, err := query.ParseString(c.in)
+		_, err := value.ParseString(c.in)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Parse(%.40q) error = %v, want it to contain %q", c.in, err, c.want)
 			continue
 		}
-		if query.KindOf(err) != query.Invalid {
-			t.Errorf("Parse(%.40q) kind = %v, want invalid", c.in, query.KindOf(err))
+		if errs.KindOf(err) != errs.Invalid {
+			t.Errorf("Parse(%.40q) kind = %v, want invalid", c.in, errs.KindOf(err))
 		}
 	}
 	ok := strings.Repeat("[", 100) + strings.Repeat("]", 100)
-	if _, err := query.ParseString(ok); err != nil {
+	if _, err := value.ParseString(ok); err != nil {
 		t.Errorf("depth 100 must parse: %v", err)
 	}
 }
@@ -96,57 +97,57 @@ func TestCodec_RoundTripProperty(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := 0; i < 20000; i++ {
 		v := testgen.Value(r, 4)
-		enc := query.JSON(v)
-		back, err := query.Parse(enc)
+		enc := value.JSON(v)
+		back, err := value.Parse(enc)
 		if err != nil {
 			t.Fatalf("Parse(JSON(%v)) = %v (enc %s)", v, err, enc)
 		}
-		if again := query.JSON(back); !bytes.Equal(again, enc) {
+		if again := value.JSON(back); !bytes.Equal(again, enc) {
 			t.Fatalf("round trip changed bytes:\n%s\n%s", enc, again)
 		}
-		if query.Compare(v, back) != 0 {
+		if value.Compare(v, back) != 0 {
 			t.Fatalf("round trip changed value: %s", enc)
 		}
 	}
 }
 
 func TestIDFirst(t *testing.T) {
-	v := query.MustParse(`{"a":1,"b":{"_id":2,"c":3},"_id":7}`).IDFirst()
-	if got := string(query.JSON(v)); got != `{"_id":7,"a":1,"b":{"_id":2,"c":3}}` {
+	v := value.MustParse(`{"a":1,"b":{"_id":2,"c":3},"_id":7}`).IDFirst()
+	if got := string(value.JSON(v)); got != `{"_id":7,"a":1,"b":{"_id":2,"c":3}}` {
 		t.Errorf("IDFirst = %s", got)
 	}
 }
 
 func TestOID(t *testing.T) {
-	a, b := query.NewOID(), query.NewOID()
+	a, b := value.NewOID(), value.NewOID()
 	if a == b {
 		t.Fatal("two ObjectIds are equal")
 	}
 	if bytes.Compare(a[:], b[:]) >= 0 && a.Time().Equal(b.Time()) {
 		t.Errorf("ObjectIds from one process in one second must ascend: %s %s", a.Hex(), b.Hex())
 	}
-	back, ok := query.ParseOID(a.Hex())
+	back, ok := value.ParseOID(a.Hex())
 	if !ok || back != a {
 		t.Errorf("ParseOID(%s) = %v %v", a.Hex(), back, ok)
 	}
 }
 
 func TestParseIDArg(t *testing.T) {
-	oid := query.NewOID()
+	oid := value.NewOID()
 	for _, tc := range []struct {
 		arg  string
-		want query.Value
+		want value.Value
 	}{
-		{oid.Hex(), query.ObjectIDValue(oid)},
-		{`{"$oid":"` + oid.Hex() + `"}`, query.ObjectIDValue(oid)},
-		{"42", query.LongValue(42)},
-		{"4.5", query.DoubleValue(4.5)},
-		{`"ada"`, query.StringValue("ada")},
-		{"ada", query.StringValue("ada")},
-		{"42abc", query.StringValue("42abc")},
-		{"", query.StringValue("")},
+		{oid.Hex(), value.ObjectIDValue(oid)},
+		{`{"$oid":"` + oid.Hex() + `"}`, value.ObjectIDValue(oid)},
+		{"42", value.LongValue(42)},
+		{"4.5", value.DoubleValue(4.5)},
+		{`"ada"`, value.StringValue("ada")},
+		{"ada", value.StringValue("ada")},
+		{"42abc", value.StringValue("42abc")},
+		{"", value.StringValue("")},
 	} {
-		if got := query.ParseIDArg(tc.arg); query.Compare(got, tc.want) != 0 || got.Kind() != tc.want.Kind() {
+		if got := value.ParseIDArg(tc.arg); value.Compare(got, tc.want) != 0 || got.Kind() != tc.want.Kind() {
 			t.Errorf("ParseIDArg(%q) = %v, want %v", tc.arg, got, tc.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package query
+package value
 
 import (
 	"encoding/base64"
@@ -25,7 +25,7 @@ func AppendJSON(dst []byte, v Value) []byte {
 	case Long:
 		return strconv.AppendInt(dst, int64(v.num), 10)
 	case Double:
-		return appendDouble(dst, math.Float64frombits(v.num))
+		return AppendDouble(dst, math.Float64frombits(v.num))
 	case String:
 		return AppendString(dst, v.str)
 	case Binary:
@@ -65,7 +65,9 @@ func AppendJSON(dst []byte, v Value) []byte {
 // JSON returns the canonical JSON of v.
 func JSON(v Value) []byte { return AppendJSON(nil, v) }
 
-func appendDouble(dst []byte, f float64) []byte {
+// AppendDouble appends the canonical JSON of a double: with a '.' or an
+// exponent, and {"$numberDouble":…} for NaN and the infinities.
+func AppendDouble(dst []byte, f float64) []byte {
 	switch {
 	case math.IsNaN(f):
 		return append(dst, `{"$numberDouble":"NaN"}`...)

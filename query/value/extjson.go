@@ -1,4 +1,4 @@
-package query
+package value
 
 import (
 	"encoding/base64"
@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/omgdb/omgdb/query/errs"
 )
 
 // extended turns an object whose first key starts with '$' into the value an
@@ -21,37 +23,37 @@ func (p *parser) extended(start int, fields []Field) (Value, error) {
 	}
 	v, err := extendedValue(fields)
 	if err != nil {
-		e := Errorf(Invalid, "invalid JSON at byte %d: %s", start, err.Message)
+		e := errs.Errorf(errs.Invalid, "invalid JSON at byte %d: %s", start, err.Message)
 		e.Hint = err.Hint
 		return Value{}, e
 	}
 	return v, nil
 }
 
-func extendedValue(fields []Field) (Value, *Error) {
+func extendedValue(fields []Field) (Value, *errs.Error) {
 	key, arg := fields[0].Key, fields[0].Value
 	if key == "$binary" && len(fields) == 2 && fields[1].Key == "$type" {
 		return legacyBinary(arg, fields[1].Value)
 	}
 	if len(fields) != 1 {
-		return Value{}, Errorf(Invalid, "%s must be the only key of its object", key)
+		return Value{}, errs.Errorf(errs.Invalid, "%s must be the only key of its object", key)
 	}
 	switch key {
 	case "$oid":
 		if id, ok := ParseOID(arg.Str()); ok && arg.kind == String {
 			return ObjectIDValue(id), nil
 		}
-		return Value{}, Errorf(Invalid, "$oid needs 24 hexadecimal digits, got %s", arg)
+		return Value{}, errs.Errorf(errs.Invalid, "$oid needs 24 hexadecimal digits, got %s", arg)
 	case "$numberLong":
 		i, err := strconv.ParseInt(arg.Str(), 10, 64)
 		if arg.kind != String || err != nil {
-			return Value{}, Errorf(Invalid, "$numberLong needs a string of a 64-bit integer, got %s", arg)
+			return Value{}, errs.Errorf(errs.Invalid, "$numberLong needs a string of a 64-bit integer, got %s", arg)
 		}
 		return LongValue(i), nil
 	case "$numberInt":
 		i, err := strconv.ParseInt(arg.Str(), 10, 32)
 		if arg.kind != String || err != nil {
-			return Value{}, Errorf(Invalid, "$numberInt needs a string of a 32-bit integer, got %s", arg)
+			return Value{}, errs.Errorf(errs.Invalid, "$numberInt needs a string of a 32-bit integer, got %s", arg)
 		}
 		return LongValue(i), nil
 	case "$numberDouble":
@@ -61,13 +63,13 @@ func extendedValue(fields []Field) (Value, *Error) {
 	case "$binary":
 		return parseBinary(arg)
 	case "$numberDecimal":
-		return Value{}, Errorf(Invalid, "$numberDecimal is not supported: omgdb has no decimal type").
+		return Value{}, errs.Errorf(errs.Invalid, "$numberDecimal is not supported: omgdb has no decimal type").
 			WithHint("store the amount as a long in the smallest unit (cents), or as a double or a string")
 	}
-	return Value{}, Errorf(Invalid, "Extended JSON type %s is not supported: omgdb stores null, bool, long, double, string, binData, array, object, objectId and date", key)
+	return Value{}, errs.Errorf(errs.Invalid, "Extended JSON type %s is not supported: omgdb stores null, bool, long, double, string, binData, array, object, objectId and date", key)
 }
 
-func parseNumberDouble(arg Value) (Value, *Error) {
+func parseNumberDouble(arg Value) (Value, *errs.Error) {
 	switch arg.Str() {
 	case "NaN":
 		return DoubleValue(math.NaN()), nil
@@ -78,19 +80,19 @@ func parseNumberDouble(arg Value) (Value, *Error) {
 	}
 	f, err := strconv.ParseFloat(arg.Str(), 64)
 	if arg.kind != String || err != nil || strings.ContainsAny(arg.Str(), "xXpPnNiI_") {
-		return Value{}, Errorf(Invalid, `$numberDouble needs a string such as "1.5", "NaN", "Infinity" or "-Infinity", got %s`, arg)
+		return Value{}, errs.Errorf(errs.Invalid, `$numberDouble needs a string such as "1.5", "NaN", "Infinity" or "-Infinity", got %s`, arg)
 	}
 	return DoubleValue(f), nil
 }
 
-func parseDate(arg Value) (Value, *Error) {
+func parseDate(arg Value) (Value, *errs.Error) {
 	switch arg.kind {
 	case Long:
 		return DateValue(arg.Long()), nil
 	case String:
 		t, err := time.Parse(time.RFC3339Nano, arg.Str())
 		if err != nil {
-			return Value{}, Errorf(Invalid, "$date string %q is not an ISO-8601 time", arg.Str()).
+			return Value{}, errs.Errorf(errs.Invalid, "$date string %q is not an ISO-8601 time", arg.Str()).
 				WithHint(`write "2024-05-01T12:00:00Z" or milliseconds since 1970 as a number`)
 		}
 		return DateValue(t.UnixMilli()), nil
@@ -100,41 +102,41 @@ func parseDate(arg Value) (Value, *Error) {
 			return DateValue(int64(f)), nil
 		}
 	}
-	return Value{}, Errorf(Invalid, "$date needs milliseconds since 1970 or an ISO-8601 string, got %s", arg)
+	return Value{}, errs.Errorf(errs.Invalid, "$date needs milliseconds since 1970 or an ISO-8601 string, got %s", arg)
 }
 
-func parseBinary(arg Value) (Value, *Error) {
+func parseBinary(arg Value) (Value, *errs.Error) {
 	var b64, sub string
 	switch arg.kind {
 	case String:
 		b64 = arg.Str()
 	case Object:
 		if arg.Len() != 2 || arg.Get("base64").kind != String || arg.Get("subType").kind != String {
-			return Value{}, Errorf(Invalid, `$binary needs a base64 string or {"base64":"…","subType":"00"}, got %s`, arg)
+			return Value{}, errs.Errorf(errs.Invalid, `$binary needs a base64 string or {"base64":"…","subType":"00"}, got %s`, arg)
 		}
 		b64, sub = arg.Get("base64").Str(), arg.Get("subType").Str()
 	default:
-		return Value{}, Errorf(Invalid, `$binary needs a base64 string or {"base64":"…","subType":"00"}, got %s`, arg)
+		return Value{}, errs.Errorf(errs.Invalid, `$binary needs a base64 string or {"base64":"…","subType":"00"}, got %s`, arg)
 	}
 	return binaryFrom(b64, sub)
 }
 
-func legacyBinary(data, typ Value) (Value, *Error) {
+func legacyBinary(data, typ Value) (Value, *errs.Error) {
 	if data.kind != String || typ.kind != String {
-		return Value{}, Errorf(Invalid, `legacy $binary needs {"$binary":"<base64>","$type":"00"}`)
+		return Value{}, errs.Errorf(errs.Invalid, `legacy $binary needs {"$binary":"<base64>","$type":"00"}`)
 	}
 	return binaryFrom(data.Str(), typ.Str())
 }
 
-func binaryFrom(b64, sub string) (Value, *Error) {
+func binaryFrom(b64, sub string) (Value, *errs.Error) {
 	data, err := base64.StdEncoding.DecodeString(b64)
 	if err != nil {
-		return Value{}, Errorf(Invalid, "$binary: invalid base64 %q", b64)
+		return Value{}, errs.Errorf(errs.Invalid, "$binary: invalid base64 %q", b64)
 	}
 	var st uint64
 	if sub != "" {
 		if st, err = strconv.ParseUint(sub, 16, 8); err != nil || len(sub) > 2 {
-			return Value{}, Errorf(Invalid, "$binary: subType %q is not one or two hexadecimal digits", sub)
+			return Value{}, errs.Errorf(errs.Invalid, "$binary: subType %q is not one or two hexadecimal digits", sub)
 		}
 	}
 	return BinaryValue(data, byte(st)), nil

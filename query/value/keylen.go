@@ -1,4 +1,4 @@
-package query
+package value
 
 import "encoding/binary"
 

@@ -1,4 +1,4 @@
-package query
+package value
 
 import (
 	"math"
@@ -172,4 +172,49 @@ func cmpInt64(a, b int64) int {
 		return 1
 	}
 	return 0
+}
+
+// IsInteger reports whether v is the number n (long or double).
+func IsInteger(v Value, n int64) bool {
+	switch v.kind {
+	case Long:
+		return v.Long() == n
+	case Double:
+		return v.Double() == float64(n)
+	}
+	return false
+}
+
+// SameCanonical reports whether a and b have the same canonical JSON: same
+// types, same field order, same bits (all NaNs alike).
+func SameCanonical(a, b Value) bool {
+	if a.kind != b.kind {
+		return false
+	}
+	switch a.kind {
+	case Double:
+		fa, fb := a.Double(), b.Double()
+		return a.num == b.num || (fa != fa && fb != fb)
+	case Array:
+		if len(a.arr) != len(b.arr) {
+			return false
+		}
+		for i := range a.arr {
+			if !SameCanonical(a.arr[i], b.arr[i]) {
+				return false
+			}
+		}
+		return true
+	case Object:
+		if len(a.fields) != len(b.fields) {
+			return false
+		}
+		for i := range a.fields {
+			if a.fields[i].Key != b.fields[i].Key || !SameCanonical(a.fields[i].Value, b.fields[i].Value) {
+				return false
+			}
+		}
+		return true
+	}
+	return a.num == b.num && a.str == b.str
 }

@@ -1,4 +1,4 @@
-package query
+package value
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/omgdb/omgdb/query/errs"
 )
 
 // Parse parses one JSON value strictly: valid UTF-8, no duplicate keys,
@@ -18,7 +20,7 @@ import (
 // Errors are *Error values of kind Invalid that give the byte offset.
 func Parse(data []byte) (Value, error) {
 	if len(data) > MaxDocumentSize {
-		return Value{}, Errorf(Limit, "document is %d bytes, over the %d-byte limit", len(data), MaxDocumentSize).
+		return Value{}, errs.Errorf(errs.Limit, "document is %d bytes, over the %d-byte limit", len(data), MaxDocumentSize).
 			WithHint("split the document; omgdb stores documents of at most 16 MiB")
 	}
 	return ParseLarge(data)
@@ -96,8 +98,8 @@ type parser struct {
 	keys   map[string]string // interned field names: documents repeat them
 }
 
-func (p *parser) errorf(format string, args ...any) *Error {
-	e := Errorf(Invalid, "invalid JSON at byte %d: "+format, append([]any{p.pos}, args...)...)
+func (p *parser) errorf(format string, args ...any) *errs.Error {
+	e := errs.Errorf(errs.Invalid, "invalid JSON at byte %d: "+format, append([]any{p.pos}, args...)...)
 	return e
 }
 
@@ -156,7 +158,7 @@ func (p *parser) literal(word string) bool {
 	return false
 }
 
-func (p *parser) depthError() *Error {
+func (p *parser) depthError() *errs.Error {
 	return p.errorf("nesting deeper than %d levels", MaxDepth).
 		WithHint("flatten the document; omgdb accepts at most %d nested objects and arrays", MaxDepth)
 }
@@ -335,7 +337,7 @@ func (p *parser) string() (string, error) {
 	return "", p.errorf("unterminated string")
 }
 
-func (p *parser) invalidUTF8(start int) *Error {
+func (p *parser) invalidUTF8(start int) *errs.Error {
 	for i := start; i < p.pos; {
 		r, n := utf8.DecodeRune(p.data[i:p.pos])
 		if r == utf8.RuneError && n <= 1 {

@@ -1,11 +1,11 @@
-package query_test
+package value_test
 
 import (
 	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // BenchmarkParseSmallAfterLarge measures a small parse by a pooled parser
@@ -21,9 +21,9 @@ func BenchmarkParseSmallAfterLarge(b *testing.B) {
 	}
 	big.WriteString("]")
 	small := []byte(`{"_id":1,"name":"user 1","age":30,"tags":["a","b"],"address":{"city":"Paris"}}`)
-	query.Parse([]byte(big.String()))
+	value.Parse([]byte(big.String()))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		query.Parse(small)
+		value.Parse(small)
 	}
 }

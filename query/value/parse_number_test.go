@@ -1,4 +1,4 @@
-package query_test
+package value_test
 
 import (
 	"math"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // TestParse_Decimals: short decimals (the parser's fast path) and longer
@@ -41,7 +41,7 @@ func TestParse_Decimals(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v, err := query.Parse([]byte(`{"x":` + text + `}`))
+		v, err := value.Parse([]byte(`{"x":` + text + `}`))
 		if err != nil {
 			t.Fatalf("%s: %v", text, err)
 		}

@@ -1,7 +1,8 @@
-package query
+package value
 
 import (
 	"math"
+	"strings"
 )
 
 // Kind is the type of a Value. The zero Kind is Missing.
@@ -286,3 +287,54 @@ func (v Value) String() string {
 	}
 	return string(AppendJSON(nil, v))
 }
+
+// Size estimates the memory a value holds, in bytes.
+func Size(v Value) int64 {
+	switch v.kind {
+	case String, Binary, ObjectID:
+		return 40 + int64(len(v.str))
+	case Array:
+		s := int64(64)
+		for _, e := range v.arr {
+			s += Size(e)
+		}
+		return s
+	case Object:
+		s := int64(64)
+		for _, f := range v.fields {
+			s += 16 + int64(len(f.Key)) + Size(f.Value)
+		}
+		return s
+	}
+	return 40
+}
+
+// Clone returns a copy of v that shares no memory with it (strings
+// included), for values that alias a batch's documents.
+func Clone(v Value) Value {
+	switch v.kind {
+	case String, Binary, ObjectID:
+		v.str = strings.Clone(v.str)
+	case Array:
+		if v.arr != nil {
+			arr := make([]Value, len(v.arr))
+			for i, e := range v.arr {
+				arr[i] = Clone(e)
+			}
+			v.arr = arr
+		}
+	case Object:
+		if v.fields != nil {
+			fields := make([]Field, len(v.fields))
+			for i, f := range v.fields {
+				fields[i] = Field{strings.Clone(f.Key), Clone(f.Value)}
+			}
+			v.fields = fields
+		}
+	}
+	return v
+}
+
+// Has reports whether object v has a field named key (false for other
+// kinds).
+func (v Value) Has(key string) bool { return hasKey(v.fields, key) }
