@@ -19,7 +19,7 @@ type Filter struct {
 	// direct, when the filter is a conjunction of conditions on fields
 	// none of which is inside another, is the tree of their paths, and
 	// directs the conditions with their slots: MatchJSON then reads the
-	// fields' values from the JSON (Decoder.pathValues) and matches each
+	// fields' values from the JSON (value.Decoder.ReadSlots) and matches each
 	// condition on its value, decoding no object on the way.
 	direct  value.SlotTree
 	directs []slotPath

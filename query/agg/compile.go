@@ -23,7 +23,7 @@ const (
 // stageCompiler compiles the argument of one stage.
 type stageCompiler func(c *expr.Compiler, spec value.Value, where pipeWhere) (stage, error)
 
-// stageCompilers maps each stage to its Compiler; built on first use
+// stageCompilers maps each stage to its compiler; built on first use
 // (not at package initialisation, which runs on every command), in a
 // function to break the cycle through sub-pipelines.
 func stageCompilers() map[string]stageCompiler {

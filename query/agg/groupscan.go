@@ -33,12 +33,12 @@ type GroupScan struct {
 	prune  *value.FieldSet
 	// inPlace: the key and arguments are fields and constants, never the
 	// whole document, so a document's own fields may stay in the
-	// decoder's scratch memory (Decoder.rootInPlace).
+	// decoder's scratch memory (value.NewDecoder).
 	inPlace bool
 	// direct, without a $match when the key and arguments are fields and
 	// constants and no field read is inside another, is the tree of their
 	// paths: Extract reads their values from the stored JSON
-	// (Decoder.pathValues), decoding no object on the way.
+	// (value.Decoder.ReadSlots), decoding no object on the way.
 	direct value.SlotTree
 }
 

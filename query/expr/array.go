@@ -7,7 +7,7 @@ import (
 	"github.com/omgdb/omgdb/query/value"
 )
 
-// Array operators. Set operators live in expr_set.go.
+// Array operators. Set operators live in set.go.
 
 // MaxRangeLength is the most elements $range may produce.
 const MaxRangeLength = 1 << 20

@@ -12,8 +12,8 @@ import (
 // opCompiler compiles the argument of one expression operator.
 type opCompiler func(c *Compiler, name string, arg value.Value) (Node, error)
 
-// exprOps maps each expression operator to its Compiler. It is filled by
-// the register functions of the expr_*.go files on first use, not at
+// exprOps maps each expression operator to its opCompiler. It is filled by
+// the register functions of the operators' files on first use, not at
 // package initialisation, which runs on every command (process start).
 func exprOps() map[string]opCompiler {
 	exprOpsOnce.Do(func() {

@@ -78,8 +78,8 @@ func (n *regexNode) Eval(c *EvalCtx) (value.Value, error) {
 }
 
 // compileExprRegex checks the types of an operator's regex and options
-// and compiles them with the filter language's CompileRegex (RE2, flags
-// i, m, s, x, u, at most MaxRegexLength bytes), naming op in errors.
+// and compiles them with CompileRegex (RE2, flags i, m, s, x, u, at most
+// MaxRegexLength bytes), naming op in errors.
 func compileExprRegex(op string, pattern, options value.Value) (*regexp.Regexp, error) {
 	if pattern.Kind() != value.String {
 		return nil, errs.Errorf(errs.Invalid, "%s needs 'regex' to be of type string, found %s", op, pattern.TypeName())

@@ -7,9 +7,10 @@ import (
 	"unsafe"
 )
 
-// Decoder decodes the parts of a document a filter reads. Values it
-// returns live in its slabs and alias the input: they are valid until the
-// next document and must not escape the match.
+// Decoder decodes the parts of a document that a filter or a pipeline
+// reads. Values it returns live in its slabs and alias the input: they are
+// valid until its next document, and must not escape the caller's use of
+// the document (Clone copies one out). A Decoder is for one goroutine.
 type Decoder struct {
 	p   parser // for numbers, literals and escaped strings
 	own bool   // return values in memory of their own (ParseFields)

@@ -6,6 +6,13 @@ import (
 	"github.com/omgdb/omgdb/query/errs"
 )
 
+// Limits on input, exported so that tools can document them; the store
+// and servers pass their own configured values where they differ.
+const (
+	MaxDepth        = 100      // maximum nesting of objects and arrays
+	MaxDocumentSize = 16 << 20 // maximum size of one document's JSON text, in bytes
+)
+
 // MaxKeyLength bounds the length of a field name, in bytes.
 const MaxKeyLength = 1024
 
@@ -68,10 +75,3 @@ func checkFieldName(key, path string) error {
 	}
 	return nil
 }
-
-// Limits on input. They are variables so that tools can document them; the
-// store and servers pass their own configured values where they differ.
-const (
-	MaxDepth        = 100      // maximum nesting of objects and arrays
-	MaxDocumentSize = 16 << 20 // maximum size of one document's JSON text, in bytes
-)

@@ -1,6 +1,6 @@
 package value
 
-// Exported for the tests of the stored-JSON walk (filter_raw.go).
+// Exported for the tests of the stored-JSON walk (decode.go, skip.go).
 var (
 	SkipCanonical = skipCanonical
 	ShortNumber   = func(data []byte) (Value, int) {

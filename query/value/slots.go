@@ -134,9 +134,9 @@ func (t *SlotTree) Add(parts []string) (slot int, ok bool) {
 // tree whose leaves have slots (GroupScan's), walking the document's
 // canonical JSON through objects only, and stopping once it has them all.
 // The slot of a path the document does not have, or that meets something
-// other than an object on the way, stays missing, as WalkPath leaves it.
+// other than an object on the way, stays missing, as expr.WalkPath leaves it.
 // ok is false when the walk needs the decoder: an array on the way to a
-// path's end (WalkPath maps the rest of the path over its elements),
+// path's end (expr.WalkPath maps the rest of the path over its elements),
 // anything nextWanted does not take (a space, an escaped key, an Extended
 // JSON wrapper) or an error; the caller then decodes the document, which
 // reports any error. Values alias data and the decoder's slabs, as

@@ -8,7 +8,7 @@ import (
 
 // SortSpec is a sort specification with keys computed once per document,
 // for $sort, $sortArray and $top/$bottom. Keys follow the filter
-// language's sort (sort.go): an array sorts by its smallest element
+// language's sort (query.Sort): an array sorts by its smallest element
 // ascending and its largest descending, a missing field as null, an empty
 // array below null.
 type SortSpec struct {
