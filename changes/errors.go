@@ -8,7 +8,7 @@ import (
 	"github.com/omgdb/omgdb/query/errs"
 )
 
-// Sentinel errors. Errors returned by this package are *query.Error values
+// Sentinel errors. Errors returned by this package are *errs.Error values
 // (with a Kind and a Hint) that wrap one of these where it applies, so
 // callers can test with errors.Is.
 var (
@@ -39,7 +39,7 @@ type ConflictError struct {
 
 func (e *ConflictError) Error() string { return e.Err.Error() }
 
-// Unwrap returns the *query.Error, which wraps ErrConflict.
+// Unwrap returns the *errs.Error, which wraps ErrConflict.
 func (e *ConflictError) Unwrap() error { return e.Err }
 
 // DocRef names a document: its collection and _id.

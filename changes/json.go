@@ -5,7 +5,7 @@ import (
 )
 
 // Doc is a document or value inside a result, marshalled as canonical JSON
-// (query.AppendJSON), so results print exactly as documents are stored.
+// (value.AppendJSON), so results print exactly as documents are stored.
 // The missing value (a document that does not exist) marshals as null.
 type Doc struct{ value.Value }
 

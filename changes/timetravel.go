@@ -14,7 +14,7 @@ import (
 )
 
 // ScanAt returns the documents of a collection as they were at a
-// revision, in _id order, as a query.Source. It reads the current
+// revision, in _id order, as a agg.Source. It reads the current
 // documents and undoes, lazily per document, the journal records after
 // the revision: only documents touched since differ, so the cost is one
 // scan plus the records after the revision.

@@ -267,7 +267,7 @@ func (p params) str(key string, required bool) (string, *rpcError) {
 	return s, nil
 }
 
-// object returns an object parameter as a query.Value (missing when
+// object returns an object parameter as a value.Value (missing when
 // absent).
 func (p params) object(key string) (value.Value, *rpcError) {
 	raw, ok := p[key]

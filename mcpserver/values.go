@@ -9,10 +9,10 @@ import (
 )
 
 // Responses are built as query.Values: objects keep their field order, so
-// every answer has a stable, canonical encoding (query.AppendJSON).
+// every answer has a stable, canonical encoding (value.AppendJSON).
 
-// jv converts a Go value to a query.Value. Strings are made valid UTF-8.
-// A query.Value passes through unchanged, including the missing value,
+// jv converts a Go value to a value.Value. Strings are made valid UTF-8.
+// A value.Value passes through unchanged, including the missing value,
 // which obj leaves out.
 func jv(x any) value.Value {
 	switch x := x.(type) {

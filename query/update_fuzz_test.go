@@ -13,7 +13,7 @@ import (
 
 // FuzzUpdate compiles random updates and applies them to random
 // documents (or to the upsert seed of a random filter). It checks that
-// nothing panics, that errors are *query.Error values, that the input is
+// nothing panics, that errors are *errs.Error values, that the input is
 // left as it was, that results re-parse from their canonical JSON to the
 // same bytes, that _id never changes, and that "changed" means the bytes
 // changed. The seed corpus is in testdata/fuzz/FuzzUpdate.
@@ -65,7 +65,7 @@ func fuzzDoc(docJSON string, q value.Value, insert bool) (value.Value, error) {
 func checkFuzzError(t *testing.T, err error) {
 	var e *errs.Error
 	if !errors.As(err, &e) || e.Message == "" {
-		t.Fatalf("error %v (%T) is not an *query.Error with a message", err, err)
+		t.Fatalf("error %v (%T) is not an *errs.Error with a message", err, err)
 	}
 }
 

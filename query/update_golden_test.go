@@ -147,7 +147,7 @@ func runGoldenCase(t *testing.T, c *goldenCase) string {
 		}
 		var qe *errs.Error
 		if !errors.As(err, &qe) {
-			t.Errorf("%s:%d: error %v is not a *query.Error", c.file, c.line, err)
+			t.Errorf("%s:%d: error %v is not a *errs.Error", c.file, c.line, err)
 		}
 		return s
 	}

@@ -42,7 +42,7 @@ type AggregateOptions struct {
 // narrow what is read; a $sort that leads or follows it is left to the
 // index when one gives that order, and to the pipeline otherwise; a
 // leading $match and $group over a collection scan run on the stored
-// JSON (query.GroupScan).
+// JSON (agg.GroupScan).
 func (c *Collection) Aggregate(ctx context.Context, p *agg.Pipeline, opts *AggregateOptions) agg.Source {
 	if opts == nil {
 		opts = &AggregateOptions{}
@@ -85,7 +85,7 @@ func fieldsOf(p *agg.Pipeline) *value.FieldSet {
 }
 
 // groupScan runs a pipeline that starts with a $group (after an optional
-// $match that no index serves) over the stored JSON (query.GroupScan: the
+// $match that no index serves) over the stored JSON (agg.GroupScan: the
 // result is the same), on several goroutines when the collection is
 // large, the transaction is a read and the machine has two cores or more.
 // ok is false when the pipeline has no such start.

@@ -15,7 +15,7 @@ import (
 )
 
 // TestCollection_Aggregate_Parallel: a $group run over the stored JSON
-// (query.GroupScan), on one goroutine or on several (batches of stored
+// (agg.GroupScan), on one goroutine or on several (batches of stored
 // values, extracted in parallel, accumulated in key order), returns
 // exactly what the pipeline returns over a plain scan of whole documents,
 // over enough documents for many batches, some of them compressed.

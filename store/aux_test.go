@@ -82,7 +82,7 @@ func TestCursor_KeyIsTheKeyOfTheID(t *testing.T) {
 	})
 }
 
-// sliceDocs is a query.Source over documents given as JSON.
+// sliceDocs is a agg.Source over documents given as JSON.
 type sliceDocs struct {
 	docs []string
 	i    int

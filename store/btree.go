@@ -13,7 +13,7 @@ import (
 
 // A "btree" index is a secondary index over one or more dotted field paths.
 // Its bucket holds one entry per distinct key of each document: the
-// concatenated key encodings of the fields' values (query.AppendKey, or
+// concatenated key encodings of the fields' values (value.AppendKey, or
 // AppendKeyDesc for a descending field) followed by the key of the
 // document's _id, mapped to an empty value. Equal keys of different
 // documents are distinct entries, and both point lookups and range scans

@@ -36,7 +36,7 @@ const compressAbove = 4096
 // Decoded sizes a stored value may claim. A zstd frame states its size and
 // the decoder allocates it up front, so a damaged or crafted value must
 // not be able to ask for much more than the store writes: a document
-// (at most query.MaxDocumentSize) decodes to at most 64 MiB, a journal
+// (at most value.MaxDocumentSize) decodes to at most 64 MiB, a journal
 // record or a blob to at most MaxRecordSize.
 const (
 	maxDocDecoded  = 64 << 20

@@ -302,8 +302,8 @@ func (c *Collection) Replace(id value.Value, doc value.Value) error {
 }
 
 // ReplaceJSON replaces the document with the given _id by js: the
-// canonical JSON of a prepared document with that _id, as query.AppendJSON
-// writes a document that query.PrepareDocument accepted (a plan's
+// canonical JSON of a prepared document with that _id, as value.AppendJSON
+// writes a document that value.PrepareDocument accepted (a plan's
 // after-image). It is Replace without the encoding: the bytes are stored
 // as they are, and both images are parsed only as far as the indexes read
 // (only _id and the indexed paths, when every index is a B-tree) or whole

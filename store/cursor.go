@@ -11,7 +11,7 @@ import (
 //	for cur.Next() { doc := cur.Doc() … }
 //	if err := cur.Err(); err != nil { … }
 //
-// It implements query.Source.
+// It implements agg.Source.
 type Cursor struct {
 	c       *bolt.Cursor
 	started bool
@@ -43,7 +43,7 @@ func (cur *Cursor) Next() bool {
 }
 
 // Key returns the current document's key: the order-preserving encoding
-// of its _id (query.AppendKey). The bytes may alias the store's memory:
+// of its _id (value.AppendKey). The bytes may alias the store's memory:
 // they are valid only until Next and must not be modified.
 func (cur *Cursor) Key() []byte { return cur.key }
 

@@ -6,7 +6,7 @@ import (
 	"github.com/omgdb/omgdb/query/errs"
 )
 
-// Sentinel errors. Errors returned by the store are *query.Error values
+// Sentinel errors. Errors returned by the store are *errs.Error values
 // (with a Kind and a Hint) that wrap one of these where it applies, so
 // callers can test with errors.Is.
 var (

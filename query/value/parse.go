@@ -82,7 +82,7 @@ func ParseString(s string) (Value, error) { return Parse([]byte(s)) }
 func MustParse(s string) Value {
 	v, err := Parse([]byte(s))
 	if err != nil {
-		panic("query.MustParse(" + strconv.Quote(s) + "): " + err.Error())
+		panic("value.MustParse(" + strconv.Quote(s) + "): " + err.Error())
 	}
 	return v
 }
