@@ -132,20 +132,14 @@ func dottedOrArray(obj value.Value, parts []string) (value.Value, int) {
 // nil. The returned values share memory with doc.
 func Lookup(doc value.Value, path string) []value.Value {
 	fp := value.ParsePath(path)
-	c := &collectPred{}
-	w := pathWalk{path: &fp, pred: c}
+	var out []value.Value
+	w := pathWalk{path: &fp, pred: funcPred(func(v value.Value) {
+		if v.Kind() != value.Missing {
+			out = append(out, v)
+		}
+	})}
 	w.run(doc)
-	return c.out
-}
-
-// collectPred gathers the values a walk yields; it never matches.
-type collectPred struct{ out []value.Value }
-
-func (c *collectPred) matchValue(v value.Value, _ *matchCtx) bool {
-	if v.Kind() != value.Missing {
-		c.out = append(c.out, v)
-	}
-	return false
+	return out
 }
 
 // EachValue calls fn with each value a filter's condition on the path p
