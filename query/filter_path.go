@@ -105,18 +105,13 @@ func (w *pathWalk) atOffset(e value.Value, i, pos int) bool {
 
 // dottedOrArray descends obj along parts through objects. It stops at the
 // first array it meets and returns it with the index of its component; it
-// returns missing when a component is absent or a scalar is met early.
+// returns missing when a component is absent or a scalar is met early
+// (Get finds no field in anything but an object).
 func dottedOrArray(obj value.Value, parts []string) (value.Value, int) {
 	v := obj
 	for j, p := range parts {
-		if v.Kind() != value.Object {
-			return value.Value{}, j
-		}
 		v = v.Get(p)
-		if v.Kind() == value.Array || j == len(parts)-1 {
-			return v, j
-		}
-		if v.Kind() == value.Missing {
+		if k := v.Kind(); k == value.Array || k == value.Missing || j == len(parts)-1 {
 			return v, j
 		}
 	}

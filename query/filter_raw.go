@@ -34,7 +34,7 @@ func (f *Filter) MatchJSON(data []byte) (bool, error) {
 // matchRaw is MatchJSON with the decoder d: through the filter's paths'
 // values alone when it can (Filter.direct), else on the pruned document.
 func (f *Filter) matchRaw(d *value.Decoder, data []byte) (bool, error) {
-	if slots, ok := f.readSlots(d, data); ok {
+	if slots, ok := d.ReadSlots(data, &f.direct); ok {
 		for _, p := range f.directs {
 			if p.n.matchAt(slots[p.slot]) == p.not {
 				return false, nil
@@ -71,14 +71,4 @@ func (m *JSONMatcher) Match(data []byte) (bool, error) {
 	d := m.d
 	defer d.Reset()
 	return f.matchRaw(d, data)
-}
-
-// readSlots reads the values of f's direct paths when it has them
-// (Filter.direct); ok is false when it does not, or the walk needs the
-// decoder.
-func (f *Filter) readSlots(d *value.Decoder, data []byte) ([]value.Value, bool) {
-	if f.direct.Empty() {
-		return nil, false
-	}
-	return d.ReadSlots(data, &f.direct)
 }

@@ -233,11 +233,7 @@ func (b *GroupBatch) Extract(doc []byte) (more bool, err error) {
 // straight from doc when the scan can (GroupScan.direct); slots is nil
 // when it cannot.
 func (b *GroupBatch) readSlots(doc []byte) (slots []value.Value, ok bool) {
-	g := b.run.g
-	if g.direct.Empty() {
-		return nil, false
-	}
-	if slots, ok = b.dec.ReadSlots(doc, &g.direct); !ok {
+	if slots, ok = b.dec.ReadSlots(doc, &b.run.g.direct); !ok {
 		return nil, false
 	}
 	return slots, true

@@ -239,9 +239,13 @@ func (t *SlotTree) Empty() bool { return t.root == nil }
 
 // ReadSlots reads the values at the ends of t's paths from the document
 // data (see pathValues), one per slot. The values alias data and the
-// decoder's memory, valid until its next document or reset. ok is false
-// when the walk needs the whole decoder (decodeFields).
+// decoder's memory, valid until its next document or Reset. ok is false
+// when t is empty, or when the walk needs the whole decoder
+// (DecodeFields).
 func (d *Decoder) ReadSlots(data []byte, t *SlotTree) (slots []Value, ok bool) {
+	if t.root == nil {
+		return nil, false
+	}
 	slots = d.slotsFor(t.n)
 	return slots, d.pathValues(data, t.root, slots)
 }
