@@ -161,11 +161,11 @@ func checkSameError(t *testing.T, what string, want, got error) {
 	t.Helper()
 	switch {
 	case want == nil && got != nil:
-		t.Errorf("%s: CompileExpr succeeds but got %v", what, got)
+		t.Errorf("%s: expr.Compile succeeds but got %v", what, got)
 	case want != nil && got == nil:
-		t.Errorf("%s: CompileExpr fails (%v) but no error was returned", what, want)
+		t.Errorf("%s: expr.Compile fails (%v) but no error was returned", what, want)
 	case want != nil && got.Error() != want.Error():
-		t.Errorf("%s: got error %q, want CompileExpr's %q", what, got, want)
+		t.Errorf("%s: got error %q, want expr.Compile's %q", what, got, want)
 	}
 }
 
