@@ -41,6 +41,7 @@ type Error struct {
 	Err     error  // the underlying cause, if any
 }
 
+// Error returns the message, without the hint.
 func (e *Error) Error() string { return e.Message }
 
 // Unwrap returns the underlying cause.

@@ -458,16 +458,15 @@ var strPlain = func() (t [256]bool) {
 }()
 
 // NewDecoder returns a decoder for one goroutine that decodes many
-// documents, each valid until the next (see document). With inPlace, a
-// document's own fields stay in the decoder's scratch memory
-// (rootInPlace), for a caller that decodes nothing more before it is done
-// with the document.
+// documents, the values of each valid until the next. With inPlace, a
+// document's own fields stay in the decoder's scratch memory, for a
+// caller that decodes nothing more before it is done with the document.
 func NewDecoder(inPlace bool) *Decoder {
 	return &Decoder{p: parser{keys: map[string]string{}}, rootInPlace: inPlace}
 }
 
 // PooledDecoder returns a decoder from a shared pool, for one document
-// whose fields stay in the decoder's memory (rootInPlace); release
+// whose fields stay in the decoder's memory (as NewDecoder(true)); Release
 // returns it.
 func PooledDecoder() *Decoder {
 	d := rawPool.Get()
@@ -477,7 +476,7 @@ func PooledDecoder() *Decoder {
 
 // DecodeFields decodes the parts of the document data that fs reaches,
 // as ParseFields does, in the decoder's scratch memory: the values alias
-// data and are valid until the decoder's next document or reset.
+// data and are valid until the decoder's next document or Reset.
 func (d *Decoder) DecodeFields(data []byte, fs *FieldSet) (Value, error) {
 	return d.document(data, fs.root)
 }

@@ -111,7 +111,8 @@ func (n *pruneNode) find(key []byte) *pruneNode {
 	return nil
 }
 
-// FieldSet is a compiled set of dotted paths, for ParseFields.
+// FieldSet is a compiled set of dotted paths, for ParseFields and
+// Decoder.DecodeFields.
 type FieldSet struct{ root *pruneNode }
 
 // NewFieldSet compiles the dotted paths a consumer of documents reads.

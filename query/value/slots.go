@@ -98,8 +98,9 @@ func (d *Decoder) slotsFor(n int) []Value {
 	return d.slots
 }
 
-// A SlotTree is the tree of the paths whose values pathValues reads, each
-// path's end numbered with its slot (pruneNode.slot, from 1).
+// A SlotTree is the tree of the paths whose values Decoder.ReadSlots
+// reads, each path's end numbered with its slot (pruneNode.slot, from 1).
+// The zero SlotTree is empty.
 type SlotTree struct {
 	root *pruneNode
 	n    int // the number of slots
