@@ -13,18 +13,42 @@ import (
 	"testing"
 )
 
+// language lists the packages of the query language (query/...), from the
+// top layer down.
+var language = []string{"query/agg", "query", "query/expr", "query/value", "query/errs"}
+
 // allowed lists, for each package of DESIGN.md section 2, the omgdb
 // packages it may import. Imports point down only:
-// cli -> mcpserver -> {changes, vector} -> store -> query.
+// cli -> mcpserver -> {changes, vector} -> store -> query/..., and inside
+// the language agg -> query -> expr -> value -> errs. The language's
+// packages are keyed by their full path, the others by their top
+// directory; the layers above the language may import all of it.
 var allowed = map[string][]string{
-	"query":     {},
-	"store":     {"query"},
-	"changes":   {"store", "query"},
-	"vector":    {"store", "query"},
-	"mcpserver": {"changes", "vector", "store", "query", "docs"},
-	"cli":       {"mcpserver", "changes", "vector", "store", "query", "docs"},
-	"docs":      {},
-	"bench":     {"cli", "mcpserver", "changes", "vector", "store", "query"},
+	"query/errs":  {},
+	"query/value": {"query/errs"},
+	"query/expr":  {"query/value", "query/errs"},
+	"query":       {"query/expr", "query/value", "query/errs"},
+	"query/agg":   {"query", "query/expr", "query/value", "query/errs"},
+	"store":       language,
+	"changes":     append([]string{"store"}, language...),
+	"vector":      append([]string{"store"}, language...),
+	"mcpserver":   append([]string{"changes", "vector", "store", "docs"}, language...),
+	"cli":         append([]string{"mcpserver", "changes", "vector", "store", "docs"}, language...),
+	"docs":        {},
+	"bench":       append([]string{"cli", "mcpserver", "changes", "vector", "store"}, language...),
+}
+
+// packageOf returns the key of allowed for a directory (slash-separated,
+// relative to the module root): the full path inside query/, the top
+// directory elsewhere, and "main" for the root.
+func packageOf(dir string) string {
+	if dir == "." {
+		return "main"
+	}
+	if dir == "query" || strings.HasPrefix(dir, "query/") {
+		return dir
+	}
+	return strings.Split(dir, "/")[0]
 }
 
 // onlyCLI are imports reserved to cli/ and main.go.
@@ -71,15 +95,12 @@ func TestImportRules(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		top := strings.Split(filepath.ToSlash(path), "/")[0]
-		if top == path { // main.go and other root files
-			top = "main"
-		}
+		pkg := packageOf(filepath.ToSlash(filepath.Dir(path)))
 		for _, imp := range f.Imports {
 			imp := strings.Trim(imp.Path.Value, `"`)
-			checkEngine(t, path, top, imp)
+			checkEngine(t, path, pkg, imp)
 			if !strings.HasSuffix(path, "_test.go") {
-				checkImport(t, path, top, imp)
+				checkImport(t, path, pkg, imp)
 			}
 		}
 		return nil
@@ -115,7 +136,7 @@ func checkImport(t *testing.T, file, pkg, imp string) {
 		return
 	}
 	rel := strings.TrimPrefix(imp, module)
-	target := strings.Split(rel, "/")[0]
+	target := packageOf(rel)
 	if pkg == "internal" {
 		if rules, ok := inBinary[path.Dir(filepath.ToSlash(file))]; ok && !slices.Contains(rules, rel) {
 			t.Errorf("%s imports %s: the binary's packages import it, so it may import only %v", file, imp, rules)
@@ -141,7 +162,7 @@ func checkImport(t *testing.T, file, pkg, imp string) {
 			return
 		}
 	}
-	t.Errorf("%s: %s may not import %s (imports point down: cli -> mcpserver -> {changes, vector} -> store -> query)", file, pkg, imp)
+	t.Errorf("%s: %s may not import %s (imports point down: cli -> mcpserver -> {changes, vector} -> store -> query/agg -> query -> query/expr -> query/value -> query/errs)", file, pkg, imp)
 }
 
 // slowInit lists packages whose initialisation is too costly for a binary

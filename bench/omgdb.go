@@ -15,6 +15,8 @@ import (
 	"github.com/omgdb/omgdb/changes"
 	"github.com/omgdb/omgdb/cli"
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/agg"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -107,7 +109,7 @@ func (b *bench) omgdbLib(w string) result {
 	case "get":
 		return b.withStore(func(db *store.DB) result { return b.libGets(db) })
 	case "scan":
-		f, err := query.CompileFilter(query.MustParse(scanFilter))
+		f, err := query.CompileFilter(value.MustParse(scanFilter))
 		if err != nil {
 			return skipped("%v", err)
 		}
@@ -117,7 +119,7 @@ func (b *bench) omgdbLib(w string) result {
 			return skipped("secondary indexes have not landed in main")
 		}
 		if w == "range" {
-			f, err := query.CompileFilter(query.MustParse(rangeFilter))
+			f, err := query.CompileFilter(value.MustParse(rangeFilter))
 			if err != nil {
 				return skipped("%v", err)
 			}
@@ -125,7 +127,7 @@ func (b *bench) omgdbLib(w string) result {
 		}
 		return b.withStore(func(db *store.DB) result { return b.libEq(db) })
 	case "group":
-		p, err := query.CompilePipeline(query.MustParse(groupStages), nil)
+		p, err := agg.CompilePipeline(value.MustParse(groupStages), nil)
 		if err != nil {
 			return skipped("%v", err)
 		}
@@ -159,7 +161,7 @@ func (b *bench) libGets(db *store.DB) result {
 				if err != nil {
 					return err
 				}
-				_, err = c.GetJSON(query.LongValue(int64(id)))
+				_, err = c.GetJSON(value.LongValue(int64(id)))
 				return err
 			})
 			if err != nil {
@@ -176,7 +178,7 @@ func (b *bench) libGets(db *store.DB) result {
 func (b *bench) libEq(db *store.DB) result {
 	filters := make([]*query.Filter, len(b.ids))
 	for i, id := range b.ids {
-		f, err := query.CompileFilter(query.ObjectValue([]query.Field{{Key: "email", Value: query.StringValue(emailOf(id))}}))
+		f, err := query.CompileFilter(value.ObjectValue([]value.Field{{Key: "email", Value: value.StringValue(emailOf(id))}}))
 		if err != nil {
 			return skipped("%v", err)
 		}
@@ -228,7 +230,7 @@ func (b *bench) libCount(db *store.DB, f *query.Filter) result {
 	return r
 }
 
-func (b *bench) libAggregate(db *store.DB, p *query.Pipeline) result {
+func (b *bench) libAggregate(db *store.DB, p *agg.Pipeline) result {
 	var n int
 	r := b.timeRuns(nil, func() error {
 		return db.View(func(tx *store.Tx) error {
@@ -266,7 +268,7 @@ func (b *bench) libUpdate() result {
 		}
 		defer db.Close()
 		ctx := context.Background()
-		plan, err := changes.PlanUpdate(ctx, db, "users", query.MustParse(updFilter), query.MustParse(updSpec), &changes.PlanOptions{Sample: -1})
+		plan, err := changes.PlanUpdate(ctx, db, "users", value.MustParse(updFilter), value.MustParse(updSpec), &changes.PlanOptions{Sample: -1})
 		if err != nil {
 			return err
 		}

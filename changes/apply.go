@@ -7,6 +7,8 @@ import (
 
 	"github.com/omgdb/omgdb/internal/failpoint"
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -90,8 +92,8 @@ func applyPlan(ctx context.Context, tx *store.Tx, token string, res *ApplyResult
 }
 
 func checkToken(s, what string) error {
-	if _, ok := query.ParseOID(s); !ok {
-		return query.Errorf(query.Invalid, "invalid %s %q: expected 24 hexadecimal digits", what, s).
+	if _, ok := value.ParseOID(s); !ok {
+		return errs.Errorf(errs.Invalid, "invalid %s %q: expected 24 hexadecimal digits", what, s).
 			WithHint("copy the token or change id exactly as printed, e.g. 665f1c2e9b1d4a0c8e7f6a5b")
 	}
 	return nil
@@ -103,14 +105,14 @@ func checkPending(tx *store.Tx, p *Plan, now time.Time) error {
 	case StatusPending:
 		return nil
 	case StatusApplied:
-		return wrap(query.Conflict, ErrNotPending, "plan %s was already applied at %s as change %s (lsn %d), which is now %s",
+		return wrap(errs.Conflict, ErrNotPending, "plan %s was already applied at %s as change %s (lsn %d), which is now %s",
 			p.Token, p.StatusTime.Format(time.RFC3339), p.Token, p.AppliedLSN, changeStatus(tx, p.Token)).
 			WithHint("a plan applies once; to undo it run `omgdb rollback %s %s`, to change more plan again", tx.DB().Path(), p.Token)
 	case StatusDiscarded:
-		return wrap(query.Conflict, ErrNotPending, "plan %s was discarded at %s", p.Token, p.StatusTime.Format(time.RFC3339)).
+		return wrap(errs.Conflict, ErrNotPending, "plan %s was discarded at %s", p.Token, p.StatusTime.Format(time.RFC3339)).
 			WithHint("plan the change again")
 	}
-	return wrap(query.Conflict, ErrNotPending, "plan %s expired at %s", p.Token, p.Expires.Format(time.RFC3339)).
+	return wrap(errs.Conflict, ErrNotPending, "plan %s expired at %s", p.Token, p.Expires.Format(time.RFC3339)).
 		WithHint("plans stay pending for 24 h by default; plan the change again and apply the new token")
 }
 
@@ -126,7 +128,7 @@ func updatePaths(p *Plan) []string {
 	if p.Kind != KindUpdate || p.Update == nil {
 		return nil
 	}
-	filters := make([]query.Value, len(p.ArrayFilters))
+	filters := make([]value.Value, len(p.ArrayFilters))
 	for i, f := range p.ArrayFilters {
 		filters[i] = f.Value
 	}
@@ -231,7 +233,7 @@ func upsertMatches(ctx context.Context, tx *store.Tx, p *Plan) ([]DocRef, error)
 		return nil, err
 	}
 	var refs []DocRef
-	err = scanMatches(ctx, c, f, false, func(_ []byte, doc query.Value) error {
+	err = scanMatches(ctx, c, f, false, func(_ []byte, doc value.Value) error {
 		refs = append(refs, DocRef{Collection: p.Collection, ID: Doc{doc.Get("_id")}})
 		return nil
 	})
@@ -240,7 +242,7 @@ func upsertMatches(ctx context.Context, tx *store.Tx, p *Plan) ([]DocRef, error)
 
 // currentJSON returns a document's canonical JSON, or nil when it (or its
 // collection) does not exist.
-func currentJSON(tx *store.Tx, coll string, id query.Value) ([]byte, error) {
+func currentJSON(tx *store.Tx, coll string, id value.Value) ([]byte, error) {
 	c, err := tx.Collection(coll)
 	if err != nil {
 		if isNotFound(err) {
@@ -267,7 +269,7 @@ func writeItem(tx *store.Tx, it *item, res *ApplyResult) error {
 	}
 	switch it.op {
 	case opInsert:
-		var doc query.Value
+		var doc value.Value
 		if doc, err = parseImage(it.afterJSON); err == nil {
 			_, err = c.Insert(doc)
 		}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/omgdb/omgdb/changes"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -63,8 +63,8 @@ func benchStoreOf(b *testing.B, doc func(int) string) *store.DB {
 }
 
 var (
-	benchFilter = query.MustParse(`{"score":{"$lt":10}}`)
-	benchUpdate = query.MustParse(`{"$inc":{"visits":1},"$set":{"seen":true}}`)
+	benchFilter = value.MustParse(`{"score":{"$lt":10}}`)
+	benchUpdate = value.MustParse(`{"$inc":{"visits":1},"$set":{"seen":true}}`)
 )
 
 // BenchmarkPlanUpdate plans an update of 10,000 of 100,000 documents.
@@ -142,7 +142,7 @@ func journalBytes(b *testing.B, db *store.DB, id string) int {
 			b.Fatal(err)
 		}
 		for _, r := range recs {
-			js := query.JSON(r.Value())
+			js := value.JSON(r.Value())
 			raw += len(js)
 			n += len(store.EncodeBlob(js))
 		}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/omgdb/omgdb/changes"
 	"github.com/omgdb/omgdb/internal/storetest"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -63,7 +63,7 @@ func TestApply_KillNineIsAllOrNothing(t *testing.T) {
 	mustApply(t, db, token)
 	db.View(func(tx *store.Tx) error {
 		return tx.Journal(tx.LastLSN(), func(r *store.Record) (bool, error) {
-			if n := len(query.JSON(r.Value())); n < 8<<20 {
+			if n := len(value.JSON(r.Value())); n < 8<<20 {
 				t.Errorf("the apply's journal record is %d bytes: too small to be written in pieces", n)
 			}
 			return false, nil
@@ -122,7 +122,7 @@ func crashTemplate(t *testing.T, path string, n int) string {
 	if _, err := db.Import(ctx, "users", strings.NewReader(in.String()), nil); err != nil {
 		t.Fatal(err)
 	}
-	res, err := changes.PlanUpdate(ctx, db, "users", query.MustParse(`{}`), query.MustParse(`{"$set":{"migrated":true},"$inc":{"age":1}}`), nil)
+	res, err := changes.PlanUpdate(ctx, db, "users", value.MustParse(`{}`), value.MustParse(`{"$set":{"migrated":true},"$inc":{"age":1}}`), nil)
 	if err != nil || res.Modified != int64(n) {
 		t.Fatalf("plan: %v", err)
 	}

@@ -3,7 +3,8 @@ package changes
 import (
 	"context"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -58,7 +59,7 @@ func Diff(ctx context.Context, db *store.DB, from, to string, opts *DiffOptions)
 			return err
 		}
 		if res.From.LSN > res.To.LSN {
-			return query.Errorf(query.Usage, "revision %s (lsn %d) is after revision %s (lsn %d)", from, res.From.LSN, to, res.To.LSN).
+			return errs.Errorf(errs.Usage, "revision %s (lsn %d) is after revision %s (lsn %d)", from, res.From.LSN, to, res.To.LSN).
 				WithHint("give the older revision first: omgdb diff <store> <from> <to>")
 		}
 		return diff(ctx, tx, res, opts.Coll)
@@ -92,7 +93,7 @@ func diff(ctx context.Context, tx *store.Tx, res *DiffResult, coll string) error
 		return err
 	}
 	for _, d := range atFrom.sorted() {
-		after := query.Value{}
+		after := value.Value{}
 		if t := atTo.docs[d.key]; t != nil {
 			after = t.state
 		} else if _, after, err = current(tx, d.coll, d.id); err != nil {
@@ -105,7 +106,7 @@ func diff(ctx context.Context, tx *store.Tx, res *DiffResult, coll string) error
 	return nil
 }
 
-func docDiff(d *docState, after query.Value) (DocDiff, bool) {
+func docDiff(d *docState, after value.Value) (DocDiff, bool) {
 	if sameState(d.state, after) {
 		return DocDiff{}, false
 	}
@@ -151,18 +152,18 @@ type FieldDiff struct {
 // FieldDiffs returns the fields that differ between two documents:
 // objects are compared field by field, recursively; any other value
 // (arrays included) is compared as a whole, by its canonical bytes.
-func FieldDiffs(before, after query.Value) []FieldDiff {
+func FieldDiffs(before, after value.Value) []FieldDiff {
 	return appendFieldDiffs(nil, "", before, after)
 }
 
-func appendFieldDiffs(out []FieldDiff, prefix string, a, b query.Value) []FieldDiff {
+func appendFieldDiffs(out []FieldDiff, prefix string, a, b value.Value) []FieldDiff {
 	for _, f := range a.Fields() {
 		path := joinPath(prefix, f.Key)
 		bv := b.Get(f.Key)
 		switch {
 		case bv.IsMissing():
 			out = append(out, FieldDiff{Path: path, Op: FieldRemoved, Before: &Doc{f.Value}})
-		case f.Value.Kind() == query.Object && bv.Kind() == query.Object:
+		case f.Value.Kind() == value.Object && bv.Kind() == value.Object:
 			out = appendFieldDiffs(out, path, f.Value, bv)
 		case !sameState(f.Value, bv):
 			out = append(out, FieldDiff{Path: path, Op: FieldChanged, Before: &Doc{f.Value}, After: &Doc{bv}})

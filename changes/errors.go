@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
 )
 
-// Sentinel errors. Errors returned by this package are *query.Error values
+// Sentinel errors. Errors returned by this package are *errs.Error values
 // (with a Kind and a Hint) that wrap one of these where it applies, so
 // callers can test with errors.Is.
 var (
@@ -33,13 +33,13 @@ const maxListed = 10
 // (apply) or since a change was applied (rollback). Nothing was written.
 // Its message names the first documents; Docs lists every one.
 type ConflictError struct {
-	Docs []DocRef     // every document that changed
-	Err  *query.Error // kind Conflict, wrapping ErrConflict; its text is the message
+	Docs []DocRef    // every document that changed
+	Err  *errs.Error // kind Conflict, wrapping ErrConflict; its text is the message
 }
 
 func (e *ConflictError) Error() string { return e.Err.Error() }
 
-// Unwrap returns the *query.Error, which wraps ErrConflict.
+// Unwrap returns the *errs.Error, which wraps ErrConflict.
 func (e *ConflictError) Unwrap() error { return e.Err }
 
 // DocRef names a document: its collection and _id.
@@ -51,7 +51,7 @@ type DocRef struct {
 func (r DocRef) String() string { return r.Collection + " " + r.ID.String() }
 
 func newConflict(docs []DocRef, hint, format string, args ...any) *ConflictError {
-	e := query.Errorf(query.Conflict, "%s: %s", fmt.Sprintf(format, args...), listDocs(docs))
+	e := errs.Errorf(errs.Conflict, "%s: %s", fmt.Sprintf(format, args...), listDocs(docs))
 	e.Err, e.Hint = ErrConflict, hint
 	return &ConflictError{Docs: docs, Err: e}
 }
@@ -69,8 +69,8 @@ func listDocs(docs []DocRef) string {
 	return strings.Join(names, ", ")
 }
 
-func wrap(kind query.ErrorKind, sentinel error, format string, args ...any) *query.Error {
-	e := query.Errorf(kind, format, args...)
+func wrap(kind errs.Kind, sentinel error, format string, args ...any) *errs.Error {
+	e := errs.Errorf(kind, format, args...)
 	e.Err = sentinel
 	return e
 }

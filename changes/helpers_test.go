@@ -7,7 +7,8 @@ import (
 	"testing"
 
 	"github.com/omgdb/omgdb/changes"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -51,13 +52,13 @@ func replace(t testing.TB, db *store.DB, coll, id, doc string) string {
 		if err != nil {
 			return err
 		}
-		return c.Replace(query.MustParse(id), query.MustParse(doc))
+		return c.Replace(value.MustParse(id), value.MustParse(doc))
 	})
 }
 
 func mustDelete(t testing.TB, db *store.DB, coll, filter string) *changes.PlanResult {
 	t.Helper()
-	res, err := changes.PlanDelete(ctx, db, coll, query.MustParse(filter), nil)
+	res, err := changes.PlanDelete(ctx, db, coll, value.MustParse(filter), nil)
 	if err != nil {
 		t.Fatalf("plan-delete %s: %v", filter, err)
 	}
@@ -86,7 +87,7 @@ func mustRollback(t testing.TB, db *store.DB, id string, force bool) *changes.Ro
 func conflictIDs(t testing.TB, err error) []string {
 	t.Helper()
 	var ce *changes.ConflictError
-	if !errors.As(err, &ce) || query.KindOf(err) != query.Conflict || !errors.Is(err, changes.ErrConflict) {
+	if !errors.As(err, &ce) || errs.KindOf(err) != errs.Conflict || !errors.Is(err, changes.ErrConflict) {
 		t.Fatalf("error = %v, want a conflict", err)
 	}
 	var ids []string

@@ -5,7 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -140,18 +141,18 @@ type Version struct {
 // first: one per journal operation on it, each with the document as that
 // operation left it. With coll empty, every collection is searched. A
 // document the journal never touched is a NotFound error.
-func Versions(ctx context.Context, db *store.DB, coll string, id query.Value, limit int) ([]Version, error) {
+func Versions(ctx context.Context, db *store.DB, coll string, id value.Value, limit int) ([]Version, error) {
 	out := []Version{}
-	key := string(query.AppendKey(nil, id))
+	key := string(value.AppendKey(nil, id))
 	err := db.View(func(tx *store.Tx) error {
-		after := map[string]query.Value{} // collection -> state after the operation being visited
+		after := map[string]value.Value{} // collection -> state after the operation being visited
 		err := tx.JournalReverse(0, func(r *store.Record) (bool, error) {
 			if err := ctx.Err(); err != nil {
 				return false, err
 			}
 			for i := len(r.Ops) - 1; i >= 0; i-- {
 				op := &r.Ops[i]
-				if !isDocOp(op) || (coll != "" && op.Coll != coll) || string(query.AppendKey(nil, op.ID)) != key {
+				if !isDocOp(op) || (coll != "" && op.Coll != coll) || string(value.AppendKey(nil, op.ID)) != key {
 					continue
 				}
 				state, seen := after[op.Coll]
@@ -176,7 +177,7 @@ func Versions(ctx context.Context, db *store.DB, coll string, id query.Value, li
 			if coll != "" {
 				where = "`" + coll + "`"
 			}
-			return wrap(query.NotFound, ErrNotFound, "no history for _id %s in %s", id, where).
+			return wrap(errs.NotFound, ErrNotFound, "no history for _id %s in %s", id, where).
 				WithHint("check the _id (an ObjectId is written {\"$oid\":\"…\"} or as 24 bare hex digits) and the --coll")
 		}
 		return err

@@ -9,7 +9,8 @@ import (
 
 	"github.com/omgdb/omgdb/changes"
 	"github.com/omgdb/omgdb/internal/storetest"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -69,7 +70,7 @@ func TestSnapshots_CreateListDelete(t *testing.T) {
 	if _, err := changes.CreateSnapshot(ctx, db, "v1", nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := changes.CreateSnapshot(ctx, db, "v1", nil); query.KindOf(err) != query.Conflict {
+	if _, err := changes.CreateSnapshot(ctx, db, "v1", nil); errs.KindOf(err) != errs.Conflict {
 		t.Errorf("duplicate name = %v", err)
 	}
 	for _, bad := range []string{"1abc", "a b", "deadbeefdeadbeefdeadbeef", "now", ""} {
@@ -126,9 +127,9 @@ func TestVersions_OneDocumentNewestFirst(t *testing.T) {
 	replace(t, db, "c", "1", `{"v":1}`)
 	write(t, db, func(tx *store.Tx) error {
 		c, _ := tx.Collection("c")
-		return c.Delete(query.LongValue(1))
+		return c.Delete(value.LongValue(1))
 	})
-	vs, err := changes.Versions(ctx, db, "c", query.LongValue(1), 0)
+	vs, err := changes.Versions(ctx, db, "c", value.LongValue(1), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +144,7 @@ func TestVersions_OneDocumentNewestFirst(t *testing.T) {
 	if js, _ := json.Marshal(vs[0]); !strings.Contains(string(js), `"doc":null`) {
 		t.Errorf("a deleted version marshals as %s", js)
 	}
-	if _, err := changes.Versions(ctx, db, "", query.LongValue(2), 0); !errors.Is(err, changes.ErrNotFound) {
+	if _, err := changes.Versions(ctx, db, "", value.LongValue(2), 0); !errors.Is(err, changes.ErrNotFound) {
 		t.Errorf("unknown id = %v", err)
 	}
 }
@@ -158,7 +159,7 @@ func TestDiff_FieldLevel(t *testing.T) {
 	storetest.Insert(t, db, "c", `{"_id":3}`)
 	write(t, db, func(tx *store.Tx) error {
 		c, _ := tx.Collection("c")
-		return c.Delete(query.LongValue(2))
+		return c.Delete(value.LongValue(2))
 	})
 	res, err := changes.Diff(ctx, db, "start", "", nil)
 	if err != nil {
@@ -173,7 +174,7 @@ func TestDiff_FieldLevel(t *testing.T) {
 	if string(js) != want {
 		t.Errorf("fields =\n%s\nwant\n%s", js, want)
 	}
-	if _, err := changes.Diff(ctx, db, "3", "1", nil); query.KindOf(err) != query.Usage {
+	if _, err := changes.Diff(ctx, db, "3", "1", nil); errs.KindOf(err) != errs.Usage {
 		t.Errorf("reversed revisions = %v", err)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"sort"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -18,8 +18,8 @@ import (
 
 // docKey identifies a document across collections: the collection name, a
 // zero byte, and the order-preserving key of its _id.
-func docKey(coll string, id query.Value) string {
-	return string(query.AppendKey(append([]byte(coll), 0), id))
+func docKey(coll string, id value.Value) string {
+	return string(value.AppendKey(append([]byte(coll), 0), id))
 }
 
 // isDocOp reports whether op changes a document (not a collection or an
@@ -30,9 +30,9 @@ func isDocOp(op *store.Op) bool {
 
 // stateBefore returns a document's state just before op: its before-image,
 // or missing (absent) before an insert.
-func stateBefore(op *store.Op) query.Value {
+func stateBefore(op *store.Op) value.Value {
 	if op.Op == store.OpInsert {
-		return query.Value{}
+		return value.Value{}
 	}
 	return op.Before
 }
@@ -40,9 +40,9 @@ func stateBefore(op *store.Op) query.Value {
 // docState is a document's state at some revision.
 type docState struct {
 	coll  string
-	id    query.Value
+	id    value.Value
 	key   string      // docKey
-	state query.Value // missing: the document did not exist
+	state value.Value // missing: the document did not exist
 }
 
 // undoSet is the state at a revision of everything the journal records
@@ -108,12 +108,12 @@ func sortStates(s []*docState) {
 
 // current returns a document's canonical JSON and value now; both empty
 // when it (or its collection) does not exist.
-func current(tx *store.Tx, coll string, id query.Value) ([]byte, query.Value, error) {
+func current(tx *store.Tx, coll string, id value.Value) ([]byte, value.Value, error) {
 	js, err := currentJSON(tx, coll, id)
 	if err != nil || js == nil {
-		return nil, query.Value{}, err
+		return nil, value.Value{}, err
 	}
-	v, err := query.Parse(js)
+	v, err := value.Parse(js)
 	return js, v, err
 }
 
@@ -121,9 +121,9 @@ func isNotFound(err error) bool { return errors.Is(err, store.ErrNotFound) }
 
 // sameState reports whether two states are the same bytes (both absent,
 // or equal canonical JSON: 5 and 5.0 differ).
-func sameState(a, b query.Value) bool {
+func sameState(a, b value.Value) bool {
 	if a.IsMissing() || b.IsMissing() {
 		return a.IsMissing() && b.IsMissing()
 	}
-	return string(query.JSON(a)) == string(query.JSON(b))
+	return string(value.JSON(a)) == string(value.JSON(b))
 }

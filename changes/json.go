@@ -1,20 +1,20 @@
 package changes
 
 import (
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // Doc is a document or value inside a result, marshalled as canonical JSON
-// (query.AppendJSON), so results print exactly as documents are stored.
+// (value.AppendJSON), so results print exactly as documents are stored.
 // The missing value (a document that does not exist) marshals as null.
-type Doc struct{ query.Value }
+type Doc struct{ value.Value }
 
 // MarshalJSON returns the canonical JSON of the value.
-func (d Doc) MarshalJSON() ([]byte, error) { return query.AppendJSON(nil, d.Value), nil }
+func (d Doc) MarshalJSON() ([]byte, error) { return value.AppendJSON(nil, d.Value), nil }
 
 // UnmarshalJSON parses canonical or Extended JSON.
 func (d *Doc) UnmarshalJSON(b []byte) error {
-	v, err := query.Parse(b)
+	v, err := value.Parse(b)
 	if err != nil {
 		return err
 	}
@@ -24,7 +24,7 @@ func (d *Doc) UnmarshalJSON(b []byte) error {
 
 // docPtr returns a *Doc for v, or nil when v is missing (for fields that
 // are left out of a result when absent).
-func docPtr(v query.Value) *Doc {
+func docPtr(v value.Value) *Doc {
 	if v.IsMissing() {
 		return nil
 	}

@@ -9,7 +9,8 @@ import (
 
 	"github.com/omgdb/omgdb/changes"
 	"github.com/omgdb/omgdb/internal/storetest"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -24,7 +25,7 @@ func TestPlanDelete_WritesNoDocumentAndNoJournal(t *testing.T) {
 	if got := res.SampleBeforeAfter[0]; got.Before.String() != `{"_id":1,"team":"a"}` || !got.After.IsMissing() {
 		t.Errorf("sample[0] = %v -> %v", got.Before, got.After)
 	}
-	if _, ok := query.ParseOID(res.Token); !ok {
+	if _, ok := value.ParseOID(res.Token); !ok {
 		t.Errorf("token %q is not an ObjectId", res.Token)
 	}
 	if strings.Join(res.NextValidActions, ",") != "apply,show,discard" {
@@ -46,7 +47,7 @@ func TestPlanDelete_NothingMatchesSaysSo(t *testing.T) {
 	if ap.LSN != 0 || ap.Deleted != 0 || ap.Message == "" {
 		t.Errorf("apply of an empty plan = %+v", ap)
 	}
-	if _, err := changes.PlanDelete(ctx, db, "user", query.MustParse(`{}`), nil); !errors.Is(err, store.ErrNotFound) ||
+	if _, err := changes.PlanDelete(ctx, db, "user", value.MustParse(`{}`), nil); !errors.Is(err, store.ErrNotFound) ||
 		!strings.Contains(err.Error(), "did you mean `users`") {
 		t.Errorf("plan on a missing collection = %v", err)
 	}
@@ -57,11 +58,11 @@ func TestPlanDelete_FirstOnlyAndSample(t *testing.T) {
 	for i := 0; i < 10; i++ {
 		storetest.Insert(t, db, "c", fmt.Sprintf(`{"_id":%d,"k":1}`, i))
 	}
-	res, err := changes.PlanDelete(ctx, db, "c", query.MustParse(`{"k":1}`), &changes.PlanOptions{First: true})
+	res, err := changes.PlanDelete(ctx, db, "c", value.MustParse(`{"k":1}`), &changes.PlanOptions{First: true})
 	if err != nil || res.Matched != 1 || res.SampleBeforeAfter[0].Before.Get("_id").Long() != 0 {
 		t.Fatalf("first only = %+v, %v", res, err)
 	}
-	res, err = changes.PlanDelete(ctx, db, "c", query.MustParse(`{}`), &changes.PlanOptions{Sample: 5})
+	res, err = changes.PlanDelete(ctx, db, "c", value.MustParse(`{}`), &changes.PlanOptions{Sample: 5})
 	if err != nil || res.Matched != 10 || len(res.SampleBeforeAfter) != 5 {
 		t.Fatalf("sample 5 = %+v, %v", res, err)
 	}
@@ -103,15 +104,15 @@ func TestApply_ConflictListsChangedDocumentsAndWritesNothing(t *testing.T) {
 	replace(t, db, "users", "2", `{"team":"a","edited":true}`)
 	write(t, db, func(tx *store.Tx) error {
 		c, _ := tx.Collection("users")
-		return c.Delete(query.LongValue(3))
+		return c.Delete(value.LongValue(3))
 	})
 	before, lsn := dump(t, db), lastLSN(t, db)
 	_, err := changes.Apply(ctx, db, plan.Token, nil)
 	if ids := conflictIDs(t, err); strings.Join(ids, ",") != "2,3" {
 		t.Errorf("conflicting ids = %v, want 2,3", ids)
 	}
-	if !strings.Contains(err.Error(), "users 2, users 3") || !strings.Contains(query.HintOf(err), "plan the change again") {
-		t.Errorf("message = %q, hint = %q", err, query.HintOf(err))
+	if !strings.Contains(err.Error(), "users 2, users 3") || !strings.Contains(errs.HintOf(err), "plan the change again") {
+		t.Errorf("message = %q, hint = %q", err, errs.HintOf(err))
 	}
 	if dump(t, db) != before || lastLSN(t, db) != lsn {
 		t.Fatal("a refused apply wrote something")
@@ -130,7 +131,7 @@ func TestApply_TwiceIsRefusedWithTheChangeState(t *testing.T) {
 	plan := mustDelete(t, db, "c", `{}`)
 	mustApply(t, db, plan.Token)
 	_, err := changes.Apply(ctx, db, plan.Token, nil)
-	if !errors.Is(err, changes.ErrNotPending) || query.KindOf(err) != query.Conflict ||
+	if !errors.Is(err, changes.ErrNotPending) || errs.KindOf(err) != errs.Conflict ||
 		!strings.Contains(err.Error(), "already applied") || !strings.HasSuffix(err.Error(), "which is now applied") {
 		t.Fatalf("second apply = %v", err)
 	}
@@ -139,10 +140,10 @@ func TestApply_TwiceIsRefusedWithTheChangeState(t *testing.T) {
 	if err == nil || !strings.HasSuffix(err.Error(), "which is now rolled back by "+rb.ChangeID) {
 		t.Fatalf("apply after rollback = %v", err)
 	}
-	if _, err := changes.Apply(ctx, db, "665f1c2e9b1d4a0c8e7f6a5b", nil); !errors.Is(err, changes.ErrNotFound) || query.KindOf(err) != query.NotFound {
+	if _, err := changes.Apply(ctx, db, "665f1c2e9b1d4a0c8e7f6a5b", nil); !errors.Is(err, changes.ErrNotFound) || errs.KindOf(err) != errs.NotFound {
 		t.Errorf("unknown token = %v", err)
 	}
-	if _, err := changes.Apply(ctx, db, "nope", nil); query.KindOf(err) != query.Invalid {
+	if _, err := changes.Apply(ctx, db, "nope", nil); errs.KindOf(err) != errs.Invalid {
 		t.Errorf("malformed token = %v", err)
 	}
 }
@@ -152,7 +153,7 @@ func TestPlans_DiscardAndExpiry(t *testing.T) {
 	storetest.Insert(t, db, "c", `{"_id":1}`, `{"_id":2}`)
 	keep := mustDelete(t, db, "c", `{"_id":1}`)
 	drop := mustDelete(t, db, "c", `{"_id":2}`)
-	short, err := changes.PlanDelete(ctx, db, "c", query.MustParse(`{}`), &changes.PlanOptions{Expiry: time.Millisecond})
+	short, err := changes.PlanDelete(ctx, db, "c", value.MustParse(`{}`), &changes.PlanOptions{Expiry: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +195,7 @@ func TestRollback_RefusesWhenChangedLaterUnlessForced(t *testing.T) {
 	ins := write(t, db, func(tx *store.Tx) error {
 		c, _ := tx.CreateCollection("c")
 		for i := 1; i <= 3; i++ {
-			if _, err := c.Insert(query.MustParse(fmt.Sprintf(`{"_id":%d,"v":0}`, i))); err != nil {
+			if _, err := c.Insert(value.MustParse(fmt.Sprintf(`{"_id":%d,"v":0}`, i))); err != nil {
 				return err
 			}
 		}
@@ -240,7 +241,7 @@ func TestRollback_OfARollbackRedoesTheChange(t *testing.T) {
 	applied := dump(t, db)
 	rb := mustRollback(t, db, plan.Token, false)
 	if _, err := changes.Rollback(ctx, db, plan.Token, nil); !errors.Is(err, changes.ErrRolledBack) ||
-		!strings.Contains(query.HintOf(err), rb.ChangeID) {
+		!strings.Contains(errs.HintOf(err), rb.ChangeID) {
 		t.Fatalf("second rollback = %v", err)
 	}
 	rb2 := mustRollback(t, db, rb.ChangeID, false)
@@ -282,7 +283,7 @@ func TestRollback_ImportOfManyBatchesAndUnknownIDs(t *testing.T) {
 		t.Errorf("after rolling back the import:\n%s\nwant\n%s", got, before)
 	}
 	_, err = changes.Rollback(ctx, db, "665f1c2e9b1d4a0c8e7f6a5b", nil)
-	if query.KindOf(err) != query.NotFound || !strings.Contains(err.Error(), "no change 665f1c2e9b1d4a0c8e7f6a5b") {
+	if errs.KindOf(err) != errs.NotFound || !strings.Contains(err.Error(), "no change 665f1c2e9b1d4a0c8e7f6a5b") {
 		t.Errorf("unknown change = %v", err)
 	}
 	pending := mustDelete(t, db, "keep", `{}`)
@@ -295,12 +296,12 @@ func TestRollback_ImportOfManyBatchesAndUnknownIDs(t *testing.T) {
 type countKind struct{}
 
 func (countKind) Prepare(def store.IndexDef) (store.IndexDef, error) { return def, nil }
-func (countKind) Update(ix *store.Index, before, after query.Value) error {
+func (countKind) Update(ix *store.Index, before, after value.Value) error {
 	if !before.IsMissing() {
-		ix.Text().DeleteDoc(query.AppendKey(nil, before.Get("_id")))
+		ix.Text().DeleteDoc(value.AppendKey(nil, before.Get("_id")))
 	}
 	if !after.IsMissing() {
-		ix.Text().PutDoc(query.AppendKey(nil, after.Get("_id")), nil, query.AppendJSON(nil, after.Get("_id")))
+		ix.Text().PutDoc(value.AppendKey(nil, after.Get("_id")), nil, value.AppendJSON(nil, after.Get("_id")))
 	}
 	return nil
 }
@@ -370,7 +371,7 @@ func TestRollback_ApplyLargerThanADocument(t *testing.T) {
 		storetest.Insert(t, db, "docs", fmt.Sprintf(`{"_id":%d,"text":"%d%s"}`, i, i, text))
 	}
 	before := dump(t, db)
-	plan, err := changes.PlanUpdate(ctx, db, "docs", query.MustParse(`{}`), query.MustParse(`{"$set":{"text":"short"}}`), nil)
+	plan, err := changes.PlanUpdate(ctx, db, "docs", value.MustParse(`{}`), value.MustParse(`{"$set":{"text":"short"}}`), nil)
 	if err != nil || plan.Modified != 6 {
 		t.Fatalf("plan-update = %+v, %v", plan, err)
 	}

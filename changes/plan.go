@@ -5,7 +5,7 @@ import (
 	"encoding/hex"
 	"time"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // Plan kinds.
@@ -108,11 +108,11 @@ const (
 // item is one document of a plan.
 type item struct {
 	coll   string
-	id     query.Value
+	id     value.Value
 	op     string
 	digest string      // of the document's bytes when planned; "" when it did not exist
-	before query.Value // at planning, for the sample (not stored); missing for an insert and unchanged documents
-	after  query.Value // missing for a delete and for unchanged documents
+	before value.Value // at planning, for the sample (not stored); missing for an insert and unchanged documents
+	after  value.Value // missing for a delete and for unchanged documents
 	// afterJSON is the after-image as stored (canonical JSON), when it was
 	// read unparsed (withAfterJSON) or encoded at planning; nil for none.
 	afterJSON []byte
@@ -127,19 +127,19 @@ func (it *item) ref() DocRef { return DocRef{Collection: it.coll, ID: Doc{it.id}
 
 // value returns the item's identity as stored (its images are stored
 // apart, see planWriter): {"coll","id","op","digest"}.
-func (it *item) value() query.Value {
-	f := []query.Field{
-		{Key: "coll", Value: query.StringValue(it.coll)},
+func (it *item) value() value.Value {
+	f := []value.Field{
+		{Key: "coll", Value: value.StringValue(it.coll)},
 		{Key: "id", Value: it.id},
-		{Key: "op", Value: query.StringValue(it.op)},
+		{Key: "op", Value: value.StringValue(it.op)},
 	}
 	if it.digest != "" {
-		f = append(f, query.Field{Key: "digest", Value: query.StringValue(it.digest)})
+		f = append(f, value.Field{Key: "digest", Value: value.StringValue(it.digest)})
 	}
-	return query.ObjectValue(f)
+	return value.ObjectValue(f)
 }
 
-func itemFromValue(v query.Value) item {
+func itemFromValue(v value.Value) item {
 	return item{
 		coll: v.Get("coll").Str(), id: v.Get("id"), op: v.Get("op").Str(),
 		digest: v.Get("digest").Str(),

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -17,7 +18,7 @@ type PlanOptions struct {
 	Upsert bool // plan-update: insert a document when nothing matches
 	// ArrayFilters are plan-update's filters for $[<identifier>] paths
 	// (query.UpdateOptions). Default none.
-	ArrayFilters []query.Value
+	ArrayFilters []value.Value
 	First        bool          // only the first match in _id order (--multi=false)
 	Sample       int           // before/after pairs in the result; 0: DefaultSample; negative: none
 	Expiry       time.Duration // how long the plan stays pending; 0: DefaultExpiry
@@ -66,7 +67,7 @@ func newBuilder(kind string, opts *PlanOptions) *builder {
 	if n == 0 {
 		n = DefaultSample
 	}
-	p := &Plan{Token: query.NewOID().Hex(), Kind: kind, Upsert: opts.Upsert, First: opts.First,
+	p := &Plan{Token: value.NewOID().Hex(), Kind: kind, Upsert: opts.Upsert, First: opts.First,
 		Created: now, Expires: now.Add(expiry), Actor: opts.Actor, Note: opts.Note, Status: StatusPending}
 	return &builder{p: p, n: n}
 }
@@ -100,10 +101,10 @@ func (b *builder) add(it item) error {
 func sampleOf(it *item) BeforeAfter {
 	before, after := it.before, it.after
 	if before.IsMissing() && it.beforeJSON != nil {
-		before, _ = query.Parse(it.beforeJSON)
+		before, _ = value.Parse(it.beforeJSON)
 	}
 	if after.IsMissing() && it.afterJSON != nil && it.op == opUpdate {
-		after, _ = query.Parse(it.afterJSON)
+		after, _ = value.Parse(it.afterJSON)
 	}
 	return BeforeAfter{Before: Doc{before}, After: Doc{after}}
 }
@@ -137,8 +138,8 @@ func (b *builder) result() *PlanResult {
 }
 
 // compileFilter compiles a filter document; {} compiles to nil (all).
-func compileFilter(spec query.Value) (*query.Filter, error) {
-	if spec.Kind() == query.Object && spec.Len() == 0 {
+func compileFilter(spec value.Value) (*query.Filter, error) {
+	if spec.Kind() == value.Object && spec.Len() == 0 {
 		return nil, nil
 	}
 	return query.CompileFilter(spec)
@@ -147,7 +148,7 @@ func compileFilter(spec query.Value) (*query.Filter, error) {
 // scanMatches calls fn with the canonical JSON and the value of each
 // document of c that matches f, in _id order; only the first with first.
 // The JSON is valid only during the call.
-func scanMatches(ctx context.Context, c *store.Collection, f *query.Filter, first bool, fn func(js []byte, doc query.Value) error) error {
+func scanMatches(ctx context.Context, c *store.Collection, f *query.Filter, first bool, fn func(js []byte, doc value.Value) error) error {
 	return scanMatchingJSON(ctx, c, f, func(cur *store.Cursor, js []byte) (bool, error) {
 		doc := cur.Doc()
 		if err := cur.Err(); err != nil {
@@ -192,7 +193,7 @@ func scanMatchingJSON(ctx context.Context, c *store.Collection, f *query.Filter,
 // filter, without deleting anything: it stores the plan (every matching
 // document, with a digest of its bytes) under a new token and returns a
 // summary. Apply the plan with Apply.
-func PlanDelete(ctx context.Context, db *store.DB, coll string, filter query.Value, opts *PlanOptions) (*PlanResult, error) {
+func PlanDelete(ctx context.Context, db *store.DB, coll string, filter value.Value, opts *PlanOptions) (*PlanResult, error) {
 	if opts == nil {
 		opts = &PlanOptions{}
 	}
@@ -211,7 +212,7 @@ func PlanDelete(ctx context.Context, db *store.DB, coll string, filter query.Val
 			return err
 		}
 		defer b.w.finish()
-		err = scanMatches(ctx, c, f, opts.First, func(js []byte, doc query.Value) error {
+		err = scanMatches(ctx, c, f, opts.First, func(js []byte, doc value.Value) error {
 			b.p.Matched++
 			return b.add(item{coll: coll, id: doc.Get("_id"), op: opDelete, digest: digest(js), before: doc})
 		})
@@ -277,7 +278,7 @@ func PlanRevert(ctx context.Context, db *store.DB, revision string, opts *PlanOp
 
 // revertItem plans a document's return from its current state (js, cur)
 // to d.state.
-func revertItem(d *docState, js []byte, cur query.Value) item {
+func revertItem(d *docState, js []byte, cur value.Value) item {
 	it := item{coll: d.coll, id: d.id, before: cur, after: d.state, op: opUpdate}
 	switch {
 	case js == nil:

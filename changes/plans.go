@@ -3,7 +3,7 @@ package changes
 import (
 	"context"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -117,25 +117,25 @@ type planBefores struct {
 // before returns it's document as it was when planned: the current one
 // while it has the plan's digest, else its state at the plan's base LSN,
 // from the journal (missing when that part was pruned).
-func (pb *planBefores) before(ctx context.Context, tx *store.Tx, it *item) (query.Value, error) {
+func (pb *planBefores) before(ctx context.Context, tx *store.Tx, it *item) (value.Value, error) {
 	if it.digest == "" {
-		return query.Value{}, nil // planned as absent
+		return value.Value{}, nil // planned as absent
 	}
 	js, err := currentJSON(tx, it.coll, it.id)
 	if err != nil {
-		return query.Value{}, err
+		return value.Value{}, err
 	}
 	if js != nil && digest(js) == it.digest {
 		return parseImage(js)
 	}
 	if pb.then == nil {
 		if pb.then, err = undoAfter(ctx, tx, pb.base, ""); err != nil {
-			return query.Value{}, err
+			return value.Value{}, err
 		}
 	}
 	if d := pb.then.docs[docKey(it.coll, it.id)]; d != nil && !d.state.IsMissing() &&
-		digest(query.JSON(d.state)) == it.digest {
+		digest(value.JSON(d.state)) == it.digest {
 		return d.state, nil
 	}
-	return query.Value{}, nil
+	return value.Value{}, nil
 }

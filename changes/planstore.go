@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -42,7 +43,7 @@ type storedPlan struct {
 func loadPlan(tx *store.Tx, token string) (*Plan, error) {
 	raw, ok := tx.Plans().Header(token)
 	if !ok {
-		return nil, wrap(query.NotFound, ErrNotFound, "no plan with token %s", token).
+		return nil, wrap(errs.NotFound, ErrNotFound, "no plan with token %s", token).
 			WithHint("list pending plans with `omgdb plans %s`; plans expire after 24 h", tx.DB().Path())
 	}
 	return decodeHeader(token, raw)
@@ -55,7 +56,7 @@ func decodeHeader(token string, raw store.Blob) (*Plan, error) {
 	}
 	sp := storedPlan{Plan: &Plan{}}
 	if err := json.Unmarshal(js, &sp); err != nil {
-		return nil, query.Errorf(query.IO, "plan %s: unreadable header: %v", token, err)
+		return nil, errs.Errorf(errs.IO, "plan %s: unreadable header: %v", token, err)
 	}
 	sp.Plan.items, sp.Plan.upsertNew = sp.Items, sp.UpsertNew
 	return sp.Plan, nil
@@ -104,7 +105,7 @@ func newPlanWriter(tx *store.Tx, token string) (*planWriter, error) {
 }
 
 func (w *planWriter) add(it *item) error {
-	w.items = append(query.AppendJSON(w.items, it.value()), '\n')
+	w.items = append(value.AppendJSON(w.items, it.value()), '\n')
 	w.afters = append(appendImage(w.afters, it.after, it.afterJSON), '\n')
 	if w.n++; w.n >= chunkItems || len(w.items)+len(w.afters) >= chunkBytes {
 		return w.flush()
@@ -114,11 +115,11 @@ func (w *planWriter) add(it *item) error {
 
 // appendImage appends a document image: its JSON when the item has it
 // (the same bytes AppendJSON writes), else its value encoded.
-func appendImage(dst []byte, v query.Value, js []byte) []byte {
+func appendImage(dst []byte, v value.Value, js []byte) []byte {
 	if js != nil {
 		return append(dst, js...)
 	}
-	return query.AppendJSON(dst, v)
+	return value.AppendJSON(dst, v)
 }
 
 // flush starts compressing the chunk being filled, and writes the chunks
@@ -223,7 +224,7 @@ func eachItem(tx *store.Tx, token string, parts int, fn func(*item) error) error
 	var chunks []rawChunk
 	for _, ch := range tx.Plans().Chunks(token, want...) {
 		if parts&(withAfter|withAfterJSON) != 0 && ch.Afters == nil {
-			return query.Errorf(query.IO, "plan %s: a chunk of images does not match its items", token)
+			return errs.Errorf(errs.IO, "plan %s: a chunk of images does not match its items", token)
 		}
 		chunks = append(chunks, rawChunk{items: ch.Items, afters: ch.Afters, befores: ch.Befores})
 	}
@@ -281,7 +282,7 @@ func (rc rawChunk) parse(token string, parts int) ([]item, error) {
 		}
 		l, err := chunkLines(token, raw)
 		if err == nil && len(l) != len(lines) {
-			err = query.Errorf(query.IO, "plan %s: a chunk of images does not match its items", token)
+			err = errs.Errorf(errs.IO, "plan %s: a chunk of images does not match its items", token)
 		}
 		return l, err
 	}
@@ -314,9 +315,9 @@ func chunkLines(token string, raw []byte) ([][]byte, error) {
 }
 
 func parseItem(token string, line []byte, afters, befores [][]byte, i int, rawAfter bool) (item, error) {
-	v, err := query.Parse(line)
+	v, err := value.Parse(line)
 	if err != nil {
-		return item{}, query.Errorf(query.IO, "plan %s: unreadable item: %v", token, err)
+		return item{}, errs.Errorf(errs.IO, "plan %s: unreadable item: %v", token, err)
 	}
 	it := itemFromValue(v)
 	if rawAfter {
@@ -325,23 +326,23 @@ func parseItem(token string, line []byte, afters, befores [][]byte, i int, rawAf
 		}
 	} else if afters != nil {
 		if it.after, err = parseImage(afters[i]); err != nil {
-			return item{}, query.Errorf(query.IO, "plan %s: unreadable after-image: %v", token, err)
+			return item{}, errs.Errorf(errs.IO, "plan %s: unreadable after-image: %v", token, err)
 		}
 	}
 	if befores != nil {
 		it.hasBefore = true
 		if it.before, err = parseImage(befores[i]); err != nil {
-			return item{}, query.Errorf(query.IO, "plan %s: unreadable before-image: %v", token, err)
+			return item{}, errs.Errorf(errs.IO, "plan %s: unreadable before-image: %v", token, err)
 		}
 	}
 	return it, nil
 }
 
 // parseImage parses a document image; null is no document (missing).
-func parseImage(line []byte) (query.Value, error) {
-	v, err := query.Parse(line)
+func parseImage(line []byte) (value.Value, error) {
+	v, err := value.Parse(line)
 	if err != nil || v.IsNull() {
-		return query.Value{}, err
+		return value.Value{}, err
 	}
 	return v, nil
 }

@@ -6,6 +6,8 @@ import (
 	"runtime"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -19,7 +21,7 @@ import (
 // would (the filter's equalities, then the update with $setOnInsert), with
 // an ObjectId _id when neither sets one; the collection is created on
 // apply if needed. Apply the plan with Apply.
-func PlanUpdate(ctx context.Context, db *store.DB, coll string, filter, update query.Value, opts *PlanOptions) (*PlanResult, error) {
+func PlanUpdate(ctx context.Context, db *store.DB, coll string, filter, update value.Value, opts *PlanOptions) (*PlanResult, error) {
 	if opts == nil {
 		opts = &PlanOptions{}
 	}
@@ -53,7 +55,7 @@ func PlanUpdate(ctx context.Context, db *store.DB, coll string, filter, update q
 
 // planUpdate plans an update in tx, and reports whether the collection
 // is missing (only an upsert may plan on a missing collection).
-func planUpdate(ctx context.Context, tx *store.Tx, b *builder, f *query.Filter, u *query.Update, filter query.Value, opts *PlanOptions) (bool, error) {
+func planUpdate(ctx context.Context, tx *store.Tx, b *builder, f *query.Filter, u *query.Update, filter value.Value, opts *PlanOptions) (bool, error) {
 	c, err := tx.Collection(b.p.Collection)
 	missing := isNotFound(err)
 	if err != nil && !(missing && opts.Upsert) {
@@ -85,16 +87,16 @@ func planUpdate(ctx context.Context, tx *store.Tx, b *builder, f *query.Filter, 
 // first match is wanted, a second goroutine decodes and updates the
 // matches while this one scans, matches and writes the plan (see
 // matchPipeline); the items are added in _id order either way.
-func planMatches(ctx context.Context, b *builder, c *store.Collection, f *query.Filter, u *query.Update, filter query.Value, first bool) error {
+func planMatches(ctx context.Context, b *builder, c *store.Collection, f *query.Filter, u *query.Update, filter value.Value, first bool) error {
 	actx := query.ApplyContext{Now: b.p.Created, Query: filter}
-	plan := func(js []byte, doc query.Value) (item, error) {
+	plan := func(js []byte, doc value.Value) (item, error) {
 		id := doc.Get("_id")
 		it := item{coll: c.Name(), id: id, op: opNone, digest: digest(js)}
 		after, changed, err := u.Apply(doc, actx)
 		if err == nil && changed {
-			after, err = query.PrepareDocument(after)
+			after, err = value.PrepareDocument(after)
 			it.op, it.before, it.after = opUpdate, doc, after
-			it.afterJSON = query.AppendJSON(nil, after)
+			it.afterJSON = value.AppendJSON(nil, after)
 		}
 		if err != nil {
 			return item{}, updateError(c.Name(), id, err)
@@ -112,7 +114,7 @@ func planMatches(ctx context.Context, b *builder, c *store.Collection, f *query.
 			if !ok {
 				return item{}, false
 			}
-			doc, err := query.ParseFields(js, idOnly)
+			doc, err := value.ParseFields(js, idOnly)
 			if err != nil {
 				return item{}, false
 			}
@@ -124,7 +126,7 @@ func planMatches(ctx context.Context, b *builder, c *store.Collection, f *query.
 		}
 	}
 	if first || runtime.GOMAXPROCS(0) < 2 {
-		return scanMatches(ctx, c, f, first, func(js []byte, doc query.Value) error {
+		return scanMatches(ctx, c, f, first, func(js []byte, doc value.Value) error {
 			it, err := plan(js, doc)
 			if err != nil {
 				return err
@@ -135,7 +137,7 @@ func planMatches(ctx context.Context, b *builder, c *store.Collection, f *query.
 	return matchPipeline(ctx, c, f, raw, plan, add)
 }
 
-var idOnly = query.NewFieldSet([]string{"_id"})
+var idOnly = value.NewFieldSet([]string{"_id"})
 
 // matchBatch is a run of matching documents planned by the pipeline's
 // second goroutine.
@@ -152,7 +154,7 @@ const matchBatchDocs = 256
 // runs, to a goroutine that plans them (see planBatch); it adds the planned
 // items in _id order as they come back. The first failure in _id order
 // is returned, with the items before it added, as scanMatches would.
-func matchPipeline(ctx context.Context, c *store.Collection, f *query.Filter, raw func([]byte) (item, bool), plan func([]byte, query.Value) (item, error), add func(item) error) error {
+func matchPipeline(ctx context.Context, c *store.Collection, f *query.Filter, raw func([]byte) (item, bool), plan func([]byte, value.Value) (item, error), add func(item) error) error {
 	work := make(chan *matchBatch, 4)
 	var pending []*matchBatch
 	go func() {
@@ -214,7 +216,7 @@ func matchPipeline(ctx context.Context, c *store.Collection, f *query.Filter, ra
 // planBatch plans the documents of a batch, up to the first failure: on
 // their stored bytes when raw (the update's raw form, when it has one)
 // takes them, else decoded.
-func planBatch(mb *matchBatch, raw func([]byte) (item, bool), plan func([]byte, query.Value) (item, error)) {
+func planBatch(mb *matchBatch, raw func([]byte) (item, bool), plan func([]byte, value.Value) (item, error)) {
 	mb.items = make([]item, 0, len(mb.js))
 	for _, js := range mb.js {
 		if raw != nil {
@@ -223,9 +225,9 @@ func planBatch(mb *matchBatch, raw func([]byte) (item, bool), plan func([]byte, 
 				continue
 			}
 		}
-		doc, err := query.Parse(js)
+		doc, err := value.Parse(js)
 		if err != nil {
-			mb.err = query.Errorf(query.IO, "corrupt document value: %v", err).
+			mb.err = errs.Errorf(errs.IO, "corrupt document value: %v", err).
 				WithHint("run `omgdb verify` on the store; restore from a backup or salvage it")
 			return
 		}
@@ -239,25 +241,25 @@ func planBatch(mb *matchBatch, raw func([]byte) (item, bool), plan func([]byte, 
 }
 
 // upsertDoc returns the document an upsert inserts.
-func upsertDoc(u *query.Update, filter query.Value, b *builder) (query.Value, error) {
+func upsertDoc(u *query.Update, filter value.Value, b *builder) (value.Value, error) {
 	seed, err := query.UpsertSeed(filter)
 	if err != nil {
-		return query.Value{}, err
+		return value.Value{}, err
 	}
 	doc, _, err := u.Apply(seed, query.ApplyContext{Now: b.p.Created, Insert: true, Query: filter})
 	if err != nil {
-		return query.Value{}, err
+		return value.Value{}, err
 	}
 	if doc.Get("_id").IsMissing() {
-		doc = query.ObjectValue(append([]query.Field{{Key: "_id", Value: query.ObjectIDValue(query.NewOID())}}, doc.Fields()...))
+		doc = value.ObjectValue(append([]value.Field{{Key: "_id", Value: value.ObjectIDValue(value.NewOID())}}, doc.Fields()...))
 	}
-	return query.PrepareDocument(doc)
+	return value.PrepareDocument(doc)
 }
 
 // updateError names the document an update failed on.
-func updateError(coll string, id query.Value, err error) error {
-	e := query.Errorf(query.KindOf(err), "update of _id %s in `%s`: %v", id, coll, err)
-	e.Err, e.Hint = err, query.HintOf(err)
+func updateError(coll string, id value.Value, err error) error {
+	e := errs.Errorf(errs.KindOf(err), "update of _id %s in `%s`: %v", id, coll, err)
+	e.Err, e.Hint = err, errs.HintOf(err)
 	if e.Hint == "" {
 		e.Hint = "nothing was planned; fix the update (or narrow the filter) and plan again"
 	}

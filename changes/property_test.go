@@ -11,7 +11,8 @@ import (
 	"github.com/omgdb/omgdb/changes"
 	"github.com/omgdb/omgdb/internal/storetest"
 	"github.com/omgdb/omgdb/internal/testgen"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -134,11 +135,11 @@ func step(t *testing.T, r *rand.Rand, db *store.DB, changeIDs []string) string {
 
 // randomPlanApply plans a random update or delete over coll, filtered on
 // a field of doc, and applies it.
-func randomPlanApply(r *rand.Rand, db *store.DB, coll string, doc query.Value) (string, error) {
-	filter := query.MustParse(`{}`)
+func randomPlanApply(r *rand.Rand, db *store.DB, coll string, doc value.Value) (string, error) {
+	filter := value.MustParse(`{}`)
 	if fs := doc.Fields(); r.IntN(4) > 0 {
 		f := fs[r.IntN(len(fs))]
-		filter = query.ObjectValue([]query.Field{f})
+		filter = value.ObjectValue([]value.Field{f})
 	}
 	opts := &changes.PlanOptions{First: r.IntN(4) == 0, Upsert: r.IntN(4) == 0}
 	var plan *changes.PlanResult
@@ -158,7 +159,7 @@ func randomPlanApply(r *rand.Rand, db *store.DB, coll string, doc query.Value) (
 // randomUpdate returns an update that applies to any document: $set of a
 // random value, $unset of one of doc's fields, $inc of a counter, $push,
 // or a replacement.
-func randomUpdate(r *rand.Rand, doc query.Value) query.Value {
+func randomUpdate(r *rand.Rand, doc value.Value) value.Value {
 	field := fmt.Sprintf("f%d", r.IntN(3))
 	if fs := doc.Fields(); r.IntN(2) == 0 && len(fs) > 1 {
 		field = fs[1+r.IntN(len(fs)-1)].Key
@@ -166,20 +167,20 @@ func randomUpdate(r *rand.Rand, doc query.Value) query.Value {
 	v := testgen.Storable(testgen.Value(r, 2))
 	switch r.IntN(5) {
 	case 0:
-		return query.MustParse(fmt.Sprintf(`{"$unset":{%q:""}}`, field))
+		return value.MustParse(fmt.Sprintf(`{"$unset":{%q:""}}`, field))
 	case 1:
-		return query.MustParse(`{"$inc":{"counter":1}}`)
+		return value.MustParse(`{"$inc":{"counter":1}}`)
 	case 2:
-		return query.ObjectValue([]query.Field{{Key: "$push", Value: query.ObjectValue([]query.Field{{Key: "pushed", Value: v}})}})
+		return value.ObjectValue([]value.Field{{Key: "$push", Value: value.ObjectValue([]value.Field{{Key: "pushed", Value: v}})}})
 	case 3:
 		return testgen.Document(r).Without("_id")
 	}
-	return query.ObjectValue([]query.Field{{Key: "$set", Value: query.ObjectValue([]query.Field{{Key: field, Value: v}})}})
+	return value.ObjectValue([]value.Field{{Key: "$set", Value: value.ObjectValue([]value.Field{{Key: field, Value: v}})}})
 }
 
 // pick returns a random document of coll, if it has any.
-func pick(t testing.TB, r *rand.Rand, db *store.DB, coll string) (query.Value, bool) {
-	var docs []query.Value
+func pick(t testing.TB, r *rand.Rand, db *store.DB, coll string) (value.Value, bool) {
+	var docs []value.Value
 	db.View(func(tx *store.Tx) error {
 		c, err := tx.Collection(coll)
 		if err != nil {
@@ -192,7 +193,7 @@ func pick(t testing.TB, r *rand.Rand, db *store.DB, coll string) (query.Value, b
 		return nil
 	})
 	if len(docs) == 0 {
-		return query.Value{}, false
+		return value.Value{}, false
 	}
 	return docs[r.IntN(len(docs))], true
 }
@@ -233,7 +234,7 @@ func TestScanAt_MatchesTheStateAtEveryRevision_Property(t *testing.T) {
 			for _, coll := range colls {
 				got, err := scanAt(t, db, coll, lsn)
 				if _, existed := st[coll]; !existed {
-					if query.KindOf(err) != query.NotFound {
+					if errs.KindOf(err) != errs.NotFound {
 						t.Fatalf("seed %d lsn %d: %s did not exist, ScanAt = %q, %v", seed, lsn, coll, got, err)
 					}
 					continue
@@ -298,7 +299,7 @@ func patch(st state, coll string, res *changes.DiffResult) string {
 	}
 	order := []string{}
 	for id, js := range docs {
-		keys[id] = string(query.AppendKey(nil, query.MustParse(js).Get("_id")))
+		keys[id] = string(value.AppendKey(nil, value.MustParse(js).Get("_id")))
 		order = append(order, id)
 	}
 	sort.Slice(order, func(i, j int) bool { return keys[order[i]] < keys[order[j]] })
@@ -382,7 +383,7 @@ func TestVersions_AreTheStatesAtTheirRevisions_Property(t *testing.T) {
 		states := workload(t, r, db, 40)
 		for _, coll := range colls {
 			for _, l := range states[lastLSN(t, db)][coll] {
-				vs, err := changes.Versions(ctx, db, coll, query.MustParse(l.id), 0)
+				vs, err := changes.Versions(ctx, db, coll, value.MustParse(l.id), 0)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -403,8 +404,8 @@ func TestVersions_AreTheStatesAtTheirRevisions_Property(t *testing.T) {
 // the current document when there is none.
 func replayStates(t *testing.T, db *store.DB) map[uint64]state {
 	var recs []*store.Record
-	next := map[string]query.Value{} // document -> state after the operation being visited (backwards)
-	afters := map[*store.Op]query.Value{}
+	next := map[string]value.Value{} // document -> state after the operation being visited (backwards)
+	afters := map[*store.Op]value.Value{}
 	err := db.View(func(tx *store.Tx) error {
 		for _, name := range tx.Collections() {
 			c, _ := tx.Collection(name)
@@ -427,7 +428,7 @@ func replayStates(t *testing.T, db *store.DB) map[uint64]state {
 		t.Fatal(err)
 	}
 	states := map[uint64]state{0: {}}
-	colls := map[string]map[string]query.Value{}
+	colls := map[string]map[string]value.Value{}
 	for i := len(recs) - 1; i >= 0; i-- {
 		for j := range recs[i].Ops {
 			replayOp(colls, &recs[i].Ops[j], afters)
@@ -437,21 +438,21 @@ func replayStates(t *testing.T, db *store.DB) map[uint64]state {
 	return states
 }
 
-func replayOp(colls map[string]map[string]query.Value, op *store.Op, afters map[*store.Op]query.Value) {
+func replayOp(colls map[string]map[string]value.Value, op *store.Op, afters map[*store.Op]value.Value) {
 	switch op.Op {
 	case store.OpCreateCollection:
-		colls[op.Coll] = map[string]query.Value{}
+		colls[op.Coll] = map[string]value.Value{}
 	case store.OpDropCollection:
 		delete(colls, op.Coll)
 	case store.OpInsert, store.OpUpdate:
-		colls[op.Coll][string(query.AppendKey(nil, op.ID))] = afters[op]
+		colls[op.Coll][string(value.AppendKey(nil, op.ID))] = afters[op]
 	case store.OpDelete:
-		delete(colls[op.Coll], string(query.AppendKey(nil, op.ID)))
+		delete(colls[op.Coll], string(value.AppendKey(nil, op.ID)))
 	}
 }
 
 // stateOf returns replayed collections as a state, documents in key order.
-func stateOf(colls map[string]map[string]query.Value) state {
+func stateOf(colls map[string]map[string]value.Value) state {
 	st := state{}
 	for name, docs := range colls {
 		keys := make([]string, 0, len(docs))

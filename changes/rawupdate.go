@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"strconv"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // rawUpdate runs the simplest updates on a document's canonical JSON
@@ -39,14 +39,14 @@ type rawField struct {
 
 // compileRawUpdate returns the raw form of an update, or nil when it has
 // none.
-func compileRawUpdate(update query.Value) *rawUpdate {
-	if update.Kind() != query.Object || update.Len() == 0 {
+func compileRawUpdate(update value.Value) *rawUpdate {
+	if update.Kind() != value.Object || update.Len() == 0 {
 		return nil
 	}
 	ru := &rawUpdate{}
 	seen := map[string]bool{}
 	for _, op := range update.Fields() {
-		if op.Value.Kind() != query.Object || op.Value.Len() == 0 {
+		if op.Value.Kind() != value.Object || op.Value.Len() == 0 {
 			return nil
 		}
 		for _, f := range op.Value.Fields() {
@@ -58,16 +58,16 @@ func compileRawUpdate(update query.Value) *rawUpdate {
 			switch op.Key {
 			case "$set":
 				switch f.Value.Kind() {
-				case query.Null, query.Bool, query.Long, query.String:
+				case value.Null, value.Bool, value.Long, value.String:
 				default:
 					return nil
 				}
-				ru.fields = append(ru.fields, rawField{key: k, set: query.AppendJSON(nil, f.Value)})
+				ru.fields = append(ru.fields, rawField{key: k, set: value.AppendJSON(nil, f.Value)})
 			case "$inc":
 				switch f.Value.Kind() {
-				case query.Long:
+				case value.Long:
 					ru.fields = append(ru.fields, rawField{key: k, inc: f.Value.Long()})
-				case query.Double:
+				case value.Double:
 					ru.fields = append(ru.fields, rawField{key: k, incF: f.Value.Float(), double: true})
 				default:
 					return nil
@@ -170,7 +170,7 @@ func (ru *rawUpdate) apply(js []byte) (out []byte, changed, ok bool) {
 		case f.set != nil:
 			out = append(out, f.set...)
 		case f.double:
-			out = query.AppendJSON(out, query.DoubleValue(f.incF))
+			out = value.AppendJSON(out, value.DoubleValue(f.incF))
 		default:
 			out = strconv.AppendInt(out, f.inc, 10)
 		}
@@ -196,7 +196,7 @@ func (ru *rawUpdate) field(key []byte) int {
 func (f *rawField) appendInc(out, cur []byte) ([]byte, bool) {
 	if n, ok := plainInt(cur); ok {
 		if f.double {
-			return query.AppendJSON(out, query.DoubleValue(float64(n)+f.incF)), true
+			return value.AppendJSON(out, value.DoubleValue(float64(n)+f.incF)), true
 		}
 		sum := n + f.inc
 		if (f.inc > 0 && sum < n) || (f.inc < 0 && sum > n) {
@@ -212,7 +212,7 @@ func (f *rawField) appendInc(out, cur []byte) ([]byte, bool) {
 	if !f.double {
 		inc = float64(f.inc)
 	}
-	return query.AppendJSON(out, query.DoubleValue(x+inc)), true
+	return value.AppendJSON(out, value.DoubleValue(x+inc)), true
 }
 
 // plainDouble parses a double as canonical JSON writes a finite one

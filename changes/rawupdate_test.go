@@ -6,6 +6,7 @@ import (
 
 	"github.com/omgdb/omgdb/internal/testgen"
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // The raw update produces what the update produces on the decoded
@@ -15,14 +16,14 @@ func TestRawUpdate_EqualsApply(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 9))
 	took, declined := 0, 0
 	for i := 0; i < 20000; i++ {
-		doc, err := query.PrepareDocument(testgen.Document(r))
+		doc, err := value.PrepareDocument(testgen.Document(r))
 		if err != nil {
 			continue
 		}
 		if doc.Get("_id").IsMissing() {
-			doc = doc.With("_id", query.LongValue(int64(i))).IDFirst()
+			doc = doc.With("_id", value.LongValue(int64(i))).IDFirst()
 		}
-		js := query.AppendJSON(nil, doc)
+		js := value.AppendJSON(nil, doc)
 		update := randomUpdate(r, doc)
 		u, err := query.CompileUpdate(update, nil)
 		if err != nil {
@@ -43,10 +44,10 @@ func TestRawUpdate_EqualsApply(t *testing.T) {
 		if err != nil {
 			t.Fatalf("raw update took %s on %s, which the update refuses: %v", update, js, err)
 		}
-		if after, err = query.PrepareDocument(after); err != nil {
+		if after, err = value.PrepareDocument(after); err != nil {
 			t.Fatalf("raw update took %s on %s, whose result PrepareDocument refuses: %v", update, js, err)
 		}
-		want := query.AppendJSON(nil, after)
+		want := value.AppendJSON(nil, after)
 		if changed != wantChanged || string(out) != string(want) {
 			t.Fatalf("update %s of %s:\nraw      %s (changed %v)\nexpected %s (changed %v)", update, js, out, changed, want, wantChanged)
 		}
@@ -58,25 +59,25 @@ func TestRawUpdate_EqualsApply(t *testing.T) {
 
 // randomUpdate returns a $set/$inc update of doc's fields and others,
 // mostly of the kinds the raw update takes.
-func randomUpdate(r *rand.Rand, doc query.Value) query.Value {
+func randomUpdate(r *rand.Rand, doc value.Value) value.Value {
 	keys := []string{"score", "flag", "n", "é", "a.b", "$x", "_id", "k\"", ""}
 	for _, f := range doc.Fields() {
 		keys = append(keys, f.Key, f.Key)
 	}
-	var ops []query.Field
+	var ops []value.Field
 	used := map[string]bool{}
 	for _, op := range []string{"$set", "$inc", "$unset"} {
 		if r.IntN(3) == 0 || (op == "$unset" && r.IntN(10) != 0) {
 			continue
 		}
-		var fields []query.Field
+		var fields []value.Field
 		for n := 1 + r.IntN(2); n > 0; n-- {
 			k := keys[r.IntN(len(keys))]
 			if used[k] {
 				continue
 			}
 			used[k] = true
-			var v query.Value
+			var v value.Value
 			switch {
 			case op == "$inc" && r.IntN(6) != 0:
 				v = testgen.Long(r)
@@ -85,20 +86,20 @@ func randomUpdate(r *rand.Rand, doc query.Value) query.Value {
 			case r.IntN(4) == 0:
 				v = testgen.Storable(testgen.Value(r, 1))
 			default:
-				v = []query.Value{query.BoolValue(true), query.NullValue(), testgen.Long(r), query.StringValue(testgen.String(r)),
+				v = []value.Value{value.BoolValue(true), value.NullValue(), testgen.Long(r), value.StringValue(testgen.String(r)),
 					doc.Get(k)}[r.IntN(5)]
 				if v.IsMissing() {
-					v = query.LongValue(1)
+					v = value.LongValue(1)
 				}
 			}
-			fields = append(fields, query.Field{Key: k, Value: v})
+			fields = append(fields, value.Field{Key: k, Value: v})
 		}
 		if len(fields) > 0 {
-			ops = append(ops, query.Field{Key: op, Value: query.ObjectValue(fields)})
+			ops = append(ops, value.Field{Key: op, Value: value.ObjectValue(fields)})
 		}
 	}
 	if len(ops) == 0 {
-		ops = []query.Field{{Key: "$set", Value: query.ObjectValue([]query.Field{{Key: "flag", Value: query.BoolValue(true)}})}}
+		ops = []value.Field{{Key: "$set", Value: value.ObjectValue([]value.Field{{Key: "flag", Value: value.BoolValue(true)}})}}
 	}
-	return query.ObjectValue(ops)
+	return value.ObjectValue(ops)
 }

@@ -5,7 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -42,7 +43,7 @@ func ResolveRevision(tx *store.Tx, spec string) (Revision, error) {
 		return rev, err
 	}
 	if pruned := tx.PrunedLSN(); rev.LSN < pruned {
-		return Revision{}, query.Errorf(query.NotFound, "revision %s (lsn %d) is before the history this store keeps: `compact --history-before %d` dropped records 1 to %d", rev.Spec, rev.LSN, pruned, pruned).
+		return Revision{}, errs.Errorf(errs.NotFound, "revision %s (lsn %d) is before the history this store keeps: `compact --history-before %d` dropped records 1 to %d", rev.Spec, rev.LSN, pruned, pruned).
 			WithHint("the oldest reachable revision is lsn %d", pruned)
 	}
 	return rev, nil
@@ -63,7 +64,7 @@ func resolveRevision(tx *store.Tx, spec string) (Revision, error) {
 	if isDigits(spec) {
 		return lsnRevision(spec, last)
 	}
-	if _, ok := query.ParseOID(spec); ok {
+	if _, ok := value.ParseOID(spec); ok {
 		return changeRevision(tx, spec)
 	}
 	for _, layout := range timeLayouts {
@@ -86,7 +87,7 @@ func isDigits(s string) bool {
 func lsnRevision(spec string, last uint64) (Revision, error) {
 	n, err := strconv.ParseUint(spec, 10, 64)
 	if err != nil || n > last {
-		return Revision{}, wrap(query.NotFound, ErrNotFound, "revision %s is past the end of the journal (last lsn %d)", spec, last).
+		return Revision{}, wrap(errs.NotFound, ErrNotFound, "revision %s is past the end of the journal (last lsn %d)", spec, last).
 			WithHint("the journal's lsns run from 1 to %d; see `omgdb log`", last)
 	}
 	return Revision{LSN: n, Spec: spec, Kind: RevLSN}, nil
@@ -104,7 +105,7 @@ func changeRevision(tx *store.Tx, id string) (Revision, error) {
 }
 
 func noChange(tx *store.Tx, id string) error {
-	return wrap(query.NotFound, ErrNotFound, "no change %s in the journal", id).
+	return wrap(errs.NotFound, ErrNotFound, "no change %s in the journal", id).
 		WithHint("list changes with `omgdb history %s`", tx.DB().Path())
 }
 
@@ -123,6 +124,6 @@ func timeRevision(tx *store.Tx, spec string, t time.Time) (Revision, error) {
 
 func unknownRevision(tx *store.Tx, spec string) error {
 	names, _ := snapshotNames(tx)
-	return wrap(query.NotFound, ErrNotFound, "unknown revision %q%s", spec, query.DidYouMean(spec, names)).
+	return wrap(errs.NotFound, ErrNotFound, "unknown revision %q%s", spec, errs.DidYouMean(spec, names)).
 		WithHint("a revision is a journal lsn (`omgdb log`), a snapshot name (`omgdb snapshot list`), a change id (`omgdb history`) or an ISO time such as 2024-05-01T12:00:00Z")
 }

@@ -5,7 +5,8 @@ import (
 	"sort"
 
 	"github.com/omgdb/omgdb/internal/failpoint"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -35,7 +36,7 @@ type RollbackResult struct {
 type touched struct {
 	docState             // state before the change
 	last     uint64      // lsn of the change's last operation on it
-	after    query.Value // state right after the change
+	after    value.Value // state right after the change
 	resolved bool        // after is known from a later journal record
 }
 
@@ -130,7 +131,7 @@ func Rollback(ctx context.Context, db *store.DB, changeID string, opts *Rollback
 	if err := checkToken(changeID, "change id"); err != nil {
 		return nil, err
 	}
-	res := &RollbackResult{ChangeID: query.NewOID().Hex(), RolledBack: changeID}
+	res := &RollbackResult{ChangeID: value.NewOID().Hex(), RolledBack: changeID}
 	change := store.Change{ID: res.ChangeID, Kind: "rollback", Actor: opts.Actor, Note: "rollback of " + changeID}
 	err := db.Update(change, func(tx *store.Tx) error {
 		return rollback(ctx, tx, opts, res)
@@ -156,7 +157,7 @@ func rollback(ctx context.Context, tx *store.Tx, opts *RollbackOptions, res *Rol
 		return noRollback(tx, id)
 	}
 	if by := rolledBackBy(tx, id); by != "" {
-		return wrap(query.Conflict, ErrRolledBack, "change %s was already rolled back by change %s", id, by).
+		return wrap(errs.Conflict, ErrRolledBack, "change %s was already rolled back by change %s", id, by).
 			WithHint("to redo it, roll back the rollback: `omgdb rollback %s %s`", tx.DB().Path(), by)
 	}
 	cs := newChangeSet(id, recs)
@@ -191,9 +192,9 @@ func rollback(ctx context.Context, tx *store.Tx, opts *RollbackOptions, res *Rol
 func noRollback(tx *store.Tx, id string) error {
 	if p, err := loadPlan(tx, id); err == nil {
 		if p.Status == StatusApplied {
-			return wrap(query.Invalid, ErrNotFound, "change %s (an applied plan) wrote no documents: there is nothing to roll back", id)
+			return wrap(errs.Invalid, ErrNotFound, "change %s (an applied plan) wrote no documents: there is nothing to roll back", id)
 		}
-		return wrap(query.NotFound, ErrNotFound, "%s is a plan that is %s, not a change", id, p.status(timeNow())).
+		return wrap(errs.NotFound, ErrNotFound, "%s is a plan that is %s, not a change", id, p.status(timeNow())).
 			WithHint("apply it first with `omgdb apply %s %s`; only applied changes can be rolled back", tx.DB().Path(), id)
 	}
 	return noChange(tx, id)
@@ -285,7 +286,7 @@ func (cs *changeSet) undoDefines(tx *store.Tx) error {
 		}
 		rules := op.Before
 		if rules.IsMissing() {
-			rules = query.ObjectValue(nil)
+			rules = value.ObjectValue(nil)
 		}
 		if _, err := c.Define(rules); err != nil {
 			return err

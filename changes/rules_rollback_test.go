@@ -6,7 +6,8 @@ import (
 
 	"github.com/omgdb/omgdb/changes"
 	"github.com/omgdb/omgdb/internal/storetest"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -30,18 +31,18 @@ func TestRollback_Define(t *testing.T) {
 	storetest.Insert(t, db, "c", `{"_id":1,"a":"x"}`)
 	first := write(t, db, func(tx *store.Tx) error {
 		c, _ := tx.Collection("c")
-		_, err := c.Define(query.MustParse(`{"fields":{"a":"string"}}`))
+		_, err := c.Define(value.MustParse(`{"fields":{"a":"string"}}`))
 		return err
 	})
 	second := write(t, db, func(tx *store.Tx) error {
 		c, _ := tx.Collection("c")
-		if err := c.Replace(query.LongValue(1), query.MustParse(`{"a":5}`)); err == nil {
+		if err := c.Replace(value.LongValue(1), value.MustParse(`{"a":5}`)); err == nil {
 			t.Error("replace broke the rules and was accepted")
 		}
-		if _, err := c.Define(query.MustParse(`{"fields":{"a":"long"}}`)); err != nil {
+		if _, err := c.Define(value.MustParse(`{"fields":{"a":"long"}}`)); err != nil {
 			return err
 		}
-		return c.Replace(query.LongValue(1), query.MustParse(`{"a":5}`))
+		return c.Replace(value.LongValue(1), value.MustParse(`{"a":5}`))
 	})
 	before := dump(t, db)
 	mustRollback(t, db, second, false)
@@ -64,19 +65,19 @@ func TestRollback_UniqueIndexRefuses(t *testing.T) {
 	storetest.Insert(t, db, "c", `{"_id":1,"k":"a"}`)
 	change := write(t, db, func(tx *store.Tx) error {
 		c, _ := tx.Collection("c")
-		return c.Replace(query.LongValue(1), query.MustParse(`{"k":"b"}`))
+		return c.Replace(value.LongValue(1), value.MustParse(`{"k":"b"}`))
 	})
 	write(t, db, func(tx *store.Tx) error {
 		c, _ := tx.Collection("c")
 		if _, err := c.CreateIndex(store.BTreeIndex("", store.BTreeSpec{Fields: []store.IndexField{{Path: "k"}}, Unique: true})); err != nil {
 			return err
 		}
-		_, err := c.Insert(query.MustParse(`{"_id":2,"k":"a"}`))
+		_, err := c.Insert(value.MustParse(`{"_id":2,"k":"a"}`))
 		return err
 	})
 	before := dump(t, db)
 	_, err := changes.Rollback(ctx, db, change, &changes.RollbackOptions{})
-	if query.KindOf(err) != query.Conflict || !strings.Contains(err.Error(), "duplicate key in unique index `k_1`") {
+	if errs.KindOf(err) != errs.Conflict || !strings.Contains(err.Error(), "duplicate key in unique index `k_1`") {
 		t.Fatalf("rollback onto a taken key: %v", err)
 	}
 	if dump(t, db) != before {

@@ -7,7 +7,8 @@ import (
 	"sort"
 	"time"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -33,8 +34,8 @@ func ValidateSnapshotName(name string) error {
 			bad = true
 		}
 	}
-	if _, oid := query.ParseOID(name); bad || oid || name == RevNow {
-		return query.Errorf(query.Invalid, "invalid snapshot name %q", name).
+	if _, oid := value.ParseOID(name); bad || oid || name == RevNow {
+		return errs.Errorf(errs.Invalid, "invalid snapshot name %q", name).
 			WithHint("use 1 to 64 letters, digits, '_', '-' or '.', starting with a letter, such as before-migration")
 	}
 	return nil
@@ -78,7 +79,7 @@ func CreateSnapshot(ctx context.Context, db *store.DB, name string, opts *Snapsh
 			snap = old
 			return nil
 		case old != nil:
-			return wrap(query.Conflict, nil, "snapshot %s already exists (lsn %d)", name, old.LSN).
+			return wrap(errs.Conflict, nil, "snapshot %s already exists (lsn %d)", name, old.LSN).
 				WithHint("choose another name, or delete it first with `omgdb snapshot delete`")
 		}
 		snap = &Snapshot{Name: name, LSN: rev.LSN, Created: time.Now().UTC(), Actor: opts.Actor}
@@ -113,7 +114,7 @@ func DeleteSnapshot(ctx context.Context, db *store.DB, name string) (*Snapshot, 
 		}
 		if s == nil {
 			names, _ := snapshotNames(tx)
-			return wrap(query.NotFound, ErrNotFound, "no snapshot %s%s", name, query.DidYouMean(name, names)).
+			return wrap(errs.NotFound, ErrNotFound, "no snapshot %s%s", name, errs.DidYouMean(name, names)).
 				WithHint("list snapshots with `omgdb snapshot list %s`", tx.DB().Path())
 		}
 		snap = s
@@ -145,7 +146,7 @@ func decodeSnapshot(name string, raw store.Blob) (*Snapshot, error) {
 	}
 	s := &Snapshot{}
 	if err := json.Unmarshal(js, s); err != nil {
-		return nil, query.Errorf(query.IO, "snapshot %s: unreadable: %v", name, err)
+		return nil, errs.Errorf(errs.IO, "snapshot %s: unreadable: %v", name, err)
 	}
 	return s, nil
 }

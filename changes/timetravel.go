@@ -7,15 +7,18 @@ import (
 	"strings"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/agg"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
 // ScanAt returns the documents of a collection as they were at a
-// revision, in _id order, as a query.Source. It reads the current
+// revision, in _id order, as a agg.Source. It reads the current
 // documents and undoes, lazily per document, the journal records after
 // the revision: only documents touched since differ, so the cost is one
 // scan plus the records after the revision.
-func ScanAt(ctx context.Context, tx *store.Tx, coll string, rev Revision) (query.Source, error) {
+func ScanAt(ctx context.Context, tx *store.Tx, coll string, rev Revision) (agg.Source, error) {
 	u, err := undoAfter(ctx, tx, rev.LSN, coll)
 	if err != nil {
 		return nil, err
@@ -32,7 +35,7 @@ func ScanAt(ctx context.Context, tx *store.Tx, coll string, rev Revision) (query
 		if c == nil && len(u.colls) == 0 {
 			return nil, err // never existed: the store's own error, with its did-you-mean
 		}
-		return nil, wrap(query.NotFound, ErrNotFound, "collection `%s` did not exist at revision %s (lsn %d)", coll, rev.Spec, rev.LSN).
+		return nil, wrap(errs.NotFound, ErrNotFound, "collection `%s` did not exist at revision %s (lsn %d)", coll, rev.Spec, rev.LSN).
 			WithHint("pick a later revision; `omgdb history %s --coll %s` lists its changes", tx.DB().Path(), coll)
 	}
 	src := &atSource{ctx: ctx, over: u.sorted()}
@@ -44,7 +47,7 @@ func ScanAt(ctx context.Context, tx *store.Tx, coll string, rev Revision) (query
 
 // FindAt is ScanAt with q applied: filter, sort, skip, limit and
 // projection, exactly as a find now would apply them.
-func FindAt(ctx context.Context, tx *store.Tx, coll string, rev Revision, q store.Query) (query.Source, error) {
+func FindAt(ctx context.Context, tx *store.Tx, coll string, rev Revision, q store.Query) (agg.Source, error) {
 	src, err := ScanAt(ctx, tx, coll, rev)
 	if err != nil {
 		return nil, err
@@ -75,7 +78,7 @@ type atSource struct {
 	curDone bool
 	over    []*docState // touched since the revision, by key
 	i       int
-	doc     query.Value
+	doc     value.Value
 	err     error
 	n       int
 }
@@ -136,7 +139,7 @@ func (s *atSource) advanceCursor() {
 	s.curKey = bytes.Clone(s.cur.Key())
 }
 
-func (s *atSource) Doc() query.Value { return s.doc }
+func (s *atSource) Doc() value.Value { return s.doc }
 func (s *atSource) Err() error       { return s.err }
 func (s *atSource) Close() error {
 	if s.cur != nil {
@@ -147,7 +150,7 @@ func (s *atSource) Close() error {
 
 // AggregateAt runs a compiled pipeline over coll as it was at rev; $lookup
 // and $unionWith read the other collections as of the same revision.
-func AggregateAt(ctx context.Context, tx *store.Tx, coll string, rev Revision, p *query.Pipeline) (query.Source, error) {
+func AggregateAt(ctx context.Context, tx *store.Tx, coll string, rev Revision, p *agg.Pipeline) (agg.Source, error) {
 	src, err := ScanAt(ctx, tx, coll, rev)
 	if err != nil {
 		return nil, err
@@ -161,6 +164,6 @@ type envAt struct {
 	rev Revision
 }
 
-func (e envAt) Collection(ctx context.Context, name string) (query.Source, error) {
+func (e envAt) Collection(ctx context.Context, name string) (agg.Source, error) {
 	return ScanAt(ctx, e.tx, name, e.rev)
 }

@@ -7,6 +7,8 @@ import (
 	"github.com/omgdb/omgdb/changes"
 	"github.com/omgdb/omgdb/internal/storetest"
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/agg"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -18,7 +20,7 @@ func TestAggregateAt_LookupReadsTheSameRevision(t *testing.T) {
 		t.Fatal(err)
 	}
 	replace(t, db, "users", "1", `{"name":"bob"}`)
-	p, err := query.CompilePipeline(query.MustParse(
+	p, err := agg.CompilePipeline(value.MustParse(
 		`[{"$lookup":{"from":"users","localField":"user","foreignField":"_id","as":"u"}},{"$project":{"name":{"$first":"$u.name"}}}]`), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -51,10 +53,10 @@ func TestFindAt_SortsAndProjectsAsNow(t *testing.T) {
 	storetest.Insert(t, db, "c", `{"_id":1,"n":3,"x":"a"}`, `{"_id":2,"n":1,"x":"b"}`, `{"_id":3,"n":2,"x":"c"}`)
 	write(t, db, func(tx *store.Tx) error {
 		c, _ := tx.Collection("c")
-		return c.Delete(query.LongValue(2))
+		return c.Delete(value.LongValue(2))
 	})
-	sort, _ := query.CompileSort(query.MustParse(`{"n":1}`))
-	proj, _ := query.CompileProjection(query.MustParse(`{"x":1,"_id":0}`))
+	sort, _ := query.CompileSort(value.MustParse(`{"n":1}`))
+	proj, _ := query.CompileProjection(value.MustParse(`{"x":1,"_id":0}`))
 	var got []string
 	db.View(func(tx *store.Tx) error {
 		src, err := changes.FindAt(ctx, tx, "c", changes.Revision{LSN: 1}, store.Query{Sort: sort, Projection: proj, Skip: 1, Limit: 1})

@@ -12,12 +12,14 @@ import (
 	"github.com/omgdb/omgdb/internal/leakcheck"
 	"github.com/omgdb/omgdb/internal/storetest"
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
 func planUpdate(t *testing.T, db *store.DB, coll, filter, update string, opts *changes.PlanOptions) *changes.PlanResult {
 	t.Helper()
-	res, err := changes.PlanUpdate(ctx, db, coll, query.MustParse(filter), query.MustParse(update), opts)
+	res, err := changes.PlanUpdate(ctx, db, coll, value.MustParse(filter), value.MustParse(update), opts)
 	if err != nil {
 		t.Fatalf("plan-update %s %s: %v", filter, update, err)
 	}
@@ -52,11 +54,11 @@ func TestPlanUpdate_MatchedModifiedAndApply(t *testing.T) {
 func TestPlanUpdate_ErrorsNameTheDocument(t *testing.T) {
 	db := storetest.MustOpen(t)
 	storetest.Insert(t, db, "c", `{"_id":1,"n":1}`, `{"_id":2,"n":"x"}`)
-	_, err := changes.PlanUpdate(ctx, db, "c", query.MustParse(`{}`), query.MustParse(`{"$inc":{"n":1}}`), nil)
-	if err == nil || !strings.HasPrefix(err.Error(), "update of _id 2 in `c`: ") || query.KindOf(err) != query.Invalid {
+	_, err := changes.PlanUpdate(ctx, db, "c", value.MustParse(`{}`), value.MustParse(`{"$inc":{"n":1}}`), nil)
+	if err == nil || !strings.HasPrefix(err.Error(), "update of _id 2 in `c`: ") || errs.KindOf(err) != errs.Invalid {
 		t.Fatalf("error = %v", err)
 	}
-	_, err = changes.PlanUpdate(ctx, db, "c", query.MustParse(`{}`), query.MustParse(`{"$sett":{"n":1}}`), nil)
+	_, err = changes.PlanUpdate(ctx, db, "c", value.MustParse(`{}`), value.MustParse(`{"$sett":{"n":1}}`), nil)
 	if err == nil || !strings.Contains(err.Error(), "did you mean `$set`") {
 		t.Errorf("unknown operator = %v", err)
 	}
@@ -73,7 +75,7 @@ func TestPlanUpdate_UpsertInsertsAndRechecksTheFilter(t *testing.T) {
 	res := planUpdate(t, db, "c", `{"k":"b"}`, `{"$set":{"v":1},"$setOnInsert":{"new":true}}`, opts)
 	after := res.SampleBeforeAfter[0].After
 	if res.Matched != 0 || res.Modified != 1 || res.UpsertedID == nil || after.Get("k").Str() != "b" ||
-		!after.Get("new").Bool() || after.Get("_id").Kind() != query.ObjectID {
+		!after.Get("new").Bool() || after.Get("_id").Kind() != value.ObjectID {
 		t.Fatalf("upsert plan = %+v (after %v)", res, after)
 	}
 	// A document that now matches makes the upsert stale.
@@ -100,7 +102,7 @@ func TestPlanUpdate_UpsertInsertsAndRechecksTheFilter(t *testing.T) {
 	if dump(t, db) != before {
 		t.Errorf("rollback of the upsert left:\n%s", dump(t, db))
 	}
-	if _, err := changes.PlanUpdate(ctx, db, "fresh", query.MustParse(`{}`), query.MustParse(`{"$set":{"v":1}}`), nil); !errors.Is(err, store.ErrNotFound) {
+	if _, err := changes.PlanUpdate(ctx, db, "fresh", value.MustParse(`{}`), value.MustParse(`{"$set":{"v":1}}`), nil); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("update of a missing collection without upsert = %v", err)
 	}
 }
@@ -172,7 +174,7 @@ func TestPlanUpdate_ManyMatches(t *testing.T) {
 	// Two failing documents far apart: the first in _id order is named.
 	replace(t, db, "users", "2700", `{"plan":"team","score":"x","email":"a"}`)
 	replace(t, db, "users", "1200", `{"plan":"team","score":"y","email":"b"}`)
-	_, err := changes.PlanUpdate(ctx, db, "users", query.MustParse(`{"plan":"team"}`), query.MustParse(`{"$inc":{"score":1}}`), nil)
+	_, err := changes.PlanUpdate(ctx, db, "users", value.MustParse(`{"plan":"team"}`), value.MustParse(`{"$inc":{"score":1}}`), nil)
 	if err == nil || !strings.HasPrefix(err.Error(), "update of _id 1200 in `users`: ") {
 		t.Fatalf("error = %v", err)
 	}
@@ -227,7 +229,7 @@ func TestApply_OnePassRefusalWritesNothing(t *testing.T) {
 	plan = planUpdate(t, db, "users", `{}`, `{"$inc":{"n":1}}`, nil)
 	write(t, db, func(tx *store.Tx) error {
 		c, _ := tx.Collection("users")
-		return c.Delete(query.LongValue(2))
+		return c.Delete(value.LongValue(2))
 	})
 	_, err = changes.Apply(ctx, db, plan.Token, nil)
 	if ids := conflictIDs(t, err); strings.Join(ids, ",") != "2" {
@@ -267,7 +269,7 @@ func TestShowPlan_BeforeImagesFromTheStoreOrTheJournal(t *testing.T) {
 	replace(t, db, "users", "2", `{"n":6}`)
 	write(t, db, func(tx *store.Tx) error {
 		c, _ := tx.Collection("users")
-		return c.Delete(query.LongValue(3))
+		return c.Delete(value.LongValue(3))
 	})
 	if got := show(plan.Token); got != want {
 		t.Fatalf("stale plan:\n%s\nwant\n%s", got, want)
@@ -341,7 +343,7 @@ func TestPlan_ManyChunks(t *testing.T) {
 
 	replace(t, db, "c", "8500", `{"n":"text"}`)
 	leakcheck.Rounds(t, 3, func(int) {
-		_, err := changes.PlanUpdate(ctx, db, "c", query.MustParse(`{}`), query.MustParse(`{"$inc":{"n":1}}`), nil)
+		_, err := changes.PlanUpdate(ctx, db, "c", value.MustParse(`{}`), value.MustParse(`{"$inc":{"n":1}}`), nil)
 		if err == nil || !strings.HasPrefix(err.Error(), "update of _id 8500 in `c`: ") {
 			t.Fatalf("error = %v", err)
 		}
@@ -394,14 +396,14 @@ func TestApply_IndexesKeptWhenUpdatesSkipThem(t *testing.T) {
 	for round := range 3 {
 		for _, u := range updates {
 			filter := fmt.Sprintf(`{"_id":{"$mod":[3,%d]}}`, r.IntN(3))
-			res, err := changes.PlanUpdate(ctx, db, "c", query.MustParse(filter), query.MustParse(u), nil)
+			res, err := changes.PlanUpdate(ctx, db, "c", value.MustParse(filter), value.MustParse(u), nil)
 			if err != nil {
 				continue // an update some documents refuse ($set a.0.b on a scalar)
 			}
 			applied++
 			before := docsByID(t, db)
 			mustApply(t, db, res.Token)
-			spec, _ := query.CompileUpdate(query.MustParse(u), nil)
+			spec, _ := query.CompileUpdate(value.MustParse(u), nil)
 			for id, doc := range docsByID(t, db) {
 				want := before[id]
 				if matches(t, filter, want) {
@@ -411,8 +413,8 @@ func TestApply_IndexesKeptWhenUpdatesSkipThem(t *testing.T) {
 					}
 					want = after
 				}
-				if string(query.JSON(doc)) != string(query.JSON(want)) {
-					t.Fatalf("round %d, %s: _id %d is %s, want %s", round, u, id, query.JSON(doc), query.JSON(want))
+				if string(value.JSON(doc)) != string(value.JSON(want)) {
+					t.Fatalf("round %d, %s: _id %d is %s, want %s", round, u, id, value.JSON(doc), value.JSON(want))
 				}
 			}
 		}
@@ -422,9 +424,9 @@ func TestApply_IndexesKeptWhenUpdatesSkipThem(t *testing.T) {
 	}
 }
 
-func docsByID(t *testing.T, db *store.DB) map[int64]query.Value {
+func docsByID(t *testing.T, db *store.DB) map[int64]value.Value {
 	t.Helper()
-	out := map[int64]query.Value{}
+	out := map[int64]value.Value{}
 	db.View(func(tx *store.Tx) error {
 		c, err := tx.Collection("c")
 		if err != nil {
@@ -440,8 +442,8 @@ func docsByID(t *testing.T, db *store.DB) map[int64]query.Value {
 	return out
 }
 
-func matches(t *testing.T, filter string, doc query.Value) bool {
-	f, err := query.CompileFilter(query.MustParse(filter))
+func matches(t *testing.T, filter string, doc value.Value) bool {
+	f, err := query.CompileFilter(value.MustParse(filter))
 	if err != nil {
 		t.Fatal(err)
 	}

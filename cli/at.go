@@ -7,6 +7,7 @@ import (
 
 	"github.com/omgdb/omgdb/changes"
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/agg"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -17,7 +18,7 @@ func registerAt(cmd *cobra.Command, at *string) {
 
 // findIn returns the documents of coll that q selects: now, or with at
 // as they were at that revision.
-func findIn(ctx context.Context, tx *store.Tx, coll, at string, q store.Query) (query.Source, error) {
+func findIn(ctx context.Context, tx *store.Tx, coll, at string, q store.Query) (agg.Source, error) {
 	if at == "" {
 		c, err := tx.Collection(coll)
 		if err != nil {
@@ -50,7 +51,7 @@ func countIn(ctx context.Context, tx *store.Tx, coll, at string, filter *query.F
 }
 
 // aggregateIn runs a pipeline over coll, now or at a revision.
-func aggregateIn(ctx context.Context, tx *store.Tx, coll, at string, p *query.Pipeline) (query.Source, error) {
+func aggregateIn(ctx context.Context, tx *store.Tx, coll, at string, p *agg.Pipeline) (agg.Source, error) {
 	if at == "" {
 		c, err := tx.Collection(coll)
 		if err != nil {

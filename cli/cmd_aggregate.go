@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/agg"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -43,7 +43,7 @@ $merge are refused (plan a change instead). See omgdb docs aggregation.`,
 		ValidArgsFunction: completeStoreArgs,
 	}
 	opts.register(cmd)
-	cmd.Flags().Int64Var(&opts.maxMemory, "max-memory", query.DefaultMaxMemory, "bytes that $group, $sort, $facet, $bucketAuto and $lookup may hold")
+	cmd.Flags().Int64Var(&opts.maxMemory, "max-memory", agg.DefaultMaxMemory, "bytes that $group, $sort, $facet, $bucketAuto and $lookup may hold")
 	cmd.Flags().Uint64Var(&opts.seed, "seed", 0, "seed for $sample (the same seed picks the same documents)")
 	cmd.Flags().BoolVar(&opts.pretty, "pretty", false, "indent the JSON")
 	registerAt(cmd, &opts.at)
@@ -55,11 +55,11 @@ func (e *env) runAggregate(ctx context.Context, opts *aggregateOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := query.CompilePipeline(spec, &query.PipelineOptions{MaxMemory: opts.maxMemory, Seed: opts.seed})
+	p, err := agg.CompilePipeline(spec, &agg.PipelineOptions{MaxMemory: opts.maxMemory, Seed: opts.seed})
 	if err != nil {
 		return err
 	}
-	return e.printStream(opts.path, opts.storeFlags, opts.pretty, func(tx *store.Tx) (query.Source, error) {
+	return e.printStream(opts.path, opts.storeFlags, opts.pretty, func(tx *store.Tx) (agg.Source, error) {
 		return aggregateIn(ctx, tx, opts.coll, opts.at, p)
 	})
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omgdb/omgdb/changes"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -70,7 +70,7 @@ func (e *env) runCompact(ctx context.Context, opts *compactOptions) error {
 			return err
 		}
 		if cut == 0 {
-			return query.Errorf(query.Invalid, "revision %s is the empty store before any change: there is no history before it to drop", opts.historyBefore)
+			return errs.Errorf(errs.Invalid, "revision %s is the empty store before any change: there is no history before it to drop", opts.historyBefore)
 		}
 	}
 	bar := e.progress("compacting", 0)

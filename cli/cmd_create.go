@@ -7,7 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -44,7 +45,7 @@ See ` + "`omgdb docs validation`" + `. An invalid spec creates nothing.`,
 }
 
 func (e *env) runCreate(_ context.Context, opts *createOptions) error {
-	var spec query.Value
+	var spec value.Value
 	if opts.from != "" {
 		arg := opts.from
 		if arg != "-" {
@@ -64,7 +65,7 @@ func (e *env) runCreate(_ context.Context, opts *createOptions) error {
 	}
 	defer db.Close()
 	if !db.Created() {
-		return query.Errorf(query.Conflict, "store %s already exists", opts.path).
+		return errs.Errorf(errs.Conflict, "store %s already exists", opts.path).
 			WithHint("choose another file name, or use the existing store (omgdb define changes its rules)")
 	}
 	if spec.IsMissing() {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -63,7 +63,7 @@ with a progress bar on a terminal, and recorded in the journal. Prints
 
 func (e *env) runCreateIndex(_ context.Context, opts *createIndexOptions) error {
 	if opts.name != "" && len(opts.fields) > 1 {
-		return query.Errorf(query.Usage, "--name names one index, and %d key patterns are given", len(opts.fields)).
+		return errs.Errorf(errs.Usage, "--name names one index, and %d key patterns are given", len(opts.fields)).
 			WithHint("create the named index in a command of its own")
 	}
 	defs := make([]store.IndexDef, len(opts.fields))

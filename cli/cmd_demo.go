@@ -13,7 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omgdb/omgdb/docs"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 //go:embed demo/languages.ndjson
@@ -57,7 +58,7 @@ func (e *env) runDemo(ctx context.Context, opts *demoOptions) error {
 	if dir == "" {
 		tmp, err := os.MkdirTemp("", "omgdb-demo-")
 		if err != nil {
-			return query.Errorf(query.IO, "create a temporary directory: %v", err)
+			return errs.Errorf(errs.IO, "create a temporary directory: %v", err)
 		}
 		dir = tmp
 		if !opts.keep {
@@ -66,16 +67,16 @@ func (e *env) runDemo(ctx context.Context, opts *demoOptions) error {
 	}
 	st := "demo.omgdb"
 	if _, err := os.Stat(filepath.Join(dir, st)); err == nil {
-		return query.Errorf(query.Conflict, "%s already exists in %s", st, dir).WithHint("pass another --dir, or remove the file")
+		return errs.Errorf(errs.Conflict, "%s already exists in %s", st, dir).WithHint("pass another --dir, or remove the file")
 	}
 	// The tour runs in the store's directory so that commands read as a
 	// user would type them.
 	wd, err := os.Getwd()
 	if err != nil {
-		return query.Errorf(query.IO, "find the working directory: %v", err)
+		return errs.Errorf(errs.IO, "find the working directory: %v", err)
 	}
 	if err := os.Chdir(dir); err != nil {
-		return query.Errorf(query.IO, "enter %s: %v", dir, err)
+		return errs.Errorf(errs.IO, "enter %s: %v", dir, err)
 	}
 	defer os.Chdir(wd)
 	fmt.Fprintf(e.stdout, "omgdb demo: building a store in %s\n", dir)
@@ -186,7 +187,7 @@ func (e *env) demoRun(ctx context.Context, s demoStep, saved map[string]string) 
 	}
 	fmt.Fprint(e.stdout, text)
 	if code != 0 && code != ExitNotFound {
-		return query.Errorf(query.IO, "demo step `omgdb %s` failed with exit code %d", s.args[0], code)
+		return errs.Errorf(errs.IO, "demo step `omgdb %s` failed with exit code %d", s.args[0], code)
 	}
 	return ctx.Err()
 }
@@ -244,12 +245,12 @@ func manualNDJSON() []byte {
 	var b []byte
 	for _, t := range docs.Topics() {
 		text, _ := docs.Read(t)
-		doc := query.ObjectValue([]query.Field{
-			{Key: "_id", Value: query.StringValue(t)},
-			{Key: "title", Value: query.StringValue(docs.Title(t))},
-			{Key: "body", Value: query.StringValue(text)},
+		doc := value.ObjectValue([]value.Field{
+			{Key: "_id", Value: value.StringValue(t)},
+			{Key: "title", Value: value.StringValue(docs.Title(t))},
+			{Key: "body", Value: value.StringValue(text)},
 		})
-		b = append(query.AppendJSON(b, doc), '\n')
+		b = append(value.AppendJSON(b, doc), '\n')
 	}
 	return b
 }

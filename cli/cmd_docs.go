@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omgdb/omgdb/docs"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
 )
 
 func init() { commands = append(commands, command{"docs", newDocsCmd}) }
@@ -46,7 +46,7 @@ func (e *env) runDocs(_ context.Context, topic string) error {
 	}
 	text, ok := docs.Read(topic)
 	if !ok {
-		return query.Errorf(query.NotFound, "no manual topic `%s`%s", topic, query.DidYouMean(topic, docs.Topics())).
+		return errs.Errorf(errs.NotFound, "no manual topic `%s`%s", topic, errs.DidYouMean(topic, docs.Topics())).
 			WithHint("list the topics with `omgdb docs`")
 	}
 	_, err := fmt.Fprint(e.stdout, text)

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -58,7 +58,7 @@ func (e *env) runExplain(ctx context.Context, opts *explainOptions) error {
 	if err != nil {
 		return err
 	}
-	var plan query.Value
+	var plan value.Value
 	err = e.viewCollection(opts.path, opts.coll, opts.storeFlags, func(c *store.Collection) error {
 		var err error
 		plan, err = c.Explain(ctx, q, &store.ExplainOptions{Count: opts.count, Execute: opts.execute})

@@ -6,6 +6,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/agg"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -69,7 +71,7 @@ func (e *env) compileFilter(arg string) (*query.Filter, error) {
 	if err != nil {
 		return nil, err
 	}
-	if spec.Kind() == query.Object && spec.Len() == 0 {
+	if spec.Kind() == value.Object && spec.Len() == 0 {
 		return nil, nil // {} matches everything
 	}
 	return query.CompileFilter(spec)
@@ -108,14 +110,14 @@ func (e *env) runFind(ctx context.Context, opts *findOptions) error {
 	if err != nil {
 		return err
 	}
-	return e.printStream(opts.path, opts.storeFlags, opts.pretty, func(tx *store.Tx) (query.Source, error) {
+	return e.printStream(opts.path, opts.storeFlags, opts.pretty, func(tx *store.Tx) (agg.Source, error) {
 		return findIn(ctx, tx, opts.coll, opts.at, q)
 	})
 }
 
 // printStream opens a store read-only and prints, one per line, the
 // documents of the stream that open returns in a read transaction.
-func (e *env) printStream(path string, f storeFlags, pretty bool, open func(*store.Tx) (query.Source, error)) error {
+func (e *env) printStream(path string, f storeFlags, pretty bool, open func(*store.Tx) (agg.Source, error)) error {
 	db, err := e.open(path, readOnly, f)
 	if err != nil {
 		return err
@@ -189,7 +191,7 @@ func (e *env) runCount(ctx context.Context, opts *countOptions) error {
 		}
 		out := e.output(false)
 		defer out.flush()
-		return out.doc(query.LongValue(n))
+		return out.doc(value.LongValue(n))
 	})
 }
 

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -42,7 +42,7 @@ func (e *env) runGet(_ context.Context, opts *getOptions) error {
 	out := e.output(opts.pretty)
 	defer out.flush()
 	return e.viewCollection(opts.path, opts.coll, opts.storeFlags, func(c *store.Collection) error {
-		js, err := c.GetJSON(query.ParseIDArg(opts.id))
+		js, err := c.GetJSON(value.ParseIDArg(opts.id))
 		if err != nil {
 			return err
 		}

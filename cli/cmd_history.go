@@ -6,7 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omgdb/omgdb/changes"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 func init() { commands = append(commands, command{"history", newHistoryCmd}) }
@@ -55,7 +55,7 @@ func (e *env) runHistory(ctx context.Context, opts *historyOptions) error {
 	defer db.Close()
 	var rows []any
 	if opts.id != "" {
-		vs, err := changes.Versions(ctx, db, opts.coll, query.ParseIDArg(opts.id), opts.limit)
+		vs, err := changes.Versions(ctx, db, opts.coll, value.ParseIDArg(opts.id), opts.limit)
 		if err != nil {
 			return err
 		}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -116,12 +116,12 @@ func (e *env) openInput(name string) (io.ReadCloser, int64, error) {
 	}
 	f, err := os.Open(name)
 	if err != nil {
-		return nil, 0, query.Errorf(query.NotFound, "cannot read %s: %v", name, err).WithHint("check the file name")
+		return nil, 0, errs.Errorf(errs.NotFound, "cannot read %s: %v", name, err).WithHint("check the file name")
 	}
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() {
 		f.Close()
-		return nil, 0, query.Errorf(query.Invalid, "%s is not a regular file", name)
+		return nil, 0, errs.Errorf(errs.Invalid, "%s is not a regular file", name)
 	}
 	return f, fi.Size(), nil
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -39,7 +39,7 @@ collection is created (the store's creation is reported on stderr).`,
 }
 
 func (e *env) runInsert(ctx context.Context, opts *insertOptions) error {
-	var doc query.Value
+	var doc value.Value
 	if opts.doc != "-" {
 		var err error
 		if doc, err = e.parseArg(opts.doc, "document"); err != nil {
@@ -57,7 +57,7 @@ func (e *env) runInsert(ctx context.Context, opts *insertOptions) error {
 		_, err := db.Import(ctx, opts.coll, e.stdin, &store.ImportOptions{Atomic: true, Kind: "insert", OnInsert: out.doc})
 		return err
 	}
-	var id query.Value
+	var id value.Value
 	err = db.Update(store.Change{Kind: "insert"}, func(tx *store.Tx) error {
 		c, err := tx.CreateCollection(opts.coll)
 		if err != nil {

@@ -7,7 +7,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omgdb/omgdb/changes"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 func init() {
@@ -102,8 +103,8 @@ func (e *env) runPlanUpdate(ctx context.Context, opts *planUpdateOptions) error 
 		if err != nil {
 			return err
 		}
-		if af.Kind() != query.Array {
-			return query.Errorf(query.Invalid, "--array-filters must be an array of filter documents, got %s", af.TypeName())
+		if af.Kind() != value.Array {
+			return errs.Errorf(errs.Invalid, "--array-filters must be an array of filter documents, got %s", af.TypeName())
 		}
 		po.ArrayFilters = af.Array()
 	}

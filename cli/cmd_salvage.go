@@ -6,7 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -55,7 +55,7 @@ func (e *env) runSalvage(ctx context.Context, opts *salvageOptions) error {
 	js, _ := json.Marshal(rep)
 	e.stdout.Write(append(js, '\n'))
 	if !rep.Complete {
-		return query.Errorf(query.IO, "salvaged %d document(s) from %s into %s; %d document(s) unreadable, %d other problem(s)",
+		return errs.Errorf(errs.IO, "salvaged %d document(s) from %s into %s; %d document(s) unreadable, %d other problem(s)",
 			rep.Recovered, opts.damaged, opts.out, rep.Unreadable, len(rep.Problems)).
 			WithHint("the new store holds every document that could be read and verifies clean; the report lists what was lost")
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
 )
 
 func init() { commands = append(commands, command{"verify", newVerifyCmd}) }
@@ -64,7 +64,7 @@ func (e *env) runVerify(ctx context.Context, opts *verifyOptions) error {
 		}
 	}
 	if !rep.OK {
-		return query.Errorf(query.IO, "store %s failed verification with %d problem(s)", rep.Path, len(rep.Problems)).
+		return errs.Errorf(errs.IO, "store %s failed verification with %d problem(s)", rep.Path, len(rep.Problems)).
 			WithHint("restore from a backup, or copy out what is readable with `omgdb dump`")
 	}
 	return nil

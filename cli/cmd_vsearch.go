@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 	"github.com/omgdb/omgdb/vector"
 )
@@ -83,15 +84,15 @@ func (e *env) printHits(res *vector.Result, f *searchFlags) error {
 				return err
 			}
 		}
-		fields := []query.Field{
+		fields := []value.Field{
 			{Key: "_id", Value: h.ID},
-			{Key: "score", Value: query.DoubleValue(h.Score)},
+			{Key: "score", Value: value.DoubleValue(h.Score)},
 			{Key: "doc", Value: doc},
 		}
 		if !h.Highlights.IsMissing() {
-			fields = append(fields, query.Field{Key: "highlights", Value: h.Highlights})
+			fields = append(fields, value.Field{Key: "highlights", Value: h.Highlights})
 		}
-		if err := out.doc(query.ObjectValue(fields)); err != nil {
+		if err := out.doc(value.ObjectValue(fields)); err != nil {
 			return err
 		}
 	}

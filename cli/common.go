@@ -11,7 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/agg"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -77,15 +79,15 @@ func (e *env) viewCollection(path, coll string, f storeFlags, fn func(*store.Col
 func (e *env) readArg(arg, what string) ([]byte, error) {
 	switch {
 	case arg == "-":
-		b, err := io.ReadAll(io.LimitReader(e.stdin, query.MaxDocumentSize+1))
+		b, err := io.ReadAll(io.LimitReader(e.stdin, value.MaxDocumentSize+1))
 		if err != nil {
-			return nil, query.Errorf(query.IO, "read %s from standard input: %v", what, err)
+			return nil, errs.Errorf(errs.IO, "read %s from standard input: %v", what, err)
 		}
 		return b, nil
 	case strings.HasPrefix(arg, "@"):
 		b, err := os.ReadFile(arg[1:])
 		if err != nil {
-			return nil, query.Errorf(query.NotFound, "read %s from %s: %v", what, arg[1:], err)
+			return nil, errs.Errorf(errs.NotFound, "read %s from %s: %v", what, arg[1:], err)
 		}
 		return b, nil
 	}
@@ -93,19 +95,19 @@ func (e *env) readArg(arg, what string) ([]byte, error) {
 }
 
 // parseArg parses a JSON argument (see readArg), naming it in errors.
-func (e *env) parseArg(arg, what string) (query.Value, error) {
+func (e *env) parseArg(arg, what string) (value.Value, error) {
 	b, err := e.readArg(arg, what)
 	if err != nil {
-		return query.Value{}, err
+		return value.Value{}, err
 	}
-	v, err := query.Parse(b)
+	v, err := value.Parse(b)
 	if err != nil {
-		qe := query.Errorf(query.Invalid, "%s: %v", what, err)
-		qe.Hint, qe.Err = query.HintOf(err), err
+		qe := errs.Errorf(errs.Invalid, "%s: %v", what, err)
+		qe.Hint, qe.Err = errs.HintOf(err), err
 		if qe.Hint == "" {
 			qe.Hint = `pass JSON in single quotes, e.g. '{"age":{"$gte":30}}'`
 		}
-		return query.Value{}, qe
+		return value.Value{}, qe
 	}
 	return v, nil
 }
@@ -122,15 +124,15 @@ func (e *env) output(pretty bool) *output {
 }
 
 // doc writes one document as a line of canonical JSON (or indented).
-func (o *output) doc(v query.Value) error {
-	o.buf = query.AppendJSON(o.buf[:0], v)
+func (o *output) doc(v value.Value) error {
+	o.buf = value.AppendJSON(o.buf[:0], v)
 	return o.json(o.buf)
 }
 
 // from writes the current document of src: the canonical JSON it is
 // stored as when raw (src as a store.RawSource, or nil) hands it out
 // unchanged, else the decoded document encoded again.
-func (o *output) from(src query.Source, raw store.RawSource) error {
+func (o *output) from(src agg.Source, raw store.RawSource) error {
 	if raw != nil {
 		if js := raw.RawJSON(); js != nil {
 			return o.json(js)
@@ -207,6 +209,6 @@ func indentJSON(dst *bytes.Buffer, js []byte) {
 }
 
 // usage returns a Usage error.
-func usage(format string, args ...any) *query.Error {
-	return query.Errorf(query.Usage, format, args...)
+func usage(format string, args ...any) *errs.Error {
+	return errs.Errorf(errs.Usage, format, args...)
 }

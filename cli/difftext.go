@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/omgdb/omgdb/changes"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // writeDocDiff writes one document's change as readable text:
@@ -19,7 +19,7 @@ import (
 //	    {"_id":3,…}
 //	- users 4
 //	    {"_id":4,…}
-func writeDocDiff(w io.Writer, coll string, id, before, after query.Value, fields []changes.FieldDiff) {
+func writeDocDiff(w io.Writer, coll string, id, before, after value.Value, fields []changes.FieldDiff) {
 	switch {
 	case before.IsMissing():
 		fmt.Fprintf(w, "+ %s %s\n    %s\n", coll, id, after)

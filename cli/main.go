@@ -13,7 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
 )
 
 // Exit codes, as SPEC.md section 1 fixes them.
@@ -109,7 +109,7 @@ func interruptible(parent context.Context, after time.Duration) (context.Context
 // printError writes "error: …" and "hint: …" and returns the exit code.
 func printError(w io.Writer, err error) int {
 	fmt.Fprintf(w, "error: %s\n", err)
-	hint := query.HintOf(err)
+	hint := errs.HintOf(err)
 	code := exitCode(err)
 	if hint == "" && code == ExitUsage {
 		hint = "run `omgdb help` or `omgdb <command> --help` for usage"
@@ -128,27 +128,31 @@ type runError struct{ err error }
 func (r runError) Error() string { return r.err.Error() }
 func (r runError) Unwrap() error { return r.err }
 
+// exitCode maps an error to the process's exit code, the one place where
+// error kinds (errs.Kind) become exit codes: Usage and cobra's own errors
+// 64, NotFound 66, Conflict 69, IO and errors without a kind 74, Busy 75,
+// Denied 77, and Invalid, Limit and the rest 65.
 func exitCode(err error) int {
 	var re runError
 	if !errors.As(err, &re) {
 		return ExitUsage
 	}
-	var qe *query.Error
+	var qe *errs.Error
 	if !errors.As(err, &qe) {
 		return ExitIO
 	}
 	switch qe.Kind {
-	case query.Usage:
+	case errs.Usage:
 		return ExitUsage
-	case query.NotFound:
+	case errs.NotFound:
 		return ExitNotFound
-	case query.Conflict:
+	case errs.Conflict:
 		return ExitConflict
-	case query.IO:
+	case errs.IO:
 		return ExitIO
-	case query.Busy:
+	case errs.Busy:
 		return ExitBusy
-	case query.Denied:
+	case errs.Denied:
 		return ExitDenied
 	}
 	return ExitData

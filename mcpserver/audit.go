@@ -7,7 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // The audit log has one JSON line per tools/call, refused calls included:
@@ -30,7 +31,7 @@ type auditLog struct {
 func openAudit(path string) (*auditLog, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, query.Errorf(query.IO, "--audit %s: %v", path, unwrapPathError(err)).
+		return nil, errs.Errorf(errs.IO, "--audit %s: %v", path, unwrapPathError(err)).
 			WithHint("give a file in a writable directory")
 	}
 	return &auditLog{path: path, f: f}, nil
@@ -85,7 +86,7 @@ func (s *Server) auditFailed() error {
 // arguments; a call refused before they were read has only raw ones, and
 // the digest is then of their text. A failure to write the line is
 // returned as the call's error.
-func (s *Server) record(ss *session, name string, args query.Value, raw []byte, out *output, te *toolError, start time.Time) *toolError {
+func (s *Server) record(ss *session, name string, args value.Value, raw []byte, out *output, te *toolError, start time.Time) *toolError {
 	if s.audit == nil || s.audit.failed() != nil {
 		return nil // no log, or a broken one: the call was refused already
 	}
@@ -94,11 +95,11 @@ func (s *Server) record(ss *session, name string, args query.Value, raw []byte, 
 	}
 	text := raw
 	if !args.IsMissing() {
-		text = query.AppendJSON(nil, sortedKeys(args))
+		text = value.AppendJSON(nil, sortedKeys(args))
 	}
 	sum := sha256.Sum256(text)
-	outcome, code := "ok", query.MissingValue
-	returned, matched := query.MissingValue, query.MissingValue
+	outcome, code := "ok", value.MissingValue
+	returned, matched := value.MissingValue, value.MissingValue
 	if te != nil {
 		outcome, code = "error", jv(te.code)
 	}
@@ -111,7 +112,7 @@ func (s *Server) record(ss *session, name string, args query.Value, raw []byte, 
 		}
 	}
 	now := s.cfg.Now()
-	line := query.AppendJSON(nil, obj("time", now.UTC().Format(time.RFC3339Nano), "transport", ss.transport,
+	line := value.AppendJSON(nil, obj("time", now.UTC().Format(time.RFC3339Nano), "transport", ss.transport,
 		"client", ss.clientName(), "tool", truncate(name, 64), "args_sha256", hex.EncodeToString(sum[:]),
 		"outcome", outcome, "code", code, "returned", returned, "matched", matched,
 		"duration_ms", now.Sub(start).Milliseconds()))

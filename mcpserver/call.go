@@ -10,7 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -19,7 +20,7 @@ type call struct {
 	srv  *Server
 	sess *session
 	tool *tool
-	args query.Value // validated against tool.Params
+	args value.Value // validated against tool.Params
 	path string      // a canned tool's fixed store path, used instead of the path argument
 	// rewrites maps paths the store layer saw (a /proc/self/fd link, a
 	// resolved real path) back to the path the agent gave, for messages.
@@ -38,7 +39,7 @@ func (c *call) pathArg() string {
 func (c *call) str(name string) string { return c.args.Get(name).Str() }
 
 // value returns an argument (the missing value when absent).
-func (c *call) value(name string) query.Value { return c.args.Get(name) }
+func (c *call) value(name string) value.Value { return c.args.Get(name) }
 
 // int returns an integer argument, or def when absent.
 func (c *call) int(name string, def int64) int64 {
@@ -57,25 +58,25 @@ func (ss *session) callTool(ctx context.Context, p params) ([]byte, *rpcError) {
 		return nil, e
 	}
 	start := ss.srv.cfg.Now()
-	var args query.Value
+	var args value.Value
 	out, err := ss.invoke(ctx, name, p, &args)
 	var res []byte
 	var te *toolError
 	if err != nil {
 		te = asToolError(err, name, ss.srv.cfg.Timeout.String())
-		res = query.AppendJSON(nil, ss.errorResult(te))
+		res = value.AppendJSON(nil, ss.errorResult(te))
 	} else {
 		res = ss.srv.toolResult(out)
 	}
 	if aerr := ss.srv.record(ss, name, args, p["arguments"], out, te, start); aerr != nil {
-		res = query.AppendJSON(nil, ss.errorResult(aerr))
+		res = value.AppendJSON(nil, ss.errorResult(aerr))
 	}
 	return res, nil
 }
 
 // invoke admits, parses, validates and runs a call. args receives the
 // parsed arguments for the audit log.
-func (ss *session) invoke(ctx context.Context, name string, p params, args *query.Value) (*output, error) {
+func (ss *session) invoke(ctx context.Context, name string, p params, args *value.Value) (*output, error) {
 	t, te := ss.srv.admit(name)
 	if te != nil {
 		return nil, te
@@ -84,7 +85,7 @@ func (ss *session) invoke(ctx context.Context, name string, p params, args *quer
 		return nil, err
 	}
 	if raw := p["arguments"]; raw != nil && string(raw) != "null" {
-		v, err := query.Parse(raw)
+		v, err := value.Parse(raw)
 		if err != nil {
 			return nil, errorf(CodeInvalidArgument, "arguments of `%s`: %v", name, err).withHint("%s", hintOr(err, `send one JSON object; Extended JSON values are {"$oid":"<24 hex digits>"}, {"$date":"2025-01-02T03:04:05Z"}`))
 		}
@@ -120,7 +121,7 @@ func (ss *session) run(ctx context.Context, c *call) (out *output, err error) {
 	}()
 	out, err = c.tool.Run(ctx, c)
 	if err != nil {
-		if ctx.Err() != nil && !errors.Is(err, ctx.Err()) && query.KindOf(err) == query.IO {
+		if ctx.Err() != nil && !errors.Is(err, ctx.Err()) && errs.KindOf(err) == errs.IO {
 			err = ctx.Err() // a scan stopped by the deadline
 		}
 		return nil, c.rewrite(c.scrub(err))
@@ -161,9 +162,9 @@ func (c *call) rewrite(err error) error {
 		cp.msg, cp.hint = r.Replace(te.msg), r.Replace(te.hint)
 		return &cp
 	}
-	var qe *query.Error
+	var qe *errs.Error
 	if errors.As(err, &qe) {
-		return &query.Error{Kind: qe.Kind, Message: r.Replace(qe.Message), Hint: r.Replace(query.HintOf(err)), Err: qe.Err}
+		return &errs.Error{Kind: qe.Kind, Message: r.Replace(qe.Message), Hint: r.Replace(errs.HintOf(err)), Err: qe.Err}
 	}
 	if msg := r.Replace(err.Error()); msg != err.Error() {
 		return &rewritten{msg: msg, err: err}
@@ -190,7 +191,7 @@ func (s *Server) toolResult(out *output) []byte {
 		text = s.fence(text, out.fence)
 	}
 	b := []byte(`{"content":[{"type":"text","text":`)
-	b = query.AppendString(b, strings.ToValidUTF8(text, "\uFFFD"))
+	b = value.AppendString(b, strings.ToValidUTF8(text, "\uFFFD"))
 	b = append(b, `}],"structuredContent":`...)
 	return append(append(b, data...), '}')
 }
@@ -198,7 +199,7 @@ func (s *Server) toolResult(out *output) []byte {
 // errorResult is a failed call as MCP wants it: a result with isError,
 // the library's message as text, and the error envelope as
 // structuredContent.
-func (ss *session) errorResult(te *toolError) query.Value {
+func (ss *session) errorResult(te *toolError) value.Value {
 	next := []string{}
 	for _, t := range te.next {
 		if ss.srv.listed(t) && !contains(next, t) {
@@ -237,7 +238,7 @@ func (s *Server) nonce() string {
 }
 
 func hintOr(err error, def string) string {
-	if h := query.HintOf(err); h != "" {
+	if h := errs.HintOf(err); h != "" {
 		return h
 	}
 	return def

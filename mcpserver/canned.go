@@ -8,6 +8,9 @@ import (
 	"sync"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/agg"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -39,7 +42,7 @@ var cannedName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompil
 // cannedSpec is one canned tool as the file defines it.
 type cannedSpec struct {
 	name, path, coll         string
-	filter, pipeline, reject query.Value
+	filter, pipeline, reject value.Value
 	params                   []param
 	limit                    int64
 }
@@ -49,18 +52,18 @@ func (s *Server) loadCanned() ([]*tool, error) {
 		return nil, nil
 	}
 	fail := func(format string, args ...any) error {
-		return query.Errorf(query.Usage, "--tools-file %s: %s", s.cfg.ToolsFile, fmt.Sprintf(format, args...)).
+		return errs.Errorf(errs.Usage, "--tools-file %s: %s", s.cfg.ToolsFile, fmt.Sprintf(format, args...)).
 			WithHint("see `omgdb docs mcp` for the format of canned tools")
 	}
 	b, err := os.ReadFile(s.cfg.ToolsFile)
 	if err != nil {
 		return nil, fail("%v", unwrapPathError(err))
 	}
-	doc, err := query.Parse(b)
+	doc, err := value.Parse(b)
 	if err != nil {
 		return nil, fail("%v", err)
 	}
-	if doc.Kind() != query.Object || doc.Get("tools").Kind() != query.Array {
+	if doc.Kind() != value.Object || doc.Get("tools").Kind() != value.Array {
 		return nil, fail(`expected an object with a "tools" array`)
 	}
 	var tools []*tool
@@ -74,8 +77,8 @@ func (s *Server) loadCanned() ([]*tool, error) {
 	return tools, nil
 }
 
-func (s *Server) cannedTool(def query.Value) (*tool, error) {
-	if def.Kind() != query.Object {
+func (s *Server) cannedTool(def value.Value) (*tool, error) {
+	if def.Kind() != value.Object {
 		return nil, fmt.Errorf("a tool must be an object")
 	}
 	if err := checkKeys(def, "name", "title", "description", "scope", "path", "collection", "parameters", "filter", "reject", "limit", "pipeline"); err != nil {
@@ -90,11 +93,11 @@ func (s *Server) cannedTool(def query.Value) (*tool, error) {
 		return nil, fmt.Errorf("`%s` needs a description", spec.name)
 	case spec.filter.IsMissing() == spec.pipeline.IsMissing():
 		return nil, fmt.Errorf("`%s` needs a filter or a pipeline (one of them)", spec.name)
-	case !spec.filter.IsMissing() && spec.filter.Kind() != query.Object:
+	case !spec.filter.IsMissing() && spec.filter.Kind() != value.Object:
 		return nil, fmt.Errorf("`%s`: filter must be an object", spec.name)
-	case !spec.pipeline.IsMissing() && spec.pipeline.Kind() != query.Array:
+	case !spec.pipeline.IsMissing() && spec.pipeline.Kind() != value.Array:
 		return nil, fmt.Errorf("`%s`: pipeline must be an array of stages", spec.name)
-	case !spec.reject.IsMissing() && spec.reject.Kind() != query.Object:
+	case !spec.reject.IsMissing() && spec.reject.Kind() != value.Object:
 		return nil, fmt.Errorf("`%s`: reject must be a filter (an object)", spec.name)
 	case spec.path != "" && s.cfg.Store != "" && !s.isPinned(spec.path):
 		return nil, fmt.Errorf("`%s`: path %s is not the pinned store %s", spec.name, spec.path, s.cfg.Store)
@@ -122,21 +125,21 @@ func (s *Server) cannedTool(def query.Value) (*tool, error) {
 	return s.cannedToolFrom(spec, def, scope), nil
 }
 
-func cannedScope(v query.Value) (Scope, error) {
+func cannedScope(v value.Value) (Scope, error) {
 	if v.IsMissing() {
 		return ScopeRead, nil
 	}
 	return ParseScope(v.Str())
 }
 
-func (s *Server) cannedToolFrom(spec *cannedSpec, def query.Value, scope Scope) *tool {
+func (s *Server) cannedToolFrom(spec *cannedSpec, def value.Value, scope Scope) *tool {
 	params := []param{}
 	if spec.path == "" {
 		params = append(params, s.pathParam())
 	}
 	params = append(params, spec.params...)
 	limit := limitParam
-	limit.Max, limit.Default = i64(spec.limit), query.LongValue(spec.limit)
+	limit.Max, limit.Default = i64(spec.limit), value.LongValue(spec.limit)
 	params = append(params, limit, cursorParam)
 	title := def.Get("title").Str()
 	if title == "" {
@@ -153,11 +156,11 @@ func (s *Server) cannedToolFrom(spec *cannedSpec, def query.Value, scope Scope) 
 }
 
 // cannedParams parses the "parameters" object, keeping its order.
-func cannedParams(v query.Value) ([]param, error) {
+func cannedParams(v value.Value) ([]param, error) {
 	if v.IsMissing() {
 		return nil, nil
 	}
-	if v.Kind() != query.Object {
+	if v.Kind() != value.Object {
 		return nil, fmt.Errorf("parameters must be an object")
 	}
 	var params []param
@@ -171,11 +174,11 @@ func cannedParams(v query.Value) ([]param, error) {
 	return params, nil
 }
 
-func cannedParam(name string, d query.Value) (param, error) {
+func cannedParam(name string, d value.Value) (param, error) {
 	p := param{Name: name, Type: d.Get("type").Str(), Description: d.Get("description").Str(),
 		Default: d.Get("default"), MaxLength: int(d.Get("maxLength").Long()), Pattern: d.Get("pattern").Str()}
 	switch {
-	case d.Kind() != query.Object:
+	case d.Kind() != value.Object:
 		return p, fmt.Errorf("must be an object")
 	case !cannedName().MatchString(name) || name == "path" || name == "limit" || name == "cursor":
 		return p, fmt.Errorf("bad name (letters, digits, '_', '-'; not path, limit or cursor)")
@@ -218,10 +221,10 @@ func cannedParam(name string, d query.Value) (param, error) {
 	return p, nil
 }
 
-func checkKeys(v query.Value, known ...string) error {
+func checkKeys(v value.Value, known ...string) error {
 	for _, f := range v.Fields() {
 		if !contains(known, f.Key) {
-			return fmt.Errorf("unknown key %q%s", f.Key, query.DidYouMean(f.Key, known))
+			return fmt.Errorf("unknown key %q%s", f.Key, errs.DidYouMean(f.Key, known))
 		}
 	}
 	return nil
@@ -232,8 +235,8 @@ func checkKeys(v query.Value, known ...string) error {
 func (spec *cannedSpec) check() error {
 	used := map[string]bool{}
 	var bad string
-	probe := func(tmpl query.Value) (query.Value, error) {
-		return substitute(tmpl, func(name string) (query.Value, bool) {
+	probe := func(tmpl value.Value) (value.Value, error) {
+		return substitute(tmpl, func(name string) (value.Value, bool) {
 			used[name] = true
 			for _, p := range spec.params {
 				if p.Name == name {
@@ -241,10 +244,10 @@ func (spec *cannedSpec) check() error {
 				}
 			}
 			bad = name
-			return query.Value{}, false
+			return value.Value{}, false
 		})
 	}
-	for i, tmpl := range []query.Value{spec.filter, spec.pipeline, spec.reject} {
+	for i, tmpl := range []value.Value{spec.filter, spec.pipeline, spec.reject} {
 		if tmpl.IsMissing() {
 			continue
 		}
@@ -253,7 +256,7 @@ func (spec *cannedSpec) check() error {
 			return fmt.Errorf("unknown parameter %q in a template", bad)
 		}
 		if i == 1 {
-			_, err = query.CompilePipeline(v, nil)
+			_, err = agg.CompilePipeline(v, nil)
 		} else {
 			_, err = compileFilter(v)
 		}
@@ -269,23 +272,23 @@ func (spec *cannedSpec) check() error {
 	return nil
 }
 
-func zeroOf(typ string) query.Value {
+func zeroOf(typ string) value.Value {
 	switch typ {
 	case "integer":
-		return query.LongValue(0)
+		return value.LongValue(0)
 	case "number":
-		return query.DoubleValue(0)
+		return value.DoubleValue(0)
 	case "boolean":
-		return query.BoolValue(false)
+		return value.BoolValue(false)
 	}
-	return query.StringValue("")
+	return value.StringValue("")
 }
 
 // substitute replaces every {"$param": "name"} in a template by the value
 // arg gives for it.
-func substitute(tmpl query.Value, arg func(string) (query.Value, bool)) (query.Value, error) {
+func substitute(tmpl value.Value, arg func(string) (value.Value, bool)) (value.Value, error) {
 	switch tmpl.Kind() {
-	case query.Object:
+	case value.Object:
 		if tmpl.Len() == 1 && tmpl.Fields()[0].Key == "$param" {
 			name := tmpl.Fields()[0].Value.Str()
 			v, ok := arg(name)
@@ -294,17 +297,17 @@ func substitute(tmpl query.Value, arg func(string) (query.Value, bool)) (query.V
 			}
 			return v, nil
 		}
-		fields := make([]query.Field, tmpl.Len())
+		fields := make([]value.Field, tmpl.Len())
 		for i, f := range tmpl.Fields() {
 			v, err := substitute(f.Value, arg)
 			if err != nil {
 				return tmpl, err
 			}
-			fields[i] = query.Field{Key: f.Key, Value: v}
+			fields[i] = value.Field{Key: f.Key, Value: v}
 		}
-		return query.ObjectValue(fields), nil
-	case query.Array:
-		elems := make([]query.Value, tmpl.Len())
+		return value.ObjectValue(fields), nil
+	case value.Array:
+		elems := make([]value.Value, tmpl.Len())
 		for i, e := range tmpl.Array() {
 			v, err := substitute(e, arg)
 			if err != nil {
@@ -312,7 +315,7 @@ func substitute(tmpl query.Value, arg func(string) (query.Value, bool)) (query.V
 			}
 			elems[i] = v
 		}
-		return query.ArrayValue(elems), nil
+		return value.ArrayValue(elems), nil
 	}
 	return tmpl, nil
 }
@@ -323,8 +326,8 @@ func (spec *cannedSpec) run(ctx context.Context, c *call) (*output, error) {
 	if spec.path != "" {
 		c.path = spec.path
 	}
-	fill := func(tmpl query.Value) (query.Value, error) {
-		return substitute(tmpl, func(name string) (query.Value, bool) {
+	fill := func(tmpl value.Value) (value.Value, error) {
+		return substitute(tmpl, func(name string) (value.Value, bool) {
 			if v := c.value(name); !v.IsMissing() {
 				return v, true
 			}
@@ -373,7 +376,7 @@ func (c *call) countRejecting(ctx context.Context, col *store.Collection, filter
 // rejectSource stops a canned tool's scan at the first match that also
 // matches its reject filter.
 type rejectSource struct {
-	query.Source
+	agg.Source
 	reject *query.Filter
 	tool   string
 	hit    bool

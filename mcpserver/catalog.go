@@ -4,7 +4,8 @@ import (
 	"context"
 	"strings"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // builtins returns the tools this build has, in the order tools/list
@@ -30,7 +31,7 @@ func (s *Server) buildCatalog() error {
 	s.known = map[string]*tool{}
 	for _, t := range append(all, canned...) {
 		if s.known[t.Name] != nil {
-			return query.Errorf(query.Usage, "--tools-file %s: tool `%s` is already a built-in tool", s.cfg.ToolsFile, t.Name).
+			return errs.Errorf(errs.Usage, "--tools-file %s: tool `%s` is already a built-in tool", s.cfg.ToolsFile, t.Name).
 				WithHint("give the canned tool another name")
 		}
 		s.known[t.Name] = t
@@ -69,17 +70,17 @@ func (s *Server) listedNames() []string {
 }
 
 // catalog returns the tools/list result.
-func (s *Server) catalog() query.Value {
-	tools := make([]query.Value, len(s.tools))
+func (s *Server) catalog() value.Value {
+	tools := make([]value.Value, len(s.tools))
 	for i, t := range s.tools {
 		tools[i] = t.describe(len(s.policy.redactOrder) > 0)
 	}
 	return obj("tools", arr(tools...))
 }
 
-func (ss *session) listTools(_ context.Context, p params) (query.Value, *rpcError) {
+func (ss *session) listTools(_ context.Context, p params) (value.Value, *rpcError) {
 	if c, _ := p.str("cursor", false); c != "" {
-		return query.Value{}, rpcErrorf(codeInvalidParams, "invalid params: unknown cursor (tools/list has one page)")
+		return value.Value{}, rpcErrorf(codeInvalidParams, "invalid params: unknown cursor (tools/list has one page)")
 	}
 	return ss.srv.catalog(), nil
 }
@@ -91,7 +92,7 @@ func (s *Server) admit(name string) (*tool, *toolError) {
 	listed := strings.Join(s.listedNames(), ", ")
 	switch {
 	case t == nil:
-		return nil, errorf(CodeNotFound, "unknown tool `%s`%s", truncate(name, 60), query.DidYouMean(name, s.listedNames())).
+		return nil, errorf(CodeNotFound, "unknown tool `%s`%s", truncate(name, 60), errs.DidYouMean(name, s.listedNames())).
 			withHint("this server's tools are: %s", listed).withContext("tool", truncate(name, 60))
 	case t.Scope > s.cfg.Scope:
 		return nil, errorf(CodeScopeDenied, "tool `%s` requires `%s` scope but this server runs with `%s` scope", name, t.Scope, s.cfg.Scope).

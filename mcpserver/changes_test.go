@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -31,7 +31,7 @@ func dump(t testing.TB, path string) string {
 			fmt.Fprintf(&b, "# %s\n", name)
 			src := col.Find(context.Background(), store.Query{})
 			for src.Next() {
-				b.Write(query.AppendJSON(nil, src.Doc()))
+				b.Write(value.AppendJSON(nil, src.Doc()))
 				b.WriteByte('\n')
 			}
 			if err := src.Err(); err != nil {
@@ -64,7 +64,7 @@ func (f *fixture) ok(name, args string) map[string]any {
 func (f *fixture) checkOutput(name string, sc map[string]any) {
 	f.t.Helper()
 	var schema any
-	json.Unmarshal(query.AppendJSON(nil, f.srv.known[name].Output), &schema)
+	json.Unmarshal(value.AppendJSON(nil, f.srv.known[name].Output), &schema)
 	if err := validateSchema(schema, sc); err != nil {
 		f.t.Errorf("%s: structuredContent does not match outputSchema: %v\n%v", name, err, sc)
 	}

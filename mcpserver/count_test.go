@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // bigStore makes app.omgdb with collection c of n documents {_id, k: _id%3},
@@ -100,7 +100,7 @@ func TestFind_OneScan(t *testing.T) {
 	f := newFixture(t, Config{})
 	f.bigStore(60000)
 	find := f.srv.known["find"]
-	args, err := find.checkArgs(query.MustParse(`{"path":"app.omgdb","collection":"c","filter":{"k":1},"limit":10}`))
+	args, err := find.checkArgs(value.MustParse(`{"path":"app.omgdb","collection":"c","filter":{"k":1},"limit":10}`))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"encoding/binary"
 	"time"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // CursorTTL is how long a cursor stays valid.
@@ -21,8 +21,8 @@ const CursorTTL = 15 * time.Minute
 
 const cursorVersion = 1
 
-func (s *Server) queryDigest(q query.Value) []byte {
-	sum := sha256.Sum256(query.AppendJSON(nil, sortedKeys(q)))
+func (s *Server) queryDigest(q value.Value) []byte {
+	sum := sha256.Sum256(value.AppendJSON(nil, sortedKeys(q)))
 	return sum[:8]
 }
 
@@ -33,7 +33,7 @@ func (s *Server) mac(payload []byte) []byte {
 }
 
 // newCursor returns a cursor that continues q at offset.
-func (s *Server) newCursor(q query.Value, offset int64) string {
+func (s *Server) newCursor(q value.Value, offset int64) string {
 	p := []byte{cursorVersion}
 	p = binary.BigEndian.AppendUint64(p, uint64(s.cfg.Now().Add(CursorTTL).Unix()))
 	p = binary.BigEndian.AppendUint64(p, uint64(offset))
@@ -43,7 +43,7 @@ func (s *Server) newCursor(q query.Value, offset int64) string {
 
 // openCursor checks a cursor against the query it must continue and
 // returns its offset.
-func (s *Server) openCursor(token string, q query.Value) (int64, error) {
+func (s *Server) openCursor(token string, q value.Value) (int64, error) {
 	b, err := base64.RawURLEncoding.DecodeString(token)
 	if err != nil || len(b) != 1+8+8+8+16 || b[0] != cursorVersion || !hmac.Equal(s.mac(b[:25]), b[25:]) {
 		return 0, errorf(CodeInvalidArgument, "invalid cursor: it was altered, or comes from another server run").

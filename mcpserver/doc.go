@@ -12,7 +12,7 @@
 // connection is a session (one per stdio stream, one per HTTP session id)
 // with its negotiated protocol version and its calls in flight. Each
 // line is read once, by one json.Decoder (message.go); a tools/call is
-// admitted, its arguments parsed (by query.Parse, from their bytes as
+// admitted, its arguments parsed (by value.Parse, from their bytes as
 // sent) and checked against the tool's parameters, and run with a
 // deadline, at most Config.Concurrency at a time; it opens the store it
 // names, does its work in one transaction, and closes the store: no lock

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -17,8 +19,8 @@ const reasonSample = 10000
 type predStats struct {
 	key     string        // the field path, or an operator such as $or
 	path    []string      // nil for an operator
-	want    query.Value   // the predicate's value: a value, or an operator object
-	eq      []query.Value // the values it tests equality or order with
+	want    value.Value   // the predicate's value: a value, or an operator object
+	eq      []value.Value // the values it tests equality or order with
 	filter  *query.Filter // the predicate alone
 	present int
 	matches int
@@ -31,7 +33,7 @@ type predStats struct {
 // empty, skip is past the matches, or else the engine's diagnose verdict
 // (engineReason), or on a collection with redacted fields the interim
 // verdict below.
-func emptyReason(ctx context.Context, c *call, col *store.Collection, spec query.Value, skip, matched int64) string {
+func emptyReason(ctx context.Context, c *call, col *store.Collection, spec value.Value, skip, matched int64) string {
 	if col.Count() > 0 && matched == 0 && spec.Len() > 0 {
 		if r, ok := engineReason(ctx, c, col, spec); ok {
 			return r
@@ -47,7 +49,7 @@ func emptyReason(ctx context.Context, c *call, col *store.Collection, spec query
 // reasonSample documents, redacted like every read, so it is the verdict
 // for collections with redacted fields, where the engine's diagnose
 // (which reads documents unredacted) cannot be used.
-func interimReason(ctx context.Context, c *call, col *store.Collection, spec query.Value, skip, matched int64) string {
+func interimReason(ctx context.Context, c *call, col *store.Collection, spec value.Value, skip, matched int64) string {
 	switch {
 	case col.Count() == 0:
 		return fmt.Sprintf("collection `%s` is empty", col.Name())
@@ -79,7 +81,7 @@ func interimReason(ctx context.Context, c *call, col *store.Collection, spec que
 
 // predicates splits a filter into its top-level predicates, going into
 // $and.
-func predicates(spec query.Value, into []*predStats) ([]*predStats, error) {
+func predicates(spec value.Value, into []*predStats) ([]*predStats, error) {
 	for _, f := range spec.Fields() {
 		if f.Key == "$and" {
 			for _, sub := range f.Value.Array() {
@@ -105,11 +107,11 @@ func predicates(spec query.Value, into []*predStats) ([]*predStats, error) {
 
 // operands returns the values a predicate compares a field with: the
 // value itself, or those of $eq, $gt, $gte, $lt, $lte and $in.
-func operands(v query.Value) []query.Value {
-	if v.Kind() != query.Object || v.Len() == 0 || !strings.HasPrefix(v.Fields()[0].Key, "$") {
-		return []query.Value{v}
+func operands(v value.Value) []value.Value {
+	if v.Kind() != value.Object || v.Len() == 0 || !strings.HasPrefix(v.Fields()[0].Key, "$") {
+		return []value.Value{v}
 	}
-	var out []query.Value
+	var out []value.Value
 	for _, f := range v.Fields() {
 		switch f.Key {
 		case "$eq", "$gt", "$gte", "$lt", "$lte":
@@ -136,7 +138,7 @@ func sampleStats(ctx context.Context, c *call, col *store.Collection, preds []*p
 	return n
 }
 
-func (p *predStats) observe(doc query.Value) {
+func (p *predStats) observe(doc value.Value) {
 	if p.filter.Match(doc) {
 		p.matches++
 	}
@@ -149,10 +151,10 @@ func (p *predStats) observe(doc query.Value) {
 	}
 	for _, v := range vals {
 		p.types[v.TypeName()] = true
-		if v.Kind() == query.String && len(p.strs) < 100 && !contains(p.strs, v.Str()) {
+		if v.Kind() == value.String && len(p.strs) < 100 && !contains(p.strs, v.Str()) {
 			p.strs = append(p.strs, v.Str())
 		}
-		if (v.Kind() == query.String || v.IsNumber()) && len(p.scalars) < 100 && !contains(p.scalars, v.String()) {
+		if (v.Kind() == value.String || v.IsNumber()) && len(p.scalars) < 100 && !contains(p.scalars, v.String()) {
 			p.scalars = append(p.scalars, v.String())
 		}
 	}
@@ -169,7 +171,7 @@ func (p *predStats) verdict(fields map[string]bool) string {
 			names = append(names, f)
 		}
 		sort.Strings(names)
-		return fmt.Sprintf("no document has the field `%s`%s", p.key, query.DidYouMean(p.key, names))
+		return fmt.Sprintf("no document has the field `%s`%s", p.key, errs.DidYouMean(p.key, names))
 	}
 	if t, ok := p.typeMismatch(); ok {
 		return fmt.Sprintf("field `%s` holds %s values, but the filter compares it with the %s", p.key, typeList(p.types), t)
@@ -177,12 +179,12 @@ func (p *predStats) verdict(fields map[string]bool) string {
 	if other, ok := p.otherType(); ok {
 		return fmt.Sprintf("no document has `%s` equal to %s, but some have %s: the types differ (did you mean %s?)", p.key, want, other, other)
 	}
-	if len(p.eq) == 1 && p.eq[0].Kind() == query.String {
-		if s, ok := query.Suggest(p.eq[0].Str(), p.strs); ok {
-			return fmt.Sprintf("no document has `%s` equal to %s (did you mean %s?)", p.key, truncate(p.eq[0].String(), 80), query.StringValue(s))
+	if len(p.eq) == 1 && p.eq[0].Kind() == value.String {
+		if s, ok := errs.Suggest(p.eq[0].Str(), p.strs); ok {
+			return fmt.Sprintf("no document has `%s` equal to %s (did you mean %s?)", p.key, truncate(p.eq[0].String(), 80), value.StringValue(s))
 		}
 	}
-	if len(p.eq) == 1 && query.Equal(p.eq[0], p.want) {
+	if len(p.eq) == 1 && value.Equal(p.eq[0], p.want) {
 		return fmt.Sprintf("no document has `%s` equal to %s", p.key, want)
 	}
 	return fmt.Sprintf("no document has `%s` matching %s", p.key, want)
@@ -193,7 +195,7 @@ func (p *predStats) verdict(fields map[string]bool) string {
 func (p *predStats) typeMismatch() (string, bool) {
 	for _, v := range p.eq {
 		k := v.Kind()
-		if k == query.Object || k == query.Array || k == query.Null || k == query.Missing || p.types[v.TypeName()] ||
+		if k == value.Object || k == value.Array || k == value.Null || k == value.Missing || p.types[v.TypeName()] ||
 			v.IsNumber() && (p.types["long"] || p.types["double"]) {
 			continue
 		}
@@ -212,9 +214,9 @@ func (p *predStats) otherType() (string, bool) {
 	var alt string
 	switch {
 	case want.IsNumber():
-		alt = query.StringValue(want.String()).String()
-	case want.Kind() == query.String:
-		if v, err := query.ParseString(want.Str()); err == nil && v.IsNumber() {
+		alt = value.StringValue(want.String()).String()
+	case want.Kind() == value.String:
+		if v, err := value.ParseString(want.Str()); err == nil && v.IsNumber() {
 			alt = v.String()
 		}
 	}
@@ -232,24 +234,24 @@ func typeList(types map[string]bool) string {
 
 // fieldValues returns the values at a dotted path, going through arrays
 // of objects; the elements of an array at the end of the path count too.
-func fieldValues(v query.Value, path []string) []query.Value {
+func fieldValues(v value.Value, path []string) []value.Value {
 	if len(path) == 0 {
-		if v.Kind() == query.Array {
-			return append([]query.Value{v}, v.Array()...)
+		if v.Kind() == value.Array {
+			return append([]value.Value{v}, v.Array()...)
 		}
-		return []query.Value{v}
+		return []value.Value{v}
 	}
 	switch v.Kind() {
-	case query.Object:
+	case value.Object:
 		f := v.Get(path[0])
 		if f.IsMissing() {
 			return nil
 		}
 		return fieldValues(f, path[1:])
-	case query.Array:
-		var out []query.Value
+	case value.Array:
+		var out []value.Value
 		for _, e := range v.Array() {
-			if e.Kind() == query.Object {
+			if e.Kind() == value.Object {
 				out = append(out, fieldValues(e, path)...)
 			}
 		}
@@ -260,11 +262,11 @@ func fieldValues(v query.Value, path []string) []query.Value {
 
 // collectPaths records the dotted paths of an object's fields, three
 // levels deep, for did-you-mean on field names.
-func collectPaths(v query.Value, prefix string, depth int, into map[string]bool) {
+func collectPaths(v value.Value, prefix string, depth int, into map[string]bool) {
 	if depth > 2 || len(into) > 1000 {
 		return
 	}
-	if v.Kind() == query.Array {
+	if v.Kind() == value.Array {
 		for _, e := range v.Array() {
 			collectPaths(e, prefix, depth, into)
 		}

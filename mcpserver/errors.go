@@ -7,7 +7,8 @@ import (
 	"regexp"
 	"sync"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -34,7 +35,7 @@ type toolError struct {
 	hint      string
 	retryable bool
 	next      []string    // tools worth calling next (filtered to the listed ones when sent)
-	context   query.Value // details: the tool, argument, path, limit… (an object or missing)
+	context   value.Value // details: the tool, argument, path, limit… (an object or missing)
 }
 
 func (e *toolError) Error() string { return e.msg }
@@ -70,28 +71,30 @@ func asToolError(err error, name string, timeout string) *toolError {
 		return errorf(CodeLimitExceeded, "tool `%s` took longer than the %s limit (--timeout)", name, timeout).
 			withHint("narrow the filter, lower the limit, or ask for a longer --timeout")
 	}
-	var qe *query.Error
+	var qe *errs.Error
 	if !errors.As(err, &qe) {
 		return errorf(CodeInternal, "%s", err.Error()).withHint("this is unexpected; report it if it persists")
 	}
-	e := &toolError{code: codeOfKind(qe.Kind, err), msg: qe.Error(), hint: manualRef().ReplaceAllString(query.HintOf(err), "the manual page omgdb://docs/$1")}
+	e := &toolError{code: codeOfKind(qe.Kind, err), msg: qe.Error(), hint: manualRef().ReplaceAllString(errs.HintOf(err), "the manual page omgdb://docs/$1")}
 	e.retryable = e.code == CodeBusy
 	return e
 }
 
-func codeOfKind(kind query.ErrorKind, err error) string {
+// codeOfKind maps an error kind (errs.Kind) to the tool error code an
+// agent reads.
+func codeOfKind(kind errs.Kind, err error) string {
 	switch kind {
-	case query.Invalid, query.Usage:
+	case errs.Invalid, errs.Usage:
 		return CodeInvalidArgument
-	case query.NotFound:
+	case errs.NotFound:
 		return CodeNotFound
-	case query.Conflict:
+	case errs.Conflict:
 		return CodeConflict
-	case query.Busy:
+	case errs.Busy:
 		return CodeBusy
-	case query.Limit:
+	case errs.Limit:
 		return CodeLimitExceeded
-	case query.Denied:
+	case errs.Denied:
 		if errors.Is(err, store.ErrReadOnly) {
 			return CodeScopeDenied
 		}
@@ -107,7 +110,7 @@ var manualRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile
 
 // filterError marks a filter's compile error as INVALID_FILTER.
 func filterError(err error) error {
-	if query.KindOf(err) != query.Invalid {
+	if errs.KindOf(err) != errs.Invalid {
 		return err
 	}
 	e := asToolError(err, "", "")

@@ -2,12 +2,13 @@ package mcpserver
 
 import (
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // compileFilter compiles a filter argument. A missing or empty filter is
 // nil, which matches every document.
-func compileFilter(spec query.Value) (*query.Filter, error) {
-	if spec.IsMissing() || spec.Kind() == query.Object && spec.Len() == 0 {
+func compileFilter(spec value.Value) (*query.Filter, error) {
+	if spec.IsMissing() || spec.Kind() == value.Object && spec.Len() == 0 {
 		return nil, nil
 	}
 	f, err := query.CompileFilter(spec)

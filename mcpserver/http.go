@@ -16,7 +16,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
 )
 
 // HTTPConfig configures the Streamable HTTP transport.
@@ -53,20 +53,20 @@ func (s *Server) ListenAndServe(ctx context.Context) error {
 	hc := s.cfg.HTTP
 	host, _, err := net.SplitHostPort(hc.Addr)
 	if err != nil {
-		return query.Errorf(query.Usage, "--http %s: %v", hc.Addr, err).WithHint("give host:port, e.g. 127.0.0.1:8765")
+		return errs.Errorf(errs.Usage, "--http %s: %v", hc.Addr, err).WithHint("give host:port, e.g. 127.0.0.1:8765")
 	}
 	loopback := isLoopbackHost(host)
 	switch {
 	case !loopback && !hc.AllowRemote:
-		return query.Errorf(query.Usage, "--http %s is not a loopback address: it would expose the store to the network", hc.Addr).
+		return errs.Errorf(errs.Usage, "--http %s is not a loopback address: it would expose the store to the network", hc.Addr).
 			WithHint("listen on 127.0.0.1, or pass --allow-remote if you mean it")
 	case hc.Token == "" && !(loopback && hc.InsecureLoopback):
-		return query.Errorf(query.Usage, "--http needs a bearer token: set --token or OMGDB_MCP_TOKEN").
+		return errs.Errorf(errs.Usage, "--http needs a bearer token: set --token or OMGDB_MCP_TOKEN").
 			WithHint("on a loopback address only, --insecure-loopback serves without one")
 	}
 	ln, err := net.Listen("tcp", hc.Addr)
 	if err != nil {
-		return query.Errorf(query.IO, "--http %s: %v", hc.Addr, err)
+		return errs.Errorf(errs.IO, "--http %s: %v", hc.Addr, err)
 	}
 	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 5 * time.Minute}
 	stop := context.AfterFunc(ctx, func() {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
 )
 
 func httpFixture(t *testing.T, hc HTTPConfig) (*fixture, *httptest.Server) {
@@ -138,7 +138,7 @@ func TestHTTP_ListenRefusals(t *testing.T) {
 	} {
 		f := newFixture(t, Config{HTTP: tc.hc})
 		err := f.srv.ListenAndServe(context.Background())
-		if err == nil || !strings.Contains(err.Error()+"\n"+query.HintOf(err), tc.msg) {
+		if err == nil || !strings.Contains(err.Error()+"\n"+errs.HintOf(err), tc.msg) {
 			t.Errorf("%+v: %v", tc.hc, err)
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // JSON-RPC 2.0 error codes.
@@ -32,7 +32,7 @@ const MaxLineBytes = 4 << 20
 type rpcError struct {
 	code int
 	msg  string
-	data query.Value // optional
+	data value.Value // optional
 }
 
 func rpcErrorf(code int, format string, args ...any) *rpcError {
@@ -90,10 +90,10 @@ func errorMessage(id json.RawMessage, e *rpcError) []byte {
 	b = append(b, `,"error":{"code":`...)
 	b = strconv.AppendInt(b, int64(e.code), 10)
 	b = append(b, `,"message":`...)
-	b = query.AppendString(b, e.msg)
+	b = value.AppendString(b, e.msg)
 	if !e.data.IsMissing() {
 		b = append(b, `,"data":`...)
-		b = query.AppendJSON(b, e.data)
+		b = value.AppendJSON(b, e.data)
 	}
 	return append(b, "}}"...)
 }

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // SupportedVersions are the MCP protocol versions this server speaks,
@@ -18,13 +18,13 @@ var SupportedVersions = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024
 type method func(*session, context.Context, params) ([]byte, *rpcError)
 
 // valued makes a method of a function that answers with a value.
-func valued(f func(*session, context.Context, params) (query.Value, *rpcError)) method {
+func valued(f func(*session, context.Context, params) (value.Value, *rpcError)) method {
 	return func(ss *session, ctx context.Context, p params) ([]byte, *rpcError) {
 		v, e := f(ss, ctx, p)
 		if e != nil {
 			return nil, e
 		}
-		return query.AppendJSON(nil, v), nil
+		return value.AppendJSON(nil, v), nil
 	}
 }
 
@@ -32,7 +32,7 @@ func valued(f func(*session, context.Context, params) (query.Value, *rpcError)) 
 // its result itself, to write documents as stored.
 var methods = map[string]method{
 	"initialize":               valued((*session).initialize),
-	"ping":                     valued(func(*session, context.Context, params) (query.Value, *rpcError) { return obj(), nil }),
+	"ping":                     valued(func(*session, context.Context, params) (value.Value, *rpcError) { return obj(), nil }),
 	"server/discover":          valued((*session).discover),
 	"tools/list":               valued((*session).listTools),
 	"tools/call":               (*session).callTool,
@@ -43,10 +43,10 @@ var methods = map[string]method{
 	"prompts/get":              valued((*session).getPrompt),
 }
 
-func (ss *session) initialize(_ context.Context, p params) (query.Value, *rpcError) {
+func (ss *session) initialize(_ context.Context, p params) (value.Value, *rpcError) {
 	asked, e := p.str("protocolVersion", true)
 	if e != nil {
-		return query.Value{}, e
+		return value.Value{}, e
 	}
 	var info struct {
 		Name string `json:"name"`
@@ -68,20 +68,20 @@ func (ss *session) initialize(_ context.Context, p params) (query.Value, *rpcErr
 // what initialize tells. The versions it lists are those this server
 // negotiates through initialize; a client of the stateless revision then
 // falls back to the initialize handshake.
-func (ss *session) discover(context.Context, params) (query.Value, *rpcError) {
+func (ss *session) discover(context.Context, params) (value.Value, *rpcError) {
 	s := ss.srv
 	return obj("resultType", "complete", "supportedVersions", SupportedVersions,
 		"capabilities", capabilities(), "serverInfo", s.serverInfo(), "instructions", s.instructions,
 		"_meta", obj("io.modelcontextprotocol/serverInfo", s.serverInfo())), nil
 }
 
-func capabilities() query.Value {
+func capabilities() value.Value {
 	return obj("tools", obj("listChanged", false),
 		"resources", obj("subscribe", false, "listChanged", false),
 		"prompts", obj("listChanged", false))
 }
 
-func (s *Server) serverInfo() query.Value {
+func (s *Server) serverInfo() value.Value {
 	return obj("name", "omgdb", "version", s.cfg.Version)
 }
 

@@ -9,7 +9,7 @@ import (
 // A line (or an HTTP body) is read once, by one json.Decoder: it walks the
 // envelope's members, descends into params, and hands every other value
 // on as its raw bytes, so that tool arguments are parsed once more, by
-// query.Parse, and nothing else is. The walk, unlike json.Unmarshal into a
+// value.Parse, and nothing else is. The walk, unlike json.Unmarshal into a
 // struct, sees every key as sent: keys match case-sensitively, and a key
 // given twice (at the top level or in params) is refused rather than
 // resolved, since different parsers keep different duplicates.

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -202,7 +203,7 @@ func (s *Server) create(root *os.Root, rel string) (*located, error) {
 			withHint("check the path, or name a new store like app.omgdb").withContext("path", rel)
 	}
 	dir := filepath.Dir(rel)
-	tmp := filepath.Join(dir, "."+filepath.Base(rel)+".creating-"+query.NewOID().Hex())
+	tmp := filepath.Join(dir, "."+filepath.Base(rel)+".creating-"+value.NewOID().Hex())
 	f, err := root.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, errorf(CodeNotFound, "cannot create store %s: its directory does not exist", rel).
@@ -249,7 +250,7 @@ func (l *located) openPath() string {
 func (s *Server) notFound(rel string) error {
 	stores := s.storesUnderRoot(20)
 	e := errorf(CodeNotFound, "store not found: %s", rel).withContext("path", rel, "stores", stores)
-	switch sugg, ok := query.Suggest(rel, stores); {
+	switch sugg, ok := errs.Suggest(rel, stores); {
 	case ok:
 		e.withHint("did you mean %s?", sugg)
 	case len(stores) > 0:

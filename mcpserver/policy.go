@@ -5,7 +5,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -27,7 +28,7 @@ func newPolicy(cfg *Config) (*policy, error) {
 		{"--tools", cfg.Tools}, {"--deny-tools", cfg.DenyTools}} {
 		for _, g := range set.globs {
 			if _, err := path.Match(g, ""); err != nil || g == "" {
-				return nil, query.Errorf(query.Usage, "%s: bad name or glob %q", set.flag, g).
+				return nil, errs.Errorf(errs.Usage, "%s: bad name or glob %q", set.flag, g).
 					WithHint("use names or globs such as users or log_*")
 			}
 		}
@@ -50,7 +51,7 @@ func (p *policy) addRedaction(spec string) error {
 	bad := !ok || coll == "" || field == "" || field == "_id" || strings.HasPrefix(field, "_id.") ||
 		strings.Contains(field, "..") || strings.HasPrefix(field, ".") || strings.HasSuffix(field, ".")
 	if _, err := path.Match(coll, ""); bad || err != nil {
-		return query.Errorf(query.Usage, "--redact: bad field %q", spec).
+		return errs.Errorf(errs.Usage, "--redact: bad field %q", spec).
 			WithHint(`write collection.field (dots for nested fields, "*" for every collection), e.g. users.ssn or *.password; _id cannot be redacted`)
 	}
 	if p.redact[coll] == nil {
@@ -139,7 +140,7 @@ func (c *call) collection(tx *store.Tx, name string) (*store.Collection, error) 
 	}
 	names := p.collections(tx)
 	if !contains(names, name) {
-		e := errorf(CodeNotFound, "collection `%s` not found in %s%s", truncate(name, 120), c.storePath(), query.DidYouMean(name, names)).
+		e := errorf(CodeNotFound, "collection `%s` not found in %s%s", truncate(name, 120), c.storePath(), errs.DidYouMean(name, names)).
 			withNext("describe").withContext("collection", truncate(name, 120), "collections", names)
 		if len(names) == 0 {
 			return nil, e.withHint("the store has no collections yet")
@@ -151,16 +152,16 @@ func (c *call) collection(tx *store.Tx, name string) (*store.Collection, error) 
 
 // redact removes the given field paths from a document. Paths go through
 // arrays: "items.secret" removes secret from every object in items.
-func redact(doc query.Value, paths [][]string) query.Value {
+func redact(doc value.Value, paths [][]string) value.Value {
 	for _, p := range paths {
 		doc = removePath(doc, p)
 	}
 	return doc
 }
 
-func removePath(v query.Value, p []string) query.Value {
+func removePath(v value.Value, p []string) value.Value {
 	switch v.Kind() {
-	case query.Object:
+	case value.Object:
 		f := v.Get(p[0])
 		if f.IsMissing() {
 			return v
@@ -169,12 +170,12 @@ func removePath(v query.Value, p []string) query.Value {
 			return v.Without(p[0])
 		}
 		return v.With(p[0], removePath(f, p[1:]))
-	case query.Array:
-		elems := make([]query.Value, v.Len())
+	case value.Array:
+		elems := make([]value.Value, v.Len())
 		for i, e := range v.Array() {
 			elems[i] = removePath(e, p)
 		}
-		return query.ArrayValue(elems)
+		return value.ArrayValue(elems)
 	}
 	return v
 }

@@ -4,7 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // prompt is an MCP prompt: a message template with string arguments.
@@ -76,10 +77,10 @@ func safeChangeText(s *Server, args map[string]string) string {
 	return intro + steps
 }
 
-func (ss *session) listPrompts(context.Context, params) (query.Value, *rpcError) {
-	var list []query.Value
+func (ss *session) listPrompts(context.Context, params) (value.Value, *rpcError) {
+	var list []value.Value
 	for _, p := range ss.srv.prompts() {
-		var args []query.Value
+		var args []value.Value
 		for _, a := range p.args {
 			args = append(args, obj("name", a.name, "description", a.description, "required", a.required))
 		}
@@ -88,10 +89,10 @@ func (ss *session) listPrompts(context.Context, params) (query.Value, *rpcError)
 	return obj("prompts", arr(list...)), nil
 }
 
-func (ss *session) getPrompt(_ context.Context, p params) (query.Value, *rpcError) {
+func (ss *session) getPrompt(_ context.Context, p params) (value.Value, *rpcError) {
 	name, e := p.str("name", true)
 	if e != nil {
-		return query.Value{}, e
+		return value.Value{}, e
 	}
 	var found *prompt
 	var names []string
@@ -102,11 +103,11 @@ func (ss *session) getPrompt(_ context.Context, p params) (query.Value, *rpcErro
 		}
 	}
 	if found == nil {
-		return query.Value{}, rpcErrorf(codeInvalidParams, "invalid params: unknown prompt `%s`%s", truncate(name, 60), query.DidYouMean(name, names))
+		return value.Value{}, rpcErrorf(codeInvalidParams, "invalid params: unknown prompt `%s`%s", truncate(name, 60), errs.DidYouMean(name, names))
 	}
 	args, e := promptArgs(p, found)
 	if e != nil {
-		return query.Value{}, e
+		return value.Value{}, e
 	}
 	return obj("description", found.description, "messages", arr(obj("role", "user",
 		"content", obj("type", "text", "text", found.text(ss.srv, args))))), nil
@@ -123,7 +124,7 @@ func promptArgs(p params, pr *prompt) (map[string]string, *rpcError) {
 		for _, a := range pr.args {
 			known = known || a.name == f.Key
 		}
-		if !known || f.Value.Kind() != query.String {
+		if !known || f.Value.Kind() != value.String {
 			return nil, rpcErrorf(codeInvalidParams, "invalid params: prompt `%s` takes string arguments %s; got %q", pr.name, argNames(pr), truncate(f.Key, 60))
 		}
 		args[f.Key] = truncate(f.Value.Str(), 2000)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -38,14 +39,14 @@ func deniedRedactedField(coll, field, what string) *toolError {
 // unredacted. Without redaction it is the filter itself. With redaction,
 // the filter runs on the redacted documents here, and the engine gets
 // {_id: {$in: [the matching _ids]}}, so it cannot test a redacted value.
-func (c *call) engineFilter(ctx context.Context, col *store.Collection, spec query.Value) (*query.Filter, error) {
+func (c *call) engineFilter(ctx context.Context, col *store.Collection, spec value.Value) (*query.Filter, error) {
 	f, err := compileFilter(spec)
 	if err != nil || f == nil || c.redactor(col.Name()) == nil {
 		return f, err
 	}
 	src := c.scan(ctx, col, store.Query{Filter: f})
 	defer src.Close()
-	var ids []query.Value
+	var ids []value.Value
 	for src.Next() {
 		ids = append(ids, src.Doc().Get("_id"))
 	}

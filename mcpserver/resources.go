@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/omgdb/omgdb/docs"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -26,12 +26,12 @@ import (
 
 const codeResourceNotFound = -32002 // MCP: resource not found
 
-func (ss *session) listResources(_ context.Context, p params) (query.Value, *rpcError) {
+func (ss *session) listResources(_ context.Context, p params) (value.Value, *rpcError) {
 	if c, _ := p.str("cursor", false); c != "" {
-		return query.Value{}, rpcErrorf(codeInvalidParams, "invalid params: unknown cursor (resources/list has one page)")
+		return value.Value{}, rpcErrorf(codeInvalidParams, "invalid params: unknown cursor (resources/list has one page)")
 	}
 	s := ss.srv
-	var list []query.Value
+	var list []value.Value
 	stores := []string{s.cfg.Store}
 	if s.cfg.Store == "" {
 		stores = s.storesUnderRoot(20)
@@ -46,7 +46,7 @@ func (ss *session) listResources(_ context.Context, p params) (query.Value, *rpc
 	return obj("resources", arr(list...)), nil
 }
 
-func (ss *session) listResourceTemplates(context.Context, params) (query.Value, *rpcError) {
+func (ss *session) listResourceTemplates(context.Context, params) (value.Value, *rpcError) {
 	return obj("resourceTemplates", arr(
 		obj("uriTemplate", "omgdb://{store}/collections", "name", "collections",
 			"description", "Collections of a store (its path, as tools take it) with document counts.", "mimeType", "application/json"),
@@ -71,25 +71,25 @@ func storeURI(path string) string {
 	return "omgdb://" + strings.Join(parts, "/")
 }
 
-func (ss *session) readResource(ctx context.Context, p params) (query.Value, *rpcError) {
+func (ss *session) readResource(ctx context.Context, p params) (value.Value, *rpcError) {
 	uri, e := p.str("uri", true)
 	if e != nil {
-		return query.Value{}, e
+		return value.Value{}, e
 	}
 	rest, ok := strings.CutPrefix(uri, "omgdb://")
 	if !ok {
-		return query.Value{}, resourceNotFound(uri)
+		return value.Value{}, resourceNotFound(uri)
 	}
 	if topic, ok := strings.CutPrefix(rest, "docs/"); ok && !strings.Contains(topic, "/") {
 		text, ok := docs.Read(topic)
 		if !ok {
-			return query.Value{}, resourceNotFound(uri)
+			return value.Value{}, resourceNotFound(uri)
 		}
 		max := ss.srv.cfg.MaxBytes
 		cut, ok := fitText(text, topic, max)
 		if !ok {
 			te := tooBig(uri, len(text), max, "run `omgdb docs "+topic+"` instead, or ask the user to raise --max-bytes")
-			return query.Value{}, &rpcError{code: codeInvalidParams, msg: te.text(), data: obj("code", te.code, "uri", truncate(uri, 200))}
+			return value.Value{}, &rpcError{code: codeInvalidParams, msg: te.text(), data: obj("code", te.code, "uri", truncate(uri, 200))}
 		}
 		return contents(uri, "text/markdown", cut), nil
 	}
@@ -100,14 +100,14 @@ func (ss *session) readResource(ctx context.Context, p params) (query.Value, *rp
 	case strings.HasSuffix(rest, "/schema"):
 		i := strings.LastIndex(strings.TrimSuffix(rest, "/schema"), "/")
 		if i < 0 {
-			return query.Value{}, resourceNotFound(uri)
+			return value.Value{}, resourceNotFound(uri)
 		}
 		storePath, coll = rest[:i], strings.TrimSuffix(rest[i+1:], "/schema")
 	default:
 		if storePath, run, ok := changeResource(rest); ok {
 			return ss.readStoreResourceWith(ctx, uri, storePath, run)
 		}
-		return query.Value{}, resourceNotFound(uri)
+		return value.Value{}, resourceNotFound(uri)
 	}
 	return ss.readStoreResource(ctx, uri, storePath, coll)
 }
@@ -117,15 +117,15 @@ func resourceNotFound(uri string) *rpcError {
 		data: obj("uri", truncate(uri, 200), "hint", "resources/list and resources/templates/list show the resources")}
 }
 
-func contents(uri, mime, text string) query.Value {
+func contents(uri, mime, text string) value.Value {
 	return obj("contents", arr(obj("uri", uri, "mimeType", mime, "text", text)))
 }
 
 // readStoreResource reads a store resource as a read-scope call.
-func (ss *session) readStoreResource(ctx context.Context, uri, storePath, coll string) (query.Value, *rpcError) {
+func (ss *session) readStoreResource(ctx context.Context, uri, storePath, coll string) (value.Value, *rpcError) {
 	coll, err := url.PathUnescape(coll)
 	if err != nil {
-		return query.Value{}, resourceNotFound(uri)
+		return value.Value{}, resourceNotFound(uri)
 	}
 	return ss.readStoreResourceWith(ctx, uri, storePath, func(ctx context.Context, c *call) (*output, error) {
 		return c.storeResource(ctx, coll)
@@ -134,10 +134,10 @@ func (ss *session) readStoreResource(ctx context.Context, uri, storePath, coll s
 
 // readStoreResourceWith reads a store resource by running run as a
 // read-scope call.
-func (ss *session) readStoreResourceWith(ctx context.Context, uri, storePath string, run func(context.Context, *call) (*output, error)) (query.Value, *rpcError) {
+func (ss *session) readStoreResourceWith(ctx context.Context, uri, storePath string, run func(context.Context, *call) (*output, error)) (value.Value, *rpcError) {
 	storePath, err := url.PathUnescape(storePath)
 	if err != nil {
-		return query.Value{}, resourceNotFound(uri)
+		return value.Value{}, resourceNotFound(uri)
 	}
 	s := ss.srv
 	t := &tool{Name: "resources/read", Scope: ScopeRead, Run: run}
@@ -156,7 +156,7 @@ func (ss *session) readStoreResourceWith(ctx context.Context, uri, storePath str
 	} else if data, ok := fitJSON(out.data, s.cfg.MaxBytes); ok {
 		out.data = data
 	} else {
-		te = tooBig(uri, len(query.AppendJSON(nil, out.data)), s.cfg.MaxBytes,
+		te = tooBig(uri, len(value.AppendJSON(nil, out.data)), s.cfg.MaxBytes,
 			"the tools page and cap what this resource holds: describe (with collection), history (with limit), plans (with token)")
 	}
 	if aerr := s.record(ss, t.Name, obj("uri", uri), nil, out, te, start); aerr != nil {
@@ -167,9 +167,9 @@ func (ss *session) readStoreResourceWith(ctx context.Context, uri, storePath str
 		if te.code == CodeNotFound {
 			code = codeResourceNotFound
 		}
-		return query.Value{}, &rpcError{code: code, msg: te.text(), data: obj("code", te.code, "uri", truncate(uri, 200))}
+		return value.Value{}, &rpcError{code: code, msg: te.text(), data: obj("code", te.code, "uri", truncate(uri, 200))}
 	}
-	return contents(uri, "application/json", string(query.AppendJSON(nil, out.data))), nil
+	return contents(uri, "application/json", string(value.AppendJSON(nil, out.data))), nil
 }
 
 // storeResource is the work of a store resource: the collections, or one
@@ -180,10 +180,10 @@ func (c *call) storeResource(ctx context.Context, coll string) (*output, error) 
 		return nil, err
 	}
 	defer db.Close()
-	var data query.Value
+	var data value.Value
 	err = db.View(func(tx *store.Tx) error {
 		if coll == "" {
-			var list []query.Value
+			var list []value.Value
 			for _, name := range c.srv.policy.collections(tx) {
 				col, err := tx.Collection(name)
 				if err != nil {

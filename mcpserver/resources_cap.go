@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // A resource is held to --max-bytes as a whole, since a client reads it
@@ -17,22 +17,22 @@ import (
 
 // fitJSON returns data within max bytes of JSON, or false when dropping
 // list entries cannot get it there.
-func fitJSON(data query.Value, max int) (query.Value, bool) {
-	size := func(v query.Value) int { return len(query.AppendJSON(nil, v)) }
+func fitJSON(data value.Value, max int) (value.Value, bool) {
+	size := func(v value.Value) int { return len(value.AppendJSON(nil, v)) }
 	if size(data) <= max {
 		return data, true
 	}
 	limits := data.Get("applied_limits")
-	if limits.Kind() != query.Object {
+	if limits.Kind() != value.Object {
 		limits = obj()
 	}
-	data = data.With("applied_limits", limits.With("max_bytes", query.LongValue(int64(max))))
-	var truncated []query.Field
+	data = data.With("applied_limits", limits.With("max_bytes", value.LongValue(int64(max))))
+	var truncated []value.Field
 	for _, path := range listPaths(data) {
 		list := getPath(data, path).Array()
-		cut := func(n int) query.Value {
-			return setPath(data, path, query.ArrayValue(list[:n])).With("truncated",
-				query.ObjectValue(append(truncated, query.Field{Key: joinPath(path), Value: query.LongValue(int64(len(list) - n))})))
+		cut := func(n int) value.Value {
+			return setPath(data, path, value.ArrayValue(list[:n])).With("truncated",
+				value.ObjectValue(append(truncated, value.Field{Key: joinPath(path), Value: value.LongValue(int64(len(list) - n))})))
 		}
 		// the most entries that fit, if keeping none fits
 		if n := sort.Search(len(list)+1, func(n int) bool { return size(cut(n)) > max }) - 1; n >= 0 {
@@ -46,17 +46,17 @@ func fitJSON(data query.Value, max int) (query.Value, bool) {
 
 // listPaths returns the paths of the non-empty lists of an object, at its
 // top level and one level down, longest list first.
-func listPaths(v query.Value) [][]string {
+func listPaths(v value.Value) [][]string {
 	var paths [][]string
 	for _, f := range v.Fields() {
 		switch f.Value.Kind() {
-		case query.Array:
+		case value.Array:
 			if f.Value.Len() > 0 {
 				paths = append(paths, []string{f.Key})
 			}
-		case query.Object:
+		case value.Object:
 			for _, g := range f.Value.Fields() {
-				if g.Value.Kind() == query.Array && g.Value.Len() > 0 {
+				if g.Value.Kind() == value.Array && g.Value.Len() > 0 {
 					paths = append(paths, []string{f.Key, g.Key})
 				}
 			}
@@ -66,14 +66,14 @@ func listPaths(v query.Value) [][]string {
 	return paths
 }
 
-func getPath(v query.Value, path []string) query.Value {
+func getPath(v value.Value, path []string) value.Value {
 	for _, k := range path {
 		v = v.Get(k)
 	}
 	return v
 }
 
-func setPath(v query.Value, path []string, x query.Value) query.Value {
+func setPath(v value.Value, path []string, x value.Value) value.Value {
 	if len(path) == 1 {
 		return v.With(path[0], x)
 	}

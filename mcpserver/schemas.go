@@ -3,7 +3,7 @@ package mcpserver
 import (
 	"strings"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // Parameters shared by the data tools. Descriptions are short: every
@@ -20,7 +20,7 @@ var (
 	collectionParam = param{Name: "collection", Type: "string", Required: true, Description: "Collection name."}
 	filterParam     = param{Name: "filter", Type: "object", Description: "MongoDB filter; omit for all."}
 	limitParam      = param{Name: "limit", Type: "integer", Description: "Max documents.",
-		Min: i64(1), Max: i64(MaxLimit), Default: query.LongValue(100)}
+		Min: i64(1), Max: i64(MaxLimit), Default: value.LongValue(100)}
 	skipParam   = param{Name: "skip", Type: "integer", Min: i64(0), Description: "Matches to skip."}
 	cursorParam = param{Name: "cursor", Type: "string", Description: "Next page of a capped result."}
 )
@@ -31,7 +31,7 @@ func (s *Server) example(kv ...any) string {
 	if s.cfg.Store == "" {
 		kv = append([]any{"path", "app.omgdb"}, kv...)
 	}
-	return string(query.AppendJSON(nil, obj(kv...)))
+	return string(value.AppendJSON(nil, obj(kv...)))
 }
 
 // outputSchema returns an object schema whose properties describe a
@@ -39,17 +39,17 @@ func (s *Server) example(kv ...any) string {
 // every tools/list and tell nothing); it also admits the error envelope
 // ({code, message, …}, told by its code), because some clients validate
 // isError results against outputSchema too.
-func outputSchema(required []string, props ...any) query.Value {
+func outputSchema(required []string, props ...any) value.Value {
 	return obj("type", "object", "properties", obj(props...),
 		"anyOf", arr(obj("required", required), obj("required", []string{"code"})))
 }
 
 // Schemas of output properties.
-func tInt() query.Value                  { return obj("type", "integer") }
-func tStr() query.Value                  { return obj("type", "string") }
-func tBool() query.Value                 { return obj("type", "boolean") }
-func tObj() query.Value                  { return obj("type", "object") }
-func tArr(items query.Value) query.Value { return obj("type", "array", "items", items) }
-func tList() query.Value                 { return obj("type", "array") } // of objects: said once here, not per list
+func tInt() value.Value                  { return obj("type", "integer") }
+func tStr() value.Value                  { return obj("type", "string") }
+func tBool() value.Value                 { return obj("type", "boolean") }
+func tObj() value.Value                  { return obj("type", "object") }
+func tArr(items value.Value) value.Value { return obj("type", "array", "items", items) }
+func tList() value.Value                 { return obj("type", "array") } // of objects: said once here, not per list
 
 func sentence(parts ...string) string { return strings.Join(parts, " ") }

@@ -1,7 +1,7 @@
 package mcpserver
 
 import (
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
 )
 
 // Scope is what a server lets an agent do. Scopes are ordered: a server
@@ -36,6 +36,6 @@ func ParseScope(name string) (Scope, error) {
 	case "dangerous", "all":
 		return ScopeDangerous, nil
 	}
-	return 0, query.Errorf(query.Usage, "invalid --scope '%s' (use read, read-write, or dangerous)", name).
+	return 0, errs.Errorf(errs.Usage, "invalid --scope '%s' (use read, read-write, or dangerous)", name).
 		WithHint("read (alias ro) is the default and the safe choice for untrusted agents")
 }

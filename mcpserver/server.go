@@ -13,7 +13,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // Defaults of Config.
@@ -113,7 +114,7 @@ func New(cfg Config) (*Server, error) {
 
 func (c *Config) setDefaults() error {
 	if c.Scope < ScopeRead || c.Scope > ScopeDangerous {
-		return query.Errorf(query.Usage, "invalid scope %d", c.Scope)
+		return errs.Errorf(errs.Usage, "invalid scope %d", c.Scope)
 	}
 	for _, lim := range []struct {
 		name string
@@ -122,14 +123,14 @@ func (c *Config) setDefaults() error {
 	}{{"--max-docs", &c.MaxDocs, DefaultMaxDocs}, {"--max-bytes", &c.MaxBytes, DefaultMaxBytes},
 		{"--max-string", &c.MaxString, DefaultMaxString}, {"--concurrency", &c.Concurrency, DefaultConcurrency}} {
 		if *lim.v < 0 {
-			return query.Errorf(query.Usage, "%s must not be negative", lim.name)
+			return errs.Errorf(errs.Usage, "%s must not be negative", lim.name)
 		}
 		if *lim.v == 0 {
 			*lim.v = lim.def
 		}
 	}
 	if c.Timeout < 0 || c.LockTimeout < 0 {
-		return query.Errorf(query.Usage, "--timeout and --lock-timeout must not be negative")
+		return errs.Errorf(errs.Usage, "--timeout and --lock-timeout must not be negative")
 	}
 	if c.Timeout == 0 {
 		c.Timeout = DefaultTimeout
@@ -162,11 +163,11 @@ func (s *Server) setRoot() error {
 	}
 	abs, err := filepath.Abs(root)
 	if err != nil {
-		return query.Errorf(query.Usage, "--root %s: %v", root, err)
+		return errs.Errorf(errs.Usage, "--root %s: %v", root, err)
 	}
 	fi, err := os.Stat(abs)
 	if err != nil || !fi.IsDir() {
-		return query.Errorf(query.Usage, "--root %s is not a directory", root).
+		return errs.Errorf(errs.Usage, "--root %s is not a directory", root).
 			WithHint("give the directory that holds the stores the agent may open")
 	}
 	s.root = abs
@@ -177,7 +178,7 @@ func (s *Server) setRoot() error {
 // from this server: what --list-tools prints.
 func (s *Server) ListTools(w io.Writer) error {
 	var b bytes.Buffer
-	if err := json.Indent(&b, query.AppendJSON(nil, s.catalog()), "", "  "); err != nil {
+	if err := json.Indent(&b, value.AppendJSON(nil, s.catalog()), "", "  "); err != nil {
 		return err
 	}
 	b.WriteByte('\n')

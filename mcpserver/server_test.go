@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -44,7 +44,7 @@ func TestScope_EngineLayer(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				_, err = col.Insert(query.MustParse(`{"x":1}`))
+				_, err = col.Insert(value.MustParse(`{"x":1}`))
 				return err
 			})
 		}})

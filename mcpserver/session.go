@@ -8,7 +8,7 @@ import (
 	"runtime/debug"
 	"sync"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // session is one client connection: a stdio stream or an HTTP session.
@@ -250,16 +250,16 @@ func (p params) str(key string, required bool) (string, *rpcError) {
 	return s, nil
 }
 
-// object returns an object parameter as a query.Value (missing when
+// object returns an object parameter as a value.Value (missing when
 // absent).
-func (p params) object(key string) (query.Value, *rpcError) {
+func (p params) object(key string) (value.Value, *rpcError) {
 	raw, ok := p[key]
 	if !ok || string(raw) == "null" {
-		return query.MissingValue, nil
+		return value.MissingValue, nil
 	}
-	v, err := query.Parse(raw)
-	if err != nil || v.Kind() != query.Object {
-		return query.MissingValue, rpcErrorf(codeInvalidParams, "invalid params: %q must be an object", key)
+	v, err := value.Parse(raw)
+	if err != nil || v.Kind() != value.Object {
+		return value.MissingValue, rpcErrorf(codeInvalidParams, "invalid params: %q must be an object", key)
 	}
 	return v, nil
 }

@@ -7,24 +7,26 @@ import (
 	"unicode/utf8"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/agg"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
 // redactor returns the function that removes the collection's redacted
 // fields from a document, or nil when none are.
-func (c *call) redactor(coll string) func(query.Value) query.Value {
+func (c *call) redactor(coll string) func(value.Value) value.Value {
 	paths := c.srv.policy.redactions(coll)
 	if len(paths) == 0 {
 		return nil
 	}
-	return func(doc query.Value) query.Value { return redact(doc, paths) }
+	return func(doc value.Value) value.Value { return redact(doc, paths) }
 }
 
 // scan runs a find on a collection as the agent may see it: redacted
 // fields are removed where documents are read, before the filter, the
 // sort, the projection or a pipeline sees them, so no query can test a
 // redacted value.
-func (c *call) scan(ctx context.Context, col *store.Collection, q store.Query) query.Source {
+func (c *call) scan(ctx context.Context, col *store.Collection, q store.Query) agg.Source {
 	q.Redact = c.redactor(col.Name())
 	return col.Find(ctx, q)
 }
@@ -57,7 +59,7 @@ func (c *call) count(ctx context.Context, col *store.Collection, filter *query.F
 
 // drain reads a stream to its end, closes it, and returns how many
 // documents it had.
-func drain(src query.Source) (int64, error) {
+func drain(src agg.Source) (int64, error) {
 	defer src.Close()
 	var n int64
 	for src.Next() {
@@ -68,11 +70,11 @@ func drain(src query.Source) (int64, error) {
 
 // page is one page of results and what cut it.
 type page struct {
-	docs      []query.Value // the kept documents as values; missing for those kept as stored
+	docs      []value.Value // the kept documents as values; missing for those kept as stored
 	js        [][]byte      // the kept documents' JSON, as the result holds it
 	more      bool          // results remain after this page
 	seen      int64         // results read, skipped and counted ones included
-	limits    []query.Field // the caps that fired, with their values
+	limits    []value.Field // the caps that fired, with their values
 	truncated bool          // some string was cut at max-string
 	bytes     int           // of the documents kept
 }
@@ -90,7 +92,7 @@ func (c *call) pageMax(limit int64) (int64, string) {
 // most limit of them within the server's caps. When results remain, it
 // stops on the first one past the page, which pg.seen counts; countOn
 // reads on from there.
-func (c *call) readPage(ctx context.Context, src query.Source, skip, limit int64) (*page, error) {
+func (c *call) readPage(ctx context.Context, src agg.Source, skip, limit int64) (*page, error) {
 	pg := &page{}
 	max, capName := c.pageMax(limit)
 	full := false
@@ -104,7 +106,7 @@ func (c *call) readPage(ctx context.Context, src query.Source, skip, limit int64
 			continue
 		case full || int64(len(pg.js)) >= max:
 			if !pg.more && !full {
-				pg.limits = append(pg.limits, query.Field{Key: capName, Value: query.LongValue(max)})
+				pg.limits = append(pg.limits, value.Field{Key: capName, Value: value.LongValue(max)})
 			}
 			pg.more = true
 			return pg.finish(src)
@@ -117,7 +119,7 @@ func (c *call) readPage(ctx context.Context, src query.Source, skip, limit int64
 // countOn reads on past a full page, counting results without decoding
 // them, until pg.seen reaches to or the stream ends. It reports whether
 // the stream ended, so that pg.seen is the number of results.
-func (pg *page) countOn(ctx context.Context, src query.Source, to int64) (bool, error) {
+func (pg *page) countOn(ctx context.Context, src agg.Source, to int64) (bool, error) {
 	for pg.seen < to {
 		if !src.Next() {
 			return true, src.Err()
@@ -132,10 +134,10 @@ func (pg *page) countOn(ctx context.Context, src query.Source, to int64) (bool, 
 // addFrom adds the current document of a stream to the page: as stored,
 // when the stream hands it out unchanged (no projection, no redaction)
 // and it is too short to hold a string over --max-string; else decoded.
-func (c *call) addFrom(pg *page, src query.Source) bool {
+func (c *call) addFrom(pg *page, src agg.Source) bool {
 	if rs, ok := src.(store.RawSource); ok {
 		if js := rs.RawJSON(); js != nil && len(js) <= c.srv.cfg.MaxString {
-			return c.keep(pg, bytes.Clone(js), query.MissingValue, src.Doc)
+			return c.keep(pg, bytes.Clone(js), value.MissingValue, src.Doc)
 		}
 	}
 	return c.add(pg, src.Doc())
@@ -143,21 +145,21 @@ func (c *call) addFrom(pg *page, src query.Source) bool {
 
 // add adds a document to the page, its strings cut at --max-string, and
 // reports whether the page is full.
-func (c *call) add(pg *page, doc query.Value) bool {
+func (c *call) add(pg *page, doc value.Value) bool {
 	s := c.srv
 	doc, cut := truncateStrings(doc, s.cfg.MaxString)
 	if cut && !pg.truncated {
 		pg.truncated = true
-		pg.limits = append(pg.limits, query.Field{Key: "max_string", Value: query.LongValue(int64(s.cfg.MaxString))})
+		pg.limits = append(pg.limits, value.Field{Key: "max_string", Value: value.LongValue(int64(s.cfg.MaxString))})
 	}
-	return c.keep(pg, query.AppendJSON(nil, doc), doc, func() query.Value { return doc })
+	return c.keep(pg, value.AppendJSON(nil, doc), doc, func() value.Value { return doc })
 }
 
 // keep adds a document, as its JSON and its value (missing when it is
 // kept as stored), within the byte cap, and reports whether the page is
 // full. A document over the cap on its own is replaced by a stub naming
 // its _id (whole decodes it), so that the page, and its cursor, move on.
-func (c *call) keep(pg *page, js []byte, doc query.Value, whole func() query.Value) bool {
+func (c *call) keep(pg *page, js []byte, doc value.Value, whole func() value.Value) bool {
 	max := c.srv.cfg.MaxBytes
 	if pg.bytes+len(js) <= max {
 		pg.docs, pg.js = append(pg.docs, doc), append(pg.js, js)
@@ -166,27 +168,27 @@ func (c *call) keep(pg *page, js []byte, doc query.Value, whole func() query.Val
 	}
 	if len(pg.js) == 0 {
 		stub := oversized(whole(), len(js), max)
-		pg.docs, pg.js = append(pg.docs, stub), append(pg.js, query.AppendJSON(nil, stub))
+		pg.docs, pg.js = append(pg.docs, stub), append(pg.js, value.AppendJSON(nil, stub))
 	} else {
 		pg.more = true // this one opens the next page
 	}
-	pg.limits = append(pg.limits, query.Field{Key: "max_bytes", Value: query.LongValue(int64(max))})
+	pg.limits = append(pg.limits, value.Field{Key: "max_bytes", Value: value.LongValue(int64(max))})
 	return true
 }
 
-func (pg *page) finish(src query.Source) (*page, error) { return pg, src.Err() }
+func (pg *page) finish(src agg.Source) (*page, error) { return pg, src.Err() }
 
 // oversized replaces a document too large for --max-bytes on its own.
-func oversized(doc query.Value, size, max int) query.Value {
+func oversized(doc value.Value, size, max int) value.Value {
 	return obj("_id", doc.Get("_id"), "_omgdb_omitted",
 		fmt.Sprintf("document is %d bytes, over the %d-byte result limit (--max-bytes)", size, max))
 }
 
 // truncateStrings cuts strings longer than max characters, marking each
 // cut, and reports whether it cut any.
-func truncateStrings(v query.Value, max int) (query.Value, bool) {
+func truncateStrings(v value.Value, max int) (value.Value, bool) {
 	switch v.Kind() {
-	case query.String:
+	case value.String:
 		s := v.Str()
 		if len(s) <= max || utf8.RuneCountInString(s) <= max {
 			return v, false
@@ -199,14 +201,14 @@ func truncateStrings(v query.Value, max int) (query.Value, bool) {
 			n++
 		}
 		rest := utf8.RuneCountInString(s[i:])
-		return query.StringValue(fmt.Sprintf("%s…[%d more characters cut by --max-string]", s[:i], rest)), true
-	case query.Array:
-		var elems []query.Value
+		return value.StringValue(fmt.Sprintf("%s…[%d more characters cut by --max-string]", s[:i], rest)), true
+	case value.Array:
+		var elems []value.Value
 		cut := false
 		for i, e := range v.Array() {
 			t, c := truncateStrings(e, max)
 			if c && elems == nil {
-				elems = append([]query.Value(nil), v.Array()...)
+				elems = append([]value.Value(nil), v.Array()...)
 			}
 			if elems != nil {
 				elems[i] = t
@@ -214,22 +216,22 @@ func truncateStrings(v query.Value, max int) (query.Value, bool) {
 			cut = cut || c
 		}
 		if elems != nil {
-			return query.ArrayValue(elems), true
+			return value.ArrayValue(elems), true
 		}
 		return v, cut
-	case query.Object:
-		var fields []query.Field
+	case value.Object:
+		var fields []value.Field
 		for i, f := range v.Fields() {
 			t, c := truncateStrings(f.Value, max)
 			if c && fields == nil {
-				fields = append([]query.Field(nil), v.Fields()...)
+				fields = append([]value.Field(nil), v.Fields()...)
 			}
 			if fields != nil {
 				fields[i].Value = t
 			}
 		}
 		if fields != nil {
-			return query.ObjectValue(fields), true
+			return value.ObjectValue(fields), true
 		}
 	}
 	return v, false

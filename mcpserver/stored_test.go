@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -33,7 +34,7 @@ func TestFind_DocumentsAsStored(t *testing.T) {
 	} {
 		fq := findQuery{coll: tc.coll}
 		if tc.project != "" {
-			fq.project, _ = query.CompileProjection(query.MustParse(tc.project))
+			fq.project, _ = query.CompileProjection(value.MustParse(tc.project))
 		}
 		c := &call{srv: f.srv, sess: f.sess, tool: f.srv.known["find"], args: obj("path", "app.omgdb")}
 		err := c.view(tc.coll, func(_ *store.Tx, col *store.Collection) error {

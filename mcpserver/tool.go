@@ -8,7 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // tool is one MCP tool. Adding a tool means writing a constructor that
@@ -21,7 +22,7 @@ type tool struct {
 	Description string // for a model: what it does, when to use it, an example argument
 	Scope       Scope  // the least scope that lists and runs it
 	Params      []param
-	Output      query.Value // the outputSchema (an object schema)
+	Output      value.Value // the outputSchema (an object schema)
 
 	ReadOnly    bool // changes nothing
 	Destructive bool // may lose data (irreversible or overwriting)
@@ -41,7 +42,7 @@ type param struct {
 	Description string
 	Required    bool
 	Min, Max    *int64         // for integer and number
-	Default     query.Value    // stated in the schema; the missing value for none
+	Default     value.Value    // stated in the schema; the missing value for none
 	Enum        []string       // for string
 	MaxLength   int            // for string, in characters; 0 for none
 	Pattern     string         // for string: an RE2 expression the whole value must match
@@ -50,7 +51,7 @@ type param struct {
 
 // output is what a tool returns on success.
 type output struct {
-	data query.Value // the structuredContent: an object matching the tool's outputSchema
+	data value.Value // the structuredContent: an object matching the tool's outputSchema
 	// docs, when set, are the JSON of the documents of data's "documents"
 	// list (where data holds an empty list), spliced in by json: a page's
 	// documents, as stored where the stream passed them on unchanged.
@@ -64,16 +65,16 @@ type output struct {
 // json encodes the structuredContent, with docs spliced in.
 func (out *output) json() []byte {
 	if out.docs == nil {
-		return query.AppendJSON(nil, out.data)
+		return value.AppendJSON(nil, out.data)
 	}
 	b := []byte{'{'}
 	for i, f := range out.data.Fields() {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(query.AppendString(b, f.Key), ':')
+		b = append(value.AppendString(b, f.Key), ':')
 		if f.Key != "documents" {
-			b = query.AppendJSON(b, f.Value)
+			b = value.AppendJSON(b, f.Value)
 			continue
 		}
 		b = append(b, '[')
@@ -88,30 +89,30 @@ func (out *output) json() []byte {
 	return append(b, '}')
 }
 
-func newOutput(data query.Value) *output {
+func newOutput(data value.Value) *output {
 	return &output{data: data, returned: -1, matched: matchCount{n: -1}}
 }
 
 func i64(n int64) *int64 { return &n }
 
 // inputSchema returns the tool's JSON Schema (2020-12) for its arguments.
-func (t *tool) inputSchema() query.Value {
-	props := make([]query.Field, len(t.Params))
+func (t *tool) inputSchema() value.Value {
+	props := make([]value.Field, len(t.Params))
 	var required []string
 	for i, p := range t.Params {
-		props[i] = query.Field{Key: p.Name, Value: p.schema()}
+		props[i] = value.Field{Key: p.Name, Value: p.schema()}
 		if p.Required {
 			required = append(required, p.Name)
 		}
 	}
-	req := query.MissingValue
+	req := value.MissingValue
 	if len(required) > 0 {
 		req = jv(required)
 	}
-	return obj("type", "object", "properties", query.ObjectValue(props), "required", req, "additionalProperties", false)
+	return obj("type", "object", "properties", value.ObjectValue(props), "required", req, "additionalProperties", false)
 }
 
-func (p *param) schema() query.Value {
+func (p *param) schema() value.Value {
 	kv := []any{"type", p.Type, "description", p.Description}
 	if p.Min != nil {
 		kv = append(kv, "minimum", *p.Min)
@@ -138,14 +139,14 @@ func (p *param) schema() query.Value {
 // idempotentHint on a read-only tool (the protocol gives it meaning only
 // for tools that write; destructiveHint stays, false, so that no client
 // takes a read for a destructive call by its default).
-func (t *tool) describe(redacts bool) query.Value {
+func (t *tool) describe(redacts bool) value.Value {
 	out := t.Output
 	if props := out.Get("properties"); !redacts && !props.Get("redacted").IsMissing() {
 		out = out.With("properties", props.Without("redacted"))
 	}
-	idempotent := query.BoolValue(t.Idempotent)
+	idempotent := value.BoolValue(t.Idempotent)
 	if t.ReadOnly {
-		idempotent = query.MissingValue
+		idempotent = value.MissingValue
 	}
 	return obj("name", t.Name, "title", t.Title, "description", t.Description,
 		"inputSchema", t.inputSchema(), "outputSchema", out,
@@ -156,15 +157,15 @@ func (t *tool) describe(redacts bool) query.Value {
 
 // checkArgs validates arguments against the tool's parameters and returns
 // them with integers normalised to longs. Null counts as absent.
-func (t *tool) checkArgs(args query.Value) (query.Value, error) {
+func (t *tool) checkArgs(args value.Value) (value.Value, error) {
 	if args.IsMissing() || args.IsNull() {
-		args = query.ObjectValue(nil)
+		args = value.ObjectValue(nil)
 	}
-	if args.Kind() != query.Object {
+	if args.Kind() != value.Object {
 		return args, errorf(CodeInvalidArgument, "arguments of `%s` must be a JSON object, got %s", t.Name, args.TypeName()).
 			withHint("`%s` takes: %s", t.Name, t.paramList())
 	}
-	out := make([]query.Field, 0, args.Len())
+	out := make([]value.Field, 0, args.Len())
 	for _, f := range args.Fields() {
 		p := t.param(f.Key)
 		if p == nil {
@@ -177,9 +178,9 @@ func (t *tool) checkArgs(args query.Value) (query.Value, error) {
 		if err != nil {
 			return args, err
 		}
-		out = append(out, query.Field{Key: f.Key, Value: v})
+		out = append(out, value.Field{Key: f.Key, Value: v})
 	}
-	checked := query.ObjectValue(out)
+	checked := value.ObjectValue(out)
 	for _, p := range t.Params {
 		if p.Required && checked.Get(p.Name).IsMissing() {
 			return args, errorf(CodeInvalidArgument, "missing required argument `%s` of `%s`", p.Name, t.Name).
@@ -208,12 +209,12 @@ func (t *tool) paramList() string {
 
 func (t *tool) unknownArg(name string) error {
 	names := strings.Split(t.paramList(), ", ")
-	return errorf(CodeInvalidArgument, "unknown argument `%s` of `%s`%s", truncate(name, 60), t.Name, query.DidYouMean(name, names)).
+	return errorf(CodeInvalidArgument, "unknown argument `%s` of `%s`%s", truncate(name, 60), t.Name, errs.DidYouMean(name, names)).
 		withHint("`%s` takes: %s", t.Name, t.paramList()).withContext("tool", t.Name, "argument", truncate(name, 60))
 }
 
 // check validates one argument's value.
-func (p *param) check(toolName string, v query.Value) (query.Value, error) {
+func (p *param) check(toolName string, v value.Value) (value.Value, error) {
 	bad := func(format string, args ...any) error {
 		return errorf(CodeInvalidArgument, "argument `%s` of `%s` %s", p.Name, toolName, fmt.Sprintf(format, args...)).
 			withHint("%s: %s (%s)", p.Name, strings.TrimSuffix(p.Description, "."), p.expect()).withContext("tool", toolName, "argument", p.Name)
@@ -230,7 +231,7 @@ func (p *param) check(toolName string, v query.Value) (query.Value, error) {
 		if p.Max != nil && n > *p.Max {
 			return v, bad("is %d, over the maximum %d", n, *p.Max)
 		}
-		return query.LongValue(n), nil
+		return value.LongValue(n), nil
 	case "number":
 		if !v.IsNumber() {
 			return v, bad("must be a number, got %s", describeValue(v))
@@ -242,12 +243,12 @@ func (p *param) check(toolName string, v query.Value) (query.Value, error) {
 			return v, bad("is %v, over the maximum %d", f, *p.Max)
 		}
 	case "string":
-		if v.Kind() != query.String {
+		if v.Kind() != value.String {
 			return v, bad("must be a string, got %s", describeValue(v))
 		}
 		return v, p.checkString(v.Str(), bad)
 	case "boolean", "object", "array":
-		want := map[string]query.Kind{"boolean": query.Bool, "object": query.Object, "array": query.Array}[p.Type]
+		want := map[string]value.Kind{"boolean": value.Bool, "object": value.Object, "array": value.Array}[p.Type]
 		if v.Kind() != want {
 			return v, bad("must be %s %s, got %s", article(p.Type), p.Type, describeValue(v))
 		}
@@ -273,7 +274,7 @@ func (p *param) checkString(s string, bad func(string, ...any) error) error {
 		return bad("is %d characters, over the maximum %d", utf8.RuneCountInString(s), p.MaxLength)
 	}
 	if len(p.Enum) > 0 && !contains(p.Enum, s) {
-		return bad("is %q, not one of %s%s", truncate(s, 60), strings.Join(p.Enum, ", "), query.DidYouMean(s, p.Enum))
+		return bad("is %q, not one of %s%s", truncate(s, 60), strings.Join(p.Enum, ", "), errs.DidYouMean(s, p.Enum))
 	}
 	if p.pattern != nil && !p.pattern.MatchString(s) {
 		return bad("is %q, which does not match the pattern %s", truncate(s, 60), p.Pattern)
@@ -283,11 +284,11 @@ func (p *param) checkString(s string, bad func(string, ...any) error) error {
 
 // integer accepts a long, or a double with no fractional part (JSON
 // Schema's integer).
-func integer(v query.Value) (int64, bool) {
+func integer(v value.Value) (int64, bool) {
 	switch v.Kind() {
-	case query.Long:
+	case value.Long:
 		return v.Long(), true
-	case query.Double:
+	case value.Double:
 		f := v.Double()
 		if f == math.Trunc(f) && f >= -(1<<63) && f < 1<<63 {
 			return int64(f), true
@@ -296,11 +297,11 @@ func integer(v query.Value) (int64, bool) {
 	return 0, false
 }
 
-func describeValue(v query.Value) string {
+func describeValue(v value.Value) string {
 	switch v.Kind() {
-	case query.String:
+	case value.String:
 		return fmt.Sprintf("string %q", truncate(v.Str(), 40))
-	case query.Long, query.Double:
+	case value.Long, value.Double:
 		return "number " + v.String()
 	}
 	return v.TypeName()

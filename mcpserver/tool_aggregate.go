@@ -5,6 +5,8 @@ import (
 	"math"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/agg"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -36,8 +38,8 @@ func runAggregate(ctx context.Context, c *call) (*output, error) {
 	return c.aggregate(ctx, coll, p, nil, obj("tool", "aggregate", "path", c.storePath(), "collection", coll, "pipeline", c.value("pipeline")))
 }
 
-func (c *call) compilePipeline(spec query.Value) (*query.Pipeline, error) {
-	p, err := query.CompilePipeline(spec, &query.PipelineOptions{Now: c.srv.cfg.Now()})
+func (c *call) compilePipeline(spec value.Value) (*agg.Pipeline, error) {
+	p, err := agg.CompilePipeline(spec, &agg.PipelineOptions{Now: c.srv.cfg.Now()})
 	if err != nil {
 		return nil, argError(err, "pipeline")
 	}
@@ -47,7 +49,7 @@ func (c *call) compilePipeline(spec query.Value) (*query.Pipeline, error) {
 // aggregate runs a pipeline over the collection as the agent sees it and
 // returns one page of its results; it reads them all, to count them. A
 // canned tool's reject filter refuses the call if any result matches it.
-func (c *call) aggregate(ctx context.Context, coll string, p *query.Pipeline, reject *query.Filter, key query.Value) (*output, error) {
+func (c *call) aggregate(ctx context.Context, coll string, p *agg.Pipeline, reject *query.Filter, key value.Value) (*output, error) {
 	skip, err := c.offset(key)
 	if err != nil {
 		return nil, err
@@ -71,7 +73,7 @@ func (c *call) aggregate(ctx context.Context, coll string, p *query.Pipeline, re
 
 // readAll reads a page of an aggregate's results, then counts the rest:
 // a pipeline's results are all read, for the count, in the one run.
-func (c *call) readAll(ctx context.Context, src query.Source, skip int64) (*page, error) {
+func (c *call) readAll(ctx context.Context, src agg.Source, skip int64) (*page, error) {
 	pg, err := c.readPage(ctx, src, skip, c.int("limit", 100))
 	if err == nil && pg.more {
 		_, err = pg.countOn(ctx, src, math.MaxInt64)
@@ -86,7 +88,7 @@ type policyEnv struct {
 	tx *store.Tx
 }
 
-func (e policyEnv) Collection(ctx context.Context, name string) (query.Source, error) {
+func (e policyEnv) Collection(ctx context.Context, name string) (agg.Source, error) {
 	col, err := e.c.collection(e.tx, name)
 	if err != nil {
 		return nil, err

@@ -6,6 +6,8 @@ import (
 
 	"github.com/omgdb/omgdb/changes"
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/agg"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -36,7 +38,7 @@ func (c *call) viewAt(fn func(*store.Tx, changes.Revision) error) error {
 // scanAt returns a collection's documents at rev as the agent may see
 // them: a collection the policy hides is refused, redacted fields are
 // removed as documents are read.
-func (c *call) scanAt(ctx context.Context, tx *store.Tx, coll string, rev changes.Revision) (query.Source, error) {
+func (c *call) scanAt(ctx context.Context, tx *store.Tx, coll string, rev changes.Revision) (agg.Source, error) {
 	if !c.srv.policy.collectionAllowed(coll) {
 		return nil, deniedCollection(coll)
 	}
@@ -52,11 +54,11 @@ func (c *call) scanAt(ctx context.Context, tx *store.Tx, coll string, rev change
 
 // redactSource removes redacted fields from each document of a stream.
 type redactSource struct {
-	query.Source
-	redact func(query.Value) query.Value
+	agg.Source
+	redact func(value.Value) value.Value
 }
 
-func (r *redactSource) Doc() query.Value { return r.redact(r.Source.Doc()) }
+func (r *redactSource) Doc() value.Value { return r.redact(r.Source.Doc()) }
 
 // findAt is find at a past revision. Its cursors are bound to at too.
 func (c *call) findAt(ctx context.Context, fq findQuery) (*output, error) {
@@ -115,7 +117,7 @@ func runCountAt(ctx context.Context, c *call, filter *query.Filter) (*output, er
 
 // aggregateAt is aggregate at a past revision: $lookup and $unionWith
 // read the other collections at the same revision, under the policy.
-func (c *call) aggregateAt(ctx context.Context, coll string, p *query.Pipeline, key query.Value) (*output, error) {
+func (c *call) aggregateAt(ctx context.Context, coll string, p *agg.Pipeline, key value.Value) (*output, error) {
 	key = obj("query", key, "at", c.str("at"))
 	skip, err := c.offset(key)
 	if err != nil {
@@ -145,15 +147,15 @@ type policyEnvAt struct {
 	rev changes.Revision
 }
 
-func (e policyEnvAt) Collection(ctx context.Context, name string) (query.Source, error) {
+func (e policyEnvAt) Collection(ctx context.Context, name string) (agg.Source, error) {
 	return e.c.scanAt(ctx, e.tx, name, e.rev)
 }
 
 // pageOutputAt is the result of a find or aggregate at a revision: as
 // pageOutput's, with the revision it read.
-func (c *call) pageOutputAt(coll string, key query.Value, rev changes.Revision, skip int64, matched matchCount, pg *page, reason bool) *output {
+func (c *call) pageOutputAt(coll string, key value.Value, rev changes.Revision, skip int64, matched matchCount, pg *page, reason bool) *output {
 	returned := int64(len(pg.js))
-	cursor, why := query.MissingValue, query.MissingValue
+	cursor, why := value.MissingValue, value.MissingValue
 	if pg.more {
 		cursor = jv(c.srv.newCursor(key, skip+returned))
 	}
@@ -164,11 +166,11 @@ func (c *call) pageOutputAt(coll string, key query.Value, rev changes.Revision, 
 			why = jv(fmt.Sprintf("no document of `%s` matched at revision %s (lsn %d)", coll, rev.Spec, rev.LSN))
 		}
 	}
-	limits := query.MissingValue
+	limits := value.MissingValue
 	if len(pg.limits) > 0 {
-		limits = query.ObjectValue(pg.limits)
+		limits = value.ObjectValue(pg.limits)
 	}
-	redacted := query.MissingValue
+	redacted := value.MissingValue
 	if names := c.srv.policy.redactedNames(coll); len(names) > 0 {
 		redacted = jv(names)
 	}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/omgdb/omgdb/changes"
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // The change lifecycle: plan_update, plan_delete and plan_revert store a
@@ -15,9 +17,9 @@ import (
 // listed tools worth calling next.
 
 var (
-	multiParam  = param{Name: "multi", Type: "boolean", Default: query.BoolValue(true), Description: "All matches; false: the first in _id order."}
-	sampleParam = param{Name: "sample", Type: "integer", Min: i64(0), Max: i64(20), Default: query.LongValue(changes.DefaultSample), Description: "Before/after pairs to show."}
-	planOutput  = func() query.Value {
+	multiParam  = param{Name: "multi", Type: "boolean", Default: value.BoolValue(true), Description: "All matches; false: the first in _id order."}
+	sampleParam = param{Name: "sample", Type: "integer", Min: i64(0), Max: i64(20), Default: value.LongValue(changes.DefaultSample), Description: "Before/after pairs to show."}
+	planOutput  = func() value.Value {
 		return outputSchema([]string{"token", "next_valid_actions"}, "token", tStr(), "matched", tInt(), "modified", tInt(),
 			"sampleBeforeAfter", tList(), "kind", tStr(), "expires", tStr(), "next_valid_actions", tArr(tStr()))
 	}
@@ -142,7 +144,7 @@ func (c *call) bool(name string, def bool) bool {
 }
 
 // filterArg returns the filter argument, {} when absent.
-func (c *call) filterArg() query.Value {
+func (c *call) filterArg() value.Value {
 	if v := c.value("filter"); !v.IsMissing() {
 		return v
 	}
@@ -151,7 +153,7 @@ func (c *call) filterArg() query.Value {
 
 // planError marks a plan's filter error as INVALID_FILTER.
 func planError(err error) error {
-	if query.KindOf(err) == query.Invalid {
+	if errs.KindOf(err) == errs.Invalid {
 		return filterError(err)
 	}
 	return err
@@ -188,8 +190,8 @@ func (c *call) planOutput(res *changes.PlanResult) (*output, error) {
 // redactDoc removes the redacted fields of coll from a document. With
 // coll empty (a revert plan's samples, which span collections) it
 // removes every field any redaction names.
-func (c *call) redactDoc(coll string, doc query.Value) query.Value {
-	if doc.Kind() != query.Object {
+func (c *call) redactDoc(coll string, doc value.Value) value.Value {
+	if doc.Kind() != value.Object {
 		return doc
 	}
 	if coll == "" {
@@ -231,7 +233,7 @@ func (c *call) resultOf(x any, fence string) (*output, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := query.Parse(b)
+	v, err := value.Parse(b)
 	if err != nil {
 		return nil, err
 	}
@@ -417,7 +419,7 @@ func conflictError(err error, next ...string) error {
 		return err
 	}
 	te := asToolError(err, "", "")
-	docs := make([]query.Value, 0, len(ce.Docs))
+	docs := make([]value.Value, 0, len(ce.Docs))
 	for i, d := range ce.Docs {
 		if i == 100 {
 			break
@@ -453,15 +455,15 @@ type capper struct {
 	bytes  int
 	full   bool
 	cut    bool
-	limits []query.Field
+	limits []value.Field
 }
 
 // doc cuts the long strings of a document.
-func (k *capper) doc(v query.Value) query.Value {
+func (k *capper) doc(v value.Value) value.Value {
 	v, cut := truncateStrings(v, k.c.srv.cfg.MaxString)
 	if cut && !k.cut {
 		k.cut = true
-		k.limits = append(k.limits, query.Field{Key: "max_string", Value: query.LongValue(int64(k.c.srv.cfg.MaxString))})
+		k.limits = append(k.limits, value.Field{Key: "max_string", Value: value.LongValue(int64(k.c.srv.cfg.MaxString))})
 	}
 	return v
 }
@@ -475,13 +477,13 @@ func (k *capper) fits(entry any) bool {
 	cfg := k.c.srv.cfg
 	if k.n >= cfg.MaxDocs {
 		k.full = true
-		k.limits = append(k.limits, query.Field{Key: "max_docs", Value: query.LongValue(int64(cfg.MaxDocs))})
+		k.limits = append(k.limits, value.Field{Key: "max_docs", Value: value.LongValue(int64(cfg.MaxDocs))})
 		return false
 	}
 	b, _ := json.Marshal(entry)
 	if k.bytes+len(b) > cfg.MaxBytes {
 		k.full = true
-		k.limits = append(k.limits, query.Field{Key: "max_bytes", Value: query.LongValue(int64(cfg.MaxBytes))})
+		k.limits = append(k.limits, value.Field{Key: "max_bytes", Value: value.LongValue(int64(cfg.MaxBytes))})
 		return false
 	}
 	k.n++
@@ -491,11 +493,11 @@ func (k *capper) fits(entry any) bool {
 
 // appliedLimits is the applied_limits of the result: the caps that
 // fired, or missing.
-func (k *capper) appliedLimits() query.Value {
+func (k *capper) appliedLimits() value.Value {
 	if len(k.limits) == 0 {
-		return query.MissingValue
+		return value.MissingValue
 	}
-	return query.ObjectValue(k.limits)
+	return value.ObjectValue(k.limits)
 }
 
 // withLimits adds applied_limits to an output when a cap fired.

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -28,7 +28,7 @@ func (s *Server) describeTool() *tool {
 			s.example()),
 		Params: []param{s.pathParam(),
 			{Name: "collection", Type: "string", Description: "Only this collection."},
-			{Name: "sample", Type: "integer", Description: "Documents to sample per collection.", Min: i64(1), Max: i64(MaxLimit), Default: query.LongValue(100)}},
+			{Name: "sample", Type: "integer", Description: "Documents to sample per collection.", Min: i64(1), Max: i64(MaxLimit), Default: value.LongValue(100)}},
 		Output: outputSchema([]string{"store", "collections"}, "store", tStr(),
 			"collections", tArr(obj("type", "object", "properties", obj("name", tStr(), "count", tInt(),
 				"sampled", tInt(), "fields", tList(), "sample", tObj())))),
@@ -42,7 +42,7 @@ func runDescribe(ctx context.Context, c *call) (*output, error) {
 		return nil, err
 	}
 	defer db.Close()
-	var colls []query.Value
+	var colls []value.Value
 	err = db.View(func(tx *store.Tx) error {
 		names := c.srv.policy.collections(tx)
 		if one := c.str("collection"); one != "" {
@@ -72,14 +72,14 @@ func runDescribe(ctx context.Context, c *call) (*output, error) {
 
 // describeOutput fits the description within --max-bytes: samples go
 // first; what still does not fit is an error.
-func (c *call) describeOutput(colls []query.Value) (*output, error) {
+func (c *call) describeOutput(colls []value.Value) (*output, error) {
 	data := obj("store", c.storePath(), "collections", colls)
-	if size := len(query.AppendJSON(nil, data)); size > c.srv.cfg.MaxBytes {
+	if size := len(value.AppendJSON(nil, data)); size > c.srv.cfg.MaxBytes {
 		for i, col := range colls {
 			colls[i] = col.Without("sample")
 		}
 		data = obj("store", c.storePath(), "collections", colls, "applied_limits", obj("max_bytes", c.srv.cfg.MaxBytes))
-		if size = len(query.AppendJSON(nil, data)); size > c.srv.cfg.MaxBytes {
+		if size = len(value.AppendJSON(nil, data)); size > c.srv.cfg.MaxBytes {
 			return nil, errorf(CodeLimitExceeded, "the description is %d bytes, over the %d-byte result limit (--max-bytes)", size, c.srv.cfg.MaxBytes).
 				withHint("describe one collection at a time with the collection argument")
 		}
@@ -95,12 +95,12 @@ type fieldStat struct {
 	present int
 }
 
-func (c *call) describeCollection(ctx context.Context, col *store.Collection, sample int) (query.Value, error) {
+func (c *call) describeCollection(ctx context.Context, col *store.Collection, sample int) (value.Value, error) {
 	src := c.scan(ctx, col, store.Query{})
 	defer src.Close()
 	stats := map[string]*fieldStat{}
 	n := 0
-	sampleDoc := query.MissingValue
+	sampleDoc := value.MissingValue
 	for n < sample && src.Next() {
 		doc := src.Doc()
 		if n == 0 {
@@ -111,14 +111,14 @@ func (c *call) describeCollection(ctx context.Context, col *store.Collection, sa
 		observeFields(doc, "", 0, stats, seen)
 	}
 	if err := src.Err(); err != nil {
-		return query.Value{}, err
+		return value.Value{}, err
 	}
 	fields, cut := fieldList(stats)
-	cutV := query.MissingValue
+	cutV := value.MissingValue
 	if cut {
 		cutV = jv(true)
 	}
-	redacted := query.MissingValue
+	redacted := value.MissingValue
 	if names := c.srv.policy.redactedNames(col.Name()); len(names) > 0 {
 		redacted = jv(names)
 	}
@@ -128,7 +128,7 @@ func (c *call) describeCollection(ctx context.Context, col *store.Collection, sa
 
 // observeFields counts the fields of one document; seen keeps a path from
 // counting twice for one document (through arrays).
-func observeFields(v query.Value, prefix string, depth int, stats map[string]*fieldStat, seen map[string]bool) {
+func observeFields(v value.Value, prefix string, depth int, stats map[string]*fieldStat, seen map[string]bool) {
 	if depth > 2 {
 		return
 	}
@@ -151,9 +151,9 @@ func observeFields(v query.Value, prefix string, depth int, stats map[string]*fi
 			st.present++
 		}
 		switch f.Value.Kind() {
-		case query.Object:
+		case value.Object:
 			observeFields(f.Value, p, depth+1, stats, seen)
-		case query.Array:
+		case value.Array:
 			for _, e := range f.Value.Array() {
 				observeFields(e, p, depth+1, stats, seen)
 			}
@@ -163,7 +163,7 @@ func observeFields(v query.Value, prefix string, depth int, stats map[string]*fi
 
 // fieldList returns the fields sorted by path, each with its types (most
 // frequent first), at most maxFields of them.
-func fieldList(stats map[string]*fieldStat) ([]query.Value, bool) {
+func fieldList(stats map[string]*fieldStat) ([]value.Value, bool) {
 	paths := make([]string, 0, len(stats))
 	for p := range stats {
 		paths = append(paths, p)
@@ -173,7 +173,7 @@ func fieldList(stats map[string]*fieldStat) ([]query.Value, bool) {
 	if cut {
 		paths = paths[:maxFields]
 	}
-	out := make([]query.Value, len(paths))
+	out := make([]value.Value, len(paths))
 	for i, p := range paths {
 		st := stats[p]
 		types := make([]string, 0, len(st.types))

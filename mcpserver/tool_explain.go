@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -36,7 +37,7 @@ func runExplain(ctx context.Context, c *call) (*output, error) {
 			return nil, argError(err, "sort")
 		}
 	}
-	var plan query.Value
+	var plan value.Value
 	var coll string
 	err = c.view(c.str("collection"), func(_ *store.Tx, col *store.Collection) error {
 		coll = col.Name()
@@ -53,11 +54,11 @@ func runExplain(ctx context.Context, c *call) (*output, error) {
 }
 
 // redactedValue lists the collection's redacted fields, or is missing.
-func (c *call) redactedValue(coll string) query.Value {
+func (c *call) redactedValue(coll string) value.Value {
 	if names := c.srv.policy.redactedNames(coll); len(names) > 0 {
 		return jv(names)
 	}
-	return query.MissingValue
+	return value.MissingValue
 }
 
 func (s *Server) diagnoseTool() *tool {
@@ -79,7 +80,7 @@ func runDiagnose(ctx context.Context, c *call) (*output, error) {
 	if err != nil {
 		return nil, err
 	}
-	var data query.Value
+	var data value.Value
 	coll := c.str("collection")
 	err = c.view(coll, func(_ *store.Tx, col *store.Collection) error {
 		if c.redactor(coll) == nil {
@@ -115,19 +116,19 @@ func runDiagnose(ctx context.Context, c *call) (*output, error) {
 }
 
 // diagnosisValue converts the engine's diagnosis to a value.
-func diagnosisValue(d *store.Diagnosis) (query.Value, error) {
+func diagnosisValue(d *store.Diagnosis) (value.Value, error) {
 	b, err := json.Marshal(d)
 	if err != nil {
-		return query.Value{}, err
+		return value.Value{}, err
 	}
-	return query.Parse(b)
+	return value.Parse(b)
 }
 
 // engineReason is the engine diagnose verdict for an empty find on a
 // collection without redaction; ok is false when it is not available.
 // Under redaction the engine cannot be used: it reads documents
 // unredacted, so its verdict could name or count redacted values.
-func engineReason(ctx context.Context, c *call, col *store.Collection, spec query.Value) (string, bool) {
+func engineReason(ctx context.Context, c *call, col *store.Collection, spec value.Value) (string, bool) {
 	if c.redactor(col.Name()) != nil {
 		return "", false
 	}

@@ -4,6 +4,9 @@ import (
 	"context"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/agg"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -51,17 +54,17 @@ func runFind(ctx context.Context, c *call) (*output, error) {
 // findQuery is a find as find and the canned tools run it.
 type findQuery struct {
 	coll      string
-	spec      query.Value       // the filter as given, for empty_reason
+	spec      value.Value       // the filter as given, for empty_reason
 	filter    *query.Filter     // nil: every document
 	sort      *query.Sort       // nil: _id order
 	project   *query.Projection // nil: whole documents
 	reject    *query.Filter     // a canned tool's reject filter, or nil
-	key       query.Value       // what a cursor of this query is bound to
+	key       value.Value       // what a cursor of this query is bound to
 	pipelined bool              // an aggregate's results: no empty_reason
 }
 
 // offset returns where a page starts: skip, or the cursor's offset.
-func (c *call) offset(key query.Value) (int64, error) {
+func (c *call) offset(key value.Value) (int64, error) {
 	cur := c.str("cursor")
 	if cur == "" {
 		return c.int("skip", 0), nil
@@ -98,15 +101,15 @@ type matchCount struct {
 	atLeast bool
 }
 
-func (m matchCount) value() query.Value {
+func (m matchCount) value() value.Value {
 	if m.atLeast {
 		return obj("at_least", m.n)
 	}
-	return query.LongValue(m.n)
+	return value.LongValue(m.n)
 }
 
 // tMatched is the schema of a find's matched.
-func tMatched() query.Value {
+func tMatched() value.Value {
 	return obj("type", []string{"integer", "object"}, "properties", obj("at_least", tInt()), "required", []string{"at_least"})
 }
 
@@ -171,7 +174,7 @@ func (c *call) countTo(skip, limit, known int64) int64 {
 // matched is a find's match count: known (>= 0); every result when src
 // ended within the page; otherwise counted on, up to to results, and
 // then at least, which applied_limits tells as "count".
-func (c *call) matched(ctx context.Context, src query.Source, pg *page, known, to int64) (matchCount, error) {
+func (c *call) matched(ctx context.Context, src agg.Source, pg *page, known, to int64) (matchCount, error) {
 	switch {
 	case known >= 0:
 		return matchCount{n: known}, nil
@@ -180,14 +183,14 @@ func (c *call) matched(ctx context.Context, src query.Source, pg *page, known, t
 	}
 	ended, err := pg.countOn(ctx, src, to)
 	if !ended {
-		pg.limits = append(pg.limits, query.Field{Key: "count", Value: query.LongValue(findCountAhead)})
+		pg.limits = append(pg.limits, value.Field{Key: "count", Value: value.LongValue(findCountAhead)})
 	}
 	return matchCount{n: pg.seen, atLeast: !ended}, err
 }
 
 // projected applies a find's projection to the documents a page keeps,
 // as it reads them: skipped and counted results are never decoded.
-func projected(src query.Source, fq findQuery) query.Source {
+func projected(src agg.Source, fq findQuery) agg.Source {
 	if fq.project == nil {
 		return src
 	}
@@ -196,13 +199,13 @@ func projected(src query.Source, fq findQuery) query.Source {
 
 // projectSource projects the documents of a stream as Doc reads them.
 type projectSource struct {
-	query.Source
+	agg.Source
 	p      *query.Projection
 	filter *query.Filter // for positional projections
 	err    error
 }
 
-func (s *projectSource) Doc() query.Value {
+func (s *projectSource) Doc() value.Value {
 	doc, err := s.p.ApplyWithFilter(s.Source.Doc(), s.filter)
 	if err != nil && s.err == nil {
 		s.err = err
@@ -220,18 +223,18 @@ func (s *projectSource) Err() error {
 // pageOutput is the result of a find or an aggregate.
 func (c *call) pageOutput(ctx context.Context, col *store.Collection, fq findQuery, skip int64, matched matchCount, pg *page) *output {
 	returned := int64(len(pg.js))
-	cursor, reason := query.MissingValue, query.MissingValue
+	cursor, reason := value.MissingValue, value.MissingValue
 	if pg.more {
 		cursor = jv(c.srv.newCursor(fq.key, skip+returned))
 	}
 	if returned == 0 && !fq.pipelined {
 		reason = jv(emptyReason(ctx, c, col, fq.spec, skip, matched.n))
 	}
-	limits := query.MissingValue
+	limits := value.MissingValue
 	if len(pg.limits) > 0 {
-		limits = query.ObjectValue(pg.limits)
+		limits = value.ObjectValue(pg.limits)
 	}
-	redacted := query.MissingValue
+	redacted := value.MissingValue
 	if names := c.srv.policy.redactedNames(col.Name()); len(names) > 0 {
 		redacted = jv(names)
 	}
@@ -246,7 +249,7 @@ func (c *call) pageOutput(ctx context.Context, col *store.Collection, fq findQue
 // argError marks an argument's compile error as INVALID_ARGUMENT, naming
 // the argument.
 func argError(err error, name string) error {
-	if query.KindOf(err) != query.Invalid {
+	if errs.KindOf(err) != errs.Invalid {
 		return err
 	}
 	e := asToolError(err, "", "")

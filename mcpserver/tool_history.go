@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/omgdb/omgdb/changes"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -19,7 +19,7 @@ func (s *Server) historyTool() *tool {
 		Params: []param{s.pathParam(),
 			{Name: "collection", Type: "string", Description: "Only this collection."},
 			{Name: "id", Type: "string", Description: "A document's _id (JSON, or a bare string): its versions."},
-			{Name: "limit", Type: "integer", Min: i64(1), Max: i64(MaxLimit), Default: query.LongValue(20), Description: "Max entries."}},
+			{Name: "limit", Type: "integer", Min: i64(1), Max: i64(MaxLimit), Default: value.LongValue(20), Description: "Max entries."}},
 		Output: outputSchema([]string{"returned"}, "changes", tList(), "versions", tList(), "returned", tInt(),
 			"applied_limits", tObj()),
 		Run: runHistory,
@@ -35,7 +35,7 @@ func runHistory(ctx context.Context, c *call) (*output, error) {
 	}
 	defer db.Close()
 	if c.has("id") {
-		vs, err := changes.Versions(ctx, db, coll, query.ParseIDArg(c.str("id")), 0)
+		vs, err := changes.Versions(ctx, db, coll, value.ParseIDArg(c.str("id")), 0)
 		if err != nil {
 			return nil, err
 		}
@@ -132,7 +132,7 @@ func runDiff(ctx context.Context, c *call) (*output, error) {
 	return withLimits(out, k), err
 }
 
-var snapshotOutput = func() query.Value {
+var snapshotOutput = func() value.Value {
 	return outputSchema([]string{"name"}, "name", tStr(), "lsn", tInt(), "created", tStr())
 }
 

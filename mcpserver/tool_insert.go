@@ -3,7 +3,7 @@ package mcpserver
 import (
 	"context"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -31,7 +31,7 @@ func runInsert(ctx context.Context, c *call) (*output, error) {
 	if err := store.ValidateCollectionName(coll); err != nil {
 		return nil, err
 	}
-	doc, err := query.PrepareDocument(c.value("document"))
+	doc, err := value.PrepareDocument(c.value("document"))
 	if err != nil {
 		return nil, err
 	}
@@ -40,7 +40,7 @@ func runInsert(ctx context.Context, c *call) (*output, error) {
 		return nil, err
 	}
 	defer db.Close()
-	var id query.Value
+	var id value.Value
 	var changeID string
 	created := false
 	err = db.Update(store.Change{Kind: "insert"}, func(tx *store.Tx) error {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 	"github.com/omgdb/omgdb/vector"
 )
@@ -13,7 +14,7 @@ var (
 	fieldParam = param{Name: "field", Type: "string", Required: true, Description: "Text field (dotted path)."}
 	queryParam = param{Name: "query", Type: "string", Required: true, Description: "What to look for.", MaxLength: 4096}
 	kParam     = param{Name: "k", Type: "integer", Description: "Hits to return.", Min: i64(1), Max: i64(MaxLimit),
-		Default: query.LongValue(vector.DefaultK)}
+		Default: value.LongValue(vector.DefaultK)}
 	hitsSchema = tArr(obj("type", "object", "properties", obj("_id", obj(), "score", obj("type", "number"), "document", tObj())))
 )
 
@@ -51,7 +52,7 @@ func (s *Server) contextPackTool() *tool {
 			s.example("collection", "notes", "field", "body", "query", "backup policy", "budget", 1500)),
 		Params: []param{s.pathParam(), collectionParam, fieldParam, queryParam,
 			{Name: "budget", Type: "integer", Description: "Token budget.", Min: i64(1), Max: i64(vector.MaxBudget),
-				Default: query.LongValue(vector.DefaultBudget)},
+				Default: value.LongValue(vector.DefaultBudget)},
 			filterParam},
 		Output: outputSchema([]string{"chunks"}, "budget", tInt(),
 			"used_tokens", tInt(), "chunks", tList(), "citations", tArr(tStr()), "omitted", tList(),
@@ -118,13 +119,13 @@ func (c *call) searchHits(ctx context.Context, run func(*store.Collection, *quer
 				break
 			}
 		}
-		hits := make([]query.Value, len(pg.docs))
+		hits := make([]value.Value, len(pg.docs))
 		for i, d := range pg.docs {
 			hits[i] = obj("_id", res.Hits[i].ID, "score", res.Hits[i].Score, "document", d)
 		}
-		limits := query.MissingValue
+		limits := value.MissingValue
 		if len(pg.limits) > 0 {
-			limits = query.ObjectValue(pg.limits)
+			limits = value.ObjectValue(pg.limits)
 		}
 		out = newOutput(obj("collection", coll, "hits", hits, "returned", len(hits), "index", omitEmpty(res.Index),
 			"note", omitEmpty(res.Note), "applied_limits", limits, "redacted", c.redactedValue(coll)))
@@ -147,7 +148,7 @@ func runContextPack(ctx context.Context, c *call) (*output, error) {
 			return err
 		}
 		budget := c.int("budget", vector.DefaultBudget)
-		limits := query.MissingValue
+		limits := value.MissingValue
 		// About four characters a token: keep the pack within --max-bytes.
 		if max := int64(c.srv.cfg.MaxBytes / 8); budget > max {
 			budget, limits = max, obj("max_bytes", c.srv.cfg.MaxBytes)

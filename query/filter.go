@@ -1,6 +1,11 @@
 package query
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/omgdb/omgdb/query/expr"
+	"github.com/omgdb/omgdb/query/value"
+)
 
 // Filter is a compiled query filter: MongoDB's query language, validated
 // once by CompileFilter and then matched against any number of documents.
@@ -9,14 +14,14 @@ type Filter struct {
 	root   andNode
 	preds  []Predicate
 	fields []string
-	prune  *pruneNode // the parts of a document MatchJSON decodes
-	whole  bool       // MatchJSON must parse whole documents ($expr)
+	prune  *value.FieldSet // the parts of a document MatchJSON decodes
+	whole  bool            // MatchJSON must parse whole documents ($expr)
 	// direct, when the filter is a conjunction of conditions on fields
 	// none of which is inside another, is the tree of their paths, and
 	// directs the conditions with their slots: MatchJSON then reads the
-	// fields' values from the JSON (rawDecoder.pathValues) and matches each
+	// fields' values from the JSON (value.Decoder.ReadSlots) and matches each
 	// condition on its value, decoding no object on the way.
-	direct  slotTree
+	direct  value.SlotTree
 	directs []slotPath
 }
 
@@ -57,9 +62,9 @@ func (f *Filter) directPaths() {
 	if f.whole || !flat(f.root) || len(conds) == 0 {
 		return
 	}
-	var t slotTree
+	var t value.SlotTree
 	for i := range conds {
-		slot, ok := t.add(conds[i].n.path.parts)
+		slot, ok := t.Add(conds[i].n.path.Parts)
 		if !ok {
 			return
 		}
@@ -75,26 +80,26 @@ func (f *Filter) directPaths() {
 // predicates do, so each can be matched alone to find the one that rejects
 // a document.
 type Predicate struct {
-	Path    string // dotted field path; "" for $and, $or, $nor, $expr
-	Op      string // the operator: "$eq", "$gt", "$in", "$elemMatch", "$not", "$regex", "$or", …
-	Operand Value  // the operator's argument as written ($regex: {"$regex":…,"$options":…})
+	Path    string      // dotted field path; "" for $and, $or, $nor, $expr
+	Op      string      // the operator: "$eq", "$gt", "$in", "$elemMatch", "$not", "$regex", "$or", …
+	Operand value.Value // the operator's argument as written ($regex: {"$regex":…,"$options":…})
 	n       node
 }
 
 // Match reports whether doc satisfies this predicate alone.
-func (p Predicate) Match(doc Value) bool { return p.n.match(doc, nil) }
+func (p Predicate) Match(doc value.Value) bool { return p.n.match(doc, nil) }
 
 // String returns the predicate as a filter document, such as
 // {"age":{"$gte":30}}.
 func (p Predicate) String() string {
 	if p.Path == "" {
-		return ObjectValue([]Field{{p.Op, p.Operand}}).String()
+		return value.ObjectValue([]value.Field{{Key: p.Op, Value: p.Operand}}).String()
 	}
 	if p.Op == "$regex" {
-		return ObjectValue([]Field{{p.Path, p.Operand}}).String()
+		return value.ObjectValue([]value.Field{{Key: p.Path, Value: p.Operand}}).String()
 	}
-	inner := ObjectValue([]Field{{p.Op, p.Operand}})
-	return ObjectValue([]Field{{p.Path, inner}}).String()
+	inner := value.ObjectValue([]value.Field{{Key: p.Op, Value: p.Operand}})
+	return value.ObjectValue([]value.Field{{Key: p.Path, Value: inner}}).String()
 }
 
 // matchCtx carries what a match records besides its result: the position
@@ -107,18 +112,18 @@ type matchCtx struct {
 
 // node is a compiled filter condition over a whole document.
 type node interface {
-	match(doc Value, c *matchCtx) bool
+	match(doc value.Value, c *matchCtx) bool
 }
 
 // CompileFilter validates a filter document and compiles it. A missing or
 // null spec is the empty filter, which matches every document. Errors are
 // *Error values of kind Invalid (Limit for a limit exceeded) whose message
 // names the operator or field at fault.
-func CompileFilter(spec Value) (*Filter, error) {
-	if spec.kind == Missing || spec.kind == Null {
+func CompileFilter(spec value.Value) (*Filter, error) {
+	if spec.Kind() == value.Missing || spec.Kind() == value.Null {
 		return &Filter{}, nil
 	}
-	if spec.kind != Object {
+	if spec.Kind() != value.Object {
 		return nil, malformed("filter must be an object, got %s", spec.TypeName()).
 			WithHint(`write the filter as a JSON object, such as {"age":{"$gte":30}}`)
 	}
@@ -127,7 +132,7 @@ func CompileFilter(spec Value) (*Filter, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Filter{preds: preds, fields: c.fields, prune: buildPrune(c.fields), whole: c.hasExpr}
+	f := &Filter{preds: preds, fields: c.fields, prune: value.NewFieldSet(c.fields), whole: c.hasExpr}
 	for _, p := range preds {
 		f.root = append(f.root, p.n)
 	}
@@ -137,11 +142,11 @@ func CompileFilter(spec Value) (*Filter, error) {
 
 // Match reports whether doc satisfies the filter. A $expr whose evaluation
 // fails does not match; use MatchErr to see the error.
-func (f *Filter) Match(doc Value) bool { return f.root.match(doc, nil) }
+func (f *Filter) Match(doc value.Value) bool { return f.root.match(doc, nil) }
 
 // MatchErr is Match that also returns the first error met while evaluating
 // a $expr (MongoDB fails the whole query on such an error).
-func (f *Filter) MatchErr(doc Value) (bool, error) {
+func (f *Filter) MatchErr(doc value.Value) (bool, error) {
 	c := matchCtx{key: -1}
 	ok := f.root.match(doc, &c)
 	if c.err != nil {
@@ -152,7 +157,7 @@ func (f *Filter) MatchErr(doc Value) (bool, error) {
 
 // matchKey matches doc and returns the position of the array element that
 // made it match (-1 if none), as the positional projection needs.
-func (f *Filter) matchKey(doc Value) (bool, int, error) {
+func (f *Filter) matchKey(doc value.Value) (bool, int, error) {
 	c := matchCtx{key: -1}
 	ok := f.root.match(doc, &c)
 	return ok, c.key, c.err
@@ -167,6 +172,11 @@ func (f *Filter) Predicates() []Predicate { return f.preds }
 // $elemMatch ({"a":{"$elemMatch":{"b":1}}} gives "a" and "a.b"). Paths
 // used only inside $expr are not listed. The slice must not be modified.
 func (f *Filter) Fields() []string { return f.fields }
+
+// HasExpr reports whether the filter has a $expr, which may read any
+// field: Fields does not list what it reads, and MatchJSON parses whole
+// documents.
+func (f *Filter) HasExpr() bool { return f.whole }
 
 // compiler holds the state of one CompileFilter call.
 type compiler struct {
@@ -185,9 +195,9 @@ func (c *compiler) addField(path string) {
 // document compiles a filter document. top is false inside $elemMatch,
 // where $expr is not allowed; prefix is the path of the enclosing
 // $elemMatch, for Fields.
-func (c *compiler) document(spec Value, top bool, prefix string) ([]Predicate, error) {
+func (c *compiler) document(spec value.Value, top bool, prefix string) ([]Predicate, error) {
 	var preds []Predicate
-	for _, fl := range spec.fields {
+	for _, fl := range spec.Fields() {
 		var (
 			ps  []Predicate
 			err error
@@ -207,9 +217,9 @@ func (c *compiler) document(spec Value, top bool, prefix string) ([]Predicate, e
 
 // field compiles the condition on one field: an operator object or a value
 // to be equal to.
-func (c *compiler) field(prefix, path string, val Value) ([]Predicate, error) {
+func (c *compiler) field(prefix, path string, val value.Value) ([]Predicate, error) {
 	c.addField(joinPath(prefix, path))
-	fp := parsePath(path)
+	fp := value.ParsePath(path)
 	if !isOperatorDoc(val) {
 		n := &pathNode{path: &fp, pred: &cmpPred{op: opEq, rhs: val}, leafArrays: true}
 		return []Predicate{{Path: path, Op: "$eq", Operand: val, n: n}}, nil
@@ -234,18 +244,18 @@ func joinPath(prefix, path string) string {
 
 // isOperatorDoc reports whether v is an object of query operators: not
 // empty, its first key starting with '$', and not a DBRef ({$ref, $id}).
-func isOperatorDoc(v Value) bool {
-	if v.kind != Object || len(v.fields) == 0 || !strings.HasPrefix(v.fields[0].Key, "$") {
+func isOperatorDoc(v value.Value) bool {
+	if v.Kind() != value.Object || len(v.Fields()) == 0 || !strings.HasPrefix(v.Fields()[0].Key, "$") {
 		return false
 	}
-	return !(hasKey(v.fields, "$ref") && hasKey(v.fields, "$id"))
+	return !(v.Has("$ref") && v.Has("$id"))
 }
 
 // toNode turns a value predicate on a path into a document node. Negation
 // and conjunction apply to the path as a whole (so {"a":{"$ne":1}} rejects
 // [1,2]); the other predicates are matched against each value the path
 // yields.
-func toNode(fp *fieldPath, p valuePred) node {
+func toNode(fp *value.Path, p valuePred) node {
 	switch p := p.(type) {
 	case notPred:
 		return notNode{toNode(fp, p.p)}
@@ -263,12 +273,12 @@ func toNode(fp *fieldPath, p valuePred) node {
 
 // pathNode matches when some value its path yields satisfies pred.
 type pathNode struct {
-	path       *fieldPath
+	path       *value.Path
 	pred       valuePred
 	leafArrays bool
 }
 
-func (n *pathNode) match(doc Value, c *matchCtx) bool {
+func (n *pathNode) match(doc value.Value, c *matchCtx) bool {
 	w := pathWalk{path: n.path, leafArrays: n.leafArrays, pred: n.pred, ctx: c}
 	return w.run(doc)
 }
@@ -276,7 +286,7 @@ func (n *pathNode) match(doc Value, c *matchCtx) bool {
 // matchAt is match for a document in which the path leads through
 // objects alone to v (missing when the path ends early or meets a
 // scalar).
-func (n *pathNode) matchAt(v Value) bool {
+func (n *pathNode) matchAt(v value.Value) bool {
 	w := pathWalk{path: n.path, leafArrays: n.leafArrays, pred: n.pred}
 	return w.atEnd(v, -1)
 }
@@ -284,7 +294,7 @@ func (n *pathNode) matchAt(v Value) bool {
 // andNode matches when every child does (an empty one always matches).
 type andNode []node
 
-func (n andNode) match(doc Value, c *matchCtx) bool {
+func (n andNode) match(doc value.Value, c *matchCtx) bool {
 	for _, k := range n {
 		if !k.match(doc, c) {
 			return false
@@ -296,7 +306,7 @@ func (n andNode) match(doc Value, c *matchCtx) bool {
 // orNode matches when some child does.
 type orNode []node
 
-func (n orNode) match(doc Value, c *matchCtx) bool {
+func (n orNode) match(doc value.Value, c *matchCtx) bool {
 	for _, k := range n {
 		if k.match(doc, c) {
 			return true
@@ -308,20 +318,20 @@ func (n orNode) match(doc Value, c *matchCtx) bool {
 // norNode matches when no child does.
 type norNode []node
 
-func (n norNode) match(doc Value, c *matchCtx) bool {
+func (n norNode) match(doc value.Value, c *matchCtx) bool {
 	return !underNot(orNode(n), doc, c)
 }
 
 // notNode matches when its child does not.
 type notNode struct{ n node }
 
-func (n notNode) match(doc Value, c *matchCtx) bool {
+func (n notNode) match(doc value.Value, c *matchCtx) bool {
 	return !underNot(n.n, doc, c)
 }
 
 // underNot matches n under a negation: array positions found there say
 // nothing about why the document matched, but errors still count.
-func underNot(n node, doc Value, c *matchCtx) bool {
+func underNot(n node, doc value.Value, c *matchCtx) bool {
 	if c == nil {
 		return n.match(doc, nil)
 	}
@@ -336,13 +346,13 @@ func underNot(n node, doc Value, c *matchCtx) bool {
 // constNode always or never matches ($alwaysTrue, $alwaysFalse, $all: []).
 type constNode bool
 
-func (n constNode) match(Value, *matchCtx) bool { return bool(n) }
+func (n constNode) match(value.Value, *matchCtx) bool { return bool(n) }
 
 // exprNode matches when its aggregation expression evaluates to a true
 // value.
-type exprNode struct{ e *Expr }
+type exprNode struct{ e *expr.Expr }
 
-func (n exprNode) match(doc Value, c *matchCtx) bool {
+func (n exprNode) match(doc value.Value, c *matchCtx) bool {
 	v, err := n.e.Eval(doc)
 	if err != nil {
 		if c != nil && c.err == nil {
@@ -350,22 +360,5 @@ func (n exprNode) match(doc Value, c *matchCtx) bool {
 		}
 		return false
 	}
-	return truthy(v)
-}
-
-// truthy is MongoDB's conversion of a value to a boolean in aggregation:
-// false, null, missing and numeric zero are false; everything else
-// (including "", [] and NaN) is true.
-func truthy(v Value) bool {
-	switch v.kind {
-	case Missing, Null:
-		return false
-	case Bool:
-		return v.Bool()
-	case Long:
-		return v.Long() != 0
-	case Double:
-		return v.Double() != 0
-	}
-	return true
+	return expr.Truthy(v)
 }

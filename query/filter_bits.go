@@ -1,6 +1,10 @@
 package query
 
-import "math"
+import (
+	"math"
+
+	"github.com/omgdb/omgdb/query/value"
+)
 
 type bitsOp uint8
 
@@ -26,18 +30,18 @@ type bitsPred struct {
 // compileBits compiles $bitsAllSet, $bitsAllClear, $bitsAnySet and
 // $bitsAnyClear: an array of bit positions, a non-negative integer bitmask,
 // or a binData bitmask.
-func compileBits(name string, arg Value) (valuePred, error) {
+func compileBits(name string, arg value.Value) (valuePred, error) {
 	p := &bitsPred{op: bitsOps[name]}
-	switch arg.kind {
-	case Array:
-		for _, e := range arg.arr {
+	switch arg.Kind() {
+	case value.Array:
+		for _, e := range arg.Array() {
 			pos, err := bitPosition(name, e)
 			if err != nil {
 				return nil, err
 			}
 			p.positions = append(p.positions, pos)
 		}
-	case Long, Double:
+	case value.Long, value.Double:
 		mask, ok := integral(arg)
 		if !ok || mask < 0 {
 			return nil, malformed("%s needs a non-negative integer bitmask, got %s", name, arg)
@@ -47,8 +51,8 @@ func compileBits(name string, arg Value) (valuePred, error) {
 				p.positions = append(p.positions, i)
 			}
 		}
-	case Binary:
-		for i, b := range []byte(arg.str) {
+	case value.Binary:
+		for i, b := range arg.Bytes() {
 			for j := uint32(0); j < 8; j++ {
 				if b&(1<<j) != 0 {
 					p.positions = append(p.positions, uint32(i)*8+j)
@@ -61,7 +65,7 @@ func compileBits(name string, arg Value) (valuePred, error) {
 	return p, nil
 }
 
-func bitPosition(name string, e Value) (uint32, error) {
+func bitPosition(name string, e value.Value) (uint32, error) {
 	n, ok := integral(e)
 	if !ok || n < 0 || n > math.MaxInt32 {
 		return 0, malformed("%s: bit positions must be integers from 0 to 2147483647, got %s", name, e)
@@ -71,11 +75,11 @@ func bitPosition(name string, e Value) (uint32, error) {
 
 // integral returns a long, or a double that holds an integer in the int64
 // range, as an int64.
-func integral(v Value) (int64, bool) {
-	switch v.kind {
-	case Long:
+func integral(v value.Value) (int64, bool) {
+	switch v.Kind() {
+	case value.Long:
 		return v.Long(), true
-	case Double:
+	case value.Double:
 		f := v.Double()
 		if f != math.Trunc(f) {
 			return 0, false
@@ -85,9 +89,9 @@ func integral(v Value) (int64, bool) {
 	return 0, false
 }
 
-func (p *bitsPred) matchValue(v Value, _ *matchCtx) bool {
-	switch v.kind {
-	case Long, Double:
+func (p *bitsPred) matchValue(v value.Value, _ *matchCtx) bool {
+	switch v.Kind() {
+	case value.Long, value.Double:
 		x, ok := integral(v)
 		if !ok {
 			return false
@@ -98,8 +102,8 @@ func (p *bitsPred) matchValue(v Value, _ *matchCtx) bool {
 			}
 			return x&(1<<pos) != 0
 		})
-	case Binary:
-		b := v.str
+	case value.Binary:
+		b := v.Bytes()
 		return p.test(func(pos uint32) bool {
 			i := int(pos / 8)
 			return i < len(b) && b[i]&(1<<(pos%8)) != 0

@@ -2,14 +2,19 @@ package query
 
 import (
 	"math"
+	"slices"
 	"strings"
+
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/expr"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // Limits on filters. Exceeding one is an *Error of kind Limit that names
 // the limit.
 const (
-	MaxInValues    = 10000 // values in one $in or $nin array
-	MaxRegexLength = 1024  // bytes in one $regex pattern
+	MaxInValues    = 10000               // values in one $in or $nin array
+	MaxRegexLength = expr.MaxRegexLength // bytes in one $regex pattern
 )
 
 // Operator names, for validation and did-you-mean suggestions.
@@ -45,14 +50,14 @@ var refusedOperators = map[string]refusal{
 }
 
 // malformed returns the error for an invalid operand or construct.
-func malformed(format string, args ...any) *Error {
-	return Errorf(Invalid, "malformed query: "+format, args...)
+func malformed(format string, args ...any) *errs.Error {
+	return errs.Errorf(errs.Invalid, "malformed query: "+format, args...)
 }
 
 // unknownOperator returns the error for an operator name omgdb does not
 // know, with a did-you-mean among the operators valid in that position.
-func unknownOperator(name string, candidates []string) *Error {
-	e := Errorf(Invalid, "unknown query operator: %s%s", name, DidYouMean(name, candidates))
+func unknownOperator(name string, candidates []string) *errs.Error {
+	e := errs.Errorf(errs.Invalid, "unknown query operator: %s%s", name, errs.DidYouMean(name, candidates))
 	if !strings.HasPrefix(name, "$") {
 		return e.WithHint(`operators start with "$"; to match an embedded document exactly, use {"$eq":{…}}`)
 	}
@@ -64,20 +69,11 @@ func refused(name string) error {
 	if !ok {
 		return nil
 	}
-	return Errorf(Invalid, "unsupported query operator: %s (%s)", name, r.why).WithHint("%s", r.hint)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	return errs.Errorf(errs.Invalid, "unsupported query operator: %s (%s)", name, r.why).WithHint("%s", r.hint)
 }
 
 // topLevel compiles a '$' key of a filter document.
-func (c *compiler) topLevel(name string, arg Value, top bool, prefix string) ([]Predicate, error) {
+func (c *compiler) topLevel(name string, arg value.Value, top bool, prefix string) ([]Predicate, error) {
 	switch name {
 	case "$and", "$or", "$nor":
 		n, err := c.logical(name, arg, top, prefix)
@@ -92,11 +88,11 @@ func (c *compiler) topLevel(name string, arg Value, top bool, prefix string) ([]
 	case "$ref", "$id", "$db":
 		// The fields of a DBRef, matched by equality as MongoDB does.
 		c.addField(joinPath(prefix, name))
-		fp := parsePath(name)
+		fp := value.ParsePath(name)
 		n := &pathNode{path: &fp, pred: &cmpPred{op: opEq, rhs: arg}, leafArrays: true}
 		return []Predicate{{Path: name, Op: "$eq", Operand: arg, n: n}}, nil
 	case "$alwaysTrue", "$alwaysFalse":
-		if !isInteger(arg, 1) {
+		if !value.IsInteger(arg, 1) {
 			return nil, malformed("%s must be an integer value of 1", name)
 		}
 		return []Predicate{{Op: name, Operand: arg, n: constNode(name == "$alwaysTrue")}}, nil
@@ -104,7 +100,7 @@ func (c *compiler) topLevel(name string, arg Value, top bool, prefix string) ([]
 	if err := refused(name); err != nil {
 		return nil, err
 	}
-	if contains(fieldOperators, name) {
+	if slices.Contains(fieldOperators, name) {
 		e := malformed(`%s must be applied to a field, as in {"field":{"%s":…}}`, name, name)
 		if name == "$not" {
 			return nil, e.WithHint(`to negate a whole filter, use $nor: {"$nor":[{…}]}`)
@@ -115,14 +111,14 @@ func (c *compiler) topLevel(name string, arg Value, top bool, prefix string) ([]
 }
 
 // logical compiles $and, $or and $nor.
-func (c *compiler) logical(name string, arg Value, top bool, prefix string) (node, error) {
-	if arg.kind != Array || len(arg.arr) == 0 {
+func (c *compiler) logical(name string, arg value.Value, top bool, prefix string) (node, error) {
+	if arg.Kind() != value.Array || len(arg.Array()) == 0 {
 		return nil, malformed("%s needs a nonempty array of filter objects", name).
 			WithHint(`write {"%s":[{"a":1},{"b":2}]}`, name)
 	}
-	kids := make([]node, len(arg.arr))
-	for i, e := range arg.arr {
-		if e.kind != Object {
+	kids := make([]node, len(arg.Array()))
+	for i, e := range arg.Array() {
+		if e.Kind() != value.Object {
 			return nil, malformed("%s entries need to be objects, got %s at index %d", name, e.TypeName(), i)
 		}
 		preds, err := c.document(e, top, prefix)
@@ -146,12 +142,12 @@ func (c *compiler) logical(name string, arg Value, top bool, prefix string) (nod
 
 // expr compiles $expr with the aggregation expression compiler; its errors
 // are returned unchanged.
-func (c *compiler) expr(arg Value, top bool) ([]Predicate, error) {
+func (c *compiler) expr(arg value.Value, top bool) ([]Predicate, error) {
 	if !top {
 		return nil, malformed("$expr can only be applied to the top-level document").
 			WithHint("$elemMatch conditions apply to array elements; move $expr to the top level")
 	}
-	e, err := CompileExpr(arg)
+	e, err := expr.Compile(arg)
 	if err != nil {
 		return nil, err
 	}
@@ -162,18 +158,18 @@ func (c *compiler) expr(arg Value, top bool) ([]Predicate, error) {
 // opPred is one compiled operator of an operator object.
 type opPred struct {
 	name    string
-	operand Value
+	operand value.Value
 	pred    valuePred
 }
 
 // operators compiles an operator object such as {"$gt":1,"$lt":5}; path
 // (the field it applies to, "" inside $elemMatch) is used in messages and
 // Fields.
-func (c *compiler) operators(path string, doc Value) ([]opPred, error) {
-	ops := make([]opPred, 0, len(doc.fields))
-	for _, fl := range doc.fields {
+func (c *compiler) operators(path string, doc value.Value) ([]opPred, error) {
+	ops := make([]opPred, 0, len(doc.Fields()))
+	for _, fl := range doc.Fields() {
 		if fl.Key == "$options" {
-			if !hasKey(doc.fields, "$regex") {
+			if !doc.Has("$regex") {
 				return nil, malformed("$options needs a $regex")
 			}
 			continue
@@ -196,7 +192,7 @@ func (c *compiler) operators(path string, doc Value) ([]opPred, error) {
 }
 
 // operator compiles one field operator other than $regex and $options.
-func (c *compiler) operator(path, name string, arg Value) (valuePred, error) {
+func (c *compiler) operator(path, name string, arg value.Value) (valuePred, error) {
 	switch name {
 	case "$eq":
 		return &cmpPred{op: opEq, rhs: arg}, nil
@@ -210,7 +206,7 @@ func (c *compiler) operator(path, name string, arg Value) (valuePred, error) {
 		p, err := compileIn(name, arg)
 		return notPred{p}, err
 	case "$exists":
-		if truthy(arg) {
+		if expr.Truthy(arg) {
 			return existsPred{}, nil
 		}
 		return notPred{existsPred{}}, nil
@@ -236,7 +232,7 @@ func (c *compiler) badOperator(path, name string) error {
 	if err := refused(name); err != nil {
 		return err
 	}
-	if contains(topLevelOperators, name) {
+	if slices.Contains(topLevelOperators, name) {
 		return malformed("%s must be at the top level of a filter, not inside the condition on field `%s`", name, path).
 			WithHint(`write {"%s":[{"%s":…},…]}`, name, path)
 	}
@@ -244,14 +240,14 @@ func (c *compiler) badOperator(path, name string) error {
 }
 
 // not compiles $not: the negation of an operator object.
-func (c *compiler) not(path string, arg Value) (valuePred, error) {
-	if arg.kind != Object {
+func (c *compiler) not(path string, arg value.Value) (valuePred, error) {
+	if arg.Kind() != value.Object {
 		return nil, malformed(`$not needs an operator object, such as {"$not":{"$gt":5}} or {"$not":{"$regex":"^a"}}; got %s`, arg.TypeName())
 	}
-	if len(arg.fields) == 0 {
+	if len(arg.Fields()) == 0 {
 		return nil, malformed("$not cannot be empty")
 	}
-	for _, fl := range arg.fields {
+	for _, fl := range arg.Fields() {
 		if !strings.HasPrefix(fl.Key, "$") {
 			return nil, unknownOperator(fl.Key, fieldOperators)
 		}
@@ -276,16 +272,16 @@ func andOf(ops []opPred) valuePred {
 }
 
 // compileIn compiles the array of $in or $nin.
-func compileIn(name string, arg Value) (*inPred, error) {
-	if arg.kind != Array {
+func compileIn(name string, arg value.Value) (*inPred, error) {
+	if arg.Kind() != value.Array {
 		return nil, malformed("%s needs an array", name)
 	}
-	if len(arg.arr) > MaxInValues {
-		return nil, Errorf(Limit, "malformed query: %s has %d values, over the limit of %d", name, len(arg.arr), MaxInValues).
+	if len(arg.Array()) > MaxInValues {
+		return nil, errs.Errorf(errs.Limit, "malformed query: %s has %d values, over the limit of %d", name, len(arg.Array()), MaxInValues).
 			WithHint("split the query into several, or use a range ($gte/$lte) instead of a list")
 	}
 	p := &inPred{}
-	for _, e := range arg.arr {
+	for _, e := range arg.Array() {
 		switch {
 		case isRegexDoc(e):
 			re, _, err := regexFromDoc(e)
@@ -294,7 +290,7 @@ func compileIn(name string, arg Value) (*inPred, error) {
 			}
 			p.regexes = append(p.regexes, re.re)
 		case isOperatorDoc(e):
-			return nil, malformed("cannot nest $ under %s (found `%s`)", name, e.fields[0].Key).
+			return nil, malformed("cannot nest $ under %s (found `%s`)", name, e.Fields()[0].Key).
 				WithHint(`list plain values, or regexes as {"$regex":"…"}`)
 		default:
 			p.add(e)
@@ -305,21 +301,21 @@ func compileIn(name string, arg Value) (*inPred, error) {
 
 // compileMod compiles $mod: [divisor, remainder], numbers truncated toward
 // zero.
-func compileMod(arg Value) (valuePred, error) {
-	if arg.kind != Array {
+func compileMod(arg value.Value) (valuePred, error) {
+	if arg.Kind() != value.Array {
 		return nil, malformed("$mod needs an array [divisor, remainder]")
 	}
 	switch {
-	case len(arg.arr) < 2:
+	case len(arg.Array()) < 2:
 		return nil, malformed("$mod needs an array [divisor, remainder]: not enough elements")
-	case len(arg.arr) > 2:
+	case len(arg.Array()) > 2:
 		return nil, malformed("$mod needs an array [divisor, remainder]: too many elements")
 	}
-	div, err := modNumber("divisor", arg.arr[0])
+	div, err := modNumber("divisor", arg.Array()[0])
 	if err != nil {
 		return nil, err
 	}
-	rem, err := modNumber("remainder", arg.arr[1])
+	rem, err := modNumber("remainder", arg.Array()[1])
 	if err != nil {
 		return nil, err
 	}
@@ -329,11 +325,11 @@ func compileMod(arg Value) (valuePred, error) {
 	return modPred{div: div, rem: rem}, nil
 }
 
-func modNumber(what string, v Value) (int64, error) {
-	switch v.kind {
-	case Long:
+func modNumber(what string, v value.Value) (int64, error) {
+	switch v.Kind() {
+	case value.Long:
 		return v.Long(), nil
-	case Double:
+	case value.Double:
 		if i, ok := truncToLong(v.Double()); ok {
 			return i, nil
 		}
@@ -349,15 +345,4 @@ func truncToLong(f float64) (int64, bool) {
 		return 0, false
 	}
 	return int64(math.Trunc(f)), true
-}
-
-// isInteger reports whether v is the number n (long or double).
-func isInteger(v Value, n int64) bool {
-	switch v.kind {
-	case Long:
-		return v.Long() == n
-	case Double:
-		return v.Double() == float64(n)
-	}
-	return false
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // FuzzCompileFilter feeds arbitrary JSON to CompileFilter, CompileProjection
@@ -15,7 +17,7 @@ func FuzzCompileFilter(f *testing.F) {
 	f.Add([]byte(`{"a":{"$gte":1,"$lt":[1,{"b":null}]},"$or":[{"c":{"$regex":"^x","$options":"i"}}]}`))
 	f.Add([]byte(`{"a":{"$elemMatch":{"$not":{"$type":["long","null"]}}},"b.0.c":{"$all":[{"$elemMatch":{"d":1}}]}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		spec, err := query.Parse(data)
+		spec, err := value.Parse(data)
 		if err != nil {
 			return
 		}
@@ -46,7 +48,7 @@ func checkCompileError(t *testing.T, what string, err error) {
 	if err == nil {
 		return
 	}
-	var qe *query.Error
+	var qe *errs.Error
 	if !errors.As(err, &qe) || qe.Message == "" {
 		t.Fatalf("%s: error %T %q is not an *Error with a message", what, err, err)
 	}
@@ -62,12 +64,12 @@ func FuzzFilterMatch(f *testing.F) {
 	f.Add([]byte(`{"a.b":null}`), []byte(`{"a":[{"b":1},{"c":2}]}`))
 	f.Add([]byte(`{"a":{"$gt":9007199254740992}}`), []byte(`{"a":[9007199254740993,1.5]}`))
 	f.Fuzz(func(t *testing.T, filterJSON, docJSON []byte) {
-		spec, err := query.Parse(filterJSON)
+		spec, err := value.Parse(filterJSON)
 		if err != nil {
 			return
 		}
-		doc, err := query.Parse(docJSON)
-		if err != nil || doc.Kind() != query.Object {
+		doc, err := value.Parse(docJSON)
+		if err != nil || doc.Kind() != value.Object {
 			return
 		}
 		flt, err := query.CompileFilter(spec)
@@ -75,15 +77,15 @@ func FuzzFilterMatch(f *testing.F) {
 			return
 		}
 		got := flt.Match(doc)
-		again, err := query.Parse(query.JSON(doc))
+		again, err := value.Parse(value.JSON(doc))
 		if err != nil {
 			t.Fatalf("canonical JSON of %s does not parse: %v", docJSON, err)
 		}
 		if flt.Match(again) != got {
 			t.Fatalf("filter %s: Match changed after a JSON round trip of %s (was %v)", filterJSON, docJSON, got)
 		}
-		if raw, err := flt.MatchJSON(query.JSON(doc)); err != nil || raw != got {
-			t.Fatalf("filter %s on %s: MatchJSON = %v, %v; Match = %v", filterJSON, query.JSON(doc), raw, err, got)
+		if raw, err := flt.MatchJSON(value.JSON(doc)); err != nil || raw != got {
+			t.Fatalf("filter %s on %s: MatchJSON = %v, %v; Match = %v", filterJSON, value.JSON(doc), raw, err, got)
 		}
 		all := true
 		for _, p := range flt.Predicates() {
@@ -96,11 +98,11 @@ func FuzzFilterMatch(f *testing.F) {
 }
 
 // benchDocs returns n documents of about 300 bytes of canonical JSON.
-func benchDocs(n int) []query.Value {
-	docs := make([]query.Value, n)
+func benchDocs(n int) []value.Value {
+	docs := make([]value.Value, n)
 	statuses := []string{"active", "inactive", "pending"}
 	for i := range docs {
-		docs[i] = query.MustParse(fmt.Sprintf(`{"_id":{"$oid":"65f0a1b2c3d4e5f6a7b8%04x"},"name":"user number %d",`+
+		docs[i] = value.MustParse(fmt.Sprintf(`{"_id":{"$oid":"65f0a1b2c3d4e5f6a7b8%04x"},"name":"user number %d",`+
 			`"email":"user%d@example.com","age":%d,"status":%q,"tags":["alpha","beta","gamma"],`+
 			`"address":{"street":"%d Long Street","city":"Lisbon","zip":"1000-%03d"},"score":%d.5,`+
 			`"created":{"$date":%d}}`, i, i, i, 18+i%60, statuses[i%3], i, i%1000, i%100, 1700000000000+int64(i)*1000))
@@ -114,9 +116,9 @@ func BenchmarkFilterMatch(b *testing.B) {
 	docs := benchDocs(1024)
 	size := 0
 	for _, d := range docs {
-		size += len(query.JSON(d))
+		size += len(value.JSON(d))
 	}
-	flt, err := query.CompileFilter(query.MustParse(`{"status":"active","age":{"$gte":30}}`))
+	flt, err := query.CompileFilter(value.MustParse(`{"status":"active","age":{"$gte":30}}`))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -4,12 +4,14 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // valuePred is a compiled operator tested against one value (MongoDB's
 // matchesSingleElement). Path traversal is the caller's business.
 type valuePred interface {
-	matchValue(v Value, c *matchCtx) bool
+	matchValue(v value.Value, c *matchCtx) bool
 }
 
 // traversesLeafArrays reports whether a predicate also sees the elements
@@ -40,17 +42,17 @@ var cmpOps = map[string]cmpOp{"$gt": opGt, "$gte": opGte, "$lt": opLt, "$lte": o
 // only NaN and is neither above nor below anything.
 type cmpPred struct {
 	op  cmpOp
-	rhs Value
+	rhs value.Value
 }
 
-func (p *cmpPred) matchValue(v Value, _ *matchCtx) bool {
-	if typeRank(v.kind) != typeRank(p.rhs.kind) {
+func (p *cmpPred) matchValue(v value.Value, _ *matchCtx) bool {
+	if value.TypeRank(v) != value.TypeRank(p.rhs) {
 		return false
 	}
 	if p.op != opEq && (isNaN(v) || isNaN(p.rhs)) {
 		return (p.op == opGte || p.op == opLte) && isNaN(v) && isNaN(p.rhs)
 	}
-	c := Compare(v, p.rhs)
+	c := value.Compare(v, p.rhs)
 	switch p.op {
 	case opEq:
 		return c == 0
@@ -64,7 +66,7 @@ func (p *cmpPred) matchValue(v Value, _ *matchCtx) bool {
 	return c <= 0
 }
 
-func isNaN(v Value) bool { return v.kind == Double && math.IsNaN(v.Double()) }
+func isNaN(v value.Value) bool { return v.Kind() == value.Double && math.IsNaN(v.Double()) }
 
 // inSetThreshold is the number of $in values above which they are looked
 // up in a hash set of their key encodings rather than scanned.
@@ -73,46 +75,46 @@ const inSetThreshold = 16
 // inPred is $in: equality with any listed value, or a match of any listed
 // regex. A listed null also matches missing.
 type inPred struct {
-	vals    []Value
+	vals    []value.Value
 	set     map[string]struct{}
 	hasNull bool
 	regexes []*regexp.Regexp
 }
 
-func (p *inPred) add(v Value) {
-	if v.kind == Null {
+func (p *inPred) add(v value.Value) {
+	if v.Kind() == value.Null {
 		p.hasNull = true
 	}
 	p.vals = append(p.vals, v)
 	switch {
 	case p.set != nil:
-		p.set[string(AppendKey(nil, v))] = struct{}{}
+		p.set[string(value.AppendKey(nil, v))] = struct{}{}
 	case len(p.vals) > inSetThreshold:
 		p.set = make(map[string]struct{}, len(p.vals))
 		for _, x := range p.vals {
-			p.set[string(AppendKey(nil, x))] = struct{}{}
+			p.set[string(value.AppendKey(nil, x))] = struct{}{}
 		}
 	}
 }
 
-func (p *inPred) matchValue(v Value, _ *matchCtx) bool {
-	if v.kind == Missing {
+func (p *inPred) matchValue(v value.Value, _ *matchCtx) bool {
+	if v.Kind() == value.Missing {
 		return p.hasNull
 	}
 	if p.set != nil {
-		if _, ok := p.set[string(AppendKey(nil, v))]; ok {
+		if _, ok := p.set[string(value.AppendKey(nil, v))]; ok {
 			return true
 		}
 	} else {
 		for _, x := range p.vals {
-			if Compare(v, x) == 0 {
+			if value.Compare(v, x) == 0 {
 				return true
 			}
 		}
 	}
-	if v.kind == String {
+	if v.Kind() == value.String {
 		for _, re := range p.regexes {
-			if re.MatchString(v.str) {
+			if re.MatchString(v.Str()) {
 				return true
 			}
 		}
@@ -123,38 +125,38 @@ func (p *inPred) matchValue(v Value, _ *matchCtx) bool {
 // regexPred is $regex: it matches strings only.
 type regexPred struct{ re *regexp.Regexp }
 
-func (p regexPred) matchValue(v Value, _ *matchCtx) bool {
-	return v.kind == String && p.re.MatchString(v.str)
+func (p regexPred) matchValue(v value.Value, _ *matchCtx) bool {
+	return v.Kind() == value.String && p.re.MatchString(v.Str())
 }
 
 // existsPred is $exists: true.
 type existsPred struct{}
 
-func (existsPred) matchValue(v Value, _ *matchCtx) bool { return v.kind != Missing }
+func (existsPred) matchValue(v value.Value, _ *matchCtx) bool { return v.Kind() != value.Missing }
 
 // typePred is $type: a set of kinds, one bit per Kind.
 type typePred uint16
 
-func (p typePred) matchValue(v Value, _ *matchCtx) bool {
-	return v.kind != Missing && p&(1<<v.kind) != 0
+func (p typePred) matchValue(v value.Value, _ *matchCtx) bool {
+	return v.Kind() != value.Missing && p&(1<<v.Kind()) != 0
 }
 
 // sizePred is $size: an array of exactly that many elements.
 type sizePred int64
 
-func (p sizePred) matchValue(v Value, _ *matchCtx) bool {
-	return v.kind == Array && int64(len(v.arr)) == int64(p)
+func (p sizePred) matchValue(v value.Value, _ *matchCtx) bool {
+	return v.Kind() == value.Array && int64(len(v.Array())) == int64(p)
 }
 
 // modPred is $mod: a number whose integer part, divided by div, leaves rem.
 type modPred struct{ div, rem int64 }
 
-func (p modPred) matchValue(v Value, _ *matchCtx) bool {
+func (p modPred) matchValue(v value.Value, _ *matchCtx) bool {
 	var x int64
-	switch v.kind {
-	case Long:
+	switch v.Kind() {
+	case value.Long:
 		x = v.Long()
-	case Double:
+	case value.Double:
 		f := v.Double()
 		if math.IsInf(f, 0) {
 			return false
@@ -173,11 +175,11 @@ func (p modPred) matchValue(v Value, _ *matchCtx) bool {
 // array satisfies every operator.
 type elemMatchValuePred struct{ preds []valuePred }
 
-func (p *elemMatchValuePred) matchValue(v Value, c *matchCtx) bool {
-	if v.kind != Array {
+func (p *elemMatchValuePred) matchValue(v value.Value, c *matchCtx) bool {
+	if v.Kind() != value.Array {
 		return false
 	}
-	for k, e := range v.arr {
+	for k, e := range v.Array() {
 		if p.all(e) {
 			if c != nil {
 				c.key = k
@@ -188,7 +190,7 @@ func (p *elemMatchValuePred) matchValue(v Value, c *matchCtx) bool {
 	return false
 }
 
-func (p *elemMatchValuePred) all(e Value) bool {
+func (p *elemMatchValuePred) all(e value.Value) bool {
 	for _, q := range p.preds {
 		if !q.matchValue(e, nil) {
 			return false
@@ -203,15 +205,15 @@ func (p *elemMatchValuePred) all(e Value) bool {
 // MongoDB.
 type elemMatchDocPred struct{ sub node }
 
-func (p *elemMatchDocPred) matchValue(v Value, c *matchCtx) bool {
-	if v.kind != Array {
+func (p *elemMatchDocPred) matchValue(v value.Value, c *matchCtx) bool {
+	if v.Kind() != value.Array {
 		return false
 	}
-	for k, e := range v.arr {
-		switch e.kind {
-		case Array:
+	for k, e := range v.Array() {
+		switch e.Kind() {
+		case value.Array:
 			e = arrayAsObject(e)
-		case Object:
+		case value.Object:
 		default:
 			continue
 		}
@@ -225,25 +227,25 @@ func (p *elemMatchDocPred) matchValue(v Value, c *matchCtx) bool {
 	return false
 }
 
-func arrayAsObject(a Value) Value {
-	fields := make([]Field, len(a.arr))
-	for i, e := range a.arr {
-		fields[i] = Field{strconv.Itoa(i), e}
+func arrayAsObject(a value.Value) value.Value {
+	fields := make([]value.Field, len(a.Array()))
+	for i, e := range a.Array() {
+		fields[i] = value.Field{Key: strconv.Itoa(i), Value: e}
 	}
-	return ObjectValue(fields)
+	return value.ObjectValue(fields)
 }
 
 // notPred negates a predicate on one value (inside $elemMatch; on a path,
 // toNode turns it into a negation of the whole path).
 type notPred struct{ p valuePred }
 
-func (p notPred) matchValue(v Value, _ *matchCtx) bool { return !p.p.matchValue(v, nil) }
+func (p notPred) matchValue(v value.Value, _ *matchCtx) bool { return !p.p.matchValue(v, nil) }
 
 // andPred is the conjunction of predicates on one value ($all, $not of
 // several operators).
 type andPred []valuePred
 
-func (p andPred) matchValue(v Value, c *matchCtx) bool {
+func (p andPred) matchValue(v value.Value, c *matchCtx) bool {
 	for _, q := range p {
 		if !q.matchValue(v, c) {
 			return false
@@ -255,4 +257,4 @@ func (p andPred) matchValue(v Value, c *matchCtx) bool {
 // constPred always or never matches ($all: []).
 type constPred bool
 
-func (p constPred) matchValue(Value, *matchCtx) bool { return bool(p) }
+func (p constPred) matchValue(value.Value, *matchCtx) bool { return bool(p) }

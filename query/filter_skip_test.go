@@ -3,110 +3,14 @@ package query_test
 import (
 	"bytes"
 	"encoding/json"
-	"math"
 	"math/rand/v2"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/omgdb/omgdb/internal/testgen"
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 )
-
-// skipCases are values whose canonical JSON the skipper must pass over
-// exactly: escapes (a quote after an even or odd run of backslashes),
-// brackets inside strings, unicode, nesting, numbers of every form.
-var skipCases = []string{
-	`""`, `"a"`, `"\""`, `"\\"`, `"\\\""`, `"\\\\"`, `"a\\\\\"b"`, `"]}{["`, `"\u0000\n\t"`,
-	`"é😀\u2028"`, `"` + strings.Repeat("x", 40) + `\\"`, `"` + strings.Repeat(`\"`, 20) + `"`,
-	`0`, `-0`, `7`, `-12`, `1.5`, `-0.25`, `55.161`, `1e5`, `1E+5`, `-1.5e-7`, `123456789012345678`,
-	`1234567890123456789012345`, `0.1000000000000000055511151231257827`, `true`, `false`, `null`,
-	`[]`, `{}`, `[[[]]]`, `{"a":{"b":{"c":[1,{"d":"}"}]}}}`, `["]","[",{"k]":"{"}]`,
-	`{"$date":1753309134000}`, `{"$oid":"65f0a1b2c3d4e5f6a7b80001"}`, `[1,"a\\",{"b":"c\"d"}]`,
-}
-
-// TestSkipCanonical: skipCanonical ends every value where it ends, in
-// any context, and reports (-1) a string or container that does not end.
-func TestSkipCanonical(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	texts := append([]string(nil), skipCases...)
-	for range 3000 {
-		texts = append(texts, string(query.JSON(testgen.Value(r, 4))))
-	}
-	for _, text := range texts {
-		for _, after := range []string{",", "}", "]", `,"k":1}`} {
-			data := []byte(`{"k":` + text + after)
-			if got := query.SkipCanonical(data, 5, 2); got != 5+len(text) {
-				t.Fatalf("skip %s in %s: end %d, want %d", text, data, got, 5+len(text))
-			}
-		}
-		if text[0] != '"' && text[0] != '{' && text[0] != '[' {
-			continue
-		}
-		// Cut short, a string or container does not end.
-		for n := 1; n < len(text); n++ {
-			if got := query.SkipCanonical([]byte(text[:n]), 0, 1); got != -1 {
-				t.Fatalf("skip %q (cut from %s): end %d, want -1", text[:n], text, got)
-			}
-		}
-	}
-	// Nesting deeper than MaxDepth is left to the careful skip, which
-	// reports it.
-	deep := strings.Repeat("[", query.MaxDepth+1) + strings.Repeat("]", query.MaxDepth+1)
-	if got := query.SkipCanonical([]byte(deep), 0, 1); got != -1 {
-		t.Fatalf("skip %d levels: end %d, want -1", query.MaxDepth+1, got)
-	}
-	ok := deep[1 : len(deep)-1]
-	if got := query.SkipCanonical([]byte(ok), 0, 1); got != len(ok) {
-		t.Fatalf("skip %d levels: end %d, want %d", query.MaxDepth, got, len(ok))
-	}
-}
-
-// TestShortNumber: the one-pass number reader returns what the parser
-// does, bit for bit, for the numbers it takes, and takes the short ones.
-func TestShortNumber(t *testing.T) {
-	r := rand.New(rand.NewPCG(5, 6))
-	texts := []string{"0", "-0", "0.0", "-0.0", "1", "-1", "10", "999999999999999", "-999999999999999",
-		"1000000000000000", "99999999999999.9", "9.99999999999999", "0.000000000000001", "55.161", "-83.42",
-		"1.5", "00", "01", "-01", "1.", "-", "1e5", "1.5E3", "2.5e-1", "0.1", "1234567890.12345", "1234567890.123456",
-		"9007199254740993", "1x", "1.5x", "12,", "3}"}
-	for range 20000 {
-		var s string
-		switch r.IntN(4) {
-		case 0:
-			s = strconv.FormatInt(r.Int64N(1e16)-5e15, 10)
-		case 1:
-			s = strconv.FormatFloat(r.NormFloat64()*math.Pow(10, float64(r.IntN(20)-10)), 'f', r.IntN(12), 64)
-		case 2:
-			s = strconv.FormatFloat(r.Float64()*1000, 'f', -1, 64)
-		default:
-			s = strconv.FormatFloat(r.NormFloat64(), 'g', -1, 64)
-		}
-		texts = append(texts, s)
-	}
-	for _, text := range texts {
-		v, next := query.ShortNumber([]byte(text))
-		end := strings.IndexAny(text, "x,}")
-		if end < 0 {
-			end = len(text)
-		}
-		want, err := query.Parse([]byte(text[:end]))
-		if next == 0 {
-			digits := strings.Count(text[:end], "") - 1 - strings.Count(text[:end], "-") - strings.Count(text[:end], ".")
-			if err == nil && !strings.ContainsAny(text, "eE") && digits <= 15 {
-				t.Errorf("%s: not taken, a short number", text)
-			}
-			continue
-		}
-		if err != nil {
-			t.Errorf("%s: %s, the parser: %v", text, v, err)
-			continue
-		}
-		if next != end || v.Kind() != want.Kind() || query.Compare(v, want) != 0 || math.Signbit(v.Float()) != math.Signbit(want.Float()) || math.Float64bits(v.Float()) != math.Float64bits(want.Float()) {
-			t.Errorf("%s: %s (%s) ending at %d; the parser: %s (%s) ending at %d", text, v, v.Kind(), next, want, want.Kind(), end)
-		}
-	}
-}
 
 // Long keys: a pruned node's length mask has one bit for 63 and over.
 var (
@@ -140,7 +44,7 @@ func TestMatchJSON_Walk(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for range 300 {
 		// Canonical documents, and the same indented.
-		d := query.JSON(testgen.Document(r))
+		d := value.JSON(testgen.Document(r))
 		var ind bytes.Buffer
 		if err := json.Indent(&ind, d, "", " "); err != nil {
 			t.Fatal(err)
@@ -148,12 +52,12 @@ func TestMatchJSON_Walk(t *testing.T) {
 		docs = append(docs, string(d), ind.String())
 	}
 	for _, fs := range filters {
-		f, err := query.CompileFilter(query.MustParse(fs))
+		f, err := query.CompileFilter(value.MustParse(fs))
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, ds := range docs {
-			doc, err := query.Parse([]byte(ds))
+			doc, err := value.Parse([]byte(ds))
 			if err != nil {
 				t.Fatalf("%s: %v", ds, err)
 			}
@@ -191,7 +95,7 @@ func TestMatchJSON_StopsInTheLastObject(t *testing.T) {
 		{`{"$or":[{"a.c":"x"},{"a.c":"y"}]}`, `{"a":{"c":"x","z":[`, true},
 		{`{"$or":[{"a.b.c":1},{"a.d":3}]}`, `{"a":{"d":2,"b":{"c":1,"x":[`, true},
 	} {
-		f, err := query.CompileFilter(query.MustParse(c.filter))
+		f, err := query.CompileFilter(value.MustParse(c.filter))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -209,11 +113,11 @@ func TestMatchJSON_StopsInTheLastObject(t *testing.T) {
 		{`{"a.c":"x"}`, `{"a":[{"c":"x","z":1},{"c":"y"}]}`, `{"a":[{"c":"x","z":[`},
 		{`{"$or":[{"a.c":"x"},{"b":1}]}`, `{"a":{"c":"x","z":1},"b":1}`, `{"a":{"c":"x","z":[`},
 	} {
-		f, err := query.CompileFilter(query.MustParse(c.filter))
+		f, err := query.CompileFilter(value.MustParse(c.filter))
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := f.Match(query.MustParse(c.whole))
+		want := f.Match(value.MustParse(c.whole))
 		if got, err := f.MatchJSON([]byte(c.whole)); err != nil || got != want || !want {
 			t.Errorf("filter %s on %s: MatchJSON = %v, %v; Match = %v", c.filter, c.whole, got, err, want)
 		}
@@ -242,7 +146,7 @@ func TestFilter_Direct(t *testing.T) {
 		`{"$expr":{"$eq":["$a",1]}}`:                        false,
 		`{}`:                                                false,
 	} {
-		f, err := query.CompileFilter(query.MustParse(spec))
+		f, err := query.CompileFilter(value.MustParse(spec))
 		if err != nil {
 			t.Fatalf("%s: %v", spec, err)
 		}
@@ -255,14 +159,14 @@ func TestFilter_Direct(t *testing.T) {
 // TestMatchJSON_Errors: a document the walk reads in part still reports
 // the errors of the parts it reads, and agrees with Parse on the others.
 func TestMatchJSON_Errors(t *testing.T) {
-	f, err := query.CompileFilter(query.MustParse(`{"b":1}`))
+	f, err := query.CompileFilter(value.MustParse(`{"b":1}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, ds := range []string{`{"a":1,"b":01}`, `{"a":1,"b":"x`, `{"a":"x,"b":1}`, `{"a":[1,"b":1}`,
 		"{\"abcdefghijk\xff\":1,\"b\":1}", "{\"a\xff\":1,\"b\":1}", "{\"abcdefghijk\x01\":1,\"b\":1}", "{\"a\x1f\":1,\"b\":1}",
 		`{"a":1,"b":1.}`, `{"a":1,"b":-}`, `{"a":1 "b":1}`, `{"a":1,"b"1}`, `{"a":1,"b":tru}`,
-		`{"a":` + strings.Repeat("[", query.MaxDepth+1) + strings.Repeat("]", query.MaxDepth+1) + `,"b":1}`} {
+		`{"a":` + strings.Repeat("[", value.MaxDepth+1) + strings.Repeat("]", value.MaxDepth+1) + `,"b":1}`} {
 		if _, err := f.MatchJSON([]byte(ds)); err == nil {
 			t.Errorf("%s: no error", ds)
 		}
@@ -273,22 +177,22 @@ func TestMatchJSON_Errors(t *testing.T) {
 // it read (strings and keys are copied, whichever way they were read).
 func TestParseFields_OwnsMemory(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
-	fs := query.NewFieldSet([]string{"address.city", "score", "name", "tags"})
+	fs := value.NewFieldSet([]string{"address.city", "score", "name", "tags"})
 	texts := userTexts(8)
 	for range 200 {
-		texts = append(texts, query.JSON(testgen.Document(r)))
+		texts = append(texts, value.JSON(testgen.Document(r)))
 	}
 	for _, text := range texts {
 		buf := bytes.Clone(text)
-		got, err := query.ParseFields(buf, fs)
+		got, err := value.ParseFields(buf, fs)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := string(query.JSON(got))
+		want := string(value.JSON(got))
 		for i := range buf {
 			buf[i] = 'X'
 		}
-		if after := string(query.JSON(got)); after != want {
+		if after := string(value.JSON(got)); after != want {
 			t.Fatalf("ParseFields of %s: %s, then %s once the text is overwritten", text, want, after)
 		}
 	}

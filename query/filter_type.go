@@ -1,11 +1,16 @@
 package query
 
-import "math"
+import (
+	"math"
+
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
+)
 
 // typeNames maps the $type aliases of omgdb's ten types to their kinds.
-var typeNames = map[string]Kind{
-	"null": Null, "bool": Bool, "long": Long, "double": Double, "string": String,
-	"binData": Binary, "array": Array, "object": Object, "objectId": ObjectID, "date": Date,
+var typeNames = map[string]value.Kind{
+	"null": value.Null, "bool": value.Bool, "long": value.Long, "double": value.Double, "string": value.String,
+	"binData": value.Binary, "array": value.Array, "object": value.Object, "objectId": value.ObjectID, "date": value.Date,
 }
 
 // typeNameList is typeNames' keys plus "number", in a fixed order for
@@ -15,8 +20,8 @@ var typeNameList = []string{
 }
 
 // typeCodes maps MongoDB's numeric BSON type codes to omgdb's kinds.
-var typeCodes = map[int64]Kind{
-	1: Double, 2: String, 3: Object, 4: Array, 5: Binary, 7: ObjectID, 8: Bool, 9: Date, 10: Null, 18: Long,
+var typeCodes = map[int64]value.Kind{
+	1: value.Double, 2: value.String, 3: value.Object, 4: value.Array, 5: value.Binary, 7: value.ObjectID, 8: value.Bool, 9: value.Date, 10: value.Null, 18: value.Long,
 }
 
 // foreignTypes are MongoDB's types that omgdb never stores, by alias and
@@ -26,19 +31,19 @@ var foreignTypes = map[string]int64{
 	"javascriptWithScope": 15, "int": 16, "timestamp": 17, "decimal": 19, "minKey": -1, "maxKey": 127,
 }
 
-const numberMask = typePred(1<<Long | 1<<Double)
+const numberMask = typePred(1<<value.Long | 1<<value.Double)
 
 // compileType compiles the operand of $type: a type name, a numeric code,
 // or an array of them.
-func compileType(arg Value) (valuePred, error) {
-	if arg.kind != Array {
+func compileType(arg value.Value) (valuePred, error) {
+	if arg.Kind() != value.Array {
 		return typeOf(arg)
 	}
-	if len(arg.arr) == 0 {
+	if len(arg.Array()) == 0 {
 		return nil, malformed("$type must match at least one type")
 	}
 	var mask typePred
-	for _, e := range arg.arr {
+	for _, e := range arg.Array() {
 		m, err := typeOf(e)
 		if err != nil {
 			return nil, err
@@ -49,13 +54,13 @@ func compileType(arg Value) (valuePred, error) {
 }
 
 // typeOf returns the mask of one type name or code.
-func typeOf(v Value) (typePred, error) {
-	switch v.kind {
-	case String:
-		return typeByName(v.str)
-	case Long:
+func typeOf(v value.Value) (typePred, error) {
+	switch v.Kind() {
+	case value.String:
+		return typeByName(v.Str())
+	case value.Long:
 		return typeByCode(v.Long(), v)
-	case Double:
+	case value.Double:
 		f := v.Double()
 		if f != math.Trunc(f) || math.Abs(f) > 1<<31 {
 			return 0, malformed("$type: unknown type code %s", v)
@@ -76,11 +81,11 @@ func typeByName(name string) (typePred, error) {
 	if _, ok := foreignTypes[name]; ok {
 		return 0, foreignType(name)
 	}
-	return 0, malformed("$type: unknown type name `%s`%s", name, DidYouMean(name, typeNameList)).
+	return 0, malformed("$type: unknown type name `%s`%s", name, errs.DidYouMean(name, typeNameList)).
 		WithHint("type names: double, string, object, array, binData, objectId, bool, date, null, long, number")
 }
 
-func typeByCode(code int64, v Value) (typePred, error) {
+func typeByCode(code int64, v value.Value) (typePred, error) {
 	if k, ok := typeCodes[code]; ok {
 		return 1 << k, nil
 	}
@@ -94,7 +99,7 @@ func typeByCode(code int64, v Value) (typePred, error) {
 }
 
 // foreignType is the error for a MongoDB type that omgdb never stores.
-func foreignType(name string) *Error {
+func foreignType(name string) *errs.Error {
 	switch name {
 	case "int":
 		return malformed("$type: OMGDB stores no `int` values (integers are `long`); use `long`, `double`, or `number`")

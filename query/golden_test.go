@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 var update = flag.Bool("update", false, "rewrite the expected output of golden files under testdata/")
@@ -50,7 +52,7 @@ type block struct {
 
 func runScript(t *testing.T, path string) {
 	blocks := readBlocks(t, path)
-	var docs []query.Value
+	var docs []value.Value
 	var out strings.Builder
 	for _, b := range blocks {
 		var got []string
@@ -127,10 +129,10 @@ func readBlocks(t *testing.T, path string) []block {
 	return blocks
 }
 
-func parseDocs(t *testing.T, path string, b block) []query.Value {
-	var docs []query.Value
+func parseDocs(t *testing.T, path string, b block) []value.Value {
+	var docs []value.Value
 	for i, a := range b.args {
-		v, err := query.ParseString(a)
+		v, err := value.ParseString(a)
 		if err != nil {
 			t.Fatalf("%s:%d: %v", path, b.line+1+i, err)
 		}
@@ -140,9 +142,9 @@ func parseDocs(t *testing.T, path string, b block) []query.Value {
 }
 
 // runQuery runs an ids or find block and returns its output lines.
-func runQuery(docs []query.Value, b block) []string {
+func runQuery(docs []value.Value, b block) []string {
 	cmd, filterJSON, _ := strings.Cut(b.command, " ")
-	fv, err := query.ParseString(filterJSON)
+	fv, err := value.ParseString(filterJSON)
 	if err != nil {
 		return errLines(err)
 	}
@@ -154,11 +156,11 @@ func runQuery(docs []query.Value, b block) []string {
 	if err != nil {
 		return errLines(err)
 	}
-	var matched []query.Value
+	var matched []value.Value
 	for _, d := range docs {
 		ok := f.Match(d)
 		// The fast path over canonical JSON must agree on every case.
-		if raw, err := f.MatchJSON(query.JSON(d)); err != nil || raw != ok {
+		if raw, err := f.MatchJSON(value.JSON(d)); err != nil || raw != ok {
 			return []string{fmt.Sprintf("MatchJSON on %s = %v, %v; Match = %v", d, raw, err, ok)}
 		}
 		if ok {
@@ -183,7 +185,7 @@ func runQuery(docs []query.Value, b block) []string {
 	return lines
 }
 
-func idLine(docs []query.Value) []string {
+func idLine(docs []value.Value) []string {
 	if len(docs) == 0 {
 		return []string{"(none)"}
 	}
@@ -199,7 +201,7 @@ func queryOptions(args []string) (*query.Projection, *query.Sort, error) {
 	var srt *query.Sort
 	for _, a := range args {
 		name, js, _ := strings.Cut(a, " ")
-		v, err := query.ParseString(js)
+		v, err := value.ParseString(js)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -220,7 +222,7 @@ func queryOptions(args []string) (*query.Projection, *query.Sort, error) {
 
 func errLines(err error) []string {
 	lines := []string{"error: " + err.Error()}
-	if h := query.HintOf(err); h != "" {
+	if h := errs.HintOf(err); h != "" {
 		lines = append(lines, "hint: "+h)
 	}
 	return lines

@@ -2,6 +2,10 @@ package query
 
 import (
 	"strings"
+
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/expr"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // Projection is a compiled find() projection: MongoDB's inclusion
@@ -34,11 +38,11 @@ const (
 // pnode is a node of the projection tree.
 type pnode struct {
 	kind     pkind
-	fields   []pfield // pInternal: children, in the order written
-	computed bool     // pInternal: the subtree has literals, expressions or $elemMatch
-	value    Value    // pLiteral
-	expr     *Expr    // pExpr
-	filter   *Filter  // pElemMatch: {"<field>":{"$elemMatch":…}}
+	fields   []pfield    // pInternal: children, in the order written
+	computed bool        // pInternal: the subtree has literals, expressions or $elemMatch
+	value    value.Value // pLiteral
+	expr     *expr.Expr  // pExpr
+	filter   *Filter     // pElemMatch: {"<field>":{"$elemMatch":…}}
 }
 
 type pfield struct {
@@ -87,15 +91,15 @@ type projParser struct {
 // or empty spec returns documents whole. Errors are *Error values of kind
 // Invalid; mixing inclusion and exclusion gives MongoDB's message, such as
 // "Cannot do exclusion on field b in inclusion projection".
-func CompileProjection(spec Value) (*Projection, error) {
-	if spec.kind == Missing || spec.kind == Null || (spec.kind == Object && len(spec.fields) == 0) {
+func CompileProjection(spec value.Value) (*Projection, error) {
+	if spec.Kind() == value.Missing || spec.Kind() == value.Null || (spec.Kind() == value.Object && len(spec.Fields()) == 0) {
 		return &Projection{empty: true}, nil
 	}
-	if spec.kind != Object {
+	if spec.Kind() != value.Object {
 		return nil, projError("the projection must be an object such as {\"name\":1}, got %s", spec.TypeName())
 	}
 	p := &projParser{root: &pnode{kind: pInternal}}
-	for _, f := range spec.fields {
+	for _, f := range spec.Fields() {
 		p.idGiven = p.idGiven || f.Key == "_id" || strings.HasPrefix(f.Key, "_id.")
 		if err := p.element(p.root, f.Key, f.Value, ""); err != nil {
 			return nil, err
@@ -167,28 +171,28 @@ func markComputed(n *pnode) bool {
 	return any
 }
 
-func projError(format string, args ...any) *Error {
-	return Errorf(Invalid, "malformed projection: "+format, args...)
+func projError(format string, args ...any) *errs.Error {
+	return errs.Errorf(errs.Invalid, "malformed projection: "+format, args...)
 }
 
 // element parses one key of a projection (or of a nested projection
 // object) under parent. parentPath is the full path of parent.
-func (p *projParser) element(parent *pnode, name string, val Value, parentPath string) error {
+func (p *projParser) element(parent *pnode, name string, val value.Value, parentPath string) error {
 	_, _, positional := findPositional(name)
-	switch val.kind {
-	case Object:
+	switch val.Kind() {
+	case value.Object:
 		if positional {
-			return Errorf(Invalid, "positional projection cannot be used with an expression or sub object")
+			return errs.Errorf(errs.Invalid, "positional projection cannot be used with an expression or sub object")
 		}
 		return p.subObject(parent, name, val, parentPath)
-	case Bool, Long, Double:
-		if truthy(val) || isNaN(val) {
+	case value.Bool, value.Long, value.Double:
+		if expr.Truthy(val) || isNaN(val) {
 			return p.include(parent, name, parentPath)
 		}
 		return p.exclude(parent, name)
 	}
 	if positional {
-		return Errorf(Invalid, "positional projection cannot be used with a literal")
+		return errs.Errorf(errs.Invalid, "positional projection cannot be used with a literal")
 	}
 	return p.literal(parent, name, val)
 }
@@ -256,7 +260,7 @@ func pathCollision(full, remaining string) error {
 	if remaining != "" {
 		msg += " remaining portion " + remaining
 	}
-	return Errorf(Invalid, "%s", msg).
+	return errs.Errorf(errs.Invalid, "%s", msg).
 		WithHint("project either a field or some of its subfields, not both")
 }
 
@@ -274,7 +278,7 @@ func (p *projParser) include(parent *pnode, name, parentPath string) error {
 		return err
 	}
 	if p.typ == projExclusion {
-		return Errorf(Invalid, "Cannot do inclusion on field %s in exclusion projection", name).
+		return errs.Errorf(errs.Invalid, "Cannot do inclusion on field %s in exclusion projection", name).
 			WithHint("a projection either lists fields to include or fields to exclude (except _id, which may be excluded from an inclusion)")
 	}
 	p.typ = projInclusion
@@ -299,7 +303,7 @@ func (p *projParser) exclude(parent *pnode, name string) error {
 		return nil
 	}
 	if p.typ == projInclusion {
-		return Errorf(Invalid, "Cannot do exclusion on field %s in inclusion projection", name).
+		return errs.Errorf(errs.Invalid, "Cannot do exclusion on field %s in inclusion projection", name).
 			WithHint("a projection either lists fields to include or fields to exclude (except _id, which may be excluded from an inclusion)")
 	}
 	p.typ = projExclusion
@@ -310,16 +314,16 @@ func (p *projParser) exclude(parent *pnode, name string) error {
 func (p *projParser) positional(parent *pnode, name, parentPath string) error {
 	switch {
 	case p.hasPos:
-		return Errorf(Invalid, "Cannot specify more than one positional projection per query.")
+		return errs.Errorf(errs.Invalid, "Cannot specify more than one positional projection per query.")
 	case p.hasElemMatch:
-		return Errorf(Invalid, "Cannot specify positional operator and $elemMatch.")
+		return errs.Errorf(errs.Invalid, "Cannot specify positional operator and $elemMatch.")
 	case strings.HasSuffix(name, ".$."):
-		return Errorf(Invalid, "Path cannot end with '.$.'")
+		return errs.Errorf(errs.Invalid, "Path cannot end with '.$.'")
 	}
 	begin, end, _ := findPositional(name)
 	rest := name[end:]
 	if _, _, again := findPositional(rest); again || rest == "$" {
-		return Errorf(Invalid, "Cannot use positional operator twice: %s", name)
+		return errs.Errorf(errs.Invalid, "Cannot use positional operator twice: %s", name)
 	}
 	prefix := name[:begin]
 	if err := p.add(parent, prefix, &pnode{kind: pPositional}); err != nil {
@@ -334,10 +338,10 @@ func (p *projParser) positional(parent *pnode, name, parentPath string) error {
 
 // literal parses a value that is neither a number, a bool nor an object:
 // a constant, or an expression when it refers to fields ("$a").
-func (p *projParser) literal(parent *pnode, name string, val Value) error {
+func (p *projParser) literal(parent *pnode, name string, val value.Value) error {
 	leaf := &pnode{kind: pLiteral, value: val}
 	if !isConstant(val) {
-		e, err := CompileExpr(val)
+		e, err := expr.Compile(val)
 		if err != nil {
 			return err
 		}
@@ -347,7 +351,7 @@ func (p *projParser) literal(parent *pnode, name string, val Value) error {
 		return err
 	}
 	if p.typ == projExclusion {
-		return Errorf(Invalid, "Cannot use an expression %s in an exclusion projection", ObjectValue([]Field{{name, val}})).
+		return errs.Errorf(errs.Invalid, "Cannot use an expression %s in an exclusion projection", value.ObjectValue([]value.Field{{Key: name, Value: val}})).
 			WithHint("computed fields need an inclusion projection")
 	}
 	p.typ = projInclusion
@@ -356,18 +360,18 @@ func (p *projParser) literal(parent *pnode, name string, val Value) error {
 
 // isConstant reports whether a projection value holds no field path
 // ("$a"), variable ("$$ROOT") or operator ({"$add":…}).
-func isConstant(v Value) bool {
-	switch v.kind {
-	case String:
-		return !strings.HasPrefix(v.str, "$")
-	case Array:
-		for _, e := range v.arr {
+func isConstant(v value.Value) bool {
+	switch v.Kind() {
+	case value.String:
+		return !strings.HasPrefix(v.Str(), "$")
+	case value.Array:
+		for _, e := range v.Array() {
 			if !isConstant(e) {
 				return false
 			}
 		}
-	case Object:
-		for _, f := range v.fields {
+	case value.Object:
+		for _, f := range v.Fields() {
 			if strings.HasPrefix(f.Key, "$") || !isConstant(f.Value) {
 				return false
 			}

@@ -1,23 +1,28 @@
 package query
 
+import (
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
+)
+
 // Apply projects doc. A projection with a positional operator ("arr.$")
 // needs the query's filter: use ApplyWithFilter.
-func (p *Projection) Apply(doc Value) (Value, error) { return p.ApplyWithFilter(doc, nil) }
+func (p *Projection) Apply(doc value.Value) (value.Value, error) { return p.ApplyWithFilter(doc, nil) }
 
 // ApplyWithFilter projects doc, a document that f matches; f is only used
 // by the positional operator and may be nil otherwise. The result keeps
 // the document's field order, with _id first; computed fields (literals,
 // expressions, $elemMatch) follow the fields taken from the document, in
 // the order they were written.
-func (p *Projection) ApplyWithFilter(doc Value, f *Filter) (Value, error) {
-	if p.empty || doc.kind != Object {
+func (p *Projection) ApplyWithFilter(doc value.Value, f *Filter) (value.Value, error) {
+	if p.empty || doc.Kind() != value.Object {
 		return doc, nil
 	}
-	var out Value
+	var out value.Value
 	if p.inclusion {
 		var err error
 		if out, err = computeObject(doc, includeObject(doc, p.root), p.root); err != nil {
-			return Value{}, err
+			return value.Value{}, err
 		}
 	} else {
 		out = excludeObject(doc, p.root)
@@ -29,16 +34,16 @@ func (p *Projection) ApplyWithFilter(doc Value, f *Filter) (Value, error) {
 		}
 		var err error
 		if out, err = p.positional(doc, out, op.path, f); err != nil {
-			return Value{}, err
+			return value.Value{}, err
 		}
 	}
 	return out.IDFirst(), nil
 }
 
 // includeObject keeps the fields of v that n includes, in v's order.
-func includeObject(v Value, n *pnode) Value {
-	out := make([]Field, 0, len(n.fields))
-	for _, f := range v.fields {
+func includeObject(v value.Value, n *pnode) value.Value {
+	out := make([]value.Field, 0, len(n.fields))
+	for _, f := range v.Fields() {
 		c := n.child(f.Key)
 		if c == nil {
 			continue
@@ -47,40 +52,40 @@ func includeObject(v Value, n *pnode) Value {
 		case pInclude, pSlice, pPositional:
 			out = append(out, f)
 		case pInternal:
-			if nv := includeValue(f.Value, c); nv.kind != Missing {
-				out = append(out, Field{f.Key, nv})
+			if nv := includeValue(f.Value, c); nv.Kind() != value.Missing {
+				out = append(out, value.Field{Key: f.Key, Value: nv})
 			}
 		}
 	}
-	return ObjectValue(out)
+	return value.ObjectValue(out)
 }
 
 // includeValue applies the subtree n to a value: an object is projected,
 // an array has its elements projected (dropping those that are neither
 // objects nor arrays), anything else disappears.
-func includeValue(v Value, n *pnode) Value {
-	switch v.kind {
-	case Object:
+func includeValue(v value.Value, n *pnode) value.Value {
+	switch v.Kind() {
+	case value.Object:
 		return includeObject(v, n)
-	case Array:
-		out := make([]Value, 0, len(v.arr))
-		for _, e := range v.arr {
-			if e.kind == Object || e.kind == Array {
+	case value.Array:
+		out := make([]value.Value, 0, len(v.Array()))
+		for _, e := range v.Array() {
+			if e.Kind() == value.Object || e.Kind() == value.Array {
 				out = append(out, includeValue(e, n))
 			}
 		}
-		return ArrayValue(out)
+		return value.ArrayValue(out)
 	}
-	return Value{}
+	return value.Value{}
 }
 
 // computeObject adds to out the computed fields of n, evaluated against
 // the whole document root.
-func computeObject(root, out Value, n *pnode) (Value, error) {
+func computeObject(root, out value.Value, n *pnode) (value.Value, error) {
 	for _, f := range n.fields {
 		c := f.node
 		var (
-			v   Value
+			v   value.Value
 			err error
 		)
 		switch {
@@ -96,9 +101,9 @@ func computeObject(root, out Value, n *pnode) (Value, error) {
 			continue
 		}
 		if err != nil {
-			return Value{}, err
+			return value.Value{}, err
 		}
-		if v.kind != Missing {
+		if v.Kind() != value.Missing {
 			out = out.With(f.name, v)
 		}
 	}
@@ -108,87 +113,87 @@ func computeObject(root, out Value, n *pnode) (Value, error) {
 // computeValue applies the computed fields of subtree n to a value: into
 // an object, into each element of an array, and into a new object in
 // place of anything else.
-func computeValue(root, v Value, n *pnode) (Value, error) {
-	switch v.kind {
-	case Object:
+func computeValue(root, v value.Value, n *pnode) (value.Value, error) {
+	switch v.Kind() {
+	case value.Object:
 		return computeObject(root, v, n)
-	case Array:
-		out := make([]Value, len(v.arr))
-		for i, e := range v.arr {
+	case value.Array:
+		out := make([]value.Value, len(v.Array()))
+		for i, e := range v.Array() {
 			var err error
 			if out[i], err = computeValue(root, e, n); err != nil {
-				return Value{}, err
+				return value.Value{}, err
 			}
 		}
-		return ArrayValue(out), nil
+		return value.ArrayValue(out), nil
 	}
-	return computeObject(root, ObjectValue(nil), n)
+	return computeObject(root, value.ObjectValue(nil), n)
 }
 
 // elemMatchValue returns [the first element of doc's array field that
 // matches], or missing.
-func elemMatchValue(doc Value, name string, f *Filter) (Value, error) {
+func elemMatchValue(doc value.Value, name string, f *Filter) (value.Value, error) {
 	ok, key, err := f.matchKey(doc)
 	if err != nil || !ok {
-		return Value{}, err
+		return value.Value{}, err
 	}
 	arr := doc.Get(name)
-	if arr.kind != Array || key < 0 || key >= len(arr.arr) {
-		return Value{}, nil
+	if arr.Kind() != value.Array || key < 0 || key >= len(arr.Array()) {
+		return value.Value{}, nil
 	}
-	return ArrayValue([]Value{arr.arr[key]}), nil
+	return value.ArrayValue([]value.Value{arr.Array()[key]}), nil
 }
 
 // excludeObject drops the fields of v that n excludes.
-func excludeObject(v Value, n *pnode) Value {
-	out := make([]Field, 0, len(v.fields))
-	for _, f := range v.fields {
+func excludeObject(v value.Value, n *pnode) value.Value {
+	out := make([]value.Field, 0, len(v.Fields()))
+	for _, f := range v.Fields() {
 		c := n.child(f.Key)
 		switch {
 		case c == nil:
 			out = append(out, f)
 		case c.kind == pInternal:
-			out = append(out, Field{f.Key, excludeValue(f.Value, c)})
+			out = append(out, value.Field{Key: f.Key, Value: excludeValue(f.Value, c)})
 		case c.kind != pExclude:
 			out = append(out, f)
 		}
 	}
-	return ObjectValue(out)
+	return value.ObjectValue(out)
 }
 
 // excludeValue applies the subtree n to a value: into an object, into the
 // objects and arrays of an array; anything else is kept.
-func excludeValue(v Value, n *pnode) Value {
-	switch v.kind {
-	case Object:
+func excludeValue(v value.Value, n *pnode) value.Value {
+	switch v.Kind() {
+	case value.Object:
 		return excludeObject(v, n)
-	case Array:
-		out := make([]Value, len(v.arr))
-		for i, e := range v.arr {
+	case value.Array:
+		out := make([]value.Value, len(v.Array()))
+		for i, e := range v.Array() {
 			out[i] = excludeValue(e, n)
 		}
-		return ArrayValue(out)
+		return value.ArrayValue(out)
 	}
 	return v
 }
 
 // sliceAt applies a $slice at path in object v: through embedded objects,
 // and into each object element of an array met before the end of the path.
-func sliceAt(v Value, path []string, op *postOp) Value {
+func sliceAt(v value.Value, path []string, op *postOp) value.Value {
 	val := v.Get(path[0])
 	switch {
-	case val.kind == Array && len(path) == 1:
-		val = sliceArray(val.arr, op)
-	case val.kind == Array:
-		out := make([]Value, len(val.arr))
-		for i, e := range val.arr {
+	case val.Kind() == value.Array && len(path) == 1:
+		val = sliceArray(val.Array(), op)
+	case val.Kind() == value.Array:
+		out := make([]value.Value, len(val.Array()))
+		for i, e := range val.Array() {
 			out[i] = e
-			if e.kind == Object {
+			if e.Kind() == value.Object {
 				out[i] = sliceAt(e, path[1:], op)
 			}
 		}
-		val = ArrayValue(out)
-	case val.kind == Object && len(path) > 1:
+		val = value.ArrayValue(out)
+	case val.Kind() == value.Object && len(path) > 1:
 		val = sliceAt(val, path[1:], op)
 	default:
 		return v
@@ -198,7 +203,7 @@ func sliceAt(v Value, path []string, op *postOp) Value {
 
 // sliceArray returns the elements $slice selects: the first n (n >= 0),
 // the last -n, or [skip, limit] with a negative skip counted from the end.
-func sliceArray(arr []Value, op *postOp) Value {
+func sliceArray(arr []value.Value, op *postOp) value.Value {
 	n := int64(len(arr))
 	var start, count int64
 	switch {
@@ -214,43 +219,43 @@ func sliceArray(arr []Value, op *postOp) Value {
 		start = min(n, op.skip)
 		count = min(n-start, op.limit)
 	}
-	return ArrayValue(arr[start : start+count : start+count])
+	return value.ArrayValue(arr[start : start+count : start+count])
 }
 
 // positional narrows the first array on path in out to the element at the
 // position where the filter matched doc ("grades.$").
-func (p *Projection) positional(doc, out Value, path []string, f *Filter) (Value, error) {
+func (p *Projection) positional(doc, out value.Value, path []string, f *Filter) (value.Value, error) {
 	if f == nil {
-		return Value{}, Errorf(Invalid, "malformed projection: positional projection '%s' needs the query filter", p.posName).
+		return value.Value{}, errs.Errorf(errs.Invalid, "malformed projection: positional projection '%s' needs the query filter", p.posName).
 			WithHint("use ApplyWithFilter with the filter of the query")
 	}
 	if !mentionsField(f, p.posField) {
-		return Value{}, Errorf(Invalid, "Positional projection '%s' does not match the query document.", p.posName).
+		return value.Value{}, errs.Errorf(errs.Invalid, "Positional projection '%s' does not match the query document.", p.posName).
 			WithHint("the filter must have a condition on the array field `%s`", p.posField)
 	}
 	ok, key, err := f.matchKey(doc)
 	if err != nil {
-		return Value{}, err
+		return value.Value{}, err
 	}
 	if !ok {
-		return Value{}, Errorf(Invalid, "positional projection '%s' applied to a document the filter does not match", p.posName).
+		return value.Value{}, errs.Errorf(errs.Invalid, "positional projection '%s' applied to a document the filter does not match", p.posName).
 			WithHint("project only the documents the query's filter returned")
 	}
 	sub := out
 	for i, name := range path {
 		val := sub.Get(name)
-		switch val.kind {
-		case Array:
+		switch val.Kind() {
+		case value.Array:
 			if key < 0 {
-				return Value{}, Errorf(Invalid, "positional operator '.$' couldn't find a matching element in the array").
+				return value.Value{}, errs.Errorf(errs.Invalid, "positional operator '.$' couldn't find a matching element in the array").
 					WithHint("the filter must match an element of `%s`; give it a single condition on that array", p.posField)
 			}
-			if key >= len(val.arr) {
-				return Value{}, Errorf(Invalid, "positional operator '.$' element mismatch").
+			if key >= len(val.Array()) {
+				return value.Value{}, errs.Errorf(errs.Invalid, "positional operator '.$' element mismatch").
 					WithHint("the filter's condition matched another array than `%s`", p.posName)
 			}
-			return setPath(out, path[:i+1], ArrayValue([]Value{val.arr[key]})), nil
-		case Object:
+			return value.SetPath(out, path[:i+1], value.ArrayValue([]value.Value{val.Array()[key]})), nil
+		case value.Object:
 			sub = val
 		default:
 			return out, nil
@@ -277,13 +282,4 @@ func cutDot(path string) (string, string, bool) {
 		}
 	}
 	return path, "", false
-}
-
-// setPath returns object v with the value at path (through objects)
-// replaced by val.
-func setPath(v Value, path []string, val Value) Value {
-	if len(path) == 1 {
-		return v.With(path[0], val)
-	}
-	return v.With(path[0], setPath(v.Get(path[0]), path[1:], val))
 }

@@ -3,24 +3,28 @@ package query
 import (
 	"math"
 	"strings"
+
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/expr"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // subObject parses an object value: an operator ({"$slice":…},
 // {"$elemMatch":…}, an aggregation expression) when it has a single '$'
 // key, otherwise a nested projection ({"size":{"uom":1}}).
-func (p *projParser) subObject(parent *pnode, name string, obj Value, parentPath string) error {
-	if len(obj.fields) == 1 && strings.HasPrefix(obj.fields[0].Key, "$") {
+func (p *projParser) subObject(parent *pnode, name string, obj value.Value, parentPath string) error {
+	if len(obj.Fields()) == 1 && strings.HasPrefix(obj.Fields()[0].Key, "$") {
 		return p.operator(parent, name, obj, parentPath)
 	}
 	full := joinPath(parentPath, name)
-	if len(obj.fields) == 0 {
-		return Errorf(Invalid, "An empty sub-projection is not a valid value. Found empty object at path %s", full)
+	if len(obj.Fields()) == 0 {
+		return errs.Errorf(errs.Invalid, "An empty sub-projection is not a valid value. Found empty object at path %s", full)
 	}
 	n, err := p.internalAt(parent, name)
 	if err != nil {
 		return err
 	}
-	for _, f := range obj.fields {
+	for _, f := range obj.Fields() {
 		if err := p.element(n, f.Key, f.Value, full); err != nil {
 			return err
 		}
@@ -50,8 +54,8 @@ func (p *projParser) internalAt(parent *pnode, name string) (*pnode, error) {
 }
 
 // operator parses {"<name>":{"$op":arg}}.
-func (p *projParser) operator(parent *pnode, name string, obj Value, parentPath string) error {
-	op, arg := obj.fields[0].Key, obj.fields[0].Value
+func (p *projParser) operator(parent *pnode, name string, obj value.Value, parentPath string) error {
+	op, arg := obj.Fields()[0].Key, obj.Fields()[0].Value
 	switch op {
 	case "$slice":
 		return p.slice(parent, name, arg, parentPath)
@@ -64,10 +68,10 @@ func (p *projParser) operator(parent *pnode, name string, obj Value, parentPath 
 		return p.computed(parent, name, &pnode{kind: pLiteral, value: arg})
 	}
 	if p.typ == projExclusion {
-		return Errorf(Invalid, "Cannot use expression other than $meta in exclusion projection").
+		return errs.Errorf(errs.Invalid, "Cannot use expression other than $meta in exclusion projection").
 			WithHint("computed fields need an inclusion projection")
 	}
-	e, err := CompileExpr(obj)
+	e, err := expr.Compile(obj)
 	if err != nil {
 		return err
 	}
@@ -77,7 +81,7 @@ func (p *projParser) operator(parent *pnode, name string, obj Value, parentPath 
 // computed adds a computed field, which makes the projection an inclusion.
 func (p *projParser) computed(parent *pnode, name string, leaf *pnode) error {
 	if p.typ == projExclusion {
-		return Errorf(Invalid, "Cannot use an expression on field %s in an exclusion projection", name).
+		return errs.Errorf(errs.Invalid, "Cannot use an expression on field %s in an exclusion projection", name).
 			WithHint("computed fields need an inclusion projection")
 	}
 	if err := p.add(parent, name, leaf); err != nil {
@@ -88,16 +92,16 @@ func (p *projParser) computed(parent *pnode, name string, leaf *pnode) error {
 }
 
 // slice parses {"$slice": n} and {"$slice": [skip, limit]}.
-func (p *projParser) slice(parent *pnode, name string, arg Value, parentPath string) error {
+func (p *projParser) slice(parent *pnode, name string, arg value.Value, parentPath string) error {
 	op := postOp{slice: true, path: strings.Split(joinPath(parentPath, name), ".")}
-	switch arg.kind {
-	case Long, Double:
+	switch arg.Kind() {
+	case value.Long, value.Double:
 		op.limit = sliceInt(arg)
-	case Array:
-		if len(arg.arr) != 2 {
+	case value.Array:
+		if len(arg.Array()) != 2 {
 			return projError("$slice array argument should be of form [skip, limit] (field `%s`)", name)
 		}
-		skip, limit := arg.arr[0], arg.arr[1]
+		skip, limit := arg.Array()[0], arg.Array()[1]
 		if !skip.IsNumber() {
 			return projError("$slice expects the skip argument to be a number, got %s (field `%s`)", skip.TypeName(), name)
 		}
@@ -121,8 +125,8 @@ func (p *projParser) slice(parent *pnode, name string, arg Value, parentPath str
 
 // sliceInt converts a $slice number to an integer, truncating doubles and
 // saturating at the int64 range.
-func sliceInt(v Value) int64 {
-	if v.kind == Long {
+func sliceInt(v value.Value) int64 {
+	if v.Kind() == value.Long {
 		return v.Long()
 	}
 	f := v.Double()
@@ -139,16 +143,16 @@ func sliceInt(v Value) int64 {
 
 // elemMatch parses {"<field>":{"$elemMatch":{…}}}: the first array
 // element that matches.
-func (p *projParser) elemMatch(parent *pnode, name string, arg Value) error {
+func (p *projParser) elemMatch(parent *pnode, name string, arg value.Value) error {
 	switch {
-	case arg.kind != Object:
+	case arg.Kind() != value.Object:
 		return projError("elemMatch: Invalid argument, object required, but got %s", arg.TypeName())
 	case p.hasPos:
-		return Errorf(Invalid, "Cannot specify positional operator and $elemMatch.")
+		return errs.Errorf(errs.Invalid, "Cannot specify positional operator and $elemMatch.")
 	case parent != p.root || strings.Contains(name, "."):
-		return Errorf(Invalid, "Cannot use $elemMatch projection on a nested field.")
+		return errs.Errorf(errs.Invalid, "Cannot use $elemMatch projection on a nested field.")
 	}
-	spec := ObjectValue([]Field{{name, ObjectValue([]Field{{"$elemMatch", arg}})}})
+	spec := value.ObjectValue([]value.Field{{Key: name, Value: value.ObjectValue([]value.Field{{Key: "$elemMatch", Value: arg}})}})
 	f, err := CompileFilter(spec)
 	if err != nil {
 		return err

@@ -1,6 +1,9 @@
 package query
 
-import "strings"
+import (
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
+)
 
 // SortKey is one key of a sort specification.
 type SortKey struct {
@@ -17,61 +20,32 @@ type SortKey struct {
 // A Sort is immutable and safe for concurrent use.
 type Sort struct {
 	keys  []SortKey
-	paths []fieldPath
+	paths []value.Path
 }
 
 // CompileSort validates and compiles a sort specification: an object whose
 // values are 1 (ascending) or -1 (descending). A missing, null or empty
 // spec is the natural order, under which Compare always returns 0.
-func CompileSort(spec Value) (*Sort, error) {
+func CompileSort(spec value.Value) (*Sort, error) {
 	s := &Sort{}
-	if spec.kind == Missing || spec.kind == Null {
+	if spec.Kind() == value.Missing || spec.Kind() == value.Null {
 		return s, nil
 	}
-	if spec.kind != Object {
-		return nil, Errorf(Invalid, "invalid sort: the sort must be an object such as {\"age\":-1}, got %s", spec.TypeName())
+	if spec.Kind() != value.Object {
+		return nil, errs.Errorf(errs.Invalid, "invalid sort: the sort must be an object such as {\"age\":-1}, got %s", spec.TypeName())
 	}
-	for _, f := range spec.fields {
-		desc, err := sortDirection(f.Key, f.Value)
+	for _, f := range spec.Fields() {
+		desc, err := value.SortDirection(f.Key, f.Value)
 		if err != nil {
 			return nil, err
 		}
-		if err := checkSortPath(f.Key); err != nil {
+		if err := value.CheckSortPath(f.Key); err != nil {
 			return nil, err
 		}
 		s.keys = append(s.keys, SortKey{Path: f.Key, Desc: desc})
-		s.paths = append(s.paths, parsePath(f.Key))
+		s.paths = append(s.paths, value.ParsePath(f.Key))
 	}
 	return s, nil
-}
-
-func sortDirection(key string, v Value) (desc bool, err error) {
-	switch {
-	case isInteger(v, 1):
-		return false, nil
-	case isInteger(v, -1):
-		return true, nil
-	case v.kind == Object && len(v.fields) > 0 && v.fields[0].Key == "$meta":
-		return false, Errorf(Invalid, "invalid sort: {\"$meta\":…} sort keys are not supported (field `%s`)", key).
-			WithHint("`omgdb search` returns results ranked by score")
-	}
-	return false, Errorf(Invalid, "invalid sort: $sort key ordering must be 1 (for ascending) or -1 (for descending), got %s for `%s`", v, key).
-		WithHint(`write {"%s":1} or {"%s":-1}`, key, key)
-}
-
-func checkSortPath(path string) error {
-	if path == "" {
-		return Errorf(Invalid, "invalid sort: the field path is empty")
-	}
-	for _, p := range strings.Split(path, ".") {
-		if p == "" {
-			return Errorf(Invalid, "invalid sort: field path `%s` has an empty component", path)
-		}
-		if strings.HasPrefix(p, "$") {
-			return Errorf(Invalid, "invalid sort: field path `%s`: field names may not start with '$'", path)
-		}
-	}
-	return nil
 }
 
 // Keys returns the sort keys in order (empty for the natural order).
@@ -83,14 +57,14 @@ func (s *Sort) Keys() []SortKey {
 // Documents equal on every key are ordered by _id ascending. Under the
 // natural order (no keys) it returns 0, so a stable sort keeps the input
 // order.
-func (s *Sort) Compare(a, b Value) int {
+func (s *Sort) Compare(a, b value.Value) int {
 	if len(s.keys) == 0 {
 		return 0
 	}
 	for i, k := range s.keys {
-		ka := sortKeyOf(a, &s.paths[i], k.Desc)
-		kb := sortKeyOf(b, &s.paths[i], k.Desc)
-		c := compareSortVals(ka, kb)
+		ka := value.SortKeyOf(a, &s.paths[i], k.Desc)
+		kb := value.SortKeyOf(b, &s.paths[i], k.Desc)
+		c := value.CompareSortVals(ka, kb)
 		if k.Desc {
 			c = -c
 		}
@@ -98,93 +72,17 @@ func (s *Sort) Compare(a, b Value) int {
 			return c
 		}
 	}
-	return Compare(a.Get("_id"), b.Get("_id"))
+	return value.Compare(a.Get("_id"), b.Get("_id"))
 }
 
-// sortVal is a document's sort key for one field: a value, or "undefined"
-// (an empty array), which sorts below null.
-type sortVal struct {
-	v     Value
-	undef bool
-}
-
-func compareSortVals(a, b sortVal) int {
-	switch {
-	case a.undef && b.undef:
-		return 0
-	case a.undef:
-		return -1
-	case b.undef:
-		return 1
+// SortOf returns the Sort of a sort specification compiled for the
+// aggregation language ($sort), whose keys are already checked.
+func SortOf(spec *value.SortSpec) *Sort {
+	s := &Sort{}
+	for i := range spec.Len() {
+		path, desc := spec.Key(i)
+		s.keys = append(s.keys, SortKey{Path: path, Desc: desc})
+		s.paths = append(s.paths, value.ParsePath(path))
 	}
-	return Compare(a.v, b.v)
-}
-
-// sortAcc keeps the smallest (ascending) or largest (descending) of the
-// values a document has at a path.
-type sortAcc struct {
-	best sortVal
-	seen bool
-	desc bool
-}
-
-func (a *sortAcc) add(v sortVal) {
-	if a.seen {
-		c := compareSortVals(v, a.best)
-		if (a.desc && c <= 0) || (!a.desc && c >= 0) {
-			return
-		}
-	}
-	a.best, a.seen = v, true
-}
-
-// sortKeyOf returns doc's sort key at path. The values are those an index
-// on the path would hold (multikey): arrays expand, one level, into their
-// elements; a missing field, or a scalar met before the path ends, is
-// null; an empty array at the end of the path is undefined.
-func sortKeyOf(doc Value, fp *fieldPath, desc bool) sortVal {
-	acc := sortAcc{desc: desc}
-	acc.walk(doc, fp.parts, fp.index)
-	return acc.best
-}
-
-func (a *sortAcc) walk(v Value, parts []string, index []int) {
-	if len(parts) == 0 {
-		a.leaf(v)
-		return
-	}
-	switch v.kind {
-	case Object:
-		a.walk(v.Get(parts[0]), parts[1:], index[1:])
-	case Array:
-		if index[0] >= 0 {
-			a.walk(v.Index(index[0]), parts[1:], index[1:])
-			return
-		}
-		if len(v.arr) == 0 {
-			a.add(sortVal{v: NullValue()})
-		}
-		for _, e := range v.arr {
-			if e.kind == Object {
-				a.walk(e, parts, index)
-			} else {
-				a.add(sortVal{v: NullValue()})
-			}
-		}
-	default:
-		a.add(sortVal{v: NullValue()})
-	}
-}
-
-func (a *sortAcc) leaf(v Value) {
-	if v.kind != Array {
-		a.add(sortVal{v: v})
-		return
-	}
-	if len(v.arr) == 0 {
-		a.add(sortVal{undef: true})
-	}
-	for _, e := range v.arr {
-		a.add(sortVal{v: e})
-	}
+	return s
 }

@@ -3,6 +3,9 @@ package query
 import (
 	"strings"
 	"time"
+
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // Update is a compiled MongoDB update: either update operators
@@ -10,8 +13,8 @@ import (
 // CompileUpdate validates it once; Apply then runs it on any number of
 // documents. An Update is immutable and safe for concurrent use.
 type Update struct {
-	spec        Value
-	replacement Value // the replacement document, when isReplace
+	spec        value.Value
+	replacement value.Value // the replacement document, when isReplace
 	isReplace   bool
 	ops         []*fieldOp         // in the order written
 	filters     map[string]*Filter // arrayFilters, by identifier
@@ -27,7 +30,7 @@ type UpdateOptions struct {
 	// {"x.score":{"$gte":8}} for $[x]; an identifier starts with a
 	// lowercase letter and is alphanumeric. Every identifier used in the
 	// update needs a filter and every filter must be used. Default: none.
-	ArrayFilters []Value
+	ArrayFilters []value.Value
 }
 
 // ApplyContext is what Apply needs to know besides the document.
@@ -41,7 +44,7 @@ type ApplyContext struct {
 	// Query is the filter that selected the document. The positional $
 	// operator uses it to find the first array element it matched. The
 	// zero Value means no query (a $ path then fails).
-	Query Value
+	Query value.Value
 }
 
 // IsReplacement reports whether the update is a replacement document
@@ -53,9 +56,9 @@ func (u *Update) IsReplacement() bool { return u.isReplace }
 // doc is not modified: the result shares unchanged parts with it. Errors
 // are *Error values of kind Invalid (kind Limit for a result nested too
 // deeply); on error the document is returned unchanged.
-func (u *Update) Apply(doc Value, ctx ApplyContext) (Value, bool, error) {
-	if doc.Kind() != Object {
-		return doc, false, Errorf(Invalid, "cannot update a value of type %s: documents are objects", doc.TypeName())
+func (u *Update) Apply(doc value.Value, ctx ApplyContext) (value.Value, bool, error) {
+	if doc.Kind() != value.Object {
+		return doc, false, errs.Errorf(errs.Invalid, "cannot update a value of type %s: documents are objects", doc.TypeName())
 	}
 	if u.isReplace {
 		return u.replace(doc)
@@ -91,24 +94,24 @@ func (u *Update) Apply(doc Value, ctx ApplyContext) (Value, bool, error) {
 // replace applies a replacement document: its fields replace doc's, and
 // doc's _id is kept (first). A replacement may repeat the _id (an equal
 // value keeps the stored one) but not change it.
-func (u *Update) replace(doc Value) (Value, bool, error) {
+func (u *Update) replace(doc value.Value) (value.Value, bool, error) {
 	id, rid := doc.Get("_id"), u.replacement.Get("_id")
 	out := u.replacement
 	switch {
 	case id.IsMissing():
 		out = out.IDFirst()
 	case rid.IsMissing():
-		out = ObjectValue(append([]Field{{"_id", id}}, out.Fields()...))
-	case Equal(id, rid):
+		out = value.ObjectValue(append([]value.Field{{Key: "_id", Value: id}}, out.Fields()...))
+	case value.Equal(id, rid):
 		out = out.With("_id", id).IDFirst()
 	default:
-		return doc, false, Errorf(Invalid, "After applying the update, the (immutable) field '_id' was found to have been altered to %s",
+		return doc, false, errs.Errorf(errs.Invalid, "After applying the update, the (immutable) field '_id' was found to have been altered to %s",
 			mongoElem("_id", rid)).WithHint("the _id of a document cannot change; insert a new document and delete the old one instead")
 	}
 	if err := checkUpdatedDoc(out, id.IsMissing()); err != nil {
 		return doc, false, err
 	}
-	if sameCanonical(doc, out) {
+	if value.SameCanonical(doc, out) {
 		return doc, false, nil
 	}
 	return out, true, nil
@@ -117,18 +120,18 @@ func (u *Update) replace(doc Value) (Value, bool, error) {
 // applier holds the state of one Apply call.
 type applier struct {
 	u   *Update
-	doc Value // the input document
+	doc value.Value // the input document
 	ctx ApplyContext
-	id  Value // doc's _id, or missing
-	now Value // the date $currentDate writes
+	id  value.Value // doc's _id, or missing
+	now value.Value // the date $currentDate writes
 }
 
-func newApplier(u *Update, doc Value, ctx ApplyContext) *applier {
+func newApplier(u *Update, doc value.Value, ctx ApplyContext) *applier {
 	now := ctx.Now
 	if now.IsZero() {
 		now = time.Now()
 	}
-	return &applier{u: u, doc: doc, ctx: ctx, id: doc.Get("_id"), now: DateValue(now.UnixMilli())}
+	return &applier{u: u, doc: doc, ctx: ctx, id: doc.Get("_id"), now: value.DateValue(now.UnixMilli())}
 }
 
 // idElem renders the document's _id the way MongoDB's messages do
@@ -147,7 +150,7 @@ func (ap *applier) checkID(s *step) error {
 	}
 	for _, p := range [][]string{s.path, s.from} {
 		if len(p) > 0 && p[0] == "_id" {
-			return Errorf(Invalid, "Performing an update on the path '%s' would modify the immutable field '_id'", dottedPath(p)).
+			return errs.Errorf(errs.Invalid, "Performing an update on the path '%s' would modify the immutable field '_id'", dottedPath(p)).
 				WithHint("the _id of a document cannot change; insert a new document and delete the old one instead")
 		}
 	}
@@ -156,7 +159,7 @@ func (ap *applier) checkID(s *step) error {
 
 // finish checks the updated document and moves an _id that the update
 // created to the front.
-func (ap *applier) finish(out Value) (Value, error) {
+func (ap *applier) finish(out value.Value) (value.Value, error) {
 	if ap.id.IsMissing() {
 		out = out.IDFirst()
 	}
@@ -165,27 +168,27 @@ func (ap *applier) finish(out Value) (Value, error) {
 
 // checkUpdatedDoc enforces what a stored document must satisfy: an _id that
 // is not an array, and nesting of at most MaxDepth.
-func checkUpdatedDoc(out Value, newID bool) error {
+func checkUpdatedDoc(out value.Value, newID bool) error {
 	if newID && out.Get("_id").IsArray() {
-		return Errorf(Invalid, "The '_id' value cannot be of type array").
+		return errs.Errorf(errs.Invalid, "The '_id' value cannot be of type array").
 			WithHint("use a scalar or an object as _id")
 	}
-	if nestingDepth(out) > MaxDepth {
-		return Errorf(Limit, "the updated document would be nested deeper than %d levels", MaxDepth).
-			WithHint("flatten the document; omgdb accepts at most %d nested objects and arrays", MaxDepth)
+	if nestingDepth(out) > value.MaxDepth {
+		return errs.Errorf(errs.Limit, "the updated document would be nested deeper than %d levels", value.MaxDepth).
+			WithHint("flatten the document; omgdb accepts at most %d nested objects and arrays", value.MaxDepth)
 	}
 	return nil
 }
 
 // nestingDepth returns the nesting of objects and arrays in v (0 for a scalar).
-func nestingDepth(v Value) int {
+func nestingDepth(v value.Value) int {
 	d := 0
 	switch v.Kind() {
-	case Object:
+	case value.Object:
 		for _, f := range v.Fields() {
 			d = max(d, nestingDepth(f.Value))
 		}
-	case Array:
+	case value.Array:
 		for _, e := range v.Array() {
 			d = max(d, nestingDepth(e))
 		}
@@ -193,40 +196,6 @@ func nestingDepth(v Value) int {
 		return 0
 	}
 	return d + 1
-}
-
-// sameCanonical reports whether a and b have the same canonical JSON: same
-// types, same field order, same bits (all NaNs alike).
-func sameCanonical(a, b Value) bool {
-	if a.kind != b.kind {
-		return false
-	}
-	switch a.kind {
-	case Double:
-		fa, fb := a.Double(), b.Double()
-		return a.num == b.num || (fa != fa && fb != fb)
-	case Array:
-		if len(a.arr) != len(b.arr) {
-			return false
-		}
-		for i := range a.arr {
-			if !sameCanonical(a.arr[i], b.arr[i]) {
-				return false
-			}
-		}
-		return true
-	case Object:
-		if len(a.fields) != len(b.fields) {
-			return false
-		}
-		for i := range a.fields {
-			if a.fields[i].Key != b.fields[i].Key || !sameCanonical(a.fields[i].Value, b.fields[i].Value) {
-				return false
-			}
-		}
-		return true
-	}
-	return a.num == b.num && a.str == b.str
 }
 
 // dottedPath joins path components with '.'.

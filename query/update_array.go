@@ -4,11 +4,14 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // pushLeaf is $push, with the $each, $position, $sort and $slice modifiers.
 type pushLeaf struct {
-	vals     []Value
+	vals     []value.Value
 	position int64 // where to insert; math.MaxInt64 appends
 	slice    int64 // keep this many (negative: from the end); math.MaxInt64 keeps all
 	sort     *pushSort
@@ -26,13 +29,13 @@ type pushSortKey struct {
 	dir  int
 }
 
-func makePush(arg Value, path string) (leafOp, error) {
+func makePush(arg value.Value, path string) (leafOp, error) {
 	l := &pushLeaf{position: math.MaxInt64, slice: math.MaxInt64}
-	if arg.Kind() != Object || arg.Get("$each").IsMissing() {
+	if arg.Kind() != value.Object || arg.Get("$each").IsMissing() {
 		if err := checkPushValue(arg, path); err != nil {
 			return nil, err
 		}
-		l.vals = []Value{arg}
+		l.vals = []value.Value{arg}
 		return l, nil
 	}
 	for _, f := range arg.Fields() {
@@ -45,51 +48,51 @@ func makePush(arg Value, path string) (leafOp, error) {
 
 // checkPushValue refuses values that omgdb cannot store, and explains a
 // modifier used without $each.
-func checkPushValue(arg Value, path string) error {
+func checkPushValue(arg value.Value, path string) error {
 	if fs := arg.Fields(); len(fs) > 0 {
 		switch fs[0].Key {
 		case "$slice", "$sort", "$position":
-			return Errorf(Invalid, "The dollar ($) prefixed field '%s' in '%s.%s' is not valid for storage.", fs[0].Key, path, fs[0].Key).
+			return errs.Errorf(errs.Invalid, "The dollar ($) prefixed field '%s' in '%s.%s' is not valid for storage.", fs[0].Key, path, fs[0].Key).
 				WithHint(`%s works together with $each: {"$each":[…],"%s":…}`, fs[0].Key, fs[0].Key)
 		}
 	}
 	return checkUpdateValue(arg, path)
 }
 
-func (l *pushLeaf) clause(f Field, path string) error {
+func (l *pushLeaf) clause(f value.Field, path string) error {
 	var ok bool
 	switch f.Key {
 	case "$each":
-		if f.Value.Kind() != Array {
-			return Errorf(Invalid, "The argument to $each in $push must be an array but it was of type: %s", f.Value.TypeName())
+		if f.Value.Kind() != value.Array {
+			return errs.Errorf(errs.Invalid, "The argument to $each in $push must be an array but it was of type: %s", f.Value.TypeName())
 		}
 		l.vals = f.Value.Array()
 		return checkUpdateValue(f.Value, path)
 	case "$slice":
 		if l.slice, ok = integerOperand(f.Value); !ok {
-			return Errorf(Invalid, "The value for $slice must be an integer value but was given type: %s", f.Value.TypeName())
+			return errs.Errorf(errs.Invalid, "The value for $slice must be an integer value but was given type: %s", f.Value.TypeName())
 		}
 	case "$position":
 		if l.position, ok = integerOperand(f.Value); !ok {
-			return Errorf(Invalid, "The value for $position must be an integer value, not of type: %s", f.Value.TypeName())
+			return errs.Errorf(errs.Invalid, "The value for $position must be an integer value, not of type: %s", f.Value.TypeName())
 		}
 	case "$sort":
 		s, err := parsePushSort(f.Value)
 		l.sort = s
 		return err
 	default:
-		return Errorf(Invalid, "Unrecognized clause in $push: %s", f.Key).
+		return errs.Errorf(errs.Invalid, "Unrecognized clause in $push: %s", f.Key).
 			WithHint("$push takes $each, $position, $slice and $sort")
 	}
 	return nil
 }
 
 // integerOperand reads a long, or a double with an integral value.
-func integerOperand(v Value) (int64, bool) {
+func integerOperand(v value.Value) (int64, bool) {
 	switch v.Kind() {
-	case Long:
+	case value.Long:
 		return v.Long(), true
-	case Double:
+	case value.Double:
 		f := v.Double()
 		if f == math.Trunc(f) && f >= -(1<<63) && f < 1<<63 {
 			return int64(f), true
@@ -98,36 +101,36 @@ func integerOperand(v Value) (int64, bool) {
 	return 0, false
 }
 
-func parsePushSort(v Value) (*pushSort, error) {
+func parsePushSort(v value.Value) (*pushSort, error) {
 	switch {
 	case v.IsNumber():
 		dir, ok := pushSortDirection(v)
 		if !ok {
-			return nil, Errorf(Invalid, "The $sort element value must be either 1 or -1")
+			return nil, errs.Errorf(errs.Invalid, "The $sort element value must be either 1 or -1")
 		}
 		return &pushSort{dir: dir}, nil
-	case v.Kind() != Object:
-		return nil, Errorf(Invalid, "The $sort is invalid: use 1/-1 to sort the whole element, or {field:1/-1} to sort embedded fields")
+	case v.Kind() != value.Object:
+		return nil, errs.Errorf(errs.Invalid, "The $sort is invalid: use 1/-1 to sort the whole element, or {field:1/-1} to sort embedded fields")
 	case v.Len() == 0:
-		return nil, Errorf(Invalid, "The $sort pattern is empty when it should be a set of fields.")
+		return nil, errs.Errorf(errs.Invalid, "The $sort pattern is empty when it should be a set of fields.")
 	}
 	s := &pushSort{}
 	for _, f := range v.Fields() {
 		dir, ok := pushSortDirection(f.Value)
 		switch {
 		case !ok:
-			return nil, Errorf(Invalid, "The $sort element value must be either 1 or -1")
+			return nil, errs.Errorf(errs.Invalid, "The $sort element value must be either 1 or -1")
 		case f.Key == "":
-			return nil, Errorf(Invalid, "The $sort field cannot be empty")
+			return nil, errs.Errorf(errs.Invalid, "The $sort field cannot be empty")
 		case strings.HasPrefix(f.Key, ".") || strings.HasSuffix(f.Key, ".") || strings.Contains(f.Key, ".."):
-			return nil, Errorf(Invalid, "The $sort field is a dotted field but has an empty part: %s", f.Key)
+			return nil, errs.Errorf(errs.Invalid, "The $sort field is a dotted field but has an empty part: %s", f.Key)
 		}
 		s.fields = append(s.fields, pushSortKey{strings.Split(f.Key, "."), dir})
 	}
 	return s, nil
 }
 
-func pushSortDirection(v Value) (int, bool) {
+func pushSortDirection(v value.Value) (int, bool) {
 	switch f := v.Float(); {
 	case !v.IsNumber():
 		return 0, false
@@ -141,22 +144,22 @@ func pushSortDirection(v Value) (int, bool) {
 
 func (*pushLeaf) mode() pathMode { return modeCreate }
 
-func (l *pushLeaf) apply(cur Value, s *step) (Value, bool, error) {
+func (l *pushLeaf) apply(cur value.Value, s *step) (value.Value, bool, error) {
 	if !cur.IsMissing() && !cur.IsArray() {
-		return cur, false, Errorf(Invalid, "The field '%s' must be an array but is of type %s in document {%s}",
+		return cur, false, errs.Errorf(errs.Invalid, "The field '%s' must be an array but is of type %s in document {%s}",
 			s.fieldPath(), cur.TypeName(), s.ap.idOrNone()).
 			WithHint("$push appends to arrays; $set '%s' to an array first", s.fieldPath())
 	}
 	elems := cur.Array()
 	at := l.insertAt(len(elems))
-	out := make([]Value, 0, len(elems)+len(l.vals))
+	out := make([]value.Value, 0, len(elems)+len(l.vals))
 	out = append(append(append(out, elems[:at]...), l.vals...), elems[at:]...)
 	if l.sort != nil {
 		l.sort.sort(out)
 	}
 	out = l.trim(out)
-	res := ArrayValue(out)
-	if sameCanonical(cur, res) {
+	res := value.ArrayValue(out)
+	if value.SameCanonical(cur, res) {
 		return cur, false, nil
 	}
 	return res, true, nil
@@ -176,7 +179,7 @@ func (l *pushLeaf) insertAt(n int) int {
 }
 
 // trim applies $slice.
-func (l *pushLeaf) trim(elems []Value) []Value {
+func (l *pushLeaf) trim(elems []value.Value) []value.Value {
 	switch n, size := l.slice, int64(len(elems)); {
 	case n >= size || n <= -size:
 		return elems
@@ -188,13 +191,13 @@ func (l *pushLeaf) trim(elems []Value) []Value {
 }
 
 // sort orders elems in place, stably.
-func (p *pushSort) sort(elems []Value) {
-	slices.SortStableFunc(elems, func(a, b Value) int {
+func (p *pushSort) sort(elems []value.Value) {
+	slices.SortStableFunc(elems, func(a, b value.Value) int {
 		if p.fields == nil {
-			return p.dir * Compare(a, b)
+			return p.dir * value.Compare(a, b)
 		}
 		for _, k := range p.fields {
-			if c := k.dir * Compare(pushSortField(a, k.path), pushSortField(b, k.path)); c != 0 {
+			if c := k.dir * value.Compare(pushSortField(a, k.path), pushSortField(b, k.path)); c != 0 {
 				return c
 			}
 		}
@@ -204,25 +207,25 @@ func (p *pushSort) sort(elems []Value) {
 
 // pushSortField is the value an element sorts by for one $sort field: the
 // field of a document element (null when absent), null for others.
-func pushSortField(e Value, path []string) Value {
+func pushSortField(e value.Value, path []string) value.Value {
 	if !e.IsObject() {
-		return Value{}
+		return value.Value{}
 	}
 	return valueAtPath(e, path)
 }
 
 // addToSetLeaf is $addToSet: each value not already in the array is
 // appended (values equal by Compare count as present).
-type addToSetLeaf struct{ vals []Value }
+type addToSetLeaf struct{ vals []value.Value }
 
-func makeAddToSet(arg Value, path string) (leafOp, error) {
-	vals := []Value{arg}
+func makeAddToSet(arg value.Value, path string) (leafOp, error) {
+	vals := []value.Value{arg}
 	if fs := arg.Fields(); len(fs) > 0 && fs[0].Key == "$each" {
-		if fs[0].Value.Kind() != Array {
-			return nil, Errorf(Invalid, "The argument to $each in $addToSet must be an array but it was of type %s", fs[0].Value.TypeName())
+		if fs[0].Value.Kind() != value.Array {
+			return nil, errs.Errorf(errs.Invalid, "The argument to $each in $addToSet must be an array but it was of type %s", fs[0].Value.TypeName())
 		}
 		if len(fs) > 1 {
-			return nil, Errorf(Invalid, "Found unexpected fields after $each in $addToSet: %s", mongoValue(arg))
+			return nil, errs.Errorf(errs.Invalid, "Found unexpected fields after $each in $addToSet: %s", mongoValue(arg))
 		}
 		vals = dedupeValues(fs[0].Value.Array())
 	}
@@ -235,8 +238,8 @@ func makeAddToSet(arg Value, path string) (leafOp, error) {
 }
 
 // dedupeValues returns vals without later values equal to earlier ones.
-func dedupeValues(vals []Value) []Value {
-	var out []Value
+func dedupeValues(vals []value.Value) []value.Value {
+	var out []value.Value
 	for _, v := range vals {
 		if !containsValue(out, v) {
 			out = append(out, v)
@@ -245,20 +248,20 @@ func dedupeValues(vals []Value) []Value {
 	return out
 }
 
-func containsValue(vals []Value, v Value) bool {
-	return slices.ContainsFunc(vals, func(e Value) bool { return Equal(e, v) })
+func containsValue(vals []value.Value, v value.Value) bool {
+	return slices.ContainsFunc(vals, func(e value.Value) bool { return value.Equal(e, v) })
 }
 
 func (addToSetLeaf) mode() pathMode { return modeCreate }
 
-func (l addToSetLeaf) apply(cur Value, s *step) (Value, bool, error) {
+func (l addToSetLeaf) apply(cur value.Value, s *step) (value.Value, bool, error) {
 	if !cur.IsMissing() && !cur.IsArray() {
-		return cur, false, Errorf(Invalid, "Cannot apply $addToSet to non-array field. Field named '%s' has non-array type %s",
+		return cur, false, errs.Errorf(errs.Invalid, "Cannot apply $addToSet to non-array field. Field named '%s' has non-array type %s",
 			s.fieldName(), cur.TypeName()).
 			WithHint("$addToSet adds to arrays; $set '%s' to an array first", s.fieldPath())
 	}
 	elems := cur.Array()
-	out := append([]Value(nil), elems...)
+	out := append([]value.Value(nil), elems...)
 	for _, v := range l.vals {
 		if !containsValue(elems, v) {
 			out = append(out, v)
@@ -267,22 +270,22 @@ func (l addToSetLeaf) apply(cur Value, s *step) (Value, bool, error) {
 	if !cur.IsMissing() && len(out) == len(elems) {
 		return cur, false, nil
 	}
-	return ArrayValue(out), true, nil
+	return value.ArrayValue(out), true, nil
 }
 
 // popLeaf is $pop: removes the first (-1) or last (1) element.
 type popLeaf struct{ front bool }
 
-func makePop(arg Value, path string) (leafOp, error) {
+func makePop(arg value.Value, path string) (leafOp, error) {
 	if !arg.IsNumber() {
-		return nil, Errorf(Invalid, "Expected a number in: %s", mongoElem(path, arg))
+		return nil, errs.Errorf(errs.Invalid, "Expected a number in: %s", mongoElem(path, arg))
 	}
 	n, ok := integerOperand(arg)
 	if !ok {
-		return nil, Errorf(Invalid, "Expected an integer: %s", mongoElem(path, arg))
+		return nil, errs.Errorf(errs.Invalid, "Expected an integer: %s", mongoElem(path, arg))
 	}
 	if n != 1 && n != -1 {
-		return nil, Errorf(Invalid, "$pop expects 1 or -1, found: %d", n).
+		return nil, errs.Errorf(errs.Invalid, "$pop expects 1 or -1, found: %d", n).
 			WithHint("use -1 to remove the first element, 1 to remove the last")
 	}
 	return popLeaf{front: n == -1}, nil
@@ -290,46 +293,46 @@ func makePop(arg Value, path string) (leafOp, error) {
 
 func (popLeaf) mode() pathMode { return modeViable }
 
-func (l popLeaf) apply(cur Value, s *step) (Value, bool, error) {
+func (l popLeaf) apply(cur value.Value, s *step) (value.Value, bool, error) {
 	if !cur.IsArray() {
-		return cur, false, Errorf(Invalid, "Path '%s' contains an element of non-array type '%s'", s.fieldPath(), cur.TypeName())
+		return cur, false, errs.Errorf(errs.Invalid, "Path '%s' contains an element of non-array type '%s'", s.fieldPath(), cur.TypeName())
 	}
 	elems := cur.Array()
 	switch {
 	case len(elems) == 0:
 		return cur, false, nil
 	case l.front:
-		return ArrayValue(elems[1:]), true, nil
+		return value.ArrayValue(elems[1:]), true, nil
 	}
-	return ArrayValue(elems[:len(elems)-1]), true, nil
+	return value.ArrayValue(elems[:len(elems)-1]), true, nil
 }
 
 // pullLeaf is $pull and $pullAll: removes the elements that match.
 type pullLeaf struct {
 	name  string
-	match func(Value) bool
+	match func(value.Value) bool
 }
 
 // pullWrap is the field name that $pull conditions on values ({$gte: 6})
 // test an element under.
 const pullWrap = "v"
 
-func makePull(arg Value, _ string) (leafOp, error) {
-	if arg.Kind() != Object {
-		return pullLeaf{"$pull", func(e Value) bool { return Equal(e, arg) }}, nil
+func makePull(arg value.Value, _ string) (leafOp, error) {
+	if arg.Kind() != value.Object {
+		return pullLeaf{"$pull", func(e value.Value) bool { return value.Equal(e, arg) }}, nil
 	}
 	if fs := arg.Fields(); len(fs) > 0 && pullValueOperators[fs[0].Key] {
-		f, err := CompileFilter(ObjectValue([]Field{{pullWrap, arg}}))
+		f, err := CompileFilter(value.ObjectValue([]value.Field{{Key: pullWrap, Value: arg}}))
 		if err != nil {
 			return nil, err
 		}
-		return pullLeaf{"$pull", func(e Value) bool { return f.Match(ObjectValue([]Field{{pullWrap, e}})) }}, nil
+		return pullLeaf{"$pull", func(e value.Value) bool { return f.Match(value.ObjectValue([]value.Field{{Key: pullWrap, Value: e}})) }}, nil
 	}
 	f, err := CompileFilter(arg)
 	if err != nil {
 		return nil, err
 	}
-	return pullLeaf{"$pull", func(e Value) bool { return e.IsObject() && f.Match(e) }}, nil
+	return pullLeaf{"$pull", func(e value.Value) bool { return e.IsObject() && f.Match(e) }}, nil
 }
 
 // pullValueOperators are the query operators that apply to a field's value;
@@ -343,23 +346,23 @@ var pullValueOperators = map[string]bool{
 	"$geoWithin": true, "$geoIntersects": true, "$near": true, "$nearSphere": true, "$within": true,
 }
 
-func makePullAll(arg Value, _ string) (leafOp, error) {
-	if arg.Kind() != Array {
-		return nil, Errorf(Invalid, "$pullAll requires an array argument but was given a %s", arg.TypeName())
+func makePullAll(arg value.Value, _ string) (leafOp, error) {
+	if arg.Kind() != value.Array {
+		return nil, errs.Errorf(errs.Invalid, "$pullAll requires an array argument but was given a %s", arg.TypeName())
 	}
 	vals := arg.Array()
-	return pullLeaf{"$pullAll", func(e Value) bool { return containsValue(vals, e) }}, nil
+	return pullLeaf{"$pullAll", func(e value.Value) bool { return containsValue(vals, e) }}, nil
 }
 
 func (pullLeaf) mode() pathMode { return modeViable }
 
-func (l pullLeaf) apply(cur Value, s *step) (Value, bool, error) {
+func (l pullLeaf) apply(cur value.Value, s *step) (value.Value, bool, error) {
 	if !cur.IsArray() {
-		return cur, false, Errorf(Invalid, "Cannot apply %s to a non-array value", l.name).
+		return cur, false, errs.Errorf(errs.Invalid, "Cannot apply %s to a non-array value", l.name).
 			WithHint("'%s' holds %s", s.fieldPath(), aTypeName(cur))
 	}
 	elems := cur.Array()
-	out := make([]Value, 0, len(elems))
+	out := make([]value.Value, 0, len(elems))
 	for _, e := range elems {
 		if !l.match(e) {
 			out = append(out, e)
@@ -368,5 +371,5 @@ func (l pullLeaf) apply(cur Value, s *step) (Value, bool, error) {
 	if len(out) == len(elems) {
 		return cur, false, nil
 	}
-	return ArrayValue(out), true, nil
+	return value.ArrayValue(out), true, nil
 }

@@ -3,6 +3,9 @@ package query
 import (
 	"strconv"
 	"strings"
+
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // updateOperators lists the update operators, most used first (ties in
@@ -14,7 +17,7 @@ var updateOperators = []string{
 
 // leafMaker validates an operator's argument for one path and returns the
 // operator's behaviour. path is the path as written, for messages.
-type leafMaker func(arg Value, path string) (leafOp, error)
+type leafMaker func(arg value.Value, path string) (leafOp, error)
 
 var leafMakers = map[string]leafMaker{
 	"$set":         makeSet,
@@ -48,7 +51,7 @@ type fieldOp struct {
 // a replacement document. opts may be nil. Errors are *Error values of
 // kind Invalid with MongoDB's messages (kind Limit for a path nested
 // deeper than documents may be).
-func CompileUpdate(spec Value, opts *UpdateOptions) (*Update, error) {
+func CompileUpdate(spec value.Value, opts *UpdateOptions) (*Update, error) {
 	if opts == nil {
 		opts = &UpdateOptions{}
 	}
@@ -75,26 +78,26 @@ func CompileUpdate(spec Value, opts *UpdateOptions) (*Update, error) {
 	return u, nil
 }
 
-func checkUpdateShape(spec Value) error {
+func checkUpdateShape(spec value.Value) error {
 	switch {
-	case spec.Kind() == Array:
-		return Errorf(Invalid, "pipeline-style updates are not supported").
+	case spec.Kind() == value.Array:
+		return errs.Errorf(errs.Invalid, "pipeline-style updates are not supported").
 			WithHint(`write update operators such as {"$set":{"field":value}}`)
-	case spec.Kind() != Object:
-		return Errorf(Invalid, "update must be an object, got %s", spec.TypeName()).
+	case spec.Kind() != value.Object:
+		return errs.Errorf(errs.Invalid, "update must be an object, got %s", spec.TypeName()).
 			WithHint(`write update operators such as {"$set":{"field":value}}`)
 	case spec.Len() == 0:
-		return Errorf(Invalid, "Update document requires atomic operators").
+		return errs.Errorf(errs.Invalid, "Update document requires atomic operators").
 			WithHint(`write update operators such as {"$set":{"field":value}}; a replacement document needs at least one field`)
 	}
 	return nil
 }
 
 // compileReplacement validates a replacement document.
-func (u *Update) compileReplacement(spec Value) error {
+func (u *Update) compileReplacement(spec value.Value) error {
 	for _, f := range spec.Fields() {
 		if strings.HasPrefix(f.Key, "$") {
-			return Errorf(Invalid, "The dollar ($) prefixed field '%s' in '%s' is not allowed in the context of an update's replacement document.", f.Key, f.Key).
+			return errs.Errorf(errs.Invalid, "The dollar ($) prefixed field '%s' in '%s' is not allowed in the context of an update's replacement document.", f.Key, f.Key).
 				WithHint(`an update holds either only operators ({"$set":{…}}) or, to replace the document, only fields`)
 		}
 		if err := checkUpdateKey(f.Key, f.Key); err != nil {
@@ -118,7 +121,7 @@ type updateCompiler struct {
 	paths [][]string      // every path registered so far, for conflicts
 }
 
-func (c *updateCompiler) compileOperators(spec Value) error {
+func (c *updateCompiler) compileOperators(spec value.Value) error {
 	for _, f := range spec.Fields() {
 		if err := c.operator(f); err != nil {
 			return err
@@ -127,19 +130,19 @@ func (c *updateCompiler) compileOperators(spec Value) error {
 	return nil
 }
 
-func (c *updateCompiler) operator(f Field) error {
+func (c *updateCompiler) operator(f value.Field) error {
 	_, known := leafMakers[f.Key]
 	switch {
 	case f.Key == "$rename":
 	case !strings.HasPrefix(f.Key, "$"):
-		return Errorf(Invalid, "unknown update operator: %s%s", f.Key, DidYouMean(f.Key, updateOperators)).
+		return errs.Errorf(errs.Invalid, "unknown update operator: %s%s", f.Key, errs.DidYouMean(f.Key, updateOperators)).
 			WithHint(`an update holds either only operators ({"$set":{…}}) or, to replace the document, only fields`)
 	case !known:
-		return Errorf(Invalid, "unknown update operator: %s%s", f.Key, DidYouMean(f.Key, updateOperators)).
+		return errs.Errorf(errs.Invalid, "unknown update operator: %s%s", f.Key, errs.DidYouMean(f.Key, updateOperators)).
 			WithHint("update operators are %s", strings.Join(updateOperators, ", "))
 	}
-	if f.Value.Kind() != Object {
-		return Errorf(Invalid, "Modifiers operate on fields but we found type %s instead. For example: {$mod: {<field>: ...}} not {%s}",
+	if f.Value.Kind() != value.Object {
+		return errs.Errorf(errs.Invalid, "Modifiers operate on fields but we found type %s instead. For example: {$mod: {<field>: ...}} not {%s}",
 			f.Value.TypeName(), mongoElem(f.Key, f.Value))
 	}
 	for _, fl := range f.Value.Fields() {
@@ -157,7 +160,7 @@ func (c *updateCompiler) operator(f Field) error {
 }
 
 // field compiles one path of an operator other than $rename.
-func (c *updateCompiler) field(name string, fl Field) error {
+func (c *updateCompiler) field(name string, fl value.Field) error {
 	path, err := parseUpdatePath(fl.Key)
 	if err != nil {
 		return err
@@ -174,7 +177,7 @@ func (c *updateCompiler) field(name string, fl Field) error {
 }
 
 // rename compiles one {from: to} pair of $rename.
-func (c *updateCompiler) rename(fl Field) error {
+func (c *updateCompiler) rename(fl value.Field) error {
 	from, err := parseUpdatePath(fl.Key)
 	if err != nil {
 		return err
@@ -182,8 +185,8 @@ func (c *updateCompiler) rename(fl Field) error {
 	if err := c.register(from); err != nil {
 		return err
 	}
-	if fl.Value.Kind() != String {
-		return Errorf(Invalid, "The 'to' field for $rename must be a string: %s", mongoElem(fl.Key, fl.Value))
+	if fl.Value.Kind() != value.String {
+		return errs.Errorf(errs.Invalid, "The 'to' field for $rename must be a string: %s", mongoElem(fl.Key, fl.Value))
 	}
 	to, err := parseUpdatePath(fl.Value.Str())
 	if err != nil {
@@ -199,16 +202,16 @@ func (c *updateCompiler) rename(fl Field) error {
 	return nil
 }
 
-func checkRename(from, to []string, fl Field) error {
+func checkRename(from, to []string, fl value.Field) error {
 	switch {
 	case dottedPath(from) == dottedPath(to):
-		return Errorf(Invalid, "The source and target field for $rename must differ: %s", mongoElem(fl.Key, fl.Value))
+		return errs.Errorf(errs.Invalid, "The source and target field for $rename must differ: %s", mongoElem(fl.Key, fl.Value))
 	case pathHasPrefix(from, to) || pathHasPrefix(to, from):
-		return Errorf(Invalid, "The source and target field for $rename must not be on the same path: %s", mongoElem(fl.Key, fl.Value))
+		return errs.Errorf(errs.Invalid, "The source and target field for $rename must not be on the same path: %s", mongoElem(fl.Key, fl.Value))
 	case isPositionalPath(from):
-		return Errorf(Invalid, "The source field for $rename may not be dynamic: %s", dottedPath(from))
+		return errs.Errorf(errs.Invalid, "The source field for $rename may not be dynamic: %s", dottedPath(from))
 	case isPositionalPath(to):
-		return Errorf(Invalid, "The destination field for $rename may not be dynamic: %s", dottedPath(to))
+		return errs.Errorf(errs.Invalid, "The destination field for $rename may not be dynamic: %s", dottedPath(to))
 	}
 	return nil
 }
@@ -243,7 +246,7 @@ func (c *updateCompiler) register(path []string) error {
 		}
 	}
 	if at >= 0 {
-		return Errorf(Invalid, "Updating the path '%s' would create a conflict at '%s'", dottedPath(path), dottedPath(path[:at+1])).
+		return errs.Errorf(errs.Invalid, "Updating the path '%s' would create a conflict at '%s'", dottedPath(path), dottedPath(path[:at+1])).
 			WithHint("each field may be updated by one operator, and not together with a field inside it; split the update in two")
 	}
 	c.paths = append(c.paths, path)
@@ -273,14 +276,14 @@ func (c *updateCompiler) identifiers(path []string) error {
 			continue
 		}
 		if i == 0 {
-			return Errorf(Invalid, "Cannot have array filter identifier (i.e. '$[<id>]') element in the first position in path '%s'", dottedPath(path))
+			return errs.Errorf(errs.Invalid, "Cannot have array filter identifier (i.e. '$[<id>]') element in the first position in path '%s'", dottedPath(path))
 		}
 		id := comp[2 : len(comp)-1]
 		if id == "" {
 			continue
 		}
 		if c.u.filters[id] == nil {
-			return Errorf(Invalid, "No array filter found for identifier '%s' in path '%s'", id, dottedPath(path)).
+			return errs.Errorf(errs.Invalid, "No array filter found for identifier '%s' in path '%s'", id, dottedPath(path)).
 				WithHint(`pass a filter for it in arrayFilters, such as {"%s":{"$gt":0}}`, id)
 		}
 		c.used[id] = true
@@ -291,7 +294,7 @@ func (c *updateCompiler) identifiers(path []string) error {
 func (c *updateCompiler) checkFiltersUsed(order []string) error {
 	for _, id := range order {
 		if !c.used[id] {
-			return Errorf(Invalid, "The array filter for identifier '%s' was not used in the update %s", id, mongoValue(c.u.spec)).
+			return errs.Errorf(errs.Invalid, "The array filter for identifier '%s' was not used in the update %s", id, mongoValue(c.u.spec)).
 				WithHint("remove the filter, or use $[%s] in a path", id)
 		}
 	}
@@ -301,13 +304,13 @@ func (c *updateCompiler) checkFiltersUsed(order []string) error {
 // parseUpdatePath splits and validates a path of an update operator.
 func parseUpdatePath(s string) ([]string, error) {
 	if s == "" {
-		return nil, Errorf(Invalid, "An empty update path is not valid.")
+		return nil, errs.Errorf(errs.Invalid, "An empty update path is not valid.")
 	}
 	path := strings.Split(s, ".")
 	positional, first := 0, -1
 	for i, comp := range path {
 		if comp == "" {
-			return nil, Errorf(Invalid, "The update path '%s' contains an empty field name, which is not allowed.", s)
+			return nil, errs.Errorf(errs.Invalid, "The update path '%s' contains an empty field name, which is not allowed.", s)
 		}
 		if comp == "$" {
 			if positional++; first < 0 {
@@ -317,15 +320,15 @@ func parseUpdatePath(s string) ([]string, error) {
 	}
 	switch {
 	case positional > 1:
-		return nil, Errorf(Invalid, "Too many positional (i.e. '$') elements found in path '%s'", s)
+		return nil, errs.Errorf(errs.Invalid, "Too many positional (i.e. '$') elements found in path '%s'", s)
 	case first == 0:
-		return nil, Errorf(Invalid, "Cannot have positional (i.e. '$') element in the first position in path '%s'", s)
-	case len(path) >= MaxDepth:
-		return nil, Errorf(Limit, "the update path '%s' has %d parts; documents nest at most %d levels", clipMessage(s), len(path), MaxDepth)
+		return nil, errs.Errorf(errs.Invalid, "Cannot have positional (i.e. '$') element in the first position in path '%s'", s)
+	case len(path) >= value.MaxDepth:
+		return nil, errs.Errorf(errs.Limit, "the update path '%s' has %d parts; documents nest at most %d levels", clipMessage(s), len(path), value.MaxDepth)
 	}
 	for _, comp := range path {
 		if comp[0] == '$' && comp != "$" && !isArrayUpdate(comp) {
-			return nil, Errorf(Invalid, "The dollar ($) prefixed field '%s' in '%s' is not valid for storage.", comp, s).
+			return nil, errs.Errorf(errs.Invalid, "The dollar ($) prefixed field '%s' in '%s' is not valid for storage.", comp, s).
 				WithHint("omgdb stores no field names that start with '$'; positional operators are $, $[] and $[<identifier>]")
 		}
 	}
@@ -334,9 +337,9 @@ func parseUpdatePath(s string) ([]string, error) {
 
 // checkUpdateValue refuses field names that omgdb cannot store or address
 // inside a value written at path: names that start with '$' or contain '.'.
-func checkUpdateValue(v Value, path string) error {
+func checkUpdateValue(v value.Value, path string) error {
 	switch v.Kind() {
-	case Object:
+	case value.Object:
 		for _, f := range v.Fields() {
 			full := path + "." + f.Key
 			if err := checkUpdateKey(f.Key, full); err != nil {
@@ -346,7 +349,7 @@ func checkUpdateValue(v Value, path string) error {
 				return err
 			}
 		}
-	case Array:
+	case value.Array:
 		for i, e := range v.Array() {
 			if err := checkUpdateValue(e, path+"."+strconv.Itoa(i)); err != nil {
 				return err
@@ -358,11 +361,11 @@ func checkUpdateValue(v Value, path string) error {
 
 func checkUpdateKey(key, full string) error {
 	if strings.HasPrefix(key, "$") {
-		return Errorf(Invalid, "The dollar ($) prefixed field '%s' in '%s' is not valid for storage.", key, full).
+		return errs.Errorf(errs.Invalid, "The dollar ($) prefixed field '%s' in '%s' is not valid for storage.", key, full).
 			WithHint("omgdb stores no field names that start with '$'; rename the field")
 	}
 	if strings.Contains(key, ".") {
-		return Errorf(Invalid, "The dotted field '%s' in '%s' is not valid for storage: field names cannot contain '.'", key, full).
+		return errs.Errorf(errs.Invalid, "The dotted field '%s' in '%s' is not valid for storage: field names cannot contain '.'", key, full).
 			WithHint("nest the value instead: a dotted name is read as a path")
 	}
 	return nil

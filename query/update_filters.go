@@ -4,16 +4,19 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // compileArrayFilters compiles the arrayFilters option: one filter per
 // identifier. order lists the identifiers as given.
-func compileArrayFilters(list []Value) (map[string]*Filter, []string, error) {
+func compileArrayFilters(list []value.Value) (map[string]*Filter, []string, error) {
 	filters := map[string]*Filter{}
 	var order []string
 	for i, spec := range list {
-		if spec.Kind() != Object {
-			return nil, nil, Errorf(Invalid, "arrayFilters[%d] must be an object, got %s", i, spec.TypeName())
+		if spec.Kind() != value.Object {
+			return nil, nil, errs.Errorf(errs.Invalid, "arrayFilters[%d] must be an object, got %s", i, spec.TypeName())
 		}
 		f, err := CompileFilter(spec)
 		if err != nil {
@@ -24,7 +27,7 @@ func compileArrayFilters(list []Value) (map[string]*Filter, []string, error) {
 			return nil, nil, err
 		}
 		if filters[id] != nil {
-			return nil, nil, Errorf(Invalid, "Found multiple array filters with the same top-level field name %s", id).
+			return nil, nil, errs.Errorf(errs.Invalid, "Found multiple array filters with the same top-level field name %s", id).
 				WithHint("combine the conditions on %s in one filter", id)
 		}
 		filters[id] = f
@@ -34,35 +37,35 @@ func compileArrayFilters(list []Value) (map[string]*Filter, []string, error) {
 }
 
 func arrayFilterError(err error) error {
-	e := Errorf(Invalid, "Error parsing array filter :: caused by :: %s", err.Error())
-	e.Hint, e.Err = HintOf(err), err
+	e := errs.Errorf(errs.Invalid, "Error parsing array filter :: caused by :: %s", err.Error())
+	e.Hint, e.Err = errs.HintOf(err), err
 	return e
 }
 
 // filterIdentifier returns the identifier an array filter is about: the
 // first component of its field names, which must be the same for all.
-func filterIdentifier(spec Value) (string, error) {
+func filterIdentifier(spec value.Value) (string, error) {
 	var names []string
 	collectFilterNames(spec, &names)
 	if len(names) == 0 {
-		return "", Errorf(Invalid, "Cannot use an expression without a top-level field name in arrayFilters").
+		return "", errs.Errorf(errs.Invalid, "Cannot use an expression without a top-level field name in arrayFilters").
 			WithHint(`name the element in the filter, such as {"x":{"$gt":0}} for $[x]`)
 	}
 	for _, n := range names[1:] {
 		if n != names[0] {
-			return "", Errorf(Invalid, "Error parsing array filter :: caused by :: Expected a single top-level field name, found '%s' and '%s'", names[0], n).
+			return "", errs.Errorf(errs.Invalid, "Error parsing array filter :: caused by :: Expected a single top-level field name, found '%s' and '%s'", names[0], n).
 				WithHint("give each identifier its own filter")
 		}
 	}
 	if !validFilterIdentifier(names[0]) {
-		return "", Errorf(Invalid, "Error parsing array filter :: caused by :: The top-level field name must be an alphanumeric string beginning with a lowercase letter, found '%s'", names[0])
+		return "", errs.Errorf(errs.Invalid, "Error parsing array filter :: caused by :: The top-level field name must be an alphanumeric string beginning with a lowercase letter, found '%s'", names[0])
 	}
 	return names[0], nil
 }
 
 // collectFilterNames appends the first path component of every field
 // that the filter spec tests, looking into $and, $or and $nor.
-func collectFilterNames(spec Value, names *[]string) {
+func collectFilterNames(spec value.Value, names *[]string) {
 	for _, f := range spec.Fields() {
 		switch {
 		case f.Key == "$and" || f.Key == "$or" || f.Key == "$nor":
@@ -140,7 +143,7 @@ func (ap *applier) concretePaths(op *fieldOp) ([][]string, error) {
 // expand appends to out the concrete paths that path[i:] reaches below
 // v, the value at prefix: $[] stands for every element of an array,
 // $[<identifier>] for the elements its array filter matches.
-func (ap *applier) expand(v Value, path []string, i int, prefix []string, out *[][]string) error {
+func (ap *applier) expand(v value.Value, path []string, i int, prefix []string, out *[][]string) error {
 	for ; i < len(path) && !isArrayUpdate(path[i]); i++ {
 		prefix = append(prefix[:len(prefix):len(prefix)], path[i])
 		v = valueAtPath(v, path[i:i+1])
@@ -150,15 +153,15 @@ func (ap *applier) expand(v Value, path []string, i int, prefix []string, out *[
 		return nil
 	}
 	if v.IsMissing() {
-		return Errorf(Invalid, "The path '%s' must exist in the document in order to apply array updates.", dottedPath(prefix)).
+		return errs.Errorf(errs.Invalid, "The path '%s' must exist in the document in order to apply array updates.", dottedPath(prefix)).
 			WithHint("$[] and $[<identifier>] update existing arrays only; use $set on '%s' to create it", dottedPath(prefix))
 	}
 	if !v.IsArray() {
-		return Errorf(Invalid, "Cannot apply array updates to non-array element %s", mongoElem(prefix[len(prefix)-1], v))
+		return errs.Errorf(errs.Invalid, "Cannot apply array updates to non-array element %s", mongoElem(prefix[len(prefix)-1], v))
 	}
 	id := path[i][2 : len(path[i])-1]
 	for j, e := range v.Array() {
-		if id != "" && !ap.u.filters[id].Match(ObjectValue([]Field{{id, e}})) {
+		if id != "" && !ap.u.filters[id].Match(value.ObjectValue([]value.Field{{Key: id, Value: e}})) {
 			continue
 		}
 		p := append(prefix[:len(prefix):len(prefix)], strconv.Itoa(j))
@@ -182,14 +185,14 @@ func (ap *applier) positional(op *fieldOp) (int, error) {
 	}
 	var filters []*Filter
 	for _, c := range clauses {
-		f, err := CompileFilter(ObjectValue([]Field{c}))
+		f, err := CompileFilter(value.ObjectValue([]value.Field{c}))
 		if err != nil {
 			return 0, err
 		}
 		filters = append(filters, f)
 	}
 	for i, e := range arr.Array() {
-		probe := replaceAtPath(ap.doc, prefix, ArrayValue([]Value{e}))
+		probe := replaceAtPath(ap.doc, prefix, value.ArrayValue([]value.Value{e}))
 		if matchAllFilters(filters, probe) {
 			return i, nil
 		}
@@ -198,11 +201,11 @@ func (ap *applier) positional(op *fieldOp) (int, error) {
 }
 
 func errPositional(array string) error {
-	return Errorf(Invalid, "The positional operator did not find the match needed from the query.").
+	return errs.Errorf(errs.Invalid, "The positional operator did not find the match needed from the query.").
 		WithHint("the filter must select an element of '%s' (for example {\"%s\": value}); use $[] for every element", array, array)
 }
 
-func matchAllFilters(filters []*Filter, doc Value) bool {
+func matchAllFilters(filters []*Filter, doc value.Value) bool {
 	for _, f := range filters {
 		if !f.Match(doc) {
 			return false
@@ -213,7 +216,7 @@ func matchAllFilters(filters []*Filter, doc Value) bool {
 
 // queryClauses appends the clauses of query (top level or inside $and)
 // whose field is array or a path inside it.
-func queryClauses(query Value, array string, out []Field) []Field {
+func queryClauses(query value.Value, array string, out []value.Field) []value.Field {
 	for _, f := range query.Fields() {
 		switch {
 		case f.Key == "$and":
@@ -228,18 +231,18 @@ func queryClauses(query Value, array string, out []Field) []Field {
 }
 
 // replaceAtPath returns doc with the existing value at path replaced by val.
-func replaceAtPath(doc Value, path []string, val Value) Value {
+func replaceAtPath(doc value.Value, path []string, val value.Value) value.Value {
 	if len(path) == 0 {
 		return val
 	}
 	switch doc.Kind() {
-	case Object:
+	case value.Object:
 		return doc.With(path[0], replaceAtPath(doc.Get(path[0]), path[1:], val))
-	case Array:
+	case value.Array:
 		idx, _ := pathIndex(path[0])
-		out := append([]Value(nil), doc.Array()...)
+		out := append([]value.Value(nil), doc.Array()...)
 		out[idx] = replaceAtPath(out[idx], path[1:], val)
-		return ArrayValue(out)
+		return value.ArrayValue(out)
 	}
 	return doc
 }
@@ -256,7 +259,7 @@ func checkStepConflicts(steps []*step) error {
 				continue
 			}
 			if at, ok := findStepConflict(p, s.op, owner, inside, multi); ok {
-				return Errorf(Invalid, "Update created a conflict at '%s'", at).
+				return errs.Errorf(errs.Invalid, "Update created a conflict at '%s'", at).
 					WithHint("two operators reach the same array element; split the update in two")
 			}
 			owner[dottedPath(p)] = s.op

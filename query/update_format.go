@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // maxMessageValue caps how much of a value an error message shows.
@@ -12,13 +14,13 @@ const maxMessageValue = 256
 
 // mongoValue renders v the way MongoDB's messages print values
 // ({ a: 1, b: [ "x" ] }), cut to maxMessageValue bytes.
-func mongoValue(v Value) string {
+func mongoValue(v value.Value) string {
 	return clipMessage(string(appendMongo(nil, v)))
 }
 
 // mongoElem renders a named value the way MongoDB's messages print an
 // element (a: { b: 1 }), cut to maxMessageValue bytes.
-func mongoElem(name string, v Value) string {
+func mongoElem(name string, v value.Value) string {
 	return clipMessage(string(appendMongo(append([]byte(name), ": "...), v)))
 }
 
@@ -36,36 +38,37 @@ func clipMessage(s string) string {
 
 // appendMongo appends the MongoDB shell-style text of v. It stops early
 // once dst is longer than clipMessage would keep.
-func appendMongo(dst []byte, v Value) []byte {
+func appendMongo(dst []byte, v value.Value) []byte {
 	if len(dst) > maxMessageValue {
 		return dst
 	}
 	switch v.Kind() {
-	case Object:
+	case value.Object:
 		return appendMongoObject(dst, v)
-	case Array:
+	case value.Array:
 		return appendMongoArray(dst, v)
-	case Double:
+	case value.Double:
 		return appendMongoDouble(dst, v.Double())
-	case ObjectID:
+	case value.ObjectID:
 		dst = append(dst, "ObjectId('"...)
-		dst = hex.AppendEncode(dst, []byte(v.str))
+		id := v.OID()
+		dst = hex.AppendEncode(dst, id[:])
 		return append(dst, "')"...)
-	case Date:
+	case value.Date:
 		dst = append(dst, "new Date("...)
 		dst = strconv.AppendInt(dst, v.Date(), 10)
 		return append(dst, ')')
-	case Binary:
+	case value.Binary:
 		dst = append(dst, "BinData("...)
 		dst = strconv.AppendInt(dst, int64(v.Subtype()), 10)
 		dst = append(dst, ", "...)
 		dst = hex.AppendEncode(dst, v.Bytes())
 		return append(dst, ')')
 	}
-	return AppendJSON(dst, v)
+	return value.AppendJSON(dst, v)
 }
 
-func appendMongoObject(dst []byte, v Value) []byte {
+func appendMongoObject(dst []byte, v value.Value) []byte {
 	if v.Len() == 0 {
 		return append(dst, "{}"...)
 	}
@@ -81,7 +84,7 @@ func appendMongoObject(dst []byte, v Value) []byte {
 	return append(dst, " }"...)
 }
 
-func appendMongoArray(dst []byte, v Value) []byte {
+func appendMongoArray(dst []byte, v value.Value) []byte {
 	if v.Len() == 0 {
 		return append(dst, "[]"...)
 	}
@@ -104,16 +107,16 @@ func appendMongoDouble(dst []byte, f float64) []byte {
 	case math.IsInf(f, -1):
 		return append(dst, "-inf"...)
 	}
-	return appendDouble(dst, f)
+	return value.AppendDouble(dst, f)
 }
 
 // aTypeName names v's type with an article for hints: "a string", "an
 // array", "null".
-func aTypeName(v Value) string {
+func aTypeName(v value.Value) string {
 	switch v.Kind() {
-	case Null:
+	case value.Null:
 		return "null"
-	case Array, Object, ObjectID:
+	case value.Array, value.Object, value.ObjectID:
 		return "an " + v.TypeName()
 	}
 	return "a " + v.TypeName()

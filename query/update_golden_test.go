@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // The golden update cases live in testdata/update/*.txt. A case is a
@@ -140,28 +142,28 @@ func runGoldenCase(t *testing.T, c *goldenCase) string {
 	res, changed, err := c.apply(t)
 	if err != nil {
 		s := "error   " + err.Error() + "\n"
-		if h := query.HintOf(err); h != "" {
+		if h := errs.HintOf(err); h != "" {
 			s += "hint    " + h + "\n"
 		}
-		var qe *query.Error
+		var qe *errs.Error
 		if !errors.As(err, &qe) {
-			t.Errorf("%s:%d: error %v is not a *query.Error", c.file, c.line, err)
+			t.Errorf("%s:%d: error %v is not a *errs.Error", c.file, c.line, err)
 		}
 		return s
 	}
-	s := "want    " + string(query.JSON(res)) + "\n"
+	s := "want    " + string(value.JSON(res)) + "\n"
 	if !changed {
 		s += "unchanged\n"
 	}
 	return s
 }
 
-func (c *goldenCase) apply(t *testing.T) (query.Value, bool, error) {
-	parse := func(key string) query.Value {
+func (c *goldenCase) apply(t *testing.T) (value.Value, bool, error) {
+	parse := func(key string) value.Value {
 		if c.get[key] == "" {
-			return query.Value{}
+			return value.Value{}
 		}
-		v, err := query.ParseString(c.get[key])
+		v, err := value.ParseString(c.get[key])
 		if err != nil {
 			t.Fatalf("%s:%d: %s: %v", c.file, c.line, key, err)
 		}
@@ -170,23 +172,23 @@ func (c *goldenCase) apply(t *testing.T) (query.Value, bool, error) {
 	opts := &query.UpdateOptions{ArrayFilters: parse("filters").Array()}
 	u, err := query.CompileUpdate(parse("update"), opts)
 	if err != nil {
-		return query.Value{}, false, err
+		return value.Value{}, false, err
 	}
 	ctx := query.ApplyContext{Now: goldenNow, Query: parse("query")}
 	doc := parse("doc")
 	if _, ok := c.get["upsert"]; ok {
 		ctx.Insert, ctx.Query = true, parse("upsert")
 		if doc, err = query.UpsertSeed(ctx.Query); err != nil {
-			return query.Value{}, false, err
+			return value.Value{}, false, err
 		}
 	}
-	before := string(query.JSON(doc))
+	before := string(value.JSON(doc))
 	res, changed, err := u.Apply(doc, ctx)
-	if after := string(query.JSON(doc)); after != before {
+	if after := string(value.JSON(doc)); after != before {
 		t.Errorf("%s:%d: Apply modified its input: %s became %s", c.file, c.line, before, after)
 	}
-	if err == nil && changed == (string(query.JSON(res)) == before) {
-		t.Errorf("%s:%d: changed = %v, but result %s vs input %s", c.file, c.line, changed, query.JSON(res), before)
+	if err == nil && changed == (string(value.JSON(res)) == before) {
+		t.Errorf("%s:%d: changed = %v, but result %s vs input %s", c.file, c.line, changed, value.JSON(res), before)
 	}
 	return res, changed, err
 }
@@ -194,6 +196,6 @@ func (c *goldenCase) apply(t *testing.T) (query.Value, bool, error) {
 // fullFilters reports whether CompileFilter is the full filter language
 // yet (the interim filter matches equality only, without array indexes).
 func fullFilters() bool {
-	f, err := query.CompileFilter(query.MustParse(`{"a":{"$gte":1},"b.0":1}`))
-	return err == nil && f.Match(query.MustParse(`{"a":2,"b":[1]}`))
+	f, err := query.CompileFilter(value.MustParse(`{"a":{"$gte":1},"b.0":1}`))
+	return err == nil && f.Match(value.MustParse(`{"a":2,"b":[1]}`))
 }

@@ -3,12 +3,15 @@ package query
 import (
 	"math"
 	"math/bits"
+
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // setLeaf is $set and $setOnInsert: the field becomes val.
-type setLeaf struct{ val Value }
+type setLeaf struct{ val value.Value }
 
-func makeSet(arg Value, path string) (leafOp, error) {
+func makeSet(arg value.Value, path string) (leafOp, error) {
 	if err := checkUpdateValue(arg, path); err != nil {
 		return nil, err
 	}
@@ -17,8 +20,8 @@ func makeSet(arg Value, path string) (leafOp, error) {
 
 func (setLeaf) mode() pathMode { return modeCreate }
 
-func (l setLeaf) apply(cur Value, _ *step) (Value, bool, error) {
-	if sameCanonical(cur, l.val) {
+func (l setLeaf) apply(cur value.Value, _ *step) (value.Value, bool, error) {
+	if value.SameCanonical(cur, l.val) {
 		return cur, false, nil
 	}
 	return l.val, true, nil
@@ -27,29 +30,31 @@ func (l setLeaf) apply(cur Value, _ *step) (Value, bool, error) {
 // unsetLeaf is $unset: the field is removed (an array element becomes null).
 type unsetLeaf struct{}
 
-func makeUnset(Value, string) (leafOp, error) { return unsetLeaf{}, nil }
+func makeUnset(value.Value, string) (leafOp, error) { return unsetLeaf{}, nil }
 
 func (unsetLeaf) mode() pathMode { return modeLenient }
 
-func (unsetLeaf) apply(Value, *step) (Value, bool, error) { return Value{}, true, nil }
+func (unsetLeaf) apply(value.Value, *step) (value.Value, bool, error) {
+	return value.Value{}, true, nil
+}
 
 // arithLeaf is $inc (mul false) and $mul (mul true).
 type arithLeaf struct {
-	arg Value
+	arg value.Value
 	mul bool
 }
 
-func makeInc(arg Value, path string) (leafOp, error) {
+func makeInc(arg value.Value, path string) (leafOp, error) {
 	if !arg.IsNumber() {
-		return nil, Errorf(Invalid, "Cannot increment with non-numeric argument: {%s}", mongoElem(path, arg)).
+		return nil, errs.Errorf(errs.Invalid, "Cannot increment with non-numeric argument: {%s}", mongoElem(path, arg)).
 			WithHint("$inc takes a number (a long or a double)")
 	}
 	return arithLeaf{arg: arg}, nil
 }
 
-func makeMul(arg Value, path string) (leafOp, error) {
+func makeMul(arg value.Value, path string) (leafOp, error) {
 	if !arg.IsNumber() {
-		return nil, Errorf(Invalid, "Cannot multiply with non-numeric argument: {%s}", mongoElem(path, arg)).
+		return nil, errs.Errorf(errs.Invalid, "Cannot multiply with non-numeric argument: {%s}", mongoElem(path, arg)).
 			WithHint("$mul takes a number (a long or a double)")
 	}
 	return arithLeaf{arg: arg, mul: true}, nil
@@ -64,59 +69,59 @@ func (l arithLeaf) name() string {
 	return "$inc"
 }
 
-func (l arithLeaf) apply(cur Value, s *step) (Value, bool, error) {
+func (l arithLeaf) apply(cur value.Value, s *step) (value.Value, bool, error) {
 	if cur.IsMissing() {
 		if l.mul { // zero of the multiplier's type
-			return arithNumbers(l.arg, LongValue(0), true), true, nil
+			return arithNumbers(l.arg, value.LongValue(0), true), true, nil
 		}
 		return l.arg, true, nil
 	}
 	if !cur.IsNumber() {
-		return cur, false, Errorf(Invalid, "Cannot apply %s to a value of non-numeric type. {%s} has the field '%s' of non-numeric type %s",
+		return cur, false, errs.Errorf(errs.Invalid, "Cannot apply %s to a value of non-numeric type. {%s} has the field '%s' of non-numeric type %s",
 			l.name(), s.ap.idElem(), s.fieldName(), cur.TypeName()).
 			WithHint("%s works on numbers; '%s' holds %s", l.name(), s.fieldPath(), aTypeName(cur))
 	}
 	out := arithNumbers(cur, l.arg, l.mul)
 	if out.IsMissing() {
-		return cur, false, Errorf(Invalid, "Failed to apply %s operations to current value ((NumberLong)%d) for document {%s}",
+		return cur, false, errs.Errorf(errs.Invalid, "Failed to apply %s operations to current value ((NumberLong)%d) for document {%s}",
 			l.name(), cur.Long(), s.ap.idElem()).
 			WithHint("the result overflows a 64-bit long and omgdb has no decimal type; use a double operand (such as %s) to store the field as a double", doubleOperand(l.arg))
 	}
-	if sameCanonical(cur, out) {
+	if value.SameCanonical(cur, out) {
 		return cur, false, nil
 	}
 	return out, true, nil
 }
 
 // doubleOperand spells n as a double for a hint.
-func doubleOperand(n Value) string {
-	return string(appendDouble(nil, n.Float()))
+func doubleOperand(n value.Value) string {
+	return string(value.AppendDouble(nil, n.Float()))
 }
 
 // arithNumbers adds or multiplies two numbers: long with long gives a long (or
 // missing on overflow), anything with a double gives a double.
-func arithNumbers(a, b Value, mul bool) Value {
-	if a.Kind() == Long && b.Kind() == Long {
+func arithNumbers(a, b value.Value, mul bool) value.Value {
+	if a.Kind() == value.Long && b.Kind() == value.Long {
 		x, y := a.Long(), b.Long()
 		if mul {
 			return mulLongChecked(x, y)
 		}
 		s := x + y
 		if (s > x) != (y > 0) {
-			return Value{}
+			return value.Value{}
 		}
-		return LongValue(s)
+		return value.LongValue(s)
 	}
 	if mul {
-		return DoubleValue(a.Float() * b.Float())
+		return value.DoubleValue(a.Float() * b.Float())
 	}
-	return DoubleValue(a.Float() + b.Float())
+	return value.DoubleValue(a.Float() + b.Float())
 }
 
 // mulLongChecked multiplies two longs, or returns missing on overflow.
-func mulLongChecked(x, y int64) Value {
+func mulLongChecked(x, y int64) value.Value {
 	if x == 0 || y == 0 {
-		return LongValue(0)
+		return value.LongValue(0)
 	}
 	neg := (x < 0) != (y < 0)
 	hi, lo := bits.Mul64(longMagnitude(x), longMagnitude(y))
@@ -125,12 +130,12 @@ func mulLongChecked(x, y int64) Value {
 		limit++
 	}
 	if hi != 0 || lo > limit {
-		return Value{}
+		return value.Value{}
 	}
 	if neg {
-		return LongValue(int64(-lo)) // -lo wraps to MinInt64 for lo = 2^63
+		return value.LongValue(int64(-lo)) // -lo wraps to MinInt64 for lo = 2^63
 	}
-	return LongValue(int64(lo))
+	return value.LongValue(int64(lo))
 }
 
 func longMagnitude(x int64) uint64 {
@@ -142,18 +147,18 @@ func longMagnitude(x int64) uint64 {
 
 // compareLeaf is $min (max false) and $max (max true).
 type compareLeaf struct {
-	val Value
+	val value.Value
 	max bool
 }
 
-func makeMin(arg Value, path string) (leafOp, error) {
+func makeMin(arg value.Value, path string) (leafOp, error) {
 	if err := checkUpdateValue(arg, path); err != nil {
 		return nil, err
 	}
 	return compareLeaf{val: arg}, nil
 }
 
-func makeMax(arg Value, path string) (leafOp, error) {
+func makeMax(arg value.Value, path string) (leafOp, error) {
 	if err := checkUpdateValue(arg, path); err != nil {
 		return nil, err
 	}
@@ -162,11 +167,11 @@ func makeMax(arg Value, path string) (leafOp, error) {
 
 func (compareLeaf) mode() pathMode { return modeCreate }
 
-func (l compareLeaf) apply(cur Value, _ *step) (Value, bool, error) {
+func (l compareLeaf) apply(cur value.Value, _ *step) (value.Value, bool, error) {
 	if cur.IsMissing() {
 		return l.val, true, nil
 	}
-	c := Compare(l.val, cur)
+	c := value.Compare(l.val, cur)
 	if (l.max && c > 0) || (!l.max && c < 0) {
 		return l.val, true, nil
 	}
@@ -176,80 +181,80 @@ func (l compareLeaf) apply(cur Value, _ *step) (Value, bool, error) {
 // dateLeaf is $currentDate: the field becomes the time of the update.
 type dateLeaf struct{}
 
-func makeCurrentDate(arg Value, path string) (leafOp, error) {
+func makeCurrentDate(arg value.Value, path string) (leafOp, error) {
 	switch arg.Kind() {
-	case Bool:
+	case value.Bool:
 		return dateLeaf{}, nil
-	case Object:
+	case value.Object:
 		return currentDateType(arg)
 	}
-	return nil, Errorf(Invalid, "%s is not valid type for $currentDate. Please use a boolean ('true') or a $type expression ({$type: 'timestamp/date'}).", arg.TypeName())
+	return nil, errs.Errorf(errs.Invalid, "%s is not valid type for $currentDate. Please use a boolean ('true') or a $type expression ({$type: 'timestamp/date'}).", arg.TypeName())
 }
 
-func currentDateType(arg Value) (leafOp, error) {
+func currentDateType(arg value.Value) (leafOp, error) {
 	valid := false
 	for _, f := range arg.Fields() {
 		if f.Key != "$type" {
-			return nil, Errorf(Invalid, "Unrecognized $currentDate option: %s", f.Key)
+			return nil, errs.Errorf(errs.Invalid, "Unrecognized $currentDate option: %s", f.Key)
 		}
 		switch f.Value.Str() {
 		case "date":
 			valid = true
 		case "timestamp":
-			return nil, Errorf(Invalid, "$currentDate: {$type: 'timestamp'} is not supported: omgdb has no timestamp type").
+			return nil, errs.Errorf(errs.Invalid, "$currentDate: {$type: 'timestamp'} is not supported: omgdb has no timestamp type").
 				WithHint(`use true or {"$type":"date"} to store the current date`)
 		}
 	}
 	if !valid {
-		return nil, Errorf(Invalid, "The '$type' string field is required to be 'date' or 'timestamp': {$currentDate: {field : {$type: 'date'}}}")
+		return nil, errs.Errorf(errs.Invalid, "The '$type' string field is required to be 'date' or 'timestamp': {$currentDate: {field : {$type: 'date'}}}")
 	}
 	return dateLeaf{}, nil
 }
 
 func (dateLeaf) mode() pathMode { return modeCreate }
 
-func (dateLeaf) apply(cur Value, s *step) (Value, bool, error) {
-	if sameCanonical(cur, s.ap.now) {
+func (dateLeaf) apply(cur value.Value, s *step) (value.Value, bool, error) {
+	if value.SameCanonical(cur, s.ap.now) {
 		return cur, false, nil
 	}
 	return s.ap.now, true, nil
 }
 
 // bitLeaf is $bit: and, or and xor on a long, in the order written.
-type bitLeaf struct{ ops []Field }
+type bitLeaf struct{ ops []value.Field }
 
 const bitFormat = "{$bit: {field: {and/or/xor: #}}"
 
-func makeBit(arg Value, path string) (leafOp, error) {
-	if arg.Kind() != Object {
-		return nil, Errorf(Invalid, "The $bit modifier is not compatible with a %s. You must pass in an embedded document: %s", arg.TypeName(), bitFormat)
+func makeBit(arg value.Value, path string) (leafOp, error) {
+	if arg.Kind() != value.Object {
+		return nil, errs.Errorf(errs.Invalid, "The $bit modifier is not compatible with a %s. You must pass in an embedded document: %s", arg.TypeName(), bitFormat)
 	}
 	for _, f := range arg.Fields() {
 		if f.Key != "and" && f.Key != "or" && f.Key != "xor" {
-			return nil, Errorf(Invalid, "The $bit modifier only supports 'and', 'or', and 'xor', not '%s' which is an unknown operator: {%s}",
+			return nil, errs.Errorf(errs.Invalid, "The $bit modifier only supports 'and', 'or', and 'xor', not '%s' which is an unknown operator: {%s}",
 				f.Key, mongoElem(f.Key, f.Value))
 		}
-		if f.Value.Kind() != Long {
-			return nil, Errorf(Invalid, "The $bit modifier field must be an Integer(32/64 bit); a '%s' is not supported here: {%s}",
+		if f.Value.Kind() != value.Long {
+			return nil, errs.Errorf(errs.Invalid, "The $bit modifier field must be an Integer(32/64 bit); a '%s' is not supported here: {%s}",
 				f.Value.TypeName(), mongoElem(f.Key, f.Value))
 		}
 	}
 	if arg.Len() == 0 {
-		return nil, Errorf(Invalid, "You must pass in at least one bitwise operation. The format is: %s", bitFormat)
+		return nil, errs.Errorf(errs.Invalid, "You must pass in at least one bitwise operation. The format is: %s", bitFormat)
 	}
 	return bitLeaf{arg.Fields()}, nil
 }
 
 func (bitLeaf) mode() pathMode { return modeCreate }
 
-func (l bitLeaf) apply(cur Value, s *step) (Value, bool, error) {
+func (l bitLeaf) apply(cur value.Value, s *step) (value.Value, bool, error) {
 	x := int64(0)
 	switch {
 	case cur.IsMissing():
-	case cur.Kind() == Long:
+	case cur.Kind() == value.Long:
 		x = cur.Long()
 	default:
-		return cur, false, Errorf(Invalid, "Cannot apply $bit to a value of non-integral type. {%s} has the field '%s' of non-integer type %s",
+		return cur, false, errs.Errorf(errs.Invalid, "Cannot apply $bit to a value of non-integral type. {%s} has the field '%s' of non-integer type %s",
 			s.ap.idElem(), s.fieldName(), cur.TypeName())
 	}
 	for _, op := range l.ops {
@@ -262,15 +267,15 @@ func (l bitLeaf) apply(cur Value, s *step) (Value, bool, error) {
 			x ^= y
 		}
 	}
-	out := LongValue(x)
-	if sameCanonical(cur, out) {
+	out := value.LongValue(x)
+	if value.SameCanonical(cur, out) {
 		return cur, false, nil
 	}
 	return out, true, nil
 }
 
 // rename applies a $rename step: the value at s.from moves to s.path.
-func (s *step) rename(doc Value) (Value, bool, error) {
+func (s *step) rename(doc value.Value) (value.Value, bool, error) {
 	val, err := s.renameSource(doc)
 	if err != nil || val.IsMissing() {
 		return doc, false, err
@@ -290,43 +295,43 @@ func (s *step) rename(doc Value) (Value, bool, error) {
 
 // renameSource returns the value to rename, or missing when there is
 // none. A source inside an array, or below a scalar, is an error.
-func (s *step) renameSource(doc Value) (Value, error) {
-	chain := []Value{doc}
+func (s *step) renameSource(doc value.Value) (value.Value, error) {
+	chain := []value.Value{doc}
 	v := doc
 	for i, comp := range s.from {
 		switch v.Kind() {
-		case Object:
+		case value.Object:
 			v = v.Get(comp)
-		case Array:
+		case value.Array:
 			idx, ok := pathIndex(comp)
 			if !ok {
-				return Value{}, s.renameNotViable(i, v)
+				return value.Value{}, s.renameNotViable(i, v)
 			}
 			v = v.Index(idx)
 		default:
-			return Value{}, s.renameNotViable(i, v)
+			return value.Value{}, s.renameNotViable(i, v)
 		}
 		if v.IsMissing() {
-			return Value{}, nil
+			return value.Value{}, nil
 		}
 		chain = append(chain, v)
 	}
 	for k := len(chain) - 2; k >= 1; k-- {
 		if chain[k].IsArray() {
-			return Value{}, Errorf(Invalid, "The source field cannot be an array element, '%s' in doc with %s has an array field called '%s'",
+			return value.Value{}, errs.Errorf(errs.Invalid, "The source field cannot be an array element, '%s' in doc with %s has an array field called '%s'",
 				dottedPath(s.from), s.ap.idOrNone(), s.from[k-1])
 		}
 	}
 	return v, nil
 }
 
-func (s *step) renameNotViable(i int, v Value) error {
-	return Errorf(Invalid, "cannot use the part (%s of %s) to traverse the element ({%s})", s.from[i], dottedPath(s.from), mongoElem(s.from[i-1], v))
+func (s *step) renameNotViable(i int, v value.Value) error {
+	return errs.Errorf(errs.Invalid, "cannot use the part (%s of %s) to traverse the element ({%s})", s.from[i], dottedPath(s.from), mongoElem(s.from[i-1], v))
 }
 
 // checkRenameTarget refuses a destination inside an array.
-func (s *step) checkRenameTarget(doc Value) error {
-	chain := []Value{}
+func (s *step) checkRenameTarget(doc value.Value) error {
+	chain := []value.Value{}
 	v := doc
 	for _, comp := range s.path {
 		v = valueAtPath(v, []string{comp})
@@ -340,7 +345,7 @@ func (s *step) checkRenameTarget(doc Value) error {
 	}
 	for k := len(chain) - 1; k >= 0; k-- {
 		if chain[k].IsArray() {
-			return Errorf(Invalid, "The destination field cannot be an array element, '%s' in doc with %s has an array field called '%s'",
+			return errs.Errorf(errs.Invalid, "The destination field cannot be an array element, '%s' in doc with %s has an array field called '%s'",
 				dottedPath(s.path), s.ap.idOrNone(), s.path[k])
 		}
 	}

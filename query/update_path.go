@@ -1,9 +1,13 @@
 package query
 
 import (
+	"cmp"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // pathMode is how an operator treats a path that does not exist.
@@ -26,7 +30,7 @@ type leafOp interface {
 	// apply returns the new value for the field given its current value
 	// (missing when absent, which only modeCreate operators see), and
 	// whether it changed. Returning missing removes the field.
-	apply(cur Value, s *step) (Value, bool, error)
+	apply(cur value.Value, s *step) (value.Value, bool, error)
 }
 
 // maxPadding is how many nulls setting an array index beyond the end may
@@ -44,7 +48,7 @@ type step struct {
 }
 
 // run applies the step to doc.
-func (s *step) run(doc Value) (Value, bool, error) {
+func (s *step) run(doc value.Value) (value.Value, bool, error) {
 	if s.op != nil && s.op.name == "$rename" {
 		return s.rename(doc)
 	}
@@ -52,14 +56,14 @@ func (s *step) run(doc Value) (Value, bool, error) {
 }
 
 // walk applies the step at s.path[i:] below v, the value at s.path[:i].
-func (s *step) walk(v Value, i int) (Value, bool, error) {
+func (s *step) walk(v value.Value, i int) (value.Value, bool, error) {
 	if i == len(s.path) {
 		return s.leaf.apply(v, s)
 	}
 	switch v.Kind() {
-	case Object:
+	case value.Object:
 		return s.walkObject(v, i)
-	case Array:
+	case value.Array:
 		if idx, ok := pathIndex(s.path[i]); ok {
 			return s.walkArray(v, i, idx)
 		}
@@ -67,7 +71,7 @@ func (s *step) walk(v Value, i int) (Value, bool, error) {
 	return s.blocked(v, i)
 }
 
-func (s *step) walkObject(v Value, i int) (Value, bool, error) {
+func (s *step) walkObject(v value.Value, i int) (value.Value, bool, error) {
 	key := s.path[i]
 	child := v.Get(key)
 	if child.IsMissing() {
@@ -90,17 +94,17 @@ func (s *step) walkObject(v Value, i int) (Value, bool, error) {
 // remove removes field s.path[i] from object v. It refuses to leave a
 // field whose name starts with '$' first: such an object would read back
 // as Extended JSON ({"$oid":…}) rather than as a document.
-func (s *step) remove(v Value, i int) (Value, bool, error) {
+func (s *step) remove(v value.Value, i int) (value.Value, bool, error) {
 	out := v.Without(s.path[i])
 	if fs := out.Fields(); len(fs) > 0 && strings.HasPrefix(fs[0].Key, "$") && v.Fields()[0].Key == s.path[i] {
-		return v, false, Errorf(Invalid, "Cannot remove '%s': the field '%s' would come first in its document, which would then read as Extended JSON",
+		return v, false, errs.Errorf(errs.Invalid, "Cannot remove '%s': the field '%s' would come first in its document, which would then read as Extended JSON",
 			dottedPath(s.path), fs[0].Key).
 			WithHint("rename or remove '%s' first", dottedPath(append(s.path[:i:i], fs[0].Key)))
 	}
 	return out, true, nil
 }
 
-func (s *step) walkArray(v Value, i, idx int) (Value, bool, error) {
+func (s *step) walkArray(v value.Value, i, idx int) (value.Value, bool, error) {
 	elems := v.Array()
 	if idx >= len(elems) {
 		return s.pad(v, i, idx)
@@ -113,46 +117,46 @@ func (s *step) walkArray(v Value, i, idx int) (Value, bool, error) {
 		if elems[idx].IsNull() {
 			return v, false, nil
 		}
-		nv = NullValue()
+		nv = value.NullValue()
 	}
-	out := append([]Value(nil), elems...)
+	out := append([]value.Value(nil), elems...)
 	out[idx] = nv
-	return ArrayValue(out), true, nil
+	return value.ArrayValue(out), true, nil
 }
 
 // pad creates element idx beyond the end of array v, padding with nulls.
-func (s *step) pad(v Value, i, idx int) (Value, bool, error) {
+func (s *step) pad(v value.Value, i, idx int) (value.Value, bool, error) {
 	elems := v.Array()
 	nv, ok, err := s.create(i)
 	if !ok || err != nil {
 		return v, false, err
 	}
 	if idx-len(elems) > maxPadding {
-		return v, false, Errorf(Invalid, "can't backfill more than %d elements", maxPadding).
+		return v, false, errs.Errorf(errs.Invalid, "can't backfill more than %d elements", maxPadding).
 			WithHint("'%s' is far beyond the end of the array; use $push to append", dottedPath(s.path))
 	}
-	out := make([]Value, idx+1)
+	out := make([]value.Value, idx+1)
 	copy(out, elems)
 	for j := len(elems); j < idx; j++ {
-		out[j] = NullValue()
+		out[j] = value.NullValue()
 	}
 	out[idx] = nv
-	return ArrayValue(out), true, nil
+	return value.ArrayValue(out), true, nil
 }
 
 // create returns the value to insert as s.path[i] when that field is
 // absent: documents down to the leaf value. ok is false for operators
 // that do not create fields.
-func (s *step) create(i int) (Value, bool, error) {
+func (s *step) create(i int) (value.Value, bool, error) {
 	if s.leaf.mode() != modeCreate {
-		return Value{}, false, nil
+		return value.Value{}, false, nil
 	}
-	v, _, err := s.leaf.apply(Value{}, s)
+	v, _, err := s.leaf.apply(value.Value{}, s)
 	if err != nil {
-		return Value{}, false, err
+		return value.Value{}, false, err
 	}
 	for k := len(s.path) - 1; k > i; k-- {
-		v = ObjectValue([]Field{{s.path[k], v}})
+		v = value.ObjectValue([]value.Field{{Key: s.path[k], Value: v}})
 	}
 	return v, true, nil
 }
@@ -160,19 +164,19 @@ func (s *step) create(i int) (Value, bool, error) {
 // blocked handles a path whose component i cannot be looked up in v (a
 // scalar, or an array and a name that is not an index). i is at least 1:
 // the document itself is an object.
-func (s *step) blocked(v Value, i int) (Value, bool, error) {
+func (s *step) blocked(v value.Value, i int) (value.Value, bool, error) {
 	switch s.leaf.mode() {
 	case modeLenient:
 		return v, false, nil
 	case modeViable:
-		return v, false, Errorf(Invalid, "Cannot use the part (%s) of (%s) to traverse the element ({%s})",
+		return v, false, errs.Errorf(errs.Invalid, "Cannot use the part (%s) of (%s) to traverse the element ({%s})",
 			s.path[i], dottedPath(s.path), mongoElem(s.path[i-1], v))
 	}
-	return v, false, Errorf(Invalid, "Cannot create field '%s' in element {%s}", s.path[i], mongoElem(s.path[i-1], v)).
+	return v, false, errs.Errorf(errs.Invalid, "Cannot create field '%s' in element {%s}", s.path[i], mongoElem(s.path[i-1], v)).
 		WithHint("'%s' holds %s, not a document; $set '%s' itself to replace it", dottedPath(s.path[:i]), aTypeName(v), dottedPath(s.path[:i]))
 }
 
-// fieldPath names the step's target for messages.
+// Path names the step's target for messages.
 func (s *step) fieldPath() string { return dottedPath(s.path) }
 
 // fieldName is the last component of the target path.
@@ -229,19 +233,19 @@ func pathHasPrefix(p, q []string) bool {
 
 // valueAtPath looks path up in v without array traversal: names in objects,
 // indexes in arrays. It returns missing when the path does not exist.
-func valueAtPath(v Value, path []string) Value {
+func valueAtPath(v value.Value, path []string) value.Value {
 	for _, comp := range path {
 		switch v.Kind() {
-		case Object:
+		case value.Object:
 			v = v.Get(comp)
-		case Array:
+		case value.Array:
 			idx, ok := pathIndex(comp)
 			if !ok {
-				return Value{}
+				return value.Value{}
 			}
 			v = v.Index(idx)
 		default:
-			return Value{}
+			return value.Value{}
 		}
 	}
 	return v
@@ -255,7 +259,7 @@ func compareUpdatePaths(a, b []string) int {
 			return c
 		}
 	}
-	return cmpInt(len(a), len(b))
+	return cmp.Compare(len(a), len(b))
 }
 
 func compareUpdateFields(a, b string) int {
@@ -264,7 +268,7 @@ func compareUpdateFields(a, b string) int {
 	if aIdx && bIdx {
 		a, b = strings.TrimLeft(a, "0"), strings.TrimLeft(b, "0")
 		if len(a) != len(b) {
-			return cmpInt(len(a), len(b))
+			return cmp.Compare(len(a), len(b))
 		}
 	}
 	return strings.Compare(a, b)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 func TestUpdate_Paths(t *testing.T) {
@@ -26,11 +27,11 @@ func TestUpdate_Paths(t *testing.T) {
 		{`{"$unset":{"x":""},"$push":{"tags":"t"},"$currentDate":{"at":true}}`, nil, []string{"x", "tags", "at"}},
 		{`{"a":1}`, nil, nil},
 	} {
-		var filters []query.Value
+		var filters []value.Value
 		for _, f := range tc.filters {
-			filters = append(filters, query.MustParse(f))
+			filters = append(filters, value.MustParse(f))
 		}
-		u, err := query.CompileUpdate(query.MustParse(tc.spec), &query.UpdateOptions{ArrayFilters: filters})
+		u, err := query.CompileUpdate(value.MustParse(tc.spec), &query.UpdateOptions{ArrayFilters: filters})
 		if err != nil {
 			t.Fatalf("%s: %v", tc.spec, err)
 		}
@@ -68,9 +69,9 @@ func TestUpdate_PathsCoverApply(t *testing.T) {
 	probes := []string{"a", "b", "c", "a.a", "a.b", "a.c", "b.a", "b.b", "c.c", "a.b.c", "a.a.a", "b.c.a", "a.0", "a.1.b", "b.0.c", "_id"}
 	applied, checked := 0, 0
 	for i := 0; i < 30000; i++ {
-		doc := query.MustParse(strings.TrimSuffix(fmt.Sprintf(`{"_id":%d,%s`, i, randomFields(r, 3)), ",") + "}")
+		doc := value.MustParse(strings.TrimSuffix(fmt.Sprintf(`{"_id":%d,%s`, i, randomFields(r, 3)), ",") + "}")
 		spec := randomOperators(r)
-		v, err := query.Parse([]byte(spec))
+		v, err := value.Parse([]byte(spec))
 		if err != nil { // the same path twice in one operator
 			continue
 		}
@@ -90,7 +91,7 @@ func TestUpdate_PathsCoverApply(t *testing.T) {
 			}
 			checked++
 			if b, a := lookupJSON(doc, p), lookupJSON(after, p); b != a {
-				t.Fatalf("update %s of %s changed %s (%s -> %s), which none of its paths %q overlaps", spec, query.JSON(doc), p, b, a, paths)
+				t.Fatalf("update %s of %s changed %s (%s -> %s), which none of its paths %q overlaps", spec, value.JSON(doc), p, b, a, paths)
 			}
 		}
 	}
@@ -99,10 +100,10 @@ func TestUpdate_PathsCoverApply(t *testing.T) {
 	}
 }
 
-func lookupJSON(doc query.Value, path string) string {
+func lookupJSON(doc value.Value, path string) string {
 	var b strings.Builder
 	for _, v := range query.Lookup(doc, path) {
-		b.WriteString(string(query.JSON(v)) + ";")
+		b.WriteString(string(value.JSON(v)) + ";")
 	}
 	return b.String()
 }

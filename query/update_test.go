@@ -7,15 +7,17 @@ import (
 	"time"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 func mustCompileUpdate(t *testing.T, spec string, filters ...string) *query.Update {
 	t.Helper()
 	opts := &query.UpdateOptions{}
 	for _, f := range filters {
-		opts.ArrayFilters = append(opts.ArrayFilters, query.MustParse(f))
+		opts.ArrayFilters = append(opts.ArrayFilters, value.MustParse(f))
 	}
-	u, err := query.CompileUpdate(query.MustParse(spec), opts)
+	u, err := query.CompileUpdate(value.MustParse(spec), opts)
 	if err != nil {
 		t.Fatalf("CompileUpdate(%s): %v", spec, err)
 	}
@@ -23,31 +25,31 @@ func mustCompileUpdate(t *testing.T, spec string, filters ...string) *query.Upda
 }
 
 func TestCompileUpdate_NilOptions(t *testing.T) {
-	u, err := query.CompileUpdate(query.MustParse(`{"$set":{"a":1}}`), nil)
+	u, err := query.CompileUpdate(value.MustParse(`{"$set":{"a":1}}`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _, err := u.Apply(query.MustParse(`{"_id":1}`), query.ApplyContext{})
-	if err != nil || string(query.JSON(got)) != `{"_id":1,"a":1}` {
-		t.Errorf("Apply = %s, %v", query.JSON(got), err)
+	got, _, err := u.Apply(value.MustParse(`{"_id":1}`), query.ApplyContext{})
+	if err != nil || string(value.JSON(got)) != `{"_id":1,"a":1}` {
+		t.Errorf("Apply = %s, %v", value.JSON(got), err)
 	}
 }
 
 func TestCompileUpdate_ErrorKinds(t *testing.T) {
 	cases := []struct {
 		spec string
-		kind query.ErrorKind
+		kind errs.Kind
 	}{
-		{`{"$sett":{"a":1}}`, query.Invalid},
-		{`{}`, query.Invalid},
-		{`{"$set":{"a":1,"a.b":1}}`, query.Invalid},
-		{`{"$inc":{"a":"x"}}`, query.Invalid},
-		{`{"$set":{"a.$[x]":1}}`, query.Invalid},
-		{`{"$set":{"` + longPath(100) + `":1}}`, query.Limit},
+		{`{"$sett":{"a":1}}`, errs.Invalid},
+		{`{}`, errs.Invalid},
+		{`{"$set":{"a":1,"a.b":1}}`, errs.Invalid},
+		{`{"$inc":{"a":"x"}}`, errs.Invalid},
+		{`{"$set":{"a.$[x]":1}}`, errs.Invalid},
+		{`{"$set":{"` + longPath(100) + `":1}}`, errs.Limit},
 	}
 	for _, c := range cases {
-		_, err := query.CompileUpdate(query.MustParse(c.spec), nil)
-		var e *query.Error
+		_, err := query.CompileUpdate(value.MustParse(c.spec), nil)
+		var e *errs.Error
 		if !errors.As(err, &e) || e.Kind != c.kind {
 			t.Errorf("CompileUpdate(%.40s) = %v, want an *Error of kind %v", c.spec, err, c.kind)
 		}
@@ -73,7 +75,7 @@ func TestCompileUpdate_DidYouMean(t *testing.T) {
 		"$pul":         "$pull",
 	}
 	for typo, want := range cases {
-		_, err := query.CompileUpdate(query.MustParse(`{"`+typo+`":{"a":1}}`), nil)
+		_, err := query.CompileUpdate(value.MustParse(`{"`+typo+`":{"a":1}}`), nil)
 		wantMsg := "unknown update operator: " + typo + " (did you mean `" + want + "`?)"
 		if err == nil || err.Error() != wantMsg {
 			t.Errorf("%s: got %v, want %s", typo, err, wantMsg)
@@ -91,24 +93,24 @@ func TestUpdate_IsReplacement(t *testing.T) {
 }
 
 func TestUpdate_Apply_SharesAndKeepsInput(t *testing.T) {
-	doc := query.MustParse(`{"_id":1,"a":{"b":[1,2,{"c":3}]},"d":{"e":1}}`)
-	before := string(query.JSON(doc))
+	doc := value.MustParse(`{"_id":1,"a":{"b":[1,2,{"c":3}]},"d":{"e":1}}`)
+	before := string(value.JSON(doc))
 	u := mustCompileUpdate(t, `{"$set":{"a.b.2.c":4},"$unset":{"d.e":1},"$push":{"d.f":5}}`)
 	got, changed, err := u.Apply(doc, query.ApplyContext{})
 	if err != nil || !changed {
 		t.Fatalf("Apply: %v, changed %v", err, changed)
 	}
-	if s := string(query.JSON(doc)); s != before {
+	if s := string(value.JSON(doc)); s != before {
 		t.Errorf("input changed: %s, was %s", s, before)
 	}
-	if s := string(query.JSON(got)); s != `{"_id":1,"a":{"b":[1,2,{"c":4}]},"d":{"f":[5]}}` {
+	if s := string(value.JSON(got)); s != `{"_id":1,"a":{"b":[1,2,{"c":4}]},"d":{"f":[5]}}` {
 		t.Errorf("got %s", s)
 	}
 }
 
 func TestUpdate_Apply_NotADocument(t *testing.T) {
 	u := mustCompileUpdate(t, `{"$set":{"a":1}}`)
-	if _, _, err := u.Apply(query.MustParse(`[1]`), query.ApplyContext{}); err == nil {
+	if _, _, err := u.Apply(value.MustParse(`[1]`), query.ApplyContext{}); err == nil {
 		t.Error("Apply on an array succeeded")
 	}
 }
@@ -116,14 +118,14 @@ func TestUpdate_Apply_NotADocument(t *testing.T) {
 func TestUpdate_Apply_NowDefaultsToTheClock(t *testing.T) {
 	u := mustCompileUpdate(t, `{"$currentDate":{"d":true}}`)
 	before := time.Now().UnixMilli()
-	got, _, err := u.Apply(query.MustParse(`{"_id":1}`), query.ApplyContext{})
+	got, _, err := u.Apply(value.MustParse(`{"_id":1}`), query.ApplyContext{})
 	after := time.Now().UnixMilli()
 	if err != nil {
 		t.Fatal(err)
 	}
 	d := got.Get("d")
-	if d.Kind() != query.Date || d.Date() < before || d.Date() > after {
-		t.Errorf("d = %s, want a date in [%d, %d]", query.JSON(d), before, after)
+	if d.Kind() != value.Date || d.Date() < before || d.Date() > after {
+		t.Errorf("d = %s, want a date in [%d, %d]", value.JSON(d), before, after)
 	}
 }
 
@@ -131,15 +133,15 @@ func TestUpdate_Apply_NowDefaultsToTheClock(t *testing.T) {
 // goroutines (run with -race).
 func TestUpdate_Apply_Concurrent(t *testing.T) {
 	u := mustCompileUpdate(t, `{"$set":{"a.$[x].v":0},"$pull":{"b":{"k":1}},"$inc":{"n":1}}`, `{"x.k":2}`)
-	doc := query.MustParse(`{"_id":1,"a":[{"k":1,"v":1},{"k":2,"v":2}],"b":[{"k":1},{"k":3}],"n":1}`)
+	doc := value.MustParse(`{"_id":1,"a":[{"k":1,"v":1},{"k":2,"v":2}],"b":[{"k":1},{"k":3}],"n":1}`)
 	want := `{"_id":1,"a":[{"k":1,"v":1},{"k":2,"v":0}],"b":[{"k":3}],"n":2}`
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
 			for range 50 {
 				got, _, err := u.Apply(doc, query.ApplyContext{})
-				if err != nil || string(query.JSON(got)) != want {
-					t.Errorf("Apply = %s, %v", query.JSON(got), err)
+				if err != nil || string(value.JSON(got)) != want {
+					t.Errorf("Apply = %s, %v", value.JSON(got), err)
 					return
 				}
 			}
@@ -168,9 +170,9 @@ func TestUpsertSeed(t *testing.T) {
 		{`{"$expr":{"$eq":["$a",1]},"$comment":"c"}`, `{}`},
 	}
 	for _, c := range cases {
-		got, err := query.UpsertSeed(query.MustParse(c.filter))
-		if err != nil || string(query.JSON(got)) != c.want {
-			t.Errorf("UpsertSeed(%s) = %s, %v; want %s", c.filter, query.JSON(got), err, c.want)
+		got, err := query.UpsertSeed(value.MustParse(c.filter))
+		if err != nil || string(value.JSON(got)) != c.want {
+			t.Errorf("UpsertSeed(%s) = %s, %v; want %s", c.filter, value.JSON(got), err, c.want)
 		}
 	}
 }
@@ -184,7 +186,7 @@ func TestUpsertSeed_Errors(t *testing.T) {
 		{`{"a":{"$eq":{"$x":1}}}`, "The dollar ($) prefixed field '$x' in 'a.$x' is not valid for storage."},
 	}
 	for _, c := range cases {
-		_, err := query.UpsertSeed(query.MustParse(c.filter))
+		_, err := query.UpsertSeed(value.MustParse(c.filter))
 		if err == nil || err.Error() != c.want {
 			t.Errorf("UpsertSeed(%s) = %v, want %s", c.filter, err, c.want)
 		}
@@ -192,8 +194,8 @@ func TestUpsertSeed_Errors(t *testing.T) {
 }
 
 func TestUpsertSeed_Missing(t *testing.T) {
-	got, err := query.UpsertSeed(query.Value{})
-	if err != nil || string(query.JSON(got)) != `{}` {
-		t.Errorf("UpsertSeed(missing) = %s, %v", query.JSON(got), err)
+	got, err := query.UpsertSeed(value.Value{})
+	if err != nil || string(value.JSON(got)) != `{}` {
+		t.Errorf("UpsertSeed(missing) = %s, %v", value.JSON(got), err)
 	}
 }

@@ -3,12 +3,15 @@ package query
 import (
 	"slices"
 	"strings"
+
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // seedEquality is one field that a filter fixes by equality.
 type seedEquality struct {
 	path  string
-	value Value
+	value value.Value
 }
 
 // UpsertSeed returns the document an upsert starts from when filter
@@ -21,24 +24,24 @@ type seedEquality struct {
 // _id. UpsertSeed never invents an _id: the store does when none is set.
 // Two conditions on one path, or on a path and a path inside it, are an
 // error, as in MongoDB.
-func UpsertSeed(filter Value) (Value, error) {
+func UpsertSeed(filter value.Value) (value.Value, error) {
 	if filter.IsMissing() {
-		return ObjectValue(nil), nil
+		return value.ObjectValue(nil), nil
 	}
-	if filter.Kind() != Object {
-		return Value{}, Errorf(Invalid, "malformed query: filter must be an object, got %s", filter.TypeName())
+	if filter.Kind() != value.Object {
+		return value.Value{}, errs.Errorf(errs.Invalid, "malformed query: filter must be an object, got %s", filter.TypeName())
 	}
 	var eqs []seedEquality
 	collectEqualities(filter, &eqs)
 	slices.SortStableFunc(eqs, func(a, b seedEquality) int { return strings.Compare(a.path, b.path) })
 	if err := checkSeedConflicts(eqs); err != nil {
-		return Value{}, err
+		return value.Value{}, err
 	}
 	return buildSeed(eqs)
 }
 
 // collectEqualities appends the equality conditions of a filter document.
-func collectEqualities(filter Value, eqs *[]seedEquality) {
+func collectEqualities(filter value.Value, eqs *[]seedEquality) {
 	for _, f := range filter.Fields() {
 		switch {
 		case f.Key == "$and":
@@ -57,7 +60,7 @@ func collectEqualities(filter Value, eqs *[]seedEquality) {
 }
 
 // collectFieldEqualities appends the equalities of one field's condition.
-func collectFieldEqualities(path string, cond Value, eqs *[]seedEquality) {
+func collectFieldEqualities(path string, cond value.Value, eqs *[]seedEquality) {
 	fs := cond.Fields()
 	if len(fs) == 0 || !strings.HasPrefix(fs[0].Key, "$") {
 		*eqs = append(*eqs, seedEquality{path, cond})
@@ -88,10 +91,10 @@ func checkSeedConflicts(eqs []seedEquality) error {
 		for _, b := range eqs[i+1:] {
 			switch {
 			case a.path == b.path:
-				return Errorf(Invalid, "cannot infer query fields to set, path '%s' is matched twice", a.path).
+				return errs.Errorf(errs.Invalid, "cannot infer query fields to set, path '%s' is matched twice", a.path).
 					WithHint("an upsert copies the filter's equality conditions into the new document; give each field one value")
 			case strings.HasPrefix(b.path, a.path+"."):
-				return Errorf(Invalid, "cannot infer query fields to set, both paths '%s' and '%s' are matched", b.path, a.path).
+				return errs.Errorf(errs.Invalid, "cannot infer query fields to set, both paths '%s' and '%s' are matched", b.path, a.path).
 					WithHint("an upsert copies the filter's equality conditions into the new document; fix either '%s' or '%s'", a.path, b.path)
 			}
 		}
@@ -100,27 +103,27 @@ func checkSeedConflicts(eqs []seedEquality) error {
 }
 
 // buildSeed sets each equality's value at its path in a new document.
-func buildSeed(eqs []seedEquality) (Value, error) {
-	doc := ObjectValue(nil)
+func buildSeed(eqs []seedEquality) (value.Value, error) {
+	doc := value.ObjectValue(nil)
 	for _, e := range eqs {
 		path := strings.Split(e.path, ".")
 		for _, comp := range path {
 			if err := checkUpdateKey(comp, e.path); err != nil {
-				return Value{}, err
+				return value.Value{}, err
 			}
 		}
 		if err := checkUpdateValue(e.value, e.path); err != nil {
-			return Value{}, err
+			return value.Value{}, err
 		}
 		s := &step{leaf: setLeaf{e.value}, path: path}
 		next, _, err := s.walk(doc, 0)
 		if err != nil {
-			return Value{}, err
+			return value.Value{}, err
 		}
 		doc = next
 	}
 	if err := checkUpdatedDoc(doc, true); err != nil {
-		return Value{}, err
+		return value.Value{}, err
 	}
 	return doc.IDFirst(), nil
 }

@@ -4,17 +4,18 @@ import (
 	"context"
 	"runtime"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/agg"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // Env returns the environment a pipeline runs in within tx: $lookup and
 // $unionWith read the other collections of the store through it, as of
 // the same transaction.
-func (tx *Tx) Env() query.Env { return txEnv{tx} }
+func (tx *Tx) Env() agg.Env { return txEnv{tx} }
 
 type txEnv struct{ tx *Tx }
 
-func (e txEnv) Collection(ctx context.Context, name string) (query.Source, error) {
+func (e txEnv) Collection(ctx context.Context, name string) (agg.Source, error) {
 	c, err := e.tx.Collection(name)
 	if err != nil {
 		return nil, err
@@ -28,12 +29,12 @@ func (e txEnv) Collection(ctx context.Context, name string) (query.Source, error
 type AggregateOptions struct {
 	// Env resolves the collections $lookup and $unionWith name; nil means
 	// the transaction's (Tx.Env).
-	Env query.Env
+	Env agg.Env
 	// Redact, when set, rewrites every document as it is read, before any
 	// stage sees it (see Query.Redact). The pipeline then reads a plain
 	// collection scan of decoded documents: no index bounds, order or
 	// stored-JSON shortcut could reveal a removed value.
-	Redact func(query.Value) query.Value
+	Redact func(value.Value) value.Value
 }
 
 // Aggregate runs a compiled pipeline over the collection's documents. A
@@ -41,8 +42,8 @@ type AggregateOptions struct {
 // narrow what is read; a $sort that leads or follows it is left to the
 // index when one gives that order, and to the pipeline otherwise; a
 // leading $match and $group over a collection scan run on the stored
-// JSON (query.GroupScan).
-func (c *Collection) Aggregate(ctx context.Context, p *query.Pipeline, opts *AggregateOptions) query.Source {
+// JSON (agg.GroupScan).
+func (c *Collection) Aggregate(ctx context.Context, p *agg.Pipeline, opts *AggregateOptions) agg.Source {
 	if opts == nil {
 		opts = &AggregateOptions{}
 	}
@@ -76,19 +77,19 @@ func (c *Collection) Aggregate(ctx context.Context, p *query.Pipeline, opts *Agg
 // fieldsOf returns the fields a pipeline reads, when it can tell
 // (Pipeline.Fields): a collection scan then decodes only those, as
 // MongoDB projects a pipeline's dependencies.
-func fieldsOf(p *query.Pipeline) *query.FieldSet {
+func fieldsOf(p *agg.Pipeline) *value.FieldSet {
 	if paths, ok := p.Fields(); ok {
-		return query.NewFieldSet(paths)
+		return value.NewFieldSet(paths)
 	}
 	return nil
 }
 
 // groupScan runs a pipeline that starts with a $group (after an optional
-// $match that no index serves) over the stored JSON (query.GroupScan: the
+// $match that no index serves) over the stored JSON (agg.GroupScan: the
 // result is the same), on several goroutines when the collection is
 // large, the transaction is a read and the machine has two cores or more.
 // ok is false when the pipeline has no such start.
-func (c *Collection) groupScan(ctx context.Context, p *query.Pipeline, env query.Env) (src query.Source, ok bool) {
+func (c *Collection) groupScan(ctx context.Context, p *agg.Pipeline, env agg.Env) (src agg.Source, ok bool) {
 	g, ok := p.GroupScan()
 	if !ok {
 		return nil, false

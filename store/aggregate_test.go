@@ -9,12 +9,13 @@ import (
 	"testing"
 
 	"github.com/omgdb/omgdb/internal/storetest"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/agg"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
 // TestCollection_Aggregate_Parallel: a $group run over the stored JSON
-// (query.GroupScan), on one goroutine or on several (batches of stored
+// (agg.GroupScan), on one goroutine or on several (batches of stored
 // values, extracted in parallel, accumulated in key order), returns
 // exactly what the pipeline returns over a plain scan of whole documents,
 // over enough documents for many batches, some of them compressed.
@@ -58,7 +59,7 @@ func TestCollection_Aggregate_Parallel(t *testing.T) {
 		`[{"$match":{"a":3}},{"$group":{"_id":"$address.city","n":{"$count":{}}}}]`, // the index on a serves the $match
 		`[{"$group":{"_id":{"$add":["$score",1]}}}]`,                                // fails on "x"
 	} {
-		p, err := query.CompilePipeline(query.MustParse(spec), nil)
+		p, err := agg.CompilePipeline(value.MustParse(spec), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,7 +77,7 @@ func TestCollection_Aggregate_Parallel(t *testing.T) {
 	defer store.SetParallelScanMin(10)()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	p, err := query.CompilePipeline(query.MustParse(`[{"$group":{"_id":"$a"}}]`), nil)
+	p, err := agg.CompilePipeline(value.MustParse(`[{"$group":{"_id":"$a"}}]`), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,14 +89,14 @@ func TestCollection_Aggregate_Parallel(t *testing.T) {
 // aggregateAll runs p over collection c, rendering the output as
 // canonical JSON, one document a line: through Aggregate, or, plain, over
 // a scan of whole documents.
-func aggregateAll(db *store.DB, p *query.Pipeline, ctx context.Context, plain bool) (string, error) {
+func aggregateAll(db *store.DB, p *agg.Pipeline, ctx context.Context, plain bool) (string, error) {
 	var b strings.Builder
 	err := db.View(func(tx *store.Tx) error {
 		c, err := tx.Collection("c")
 		if err != nil {
 			return err
 		}
-		var src query.Source
+		var src agg.Source
 		if plain {
 			src = p.Run(ctx, c.Find(ctx, store.Query{}), tx.Env())
 		} else {
@@ -103,7 +104,7 @@ func aggregateAll(db *store.DB, p *query.Pipeline, ctx context.Context, plain bo
 		}
 		defer src.Close()
 		for src.Next() {
-			b.Write(query.JSON(src.Doc()))
+			b.Write(value.JSON(src.Doc()))
 			b.WriteByte('\n')
 		}
 		return src.Err()
@@ -128,9 +129,9 @@ func TestCollection_Aggregate_Options(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	redact := func(doc query.Value) query.Value { return doc.Without("ssn") }
+	redact := func(doc value.Value) value.Value { return doc.Without("ssn") }
 	run := func(spec string, opts *store.AggregateOptions) (string, error) {
-		p, err := query.CompilePipeline(query.MustParse(spec), nil)
+		p, err := agg.CompilePipeline(value.MustParse(spec), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,7 +144,7 @@ func TestCollection_Aggregate_Options(t *testing.T) {
 			src := c.Aggregate(context.Background(), p, opts)
 			defer src.Close()
 			for src.Next() {
-				out = append(out, string(query.AppendJSON(nil, src.Doc())))
+				out = append(out, string(value.AppendJSON(nil, src.Doc())))
 			}
 			return src.Err()
 		})
@@ -164,12 +165,12 @@ func TestCollection_Aggregate_Options(t *testing.T) {
 		t.Errorf("unredacted: %s, %v", got, err)
 	}
 	denied := errors.New("denied by the environment")
-	_, err = run(`[{"$lookup":{"from":"c","localField":"k","foreignField":"k","as":"x"}}]`, &store.AggregateOptions{Env: envFunc(func(string) (query.Source, error) { return nil, denied })})
+	_, err = run(`[{"$lookup":{"from":"c","localField":"k","foreignField":"k","as":"x"}}]`, &store.AggregateOptions{Env: envFunc(func(string) (agg.Source, error) { return nil, denied })})
 	if !errors.Is(err, denied) {
 		t.Errorf("$lookup through Env: %v, want %v", err, denied)
 	}
 }
 
-type envFunc func(name string) (query.Source, error)
+type envFunc func(name string) (agg.Source, error)
 
-func (f envFunc) Collection(_ context.Context, name string) (query.Source, error) { return f(name) }
+func (f envFunc) Collection(_ context.Context, name string) (agg.Source, error) { return f(name) }

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/omgdb/omgdb/internal/storetest"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -18,7 +18,7 @@ import (
 type dataKind struct{}
 
 func (dataKind) Prepare(def store.IndexDef) (store.IndexDef, error)  { return def, nil }
-func (dataKind) Update(*store.Index, query.Value, query.Value) error { return nil }
+func (dataKind) Update(*store.Index, value.Value, value.Value) error { return nil }
 
 func init() { store.RegisterIndexKind("store-test-data", dataKind{}) }
 
@@ -74,7 +74,7 @@ func has[C any, P interface {
 	return P(&c).Next()
 }
 
-func key(id int64) []byte { return query.AppendKey(nil, query.LongValue(id)) }
+func key(id int64) []byte { return value.AppendKey(nil, value.LongValue(id)) }
 
 func TestPlans_WritesAreNotJournaled(t *testing.T) {
 	db := storetest.MustOpen(t)

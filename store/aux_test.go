@@ -9,6 +9,7 @@ import (
 
 	"github.com/omgdb/omgdb/internal/storetest"
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -34,7 +35,7 @@ func TestCursor_KeyIsTheKeyOfTheID(t *testing.T) {
 		c, _ := tx.Collection("c")
 		n := 0
 		for cur := c.Scan(); cur.Next(); n++ {
-			if want := query.AppendKey(nil, cur.Doc().Get("_id")); !bytes.Equal(cur.Key(), want) {
+			if want := value.AppendKey(nil, cur.Doc().Get("_id")); !bytes.Equal(cur.Key(), want) {
 				t.Errorf("key %x, want %x", cur.Key(), want)
 			}
 		}
@@ -45,22 +46,22 @@ func TestCursor_KeyIsTheKeyOfTheID(t *testing.T) {
 	})
 }
 
-// sliceDocs is a query.Source over documents given as JSON.
+// sliceDocs is a agg.Source over documents given as JSON.
 type sliceDocs struct {
 	docs []string
 	i    int
 }
 
 func (s *sliceDocs) Next() bool       { s.i++; return s.i <= len(s.docs) }
-func (s *sliceDocs) Doc() query.Value { return query.MustParse(s.docs[s.i-1]) }
+func (s *sliceDocs) Doc() value.Value { return value.MustParse(s.docs[s.i-1]) }
 func (s *sliceDocs) Err() error       { return nil }
 func (s *sliceDocs) Close() error     { return nil }
 
 func TestFindIn_AppliesTheWholeQuery(t *testing.T) {
 	src := &sliceDocs{docs: []string{`{"_id":1,"n":5}`, `{"_id":2,"n":1}`, `{"_id":3,"n":3}`, `{"_id":4,"n":9}`}}
-	f, _ := query.CompileFilter(query.MustParse(`{"n":{"$lt":9}}`))
-	s, _ := query.CompileSort(query.MustParse(`{"n":-1}`))
-	p, _ := query.CompileProjection(query.MustParse(`{"_id":1}`))
+	f, _ := query.CompileFilter(value.MustParse(`{"n":{"$lt":9}}`))
+	s, _ := query.CompileSort(value.MustParse(`{"n":-1}`))
+	p, _ := query.CompileProjection(value.MustParse(`{"_id":1}`))
 	out := store.FindIn(context.Background(), src, store.Query{Filter: f, Sort: s, Projection: p, Skip: 1, Limit: 1})
 	var got []string
 	for out.Next() {

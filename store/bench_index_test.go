@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -32,7 +33,7 @@ func benchIndexed(b *testing.B, n int) *store.DB {
 }
 
 func benchFind(b *testing.B, db *store.DB, filter string, want int) {
-	f, err := query.CompileFilter(query.MustParse(filter))
+	f, err := query.CompileFilter(value.MustParse(filter))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func BenchmarkFind_IndexedRange100(b *testing.B) {
 // BenchmarkCount_Covered: a count answered from index entries alone.
 func BenchmarkCount_Covered(b *testing.B) {
 	db := benchIndexed(b, 100_000)
-	f, _ := query.CompileFilter(query.MustParse(`{"age":{"$gte":20,"$lt":25}}`))
+	f, _ := query.CompileFilter(value.MustParse(`{"age":{"$gte":20,"$lt":25}}`))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		db.View(func(tx *store.Tx) error {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -70,7 +71,7 @@ func BenchmarkInsert(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer db.Close()
-	doc := query.MustParse(benchDoc(1)).Without("_id")
+	doc := value.MustParse(benchDoc(1)).Without("_id")
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		err := db.Update(store.Change{}, func(tx *store.Tx) error {
@@ -99,7 +100,7 @@ func BenchmarkGet(b *testing.B) {
 			if err != nil {
 				return err
 			}
-			_, err = c.GetJSON(query.LongValue(int64(i * 7919 % n)))
+			_, err = c.GetJSON(value.LongValue(int64(i * 7919 % n)))
 			return err
 		})
 		if err != nil {
@@ -113,7 +114,7 @@ func BenchmarkGet(b *testing.B) {
 func BenchmarkScan(b *testing.B) {
 	const n = 100_000
 	db := benchStore(b, n)
-	filter, err := query.CompileFilter(query.MustParse(`{"address.city":"Lima","active":true}`))
+	filter, err := query.CompileFilter(value.MustParse(`{"address.city":"Lima","active":true}`))
 	if err != nil {
 		b.Fatal(err)
 	}

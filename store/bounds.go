@@ -5,7 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // Index bounds. A condition on a field becomes a list of spans of index
@@ -174,21 +174,21 @@ func sortSpans(s []span) {
 }
 
 // pointRange is the range of exactly v.
-func pointRange(v query.Value) vrange {
+func pointRange(v value.Value) vrange {
 	if v.IsMissing() {
-		v = query.NullValue()
+		v = value.NullValue()
 	}
-	k := query.AppendKey(nil, v)
+	k := value.AppendKey(nil, v)
 	s := showValue(v)
 	return vrange{lo: endpoint{k, true, s}, hi: endpoint{k, true, s}, point: true}
 }
 
-var nanKey = query.AppendKey(nil, query.DoubleValue(math.NaN()))
+var nanKey = value.AppendKey(nil, value.DoubleValue(math.NaN()))
 
 // bracket returns the range of every value of v's type bracket: numbers
 // leave out NaN, which no range comparison matches.
-func bracket(v query.Value) vrange {
-	t := query.KeyTypeByte(v)
+func bracket(v value.Value) vrange {
+	t := value.KeyTypeByte(v)
 	lo := endpoint{[]byte{t}, true, bracketStart(v)}
 	if v.IsNumber() {
 		lo = endpoint{nanKey, false, "-inf.0"}
@@ -196,36 +196,36 @@ func bracket(v query.Value) vrange {
 	return vrange{lo: lo, hi: endpoint{[]byte{t}, true, bracketEnd(v)}}
 }
 
-func bracketStart(v query.Value) string {
+func bracketStart(v value.Value) string {
 	switch v.Kind() {
-	case query.String:
+	case value.String:
 		return `""`
-	case query.Object:
+	case value.Object:
 		return "{}"
-	case query.Array:
+	case value.Array:
 		return "[]"
-	case query.Bool:
+	case value.Bool:
 		return "false"
 	}
 	return v.TypeName() + " start"
 }
 
-func bracketEnd(v query.Value) string {
+func bracketEnd(v value.Value) string {
 	switch v.Kind() {
-	case query.Long, query.Double:
+	case value.Long, value.Double:
 		return "inf.0"
-	case query.String:
+	case value.String:
 		return "{}"
-	case query.Object:
+	case value.Object:
 		return "[]"
-	case query.Bool:
+	case value.Bool:
 		return "true"
 	}
 	return v.TypeName() + " end"
 }
 
-func showValue(v query.Value) string {
-	if v.Kind() == query.Double {
+func showValue(v value.Value) string {
+	if v.Kind() == value.Double {
 		f := v.Double()
 		switch {
 		case math.IsInf(f, 1):
@@ -241,9 +241,9 @@ func showValue(v query.Value) string {
 
 // strPrefixRange is the range of the strings that start with p.
 func strPrefixRange(p string) vrange {
-	k := query.AppendKey(nil, query.StringValue(p))
+	k := value.AppendKey(nil, value.StringValue(p))
 	k = k[:len(k)-2] // drop the terminator: a prefix of every extension
-	q := query.StringValue(p).String()
+	q := value.StringValue(p).String()
 	return vrange{lo: endpoint{k, true, q}, hi: endpoint{k, true, q[:len(q)-1] + `\uffff"`}}
 }
 

@@ -7,12 +7,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // A "btree" index is a secondary index over one or more dotted field paths.
 // Its bucket holds one entry per distinct key of each document: the
-// concatenated key encodings of the fields' values (query.AppendKey, or
+// concatenated key encodings of the fields' values (value.AppendKey, or
 // AppendKeyDesc for a descending field) followed by the key of the
 // document's _id, mapped to an empty value. Equal keys of different
 // documents are distinct entries, and both point lookups and range scans
@@ -73,16 +74,16 @@ func (s *BTreeSpec) defaultName() string {
 
 // KeyPattern returns the spec's fields as MongoDB writes them:
 // {"age":-1,"name":1}.
-func (s *BTreeSpec) KeyPattern() query.Value {
-	fields := make([]query.Field, len(s.Fields))
+func (s *BTreeSpec) KeyPattern() value.Value {
+	fields := make([]value.Field, len(s.Fields))
 	for i, f := range s.Fields {
 		dir := int64(1)
 		if f.Desc {
 			dir = -1
 		}
-		fields[i] = query.Field{Key: f.Path, Value: query.LongValue(dir)}
+		fields[i] = value.Field{Key: f.Path, Value: value.LongValue(dir)}
 	}
-	return query.ObjectValue(fields)
+	return value.ObjectValue(fields)
 }
 
 // ParseKeyPattern reads the fields argument of create-index:
@@ -98,7 +99,7 @@ func ParseKeyPattern(s string) ([]IndexField, error) {
 		case dir == "-1":
 			f.Desc = true
 		default:
-			return nil, query.Errorf(query.Usage, "index field `%s`: direction must be 1 or -1, got %q", path, dir).
+			return nil, errs.Errorf(errs.Usage, "index field `%s`: direction must be 1 or -1, got %q", path, dir).
 				WithHint("write age:-1 for descending, age or age:1 for ascending")
 		}
 		fields = append(fields, f)
@@ -113,18 +114,18 @@ func ParseBTreeSpec(def IndexDef) (*BTreeSpec, error) {
 	}
 	var s BTreeSpec
 	if err := json.Unmarshal(def.Spec, &s); err != nil {
-		return nil, query.Errorf(query.Invalid, "index `%s`: unreadable spec: %v", def.Name, err)
+		return nil, errs.Errorf(errs.Invalid, "index `%s`: unreadable spec: %v", def.Name, err)
 	}
 	return &s, nil
 }
 
 func (s *BTreeSpec) validate() error {
 	if len(s.Fields) == 0 {
-		return query.Errorf(query.Usage, "an index needs at least one field").
+		return errs.Errorf(errs.Usage, "an index needs at least one field").
 			WithHint("name the fields: create-index <store> <coll> age,name:-1")
 	}
 	if len(s.Fields) > 32 {
-		return query.Errorf(query.Limit, "an index may have at most 32 fields, got %d", len(s.Fields))
+		return errs.Errorf(errs.Limit, "an index may have at most 32 fields, got %d", len(s.Fields))
 	}
 	seen := map[string]bool{}
 	for _, f := range s.Fields {
@@ -132,7 +133,7 @@ func (s *BTreeSpec) validate() error {
 			return err
 		}
 		if seen[f.Path] {
-			return query.Errorf(query.Usage, "field `%s` appears twice in the index", f.Path)
+			return errs.Errorf(errs.Usage, "field `%s` appears twice in the index", f.Path)
 		}
 		seen[f.Path] = true
 	}
@@ -141,15 +142,15 @@ func (s *BTreeSpec) validate() error {
 
 func checkIndexPath(path string) error {
 	if path == "" {
-		return query.Errorf(query.Usage, "index field path is empty").
+		return errs.Errorf(errs.Usage, "index field path is empty").
 			WithHint("name the fields: create-index <store> <coll> age,name:-1")
 	}
 	for _, p := range strings.Split(path, ".") {
 		switch {
 		case p == "":
-			return query.Errorf(query.Usage, "index field path `%s` has an empty component", path)
+			return errs.Errorf(errs.Usage, "index field path `%s` has an empty component", path)
 		case strings.HasPrefix(p, "$"):
-			return query.Errorf(query.Usage, "index field path `%s`: field names may not start with '$'", path)
+			return errs.Errorf(errs.Usage, "index field path `%s`: field names may not start with '$'", path)
 		}
 	}
 	return nil
@@ -231,7 +232,7 @@ func (t *btree) noteMultikey(mask uint64) error {
 
 var emptyValue = []byte{}
 
-func (btreeKind) Update(ix *Index, before, after query.Value) error {
+func (btreeKind) Update(ix *Index, before, after value.Value) error {
 	t, err := btreeOf(ix)
 	if err != nil {
 		return err
@@ -239,7 +240,7 @@ func (btreeKind) Update(ix *Index, before, after query.Value) error {
 	var idKey []byte
 	t.old.reset()
 	if !before.IsMissing() {
-		idKey = query.AppendKey(nil, before.Get("_id"))
+		idKey = value.AppendKey(nil, before.Get("_id"))
 		if _, err := t.gen.keys(before, &t.old); err != nil {
 			// The stored document was indexed once, so this cannot fail
 			// unless the index is damaged.
@@ -248,7 +249,7 @@ func (btreeKind) Update(ix *Index, before, after query.Value) error {
 	}
 	t.scratch.reset()
 	if !after.IsMissing() {
-		idKey = query.AppendKey(idKey[:0], after.Get("_id"))
+		idKey = value.AppendKey(idKey[:0], after.Get("_id"))
 		mask, err := t.gen.keys(after, &t.scratch)
 		if err != nil {
 			return t.keyError(after, err)
@@ -265,13 +266,13 @@ func (btreeKind) Update(ix *Index, before, after query.Value) error {
 
 // checkNew refuses keys that are too large, and keys of a unique index
 // that another document holds. It writes nothing.
-func (t *btree) checkNew(doc query.Value, idKey []byte) error {
+func (t *btree) checkNew(doc value.Value, idKey []byte) error {
 	for _, k := range t.scratch.keys {
 		if t.old.has(k) {
 			continue
 		}
 		if n := len(k) + len(idKey); n > MaxIndexKeySize {
-			return t.keyError(doc, query.Errorf(query.Limit, "its key is %d bytes, over the %d-byte index key limit", n, MaxIndexKeySize).
+			return t.keyError(doc, errs.Errorf(errs.Limit, "its key is %d bytes, over the %d-byte index key limit", n, MaxIndexKeySize).
 				WithHint("index a shorter field, or leave this field out of the index"))
 		}
 		if !t.spec.Unique {
@@ -309,15 +310,15 @@ func (t *btree) apply(idKey []byte) error {
 	return nil
 }
 
-func (t *btree) keyError(doc query.Value, err error) error {
-	e := query.Errorf(query.KindOf(err), "index `%s` of collection `%s` cannot hold document _id %s: %v", t.ix.Def.Name, t.ix.coll.name, doc.Get("_id"), err)
-	e.Hint, e.Err = query.HintOf(err), err
+func (t *btree) keyError(doc value.Value, err error) error {
+	e := errs.Errorf(errs.KindOf(err), "index `%s` of collection `%s` cannot hold document _id %s: %v", t.ix.Def.Name, t.ix.coll.name, doc.Get("_id"), err)
+	e.Hint, e.Err = errs.HintOf(err), err
 	return e
 }
 
 // duplicate returns the Conflict error of a unique index for key k, held
 // by the document whose _id key is otherID.
-func (t *btree) duplicate(doc query.Value, k, otherID []byte) error {
+func (t *btree) duplicate(doc value.Value, k, otherID []byte) error {
 	other := "(unknown)"
 	if raw := t.ix.coll.docs.Get(otherID); raw != nil {
 		if od, err := decodeDoc(raw); err == nil {
@@ -325,7 +326,7 @@ func (t *btree) duplicate(doc query.Value, k, otherID []byte) error {
 		}
 	}
 	key := t.gen.describe(doc, k)
-	e := wrap(query.Conflict, ErrDuplicateKey, "duplicate key in unique index `%s` of collection `%s`: %s is already used by _id %s (writing _id %s)",
+	e := wrap(errs.Conflict, ErrDuplicateKey, "duplicate key in unique index `%s` of collection `%s`: %s is already used by _id %s (writing _id %s)",
 		t.ix.Def.Name, t.ix.coll.name, key, other, doc.Get("_id"))
 	e.Hint = fmt.Sprintf("each document needs its own value; change this document's value, or the other's (`omgdb get %s %s '%s'`)",
 		t.ix.coll.tx.db.path, t.ix.coll.name, other)

@@ -8,7 +8,8 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // SetBuildProgress sets a function that index builds in this collection
@@ -135,7 +136,7 @@ func collect(ts []*btree, docs *Cursor) ([]*buildWorker, error) {
 			paths = append(paths, f.Path)
 		}
 	}
-	fields := query.NewFieldSet(paths)
+	fields := value.NewFieldSet(paths)
 	work := make(chan *buildBatch, 2*n)
 	free := make(chan *buildBatch, 2*n+2)
 	workers := make([]*buildWorker, n)
@@ -200,7 +201,7 @@ func collect(ts []*btree, docs *Cursor) ([]*buildWorker, error) {
 
 // run encodes the entries of the batches it receives into w's parts,
 // then sorts them. After an error it only drains its batches.
-func (w *buildWorker) run(ts []*btree, fields *query.FieldSet, work <-chan *buildBatch, free chan<- *buildBatch) {
+func (w *buildWorker) run(ts []*btree, fields *value.FieldSet, work <-chan *buildBatch, free chan<- *buildBatch) {
 	gens := make([]*keyGen, len(ts))
 	for i, t := range ts {
 		gens[i] = newKeyGen(t.spec)
@@ -228,12 +229,12 @@ func (w *buildWorker) run(ts []*btree, fields *query.FieldSet, work <-chan *buil
 }
 
 // buildDoc decodes one document and appends its entries in every index.
-func (w *buildWorker) buildDoc(ts []*btree, gens []*keyGen, keys *keySet, fields *query.FieldSet, idKey, raw []byte) error {
+func (w *buildWorker) buildDoc(ts []*btree, gens []*keyGen, keys *keySet, fields *value.FieldSet, idKey, raw []byte) error {
 	js, err := docJSON(raw)
 	if err != nil {
 		return err
 	}
-	doc, err := query.ParseFields(js, fields)
+	doc, err := value.ParseFields(js, fields)
 	if err != nil {
 		return corruptValue(err.Error())
 	}
@@ -246,7 +247,7 @@ func (w *buildWorker) buildDoc(ts []*btree, gens []*keyGen, keys *keySet, fields
 }
 
 // addEntries appends the entries of one document to p.
-func (t *btree) addEntries(p *buildPart, gen *keyGen, keys *keySet, js []byte, doc query.Value, idKey []byte) error {
+func (t *btree) addEntries(p *buildPart, gen *keyGen, keys *keySet, js []byte, doc value.Value, idKey []byte) error {
 	keys.reset()
 	m, err := gen.keys(doc, keys)
 	if err != nil {
@@ -256,11 +257,11 @@ func (t *btree) addEntries(p *buildPart, gen *keyGen, keys *keySet, js []byte, d
 	for _, k := range keys.keys {
 		n := len(k) + len(idKey)
 		if n > MaxIndexKeySize {
-			return t.keyError(wholeDoc(js), query.Errorf(query.Limit, "its key is %d bytes, over the %d-byte index key limit", n, MaxIndexKeySize).
+			return t.keyError(wholeDoc(js), errs.Errorf(errs.Limit, "its key is %d bytes, over the %d-byte index key limit", n, MaxIndexKeySize).
 				WithHint("index a shorter field, or leave this field out of the index"))
 		}
 		if len(p.arena)+n > 1<<32-1 {
-			return query.Errorf(query.Limit, "index `%s` is too large to build in one pass (over 4 GiB of keys)", t.ix.Def.Name)
+			return errs.Errorf(errs.Limit, "index `%s` is too large to build in one pass (over 4 GiB of keys)", t.ix.Def.Name)
 		}
 		if len(p.arena)+n > cap(p.arena) {
 			p.grow(n)
@@ -286,8 +287,8 @@ func (p *buildPart) grow(n int) {
 }
 
 // wholeDoc decodes a document for an error message (it names the _id).
-func wholeDoc(js []byte) query.Value {
-	doc, _ := query.Parse(js)
+func wholeDoc(js []byte) value.Value {
+	doc, _ := value.Parse(js)
 	return doc
 }
 
@@ -400,7 +401,7 @@ func mergeParts(ix *Index, parts []*buildPart) ([]byte, []buildEntry, error) {
 		n += len(p.entries)
 	}
 	if uint64(size) > 1<<32-1 {
-		return nil, nil, query.Errorf(query.Limit, "index `%s` is too large to build in one pass (over 4 GiB of keys)", ix.Def.Name)
+		return nil, nil, errs.Errorf(errs.Limit, "index `%s` is too large to build in one pass (over 4 GiB of keys)", ix.Def.Name)
 	}
 	if len(parts) == 1 {
 		return parts[0].arena, parts[0].entries, nil
@@ -484,7 +485,7 @@ func (btreeKind) Check(ix *Index) []string {
 		if mask&^flags != 0 {
 			problems = append(problems, fmt.Sprintf("document %s has an array on a field not flagged multikey", doc.Get("_id")))
 		}
-		idKey := query.AppendKey(nil, doc.Get("_id"))
+		idKey := value.AppendKey(nil, doc.Get("_id"))
 		for _, k := range keys.keys {
 			want++
 			buf = append(append(buf[:0], k...), idKey...)

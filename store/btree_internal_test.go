@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // entryKeys describes the entries of an index: each entry's field values
@@ -18,12 +18,12 @@ func keysOf(t *testing.T, spec BTreeSpec, doc string) []string {
 	t.Helper()
 	g := newKeyGen(&spec)
 	var ks keySet
-	if _, err := g.keys(query.MustParse(doc), &ks); err != nil {
+	if _, err := g.keys(value.MustParse(doc), &ks); err != nil {
 		t.Fatalf("keys(%s): %v", doc, err)
 	}
 	var out []string
 	for _, k := range ks.keys {
-		out = append(out, g.describe(query.MustParse(doc), k))
+		out = append(out, g.describe(value.MustParse(doc), k))
 	}
 	return out
 }
@@ -65,12 +65,12 @@ func TestKeyGen_Keys(t *testing.T) {
 func TestKeyGen_ParallelArrays(t *testing.T) {
 	g := newKeyGen(&BTreeSpec{Fields: []IndexField{{Path: "a"}, {Path: "b"}}})
 	var ks keySet
-	_, err := g.keys(query.MustParse(`{"a":[1],"b":[2]}`), &ks)
+	_, err := g.keys(value.MustParse(`{"a":[1],"b":[2]}`), &ks)
 	if err == nil || err.Error() != "cannot index parallel arrays [a] [b]" {
 		t.Errorf("parallel arrays: %v", err)
 	}
 	ks.reset()
-	if mask, err := g.keys(query.MustParse(`{"a":[1,2],"b":3}`), &ks); err != nil || mask != 1 {
+	if mask, err := g.keys(value.MustParse(`{"a":[1,2],"b":3}`), &ks); err != nil || mask != 1 {
 		t.Errorf("one array: mask %b, %v", mask, err)
 	}
 }
@@ -79,7 +79,7 @@ func TestKeyGen_DescendingOrder(t *testing.T) {
 	g := newKeyGen(&BTreeSpec{Fields: []IndexField{{Path: "a", Desc: true}, {Path: "b"}}})
 	key := func(doc string) []byte {
 		var ks keySet
-		g.keys(query.MustParse(doc), &ks)
+		g.keys(value.MustParse(doc), &ks)
 		return ks.keys[0]
 	}
 	// a descending, then b ascending.
@@ -111,7 +111,7 @@ func TestBTree_EntriesFollowWrites(t *testing.T) {
 	}
 	err = db.Update(Change{}, func(tx *Tx) error {
 		c, _ := tx.CreateCollection("c")
-		c.Insert(query.MustParse(`{"_id":1,"tags":"x"}`))
+		c.Insert(value.MustParse(`{"_id":1,"tags":"x"}`))
 		_, err := c.CreateIndex(BTreeIndex("", BTreeSpec{Fields: []IndexField{{Path: "tags"}}}))
 		return err
 	})
@@ -123,15 +123,15 @@ func TestBTree_EntriesFollowWrites(t *testing.T) {
 	}
 	db.Update(Change{}, func(tx *Tx) error {
 		c, _ := tx.Collection("c")
-		c.Insert(query.MustParse(`{"_id":2,"tags":["a","b","a"]}`))
-		return c.Replace(query.LongValue(1), query.MustParse(`{"tags":["x","y"]}`))
+		c.Insert(value.MustParse(`{"_id":2,"tags":["a","b","a"]}`))
+		return c.Replace(value.LongValue(1), value.MustParse(`{"tags":["x","y"]}`))
 	})
 	if n, mk := entries(); n != 4 || !mk[0] {
 		t.Fatalf("after array writes: %d entries, multikey %v", n, mk)
 	}
 	db.Update(Change{}, func(tx *Tx) error {
 		c, _ := tx.Collection("c")
-		return c.Delete(query.LongValue(2))
+		return c.Delete(value.LongValue(2))
 	})
 	if n, mk := entries(); n != 2 || !mk[0] {
 		t.Fatalf("after delete: %d entries, multikey %v (flags are never cleared)", n, mk)

@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"strings"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // keyGen computes the keys of documents for one B-tree index. It keeps
@@ -55,7 +56,7 @@ func arrayIndex(s string) int {
 // keys adds doc's keys (without the _id suffix) to out and returns the
 // fields that met an array, as a bit mask. A sparse index gives no keys
 // for a document in which every field is missing.
-func (g *keyGen) keys(doc query.Value, out *keySet) (uint64, error) {
+func (g *keyGen) keys(doc value.Value, out *keySet) (uint64, error) {
 	var mask uint64
 	present := false
 	arrayAt, arrayField := "", -1
@@ -65,14 +66,14 @@ func (g *keyGen) keys(doc query.Value, out *keySet) (uint64, error) {
 		g.walk = walker{f: f, out: &g.vals[i], arrayDepth: -1, buf: g.walk.buf}
 		g.walk.fromObject(doc, 0)
 		if !g.walk.started {
-			g.walk.emit(query.Value{})
+			g.walk.emit(value.Value{})
 		}
 		present = present || g.walk.present
 		if d := g.walk.arrayDepth; d >= 0 {
 			mask |= 1 << i
 			prefix := strings.Join(f.parts[:d+1], ".")
 			if arrayField >= 0 && prefix != arrayAt {
-				return mask, query.Errorf(query.Invalid, "cannot index parallel arrays [%s] [%s]", arrayAt, prefix).
+				return mask, errs.Errorf(errs.Invalid, "cannot index parallel arrays [%s] [%s]", arrayAt, prefix).
 					WithHint("a compound index may draw on one array per document; index the two fields separately")
 			}
 			arrayAt, arrayField = prefix, i
@@ -84,7 +85,7 @@ func (g *keyGen) keys(doc query.Value, out *keySet) (uint64, error) {
 	n := 1
 	for i := range g.vals {
 		if n *= len(g.vals[i].keys); n > MaxIndexKeysPerDocument {
-			return mask, query.Errorf(query.Limit, "it would need more than %d index entries", MaxIndexKeysPerDocument).
+			return mask, errs.Errorf(errs.Limit, "it would need more than %d index entries", MaxIndexKeysPerDocument).
 				WithHint("index fewer array fields together")
 		}
 	}
@@ -105,20 +106,20 @@ func (g *keyGen) product(out *keySet, prefix []byte, i int) {
 
 // describe returns the field values of doc whose key is k, as an object
 // such as {"email":"a@x.com"}, for error messages.
-func (g *keyGen) describe(doc query.Value, k []byte) string {
-	values := make([][]query.Value, len(g.fields))
+func (g *keyGen) describe(doc value.Value, k []byte) string {
+	values := make([][]value.Value, len(g.fields))
 	for i := range g.fields {
 		var vs valueList
 		w := walker{f: &g.fields[i], values: &vs, arrayDepth: -1}
 		w.fromObject(doc, 0)
 		if len(vs) == 0 {
-			vs = append(vs, query.NullValue())
+			vs = append(vs, value.NullValue())
 		}
 		values[i] = vs
 	}
-	var found []query.Field
-	var try func(i int, prefix []byte, acc []query.Field) bool
-	try = func(i int, prefix []byte, acc []query.Field) bool {
+	var found []value.Field
+	var try func(i int, prefix []byte, acc []value.Field) bool
+	try = func(i int, prefix []byte, acc []value.Field) bool {
 		if i == len(values) {
 			if bytes.Equal(prefix, k) {
 				found = acc
@@ -128,7 +129,7 @@ func (g *keyGen) describe(doc query.Value, k []byte) string {
 		}
 		for _, v := range values[i] {
 			enc := g.fields[i].encode(prefix[:len(prefix):len(prefix)], v)
-			if try(i+1, enc, append(acc[:len(acc):len(acc)], query.Field{Key: g.fields[i].path, Value: v})) {
+			if try(i+1, enc, append(acc[:len(acc):len(acc)], value.Field{Key: g.fields[i].path, Value: v})) {
 				return true
 			}
 		}
@@ -137,20 +138,20 @@ func (g *keyGen) describe(doc query.Value, k []byte) string {
 	if !try(0, nil, nil) {
 		return "(a key)"
 	}
-	return query.ObjectValue(found).String()
+	return value.ObjectValue(found).String()
 }
 
-func (f *genField) encode(dst []byte, v query.Value) []byte {
+func (f *genField) encode(dst []byte, v value.Value) []byte {
 	if v.IsMissing() {
-		v = query.NullValue()
+		v = value.NullValue()
 	}
 	if f.desc {
-		return query.AppendKeyDesc(dst, v)
+		return value.AppendKeyDesc(dst, v)
 	}
-	return query.AppendKey(dst, v)
+	return value.AppendKey(dst, v)
 }
 
-type valueList []query.Value
+type valueList []value.Value
 
 // walker collects the values one field's path yields in a document, the
 // way the filter matcher traverses it (see query's pathWalk): objects are
@@ -169,14 +170,14 @@ type walker struct {
 	arrayDepth int  // the path component at which the first array was met, or -1
 }
 
-func (w *walker) emit(v query.Value) {
+func (w *walker) emit(v value.Value) {
 	w.started = true
 	if !v.IsMissing() {
 		w.present = true
 	}
 	if w.values != nil {
 		if v.IsMissing() {
-			v = query.NullValue()
+			v = value.NullValue()
 		}
 		*w.values = append(*w.values, v)
 		return
@@ -192,11 +193,11 @@ func (w *walker) sawArray(depth int) {
 }
 
 // fromObject yields the values of path[i:] inside object obj.
-func (w *walker) fromObject(obj query.Value, i int) {
+func (w *walker) fromObject(obj value.Value, i int) {
 	parts := w.f.parts
 	v, j := descend(obj, parts[i:])
 	j += i
-	if v.Kind() != query.Array {
+	if v.Kind() != value.Array {
 		w.emit(v)
 		return
 	}
@@ -214,9 +215,9 @@ func (w *walker) fromObject(obj query.Value, i int) {
 }
 
 // inArray yields the values of path[i:] (not empty) for the elements of arr.
-func (w *walker) inArray(arr query.Value, i int) {
+func (w *walker) inArray(arr value.Value, i int) {
 	for k, e := range arr.Array() {
-		if e.Kind() == query.Object {
+		if e.Kind() == value.Object {
 			w.fromObject(e, i)
 		}
 		if w.f.index[i] == k {
@@ -227,16 +228,16 @@ func (w *walker) inArray(arr query.Value, i int) {
 
 // atOffset yields the values of path[i:] in e, an element selected by a
 // numeric component.
-func (w *walker) atOffset(e query.Value, i int) {
+func (w *walker) atOffset(e value.Value, i int) {
 	switch {
 	case i == len(w.f.parts):
-		if e.Kind() == query.Array {
+		if e.Kind() == value.Array {
 			w.sawArray(i - 1)
 		}
 		w.emit(e)
-	case e.Kind() == query.Object:
+	case e.Kind() == value.Object:
 		w.fromObject(e, i)
-	case e.Kind() == query.Array:
+	case e.Kind() == value.Array:
 		w.sawArray(i - 1)
 		w.inArray(e, i)
 	}
@@ -245,14 +246,14 @@ func (w *walker) atOffset(e query.Value, i int) {
 // descend follows parts through objects. It stops at the first array and
 // returns it with the index of its component; it returns missing when a
 // component is absent or a scalar is met early.
-func descend(obj query.Value, parts []string) (query.Value, int) {
+func descend(obj value.Value, parts []string) (value.Value, int) {
 	v := obj
 	for j, p := range parts {
-		if v.Kind() != query.Object {
-			return query.Value{}, j
+		if v.Kind() != value.Object {
+			return value.Value{}, j
 		}
 		v = v.Get(p)
-		if v.Kind() == query.Array || v.IsMissing() || j == len(parts)-1 {
+		if v.Kind() == value.Array || v.IsMissing() || j == len(parts)-1 {
 			return v, j
 		}
 	}

@@ -8,7 +8,8 @@ import (
 	"testing"
 
 	"github.com/omgdb/omgdb/internal/storetest"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -46,11 +47,11 @@ func TestBTree_UniqueRefusesInsert(t *testing.T) {
 	}
 	err := db.Update(store.Change{}, func(tx *store.Tx) error {
 		c, _ := tx.Collection("users")
-		_, err := c.Insert(query.MustParse(`{"_id":2,"email":"a@x"}`))
+		_, err := c.Insert(value.MustParse(`{"_id":2,"email":"a@x"}`))
 		return err
 	})
 	want := "duplicate key in unique index `email_1` of collection `users`: {\"email\":\"a@x\"} is already used by _id 1 (writing _id 2)"
-	if err == nil || err.Error() != want || query.KindOf(err) != query.Conflict || !errors.Is(err, store.ErrDuplicateKey) {
+	if err == nil || err.Error() != want || errs.KindOf(err) != errs.Conflict || !errors.Is(err, store.ErrDuplicateKey) {
 		t.Fatalf("duplicate insert: %v\nwant: %s", err, want)
 	}
 	if n := count(t, db, "users"); n != 1 {
@@ -61,15 +62,15 @@ func TestBTree_UniqueRefusesInsert(t *testing.T) {
 	storetest.Insert(t, db, "users", `{"_id":3,"email":"b@x"}`)
 	err = db.Update(store.Change{}, func(tx *store.Tx) error {
 		c, _ := tx.Collection("users")
-		if err := c.Replace(query.LongValue(1), query.MustParse(`{"email":"a@x","n":1}`)); err != nil {
+		if err := c.Replace(value.LongValue(1), value.MustParse(`{"email":"a@x","n":1}`)); err != nil {
 			return err
 		}
-		if err := c.Replace(query.LongValue(1), query.MustParse(`{"email":"c@x"}`)); err != nil {
+		if err := c.Replace(value.LongValue(1), value.MustParse(`{"email":"c@x"}`)); err != nil {
 			return err
 		}
-		return c.Replace(query.LongValue(3), query.MustParse(`{"email":"c@x"}`))
+		return c.Replace(value.LongValue(3), value.MustParse(`{"email":"c@x"}`))
 	})
-	if query.KindOf(err) != query.Conflict || !strings.Contains(err.Error(), "used by _id 1 (writing _id 3)") {
+	if errs.KindOf(err) != errs.Conflict || !strings.Contains(err.Error(), "used by _id 1 (writing _id 3)") {
 		t.Fatalf("update onto a taken key: %v", err)
 	}
 }
@@ -83,10 +84,10 @@ func TestBTree_UniqueMissingFields(t *testing.T) {
 	}
 	err := db.Update(store.Change{}, func(tx *store.Tx) error {
 		c, _ := tx.Collection("c")
-		_, err := c.Insert(query.MustParse(`{"_id":2}`))
+		_, err := c.Insert(value.MustParse(`{"_id":2}`))
 		return err
 	})
-	if query.KindOf(err) != query.Conflict || !strings.Contains(err.Error(), `{"k":null}`) {
+	if errs.KindOf(err) != errs.Conflict || !strings.Contains(err.Error(), `{"k":null}`) {
 		t.Fatalf("second missing key in a unique index: %v", err)
 	}
 	// Sparse: documents without the field are not indexed.
@@ -134,7 +135,7 @@ func TestBTree_ImportSkipsRefusedLines(t *testing.T) {
 	// Atomic: nothing is written.
 	in = strings.NewReader("{\"_id\":4,\"k\":4}\n{\"_id\":5,\"k\":1}\n")
 	_, err = db.Import(context.Background(), "c", in, &store.ImportOptions{Atomic: true})
-	if query.KindOf(err) != query.Conflict || count(t, db, "c") != 2 {
+	if errs.KindOf(err) != errs.Conflict || count(t, db, "c") != 2 {
 		t.Fatalf("atomic import with a duplicate: %v, count %d", err, count(t, db, "c"))
 	}
 }
@@ -147,13 +148,13 @@ func TestBTree_RefusalUndoesOtherIndexes(t *testing.T) {
 	storetest.Insert(t, db, "c", `{"_id":1,"a":1,"b":1}`)
 	err := db.Update(store.Change{}, func(tx *store.Tx) error {
 		c, _ := tx.Collection("c")
-		if _, err := c.Insert(query.MustParse(`{"_id":2,"a":2,"b":1}`)); err == nil {
+		if _, err := c.Insert(value.MustParse(`{"_id":2,"a":2,"b":1}`)); err == nil {
 			t.Error("duplicate accepted")
 		}
-		if err := c.Replace(query.LongValue(1), query.MustParse(`{"a":3,"b":[1,1]}`)); err != nil {
+		if err := c.Replace(value.LongValue(1), value.MustParse(`{"a":3,"b":[1,1]}`)); err != nil {
 			return err
 		}
-		_, err := c.Insert(query.MustParse(`{"_id":3,"a":[5,6],"b":[7,1]}`))
+		_, err := c.Insert(value.MustParse(`{"_id":3,"a":[5,6],"b":[7,1]}`))
 		if err == nil {
 			t.Error("duplicate in an array accepted")
 		}
@@ -169,11 +170,11 @@ func TestBTree_ParallelArraysRefused(t *testing.T) {
 	createIndex(t, db, "c", store.BTreeSpec{Fields: []store.IndexField{{Path: "a"}, {Path: "b"}}})
 	err := db.Update(store.Change{}, func(tx *store.Tx) error {
 		c, _ := tx.Collection("c")
-		_, err := c.Insert(query.MustParse(`{"_id":1,"a":[1],"b":[2]}`))
+		_, err := c.Insert(value.MustParse(`{"_id":1,"a":[1],"b":[2]}`))
 		return err
 	})
 	want := "index `a_1_b_1` of collection `c` cannot hold document _id 1: cannot index parallel arrays [a] [b]"
-	if err == nil || err.Error() != want || query.KindOf(err) != query.Invalid {
+	if err == nil || err.Error() != want || errs.KindOf(err) != errs.Invalid {
 		t.Fatalf("parallel arrays: %v", err)
 	}
 }
@@ -183,10 +184,10 @@ func TestBTree_KeyTooLarge(t *testing.T) {
 	createIndex(t, db, "c", store.BTreeSpec{Fields: []store.IndexField{{Path: "s"}}})
 	err := db.Update(store.Change{}, func(tx *store.Tx) error {
 		c, _ := tx.Collection("c")
-		_, err := c.Insert(query.ObjectValue([]query.Field{{Key: "_id", Value: query.LongValue(1)}, {Key: "s", Value: query.StringValue(strings.Repeat("x", 20000))}}))
+		_, err := c.Insert(value.ObjectValue([]value.Field{{Key: "_id", Value: value.LongValue(1)}, {Key: "s", Value: value.StringValue(strings.Repeat("x", 20000))}}))
 		return err
 	})
-	if query.KindOf(err) != query.Limit || !strings.Contains(err.Error(), "over the 16384-byte index key limit") {
+	if errs.KindOf(err) != errs.Limit || !strings.Contains(err.Error(), "over the 16384-byte index key limit") {
 		t.Fatalf("huge key: %v", err)
 	}
 }
@@ -248,7 +249,7 @@ func TestBTree_BuildManyDocuments(t *testing.T) {
 	storetest.Insert(t, db, "e", docs...)
 	storetest.Insert(t, db, "e", fmt.Sprintf(`{"_id":5500,"k":%q}`, big), fmt.Sprintf(`{"_id":600.5,"k":%q}`, big))
 	err = createIndex(t, db, "e", store.BTreeSpec{Fields: []store.IndexField{{Path: "k"}}})
-	if query.KindOf(err) != query.Limit || !strings.Contains(err.Error(), "document _id 600.5:") {
+	if errs.KindOf(err) != errs.Limit || !strings.Contains(err.Error(), "document _id 600.5:") {
 		t.Fatalf("huge keys: %v", err)
 	}
 }
@@ -342,7 +343,7 @@ func TestBTree_CreateIndexesOneScan(t *testing.T) {
 		if _, err := c.CreateBTreeIndexes(defs(specs...)...); err == nil {
 			t.Error("the duplicate is not refused")
 		}
-		_, err := c.Insert(query.MustParse(`{"_id":5002}`))
+		_, err := c.Insert(value.MustParse(`{"_id":5002}`))
 		return err
 	})
 	if err != nil {
@@ -354,11 +355,11 @@ func TestBTree_CreateIndexesOneScan(t *testing.T) {
 		}
 	}
 	// Refused before any work: a repeated key pattern, an existing one.
-	if err := create("all", defs(specs[0])); query.KindOf(err) != query.Conflict {
+	if err := create("all", defs(specs[0])); errs.KindOf(err) != errs.Conflict {
 		t.Errorf("existing key pattern: %v", err)
 	}
 	s := store.BTreeSpec{Fields: []store.IndexField{{Path: "z"}}}
-	if err := create("all", defs(s, s)); query.KindOf(err) != query.Usage {
+	if err := create("all", defs(s, s)); errs.KindOf(err) != errs.Usage {
 		t.Errorf("key pattern twice: %v", err)
 	}
 	storetest.MustVerify(t, db)
@@ -379,7 +380,7 @@ func TestCollection_ReplaceJSON(t *testing.T) {
 	replace := func(id int64, js string) error {
 		return db.Update(store.Change{}, func(tx *store.Tx) error {
 			c, _ := tx.Collection("c")
-			return c.ReplaceJSON(query.LongValue(id), []byte(js))
+			return c.ReplaceJSON(value.LongValue(id), []byte(js))
 		})
 	}
 	want := `{"_id":1,"email":"c@x","age":31,"tags":["q","r"],"more":{"x":1.5}}`
@@ -388,18 +389,18 @@ func TestCollection_ReplaceJSON(t *testing.T) {
 	}
 	db.View(func(tx *store.Tx) error {
 		c, _ := tx.Collection("c")
-		if js, err := c.GetJSON(query.LongValue(1)); err != nil || string(js) != want {
+		if js, err := c.GetJSON(value.LongValue(1)); err != nil || string(js) != want {
 			t.Errorf("stored %s, %v; want %s", js, err, want)
 		}
 		return nil
 	})
-	if err := replace(2, `{"_id":3,"email":"d@x"}`); query.KindOf(err) != query.Invalid {
+	if err := replace(2, `{"_id":3,"email":"d@x"}`); errs.KindOf(err) != errs.Invalid {
 		t.Errorf("another _id: %v", err)
 	}
 	if err := replace(2, `{"_id":2,"email":"c@x"}`); !errors.Is(err, store.ErrDuplicateKey) {
 		t.Errorf("taken unique key: %v", err)
 	}
-	if err := replace(3, `{"_id":3}`); query.KindOf(err) != query.NotFound {
+	if err := replace(3, `{"_id":3}`); errs.KindOf(err) != errs.NotFound {
 		t.Errorf("missing document: %v", err)
 	}
 	storetest.MustVerify(t, db)

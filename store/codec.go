@@ -9,7 +9,8 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/omgdb/omgdb/internal/crc32c"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // A stored value is one header byte, the CRC-32C of the rest of the value
@@ -36,7 +37,7 @@ const compressAbove = 4096
 // Decoded sizes a stored value may claim. A zstd frame states its size and
 // the decoder allocates it up front, so a damaged or crafted value must
 // not be able to ask for much more than the store writes: a document
-// (at most query.MaxDocumentSize) decodes to at most 64 MiB, a journal
+// (at most value.MaxDocumentSize) decodes to at most 64 MiB, a journal
 // record or a blob to at most MaxRecordSize.
 const (
 	maxDocDecoded  = 64 << 20
@@ -71,10 +72,10 @@ func zstdInit() {
 }
 
 // encodeDoc returns the stored form of a prepared document.
-func encodeDoc(doc query.Value) ([]byte, error) {
-	val := query.AppendJSON(make([]byte, headerSize, 256), doc)
-	if n := len(val) - headerSize; n > query.MaxDocumentSize {
-		return nil, query.Errorf(query.Limit, "document with _id %s is %d bytes, over the %d-byte limit", doc.Get("_id"), n, query.MaxDocumentSize)
+func encodeDoc(doc value.Value) ([]byte, error) {
+	val := value.AppendJSON(make([]byte, headerSize, 256), doc)
+	if n := len(val) - headerSize; n > value.MaxDocumentSize {
+		return nil, errs.Errorf(errs.Limit, "document with _id %s is %d bytes, over the %d-byte limit", doc.Get("_id"), n, value.MaxDocumentSize)
 	}
 	return encodeJSON(val), nil
 }
@@ -153,19 +154,19 @@ func valueJSON(raw []byte, large bool) ([]byte, error) {
 	return nil, corruptValue(fmt.Sprintf("unknown encoding 0x%02x", raw[0]))
 }
 
-func decodeDoc(raw []byte) (query.Value, error) {
+func decodeDoc(raw []byte) (value.Value, error) {
 	js, err := docJSON(raw)
 	if err != nil {
-		return query.Value{}, err
+		return value.Value{}, err
 	}
-	v, err := query.Parse(js)
+	v, err := value.Parse(js)
 	if err != nil {
-		return query.Value{}, corruptValue(err.Error())
+		return value.Value{}, corruptValue(err.Error())
 	}
 	return v, nil
 }
 
 func corruptValue(msg string) error {
-	return wrap(query.IO, ErrCorrupt, "corrupt document value: %s", msg).
+	return wrap(errs.IO, ErrCorrupt, "corrupt document value: %s", msg).
 		WithHint("run `omgdb verify` on the store; restore from a backup or salvage it")
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/omgdb/omgdb/internal/crc32c"
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // Collection is a collection of documents, within one transaction.
@@ -34,7 +36,7 @@ type Collection struct {
 	// indexPaths holds _id and the paths the opened indexes read, when
 	// they are all B-tree indexes (which read nothing else); nil otherwise.
 	// indexPathList is the same as a list.
-	indexPaths    *query.FieldSet
+	indexPaths    *value.FieldSet
 	indexPathList []string
 	// buildProgress is called by index builds; see SetBuildProgress.
 	buildProgress func(done, total int64)
@@ -97,12 +99,12 @@ func decodeCount(raw []byte) (int64, error) {
 func (tx *Tx) open(name string, b *bolt.Bucket) (*Collection, error) {
 	c := &Collection{tx: tx, name: name, bucket: b, docs: b.Bucket(bucketDocs), appendOnly: true}
 	if c.docs == nil {
-		return nil, wrap(query.IO, ErrCorrupt, "collection %s in %s has no documents bucket", name, tx.db.path)
+		return nil, wrap(errs.IO, ErrCorrupt, "collection %s in %s has no documents bucket", name, tx.db.path)
 	}
 	var err error
 	if raw := b.Get(keyCollMeta); raw != nil {
 		if c.meta, err = tx.db.metas.decode(raw, name, tx.writable); err != nil {
-			return nil, wrap(query.IO, ErrCorrupt, "collection %q in %s: %v", name, tx.db.path, err).
+			return nil, wrap(errs.IO, ErrCorrupt, "collection %q in %s: %v", name, tx.db.path, err).
 				WithHint("run `omgdb verify`; `omgdb salvage` copies what is readable")
 		}
 	}
@@ -111,7 +113,7 @@ func (tx *Tx) open(name string, b *bolt.Bucket) (*Collection, error) {
 	}
 	if raw := b.Get(keyCount); raw != nil {
 		if c.count, err = decodeCount(raw); err != nil {
-			return nil, wrap(query.IO, ErrCorrupt, "collection %q in %s: %v", name, tx.db.path, err).
+			return nil, wrap(errs.IO, ErrCorrupt, "collection %q in %s: %v", name, tx.db.path, err).
 				WithHint("run `omgdb verify`; `omgdb salvage` copies what is readable")
 		}
 	}
@@ -143,7 +145,7 @@ func (c *Collection) flush() error {
 
 func (c *Collection) checkWritable() error {
 	if !c.tx.writable {
-		return wrap(query.Denied, ErrReadOnly, "cannot write to collection `%s`: read-only transaction", c.name)
+		return wrap(errs.Denied, ErrReadOnly, "cannot write to collection `%s`: read-only transaction", c.name)
 	}
 	return nil
 }
@@ -151,61 +153,61 @@ func (c *Collection) checkWritable() error {
 // Insert stores a new document and returns its _id, generating an
 // ObjectId when the document has none. An _id that is already taken is a
 // Conflict error.
-func (c *Collection) Insert(doc query.Value) (query.Value, error) {
+func (c *Collection) Insert(doc value.Value) (value.Value, error) {
 	if err := c.checkWritable(); err != nil {
-		return query.Value{}, err
+		return value.Value{}, err
 	}
-	doc, err := query.PrepareDocument(doc)
+	doc, err := value.PrepareDocument(doc)
 	if err != nil {
-		return query.Value{}, err
+		return value.Value{}, err
 	}
 	id := doc.Get("_id")
 	if id.IsMissing() {
-		id = query.ObjectIDValue(query.NewOID())
-		doc = query.ObjectValue(append([]query.Field{{Key: "_id", Value: id}}, doc.Fields()...))
+		id = value.ObjectIDValue(value.NewOID())
+		doc = value.ObjectValue(append([]value.Field{{Key: "_id", Value: id}}, doc.Fields()...))
 	}
-	val := query.AppendJSON(make([]byte, headerSize, 256), doc)
+	val := value.AppendJSON(make([]byte, headerSize, 256), doc)
 	return id, c.insert(val, id, doc)
 }
 
 // InsertJSON stores a new document given as JSON text, as Insert does. It
 // validates and canonicalises the text in one pass, without building the
 // document's value unless an index needs it: the fast path of imports.
-func (c *Collection) InsertJSON(text []byte) (query.Value, error) {
+func (c *Collection) InsertJSON(text []byte) (value.Value, error) {
 	if err := c.checkWritable(); err != nil {
-		return query.Value{}, err
+		return value.Value{}, err
 	}
-	val, id, err := query.AppendCanonicalDocument(make([]byte, headerSize, len(text)+48), text)
+	val, id, err := value.AppendCanonicalDocument(make([]byte, headerSize, len(text)+48), text)
 	if err != nil {
-		return query.Value{}, err
+		return value.Value{}, err
 	}
-	return id, c.insert(val, id, query.Value{})
+	return id, c.insert(val, id, value.Value{})
 }
 
 // insert stores the canonical JSON in val[headerSize:] under id. doc is
 // the document's value, or missing to have it parsed when an index needs it.
-func (c *Collection) insert(val []byte, id, doc query.Value) error {
-	if n := len(val) - headerSize; n > query.MaxDocumentSize {
-		return query.Errorf(query.Limit, "document with _id %s is %d bytes, over the %d-byte limit", id, n, query.MaxDocumentSize)
+func (c *Collection) insert(val []byte, id, doc value.Value) error {
+	if n := len(val) - headerSize; n > value.MaxDocumentSize {
+		return errs.Errorf(errs.Limit, "document with _id %s is %d bytes, over the %d-byte limit", id, n, value.MaxDocumentSize)
 	}
-	key := query.AppendKey(nil, id)
+	key := value.AppendKey(nil, id)
 	// A key past every key in the collection cannot be taken: imports of
 	// ascending ids skip a lookup per document.
 	if !c.trackAppend(key) && c.docs.Get(key) != nil {
-		e := wrap(query.Conflict, ErrDuplicateID, "duplicate _id %s in collection `%s`", id, c.name)
+		e := wrap(errs.Conflict, ErrDuplicateID, "duplicate _id %s in collection `%s`", id, c.name)
 		e.Hint = "each document needs a unique _id; omit _id to have one generated"
 		return e
 	}
 	if (len(c.meta.Indexes) > 0 || c.rules != nil) && doc.IsMissing() {
 		var err error
-		if doc, err = query.Parse(val[headerSize:]); err != nil {
+		if doc, err = value.Parse(val[headerSize:]); err != nil {
 			return err
 		}
 	}
 	if err := c.rules.Check(c.name, doc); err != nil {
 		return err
 	}
-	if err := c.maintain(query.Value{}, doc); err != nil {
+	if err := c.maintain(value.Value{}, doc); err != nil {
 		return err
 	}
 	if err := c.docs.Put(key, encodeJSON(val)); err != nil {
@@ -237,23 +239,23 @@ func (c *Collection) trackAppend(key []byte) bool {
 }
 
 // Get returns the document with the given _id, or a NotFound error.
-func (c *Collection) Get(id query.Value) (query.Value, error) {
-	raw := c.docs.Get(query.AppendKey(nil, id))
+func (c *Collection) Get(id value.Value) (value.Value, error) {
+	raw := c.docs.Get(value.AppendKey(nil, id))
 	if raw == nil {
-		e := wrap(query.NotFound, ErrNotFound, "no document with _id %s in collection `%s`", id, c.name)
-		if id.Kind() == query.String {
-			if _, ok := query.ParseOID(id.Str()); ok {
+		e := wrap(errs.NotFound, ErrNotFound, "no document with _id %s in collection `%s`", id, c.name)
+		if id.Kind() == value.String {
+			if _, ok := value.ParseOID(id.Str()); ok {
 				e.Hint = `that looks like an ObjectId: write it as {"$oid":"` + id.Str() + `"}`
 			}
 		}
-		return query.Value{}, e
+		return value.Value{}, e
 	}
 	return decodeDoc(raw)
 }
 
 // GetJSON returns the canonical JSON of the document with the given _id.
-func (c *Collection) GetJSON(id query.Value) ([]byte, error) {
-	raw := c.docs.Get(query.AppendKey(nil, id))
+func (c *Collection) GetJSON(id value.Value) ([]byte, error) {
+	raw := c.docs.Get(value.AppendKey(nil, id))
 	if raw == nil {
 		_, err := c.Get(id)
 		return nil, err
@@ -263,7 +265,7 @@ func (c *Collection) GetJSON(id query.Value) ([]byte, error) {
 
 // Replace replaces the document with the given _id by doc, whose _id must
 // be absent or equal. The before-image goes into the journal.
-func (c *Collection) Replace(id query.Value, doc query.Value) error {
+func (c *Collection) Replace(id value.Value, doc value.Value) error {
 	if err := c.checkWritable(); err != nil {
 		return err
 	}
@@ -272,14 +274,14 @@ func (c *Collection) Replace(id query.Value, doc query.Value) error {
 		return err
 	}
 	storedID := old.id()
-	if newID := doc.Get("_id"); !newID.IsMissing() && !query.Equal(newID, id) {
-		return query.Errorf(query.Invalid, "cannot change _id %s to %s", id, newID).
+	if newID := doc.Get("_id"); !newID.IsMissing() && !value.Equal(newID, id) {
+		return errs.Errorf(errs.Invalid, "cannot change _id %s to %s", id, newID).
 			WithHint("_id is immutable; delete the document and insert a new one")
 	}
 	if doc.Get("_id").IsMissing() {
 		doc = doc.With("_id", storedID)
 	}
-	doc, err = query.PrepareDocument(doc)
+	doc, err = value.PrepareDocument(doc)
 	if err != nil {
 		return err
 	}
@@ -297,7 +299,7 @@ func (c *Collection) Replace(id query.Value, doc query.Value) error {
 	if err := c.maintain(before, doc); err != nil {
 		return err
 	}
-	if err := c.docs.Put(query.AppendKey(nil, id), val); err != nil {
+	if err := c.docs.Put(value.AppendKey(nil, id), val); err != nil {
 		return err
 	}
 	c.tx.record(Op{Op: OpUpdate, Coll: c.name, ID: storedID, beforeJSON: old.js})
@@ -305,14 +307,14 @@ func (c *Collection) Replace(id query.Value, doc query.Value) error {
 }
 
 // ReplaceJSON replaces the document with the given _id by js: the
-// canonical JSON of a prepared document with that _id, as query.AppendJSON
-// writes a document that query.PrepareDocument accepted (a plan's
+// canonical JSON of a prepared document with that _id, as value.AppendJSON
+// writes a document that value.PrepareDocument accepted (a plan's
 // after-image). It is Replace without the encoding: the bytes are stored
 // as they are, and both images are parsed only as far as the indexes read
 // (only _id and the indexed paths, when every index is a B-tree) or whole
 // when validation rules apply. It checks the _id and the size, not that
 // js is canonical.
-func (c *Collection) ReplaceJSON(id query.Value, js []byte) error {
+func (c *Collection) ReplaceJSON(id value.Value, js []byte) error {
 	return c.ReplaceJSONAt(id, js, nil, nil)
 }
 
@@ -328,7 +330,7 @@ func (c *Collection) ReplaceJSON(id query.Value, js []byte) error {
 // rules and its indexes are all B-trees, none of them reading a path that
 // is one of changed, above one or below one (nor _id), no index entry can
 // change and neither document is parsed for the indexes.
-func (c *Collection) ReplaceJSONAt(id query.Value, js []byte, changed []string, check func(current []byte) error) error {
+func (c *Collection) ReplaceJSONAt(id value.Value, js []byte, changed []string, check func(current []byte) error) error {
 	if err := c.checkWritable(); err != nil {
 		return err
 	}
@@ -362,9 +364,9 @@ func (c *Collection) untouched(changed []string) (bool, error) {
 
 // replaceJSON is ReplaceJSONAt once writable; cur, when set, is the
 // current document's JSON as GetJSON returned it.
-func (c *Collection) replaceJSON(id query.Value, js, cur []byte, changed []string) error {
-	if len(js) > query.MaxDocumentSize {
-		return query.Errorf(query.Limit, "document with _id %s is %d bytes, over the %d-byte limit", id, len(js), query.MaxDocumentSize)
+func (c *Collection) replaceJSON(id value.Value, js, cur []byte, changed []string) error {
+	if len(js) > value.MaxDocumentSize {
+		return errs.Errorf(errs.Limit, "document with _id %s is %d bytes, over the %d-byte limit", id, len(js), value.MaxDocumentSize)
 	}
 	var old stored
 	var err error
@@ -386,7 +388,7 @@ func (c *Collection) replaceJSON(id query.Value, js, cur []byte, changed []strin
 		}
 	}
 	val := append(make([]byte, headerSize, headerSize+len(js)), js...)
-	if err := c.docs.Put(query.AppendKey(nil, id), encodeJSON(val)); err != nil {
+	if err := c.docs.Put(value.AppendKey(nil, id), encodeJSON(val)); err != nil {
 		return err
 	}
 	c.tx.record(Op{Op: OpUpdate, Coll: c.name, ID: old.id(), beforeJSON: old.js})
@@ -396,7 +398,7 @@ func (c *Collection) replaceJSON(id query.Value, js, cur []byte, changed []strin
 // writePaths returns what a write must parse of a document: _id and the
 // indexed paths when every index is a B-tree and no rules apply, or nil
 // for the whole document.
-func (c *Collection) writePaths() (*query.FieldSet, error) {
+func (c *Collection) writePaths() (*value.FieldSet, error) {
 	if c.rules != nil || len(c.meta.Indexes) == 0 {
 		return nil, nil
 	}
@@ -408,7 +410,7 @@ func (c *Collection) writePaths() (*query.FieldSet, error) {
 
 // checkReplace checks the new document js of a replace (its _id and
 // rules) and updates the indexes from the old one's entries to its.
-func (c *Collection) checkReplace(id query.Value, js, old []byte) error {
+func (c *Collection) checkReplace(id value.Value, js, old []byte) error {
 	paths, err := c.writePaths()
 	if err != nil {
 		return err
@@ -417,14 +419,14 @@ func (c *Collection) checkReplace(id query.Value, js, old []byte) error {
 	if err != nil {
 		return err
 	}
-	if newID := doc.Get("_id"); !query.Equal(newID, id) {
-		return query.Errorf(query.Invalid, "cannot change _id %s to %s", id, newID).
+	if newID := doc.Get("_id"); !value.Equal(newID, id) {
+		return errs.Errorf(errs.Invalid, "cannot change _id %s to %s", id, newID).
 			WithHint("_id is immutable; delete the document and insert a new one")
 	}
 	if err := c.rules.Check(c.name, doc); err != nil {
 		return err
 	}
-	var before query.Value
+	var before value.Value
 	if len(c.meta.Indexes) > 0 {
 		if before, err = parseFor(old, paths); err != nil {
 			return corruptValue(err.Error())
@@ -434,16 +436,16 @@ func (c *Collection) checkReplace(id query.Value, js, old []byte) error {
 }
 
 // parseFor parses a stored document, only the paths of fs when it is set.
-func parseFor(js []byte, fs *query.FieldSet) (query.Value, error) {
+func parseFor(js []byte, fs *value.FieldSet) (value.Value, error) {
 	if fs == nil {
-		return query.Parse(js)
+		return value.Parse(js)
 	}
-	return query.ParseFields(js, fs)
+	return value.ParseFields(js, fs)
 }
 
 // Delete removes the document with the given _id. The before-image goes
 // into the journal.
-func (c *Collection) Delete(id query.Value) error {
+func (c *Collection) Delete(id value.Value) error {
 	if err := c.checkWritable(); err != nil {
 		return err
 	}
@@ -455,10 +457,10 @@ func (c *Collection) Delete(id query.Value) error {
 	if err != nil {
 		return err
 	}
-	if err := c.maintain(before, query.Value{}); err != nil {
+	if err := c.maintain(before, value.Value{}); err != nil {
 		return err
 	}
-	if err := c.docs.Delete(query.AppendKey(nil, id)); err != nil {
+	if err := c.docs.Delete(value.AppendKey(nil, id)); err != nil {
 		return err
 	}
 	c.count--
@@ -471,15 +473,15 @@ func (c *Collection) Delete(id query.Value) error {
 // JSON (copied out of the store's pages) and its _id, which comes first.
 type stored struct {
 	js  []byte
-	doc query.Value // the _id field alone
+	doc value.Value // the _id field alone
 }
 
-var idOnly = query.NewFieldSet([]string{"_id"})
+var idOnly = value.NewFieldSet([]string{"_id"})
 
 // current reads the document with the given _id for a write that
 // replaces it: its bytes go into the journal as they are, and it is
 // parsed whole only when indexes need it.
-func (c *Collection) current(id query.Value) (stored, error) {
+func (c *Collection) current(id value.Value) (stored, error) {
 	js, err := c.GetJSON(id)
 	if err != nil {
 		return stored{}, err
@@ -491,24 +493,24 @@ func (c *Collection) current(id query.Value) (stored, error) {
 // store's pages) and parses its _id.
 func storedFrom(js []byte) (stored, error) {
 	js = bytes.Clone(js)
-	doc, err := query.ParseFields(js, idOnly)
+	doc, err := value.ParseFields(js, idOnly)
 	if err != nil {
 		return stored{}, corruptValue(err.Error())
 	}
 	return stored{js: js, doc: doc}, nil
 }
 
-func (s stored) id() query.Value { return s.doc.Get("_id") }
+func (s stored) id() value.Value { return s.doc.Get("_id") }
 
 // beforeValue returns the whole document when indexes must be updated,
 // and missing otherwise.
-func (c *Collection) beforeValue(s stored) (query.Value, error) {
+func (c *Collection) beforeValue(s stored) (value.Value, error) {
 	if len(c.meta.Indexes) == 0 {
-		return query.Value{}, nil
+		return value.Value{}, nil
 	}
-	v, err := query.Parse(s.js)
+	v, err := value.Parse(s.js)
 	if err != nil {
-		return query.Value{}, corruptValue(err.Error())
+		return value.Value{}, corruptValue(err.Error())
 	}
 	return v, nil
 }

@@ -15,7 +15,8 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/omgdb/omgdb/internal/failpoint"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // CompactOptions configures Compact. The zero value keeps all history.
@@ -56,16 +57,16 @@ func Compact(ctx context.Context, path string, opts *CompactOptions) (*CompactRe
 	defer src.Close()
 	res := &CompactResult{Path: path, BytesBefore: src.Size()}
 	removeStale(path)
-	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".compact-"+query.NewOID().Hex())
+	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".compact-"+value.NewOID().Hex())
 	defer os.Remove(tmp)
 	if err := src.copyTo(ctx, tmp, opts, res); err != nil {
 		return nil, err
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		return nil, wrap(query.IO, err, "compact %s: replace the file: %v", path, err)
+		return nil, wrap(errs.IO, err, "compact %s: replace the file: %v", path, err)
 	}
 	if err := syncDir(filepath.Dir(path)); err != nil {
-		return nil, wrap(query.IO, err, "compact %s: sync the directory: %v", path, err)
+		return nil, wrap(errs.IO, err, "compact %s: sync the directory: %v", path, err)
 	}
 	if fi, err := os.Stat(path); err == nil {
 		res.BytesAfter = fi.Size()
@@ -88,7 +89,7 @@ func removeStale(path string) {
 func (db *DB) copyTo(ctx context.Context, tmp string, opts *CompactOptions, res *CompactResult) error {
 	dst, err := bolt.Open(tmp, 0o644, &bolt.Options{Timeout: time.Second, NoSync: true, FreelistType: bolt.FreelistMapType})
 	if err != nil {
-		return wrap(query.IO, err, "compact %s: create %s: %v", db.path, tmp, err)
+		return wrap(errs.IO, err, "compact %s: create %s: %v", db.path, tmp, err)
 	}
 	defer dst.Close()
 	cp := &copier{ctx: ctx, dst: dst, progress: opts.Progress}
@@ -120,7 +121,7 @@ func (db *DB) copyTo(ctx context.Context, tmp string, opts *CompactOptions, res 
 		err = dst.Sync()
 	}
 	if err != nil {
-		return wrap(query.KindOf(err), err, "compact %s: %v", db.path, err)
+		return wrap(errs.KindOf(err), err, "compact %s: %v", db.path, err)
 	}
 	return nil
 }
@@ -226,10 +227,10 @@ func pruneCut(tx *Tx, before uint64) (uint64, error) {
 		return 0, nil
 	}
 	if last := tx.LastLSN(); before > last {
-		return 0, query.Errorf(query.Invalid, "--history-before %d is past the end of the journal (last lsn %d)", before, last)
+		return 0, errs.Errorf(errs.Invalid, "--history-before %d is past the end of the journal (last lsn %d)", before, last)
 	}
 	if p := tx.PrunedLSN(); before < p {
-		return 0, query.Errorf(query.Invalid, "history up to lsn %d was already pruned", p)
+		return 0, errs.Errorf(errs.Invalid, "history up to lsn %d was already pruned", p)
 	}
 	if before == tx.LastLSN() {
 		return before, nil
@@ -296,12 +297,12 @@ type BackupResult struct {
 // verified (decompressed to a temporary file first for ".zst").
 func (db *DB) Backup(ctx context.Context, out string) (*BackupResult, error) {
 	if _, err := os.Lstat(out); err == nil {
-		return nil, query.Errorf(query.Conflict, "%s already exists; backup never overwrites a file", out).
+		return nil, errs.Errorf(errs.Conflict, "%s already exists; backup never overwrites a file", out).
 			WithHint("choose a new file name")
 	}
 	res := &BackupResult{Path: db.path, Output: out, Compressed: strings.HasSuffix(out, ".zst")}
 	removeAbandoned(out, ".backup-")
-	tmp := filepath.Join(filepath.Dir(out), "."+filepath.Base(out)+".backup-"+query.NewOID().Hex())
+	tmp := filepath.Join(filepath.Dir(out), "."+filepath.Base(out)+".backup-"+value.NewOID().Hex())
 	defer os.Remove(tmp)
 	err := db.View(func(tx *Tx) error {
 		res.LastLSN = tx.LastLSN()
@@ -323,7 +324,7 @@ func (db *DB) Backup(ctx context.Context, out string) (*BackupResult, error) {
 		})
 	})
 	if err != nil {
-		return nil, wrap(query.IO, err, "backup %s to %s: %v", db.path, out, err)
+		return nil, wrap(errs.IO, err, "backup %s to %s: %v", db.path, out, err)
 	}
 	if err := linkInto(tmp, out); err != nil {
 		return nil, err
@@ -360,7 +361,7 @@ func VerifyBackup(ctx context.Context, path string) error {
 		return err
 	}
 	if !rep.OK {
-		return query.Errorf(query.IO, "backup %s failed verification: %s", path, strings.Join(rep.Problems, "; "))
+		return errs.Errorf(errs.IO, "backup %s failed verification: %s", path, strings.Join(rep.Problems, "; "))
 	}
 	return nil
 }
@@ -370,15 +371,15 @@ func VerifyBackup(ctx context.Context, path string) error {
 // never overwritten.
 func Restore(ctx context.Context, backup, out string) error {
 	if _, err := os.Lstat(out); err == nil {
-		return query.Errorf(query.Conflict, "%s already exists; restore never overwrites a file", out).
+		return errs.Errorf(errs.Conflict, "%s already exists; restore never overwrites a file", out).
 			WithHint("restore to a new name, then replace the store yourself once you have checked it")
 	}
 	removeAbandoned(out, ".restore-")
-	tmp := filepath.Join(filepath.Dir(out), "."+filepath.Base(out)+".restore-"+query.NewOID().Hex())
+	tmp := filepath.Join(filepath.Dir(out), "."+filepath.Base(out)+".restore-"+value.NewOID().Hex())
 	defer os.Remove(tmp)
 	in, err := os.Open(backup)
 	if err != nil {
-		return query.Errorf(query.NotFound, "cannot read backup %s: %v", backup, err)
+		return errs.Errorf(errs.NotFound, "cannot read backup %s: %v", backup, err)
 	}
 	defer in.Close()
 	err = writeFileSynced(tmp, func(w io.Writer) error {
@@ -395,7 +396,7 @@ func Restore(ctx context.Context, backup, out string) error {
 		return err
 	})
 	if err != nil {
-		return wrap(query.IO, err, "restore %s: %v", backup, err)
+		return wrap(errs.IO, err, "restore %s: %v", backup, err)
 	}
 	if err := VerifyBackup(ctx, tmp); err != nil {
 		return err
@@ -406,12 +407,12 @@ func Restore(ctx context.Context, backup, out string) error {
 func decompressTemp(path string) (string, error) {
 	in, err := os.Open(path)
 	if err != nil {
-		return "", query.Errorf(query.NotFound, "cannot read backup %s: %v", path, err)
+		return "", errs.Errorf(errs.NotFound, "cannot read backup %s: %v", path, err)
 	}
 	defer in.Close()
 	f, err := os.CreateTemp("", "omgdb-verify-*.omgdb")
 	if err != nil {
-		return "", wrap(query.IO, err, "verify backup %s: %v", path, err)
+		return "", wrap(errs.IO, err, "verify backup %s: %v", path, err)
 	}
 	defer f.Close()
 	zr, err := zstd.NewReader(in, zstd.WithDecoderConcurrency(1))
@@ -421,7 +422,7 @@ func decompressTemp(path string) (string, error) {
 	}
 	if err != nil {
 		os.Remove(f.Name())
-		return "", wrap(query.IO, ErrCorrupt, "backup %s is not a valid zstd stream: %v", path, err)
+		return "", wrap(errs.IO, ErrCorrupt, "backup %s is not a valid zstd stream: %v", path, err)
 	}
 	return f.Name(), nil
 }
@@ -476,12 +477,12 @@ func removeAbandoned(out, kind string) {
 func linkInto(tmp, out string) error {
 	if err := os.Link(tmp, out); err != nil {
 		if errors.Is(err, os.ErrExist) {
-			return query.Errorf(query.Conflict, "%s already exists; omgdb never overwrites a file", out)
+			return errs.Errorf(errs.Conflict, "%s already exists; omgdb never overwrites a file", out)
 		}
-		return wrap(query.IO, err, "write %s: %v", out, err)
+		return wrap(errs.IO, err, "write %s: %v", out, err)
 	}
 	if err := syncDir(filepath.Dir(out)); err != nil {
-		return wrap(query.IO, err, "sync the directory of %s: %v", out, err)
+		return wrap(errs.IO, err, "sync the directory of %s: %v", out, err)
 	}
 	return nil
 }

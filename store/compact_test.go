@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"github.com/omgdb/omgdb/internal/storetest"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -44,7 +45,7 @@ func fillAndDelete(t *testing.T) string {
 	err := db.Update(store.Change{}, func(tx *store.Tx) error {
 		c, _ := tx.Collection("c")
 		for i := 0; i < 2000; i += 2 {
-			if err := c.Delete(query.LongValue(int64(i))); err != nil {
+			if err := c.Delete(value.LongValue(int64(i))); err != nil {
 				return err
 			}
 		}
@@ -102,7 +103,7 @@ func TestCompact_HistoryBefore(t *testing.T) {
 		return nil
 	})
 	db.Close()
-	if _, err := store.Compact(context.Background(), path, &store.CompactOptions{HistoryBefore: 99}); query.KindOf(err) != query.Invalid {
+	if _, err := store.Compact(context.Background(), path, &store.CompactOptions{HistoryBefore: 99}); errs.KindOf(err) != errs.Invalid {
 		t.Errorf("pruning past the end = %v", err)
 	}
 }
@@ -151,7 +152,7 @@ func TestCompact_WaitingWriterWritesTheNewFile(t *testing.T) {
 		defer db.Close()
 		werr = db.Update(store.Change{}, func(tx *store.Tx) error {
 			c, _ := tx.Collection("c")
-			_, err := c.Insert(query.MustParse(`{"_id":"after"}`))
+			_, err := c.Insert(value.MustParse(`{"_id":"after"}`))
 			return err
 		})
 	}()
@@ -173,7 +174,7 @@ func TestCompact_WaitingWriterWritesTheNewFile(t *testing.T) {
 	defer db.Close()
 	err = db.View(func(tx *store.Tx) error {
 		c, _ := tx.Collection("c")
-		_, err := c.Get(query.StringValue("after"))
+		_, err := c.Get(value.StringValue("after"))
 		return err
 	})
 	if err != nil {
@@ -196,7 +197,7 @@ func TestBackupRestore(t *testing.T) {
 		if err != nil || !res.Verified {
 			t.Fatalf("backup %s: %v %+v", name, err, res)
 		}
-		if _, err := db.Backup(context.Background(), out); query.KindOf(err) != query.Conflict {
+		if _, err := db.Backup(context.Background(), out); errs.KindOf(err) != errs.Conflict {
 			t.Errorf("backup over an existing file = %v", err)
 		}
 		restored := filepath.Join(dir, "r-"+name+".omgdb")
@@ -210,7 +211,7 @@ func TestBackupRestore(t *testing.T) {
 	// A damaged compressed backup fails verification cleanly.
 	bad := filepath.Join(dir, "bad.omgdb.zst")
 	os.WriteFile(bad, []byte("not zstd at all"), 0o644)
-	if err := store.VerifyBackup(context.Background(), bad); query.KindOf(err) != query.IO {
+	if err := store.VerifyBackup(context.Background(), bad); errs.KindOf(err) != errs.IO {
 		t.Errorf("damaged backup = %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // fieldCond is what the planner takes from one condition on a field path.
@@ -65,7 +66,7 @@ func predicateConds(p query.Predicate) ([]fieldCond, bool) {
 }
 
 // opCond is the condition of one operator on a path.
-func opCond(path, op string, v query.Value) fieldCond {
+func opCond(path, op string, v value.Value) fieldCond {
 	c := fieldCond{path: path}
 	switch op {
 	case "$eq":
@@ -78,7 +79,7 @@ func opCond(path, op string, v query.Value) fieldCond {
 		c.ranges, c.exact, c.exists = inRanges(v)
 	case "$exists":
 		if !truthy(v) {
-			c.ranges = []vrange{pointRange(query.NullValue())}
+			c.ranges = []vrange{pointRange(value.NullValue())}
 		}
 		c.exists = truthy(v)
 	case "$regex":
@@ -87,7 +88,7 @@ func opCond(path, op string, v query.Value) fieldCond {
 	case "$all":
 		c.ranges, c.exists = allRanges(v)
 	case "$mod":
-		c.ranges, c.exists = []vrange{bracket(query.LongValue(0))}, true
+		c.ranges, c.exists = []vrange{bracket(value.LongValue(0))}, true
 	case "$type", "$size", "$bitsAllSet", "$bitsAllClear", "$bitsAnySet", "$bitsAnyClear":
 		c.exists = true
 	}
@@ -103,7 +104,7 @@ var elemMatchGroups atomic.Int64
 
 // elemMatchConds: {"a":{"$elemMatch":{"$gte":1,"$lt":5}}} bounds a by each
 // operator; {"a":{"$elemMatch":{"b":1}}} bounds a.b. None is exact.
-func elemMatchConds(path string, arg query.Value) []fieldCond {
+func elemMatchConds(path string, arg value.Value) []fieldCond {
 	var conds []fieldCond
 	group := int(elemMatchGroups.Add(1))
 	if arg.Len() > 0 && strings.HasPrefix(arg.Fields()[0].Key, "$") {
@@ -139,8 +140,8 @@ func elemMatchConds(path string, arg query.Value) []fieldCond {
 // eqRanges: a value matches itself; an array also matches an array
 // holding it as an element, and is matched through its elements, so its
 // bounds take in its first element (an index holds elements, not arrays).
-func eqRanges(v query.Value) ([]vrange, bool) {
-	if v.Kind() != query.Array {
+func eqRanges(v value.Value) ([]vrange, bool) {
+	if v.Kind() != value.Array {
 		return []vrange{pointRange(v)}, true
 	}
 	if v.Len() == 0 {
@@ -151,10 +152,10 @@ func eqRanges(v query.Value) ([]vrange, bool) {
 
 // cmpRanges brackets a comparison to its operand's type. An array operand
 // is compared with whole arrays as well as elements: no bounds.
-func cmpRanges(op string, v query.Value) ([]vrange, bool) {
-	isNaN := v.Kind() == query.Double && v.Double() != v.Double()
+func cmpRanges(op string, v value.Value) ([]vrange, bool) {
+	isNaN := v.Kind() == value.Double && v.Double() != v.Double()
 	switch {
-	case v.Kind() == query.Array:
+	case v.Kind() == value.Array:
 		return nil, false
 	case v.IsNull() || isNaN:
 		if op == "$gte" || op == "$lte" {
@@ -176,7 +177,7 @@ func cmpRanges(op string, v query.Value) ([]vrange, bool) {
 	return []vrange{r}, true
 }
 
-func inRanges(v query.Value) (rs []vrange, exact, exists bool) {
+func inRanges(v value.Value) (rs []vrange, exact, exists bool) {
 	exact, exists = true, true
 	rs = []vrange{}
 	for _, e := range v.Array() {
@@ -193,7 +194,7 @@ func inRanges(v query.Value) (rs []vrange, exact, exists bool) {
 	return rs, exact, exists
 }
 
-func allRanges(v query.Value) ([]vrange, bool) {
+func allRanges(v value.Value) ([]vrange, bool) {
 	if v.Len() == 0 {
 		return nil, false
 	}
@@ -201,20 +202,20 @@ func allRanges(v query.Value) ([]vrange, bool) {
 	switch {
 	case isRegexDoc(first):
 		return regexRanges(first), true
-	case first.Kind() == query.Object && first.Len() > 0 && first.Fields()[0].Key == "$elemMatch":
+	case first.Kind() == value.Object && first.Len() > 0 && first.Fields()[0].Key == "$elemMatch":
 		return nil, true
 	}
 	rs, _ := eqRanges(first)
 	return rs, !first.IsNull()
 }
 
-func isRegexDoc(v query.Value) bool {
-	return v.Kind() == query.Object && v.Len() > 0 && v.Len() <= 2 && v.Fields()[0].Key == "$regex"
+func isRegexDoc(v value.Value) bool {
+	return v.Kind() == value.Object && v.Len() > 0 && v.Len() <= 2 && v.Fields()[0].Key == "$regex"
 }
 
 // regexRanges bounds a regex ({"$regex":…,"$options":…}) to strings, or
 // to the strings starting with its literal prefix.
-func regexRanges(v query.Value) []vrange {
+func regexRanges(v value.Value) []vrange {
 	pattern, flags := v.Get("$regex").Str(), v.Get("$options").Str()
 	if len(pattern) > 1 && pattern[0] == '/' {
 		if end := strings.LastIndexByte(pattern, '/'); end > 0 && strings.Trim(pattern[end+1:], "imsxu") == "" {
@@ -224,17 +225,17 @@ func regexRanges(v query.Value) []vrange {
 	if p, ok := regexPrefix(pattern, flags); ok {
 		return []vrange{strPrefixRange(p)}
 	}
-	return []vrange{bracket(query.StringValue(""))}
+	return []vrange{bracket(value.StringValue(""))}
 }
 
 // truthy is $exists's reading of its operand: false, null and 0 are false.
-func truthy(v query.Value) bool {
+func truthy(v value.Value) bool {
 	switch v.Kind() {
-	case query.Missing, query.Null:
+	case value.Missing, value.Null:
 		return false
-	case query.Bool:
+	case value.Bool:
 		return v.Bool()
-	case query.Long, query.Double:
+	case value.Long, value.Double:
 		return v.Float() != 0
 	}
 	return true

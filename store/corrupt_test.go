@@ -9,7 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -27,7 +28,7 @@ func makeStore(t *testing.T, n int) string {
 			return err
 		}
 		for i := 0; i < n; i++ {
-			if _, err := c.Insert(query.MustParse(fmt.Sprintf(`{"_id":%d,"marker":"MARKER-%05d","pad":"%s"}`, i, i, strings.Repeat("x", 200)))); err != nil {
+			if _, err := c.Insert(value.MustParse(fmt.Sprintf(`{"_id":%d,"marker":"MARKER-%05d","pad":"%s"}`, i, i, strings.Repeat("x", 200)))); err != nil {
 				return err
 			}
 		}
@@ -70,10 +71,10 @@ func TestVerify_DetectsFlippedDocumentByte(t *testing.T) {
 	defer db.Close()
 	err = db.View(func(tx *store.Tx) error {
 		c, _ := tx.Collection("docs")
-		_, err := c.Get(query.LongValue(25))
+		_, err := c.Get(value.LongValue(25))
 		return err
 	})
-	if query.KindOf(err) != query.IO {
+	if errs.KindOf(err) != errs.IO {
 		t.Errorf("reading a damaged document = %v, want an I/O (corruption) error", err)
 	}
 }

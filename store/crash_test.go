@@ -19,7 +19,7 @@ import (
 	"github.com/omgdb/omgdb/changes"
 	"github.com/omgdb/omgdb/internal/crashtest"
 	"github.com/omgdb/omgdb/internal/failpoint"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -373,11 +373,11 @@ func (s *crashState) clone() *crashState {
 	return c
 }
 
-func (s *crashState) put(coll string, doc query.Value) {
+func (s *crashState) put(coll string, doc value.Value) {
 	if s.docs[coll] == nil {
 		s.docs[coll] = map[string]string{}
 	}
-	s.docs[coll][doc.Get("_id").Str()] = string(query.AppendJSON(nil, doc))
+	s.docs[coll][doc.Get("_id").Str()] = string(value.AppendJSON(nil, doc))
 }
 
 func (s *crashState) size() (n int64) {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/omgdb/omgdb/changes"
 	"github.com/omgdb/omgdb/internal/failpoint"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -47,7 +47,7 @@ import (
 // last updated by transaction v (0: never). About one in 25 documents
 // outside "single" carries 6 to 16 KiB of hex, so it is stored compressed
 // and often spans overflow pages.
-func crashDoc(coll string, txn, i, n, v int64) query.Value {
+func crashDoc(coll string, txn, i, n, v int64) value.Value {
 	r := rand.New(rand.NewPCG(uint64(txn), uint64(i)))
 	pad := make([]byte, r.IntN(32))
 	if coll != "single" && r.IntN(25) == 0 {
@@ -56,19 +56,19 @@ func crashDoc(coll string, txn, i, n, v int64) query.Value {
 	for j := range pad {
 		pad[j] = byte(r.Uint32())
 	}
-	f := []query.Field{
-		{Key: "_id", Value: query.StringValue(crashID(txn, i))},
-		{Key: "txn", Value: query.LongValue(txn)},
-		{Key: "i", Value: query.LongValue(i)},
-		{Key: "n", Value: query.LongValue(n)},
+	f := []value.Field{
+		{Key: "_id", Value: value.StringValue(crashID(txn, i))},
+		{Key: "txn", Value: value.LongValue(txn)},
+		{Key: "i", Value: value.LongValue(i)},
+		{Key: "n", Value: value.LongValue(n)},
 	}
 	if v != 0 || coll == "multi" {
 		// Present from the start in "multi", so that a plan's $set of v
 		// leaves the fields in this order.
-		f = append(f, query.Field{Key: "v", Value: query.LongValue(v)})
+		f = append(f, value.Field{Key: "v", Value: value.LongValue(v)})
 	}
-	f = append(f, query.Field{Key: "pad", Value: query.StringValue(hex.EncodeToString(pad))})
-	return query.ObjectValue(f)
+	f = append(f, value.Field{Key: "pad", Value: value.StringValue(hex.EncodeToString(pad))})
+	return value.ObjectValue(f)
 }
 
 func crashID(txn, i int64) string {
@@ -240,7 +240,7 @@ func (c *crashChild) apply(txn int64) error {
 		return nil
 	}
 	ctx, del := context.Background(), c.r.IntN(3) == 0
-	filter := query.MustParse(fmt.Sprintf(`{"txn":{"$numberLong":"%d"}}`, g))
+	filter := value.MustParse(fmt.Sprintf(`{"txn":{"$numberLong":"%d"}}`, g))
 	opts := &changes.PlanOptions{Note: fmt.Sprintf("%d %d", g, n), Sample: -1}
 	var res *changes.PlanResult
 	var err error
@@ -249,7 +249,7 @@ func (c *crashChild) apply(txn int64) error {
 		res, err = changes.PlanDelete(ctx, c.db, "multi", filter, opts)
 	} else {
 		c.say("begin plan %d %d %d u", txn, g, n)
-		update := query.MustParse(fmt.Sprintf(`{"$set":{"v":{"$numberLong":"%d"}}}`, txn))
+		update := value.MustParse(fmt.Sprintf(`{"$set":{"v":{"$numberLong":"%d"}}}`, txn))
 		res, err = changes.PlanUpdate(ctx, c.db, "multi", filter, update, opts)
 	}
 	if err != nil {
@@ -339,7 +339,7 @@ func crashNDJSON(coll string, txn, n int64, prefix string) string {
 		b.WriteString(prefix + "}\n")
 	}
 	for i := int64(0); i < n; i++ {
-		js := string(query.AppendJSON(nil, crashDoc(coll, txn, i, n, 0)))
+		js := string(value.AppendJSON(nil, crashDoc(coll, txn, i, n, 0)))
 		if prefix != "" {
 			js = prefix + `,"document":` + js + "}"
 		}
@@ -372,7 +372,7 @@ func crashRewrite(db *store.DB, txn, g, n int64, del bool, say func(string, ...a
 			return err
 		}
 		for i := int64(0); i < n; i++ {
-			id := query.StringValue(crashID(g, i))
+			id := value.StringValue(crashID(g, i))
 			if del {
 				err = c.Delete(id)
 			} else {

@@ -1,9 +1,8 @@
 package store
 
 import (
+	"github.com/omgdb/omgdb/query/value"
 	bolt "go.etcd.io/bbolt"
-
-	"github.com/omgdb/omgdb/query"
 )
 
 // Cursor iterates over documents. Use it as
@@ -11,7 +10,7 @@ import (
 //	for cur.Next() { doc := cur.Doc() … }
 //	if err := cur.Err(); err != nil { … }
 //
-// It implements query.Source.
+// It implements agg.Source.
 type Cursor struct {
 	c       *bolt.Cursor
 	started bool
@@ -20,7 +19,7 @@ type Cursor struct {
 	js      []byte // raw's JSON, once checked and decompressed (jsDone)
 	jsErr   error
 	jsDone  bool
-	doc     query.Value
+	doc     value.Value
 	decoded bool
 	err     error
 }
@@ -46,17 +45,17 @@ func (cur *Cursor) Next() bool {
 }
 
 // Key returns the current document's key: the order-preserving encoding
-// of its _id (query.AppendKey). The bytes may alias the store's memory:
+// of its _id (value.AppendKey). The bytes may alias the store's memory:
 // they are valid only until Next and must not be modified.
 func (cur *Cursor) Key() []byte { return cur.key }
 
 // Doc returns the current document, decoded.
-func (cur *Cursor) Doc() query.Value {
+func (cur *Cursor) Doc() value.Value {
 	if !cur.decoded {
 		cur.decoded = true
-		cur.doc = query.Value{}
+		cur.doc = value.Value{}
 		if js, err := cur.JSON(); err == nil {
-			if cur.doc, err = query.Parse(js); err != nil {
+			if cur.doc, err = value.Parse(js); err != nil {
 				cur.err = corruptValue(err.Error())
 			}
 		}

@@ -16,7 +16,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -95,13 +96,13 @@ func buildFixtures(t *testing.T) []*damageFixture {
 
 // damageDoc is document i of a fixture collection, with pad bytes of
 // random hex (incompressible enough to need overflow pages when large).
-func damageDoc(i, pad, version int) query.Value {
+func damageDoc(i, pad, version int) value.Value {
 	r := rand.New(rand.NewPCG(uint64(i), uint64(pad)))
 	b := make([]byte, pad/2)
 	for j := range b {
 		b[j] = byte(r.Uint32())
 	}
-	return query.MustParse(fmt.Sprintf(`{"_id":%d,"name":"doc-%d","v":%d,"pad":"%s"}`, i, i, version, hex.EncodeToString(b)))
+	return value.MustParse(fmt.Sprintf(`{"_id":%d,"name":"doc-%d","v":%d,"pad":"%s"}`, i, i, version, hex.EncodeToString(b)))
 }
 
 func damageInsert(db *store.DB, coll string, from, n, pad int) error {
@@ -122,7 +123,7 @@ func damageInsert(db *store.DB, coll string, from, n, pad int) error {
 func damageImport(db *store.DB, coll string, n, pad, batch int) error {
 	var b strings.Builder
 	for i := 0; i < n; i++ {
-		b.Write(query.AppendJSON(nil, damageDoc(i, pad, 0)))
+		b.Write(value.AppendJSON(nil, damageDoc(i, pad, 0)))
 		b.WriteByte('\n')
 	}
 	_, err := db.Import(context.Background(), coll, strings.NewReader(b.String()), &store.ImportOptions{BatchSize: batch})
@@ -137,7 +138,7 @@ func damageRewrite(db *store.DB, coll string, n, d int) error {
 			return err
 		}
 		for i := 0; i < n+d; i++ {
-			id := query.LongValue(int64(i))
+			id := value.LongValue(int64(i))
 			old, err := c.Get(id)
 			if err != nil {
 				return err
@@ -145,7 +146,7 @@ func damageRewrite(db *store.DB, coll string, n, d int) error {
 			if i >= n {
 				err = c.Delete(id)
 			} else {
-				err = c.Replace(id, old.With("v", query.LongValue(1)))
+				err = c.Replace(id, old.With("v", value.LongValue(1)))
 			}
 			if err != nil {
 				return err
@@ -201,7 +202,7 @@ func takeSnapshot(db *store.DB) (*damageSnapshot, error) {
 	err := db.View(func(tx *store.Tx) error {
 		return tx.Journal(0, func(r *store.Record) (bool, error) {
 			recs, err := tx.ChangeRecords(r.Change)
-			fmt.Fprintf(&j, "%s %d %v\n", query.AppendJSON(nil, r.Value()), len(recs), err)
+			fmt.Fprintf(&j, "%s %d %v\n", value.AppendJSON(nil, r.Value()), len(recs), err)
 			return true, nil
 		})
 	})
@@ -297,7 +298,7 @@ func checkDamaged(t *testing.T, fx *damageFixture, path, what string, st *damage
 	st.cases++
 	db, err := store.Open(path, &store.Options{ReadOnly: true})
 	if err != nil {
-		if query.KindOf(err) != query.IO {
+		if errs.KindOf(err) != errs.IO {
 			t.Errorf("%s: open failed with %v, want an I/O (corruption) error", what, err)
 		}
 		st.openRefused++
@@ -420,11 +421,11 @@ func TestSalvage_DamagedDocument(t *testing.T) {
 	}
 	c := rep.Collections[0]
 	if rep.Complete || c.Recovered != 299 || c.Expected != 300 || len(c.Unreadable) != 1 ||
-		c.Unreadable[0].Key != hex.EncodeToString(query.AppendKey(nil, query.LongValue(123))) ||
+		c.Unreadable[0].Key != hex.EncodeToString(value.AppendKey(nil, value.LongValue(123))) ||
 		!strings.Contains(c.Unreadable[0].Reason, "checksum mismatch") {
 		t.Fatalf("report = %+v %+v", rep, c)
 	}
-	if _, err := store.Salvage(context.Background(), path, out); query.KindOf(err) != query.Conflict {
+	if _, err := store.Salvage(context.Background(), path, out); errs.KindOf(err) != errs.Conflict {
 		t.Errorf("salvage over an existing file = %v, want a conflict", err)
 	}
 }

@@ -14,7 +14,8 @@ import (
 	bolt "go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // FormatVersion is the version of the file layout this code writes. A store
@@ -195,21 +196,21 @@ func checkPath(path string, opts *Options) (bool, error) {
 	fi, err := os.Stat(path)
 	switch {
 	case err == nil && !fi.Mode().IsRegular():
-		return false, query.Errorf(query.Invalid, "%s is not a regular file", path).
+		return false, errs.Errorf(errs.Invalid, "%s is not a regular file", path).
 			WithHint("a store is one file, such as app.omgdb")
 	case err == nil && fi.Size() == 0 && opts.ReadOnly:
 		// A read-only open cannot initialise it, and bbolt's error would be
 		// about a failed write.
-		return false, wrap(query.IO, ErrCorrupt, "%s is an empty file, not an omgdb store", path).
+		return false, wrap(errs.IO, ErrCorrupt, "%s is an empty file, not an omgdb store", path).
 			WithHint("delete it, or write to it (insert, import) to make it a store")
 	case err == nil:
 		return false, nil
 	case !errors.Is(err, os.ErrNotExist):
-		return false, wrap(query.IO, err, "cannot open store %s: %v", path, err)
+		return false, wrap(errs.IO, err, "cannot open store %s: %v", path, err)
 	case opts.Create && !opts.ReadOnly:
 		return true, nil
 	}
-	e := wrap(query.NotFound, ErrNotFound, "store not found: %s", path)
+	e := wrap(errs.NotFound, ErrNotFound, "store not found: %s", path)
 	e.Hint = missingStoreHint(path)
 	return false, e
 }
@@ -221,11 +222,11 @@ func checkPath(path string, opts *Options) (bool, error) {
 // syncs the directory. When another process creates the same store at the
 // same moment, one link wins and both then open the same file.
 func createStore(path string) error {
-	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".creating-"+query.NewOID().Hex())
+	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".creating-"+value.NewOID().Hex())
 	defer os.Remove(tmp)
 	bdb, err := openBolt(tmp, &bolt.Options{Timeout: time.Second, FreelistType: bolt.FreelistMapType})
 	if err != nil {
-		return wrap(query.IO, err, "cannot create store %s: %v", path, err)
+		return wrap(errs.IO, err, "cannot create store %s: %v", path, err)
 	}
 	err = (&DB{path: path, bolt: bdb}).layout()
 	if cerr := bdb.Close(); err == nil {
@@ -240,7 +241,7 @@ func createStore(path string) error {
 		err = syncDir(filepath.Dir(path))
 	}
 	if err != nil {
-		return wrap(query.IO, err, "cannot create store %s: %v", path, err)
+		return wrap(errs.IO, err, "cannot create store %s: %v", path, err)
 	}
 	return nil
 }
@@ -262,7 +263,7 @@ func missingStoreHint(path string) string {
 	for i, m := range matches {
 		names[i] = filepath.Base(m)
 	}
-	if s, ok := query.Suggest(filepath.Base(path), names); ok {
+	if s, ok := errs.Suggest(filepath.Base(path), names); ok {
 		return fmt.Sprintf("did you mean %s?", filepath.Join(dir, s))
 	}
 	if len(names) > 0 && len(names) <= 5 {
@@ -274,18 +275,18 @@ func missingStoreHint(path string) string {
 func openError(path string, timeout time.Duration, err error) error {
 	switch {
 	case errors.Is(err, berrors.ErrTimeout):
-		e := wrap(query.Busy, ErrBusy, "store %s is busy: another process holds its lock (waited %s)", path, timeout)
+		e := wrap(errs.Busy, ErrBusy, "store %s is busy: another process holds its lock (waited %s)", path, timeout)
 		e.Hint = "retry in a moment; a writer holds the store (find it with `fuser " + path + "`)"
 		return e
 	case errors.Is(err, berrors.ErrInvalid), errors.Is(err, berrors.ErrVersionMismatch), errors.Is(err, berrors.ErrChecksum):
-		e := wrap(query.IO, ErrCorrupt, "%s is not a valid omgdb store: %v", path, err)
+		e := wrap(errs.IO, ErrCorrupt, "%s is not a valid omgdb store: %v", path, err)
 		e.Hint = "check the path; if this is a damaged store, run `omgdb verify` on a copy"
 		return e
 	case errors.Is(err, os.ErrPermission):
-		return wrap(query.IO, err, "cannot open store %s: permission denied", path).
+		return wrap(errs.IO, err, "cannot open store %s: permission denied", path).
 			WithHint("check the file's permissions, or open it read-only")
 	}
-	e := wrap(query.IO, ErrCorrupt, "cannot open store %s: %v", path, err)
+	e := wrap(errs.IO, ErrCorrupt, "cannot open store %s: %v", path, err)
 	e.Err = err
 	return e
 }
@@ -306,14 +307,14 @@ func (db *DB) init() (err error) {
 		return btx.ForEach(func([]byte, *bolt.Bucket) error { empty = false; return nil })
 	})
 	if err != nil {
-		return wrap(query.IO, ErrCorrupt, "store %s is damaged: %v", db.path, err).
+		return wrap(errs.IO, ErrCorrupt, "store %s is damaged: %v", db.path, err).
 			WithHint("restore it from a backup; `omgdb verify` on a copy says more")
 	}
 	switch {
 	case format != nil:
 		return db.checkFormat(format)
 	case !empty:
-		e := wrap(query.IO, ErrCorrupt, "%s is a bbolt file but not an omgdb store (no format record)", db.path)
+		e := wrap(errs.IO, ErrCorrupt, "%s is a bbolt file but not an omgdb store (no format record)", db.path)
 		e.Hint = "check the path"
 		return e
 	case db.readOnly:
@@ -326,10 +327,10 @@ func (db *DB) init() (err error) {
 func (db *DB) checkFormat(format []byte) error {
 	var v int
 	if _, err := fmt.Sscanf(string(format), "%d", &v); err != nil {
-		return wrap(query.IO, ErrCorrupt, "store %s has an unreadable format record %q", db.path, format)
+		return wrap(errs.IO, ErrCorrupt, "store %s has an unreadable format record %q", db.path, format)
 	}
 	if v > FormatVersion {
-		return wrap(query.IO, ErrCorrupt, "store %s has format %d; this omgdb reads format %d and older", db.path, v, FormatVersion).
+		return wrap(errs.IO, ErrCorrupt, "store %s has format %d; this omgdb reads format %d and older", db.path, v, FormatVersion).
 			WithHint("upgrade omgdb")
 	}
 	return nil
@@ -344,7 +345,7 @@ func (db *DB) layout() error {
 		now := time.Now().UTC()
 		for k, v := range map[string]string{
 			string(keyFormat):  fmt.Sprint(FormatVersion),
-			string(keyStoreID): query.NewOID().Hex(),
+			string(keyStoreID): value.NewOID().Hex(),
 			string(keyCreated): now.Format(time.RFC3339Nano),
 		} {
 			if err := meta.Put([]byte(k), []byte(v)); err != nil {

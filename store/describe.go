@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // DescribeOptions configures Describe. The zero value samples
@@ -89,7 +89,7 @@ func (c *Collection) sampleDoc() ([]byte, bool, error) {
 	if err := cur.Err(); err != nil {
 		return nil, false, err
 	}
-	return query.JSON(doc.Without("_id")), true, nil
+	return value.JSON(doc.Without("_id")), true, nil
 }
 
 // describeExtras writes the Indexes line, other kinds of index, and the

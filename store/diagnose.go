@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // Diagnose is the why-not debugger: it says how many documents each
@@ -67,44 +69,44 @@ type Hint struct {
 // pred is one predicate of the conjunction being diagnosed.
 type pred struct {
 	path, op string
-	operand  query.Value
+	operand  value.Value
 	filter   *query.Filter // the predicate alone
 }
 
 // value returns the predicate as a filter document.
-func (p pred) value() query.Value {
+func (p pred) value() value.Value {
 	return predsValue([]pred{p})
 }
 
 // predsValue writes predicates as one filter document, merging the
 // operators of a path.
-func predsValue(ps []pred) query.Value {
-	var fields []query.Field
+func predsValue(ps []pred) value.Value {
+	var fields []value.Field
 	index := map[string]int{}
 	for _, p := range ps {
 		if p.path == "" {
-			fields = append(fields, query.Field{Key: p.op, Value: p.operand})
+			fields = append(fields, value.Field{Key: p.op, Value: p.operand})
 			continue
 		}
-		ops := []query.Field{{Key: p.op, Value: p.operand}}
+		ops := []value.Field{{Key: p.op, Value: p.operand}}
 		if p.op == "$regex" {
 			ops = p.operand.Fields()
 		}
 		if i, ok := index[p.path]; ok {
-			fields[i].Value = query.ObjectValue(append(append([]query.Field(nil), fields[i].Value.Fields()...), ops...))
+			fields[i].Value = value.ObjectValue(append(append([]value.Field(nil), fields[i].Value.Fields()...), ops...))
 			continue
 		}
 		index[p.path] = len(fields)
-		fields = append(fields, query.Field{Key: p.path, Value: query.ObjectValue(ops)})
+		fields = append(fields, value.Field{Key: p.path, Value: value.ObjectValue(ops)})
 	}
 	for i, fl := range fields {
 		if fl.Key[0] != '$' && fl.Value.Len() == 1 && fl.Value.Fields()[0].Key == "$eq" {
-			if v := fl.Value.Fields()[0].Value; v.Kind() != query.Object || v.Len() == 0 || v.Fields()[0].Key[0] != '$' {
+			if v := fl.Value.Fields()[0].Value; v.Kind() != value.Object || v.Len() == 0 || v.Fields()[0].Key[0] != '$' {
 				fields[i].Value = v
 			}
 		}
 	}
-	return query.ObjectValue(fields)
+	return value.ObjectValue(fields)
 }
 
 // flatten lists a filter's predicates, with $and expanded.
@@ -146,16 +148,16 @@ func (c *Collection) Diagnose(ctx context.Context, f *query.Filter, opts *Diagno
 		opts = &DiagnoseOptions{}
 	}
 	if f == nil {
-		f, _ = query.CompileFilter(query.Value{})
+		f, _ = query.CompileFilter(value.Value{})
 	}
 	preds, err := flatten(f)
 	if err != nil {
 		return nil, err
 	}
 	if len(preds) > maxDiagnosed {
-		return nil, query.Errorf(query.Limit, "diagnose tells apart at most %d predicates, the filter has %d", maxDiagnosed, len(preds))
+		return nil, errs.Errorf(errs.Limit, "diagnose tells apart at most %d predicates, the filter has %d", maxDiagnosed, len(preds))
 	}
-	d := &Diagnosis{Collection: c.name, Filter: query.JSON(predsValue(preds)), Documents: c.count, EmptiedBy: -1,
+	d := &Diagnosis{Collection: c.name, Filter: value.JSON(predsValue(preds)), Documents: c.count, EmptiedBy: -1,
 		Predicates: []PredicateStat{}, Hints: []Hint{}}
 	counts, err := c.countPreds(ctx, preds, opts.Limit)
 	if err != nil {
@@ -163,7 +165,7 @@ func (c *Collection) Diagnose(ctx context.Context, f *query.Filter, opts *Diagno
 	}
 	d.Examined, d.Matches = counts.examined, counts.all
 	for i, p := range preds {
-		d.Predicates = append(d.Predicates, PredicateStat{Predicate: query.JSON(p.value()),
+		d.Predicates = append(d.Predicates, PredicateStat{Predicate: value.JSON(p.value()),
 			Alone: counts.alone[i], WithPrevious: counts.prefix[i], WithoutThis: counts.without[i]})
 	}
 	if d.Matches == 0 && len(preds) > 0 {
@@ -208,7 +210,7 @@ func (c *Collection) countPreds(ctx context.Context, preds []pred, limit int64) 
 	exists := map[string]*query.Filter{}
 	for _, p := range preds {
 		if p.path != "" && exists[p.path] == nil {
-			exists[p.path], _ = query.CompileFilter(query.ObjectValue([]query.Field{{Key: p.path, Value: query.MustParse(`{"$exists":true}`)}}))
+			exists[p.path], _ = query.CompileFilter(value.ObjectValue([]value.Field{{Key: p.path, Value: value.MustParse(`{"$exists":true}`)}}))
 		}
 	}
 	allBits := uint64(1)<<n - 1

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // hinter looks for likely mistakes in the predicates of a diagnosis.
@@ -42,7 +44,7 @@ func (h *hinter) fixAll(hints []Hint) (json.RawMessage, int64, error) {
 		return nil, 0, nil
 	}
 	n, err := h.count(f)
-	return query.JSON(v), n, err
+	return value.JSON(v), n, err
 }
 
 func (h *hinter) hints() ([]Hint, error) {
@@ -57,7 +59,7 @@ func (h *hinter) hints() ([]Hint, error) {
 			continue
 		case p.op == "$regex":
 			hint, err = h.regexCase(i)
-		case p.op == "$in" && p.operand.Len() == 1 && p.operand.Index(0).Kind() == query.Array:
+		case p.op == "$in" && p.operand.Len() == 1 && p.operand.Index(0).Kind() == value.Array:
 			hint, err = h.inNested(i)
 		default:
 			hint, err = h.typeMismatch(i)
@@ -75,7 +77,7 @@ func (h *hinter) hints() ([]Hint, error) {
 
 // fix returns the filter with predicate i replaced, and how many documents
 // it matches.
-func (h *hinter) fix(i int, p pred) (query.Value, int64, error) {
+func (h *hinter) fix(i int, p pred) (value.Value, int64, error) {
 	ps := append([]pred(nil), h.preds...)
 	ps[i] = p
 	v := predsValue(ps)
@@ -141,7 +143,7 @@ func (h *hinter) unknownField(i int) (*Hint, error) {
 		return nil, err
 	}
 	hint.Message = fmt.Sprintf("no document has field `%s` (did you mean `%s`?); the filter with `%s` matches %d", p.path, best, best, n)
-	hint.Fix, hint.WouldMatch, hint.fixed = query.JSON(v), n, &fixed
+	hint.Fix, hint.WouldMatch, hint.fixed = value.JSON(v), n, &fixed
 	return hint, nil
 }
 
@@ -166,14 +168,14 @@ func suggestPath(path string, paths []string) (string, bool) {
 			}
 		}
 	}
-	if s, ok := query.Suggest(path, paths); ok {
+	if s, ok := errs.Suggest(path, paths); ok {
 		return s, true
 	}
 	lower := make([]string, len(paths))
 	for i, c := range paths {
 		lower[i] = strings.ToLower(c)
 	}
-	if s, ok := query.Suggest(strings.ToLower(path), lower); ok {
+	if s, ok := errs.Suggest(strings.ToLower(path), lower); ok {
 		for i := range lower {
 			if lower[i] == s {
 				return paths[i], true
@@ -211,7 +213,7 @@ func (h *hinter) typeMismatch(i int) (*Hint, error) {
 		}
 		if best == nil || n > best.WouldMatch {
 			alt := alt
-			best = &Hint{Kind: "type_mismatch", Fix: query.JSON(v), WouldMatch: n, fixed: &alt,
+			best = &Hint{Kind: "type_mismatch", Fix: value.JSON(v), WouldMatch: n, fixed: &alt,
 				Message: fmt.Sprintf("`%s` holds %s values, not %s; written as %s it matches %d document(s)",
 					p.path, h.typesAt(p.path), operandType(p.operand), alt.value(), alone)}
 		}
@@ -219,8 +221,8 @@ func (h *hinter) typeMismatch(i int) (*Hint, error) {
 	return best, nil
 }
 
-func operandType(v query.Value) string {
-	if v.Kind() == query.Array && v.Len() > 0 {
+func operandType(v value.Value) string {
+	if v.Kind() == value.Array && v.Len() > 0 {
 		return v.Index(0).TypeName()
 	}
 	return v.TypeName()
@@ -240,10 +242,10 @@ func (h *hinter) typesAt(path string) string {
 // alternatives returns the predicate with its operand in other types.
 func (h *hinter) alternatives(p pred) []pred {
 	var out []pred
-	if p.operand.Kind() == query.Array && (p.op == "$in" || p.op == "$all") {
+	if p.operand.Kind() == value.Array && (p.op == "$in" || p.op == "$all") {
 		seen := map[string]bool{}
 		for _, want := range kindsOf(p.operand.Array()) {
-			elems := make([]query.Value, 0, p.operand.Len())
+			elems := make([]value.Value, 0, p.operand.Len())
 			for _, e := range p.operand.Array() {
 				for _, c := range convert(e) {
 					if c.Kind() == want {
@@ -254,7 +256,7 @@ func (h *hinter) alternatives(p pred) []pred {
 			if len(elems) > 0 && !seen[want.String()] {
 				seen[want.String()] = true
 				q := p
-				q.operand = query.ArrayValue(elems)
+				q.operand = value.ArrayValue(elems)
 				out = append(out, q)
 			}
 		}
@@ -269,9 +271,9 @@ func (h *hinter) alternatives(p pred) []pred {
 }
 
 // kindsOf lists the kinds the elements convert to.
-func kindsOf(vs []query.Value) []query.Kind {
-	var kinds []query.Kind
-	seen := map[query.Kind]bool{}
+func kindsOf(vs []value.Value) []value.Kind {
+	var kinds []value.Kind
+	seen := map[value.Kind]bool{}
 	for _, v := range vs {
 		for _, c := range convert(v) {
 			if !seen[c.Kind()] {
@@ -286,37 +288,37 @@ func kindsOf(vs []query.Value) []query.Kind {
 // convert returns v written as the other types a user may have meant:
 // "30" and 30, "true" and true, an ObjectId and its hex, an ISO date and
 // a date.
-func convert(v query.Value) []query.Value {
-	var out []query.Value
+func convert(v value.Value) []value.Value {
+	var out []value.Value
 	switch v.Kind() {
-	case query.String:
+	case value.String:
 		s := strings.TrimSpace(v.Str())
 		if i, err := strconv.ParseInt(s, 10, 64); err == nil {
-			out = append(out, query.LongValue(i))
+			out = append(out, value.LongValue(i))
 		} else if f, err := strconv.ParseFloat(s, 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
-			out = append(out, query.DoubleValue(f))
+			out = append(out, value.DoubleValue(f))
 		}
 		if b, err := strconv.ParseBool(s); err == nil && (s == "true" || s == "false") {
-			out = append(out, query.BoolValue(b))
+			out = append(out, value.BoolValue(b))
 		}
-		if oid, ok := query.ParseOID(s); ok {
-			out = append(out, query.ObjectIDValue(oid))
+		if oid, ok := value.ParseOID(s); ok {
+			out = append(out, value.ObjectIDValue(oid))
 		}
 		if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-			out = append(out, query.DateValue(t.UnixMilli()))
+			out = append(out, value.DateValue(t.UnixMilli()))
 		} else if t, err := time.Parse("2006-01-02", s); err == nil {
-			out = append(out, query.DateValue(t.UnixMilli()))
+			out = append(out, value.DateValue(t.UnixMilli()))
 		}
-	case query.Long:
-		out = append(out, query.StringValue(strconv.FormatInt(v.Long(), 10)))
-	case query.Double:
-		out = append(out, query.StringValue(strconv.FormatFloat(v.Double(), 'f', -1, 64)))
-	case query.Bool:
-		out = append(out, query.StringValue(strconv.FormatBool(v.Bool())))
-	case query.ObjectID:
-		out = append(out, query.StringValue(v.OID().Hex()))
-	case query.Date:
-		out = append(out, query.StringValue(time.UnixMilli(v.Date()).UTC().Format(time.RFC3339Nano)))
+	case value.Long:
+		out = append(out, value.StringValue(strconv.FormatInt(v.Long(), 10)))
+	case value.Double:
+		out = append(out, value.StringValue(strconv.FormatFloat(v.Double(), 'f', -1, 64)))
+	case value.Bool:
+		out = append(out, value.StringValue(strconv.FormatBool(v.Bool())))
+	case value.ObjectID:
+		out = append(out, value.StringValue(v.OID().Hex()))
+	case value.Date:
+		out = append(out, value.StringValue(time.UnixMilli(v.Date()).UTC().Format(time.RFC3339Nano)))
 	}
 	return out
 }
@@ -331,9 +333,9 @@ func (h *hinter) regexCase(i int) (*Hint, error) {
 	}
 	q := p
 	if strings.HasPrefix(pattern, "/") && strings.LastIndexByte(pattern, '/') > 0 {
-		q.operand = query.ObjectValue([]query.Field{{Key: "$regex", Value: query.StringValue(pattern + "i")}})
+		q.operand = value.ObjectValue([]value.Field{{Key: "$regex", Value: value.StringValue(pattern + "i")}})
 	} else {
-		q.operand = query.ObjectValue([]query.Field{{Key: "$regex", Value: query.StringValue(pattern)}, {Key: "$options", Value: query.StringValue(opts + "i")}})
+		q.operand = value.ObjectValue([]value.Field{{Key: "$regex", Value: value.StringValue(pattern)}, {Key: "$options", Value: value.StringValue(opts + "i")}})
 	}
 	f, err := query.CompileFilter(q.value())
 	if err != nil {
@@ -347,7 +349,7 @@ func (h *hinter) regexCase(i int) (*Hint, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Hint{Kind: "regex_case", Fix: query.JSON(v), WouldMatch: n, fixed: &q,
+	return &Hint{Kind: "regex_case", Fix: value.JSON(v), WouldMatch: n, fixed: &q,
 		Message: fmt.Sprintf("the regular expression matches %d document(s) when case is ignored (the i option): %s", alone, q.value())}, nil
 }
 
@@ -361,6 +363,6 @@ func (h *hinter) inNested(i int) (*Hint, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Hint{Kind: "in_nested_array", Fix: query.JSON(v), WouldMatch: n, fixed: &q,
+	return &Hint{Kind: "in_nested_array", Fix: value.JSON(v), WouldMatch: n, fixed: &q,
 		Message: fmt.Sprintf("$in lists one element, which is an array, so it looks for that whole array; to match any of its values, list them: %s matches %d", q.value(), n)}, nil
 }

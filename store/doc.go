@@ -66,7 +66,7 @@
 // Scans match on the stored JSON (query.Filter.MatchJSON), decoding only
 // the fields a filter or pipeline reads, and a pipeline that starts with a
 // $group (after a $match no index serves) extracts its keys and arguments
-// from the stored JSON (query.GroupScan). Over large collections, an
+// from the stored JSON (agg.GroupScan). Over large collections, an
 // unindexed count and such a $group run on GOMAXPROCS goroutines
 // (scan.go): one walks the cursor of the read transaction and hands
 // batches of stored values to the others; counts are added up, and $group

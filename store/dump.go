@@ -5,7 +5,8 @@ import (
 	"context"
 	"io"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // Dump writes the whole store as deterministic canonical NDJSON: for each
@@ -36,7 +37,7 @@ func dumpCollection(ctx context.Context, tx *Tx, name string, w *bufio.Writer) e
 	if err != nil {
 		return err
 	}
-	prefix := query.AppendString([]byte(`{"collection":`), name)
+	prefix := value.AppendString([]byte(`{"collection":`), name)
 	w.Write(prefix)
 	w.WriteString("}\n")
 	prefix = append(prefix, `,"document":`...)
@@ -63,13 +64,13 @@ func dumpCollection(ctx context.Context, tx *Tx, name string, w *bufio.Writer) e
 
 // dumpDefinitions writes a collection's rules and index definitions.
 func dumpDefinitions(c *Collection, w *bufio.Writer) error {
-	name := query.StringValue(c.name)
+	name := value.StringValue(c.name)
 	if c.rules != nil {
-		w.Write(query.JSON(query.ObjectValue([]query.Field{{Key: "collection", Value: name}, {Key: "rules", Value: c.rules.Spec()}})))
+		w.Write(value.JSON(value.ObjectValue([]value.Field{{Key: "collection", Value: name}, {Key: "rules", Value: c.rules.Spec()}})))
 		w.WriteByte('\n')
 	}
 	for _, def := range c.Indexes() {
-		w.Write(query.JSON(query.ObjectValue([]query.Field{{Key: "collection", Value: name}, {Key: "index", Value: def.value()}})))
+		w.Write(value.JSON(value.ObjectValue([]value.Field{{Key: "collection", Value: name}, {Key: "index", Value: def.value()}})))
 		if err := w.WriteByte('\n'); err != nil {
 			return err
 		}
@@ -130,7 +131,7 @@ func (db *DB) Load(ctx context.Context, r io.Reader) (*LoadSummary, error) {
 				err = loadLine(tx, line, &sum)
 			}
 			if err != nil {
-				e := query.Errorf(query.KindOf(err), "line %d: %v", in.line, err)
+				e := errs.Errorf(errs.KindOf(err), "line %d: %v", in.line, err)
 				e.Err, e.Hint = err, "nothing was loaded; a dump line is {\"collection\":…} or {\"collection\":…,\"document\":{…}}"
 				return e
 			}
@@ -144,17 +145,17 @@ func (db *DB) Load(ctx context.Context, r io.Reader) (*LoadSummary, error) {
 }
 
 func loadLine(tx *Tx, line []byte, sum *LoadSummary) error {
-	v, err := query.Parse(line)
+	v, err := value.Parse(line)
 	if err != nil {
 		return err
 	}
 	name, doc := v.Get("collection"), v.Get("document")
 	rules, index := v.Get("rules"), v.Get("index")
-	if v.Kind() != query.Object || name.Kind() != query.String || v.Len() > 2 {
-		return query.Errorf(query.Invalid, "not a dump line")
+	if v.Kind() != value.Object || name.Kind() != value.String || v.Len() > 2 {
+		return errs.Errorf(errs.Invalid, "not a dump line")
 	}
 	if v.Len() == 2 && doc.IsMissing() && rules.IsMissing() && index.IsMissing() {
-		return query.Errorf(query.Invalid, "not a dump line")
+		return errs.Errorf(errs.Invalid, "not a dump line")
 	}
 	c, err := tx.CreateCollection(name.Str())
 	if err != nil {
@@ -167,7 +168,7 @@ func loadLine(tx *Tx, line []byte, sum *LoadSummary) error {
 	case !index.IsMissing():
 		def, err := indexDefFromValue(index)
 		if err != nil {
-			return query.Errorf(query.Invalid, "%v", err)
+			return errs.Errorf(errs.Invalid, "%v", err)
 		}
 		_, err = c.CreateIndex(*def)
 		return err

@@ -9,7 +9,7 @@ import (
 
 	"github.com/omgdb/omgdb/internal/storetest"
 	"github.com/omgdb/omgdb/internal/testgen"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -46,7 +46,7 @@ func TestDumpLoadDump_Property(t *testing.T) {
 			// documents, which need not follow the rules.
 			err := src.Update(store.Change{}, func(tx *store.Tx) error {
 				c, _ := tx.Collection("a")
-				if _, err := c.Define(query.MustParse(`{"required":["zz"],"fields":{"aa":"long"}}`)); err != nil {
+				if _, err := c.Define(value.MustParse(`{"required":["zz"],"fields":{"aa":"long"}}`)); err != nil {
 					return err
 				}
 				_, err := c.CreateIndex(store.BTreeIndex("", store.BTreeSpec{Fields: []store.IndexField{{Path: "_id", Desc: true}}}))
@@ -97,7 +97,7 @@ func TestImport_BadLinesAndAtomic(t *testing.T) {
 
 func TestImport_LongLineIsAnErrorAndTheRestIsRead(t *testing.T) {
 	db := storetest.MustOpen(t)
-	long := append([]byte(`{"x":"`), bytes.Repeat([]byte("a"), query.MaxDocumentSize+10)...)
+	long := append([]byte(`{"x":"`), bytes.Repeat([]byte("a"), value.MaxDocumentSize+10)...)
 	in := append(append([]byte("{\"_id\":1}\n"), long...), []byte("\"}\n{\"_id\":2}\n")...)
 	sum, err := db.Import(context.Background(), "c", bytes.NewReader(in), &store.ImportOptions{Skip: true})
 	if err != nil || sum.Inserted != 2 || sum.Skipped != 1 || sum.Errors[0].Line != 2 {

@@ -3,10 +3,10 @@ package store
 import (
 	"errors"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
 )
 
-// Sentinel errors. Errors returned by the store are *query.Error values
+// Sentinel errors. Errors returned by the store are *errs.Error values
 // (with a Kind and a Hint) that wrap one of these where it applies, so
 // callers can test with errors.Is.
 var (
@@ -32,8 +32,8 @@ var (
 	ErrReplaced = errors.New("store: replaced during a lock handoff")
 )
 
-func wrap(kind query.ErrorKind, sentinel error, format string, args ...any) *query.Error {
-	e := query.Errorf(kind, format, args...)
+func wrap(kind errs.Kind, sentinel error, format string, args ...any) *errs.Error {
+	e := errs.Errorf(kind, format, args...)
 	e.Err = sentinel
 	return e
 }

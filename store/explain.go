@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // ExplainOptions configures Explain.
@@ -30,7 +31,7 @@ type ExplainOptions struct {
 // the index bounds and the estimated keys in them), under SORT when the
 // sort is done in memory, SKIP and LIMIT, and for a count COUNT over
 // COUNT_SCAN when the index alone answers it.
-func (c *Collection) Explain(ctx context.Context, q Query, opts *ExplainOptions) (query.Value, error) {
+func (c *Collection) Explain(ctx context.Context, q Query, opts *ExplainOptions) (value.Value, error) {
 	if opts == nil {
 		opts = &ExplainOptions{}
 	}
@@ -39,48 +40,48 @@ func (c *Collection) Explain(ctx context.Context, q Query, opts *ExplainOptions)
 	}
 	ch, err := c.planQuery(q, opts.Count)
 	if err != nil {
-		return query.Value{}, err
+		return value.Value{}, err
 	}
-	fields := []query.Field{{Key: "collection", Value: query.StringValue(c.name)}, {Key: "filter", Value: FilterValue(q.Filter)}}
+	fields := []value.Field{{Key: "collection", Value: value.StringValue(c.name)}, {Key: "filter", Value: FilterValue(q.Filter)}}
 	if q.sorted() {
-		fields = append(fields, query.Field{Key: "sort", Value: sortValue(q.Sort.Keys())})
+		fields = append(fields, value.Field{Key: "sort", Value: sortValue(q.Sort.Keys())})
 	}
 	fields = appendNonZero(fields, "skip", q.Skip)
 	fields = appendNonZero(fields, "limit", q.Limit)
 	if opts.Count {
-		fields = append(fields, query.Field{Key: "count", Value: query.BoolValue(true)})
+		fields = append(fields, value.Field{Key: "count", Value: value.BoolValue(true)})
 	}
-	fields = append(fields, query.Field{Key: "winningPlan", Value: c.stageTree(q, ch.plan, opts.Count)})
+	fields = append(fields, value.Field{Key: "winningPlan", Value: c.stageTree(q, ch.plan, opts.Count)})
 	if q.sorted() && !opts.Count {
 		by := "memory"
 		if ch.plan.sortGroup > 0 {
 			by = "index"
 		}
-		fields = append(fields, query.Field{Key: "sortBy", Value: query.StringValue(by)})
+		fields = append(fields, value.Field{Key: "sortBy", Value: value.StringValue(by)})
 	}
-	fields = append(fields, query.Field{Key: "rejectedPlans", Value: plansValue(ch.rejected)})
-	fields = append(fields, query.Field{Key: "unusableIndexes", Value: unusableValue(ch.unusable)})
+	fields = append(fields, value.Field{Key: "rejectedPlans", Value: plansValue(ch.rejected)})
+	fields = append(fields, value.Field{Key: "unusableIndexes", Value: unusableValue(ch.unusable)})
 	if opts.Execute {
 		stats, err := c.executeStats(ctx, q, ch.plan, opts.Count)
 		if err != nil {
-			return query.Value{}, err
+			return value.Value{}, err
 		}
-		fields = append(fields, query.Field{Key: "executionStats", Value: stats})
+		fields = append(fields, value.Field{Key: "executionStats", Value: stats})
 	}
-	return query.ObjectValue(fields), nil
+	return value.ObjectValue(fields), nil
 }
 
-func appendNonZero(fields []query.Field, key string, n int64) []query.Field {
+func appendNonZero(fields []value.Field, key string, n int64) []value.Field {
 	if n == 0 {
 		return fields
 	}
-	return append(fields, query.Field{Key: key, Value: query.LongValue(n)})
+	return append(fields, value.Field{Key: key, Value: value.LongValue(n)})
 }
 
 // stageTree builds the winning plan's stages, innermost first.
-func (c *Collection) stageTree(q Query, p *Plan, count bool) query.Value {
+func (c *Collection) stageTree(q Query, p *Plan, count bool) value.Value {
 	filter := FilterValue(q.Filter)
-	var tree query.Value
+	var tree value.Value
 	switch {
 	case p.Stage == "COLLSCAN":
 		tree = obj("stage", str("COLLSCAN"), "filter", filter, "direction", str("forward"))
@@ -96,78 +97,78 @@ func (c *Collection) stageTree(q Query, p *Plan, count bool) query.Value {
 		tree = obj("stage", str("SORT"), "sortPattern", sortValue(q.Sort.Keys()), "type", str("in_memory"), "inputStage", tree)
 	}
 	if q.Skip > 0 {
-		tree = obj("stage", str("SKIP"), "skipAmount", query.LongValue(q.Skip), "inputStage", tree)
+		tree = obj("stage", str("SKIP"), "skipAmount", value.LongValue(q.Skip), "inputStage", tree)
 	}
 	if q.Limit > 0 {
-		tree = obj("stage", str("LIMIT"), "limitAmount", query.LongValue(q.Limit), "inputStage", tree)
+		tree = obj("stage", str("LIMIT"), "limitAmount", value.LongValue(q.Limit), "inputStage", tree)
 	}
 	return tree
 }
 
 // ixscanValue describes an index scan stage.
-func (p *Plan) ixscanValue(stage string) query.Value {
+func (p *Plan) ixscanValue(stage string) value.Value {
 	dir := "forward"
 	if p.reverse {
 		dir = "backward"
 	}
-	var bounds []query.Field
+	var bounds []value.Field
 	for _, fb := range p.Bounds() {
-		ivs := make([]query.Value, len(fb.Intervals))
+		ivs := make([]value.Value, len(fb.Intervals))
 		for i, iv := range fb.Intervals {
 			ivs[i] = str(iv)
 		}
-		bounds = append(bounds, query.Field{Key: fb.Field, Value: query.ArrayValue(ivs)})
+		bounds = append(bounds, value.Field{Key: fb.Field, Value: value.ArrayValue(ivs)})
 	}
 	return obj("stage", str(stage), "indexName", str(p.Index), "keyPattern", p.spec.KeyPattern(),
-		"isMultiKey", query.BoolValue(p.multikey), "isUnique", query.BoolValue(p.spec.Unique),
-		"isSparse", query.BoolValue(p.spec.Sparse), "direction", str(dir),
-		"indexBounds", query.ObjectValue(bounds), "estimatedKeys", p.estValue())
+		"isMultiKey", value.BoolValue(p.multikey), "isUnique", value.BoolValue(p.spec.Unique),
+		"isSparse", value.BoolValue(p.spec.Sparse), "direction", str(dir),
+		"indexBounds", value.ObjectValue(bounds), "estimatedKeys", p.estValue())
 }
 
 // estValue is the estimated keys, or {"atLeast":n} when the count was cut
 // short.
-func (p *Plan) estValue() query.Value {
+func (p *Plan) estValue() value.Value {
 	if p.estCapped {
-		return obj("atLeast", query.LongValue(p.estKeys))
+		return obj("atLeast", value.LongValue(p.estKeys))
 	}
-	return query.LongValue(p.estKeys)
+	return value.LongValue(p.estKeys)
 }
 
-func plansValue(plans []*Plan) query.Value {
-	out := []query.Value{}
+func plansValue(plans []*Plan) value.Value {
+	out := []value.Value{}
 	for _, p := range plans {
-		f := []query.Field{{Key: "stage", Value: str(p.Stage)}}
+		f := []value.Field{{Key: "stage", Value: str(p.Stage)}}
 		if p.Stage == "IXSCAN" {
-			f = append(f, query.Field{Key: "indexName", Value: str(p.Index)}, query.Field{Key: "keyPattern", Value: p.spec.KeyPattern()},
-				query.Field{Key: "estimatedKeys", Value: p.estValue()})
+			f = append(f, value.Field{Key: "indexName", Value: str(p.Index)}, value.Field{Key: "keyPattern", Value: p.spec.KeyPattern()},
+				value.Field{Key: "estimatedKeys", Value: p.estValue()})
 		}
-		f = append(f, query.Field{Key: "estimatedCost", Value: query.LongValue(int64(math.Round(p.cost)))},
-			query.Field{Key: "reason", Value: str(p.why)})
-		out = append(out, query.ObjectValue(f))
+		f = append(f, value.Field{Key: "estimatedCost", Value: value.LongValue(int64(math.Round(p.cost)))},
+			value.Field{Key: "reason", Value: str(p.why)})
+		out = append(out, value.ObjectValue(f))
 	}
-	return query.ArrayValue(out)
+	return value.ArrayValue(out)
 }
 
-func unusableValue(plans []*Plan) query.Value {
-	out := []query.Value{}
+func unusableValue(plans []*Plan) value.Value {
+	out := []value.Value{}
 	for _, p := range plans {
-		f := []query.Field{{Key: "indexName", Value: str(p.Index)}}
+		f := []value.Field{{Key: "indexName", Value: str(p.Index)}}
 		if p.spec != nil {
-			f = append(f, query.Field{Key: "keyPattern", Value: p.spec.KeyPattern()})
+			f = append(f, value.Field{Key: "keyPattern", Value: p.spec.KeyPattern()})
 		}
-		out = append(out, query.ObjectValue(append(f, query.Field{Key: "reason", Value: str(p.why)})))
+		out = append(out, value.ObjectValue(append(f, value.Field{Key: "reason", Value: str(p.why)})))
 	}
-	return query.ArrayValue(out)
+	return value.ArrayValue(out)
 }
 
 // executeStats runs the plan and reports what it read.
-func (c *Collection) executeStats(ctx context.Context, q Query, p *Plan, count bool) (query.Value, error) {
+func (c *Collection) executeStats(ctx context.Context, q Query, p *Plan, count bool) (value.Value, error) {
 	start := time.Now()
 	var returned, keys, docs int64
 	if count && p.covered {
 		n, k, err := p.countCovered(ctx)
 		if err != nil {
-			return query.Value{}, err
+			return value.Value{}, err
 		}
 		returned, keys = n, k
 	} else {
@@ -177,7 +178,7 @@ func (c *Collection) executeStats(ctx context.Context, q Query, p *Plan, count b
 			returned++
 		}
 		if err := src.Err(); err != nil {
-			return query.Value{}, err
+			return value.Value{}, err
 		}
 		src.Close()
 		switch b := base.(type) {
@@ -188,67 +189,67 @@ func (c *Collection) executeStats(ctx context.Context, q Query, p *Plan, count b
 		}
 	}
 	ms := float64(time.Since(start).Microseconds()) / 1000
-	return obj("nReturned", query.LongValue(returned), "totalKeysExamined", query.LongValue(keys),
-		"totalDocsExamined", query.LongValue(docs), "executionTimeMillis", query.DoubleValue(ms)), nil
+	return obj("nReturned", value.LongValue(returned), "totalKeysExamined", value.LongValue(keys),
+		"totalDocsExamined", value.LongValue(docs), "executionTimeMillis", value.DoubleValue(ms)), nil
 }
 
-func str(s string) query.Value { return query.StringValue(s) }
+func str(s string) value.Value { return value.StringValue(s) }
 
 // obj builds an object from alternating keys and values.
-func obj(kv ...any) query.Value {
-	fields := make([]query.Field, 0, len(kv)/2)
+func obj(kv ...any) value.Value {
+	fields := make([]value.Field, 0, len(kv)/2)
 	for i := 0; i+1 < len(kv); i += 2 {
-		fields = append(fields, query.Field{Key: kv[i].(string), Value: kv[i+1].(query.Value)})
+		fields = append(fields, value.Field{Key: kv[i].(string), Value: kv[i+1].(value.Value)})
 	}
-	return query.ObjectValue(fields)
+	return value.ObjectValue(fields)
 }
 
-func sortValue(keys []query.SortKey) query.Value {
-	fields := make([]query.Field, len(keys))
+func sortValue(keys []query.SortKey) value.Value {
+	fields := make([]value.Field, len(keys))
 	for i, k := range keys {
 		dir := int64(1)
 		if k.Desc {
 			dir = -1
 		}
-		fields[i] = query.Field{Key: k.Path, Value: query.LongValue(dir)}
+		fields[i] = value.Field{Key: k.Path, Value: value.LongValue(dir)}
 	}
-	return query.ObjectValue(fields)
+	return value.ObjectValue(fields)
 }
 
 // FilterValue rebuilds a filter document from a compiled filter's
 // predicates, merging the operators of each path: {"age":{"$gte":30,"$lt":40}}.
-func FilterValue(f *query.Filter) query.Value {
+func FilterValue(f *query.Filter) value.Value {
 	if f == nil {
-		return query.ObjectValue(nil)
+		return value.ObjectValue(nil)
 	}
-	var fields []query.Field
+	var fields []value.Field
 	index := map[string]int{}
 	for _, p := range f.Predicates() {
 		if p.Path == "" {
-			fields = append(fields, query.Field{Key: p.Op, Value: p.Operand})
+			fields = append(fields, value.Field{Key: p.Op, Value: p.Operand})
 			continue
 		}
-		ops := []query.Field{{Key: p.Op, Value: p.Operand}}
+		ops := []value.Field{{Key: p.Op, Value: p.Operand}}
 		if p.Op == "$regex" {
 			ops = p.Operand.Fields()
 		}
 		i, seen := index[p.Path]
 		if !seen {
 			index[p.Path] = len(fields)
-			fields = append(fields, query.Field{Key: p.Path, Value: query.ObjectValue(ops)})
+			fields = append(fields, value.Field{Key: p.Path, Value: value.ObjectValue(ops)})
 			continue
 		}
-		merged := append(append([]query.Field(nil), fields[i].Value.Fields()...), ops...)
-		fields[i].Value = query.ObjectValue(merged)
+		merged := append(append([]value.Field(nil), fields[i].Value.Fields()...), ops...)
+		fields[i].Value = value.ObjectValue(merged)
 	}
 	// A lone $eq is written as the value itself.
 	for i, fl := range fields {
-		if fl.Value.Kind() == query.Object && fl.Value.Len() == 1 && fl.Value.Fields()[0].Key == "$eq" && fl.Key[0] != '$' {
+		if fl.Value.Kind() == value.Object && fl.Value.Len() == 1 && fl.Value.Fields()[0].Key == "$eq" && fl.Key[0] != '$' {
 			v := fl.Value.Fields()[0].Value
-			if v.Kind() != query.Object || v.Len() == 0 || v.Fields()[0].Key[0] != '$' {
+			if v.Kind() != value.Object || v.Len() == 0 || v.Fields()[0].Key[0] != '$' {
 				fields[i].Value = v
 			}
 		}
 	}
-	return query.ObjectValue(fields)
+	return value.ObjectValue(fields)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/omgdb/omgdb/internal/storetest"
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -94,11 +95,11 @@ func TestExplain_Golden(t *testing.T) {
 			q := store.Query{Filter: mustFilter(t, c.filter), Skip: c.skip, Limit: c.limit, Hint: c.hint}
 			if c.sort != "" {
 				var err error
-				if q.Sort, err = query.CompileSort(query.MustParse(c.sort)); err != nil {
+				if q.Sort, err = query.CompileSort(value.MustParse(c.sort)); err != nil {
 					t.Fatal(err)
 				}
 			}
-			var plan query.Value
+			var plan value.Value
 			err := db.View(func(tx *store.Tx) error {
 				coll, _ := tx.Collection("users")
 				var err error
@@ -108,7 +109,7 @@ func TestExplain_Golden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			js := timeRE.ReplaceAll(query.JSON(plan), []byte(`"executionTimeMillis":0`))
+			js := timeRE.ReplaceAll(value.JSON(plan), []byte(`"executionTimeMillis":0`))
 			var pretty bytes.Buffer
 			json.Indent(&pretty, js, "", "  ")
 			pretty.WriteByte('\n')
@@ -135,7 +136,7 @@ func TestExplain_Golden(t *testing.T) {
 }
 
 // winningScan finds the leaf stage of a plan tree.
-func winningScan(v query.Value) (string, string) {
+func winningScan(v value.Value) (string, string) {
 	for !v.Get("inputStage").IsMissing() {
 		v = v.Get("inputStage")
 	}

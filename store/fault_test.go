@@ -15,7 +15,7 @@ import (
 
 	"github.com/omgdb/omgdb/internal/crashtest"
 	"github.com/omgdb/omgdb/internal/faults"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -234,7 +234,7 @@ func faultInsert(db *store.DB, ids ...string) error {
 			return err
 		}
 		for _, id := range ids {
-			if _, err := c.Insert(query.ObjectValue([]query.Field{{Key: "_id", Value: query.StringValue(id)}})); err != nil {
+			if _, err := c.Insert(value.ObjectValue([]value.Field{{Key: "_id", Value: value.StringValue(id)}})); err != nil {
 				return err
 			}
 		}

@@ -6,6 +6,9 @@ import (
 	"sort"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/agg"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // DefaultMaxSortBytes bounds the documents an in-memory sort may hold.
@@ -30,11 +33,11 @@ type Query struct {
 	// fields with it, so that no query can test their values. A redacting
 	// query always scans the collection: index bounds, index order and
 	// covered counts would all reveal the values it hides.
-	Redact func(query.Value) query.Value
+	Redact func(value.Value) value.Value
 	// fields, when set, limits what a collection scan decodes of each
 	// document it returns (Collection.Aggregate sets it from
 	// Pipeline.Fields).
-	fields *query.FieldSet
+	fields *value.FieldSet
 }
 
 func (q *Query) sorted() bool { return q.Sort != nil && len(q.Sort.Keys()) > 0 }
@@ -44,7 +47,7 @@ func (q *Query) sorted() bool { return q.Sort != nil && len(q.Sort.Keys()) > 0 }
 // prints it writes those bytes instead of decoding and encoding it again.
 // The streams of Find and Scan implement it.
 type RawSource interface {
-	query.Source
+	agg.Source
 	// RawJSON returns the current document's canonical JSON when the
 	// stream passes the document on as stored, nil when it changed it
 	// (projected, redacted, decoded in part) or met an error (then Err
@@ -57,7 +60,7 @@ type RawSource interface {
 // between a collection scan and an index (see planner.go); either way the
 // results are the same, in the same order: by the sort, then _id, or by
 // _id when there is no sort.
-func (c *Collection) Find(ctx context.Context, q Query) query.Source {
+func (c *Collection) Find(ctx context.Context, q Query) agg.Source {
 	ch, err := c.planQuery(q, false)
 	if err != nil {
 		return &sliceSource{err: err}
@@ -66,13 +69,13 @@ func (c *Collection) Find(ctx context.Context, q Query) query.Source {
 }
 
 // execute runs a plan.
-func (c *Collection) execute(ctx context.Context, q Query, p *Plan) query.Source {
+func (c *Collection) execute(ctx context.Context, q Query, p *Plan) agg.Source {
 	return c.wrap(q, p, c.baseSource(ctx, q, p))
 }
 
 // baseSource reads what a plan reads: the matching documents, in index or
 // _id order, before any sort, paging or projection.
-func (c *Collection) baseSource(ctx context.Context, q Query, p *Plan) query.Source {
+func (c *Collection) baseSource(ctx context.Context, q Query, p *Plan) agg.Source {
 	if p.Stage == "IXSCAN" {
 		return c.indexSource(ctx, p, q.Filter, q.sorted())
 	}
@@ -80,7 +83,7 @@ func (c *Collection) baseSource(ctx context.Context, q Query, p *Plan) query.Sou
 }
 
 // wrap adds the sort, paging and projection stages to a base source.
-func (c *Collection) wrap(q Query, p *Plan, src query.Source) query.Source {
+func (c *Collection) wrap(q Query, p *Plan, src agg.Source) agg.Source {
 	if q.sorted() && p.sortGroup == 0 {
 		src = sortSource(src, q)
 	} else {
@@ -137,9 +140,9 @@ type scanSource struct {
 	cur     *Cursor
 	filter  *query.Filter
 	match   *query.JSONMatcher // the filter's, made on first use
-	redact  func(query.Value) query.Value
-	fields  *query.FieldSet // when set, Doc decodes only these fields
-	doc     query.Value     // the current document, redacted, once decoded
+	redact  func(value.Value) value.Value
+	fields  *value.FieldSet // when set, Doc decodes only these fields
+	doc     value.Value     // the current document, redacted, once decoded
 	decoded bool
 	n       int
 	err     error
@@ -192,7 +195,7 @@ func (s *scanSource) Next() bool {
 	return false
 }
 
-func (s *scanSource) Doc() query.Value {
+func (s *scanSource) Doc() value.Value {
 	if s.decoded {
 		return s.doc
 	}
@@ -201,9 +204,9 @@ func (s *scanSource) Doc() query.Value {
 		s.doc = s.cur.Doc()
 		return s.doc
 	}
-	s.doc = query.Value{}
+	s.doc = value.Value{}
 	if js, err := s.cur.JSON(); err == nil {
-		if s.doc, err = query.ParseFields(js, s.fields); err != nil {
+		if s.doc, err = value.ParseFields(js, s.fields); err != nil {
 			s.err = corruptValue(err.Error())
 		}
 	}
@@ -230,7 +233,7 @@ func (s *scanSource) Close() error { return s.cur.Close() }
 
 // pageSource applies skip and limit to a stream.
 type pageSource struct {
-	src          query.Source
+	src          agg.Source
 	skip, limit  int64
 	skipped, out int64
 }
@@ -250,7 +253,7 @@ func (p *pageSource) Next() bool {
 	return false
 }
 
-func (p *pageSource) Doc() query.Value { return p.src.Doc() }
+func (p *pageSource) Doc() value.Value { return p.src.Doc() }
 
 // RawJSON implements RawSource when the stream it pages does.
 func (p *pageSource) RawJSON() []byte {
@@ -265,10 +268,10 @@ func (p *pageSource) Close() error { return p.src.Close() }
 
 // projectSource applies a projection to each document of a stream.
 type projectSource struct {
-	src    query.Source
+	src    agg.Source
 	p      *query.Projection
 	filter *query.Filter
-	doc    query.Value
+	doc    value.Value
 	err    error
 }
 
@@ -280,7 +283,7 @@ func (p *projectSource) Next() bool {
 	return p.err == nil
 }
 
-func (p *projectSource) Doc() query.Value { return p.doc }
+func (p *projectSource) Doc() value.Value { return p.doc }
 
 func (p *projectSource) Err() error {
 	if p.err != nil {
@@ -294,7 +297,7 @@ func (p *projectSource) Close() error { return p.src.Close() }
 // sortSource reads the whole stream and returns it sorted, keeping only
 // skip+limit documents in a heap when there is a limit, and refusing to
 // hold more than MaxSortBytes otherwise.
-func sortSource(src query.Source, q Query) query.Source {
+func sortSource(src agg.Source, q Query) agg.Source {
 	defer src.Close()
 	h := &docHeap{s: q.Sort}
 	keep := q.Skip + q.Limit
@@ -315,7 +318,7 @@ func sortSource(src query.Source, q Query) query.Source {
 			continue
 		}
 		if held += approxSize(doc); held > budget {
-			return &sliceSource{err: query.Errorf(query.Limit, "sort would hold more than %d bytes of documents in memory", budget).
+			return &sliceSource{err: errs.Errorf(errs.Limit, "sort would hold more than %d bytes of documents in memory", budget).
 				WithHint("add --limit, narrow the filter, or sort on an indexed field")}
 		}
 		h.docs = append(h.docs, doc)
@@ -333,16 +336,16 @@ func sortSource(src query.Source, q Query) query.Source {
 }
 
 // approxSize estimates the memory a document value holds.
-func approxSize(v query.Value) int64 {
+func approxSize(v value.Value) int64 {
 	n := int64(64)
 	switch v.Kind() {
-	case query.String, query.Binary:
+	case value.String, value.Binary:
 		n += int64(len(v.Str()) + len(v.Bytes()))
-	case query.Array:
+	case value.Array:
 		for _, e := range v.Array() {
 			n += approxSize(e)
 		}
-	case query.Object:
+	case value.Object:
 		for _, f := range v.Fields() {
 			n += int64(len(f.Key)) + approxSize(f.Value)
 		}
@@ -354,13 +357,13 @@ func approxSize(v query.Value) int64 {
 // sorts last, the first to drop when a better one arrives.
 type docHeap struct {
 	s    *query.Sort
-	docs []query.Value
+	docs []value.Value
 }
 
 func (h *docHeap) Len() int           { return len(h.docs) }
 func (h *docHeap) Less(i, j int) bool { return h.s.Compare(h.docs[i], h.docs[j]) > 0 }
 func (h *docHeap) Swap(i, j int)      { h.docs[i], h.docs[j] = h.docs[j], h.docs[i] }
-func (h *docHeap) Push(x any)         { h.docs = append(h.docs, x.(query.Value)) }
+func (h *docHeap) Push(x any)         { h.docs = append(h.docs, x.(value.Value)) }
 func (h *docHeap) Pop() any {
 	x := h.docs[len(h.docs)-1]
 	h.docs = h.docs[:len(h.docs)-1]
@@ -369,7 +372,7 @@ func (h *docHeap) Pop() any {
 
 // sliceSource streams documents held in memory.
 type sliceSource struct {
-	docs []query.Value
+	docs []value.Value
 	i    int
 	err  error
 }
@@ -382,6 +385,6 @@ func (s *sliceSource) Next() bool {
 	return true
 }
 
-func (s *sliceSource) Doc() query.Value { return s.docs[s.i-1] }
+func (s *sliceSource) Doc() value.Value { return s.docs[s.i-1] }
 func (s *sliceSource) Err() error       { return s.err }
 func (s *sliceSource) Close() error     { return nil }

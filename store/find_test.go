@@ -9,6 +9,8 @@ import (
 
 	"github.com/omgdb/omgdb/internal/storetest"
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -50,7 +52,7 @@ func TestFind_SortWithLimitEqualsFullSort(t *testing.T) {
 	storetest.Insert(t, db, "c", docs...)
 	specs := []string{`{"a":1}`, `{"a":-1}`, `{"b.c":1,"a":-1}`, `{"b.c":-1}`}
 	for _, spec := range specs {
-		s, err := query.CompileSort(query.MustParse(spec))
+		s, err := query.CompileSort(value.MustParse(spec))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +73,7 @@ func TestFind_SortWithLimitEqualsFullSort(t *testing.T) {
 func TestFind_SortMemoryLimit(t *testing.T) {
 	db := storetest.MustOpen(t)
 	storetest.Insert(t, db, "c", `{"_id":1,"a":"xxxxxxxxxxxxxxxx"}`, `{"_id":2,"a":"yyyyyyyyyyyyyyyyyy"}`)
-	s, _ := query.CompileSort(query.MustParse(`{"a":1}`))
+	s, _ := query.CompileSort(value.MustParse(`{"a":1}`))
 	err := db.View(func(tx *store.Tx) error {
 		c, _ := tx.Collection("c")
 		src := c.Find(context.Background(), store.Query{Sort: s, MaxSortBytes: 100})
@@ -79,7 +81,7 @@ func TestFind_SortMemoryLimit(t *testing.T) {
 		}
 		return src.Err()
 	})
-	if query.KindOf(err) != query.Limit {
+	if errs.KindOf(err) != errs.Limit {
 		t.Errorf("sort over the memory limit = %v", err)
 	}
 }
@@ -89,7 +91,7 @@ func TestFind_SortMemoryLimit(t *testing.T) {
 func TestFind_RedactBeforeEverything(t *testing.T) {
 	db := storetest.MustOpen(t)
 	storetest.Insert(t, db, "c", `{"_id":1,"s":"b","k":1}`, `{"_id":2,"s":"a","k":2}`, `{"_id":3,"k":3}`)
-	noS := func(v query.Value) query.Value { return v.Without("s") }
+	noS := func(v value.Value) value.Value { return v.Without("s") }
 	for _, tc := range []struct {
 		q    store.Query
 		want string
@@ -107,7 +109,7 @@ func TestFind_RedactBeforeEverything(t *testing.T) {
 }
 
 func mustSort(t *testing.T, s string) *query.Sort {
-	so, err := query.CompileSort(query.MustParse(s))
+	so, err := query.CompileSort(value.MustParse(s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +117,7 @@ func mustSort(t *testing.T, s string) *query.Sort {
 }
 
 func mustProjection(t *testing.T, s string) *query.Projection {
-	p, err := query.CompileProjection(query.MustParse(s))
+	p, err := query.CompileProjection(value.MustParse(s))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +138,7 @@ func TestFind_RedactingQueryNeverUsesAnIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	redact := func(v query.Value) query.Value { return v.Without("ssn") }
+	redact := func(v value.Value) value.Value { return v.Without("ssn") }
 	db.View(func(tx *store.Tx) error {
 		c, _ := tx.Collection("c")
 		n, err := c.CountQuery(context.Background(), store.Query{Filter: mustFilter(t, `{"ssn":"111"}`), Redact: redact})
@@ -164,11 +166,11 @@ func TestFind_IDEqualityEqualsScan(t *testing.T) {
 		`{"_id":5,"a":2}`, `{"_id":5,"a":1}`, `{"a":3,"_id":"x"}`, `{"_id":true}`, `{"_id":{"$date":0}}`,
 		`{"_id":0}`, `{"_id":[5]}`, `{"_id":6}`}
 	for _, spec := range filters {
-		fast, err := query.CompileFilter(query.MustParse(spec))
+		fast, err := query.CompileFilter(value.MustParse(spec))
 		if err != nil {
 			t.Fatal(err)
 		}
-		slow, err := query.CompileFilter(query.MustParse(`{"$and":[` + spec + `]}`))
+		slow, err := query.CompileFilter(value.MustParse(`{"$and":[` + spec + `]}`))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -199,7 +201,7 @@ func TestCollection_CountMatching_Parallel(t *testing.T) {
 	}
 	storetest.Insert(t, db, "c", docs...)
 	for _, spec := range []string{`{"a":3}`, `{"a":{"$gte":2},"b.c":4}`, `{"a":{"$exists":true}}`, `{"zz":1}`} {
-		f, err := query.CompileFilter(query.MustParse(spec))
+		f, err := query.CompileFilter(value.MustParse(spec))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -218,7 +220,7 @@ func TestCollection_CountMatching_Parallel(t *testing.T) {
 		}
 	}
 	// A redacting count never reads the stored bytes: it cannot see "a".
-	noA := func(v query.Value) query.Value { return v.Without("a") }
+	noA := func(v value.Value) value.Value { return v.Without("a") }
 	var n int64
 	err := db.View(func(tx *store.Tx) error {
 		c, err := tx.Collection("c")

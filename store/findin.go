@@ -4,13 +4,15 @@ import (
 	"context"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/agg"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // FindIn runs q (filter, sort, skip, limit, projection) over a stream of
 // documents in _id order that does not come from a collection scan, such
 // as a collection as it was at a past revision (package changes). It
 // takes ownership of src: closing the result closes it.
-func FindIn(ctx context.Context, src query.Source, q Query) query.Source {
+func FindIn(ctx context.Context, src agg.Source, q Query) agg.Source {
 	src = &matchSource{ctx: ctx, src: src, filter: q.Filter}
 	if q.sorted() {
 		src = sortSource(src, q)
@@ -26,7 +28,7 @@ func FindIn(ctx context.Context, src query.Source, q Query) query.Source {
 // matchSource streams the documents of a source that match a filter.
 type matchSource struct {
 	ctx    context.Context
-	src    query.Source
+	src    agg.Source
 	filter *query.Filter
 	n      int
 	err    error
@@ -46,7 +48,7 @@ func (m *matchSource) Next() bool {
 	return false
 }
 
-func (m *matchSource) Doc() query.Value { return m.src.Doc() }
+func (m *matchSource) Doc() value.Value { return m.src.Doc() }
 
 func (m *matchSource) Err() error {
 	if m.err != nil {

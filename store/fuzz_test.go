@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -115,7 +115,7 @@ func openDamaged(path, out string) string {
 		db.Verify(context.Background())
 		db.Dump(context.Background(), io.Discard)
 		db.Close()
-	} else if query.KindOf(err) != query.IO {
+	} else if errs.KindOf(err) != errs.IO {
 		return "open failed without an I/O error: " + err.Error()
 	}
 	if _, err := store.Salvage(context.Background(), path, out); err != nil {

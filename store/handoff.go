@@ -9,7 +9,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
 )
 
 // Lock handoff.
@@ -87,7 +87,7 @@ func (db *DB) handoff(ctx context.Context, lsn uint64) (err error) {
 		defer sig.Close()
 	}
 	if err := db.bolt.Close(); err != nil {
-		return db.lose(wrap(query.IO, err, "store %s: release the lock: %v", db.path, err))
+		return db.lose(wrap(errs.IO, err, "store %s: release the lock: %v", db.path, err))
 	}
 	db.bolt, db.file = nil, nil
 	// Let the waiters take the lock: each frees the intent byte once it
@@ -115,9 +115,9 @@ func (db *DB) handoff(ctx context.Context, lsn uint64) (err error) {
 		}
 	}
 	if err != nil {
-		e := wrap(query.Busy, ErrBusy, "store %s: the import let another process in and could not take the store back (waited %s)", db.path, wait)
+		e := wrap(errs.Busy, ErrBusy, "store %s: the import let another process in and could not take the store back (waited %s)", db.path, wait)
 		if !errors.Is(err, ErrBusy) {
-			e = wrap(query.KindOf(err), err, "store %s: the import let another process in and could not reopen it: %v", db.path, err)
+			e = wrap(errs.KindOf(err), err, "store %s: the import let another process in and could not reopen it: %v", db.path, err)
 		}
 		e.Hint = "the batches committed so far are kept (the summary counts them); import the remaining lines when the store is free"
 		return db.lose(e)
@@ -135,7 +135,7 @@ func (db *DB) handoff(ctx context.Context, lsn uint64) (err error) {
 		return nil
 	})
 	if !sameID || last < lsn {
-		e := wrap(query.Conflict, ErrReplaced, "store %s was replaced while the import let another process in: its last batch (journal record %d) is not in the file now", db.path, lsn)
+		e := wrap(errs.Conflict, ErrReplaced, "store %s was replaced while the import let another process in: its last batch (journal record %d) is not in the file now", db.path, lsn)
 		e.Hint = "another process put a different or older file at this path (a restore?); check what it holds with `omgdb log " + db.path + "`, then import again"
 		return db.lose(e)
 	}

@@ -10,7 +10,8 @@ import (
 	"slices"
 
 	"github.com/omgdb/omgdb/internal/failpoint"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // ImportOptions configures Import. The zero value imports in batches and
@@ -35,7 +36,7 @@ type ImportOptions struct {
 	Progress func(lines, bytes int64)
 	// OnInsert, when set, is called with the _id of each inserted document,
 	// after its transaction commits.
-	OnInsert func(id query.Value) error
+	OnInsert func(id value.Value) error
 }
 
 // maxLineErrors bounds how many bad lines a summary lists.
@@ -82,10 +83,10 @@ func (db *DB) Import(ctx context.Context, coll string, r io.Reader, opts *Import
 	}
 	// All batches of one import are one change, so it can be rolled back
 	// as a whole.
-	change := Change{ID: query.NewOID().Hex(), Kind: kind}
+	change := Change{ID: value.NewOID().Hex(), Kind: kind}
 	var stop error
 	for stop == nil && !in.done {
-		var ids []query.Value
+		var ids []value.Value
 		var t *Tx
 		committed := sum.Inserted
 		err := db.Update(change, func(tx *Tx) error {
@@ -138,8 +139,8 @@ func (db *DB) Import(ctx context.Context, coll string, r io.Reader, opts *Import
 
 // importBatch inserts up to n documents (all when n < 0). It returns the
 // ids inserted and the error that stops the import, if any.
-func importBatch(ctx context.Context, c *Collection, in *prefetcher, n int, opts *ImportOptions, sum *ImportSummary) ([]query.Value, error) {
-	var ids []query.Value
+func importBatch(ctx context.Context, c *Collection, in *prefetcher, n int, opts *ImportOptions, sum *ImportSummary) ([]value.Value, error) {
+	var ids []value.Value
 	for n < 0 || len(ids) < n {
 		if len(ids)%1024 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -175,15 +176,15 @@ func importBatch(ctx context.Context, c *Collection, in *prefetcher, n int, opts
 
 // insertPrepared inserts a line that AppendCanonicalDocument prepared, as
 // InsertJSON would.
-func (c *Collection) insertPrepared(val []byte, id query.Value) error {
+func (c *Collection) insertPrepared(val []byte, id value.Value) error {
 	if err := c.checkWritable(); err != nil {
 		return err
 	}
-	return c.insert(val, id, query.Value{})
+	return c.insert(val, id, value.Value{})
 }
 
 func lineError(line int64, err error, inserted int64, atomic bool) error {
-	e := query.Errorf(query.KindOf(err), "line %d: %v", line, err)
+	e := errs.Errorf(errs.KindOf(err), "line %d: %v", line, err)
 	e.Err = err
 	switch {
 	case atomic:
@@ -232,7 +233,7 @@ func (l *lineReader) read() ([]byte, error) {
 		l.bytes += int64(len(chunk))
 		if !tooLong {
 			l.buf = append(l.buf, chunk...)
-			tooLong = len(l.buf) > query.MaxDocumentSize+2
+			tooLong = len(l.buf) > value.MaxDocumentSize+2
 		}
 		if err == bufio.ErrBufferFull {
 			continue
@@ -244,13 +245,13 @@ func (l *lineReader) read() ([]byte, error) {
 			}
 		} else if err != nil {
 			l.done = true
-			e := query.Errorf(query.IO, "read input: %v", err)
+			e := errs.Errorf(errs.IO, "read input: %v", err)
 			e.Err = errReadFailed
 			return nil, e
 		}
 		l.line++
 		if tooLong {
-			return nil, query.Errorf(query.Limit, "line is over the %d-byte document limit", query.MaxDocumentSize)
+			return nil, errs.Errorf(errs.Limit, "line is over the %d-byte document limit", value.MaxDocumentSize)
 		}
 		return bytes.TrimRight(l.buf, "\r\n"), nil
 	}

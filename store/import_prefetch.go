@@ -5,7 +5,7 @@ import (
 	"io"
 	"sync"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // prefetcher reads the lines of an import and canonicalises them on a
@@ -28,7 +28,7 @@ type prefetcher struct {
 // header left blank) and _id, or the error that makes it a bad line.
 type prepared struct {
 	val   []byte
-	id    query.Value
+	id    value.Value
 	err   error
 	line  int64
 	bytes int64
@@ -57,7 +57,7 @@ func (p *prefetcher) run(in *lineReader) {
 		}
 		it := prepared{err: err, line: in.line, bytes: in.bytes}
 		if err == nil {
-			it.val, it.id, it.err = query.AppendCanonicalDocument(make([]byte, headerSize, len(line)+48), line)
+			it.val, it.id, it.err = value.AppendCanonicalDocument(make([]byte, headerSize, len(line)+48), line)
 		}
 		chunk = append(chunk, it)
 		failed := errors.Is(err, errReadFailed)

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/omgdb/omgdb/internal/storetest"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -110,7 +110,7 @@ func TestImport_ReadAheadKeepsLineSemantics(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		doc, err := c.Get(query.LongValue(7000))
+		doc, err := c.Get(value.LongValue(7000))
 		if err == nil && doc.String() != `{"_id":7000,"a":[1.5,{"b":"x"}]}` {
 			t.Errorf("document 7000 = %s", doc)
 		}

@@ -8,7 +8,8 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // An index is data derived from a collection's documents and kept in step
@@ -36,7 +37,7 @@ type IndexKind interface {
 	// Update applies one document change to the index: before is missing
 	// for an insert, after is missing for a delete. An error aborts the
 	// whole transaction (a unique index refusing a duplicate key, say).
-	Update(ix *Index, before, after query.Value) error
+	Update(ix *Index, before, after value.Value) error
 }
 
 // IndexBuilder is an optional interface of an IndexKind that builds an
@@ -124,7 +125,7 @@ func (c *Collection) Index(name string) (*Index, error) {
 	for i, d := range c.meta.Indexes {
 		names[i] = d.Name
 	}
-	return nil, wrap(query.NotFound, ErrNotFound, "no index `%s` on collection `%s`%s", name, c.name, query.DidYouMean(name, names)).
+	return nil, wrap(errs.NotFound, ErrNotFound, "no index `%s` on collection `%s`%s", name, c.name, errs.DidYouMean(name, names)).
 		WithHint("list indexes with `omgdb indexes %s %s`", c.tx.db.path, c.name)
 }
 
@@ -134,7 +135,7 @@ func (c *Collection) openIndex(def IndexDef) (*Index, error) {
 	}
 	kind, ok := indexKind(def.Kind)
 	if !ok {
-		return nil, wrap(query.IO, ErrCorrupt, "index `%s` of collection `%s` has kind %q, which this program cannot maintain", def.Name, c.name, def.Kind).
+		return nil, wrap(errs.IO, ErrCorrupt, "index `%s` of collection `%s` has kind %q, which this program cannot maintain", def.Name, c.name, def.Kind).
 			WithHint("use an omgdb build that includes the %s index kind", def.Kind)
 	}
 	var b *bolt.Bucket
@@ -142,7 +143,7 @@ func (c *Collection) openIndex(def IndexDef) (*Index, error) {
 		b = root.Bucket([]byte(def.Name))
 	}
 	if b == nil {
-		return nil, wrap(query.IO, ErrCorrupt, "index `%s` of collection `%s` has no data bucket", def.Name, c.name)
+		return nil, wrap(errs.IO, ErrCorrupt, "index `%s` of collection `%s` has no data bucket", def.Name, c.name)
 	}
 	return c.register(&Index{Def: def, coll: c, bucket: b, kind: kind}), nil
 }
@@ -186,7 +187,7 @@ func (c *Collection) CreateIndexes(defs ...IndexDef) ([]*Index, error) {
 	for i, def := range defs {
 		kind, ok := indexKind(def.Kind)
 		if !ok {
-			return nil, query.Errorf(query.Invalid, "unknown index kind %q", def.Kind)
+			return nil, errs.Errorf(errs.Invalid, "unknown index kind %q", def.Kind)
 		}
 		def, err := kind.Prepare(def)
 		if err != nil {
@@ -194,13 +195,13 @@ func (c *Collection) CreateIndexes(defs ...IndexDef) ([]*Index, error) {
 		}
 		for _, d := range c.meta.Indexes {
 			if d.Name == def.Name {
-				return nil, wrap(query.Conflict, nil, "index `%s` already exists on collection `%s`", def.Name, c.name).
+				return nil, wrap(errs.Conflict, nil, "index `%s` already exists on collection `%s`", def.Name, c.name).
 					WithHint("drop it first, or choose another --name")
 			}
 		}
 		for _, d := range prepared[:i] {
 			if d.Name == def.Name {
-				return nil, wrap(query.Conflict, nil, "index `%s` is given twice", def.Name).
+				return nil, wrap(errs.Conflict, nil, "index `%s` is given twice", def.Name).
 					WithHint("give each index its own --name")
 			}
 		}
@@ -274,7 +275,7 @@ func (c *Collection) buildIndex(ix *Index) error {
 		if err := cur.Err(); err != nil {
 			return err
 		}
-		if err := ix.kind.Update(ix, query.Value{}, doc); err != nil {
+		if err := ix.kind.Update(ix, value.Value{}, doc); err != nil {
 			return err
 		}
 	}
@@ -318,7 +319,7 @@ func (c *Collection) DropIndex(name string) error {
 // maintain applies a document change to every index of the collection.
 // It runs before the document itself is written: on error, nothing of the
 // change is left in any index and the caller writes nothing.
-func (c *Collection) maintain(before, after query.Value) error {
+func (c *Collection) maintain(before, after value.Value) error {
 	if len(c.meta.Indexes) == 0 {
 		return nil
 	}
@@ -370,7 +371,7 @@ func (c *Collection) openIndexes() error {
 	}
 	c.indexPaths, c.indexPathList = nil, paths
 	if paths != nil {
-		c.indexPaths = query.NewFieldSet(paths)
+		c.indexPaths = value.NewFieldSet(paths)
 	}
 	return nil
 }

@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"slices"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // IndexInfo describes an index, as `omgdb indexes` and `inspect` print it.
@@ -38,7 +39,7 @@ func (c *Collection) IndexInfos() ([]IndexInfo, error) {
 		if err != nil {
 			return nil, err
 		}
-		info.Key = query.JSON(spec.KeyPattern())
+		info.Key = value.JSON(spec.KeyPattern())
 		info.Unique, info.Sparse = spec.Unique, spec.Sparse
 		for i, mk := range ix.Multikey() {
 			if mk {
@@ -77,7 +78,7 @@ func (c *Collection) FindBTreeIndex(fields []IndexField) string {
 // existing index's.
 func (c *Collection) CreateBTreeIndex(name string, spec BTreeSpec) (*Index, error) {
 	if other := c.FindBTreeIndex(spec.Fields); other != "" {
-		return nil, wrap(query.Conflict, nil, "collection `%s` already has index `%s` on %s", c.name, other, spec.KeyPattern()).
+		return nil, wrap(errs.Conflict, nil, "collection `%s` already has index `%s` on %s", c.name, other, spec.KeyPattern()).
 			WithHint("drop it first to change its options: omgdb drop-index %s %s %s", c.tx.db.path, c.name, other)
 	}
 	return c.CreateIndex(BTreeIndex(name, spec))
@@ -91,19 +92,19 @@ func (c *Collection) CreateBTreeIndexes(defs ...IndexDef) ([]*Index, error) {
 	specs := make([]*BTreeSpec, len(defs))
 	for i, def := range defs {
 		if def.Kind != BTreeKind {
-			return nil, query.Errorf(query.Invalid, "index `%s` is of kind %q, not %q", def.Name, def.Kind, BTreeKind)
+			return nil, errs.Errorf(errs.Invalid, "index `%s` is of kind %q, not %q", def.Name, def.Kind, BTreeKind)
 		}
 		spec, err := ParseBTreeSpec(def)
 		if err != nil {
 			return nil, err
 		}
 		if other := c.FindBTreeIndex(spec.Fields); other != "" {
-			return nil, wrap(query.Conflict, nil, "collection `%s` already has index `%s` on %s", c.name, other, spec.KeyPattern()).
+			return nil, wrap(errs.Conflict, nil, "collection `%s` already has index `%s` on %s", c.name, other, spec.KeyPattern()).
 				WithHint("drop it first to change its options: omgdb drop-index %s %s %s", c.tx.db.path, c.name, other)
 		}
 		for _, s := range specs[:i] {
 			if slices.Equal(s.Fields, spec.Fields) {
-				return nil, query.Errorf(query.Usage, "the key pattern %s is given twice", spec.KeyPattern())
+				return nil, errs.Errorf(errs.Usage, "the key pattern %s is given twice", spec.KeyPattern())
 			}
 		}
 		specs[i] = spec

@@ -10,7 +10,8 @@ import (
 	"testing"
 
 	"github.com/omgdb/omgdb/internal/storetest"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -23,7 +24,7 @@ type tallyKind struct{}
 func (tallyKind) Prepare(def store.IndexDef) (store.IndexDef, error) {
 	var spec struct{ Field string }
 	if json.Unmarshal(def.Spec, &spec) != nil || spec.Field == "" {
-		return def, query.Errorf(query.Invalid, "tally needs a field")
+		return def, errs.Errorf(errs.Invalid, "tally needs a field")
 	}
 	return def, nil
 }
@@ -34,7 +35,7 @@ func (tallyKind) field(ix *store.Index) string {
 	return spec.Field
 }
 
-func (k tallyKind) Update(ix *store.Index, before, after query.Value) error {
+func (k tallyKind) Update(ix *store.Index, before, after value.Value) error {
 	f := k.field(ix)
 	if !before.IsMissing() {
 		if err := k.add(ix, f, before, -1); err != nil {
@@ -43,16 +44,16 @@ func (k tallyKind) Update(ix *store.Index, before, after query.Value) error {
 	}
 	if !after.IsMissing() {
 		if after.Get(f).Str() == "forbidden" && ix.Def.Name != "a_first" {
-			return query.Errorf(query.Conflict, "tally refuses %s", after.Get("_id"))
+			return errs.Errorf(errs.Conflict, "tally refuses %s", after.Get("_id"))
 		}
 		return k.add(ix, f, after, 1)
 	}
 	return nil
 }
 
-func (tallyKind) add(ix *store.Index, f string, doc query.Value, d int64) error {
-	term := hex.EncodeToString(query.AppendKey(nil, doc.Get(f)))
-	dk := query.AppendKey(nil, doc.Get("_id"))
+func (tallyKind) add(ix *store.Index, f string, doc value.Value, d int64) error {
+	term := hex.EncodeToString(value.AppendKey(nil, doc.Get(f)))
+	dk := value.AppendKey(nil, doc.Get("_id"))
 	if d > 0 {
 		ix.Text().PutPosting(f, term, dk, 1, nil)
 	} else {
@@ -66,7 +67,7 @@ func (k tallyKind) Check(ix *store.Index) []string {
 	want := map[string]int64{}
 	cur := ix.Collection().Scan()
 	for cur.Next() {
-		want[string(query.AppendKey(nil, cur.Doc().Get(k.field(ix))))]++
+		want[string(value.AppendKey(nil, cur.Doc().Get(k.field(ix))))]++
 	}
 	var problems []string
 	f := k.field(ix)
@@ -95,7 +96,7 @@ func tally(t *testing.T, db *store.DB, v string) int64 {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n = int64(ix.Text().DocFreq("color", hex.EncodeToString(query.AppendKey(nil, query.StringValue(v)))))
+		n = int64(ix.Text().DocFreq("color", hex.EncodeToString(value.AppendKey(nil, value.StringValue(v)))))
 		return nil
 	})
 	return n
@@ -118,8 +119,8 @@ func TestIndex_MaintainedOnEveryWrite(t *testing.T) {
 	storetest.Insert(t, db, "c", `{"_id":3,"color":"red"}`)
 	db.Update(store.Change{}, func(tx *store.Tx) error {
 		c, _ := tx.Collection("c")
-		c.Replace(query.LongValue(2), query.MustParse(`{"color":"red"}`))
-		return c.Delete(query.LongValue(1))
+		c.Replace(value.LongValue(2), value.MustParse(`{"color":"red"}`))
+		return c.Delete(value.LongValue(1))
 	})
 	if got := tally(t, db, "red"); got != 2 {
 		t.Errorf("red tally = %d, want 2", got)
@@ -130,11 +131,11 @@ func TestIndex_MaintainedOnEveryWrite(t *testing.T) {
 	// An index refusing a write aborts the whole transaction.
 	err = db.Update(store.Change{}, func(tx *store.Tx) error {
 		c, _ := tx.Collection("c")
-		c.Insert(query.MustParse(`{"_id":4,"color":"red"}`))
-		_, err := c.Insert(query.MustParse(`{"_id":5,"color":"forbidden"}`))
+		c.Insert(value.MustParse(`{"_id":4,"color":"red"}`))
+		_, err := c.Insert(value.MustParse(`{"_id":5,"color":"forbidden"}`))
 		return err
 	})
-	if query.KindOf(err) != query.Conflict || tally(t, db, "red") != 2 {
+	if errs.KindOf(err) != errs.Conflict || tally(t, db, "red") != 2 {
 		t.Errorf("refused write: err %v, red tally %d", err, tally(t, db, "red"))
 	}
 	// The definition is journaled and listed.
@@ -165,7 +166,7 @@ func TestIndex_DropAndErrors(t *testing.T) {
 		if _, err := c.CreateIndex(def); err != nil {
 			return err
 		}
-		if _, err := c.CreateIndex(def); query.KindOf(err) != query.Conflict {
+		if _, err := c.CreateIndex(def); errs.KindOf(err) != errs.Conflict {
 			t.Errorf("duplicate index name = %v", err)
 		}
 		if _, err := c.CreateIndex(store.IndexDef{Name: "x", Kind: "nope"}); err == nil {
@@ -199,7 +200,7 @@ func TestVerify_ChecksIndexes(t *testing.T) {
 			return err
 		}
 		// Damage the index behind the engine's back.
-		return ix.Text().SetDocFreq("color", hex.EncodeToString(query.AppendKey(nil, query.StringValue("red"))), 7)
+		return ix.Text().SetDocFreq("color", hex.EncodeToString(value.AppendKey(nil, value.StringValue("red"))), 7)
 	})
 	rep, err := db.Verify(context.Background())
 	if err != nil || rep.OK || !strings.Contains(strings.Join(rep.Problems, "\n"), "index by_color: key") {

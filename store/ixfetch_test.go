@@ -9,7 +9,7 @@ import (
 
 	"github.com/omgdb/omgdb/internal/leakcheck"
 	"github.com/omgdb/omgdb/internal/storetest"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -103,7 +103,7 @@ func TestFind_ParallelFetchKeepsItsRevision(t *testing.T) {
 					return err
 				}
 				for i := range 500 {
-					if err := c.Delete(query.LongValue(int64(i))); err != nil {
+					if err := c.Delete(value.LongValue(int64(i))); err != nil {
 						return err
 					}
 				}

@@ -9,6 +9,8 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // entryScan walks the entries of a plan's ranges, in order (or in reverse
@@ -47,7 +49,7 @@ func (s *entryScan) next() bool {
 			continue
 		}
 		if !s.split(k) {
-			s.err = wrap(query.IO, ErrCorrupt, "index `%s` holds a malformed key %x", s.p.Index, k)
+			s.err = wrap(errs.IO, ErrCorrupt, "index `%s` holds a malformed key %x", s.p.Index, k)
 			return false
 		}
 		if s.inBounds() {
@@ -102,7 +104,7 @@ func (s *entryScan) split(k []byte) bool {
 	}
 	off := 0
 	for i, f := range s.p.spec.Fields {
-		n := query.KeyLen(k[off:], f.Desc)
+		n := value.KeyLen(k[off:], f.Desc)
 		if n < 0 {
 			return false
 		}
@@ -185,7 +187,7 @@ type ixSource struct {
 	match    *query.JSONMatcher // the filter's, made on first use
 	fetch    *fetcher           // fetches the sorted ids on several goroutines, when many
 	js       []byte             // the current document's JSON, valid until Next
-	doc      query.Value        // the current document, once decoded
+	doc      value.Value        // the current document, once decoded
 	decoded  bool
 	docs     int64 // documents fetched
 	err      error
@@ -244,7 +246,7 @@ func (s *ixSource) Next() bool {
 
 // missing is the error for an index entry whose document is not there.
 func (s *ixSource) missing(id []byte) error {
-	return wrap(query.IO, ErrCorrupt, "index `%s` of collection `%s` points to a missing document (key %x)", s.p.Index, s.c.name, id)
+	return wrap(errs.IO, ErrCorrupt, "index `%s` of collection `%s` points to a missing document (key %x)", s.p.Index, s.c.name, id)
 }
 
 // newMatcher returns a matcher of the filter on stored JSON, nil when
@@ -406,12 +408,12 @@ func (s *ixSource) readGroup() bool {
 }
 
 // Doc returns the current document, decoded on first use.
-func (s *ixSource) Doc() query.Value {
+func (s *ixSource) Doc() value.Value {
 	if !s.decoded {
 		s.decoded = true
 		var err error
-		if s.doc, err = query.Parse(s.js); err != nil {
-			s.doc, s.err = query.Value{}, corruptValue(err.Error())
+		if s.doc, err = value.Parse(s.js); err != nil {
+			s.doc, s.err = value.Value{}, corruptValue(err.Error())
 		}
 	}
 	return s.doc

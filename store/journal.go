@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // Journal operation names.
@@ -27,10 +28,10 @@ const (
 type Op struct {
 	Op     string
 	Coll   string
-	ID     query.Value // missing for collection and index operations
-	Before query.Value // update and delete only
+	ID     value.Value // missing for collection and index operations
+	Before value.Value // update and delete only
 	Index  *IndexDef   // create_index and drop_index only
-	Rules  query.Value // define only: the new rules, missing when cleared
+	Rules  value.Value // define only: the new rules, missing when cleared
 	// beforeJSON, when set, is the canonical JSON of the before-image,
 	// written to the journal as it is (Before is then missing): a write
 	// need not parse the document it replaces.
@@ -50,40 +51,40 @@ type Record struct {
 
 // Value returns the record as a document, the form `omgdb log` prints:
 // {"lsn","ts","change","kind","actor","note","ops":[{"op","coll","id","before"}]}.
-func (r *Record) Value() query.Value {
-	ops := make([]query.Value, len(r.Ops))
+func (r *Record) Value() value.Value {
+	ops := make([]value.Value, len(r.Ops))
 	for i, op := range r.Ops {
-		f := []query.Field{{Key: "op", Value: query.StringValue(op.Op)}, {Key: "coll", Value: query.StringValue(op.Coll)}}
+		f := []value.Field{{Key: "op", Value: value.StringValue(op.Op)}, {Key: "coll", Value: value.StringValue(op.Coll)}}
 		if !op.ID.IsMissing() {
-			f = append(f, query.Field{Key: "id", Value: op.ID})
+			f = append(f, value.Field{Key: "id", Value: op.ID})
 		}
 		if !op.Before.IsMissing() {
-			f = append(f, query.Field{Key: "before", Value: op.Before})
+			f = append(f, value.Field{Key: "before", Value: op.Before})
 		}
 		if op.Index != nil {
-			f = append(f, query.Field{Key: "index", Value: op.Index.value()})
+			f = append(f, value.Field{Key: "index", Value: op.Index.value()})
 		}
 		if !op.Rules.IsMissing() {
-			f = append(f, query.Field{Key: "rules", Value: op.Rules})
+			f = append(f, value.Field{Key: "rules", Value: op.Rules})
 		}
-		ops[i] = query.ObjectValue(f)
+		ops[i] = value.ObjectValue(f)
 	}
-	fields := []query.Field{
-		{Key: "lsn", Value: query.LongValue(int64(r.LSN))},
-		{Key: "ts", Value: query.DateValue(r.Time.UnixMilli())},
-		{Key: "change", Value: query.StringValue(r.Change)},
-		{Key: "kind", Value: query.StringValue(r.Kind)},
-		{Key: "actor", Value: query.StringValue(r.Actor)},
+	fields := []value.Field{
+		{Key: "lsn", Value: value.LongValue(int64(r.LSN))},
+		{Key: "ts", Value: value.DateValue(r.Time.UnixMilli())},
+		{Key: "change", Value: value.StringValue(r.Change)},
+		{Key: "kind", Value: value.StringValue(r.Kind)},
+		{Key: "actor", Value: value.StringValue(r.Actor)},
 	}
 	if r.Note != "" {
-		fields = append(fields, query.Field{Key: "note", Value: query.StringValue(r.Note)})
+		fields = append(fields, value.Field{Key: "note", Value: value.StringValue(r.Note)})
 	}
-	fields = append(fields, query.Field{Key: "ops", Value: query.ArrayValue(ops)})
-	return query.ObjectValue(fields)
+	fields = append(fields, value.Field{Key: "ops", Value: value.ArrayValue(ops)})
+	return value.ObjectValue(fields)
 }
 
 // recordFromValue is the inverse of Record.Value.
-func recordFromValue(v query.Value) (*Record, error) {
+func recordFromValue(v value.Value) (*Record, error) {
 	r := &Record{
 		LSN:    uint64(v.Get("lsn").Long()),
 		Time:   time.UnixMilli(v.Get("ts").Date()).UTC(),
@@ -92,7 +93,7 @@ func recordFromValue(v query.Value) (*Record, error) {
 		Actor:  v.Get("actor").Str(),
 		Note:   v.Get("note").Str(),
 	}
-	if v.Get("lsn").Kind() != query.Long || v.Get("ops").Kind() != query.Array {
+	if v.Get("lsn").Kind() != value.Long || v.Get("ops").Kind() != value.Array {
 		return nil, fmt.Errorf("record lacks lsn or ops")
 	}
 	for _, o := range v.Get("ops").Array() {
@@ -103,7 +104,7 @@ func recordFromValue(v query.Value) (*Record, error) {
 				return nil, fmt.Errorf("insert without id")
 			}
 		case OpUpdate, OpDelete:
-			if op.ID.IsMissing() || op.Before.Kind() != query.Object {
+			if op.ID.IsMissing() || op.Before.Kind() != value.Object {
 				return nil, fmt.Errorf("%s without id or before-image", op.Op)
 			}
 		case OpCreateCollection, OpDropCollection:
@@ -124,23 +125,23 @@ func recordFromValue(v query.Value) (*Record, error) {
 }
 
 // value returns the definition as a document {"name","kind","spec"}.
-func (d *IndexDef) value() query.Value {
-	fields := []query.Field{{Key: "name", Value: query.StringValue(d.Name)}, {Key: "kind", Value: query.StringValue(d.Kind)}}
+func (d *IndexDef) value() value.Value {
+	fields := []value.Field{{Key: "name", Value: value.StringValue(d.Name)}, {Key: "kind", Value: value.StringValue(d.Kind)}}
 	if len(d.Spec) > 0 {
-		if spec, err := query.Parse(d.Spec); err == nil {
-			fields = append(fields, query.Field{Key: "spec", Value: spec})
+		if spec, err := value.Parse(d.Spec); err == nil {
+			fields = append(fields, value.Field{Key: "spec", Value: spec})
 		}
 	}
-	return query.ObjectValue(fields)
+	return value.ObjectValue(fields)
 }
 
-func indexDefFromValue(v query.Value) (*IndexDef, error) {
-	if v.Get("name").Kind() != query.String || v.Get("kind").Kind() != query.String {
+func indexDefFromValue(v value.Value) (*IndexDef, error) {
+	if v.Get("name").Kind() != value.String || v.Get("kind").Kind() != value.String {
 		return nil, fmt.Errorf("index operation without a definition")
 	}
 	def := &IndexDef{Name: v.Get("name").Str(), Kind: v.Get("kind").Str()}
 	if spec := v.Get("spec"); !spec.IsMissing() {
-		def.Spec = query.JSON(spec)
+		def.Spec = value.JSON(spec)
 	}
 	return def, nil
 }
@@ -162,7 +163,7 @@ func (tx *Tx) appendJournal() error {
 		Actor: tx.change.Actor, Note: tx.change.Note, Ops: tx.ops}
 	rec := appendRecord(make([]byte, 0, recordSize(&r)), &r)
 	if n := len(rec); n > maxRecordSize {
-		return query.Errorf(query.Limit, "the transaction's journal record would be %d bytes, over the %d-byte limit", n, maxRecordSize).
+		return errs.Errorf(errs.Limit, "the transaction's journal record would be %d bytes, over the %d-byte limit", n, maxRecordSize).
 			WithHint("split the change: the record holds a before-image of every document it changes (narrow the filter of a plan, or import in batches)")
 	}
 	val := encodeFast(rec)
@@ -209,7 +210,7 @@ func decodeRecord(key, raw []byte) (*Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := query.ParseLarge(js)
+	v, err := value.ParseLarge(js)
 	if err != nil {
 		return nil, corruptValue(err.Error())
 	}
@@ -229,7 +230,7 @@ func journalError(path string, key []byte, err error) error {
 	if len(key) == 8 {
 		lsn = binary.BigEndian.Uint64(key)
 	}
-	return wrap(query.IO, ErrCorrupt, "store %s: journal record %d is unreadable: %v", path, lsn, err).
+	return wrap(errs.IO, ErrCorrupt, "store %s: journal record %d is unreadable: %v", path, lsn, err).
 		WithHint("run `omgdb verify`; the documents may still be salvaged")
 }
 

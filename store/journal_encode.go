@@ -3,7 +3,7 @@ package store
 import (
 	"strconv"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // appendRecord appends the canonical JSON of r.Value() to dst without
@@ -13,7 +13,7 @@ func appendRecord(dst []byte, r *Record) []byte {
 	dst = append(dst, `{"lsn":`...)
 	dst = strconv.AppendUint(dst, r.LSN, 10)
 	dst = append(dst, `,"ts":`...)
-	dst = query.AppendJSON(dst, query.DateValue(r.Time.UnixMilli()))
+	dst = value.AppendJSON(dst, value.DateValue(r.Time.UnixMilli()))
 	dst = appendStringField(dst, "change", r.Change)
 	dst = appendStringField(dst, "kind", r.Kind)
 	dst = appendStringField(dst, "actor", r.Actor)
@@ -43,27 +43,27 @@ func recordSize(r *Record) int {
 
 func appendOp(dst []byte, op *Op) []byte {
 	dst = append(dst, `{"op":`...)
-	dst = query.AppendString(dst, op.Op)
+	dst = value.AppendString(dst, op.Op)
 	dst = appendStringField(dst, "coll", op.Coll)
 	if !op.ID.IsMissing() {
-		dst = query.AppendJSON(append(dst, `,"id":`...), op.ID)
+		dst = value.AppendJSON(append(dst, `,"id":`...), op.ID)
 	}
 	switch {
 	case op.beforeJSON != nil:
 		dst = append(append(dst, `,"before":`...), op.beforeJSON...)
 	case !op.Before.IsMissing():
-		dst = query.AppendJSON(append(dst, `,"before":`...), op.Before)
+		dst = value.AppendJSON(append(dst, `,"before":`...), op.Before)
 	}
 	if op.Index != nil {
-		dst = query.AppendJSON(append(dst, `,"index":`...), op.Index.value())
+		dst = value.AppendJSON(append(dst, `,"index":`...), op.Index.value())
 	}
 	if !op.Rules.IsMissing() {
-		dst = query.AppendJSON(append(dst, `,"rules":`...), op.Rules)
+		dst = value.AppendJSON(append(dst, `,"rules":`...), op.Rules)
 	}
 	return append(dst, '}')
 }
 
 func appendStringField(dst []byte, key, val string) []byte {
 	dst = append(append(append(dst, ',', '"'), key...), '"', ':')
-	return query.AppendString(dst, val)
+	return value.AppendString(dst, val)
 }

@@ -7,7 +7,8 @@ import (
 	"testing"
 
 	"github.com/omgdb/omgdb/internal/storetest"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -39,7 +40,7 @@ func TestJournal_LargeRecordReadsBack(t *testing.T) {
 	err := db.Update(store.Change{Kind: "edit"}, func(tx *store.Tx) error {
 		c, _ := tx.Collection("c")
 		for i := range docs {
-			if err := c.Replace(query.LongValue(int64(i)), query.MustParse(`{"small":true}`)); err != nil {
+			if err := c.Replace(value.LongValue(int64(i)), value.MustParse(`{"small":true}`)); err != nil {
 				return err
 			}
 		}
@@ -55,7 +56,7 @@ func TestJournal_LargeRecordReadsBack(t *testing.T) {
 		}
 		return tx.Journal(2, func(r *store.Record) (bool, error) {
 			for i, op := range r.Ops {
-				if got := query.JSON(op.Before); string(got) != docs[i] {
+				if got := value.JSON(op.Before); string(got) != docs[i] {
 					t.Errorf("op %d: before-image of %d bytes, want the %d-byte document", i, len(got), len(docs[i]))
 				}
 			}
@@ -78,14 +79,14 @@ func TestJournal_RecordLimit(t *testing.T) {
 	err := db.Update(store.Change{Kind: "edit"}, func(tx *store.Tx) error {
 		c, _ := tx.Collection("c")
 		for i := range docs {
-			if err := c.Delete(query.LongValue(int64(i))); err != nil {
+			if err := c.Delete(value.LongValue(int64(i))); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
-	var qe *query.Error
-	if !errors.As(err, &qe) || qe.Kind != query.Limit || !strings.Contains(err.Error(), "journal record") || qe.Hint == "" {
+	var qe *errs.Error
+	if !errors.As(err, &qe) || qe.Kind != errs.Limit || !strings.Contains(err.Error(), "journal record") || qe.Hint == "" {
 		t.Fatalf("deleting 120 kB of documents under a 100 kB record limit: %v, want a Limit error with a hint", err)
 	}
 	db.View(func(tx *store.Tx) error {

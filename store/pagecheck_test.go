@@ -10,7 +10,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // TestVerify_IgnoresFreePages: free pages may hold anything, such as the
@@ -30,7 +30,7 @@ func TestVerify_IgnoresFreePages(t *testing.T) {
 				return err
 			}
 			for j := 0; j < 50; j++ {
-				if _, err := c.Insert(query.MustParse(`{"pad":"` + strings.Repeat("x", 300) + `"}`)); err != nil {
+				if _, err := c.Insert(value.MustParse(`{"pad":"` + strings.Repeat("x", 300) + `"}`)); err != nil {
 					return err
 				}
 			}
@@ -89,7 +89,7 @@ func TestVerify_ChangeIndex(t *testing.T) {
 		db.Update(Change{}, func(tx *Tx) error {
 			change = tx.ChangeID()
 			c, _ := tx.CreateCollection("c")
-			_, err := c.Insert(query.MustParse(`{}`))
+			_, err := c.Insert(value.MustParse(`{}`))
 			return err
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
 )
 
 // The planner considers a collection scan and, for each B-tree index, a
@@ -82,7 +83,7 @@ func (c *Collection) planQuery(q Query, count bool) (*choice, error) {
 		p, why := planIndex(ix, conds, residual, sortKeys)
 		switch {
 		case p == nil && q.Hint != "":
-			return nil, query.Errorf(query.Invalid, "hint: index `%s` cannot answer this query: %s", def.Name, why).
+			return nil, errs.Errorf(errs.Invalid, "hint: index `%s` cannot answer this query: %s", def.Name, why).
 				WithHint("drop the hint, or hint another index")
 		case p == nil || (why != "" && q.Hint == ""):
 			if p == nil {
@@ -152,7 +153,7 @@ func (c *Collection) hintNotFound(name string) error {
 	for _, d := range c.Indexes() {
 		names = append(names, d.Name)
 	}
-	return wrap(query.NotFound, ErrNotFound, "hint: no index `%s` on collection `%s`%s", name, c.name, query.DidYouMean(name, names)).
+	return wrap(errs.NotFound, ErrNotFound, "hint: no index `%s` on collection `%s`%s", name, c.name, errs.DidYouMean(name, names)).
 		WithHint("list indexes with `omgdb indexes %s %s`, or hint $natural for a collection scan", c.tx.db.path, c.name)
 }
 

@@ -10,6 +10,8 @@ import (
 
 	"github.com/omgdb/omgdb/internal/storetest"
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/agg"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -203,7 +205,7 @@ func TestPlanner_IndexesNeverChangeResults(t *testing.T) {
 		fs, ss := propFilter(r), propSorts[r.IntN(len(propSorts))]
 		q := store.Query{Filter: mustFilter(t, fs)}
 		if ss != "" {
-			sort, err := query.CompileSort(query.MustParse(ss))
+			sort, err := query.CompileSort(value.MustParse(ss))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -259,7 +261,7 @@ func TestPlanner_IndexesNeverChangeResults(t *testing.T) {
 
 func mustFilter(t *testing.T, s string) *query.Filter {
 	t.Helper()
-	f, err := query.CompileFilter(query.MustParse(s))
+	f, err := query.CompileFilter(value.MustParse(s))
 	if err != nil {
 		t.Fatalf("filter %s: %v", s, err)
 	}
@@ -311,7 +313,7 @@ func compareAggregate(t *testing.T, db *store.DB, filter, sort string) {
 		stages += `,{"$sort":` + sort + `}`
 	}
 	stages += `,{"$limit":7}]`
-	p, err := query.CompilePipeline(query.MustParse(stages), nil)
+	p, err := agg.CompilePipeline(value.MustParse(stages), nil)
 	if err != nil {
 		t.Fatalf("pipeline %s: %v", stages, err)
 	}
@@ -319,7 +321,7 @@ func compareAggregate(t *testing.T, db *store.DB, filter, sort string) {
 		var out []string
 		err := db.View(func(tx *store.Tx) error {
 			c, _ := tx.Collection("c")
-			var src query.Source
+			var src agg.Source
 			if planned {
 				src = c.Aggregate(context.Background(), p, nil)
 			} else {

@@ -3,9 +3,8 @@ package store
 import (
 	"encoding/binary"
 
+	"github.com/omgdb/omgdb/query/errs"
 	bolt "go.etcd.io/bbolt"
-
-	"github.com/omgdb/omgdb/query"
 )
 
 // Plans are kept in the top-level bucket "plans": one nested bucket per
@@ -93,7 +92,7 @@ func (p Plans) PutHeader(token string, payload []byte) error {
 func (p Plans) PutChunk(token string, part PlanPart, seq uint32, v Blob) error {
 	b := p.plan(token)
 	if b == nil {
-		return wrap(query.NotFound, ErrNotFound, "no plan with token %s", token)
+		return wrap(errs.NotFound, ErrNotFound, "no plan with token %s", token)
 	}
 	return b.Put(planChunkKey(part, seq), v)
 }

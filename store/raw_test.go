@@ -8,6 +8,7 @@ import (
 
 	"github.com/omgdb/omgdb/internal/storetest"
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -42,23 +43,23 @@ func TestFind_RawJSONIsTheDocument(t *testing.T) {
 		var q store.Query
 		var err error
 		if f != "" {
-			if q.Filter, err = query.CompileFilter(query.MustParse(f)); err != nil {
+			if q.Filter, err = query.CompileFilter(value.MustParse(f)); err != nil {
 				t.Fatal(err)
 			}
 		}
 		if s != "" {
-			if q.Sort, err = query.CompileSort(query.MustParse(s)); err != nil {
+			if q.Sort, err = query.CompileSort(value.MustParse(s)); err != nil {
 				t.Fatal(err)
 			}
 		}
 		if p != "" {
-			if q.Projection, err = query.CompileProjection(query.MustParse(p)); err != nil {
+			if q.Projection, err = query.CompileProjection(value.MustParse(p)); err != nil {
 				t.Fatal(err)
 			}
 		}
 		return q
 	}
-	redact := func(v query.Value) query.Value { return v }
+	redact := func(v value.Value) value.Value { return v }
 	for _, c := range []struct {
 		name          string
 		q             store.Query
@@ -92,7 +93,7 @@ func TestFind_RawJSONIsTheDocument(t *testing.T) {
 					continue
 				}
 				raw++
-				if want := query.AppendJSON(nil, src.Doc()); string(js) != string(want) {
+				if want := value.AppendJSON(nil, src.Doc()); string(js) != string(want) {
 					t.Errorf("%s: raw %s, document %s", c.name, js, want)
 				}
 			}

@@ -5,7 +5,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // Validation rules (OMGDB's "define") constrain the documents of a
@@ -32,7 +33,7 @@ var TypeNames = []string{"null", "bool", "long", "double", "string", "binData", 
 
 // Rules are a collection's compiled validation rules.
 type Rules struct {
-	spec     query.Value // as given, canonical
+	spec     value.Value // as given, canonical
 	required []string
 	fields   []fieldRule // sorted by path
 }
@@ -41,22 +42,22 @@ type fieldRule struct {
 	path    string
 	parts   []string
 	types   []string // empty: any type
-	enum    []query.Value
-	min     query.Value
-	max     query.Value
+	enum    []value.Value
+	min     value.Value
+	max     value.Value
 	pattern *regexp.Regexp
 }
 
 // Spec returns the rules as written, with canonical JSON.
-func (r *Rules) Spec() query.Value { return r.spec }
+func (r *Rules) Spec() value.Value { return r.spec }
 
 // CompileRules checks a rules document and compiles it. The empty
 // document (or missing) is no rules, and returns nil.
-func CompileRules(spec query.Value) (*Rules, error) {
-	if spec.IsMissing() || (spec.Kind() == query.Object && spec.Len() == 0) {
+func CompileRules(spec value.Value) (*Rules, error) {
+	if spec.IsMissing() || (spec.Kind() == value.Object && spec.Len() == 0) {
 		return nil, nil
 	}
-	if spec.Kind() != query.Object {
+	if spec.Kind() != value.Object {
 		return nil, ruleErr("rules must be an object such as {\"required\":[\"name\"],\"fields\":{\"age\":\"long\"}}, got %s", spec.TypeName())
 	}
 	r := &Rules{spec: spec}
@@ -68,7 +69,7 @@ func CompileRules(spec query.Value) (*Rules, error) {
 		case "fields":
 			err = r.compileFields(f.Value)
 		default:
-			return nil, ruleErr("unknown key `%s`%s", f.Key, query.DidYouMean(f.Key, []string{"required", "fields"})).
+			return nil, ruleErr("unknown key `%s`%s", f.Key, errs.DidYouMean(f.Key, []string{"required", "fields"})).
 				WithHint("rules have two keys: required (a list of fields) and fields (a rule per field)")
 		}
 		if err != nil {
@@ -79,16 +80,16 @@ func CompileRules(spec query.Value) (*Rules, error) {
 	return r, nil
 }
 
-func ruleErr(format string, args ...any) *query.Error {
-	return query.Errorf(query.Invalid, "invalid rules: "+format, args...)
+func ruleErr(format string, args ...any) *errs.Error {
+	return errs.Errorf(errs.Invalid, "invalid rules: "+format, args...)
 }
 
-func (r *Rules) compileRequired(v query.Value) error {
-	if v.Kind() != query.Array {
+func (r *Rules) compileRequired(v value.Value) error {
+	if v.Kind() != value.Array {
 		return ruleErr("required must be a list of field names, got %s", v.TypeName())
 	}
 	for _, e := range v.Array() {
-		if e.Kind() != query.String {
+		if e.Kind() != value.String {
 			return ruleErr("required must list field names as strings, got %s", e)
 		}
 		if err := checkIndexPath(e.Str()); err != nil {
@@ -99,8 +100,8 @@ func (r *Rules) compileRequired(v query.Value) error {
 	return nil
 }
 
-func (r *Rules) compileFields(v query.Value) error {
-	if v.Kind() != query.Object {
+func (r *Rules) compileFields(v value.Value) error {
+	if v.Kind() != value.Object {
 		return ruleErr("fields must be an object of field rules, got %s", v.TypeName())
 	}
 	for _, f := range v.Fields() {
@@ -116,9 +117,9 @@ func (r *Rules) compileFields(v query.Value) error {
 	return nil
 }
 
-func compileFieldRule(path string, v query.Value) (fieldRule, error) {
+func compileFieldRule(path string, v value.Value) (fieldRule, error) {
 	fr := fieldRule{path: path, parts: strings.Split(path, ".")}
-	if v.Kind() != query.Object {
+	if v.Kind() != value.Object {
 		types, err := compileTypes(path, v)
 		fr.types = types
 		return fr, err
@@ -129,7 +130,7 @@ func compileFieldRule(path string, v query.Value) (fieldRule, error) {
 		case "type":
 			fr.types, err = compileTypes(path, f.Value)
 		case "enum":
-			if f.Value.Kind() != query.Array || f.Value.Len() == 0 {
+			if f.Value.Kind() != value.Array || f.Value.Len() == 0 {
 				err = ruleErr("field `%s`: enum must be a non-empty list of values", path)
 			}
 			fr.enum = f.Value.Array()
@@ -138,14 +139,14 @@ func compileFieldRule(path string, v query.Value) (fieldRule, error) {
 		case "max":
 			fr.max = f.Value
 		case "pattern":
-			if f.Value.Kind() != query.String {
+			if f.Value.Kind() != value.String {
 				return fr, ruleErr("field `%s`: pattern must be a string", path)
 			}
 			if fr.pattern, err = regexp.Compile(f.Value.Str()); err != nil {
 				err = ruleErr("field `%s`: pattern %s: %v", path, f.Value, err)
 			}
 		default:
-			err = ruleErr("field `%s`: unknown key `%s`%s", path, f.Key, query.DidYouMean(f.Key, []string{"type", "enum", "min", "max", "pattern"})).
+			err = ruleErr("field `%s`: unknown key `%s`%s", path, f.Key, errs.DidYouMean(f.Key, []string{"type", "enum", "min", "max", "pattern"})).
 				WithHint("a field rule has the keys type, enum, min, max and pattern")
 		}
 		if err != nil {
@@ -156,18 +157,18 @@ func compileFieldRule(path string, v query.Value) (fieldRule, error) {
 }
 
 // compileTypes reads "long" or ["string","null"].
-func compileTypes(path string, v query.Value) ([]string, error) {
-	names := []query.Value{v}
-	if v.Kind() == query.Array {
+func compileTypes(path string, v value.Value) ([]string, error) {
+	names := []value.Value{v}
+	if v.Kind() == value.Array {
 		names = v.Array()
 	}
 	var out []string
 	for _, n := range names {
-		if n.Kind() != query.String {
+		if n.Kind() != value.String {
 			return nil, ruleErr("field `%s`: a type is a name such as \"long\", got %s", path, n)
 		}
 		if err := checkTypeName(n.Str()); err != nil {
-			return nil, ruleErr("field `%s`: %v", path, err).WithHint("%s", query.HintOf(err))
+			return nil, ruleErr("field `%s`: %v", path, err).WithHint("%s", errs.HintOf(err))
 		}
 		out = append(out, n.Str())
 	}
@@ -182,16 +183,16 @@ func checkTypeName(name string) error {
 	}
 	switch strings.ToLower(name) {
 	case "int", "integer", "int32", "int64":
-		return query.Errorf(query.Invalid, "OMGDB stores no `%s` values (integers are `long`); use `long`, `double`, or `number`", name)
+		return errs.Errorf(errs.Invalid, "OMGDB stores no `%s` values (integers are `long`); use `long`, `double`, or `number`", name)
 	case "decimal", "float":
-		return query.Errorf(query.Invalid, "OMGDB stores no `%s` values; use `double` or `number`", name)
+		return errs.Errorf(errs.Invalid, "OMGDB stores no `%s` values; use `double` or `number`", name)
 	}
-	return query.Errorf(query.Invalid, "unknown type name `%s`%s", name, query.DidYouMean(name, TypeNames)).
+	return errs.Errorf(errs.Invalid, "unknown type name `%s`%s", name, errs.DidYouMean(name, TypeNames)).
 		WithHint("types are %s", strings.Join(TypeNames, ", "))
 }
 
 // typeMatches reports whether v has the named type.
-func typeMatches(name string, v query.Value) bool {
+func typeMatches(name string, v value.Value) bool {
 	if name == "number" {
 		return v.IsNumber()
 	}

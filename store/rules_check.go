@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // Check returns the first way doc breaks the rules, as an Invalid error
 // naming the collection, the field, what was expected and what was found,
 // and the document's _id; or nil.
-func (r *Rules) Check(coll string, doc query.Value) error {
+func (r *Rules) Check(coll string, doc value.Value) error {
 	if r == nil {
 		return nil
 	}
@@ -27,18 +28,18 @@ func (r *Rules) Check(coll string, doc query.Value) error {
 	return nil
 }
 
-func (r *Rules) violation(coll string, doc query.Value, field, format string, args ...any) error {
-	e := wrap(query.Invalid, ErrRuleViolation, "document _id %s breaks the rules of collection `%s`: "+format,
+func (r *Rules) violation(coll string, doc value.Value, field, format string, args ...any) error {
+	e := wrap(errs.Invalid, ErrRuleViolation, "document _id %s breaks the rules of collection `%s`: "+format,
 		append([]any{doc.Get("_id"), coll}, args...)...)
 	e.Hint = fmt.Sprintf("fix field `%s` of the document, or change the rules with `omgdb define`", field)
 	return e
 }
 
 // lookupRule follows a dotted path through objects only.
-func lookupRule(v query.Value, parts []string) query.Value {
+func lookupRule(v value.Value, parts []string) value.Value {
 	for _, p := range parts {
-		if v.Kind() != query.Object {
-			return query.Value{}
+		if v.Kind() != value.Object {
+			return value.Value{}
 		}
 		v = v.Get(p)
 	}
@@ -47,14 +48,14 @@ func lookupRule(v query.Value, parts []string) query.Value {
 
 // check applies the rule at parts within v, descending into each object
 // element of an array met along the way, and returns a message or "".
-func (fr *fieldRule) check(v query.Value, parts []string) string {
+func (fr *fieldRule) check(v value.Value, parts []string) string {
 	for i, p := range parts {
 		switch v.Kind() {
-		case query.Object:
+		case value.Object:
 			v = v.Get(p)
-		case query.Array:
+		case value.Array:
 			for _, e := range v.Array() {
-				if e.Kind() == query.Object {
+				if e.Kind() == value.Object {
 					if msg := fr.check(e, parts[i:]); msg != "" {
 						return msg
 					}
@@ -71,7 +72,7 @@ func (fr *fieldRule) check(v query.Value, parts []string) string {
 	return fr.checkValue(v)
 }
 
-func (fr *fieldRule) checkValue(v query.Value) string {
+func (fr *fieldRule) checkValue(v value.Value) string {
 	if len(fr.types) > 0 {
 		ok := false
 		for _, t := range fr.types {
@@ -84,26 +85,26 @@ func (fr *fieldRule) checkValue(v query.Value) string {
 	if fr.enum != nil {
 		ok := false
 		for _, e := range fr.enum {
-			ok = ok || query.Equal(e, v)
+			ok = ok || value.Equal(e, v)
 		}
 		if !ok {
-			return fmt.Sprintf("field `%s` must be one of %s, got %s", fr.path, query.ArrayValue(fr.enum), clip(v))
+			return fmt.Sprintf("field `%s` must be one of %s, got %s", fr.path, value.ArrayValue(fr.enum), clip(v))
 		}
 	}
-	if !fr.min.IsMissing() && query.TypeRank(fr.min) == query.TypeRank(v) && query.Compare(v, fr.min) < 0 {
+	if !fr.min.IsMissing() && value.TypeRank(fr.min) == value.TypeRank(v) && value.Compare(v, fr.min) < 0 {
 		return fmt.Sprintf("field `%s` must be at least %s, got %s", fr.path, fr.min, clip(v))
 	}
-	if !fr.max.IsMissing() && query.TypeRank(fr.max) == query.TypeRank(v) && query.Compare(v, fr.max) > 0 {
+	if !fr.max.IsMissing() && value.TypeRank(fr.max) == value.TypeRank(v) && value.Compare(v, fr.max) > 0 {
 		return fmt.Sprintf("field `%s` must be at most %s, got %s", fr.path, fr.max, clip(v))
 	}
-	if fr.pattern != nil && v.Kind() == query.String && !fr.pattern.MatchString(v.Str()) {
+	if fr.pattern != nil && v.Kind() == value.String && !fr.pattern.MatchString(v.Str()) {
 		return fmt.Sprintf("field `%s` must match /%s/, got %s", fr.path, fr.pattern, clip(v))
 	}
 	return ""
 }
 
 // clip returns v as JSON, shortened for a message.
-func clip(v query.Value) string {
+func clip(v value.Value) string {
 	s := []rune(v.String())
 	if len(s) > 60 {
 		return string(s[:57]) + "…"

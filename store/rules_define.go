@@ -3,7 +3,8 @@ package store
 import (
 	"encoding/json"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 func (c *Collection) compileRules() error {
@@ -11,12 +12,12 @@ func (c *Collection) compileRules() error {
 	if len(c.meta.Rules) == 0 {
 		return nil
 	}
-	spec, err := query.Parse(c.meta.Rules)
+	spec, err := value.Parse(c.meta.Rules)
 	if err == nil {
 		c.rules, err = CompileRules(spec)
 	}
 	if err != nil {
-		return wrap(query.IO, ErrCorrupt, "collection %s in %s: unreadable rules: %v", c.name, c.tx.db.path, err)
+		return wrap(errs.IO, ErrCorrupt, "collection %s in %s: unreadable rules: %v", c.name, c.tx.db.path, err)
 	}
 	return nil
 }
@@ -40,7 +41,7 @@ const maxDefineExamples = 5
 // empty document clears them) and records the change in the journal. The
 // rules apply to every later write. Existing documents are not changed:
 // the report counts those that break the new rules.
-func (c *Collection) Define(spec query.Value) (*DefineReport, error) {
+func (c *Collection) Define(spec value.Value) (*DefineReport, error) {
 	if err := c.checkWritable(); err != nil {
 		return nil, err
 	}
@@ -48,16 +49,16 @@ func (c *Collection) Define(spec query.Value) (*DefineReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	var before query.Value
+	var before value.Value
 	if c.rules != nil {
 		before = c.rules.Spec()
 	}
 	rep := &DefineReport{Collection: c.name, Rules: json.RawMessage("null"), Examples: []string{}}
 	c.meta.Rules = nil
-	var after query.Value
+	var after value.Value
 	if rules != nil {
 		after = rules.Spec()
-		c.meta.Rules = query.JSON(after)
+		c.meta.Rules = value.JSON(after)
 		rep.Rules = c.meta.Rules
 	}
 	c.rules = rules

@@ -7,7 +7,8 @@ import (
 	"testing"
 
 	"github.com/omgdb/omgdb/internal/storetest"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -20,7 +21,7 @@ const userRules = `{"required":["name"],"fields":{
 	"items.qty":{"type":"long","min":1}}}`
 
 func TestRules_Check(t *testing.T) {
-	rules, err := store.CompileRules(query.MustParse(userRules))
+	rules, err := store.CompileRules(value.MustParse(userRules))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,15 +40,15 @@ func TestRules_Check(t *testing.T) {
 		{`{"_id":11,"name":"x","address":"flat"}`, ``}, // no city inside a string
 	}
 	for _, c := range cases {
-		err := rules.Check("users", query.MustParse(c.doc))
+		err := rules.Check("users", value.MustParse(c.doc))
 		got := ""
 		if err != nil {
 			got = err.Error()
-			if !errors.Is(err, store.ErrRuleViolation) || query.KindOf(err) != query.Invalid {
+			if !errors.Is(err, store.ErrRuleViolation) || errs.KindOf(err) != errs.Invalid {
 				t.Errorf("%s: error %v is not an Invalid rule violation", c.doc, err)
 			}
 		}
-		id := query.MustParse(c.doc).Get("_id")
+		id := value.MustParse(c.doc).Get("_id")
 		want := ""
 		if c.want != "" {
 			want = "document _id " + id.String() + " breaks the rules of collection `users`: " + c.want
@@ -71,7 +72,7 @@ func TestRules_CompileErrors(t *testing.T) {
 		`{"fields":{"a..b":"long"}}`:       "invalid rules: field \"a..b\": index field path `a..b` has an empty component",
 	}
 	for spec, want := range cases {
-		_, err := store.CompileRules(query.MustParse(spec))
+		_, err := store.CompileRules(value.MustParse(spec))
 		if err == nil || err.Error() != want {
 			t.Errorf("%s:\n got %v\nwant %s", spec, err, want)
 		}
@@ -86,7 +87,7 @@ func define(t *testing.T, db *store.DB, coll, rules string) *store.DefineReport 
 		if err != nil {
 			return err
 		}
-		rep, err = c.Define(query.MustParse(rules))
+		rep, err = c.Define(value.MustParse(rules))
 		return err
 	})
 	if err != nil {
@@ -108,14 +109,14 @@ func TestRules_EnforcedOnEveryWrite(t *testing.T) {
 			return fn(c)
 		})
 	}
-	bad := query.MustParse(`{"_id":2,"age":3}`)
+	bad := value.MustParse(`{"_id":2,"age":3}`)
 	if err := write(func(c *store.Collection) error { _, err := c.Insert(bad); return err }); !errors.Is(err, store.ErrRuleViolation) {
 		t.Errorf("insert: %v", err)
 	}
 	if err := write(func(c *store.Collection) error { _, err := c.InsertJSON([]byte(`{"_id":2,"age":3}`)); return err }); !errors.Is(err, store.ErrRuleViolation) {
 		t.Errorf("insert JSON: %v", err)
 	}
-	if err := write(func(c *store.Collection) error { return c.Replace(query.LongValue(1), query.MustParse(`{"age":4}`)) }); !errors.Is(err, store.ErrRuleViolation) {
+	if err := write(func(c *store.Collection) error { return c.Replace(value.LongValue(1), value.MustParse(`{"age":4}`)) }); !errors.Is(err, store.ErrRuleViolation) {
 		t.Errorf("replace: %v", err)
 	}
 	sum, err := db.Import(context.Background(), "users", strings.NewReader("{\"_id\":3,\"name\":\"b\"}\n{\"_id\":4}\n"), &store.ImportOptions{Skip: true})
@@ -155,7 +156,7 @@ func TestApplySpec(t *testing.T) {
 	spec := `{"collections":{"users":{"required":["name"],"fields":{"age":"long"},"indexes":["email",{"fields":"age:-1,name","unique":true}]},"logs":{}}}`
 	var rep *store.SpecReport
 	err := db.Update(store.Change{}, func(tx *store.Tx) (err error) {
-		rep, err = tx.ApplySpec(query.MustParse(spec))
+		rep, err = tx.ApplySpec(value.MustParse(spec))
 		return err
 	})
 	if err != nil || strings.Join(rep.Collections, ",") != "users,logs" || strings.Join(rep.Indexes, ",") != "users.email_1,users.age_-1_name_1" {
@@ -166,7 +167,7 @@ func TestApplySpec(t *testing.T) {
 	storetest.Insert(t, db, "users", `{"_id":1,"name":"a","email":"a@x","age":3,"city":"P"}`, `{"_id":2,"name":"b","age":4}`)
 	spec = `{"collections":{"users":{"indexes":["email","age","city,age",{"fields":"age:1"},{"fields":"city,age","unique":true}]}}}`
 	err = db.Update(store.Change{}, func(tx *store.Tx) (err error) {
-		rep, err = tx.ApplySpec(query.MustParse(spec))
+		rep, err = tx.ApplySpec(value.MustParse(spec))
 		return err
 	})
 	if err != nil || strings.Join(rep.Indexes, ",") != "users.age_1,users.city_1_age_1" {
@@ -181,7 +182,7 @@ func TestApplySpec(t *testing.T) {
 		`{"collections":{"u":{"fields":{"a":1}}}}`: "spec: collection `u`: invalid rules: field `a`: a type is a name such as \"long\", got 1",
 		`{"collections":{"u":{"indexes":[1]}}}`:    "spec: collection `u`: index must be a string or an object, got long",
 	} {
-		err := db.Update(store.Change{}, func(tx *store.Tx) error { _, err := tx.ApplySpec(query.MustParse(spec)); return err })
+		err := db.Update(store.Change{}, func(tx *store.Tx) error { _, err := tx.ApplySpec(value.MustParse(spec)); return err })
 		if err == nil || err.Error() != want {
 			t.Errorf("%s:\n got %v\nwant %s", spec, err, want)
 		}

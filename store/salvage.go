@@ -9,7 +9,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // SalvageReport says what Salvage could and could not read. It is printed
@@ -71,28 +72,28 @@ const maxSalvageLosses = 1000
 // is read without taking its lock.
 func Salvage(ctx context.Context, damaged, out string) (*SalvageReport, error) {
 	if _, err := os.Stat(out); err == nil {
-		return nil, query.Errorf(query.Conflict, "%s already exists; salvage never overwrites a file", out).
+		return nil, errs.Errorf(errs.Conflict, "%s already exists; salvage never overwrites a file", out).
 			WithHint("give a new file name for the salvaged store")
 	}
 	f, err := os.Open(damaged)
 	if err != nil {
-		e := wrap(query.NotFound, ErrNotFound, "cannot read %s: %v", damaged, err)
+		e := wrap(errs.NotFound, ErrNotFound, "cannot read %s: %v", damaged, err)
 		if !errors.Is(err, os.ErrNotExist) {
-			e.Kind = query.IO
+			e.Kind = errs.IO
 		}
 		return nil, e
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, wrap(query.IO, err, "cannot read %s: %v", damaged, err)
+		return nil, wrap(errs.IO, err, "cannot read %s: %v", damaged, err)
 	}
 	rep := &SalvageReport{Source: damaged, Output: out, Collections: []*SalvageCollection{}, Problems: []string{}, LeftBehind: []string{}}
 	rf, err := salvageFile(f, fi.Size(), rep)
 	if err != nil {
 		return rep, err
 	}
-	tmp := filepath.Join(filepath.Dir(out), "."+filepath.Base(out)+".salvage-"+query.NewOID().Hex())
+	tmp := filepath.Join(filepath.Dir(out), "."+filepath.Base(out)+".salvage-"+value.NewOID().Hex())
 	defer os.Remove(tmp)
 	db, err := Open(tmp, &Options{Create: true, Actor: "salvage"})
 	if err != nil {
@@ -107,10 +108,10 @@ func Salvage(ctx context.Context, damaged, out string) (*SalvageReport, error) {
 		return rep, err
 	}
 	if err := os.Link(tmp, out); err != nil {
-		return rep, wrap(query.IO, err, "cannot create %s: %v", out, err)
+		return rep, wrap(errs.IO, err, "cannot create %s: %v", out, err)
 	}
 	if err := syncDir(filepath.Dir(out)); err != nil {
-		return rep, wrap(query.IO, err, "cannot create %s: %v", out, err)
+		return rep, wrap(errs.IO, err, "cannot create %s: %v", out, err)
 	}
 	rep.Complete = len(rep.Problems) == 0 && rep.Unreadable == 0
 	for _, c := range rep.Collections {
@@ -129,7 +130,7 @@ func salvageFile(f *os.File, size int64, rep *SalvageReport) (*rawFile, error) {
 		}
 	}
 	if !ok {
-		return nil, wrap(query.IO, ErrCorrupt, "cannot salvage %s: both meta pages are damaged, so the tree cannot be found", rep.Source).
+		return nil, wrap(errs.IO, ErrCorrupt, "cannot salvage %s: both meta pages are damaged, so the tree cannot be found", rep.Source).
 			WithHint("restore the store from a backup")
 	}
 	rep.Meta = fmt.Sprintf("meta page %d (transaction %d)", meta.page, meta.txid)
@@ -156,7 +157,7 @@ type salvager struct {
 	db    *DB
 	rep   *SalvageReport
 	coll  *SalvageCollection
-	batch []query.Value
+	batch []value.Value
 }
 
 func (s *salvager) run() error {
@@ -303,7 +304,7 @@ func (s *salvager) document(e rawElem) error {
 		s.lose(e.key, 0, err.Error())
 		return nil
 	}
-	if want := query.AppendKey(nil, doc.Get("_id")); !bytes.Equal(want, e.key) {
+	if want := value.AppendKey(nil, doc.Get("_id")); !bytes.Equal(want, e.key) {
 		s.lose(e.key, 0, fmt.Sprintf("document with _id %s is stored under the wrong key", doc.Get("_id")))
 		return nil
 	}
@@ -332,7 +333,7 @@ func (s *salvager) flush() error {
 		}
 		for _, doc := range batch {
 			if _, err := c.Insert(doc); errors.Is(err, ErrDuplicateID) {
-				s.lose(query.AppendKey(nil, doc.Get("_id")), 0, "a second document under the same key")
+				s.lose(value.AppendKey(nil, doc.Get("_id")), 0, "a second document under the same key")
 				continue
 			} else if err != nil {
 				return err

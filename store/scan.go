@@ -10,6 +10,7 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/agg"
 )
 
 // parallelScanMin is the collection size from which an unindexed count or
@@ -26,7 +27,7 @@ const scanBatchSize = 256
 type scanBatch struct {
 	vals  [][]byte
 	n     int64              // what the worker counted
-	group *query.GroupBatch  // what the worker extracted, for a $group
+	group *agg.GroupBatch    // what the worker extracted, for a $group
 	match *query.JSONMatcher // the filter of a count, for the worker
 	err   error              // ends the scan, after what the batch holds
 	ready chan struct{}      // the worker is done with the batch

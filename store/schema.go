@@ -4,7 +4,7 @@ import (
 	"context"
 	"sort"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // DefaultSchemaSample is how many documents schema inference reads by
@@ -45,10 +45,10 @@ func (c *Collection) Schema(ctx context.Context, limit, depth int) (*Schema, err
 		}
 		s.Sampled++
 		docSeen := map[string]bool{}
-		collectFields(doc, "", depth, func(path string, v query.Value) {
+		collectFields(doc, "", depth, func(path string, v value.Value) {
 			acc := seen[path]
 			if acc == nil {
-				acc = &schemaAcc{types: map[query.Kind]bool{}}
+				acc = &schemaAcc{types: map[value.Kind]bool{}}
 				seen[path] = acc
 			}
 			acc.types[v.Kind()] = true
@@ -69,18 +69,18 @@ func (c *Collection) Schema(ctx context.Context, limit, depth int) (*Schema, err
 }
 
 type schemaAcc struct {
-	types   map[query.Kind]bool
+	types   map[value.Kind]bool
 	present int64
 }
 
 // typeNames returns the kinds seen, in MongoDB's type order.
 func (a *schemaAcc) typeNames() []string {
-	var kinds []query.Kind
+	var kinds []value.Kind
 	for k := range a.types {
 		kinds = append(kinds, k)
 	}
 	sort.Slice(kinds, func(i, j int) bool {
-		ri, rj := query.TypeRank(kindValue(kinds[i])), query.TypeRank(kindValue(kinds[j]))
+		ri, rj := value.TypeRank(kindValue(kinds[i])), value.TypeRank(kindValue(kinds[j]))
 		if ri != rj {
 			return ri < rj
 		}
@@ -94,36 +94,36 @@ func (a *schemaAcc) typeNames() []string {
 }
 
 // kindValue returns a value of kind k, for its type rank.
-func kindValue(k query.Kind) query.Value {
+func kindValue(k value.Kind) value.Value {
 	switch k {
-	case query.Null:
-		return query.NullValue()
-	case query.Bool:
-		return query.BoolValue(false)
-	case query.Long:
-		return query.LongValue(0)
-	case query.Double:
-		return query.DoubleValue(0)
-	case query.String:
-		return query.StringValue("")
-	case query.Binary:
-		return query.BinaryValue(nil, 0)
-	case query.Array:
-		return query.ArrayValue(nil)
-	case query.Object:
-		return query.ObjectValue(nil)
-	case query.ObjectID:
-		return query.ObjectIDValue(query.OID{})
-	case query.Date:
-		return query.DateValue(0)
+	case value.Null:
+		return value.NullValue()
+	case value.Bool:
+		return value.BoolValue(false)
+	case value.Long:
+		return value.LongValue(0)
+	case value.Double:
+		return value.DoubleValue(0)
+	case value.String:
+		return value.StringValue("")
+	case value.Binary:
+		return value.BinaryValue(nil, 0)
+	case value.Array:
+		return value.ArrayValue(nil)
+	case value.Object:
+		return value.ObjectValue(nil)
+	case value.ObjectID:
+		return value.ObjectIDValue(value.OID{})
+	case value.Date:
+		return value.DateValue(0)
 	}
-	return query.Value{}
+	return value.Value{}
 }
 
 // collectFields calls fn for each field of obj (but _id at the top) down
 // to depth levels, with its dotted path. Objects within arrays are looked
 // into as their array's path.
-func collectFields(obj query.Value, prefix string, depth int, fn func(string, query.Value)) {
+func collectFields(obj value.Value, prefix string, depth int, fn func(string, value.Value)) {
 	for _, f := range obj.Fields() {
 		if prefix == "" && f.Key == "_id" {
 			continue
@@ -137,11 +137,11 @@ func collectFields(obj query.Value, prefix string, depth int, fn func(string, qu
 			continue
 		}
 		switch f.Value.Kind() {
-		case query.Object:
+		case value.Object:
 			collectFields(f.Value, path, depth-1, fn)
-		case query.Array:
+		case value.Array:
 			for _, e := range f.Value.Array() {
-				if e.Kind() == query.Object {
+				if e.Kind() == value.Object {
 					collectFields(e, path, depth-1, fn)
 				}
 			}

@@ -3,7 +3,8 @@ package store
 import (
 	"slices"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // A store spec declares collections, their validation rules and indexes,
@@ -28,7 +29,7 @@ type SpecReport struct {
 // rules of each (replacing any), and creates the indexes that do not exist
 // yet, all in tx. The whole spec is checked (CheckSpec) before anything is
 // written.
-func (tx *Tx) ApplySpec(spec query.Value) (*SpecReport, error) {
+func (tx *Tx) ApplySpec(spec value.Value) (*SpecReport, error) {
 	colls, err := parseSpec(spec)
 	if err != nil {
 		return nil, err
@@ -68,14 +69,14 @@ func (tx *Tx) ApplySpec(spec query.Value) (*SpecReport, error) {
 
 // CheckSpec checks a spec without a store: its shape, every collection
 // name, rule and index.
-func CheckSpec(spec query.Value) error {
+func CheckSpec(spec value.Value) error {
 	_, err := parseSpec(spec)
 	return err
 }
 
 type collSpec struct {
 	name    string
-	rules   query.Value
+	rules   value.Value
 	indexes []indexSpec
 }
 
@@ -84,15 +85,15 @@ type indexSpec struct {
 	spec BTreeSpec
 }
 
-func parseSpec(spec query.Value) ([]collSpec, error) {
+func parseSpec(spec value.Value) ([]collSpec, error) {
 	colls := spec.Get("collections")
-	if spec.Kind() != query.Object || colls.Kind() != query.Object {
-		return nil, query.Errorf(query.Invalid, "spec must contain a 'collections' object").
+	if spec.Kind() != value.Object || colls.Kind() != value.Object {
+		return nil, errs.Errorf(errs.Invalid, "spec must contain a 'collections' object").
 			WithHint(`write {"collections":{"users":{"required":["name"],"fields":{"age":"long"}}}}`)
 	}
 	for _, f := range spec.Fields() {
 		if f.Key != "collections" {
-			return nil, query.Errorf(query.Invalid, "spec: unknown key `%s`%s", f.Key, query.DidYouMean(f.Key, []string{"collections"})).
+			return nil, errs.Errorf(errs.Invalid, "spec: unknown key `%s`%s", f.Key, errs.DidYouMean(f.Key, []string{"collections"})).
 				WithHint("a spec has one key, collections")
 		}
 	}
@@ -107,22 +108,22 @@ func parseSpec(spec query.Value) ([]collSpec, error) {
 	return out, nil
 }
 
-func parseCollectionSpec(name string, v query.Value) (collSpec, error) {
+func parseCollectionSpec(name string, v value.Value) (collSpec, error) {
 	cs := collSpec{name: name}
 	if err := ValidateCollectionName(name); err != nil {
 		return cs, err
 	}
-	if v.Kind() != query.Object {
-		return cs, query.Errorf(query.Invalid, "spec: collection `%s` must be an object, got %s", name, v.TypeName())
+	if v.Kind() != value.Object {
+		return cs, errs.Errorf(errs.Invalid, "spec: collection `%s` must be an object, got %s", name, v.TypeName())
 	}
-	var rules []query.Field
+	var rules []value.Field
 	for _, f := range v.Fields() {
 		switch f.Key {
 		case "required", "fields":
 			rules = append(rules, f)
 		case "indexes":
-			if f.Value.Kind() != query.Array {
-				return cs, query.Errorf(query.Invalid, "spec: collection `%s`: indexes must be a list, got %s", name, f.Value.TypeName())
+			if f.Value.Kind() != value.Array {
+				return cs, errs.Errorf(errs.Invalid, "spec: collection `%s`: indexes must be a list, got %s", name, f.Value.TypeName())
 			}
 			for _, e := range f.Value.Array() {
 				is, err := indexSpecOf(name, e)
@@ -132,38 +133,38 @@ func parseCollectionSpec(name string, v query.Value) (collSpec, error) {
 				cs.indexes = append(cs.indexes, is)
 			}
 		default:
-			return cs, query.Errorf(query.Invalid, "spec: collection `%s`: unknown key `%s`%s", name, f.Key,
-				query.DidYouMean(f.Key, []string{"required", "fields", "indexes"})).
+			return cs, errs.Errorf(errs.Invalid, "spec: collection `%s`: unknown key `%s`%s", name, f.Key,
+				errs.DidYouMean(f.Key, []string{"required", "fields", "indexes"})).
 				WithHint("a collection's spec has the keys required, fields and indexes")
 		}
 	}
-	cs.rules = query.ObjectValue(rules)
+	cs.rules = value.ObjectValue(rules)
 	if _, err := CompileRules(cs.rules); err != nil {
-		return cs, query.Errorf(query.KindOf(err), "spec: collection `%s`: %v", name, err).WithHint("%s", query.HintOf(err))
+		return cs, errs.Errorf(errs.KindOf(err), "spec: collection `%s`: %v", name, err).WithHint("%s", errs.HintOf(err))
 	}
 	return cs, nil
 }
 
-func indexSpecOf(coll string, e query.Value) (indexSpec, error) {
+func indexSpecOf(coll string, e value.Value) (indexSpec, error) {
 	bad := func(format string, args ...any) error {
-		return query.Errorf(query.Invalid, "spec: collection `%s`: index "+format, append([]any{coll}, args...)...).
+		return errs.Errorf(errs.Invalid, "spec: collection `%s`: index "+format, append([]any{coll}, args...)...).
 			WithHint(`write "email" or {"fields":"age:-1,name","unique":true}`)
 	}
 	var is indexSpec
 	var fields string
 	switch e.Kind() {
-	case query.String:
+	case value.String:
 		fields = e.Str()
-	case query.Object:
+	case value.Object:
 		for _, f := range e.Fields() {
 			switch {
-			case f.Key == "fields" && f.Value.Kind() == query.String:
+			case f.Key == "fields" && f.Value.Kind() == value.String:
 				fields = f.Value.Str()
-			case f.Key == "name" && f.Value.Kind() == query.String:
+			case f.Key == "name" && f.Value.Kind() == value.String:
 				is.name = f.Value.Str()
-			case f.Key == "unique" && f.Value.Kind() == query.Bool:
+			case f.Key == "unique" && f.Value.Kind() == value.Bool:
 				is.spec.Unique = f.Value.Bool()
-			case f.Key == "sparse" && f.Value.Kind() == query.Bool:
+			case f.Key == "sparse" && f.Value.Kind() == value.Bool:
 				is.spec.Sparse = f.Value.Bool()
 			default:
 				return is, bad("key `%s` (%s) is not fields, name, unique or sparse of the right type", f.Key, f.Value.TypeName())
@@ -177,7 +178,7 @@ func indexSpecOf(coll string, e query.Value) (indexSpec, error) {
 		return is, err
 	}
 	if err := is.spec.validate(); err != nil {
-		return is, query.Errorf(query.Invalid, "spec: collection `%s`: index %v", coll, err)
+		return is, errs.Errorf(errs.Invalid, "spec: collection `%s`: index %v", coll, err)
 	}
 	return is, nil
 }

@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/omgdb/omgdb/internal/storetest"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -18,10 +19,10 @@ func TestOpen_MissingStoreIsNotFound(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "app.omgdb"), nil, 0o644)
 	path := filepath.Join(dir, "ap.omgdb")
 	_, err := store.Open(path, &store.Options{ReadOnly: true})
-	if !errors.Is(err, store.ErrNotFound) || query.KindOf(err) != query.NotFound {
+	if !errors.Is(err, store.ErrNotFound) || errs.KindOf(err) != errs.NotFound {
 		t.Fatalf("open missing = %v, want not found", err)
 	}
-	if h := query.HintOf(err); !strings.Contains(h, "app.omgdb") {
+	if h := errs.HintOf(err); !strings.Contains(h, "app.omgdb") {
 		t.Errorf("hint %q should suggest app.omgdb", h)
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
@@ -48,7 +49,7 @@ func TestCollection_CRUD(t *testing.T) {
 		`{"name":"ada","big":9007199254740993}`,
 		`{"_id":7,"name":"bob"}`,
 		`{"name":"cy","_id":"c"}`)
-	if ids[1].Long() != 7 || ids[2].Str() != "c" || ids[0].Kind() != query.ObjectID {
+	if ids[1].Long() != 7 || ids[2].Str() != "c" || ids[0].Kind() != value.ObjectID {
 		t.Fatalf("ids = %v", ids)
 	}
 	err := db.View(func(tx *store.Tx) error {
@@ -67,7 +68,7 @@ func TestCollection_CRUD(t *testing.T) {
 		if got := doc.String(); got != want {
 			t.Errorf("get = %s, want %s", got, want)
 		}
-		if doc, _ := c.Get(query.StringValue("c")); doc.String() != `{"_id":"c","name":"cy"}` {
+		if doc, _ := c.Get(value.StringValue("c")); doc.String() != `{"_id":"c","name":"cy"}` {
 			t.Errorf("_id must come first: %s", doc)
 		}
 		return nil
@@ -77,18 +78,18 @@ func TestCollection_CRUD(t *testing.T) {
 	}
 	err = db.Update(store.Change{}, func(tx *store.Tx) error {
 		c, _ := tx.Collection("users")
-		if err := c.Replace(query.LongValue(7), query.MustParse(`{"name":"bobby"}`)); err != nil {
+		if err := c.Replace(value.LongValue(7), value.MustParse(`{"name":"bobby"}`)); err != nil {
 			return err
 		}
 		// 7.0 names the same document as 7.
-		return c.Delete(query.DoubleValue(7))
+		return c.Delete(value.DoubleValue(7))
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	db.View(func(tx *store.Tx) error {
 		c, _ := tx.Collection("users")
-		if _, err := c.Get(query.LongValue(7)); !errors.Is(err, store.ErrNotFound) {
+		if _, err := c.Get(value.LongValue(7)); !errors.Is(err, store.ErrNotFound) {
 			t.Errorf("get deleted = %v", err)
 		}
 		if c.Count() != 2 {
@@ -103,13 +104,13 @@ func TestCollection_InsertDuplicateIsConflictAndWritesNothing(t *testing.T) {
 	storetest.Insert(t, db, "c", `{"_id":1}`)
 	err := db.Update(store.Change{}, func(tx *store.Tx) error {
 		c, _ := tx.Collection("c")
-		if _, err := c.Insert(query.MustParse(`{"_id":2}`)); err != nil {
+		if _, err := c.Insert(value.MustParse(`{"_id":2}`)); err != nil {
 			return err
 		}
-		_, err := c.Insert(query.MustParse(`{"_id":1.0}`))
+		_, err := c.Insert(value.MustParse(`{"_id":1.0}`))
 		return err
 	})
-	if !errors.Is(err, store.ErrDuplicateID) || query.KindOf(err) != query.Conflict {
+	if !errors.Is(err, store.ErrDuplicateID) || errs.KindOf(err) != errs.Conflict {
 		t.Fatalf("duplicate insert = %v", err)
 	}
 	db.View(func(tx *store.Tx) error {
@@ -129,10 +130,10 @@ func TestCollection_BadDocuments(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			_, err = c.Insert(query.MustParse(doc))
+			_, err = c.Insert(value.MustParse(doc))
 			return err
 		})
-		if query.KindOf(err) != query.Invalid {
+		if errs.KindOf(err) != errs.Invalid {
 			t.Errorf("insert %s = %v, want invalid", doc, err)
 		}
 	}
@@ -142,7 +143,7 @@ func TestTx_MissingCollectionDidYouMean(t *testing.T) {
 	db := storetest.MustOpen(t)
 	storetest.Insert(t, db, "users", `{}`)
 	err := db.View(func(tx *store.Tx) error { _, err := tx.Collection("user"); return err })
-	if query.KindOf(err) != query.NotFound || !strings.Contains(err.Error(), "did you mean `users`?") {
+	if errs.KindOf(err) != errs.NotFound || !strings.Contains(err.Error(), "did you mean `users`?") {
 		t.Errorf("missing collection = %v", err)
 	}
 }
@@ -167,7 +168,7 @@ func TestDB_WriterWaitsThenIsBusy(t *testing.T) {
 	db := storetest.MustOpen(t)
 	start := time.Now()
 	_, err := store.Open(db.Path(), &store.Options{Timeout: 200 * time.Millisecond})
-	if !errors.Is(err, store.ErrBusy) || query.KindOf(err) != query.Busy {
+	if !errors.Is(err, store.ErrBusy) || errs.KindOf(err) != errs.Busy {
 		t.Fatalf("second writer = %v, want busy", err)
 	}
 	if !strings.Contains(err.Error(), db.Path()) {
@@ -183,8 +184,8 @@ func TestJournal_RecordsEveryWrite(t *testing.T) {
 	storetest.Insert(t, db, "c", `{"_id":1,"v":"a"}`, `{"_id":2}`)
 	db.Update(store.Change{Kind: "edit", Actor: "test"}, func(tx *store.Tx) error {
 		c, _ := tx.Collection("c")
-		c.Replace(query.LongValue(1), query.MustParse(`{"v":"b"}`))
-		return c.Delete(query.LongValue(2))
+		c.Replace(value.LongValue(1), value.MustParse(`{"v":"b"}`))
+		return c.Delete(value.LongValue(2))
 	})
 	var got []string
 	db.View(func(tx *store.Tx) error {
@@ -209,7 +210,7 @@ func TestCollection_LargeDocumentsAreCompressed(t *testing.T) {
 	storetest.Insert(t, db, "c", big)
 	db.View(func(tx *store.Tx) error {
 		c, _ := tx.Collection("c")
-		js, err := c.GetJSON(query.LongValue(1))
+		js, err := c.GetJSON(value.LongValue(1))
 		if err != nil || string(js) != big {
 			t.Errorf("large document did not round-trip: %v", err)
 		}

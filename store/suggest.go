@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // Suggestions are the indexes that would help a query, from
@@ -56,21 +58,21 @@ type keyField struct {
 func (c *Collection) SuggestIndexes(ctx context.Context, q Query) (*Suggestions, error) {
 	f := q.Filter
 	if f == nil {
-		f, _ = query.CompileFilter(query.Value{})
+		f, _ = query.CompileFilter(value.Value{})
 	}
 	preds, err := flatten(f)
 	if err != nil {
 		return nil, err
 	}
 	if len(preds) > maxDiagnosed {
-		return nil, query.Errorf(query.Limit, "suggest-indexes reads at most %d predicates, the filter has %d", maxDiagnosed, len(preds))
+		return nil, errs.Errorf(errs.Limit, "suggest-indexes reads at most %d predicates, the filter has %d", maxDiagnosed, len(preds))
 	}
-	s := &Suggestions{Collection: c.name, Filter: query.JSON(predsValue(preds)), Documents: c.count,
+	s := &Suggestions{Collection: c.name, Filter: value.JSON(predsValue(preds)), Documents: c.count,
 		Suggestions: []Suggestion{}, Notes: []string{}}
 	var sortKeys []query.SortKey
 	if q.sorted() {
 		sortKeys = q.Sort.Keys()
-		s.Sort = query.JSON(sortValue(sortKeys))
+		s.Sort = value.JSON(sortValue(sortKeys))
 	}
 	if s.Current, err = c.currentPlan(ctx, q); err != nil {
 		return nil, err
@@ -246,7 +248,7 @@ func (c *Collection) suggestion(fields []keyField, bounded []uint64, masks map[u
 		args = append(args, arg)
 	}
 	sg := Suggestion{
-		Key:          query.JSON(spec.KeyPattern()),
+		Key:          value.JSON(spec.KeyPattern()),
 		Command:      fmt.Sprintf("omgdb create-index %s %s %s", shellQuote(c.tx.db.path), shellQuote(c.name), shellQuote(strings.Join(args, ","))),
 		DocsExamined: matching(masks, set),
 		Reason:       "ESR (equality, sort, range): " + strings.Join(reasons, ", then "),

@@ -8,6 +8,7 @@ import (
 
 	"github.com/omgdb/omgdb/internal/storetest"
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -16,7 +17,7 @@ func suggest(t *testing.T, db *store.DB, filter, sort string) *store.Suggestions
 	q := store.Query{Filter: mustFilter(t, filter)}
 	if sort != "" {
 		var err error
-		if q.Sort, err = query.CompileSort(query.MustParse(sort)); err != nil {
+		if q.Sort, err = query.CompileSort(value.MustParse(sort)); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -14,7 +14,7 @@ import (
 //	"p" field 0 term 0 key     posting: the field's tokens in the document, the term frequency, then position deltas (uvarints)
 //	"l" key                    per field, the document's tokens (uvarints); then _id as JSON
 //
-// where key is the key of the document's _id (query.AppendKey).
+// where key is the key of the document's _id (value.AppendKey).
 var keyTextStats = []byte("s")
 
 const (

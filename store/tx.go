@@ -9,7 +9,8 @@ import (
 	bolt "go.etcd.io/bbolt"
 
 	"github.com/omgdb/omgdb/internal/failpoint"
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // Bucket and key names of the file layout.
@@ -72,7 +73,7 @@ func (db *DB) Update(change Change, fn func(*Tx) error) (err error) {
 	defer db.recoverPanic(&err)
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	if change.ID == "" {
-		change.ID = query.NewOID().Hex()
+		change.ID = value.NewOID().Hex()
 	}
 	if change.Actor == "" {
 		change.Actor = db.actor
@@ -92,7 +93,7 @@ func (db *DB) Update(change Change, fn func(*Tx) error) (err error) {
 	})
 	if err != nil && committing {
 		db.fail(err)
-		return wrap(query.IO, err, "commit to %s failed: %v", db.path, err).
+		return wrap(errs.IO, err, "commit to %s failed: %v", db.path, err).
 			WithHint("the write is not guaranteed to be saved (usually it is not); this handle refuses further work: free disk space if the disk is full, then reopen the store and check what it holds")
 	}
 	return err
@@ -103,7 +104,7 @@ func (db *DB) Update(change Change, fn func(*Tx) error) (err error) {
 // never crash the program. bbolt has already rolled the transaction back.
 func (db *DB) recoverPanic(err *error) {
 	if r := recover(); r != nil {
-		e := wrap(query.IO, ErrCorrupt, "store %s: internal error or damaged file: %v", db.path, r)
+		e := wrap(errs.IO, ErrCorrupt, "store %s: internal error or damaged file: %v", db.path, r)
 		e.Hint = "run `omgdb verify " + db.path + "`; if it reports damage, salvage or restore from a backup"
 		*err = e
 	}
@@ -114,13 +115,13 @@ func (db *DB) usable(write bool) error {
 	defer db.mu.Unlock()
 	switch {
 	case db.closed:
-		return wrap(query.IO, ErrClosed, "store %s is closed", db.path)
+		return wrap(errs.IO, ErrClosed, "store %s is closed", db.path)
 	case db.failed != nil:
-		return wrap(query.IO, ErrFailed, "store %s: a previous commit failed (%v); reopen it", db.path, db.failed)
+		return wrap(errs.IO, ErrFailed, "store %s: a previous commit failed (%v); reopen it", db.path, db.failed)
 	case db.released != nil:
-		return wrap(query.Busy, ErrBusy, "store %s: this handle let another process in and could not take the store back (%v); reopen it", db.path, db.released)
+		return wrap(errs.Busy, ErrBusy, "store %s: this handle let another process in and could not take the store back (%v); reopen it", db.path, db.released)
 	case write && db.readOnly:
-		return wrap(query.Denied, ErrReadOnly, "store %s is open read-only", db.path)
+		return wrap(errs.Denied, ErrReadOnly, "store %s is open read-only", db.path)
 	}
 	return nil
 }
@@ -200,7 +201,7 @@ func (tx *Tx) Collection(name string) (*Collection, error) {
 
 func (tx *Tx) collectionNotFound(name string) error {
 	names := tx.Collections()
-	e := wrap(query.NotFound, ErrNotFound, "collection `%s` not found in %s%s", name, tx.db.path, query.DidYouMean(name, names))
+	e := wrap(errs.NotFound, ErrNotFound, "collection `%s` not found in %s%s", name, tx.db.path, errs.DidYouMean(name, names))
 	if len(names) == 0 {
 		e.Hint = "the store has no collections yet; insert or import documents to create one"
 	} else {
@@ -215,7 +216,7 @@ func (tx *Tx) CreateCollection(name string) (*Collection, error) {
 		return c, nil
 	}
 	if !tx.writable {
-		return nil, wrap(query.Denied, ErrReadOnly, "cannot create collection `%s`: read-only transaction", name)
+		return nil, wrap(errs.Denied, ErrReadOnly, "cannot create collection `%s`: read-only transaction", name)
 	}
 	if err := ValidateCollectionName(name); err != nil {
 		return nil, err
@@ -275,7 +276,7 @@ func ValidateCollectionName(name string) error {
 		}
 	}
 	if bad {
-		return query.Errorf(query.Invalid, "invalid collection name %q", name).
+		return errs.Errorf(errs.Invalid, "invalid collection name %q", name).
 			WithHint("use 1 to 120 letters, digits, '_', '-' or '.', starting with a letter, digit or '_'")
 	}
 	return nil

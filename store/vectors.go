@@ -23,7 +23,7 @@ var (
 
 // Vectors is the data of a vector index within one transaction: a record
 // and a quantised record per document, keyed by the key of its _id (as
-// query.AppendKey makes it), and the index's metadata and count. Put and
+// value.AppendKey makes it), and the index's metadata and count. Put and
 // Delete are buffered and written in key order when the store flushes the
 // index (before commit, and after an IndexBuilder's Build); Get and Quant
 // see them. What a record holds is the index kind's business; it must be

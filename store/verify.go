@@ -9,7 +9,7 @@ import (
 
 	bolt "go.etcd.io/bbolt"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // maxProblems bounds how many problems Verify lists.
@@ -117,7 +117,7 @@ func verifyCollection(tx *Tx, name string, r *VerifyReport) {
 			r.problem("collection %s: document at key %x: %v", name, k, err)
 			continue
 		}
-		if want := query.AppendKey(nil, doc.Get("_id")); !bytes.Equal(k, want) {
+		if want := value.AppendKey(nil, doc.Get("_id")); !bytes.Equal(k, want) {
 			r.problem("collection %s: document %s is stored under key %x, want %x", name, doc.Get("_id"), k, want)
 		}
 	}
@@ -211,7 +211,7 @@ func undoCheck(rec *Record, op Op, exists func(string, []byte) bool, present map
 	case OpCreateCollection, OpDropCollection, OpCreateIndex, OpDropIndex, OpDefine:
 		return
 	}
-	key := query.AppendKey(nil, op.ID)
+	key := value.AppendKey(nil, op.ID)
 	k := op.Coll + "\x00" + string(key)
 	switch op.Op {
 	case OpInsert:
@@ -220,7 +220,7 @@ func undoCheck(rec *Record, op Op, exists func(string, []byte) bool, present map
 		}
 		present[k] = false
 	case OpUpdate, OpDelete:
-		if got := op.Before.Get("_id"); !query.Equal(got, op.ID) {
+		if got := op.Before.Get("_id"); !value.Equal(got, op.ID) {
 			r.problem("journal record %d: before-image of %s has _id %s", rec.LSN, op.ID, got)
 		}
 		if op.Op == OpUpdate && !exists(op.Coll, key) {

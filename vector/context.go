@@ -11,6 +11,8 @@ import (
 	"github.com/viterin/vek/vek32"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -43,7 +45,7 @@ type PackOptions struct {
 
 // chunk is a piece of a document's field text.
 type chunk struct {
-	id      query.Value
+	id      value.Value
 	key     []byte
 	docRank int
 	seq     int // position within the document
@@ -67,7 +69,7 @@ type chunk struct {
 //
 // It never exceeds the budget, and is the same for the same store and
 // query.
-func Pack(ctx context.Context, c *store.Collection, field, text string, opts *PackOptions) (query.Value, error) {
+func Pack(ctx context.Context, c *store.Collection, field, text string, opts *PackOptions) (value.Value, error) {
 	if opts == nil {
 		opts = &PackOptions{}
 	}
@@ -76,7 +78,7 @@ func Pack(ctx context.Context, c *store.Collection, field, text string, opts *Pa
 		budget = DefaultBudget
 	}
 	if budget > MaxBudget {
-		return query.Value{}, query.Errorf(query.Limit, "--budget %d is over the limit of %d tokens", budget, MaxBudget)
+		return value.Value{}, errs.Errorf(errs.Limit, "--budget %d is over the limit of %d tokens", budget, MaxBudget)
 	}
 	sopts := &SearchOptions{K: packDocs, Filter: opts.Filter}
 	var res *Result
@@ -87,7 +89,7 @@ func Pack(ctx context.Context, c *store.Collection, field, text string, opts *Pa
 		res, err = VectorSearch(ctx, c, field, text, sopts)
 	}
 	if err != nil {
-		return query.Value{}, err
+		return value.Value{}, err
 	}
 	emb := NewEmbedder(0)
 	if res.Model != "" {
@@ -130,7 +132,7 @@ func Pack(ctx context.Context, c *store.Collection, field, text string, opts *Pa
 
 // packChunks takes chunks best first while they fit, cutting one at a
 // sentence end when a useful remainder is left, skipping near-duplicates.
-func packChunks(text string, budget int, chunks []*chunk, res *Result) query.Value {
+func packChunks(text string, budget int, chunks []*chunk, res *Result) value.Value {
 	var taken, omitted []*chunk
 	reasons := map[*chunk]string{}
 	used := 0
@@ -155,47 +157,47 @@ func packChunks(text string, budget int, chunks []*chunk, res *Result) query.Val
 		taken = append(taken, ch)
 		used += ch.tokens
 	}
-	var out, cites, omits []query.Value
+	var out, cites, omits []value.Value
 	for i, ch := range taken {
-		f := []query.Field{
-			{Key: "ref", Value: query.LongValue(int64(i + 1))},
+		f := []value.Field{
+			{Key: "ref", Value: value.LongValue(int64(i + 1))},
 			{Key: "_id", Value: ch.id},
-			{Key: "score", Value: query.DoubleValue(ch.score)},
-			{Key: "tokens", Value: query.LongValue(int64(ch.tokens))},
-			{Key: "text", Value: query.StringValue(ch.text)},
+			{Key: "score", Value: value.DoubleValue(ch.score)},
+			{Key: "tokens", Value: value.LongValue(int64(ch.tokens))},
+			{Key: "text", Value: value.StringValue(ch.text)},
 			{Key: "source", Value: ch.source()},
 		}
 		if ch.cut {
-			f = append(f, query.Field{Key: "cut", Value: query.BoolValue(true)})
+			f = append(f, value.Field{Key: "cut", Value: value.BoolValue(true)})
 		}
-		out = append(out, query.ObjectValue(f))
-		cites = append(cites, query.StringValue(fmt.Sprintf("[%d] %s", i+1, citeLabel(ch))))
+		out = append(out, value.ObjectValue(f))
+		cites = append(cites, value.StringValue(fmt.Sprintf("[%d] %s", i+1, citeLabel(ch))))
 	}
 	for i, ch := range omitted {
 		if i == maxOmitted {
-			omits = append(omits, query.ObjectValue([]query.Field{{Key: "more", Value: query.LongValue(int64(len(omitted) - maxOmitted))}}))
+			omits = append(omits, value.ObjectValue([]value.Field{{Key: "more", Value: value.LongValue(int64(len(omitted) - maxOmitted))}}))
 			break
 		}
-		omits = append(omits, query.ObjectValue([]query.Field{
+		omits = append(omits, value.ObjectValue([]value.Field{
 			{Key: "_id", Value: ch.id},
-			{Key: "score", Value: query.DoubleValue(ch.score)},
-			{Key: "tokens", Value: query.LongValue(int64(ch.tokens))},
+			{Key: "score", Value: value.DoubleValue(ch.score)},
+			{Key: "tokens", Value: value.LongValue(int64(ch.tokens))},
 			{Key: "source", Value: ch.source()},
-			{Key: "reason", Value: query.StringValue(reasons[ch])},
+			{Key: "reason", Value: value.StringValue(reasons[ch])},
 		}))
 	}
-	fields := []query.Field{
-		{Key: "query", Value: query.StringValue(text)},
-		{Key: "budget", Value: query.LongValue(int64(budget))},
-		{Key: "used_tokens", Value: query.LongValue(int64(used))},
-		{Key: "chunks", Value: query.ArrayValue(out)},
-		{Key: "citations", Value: query.ArrayValue(cites)},
-		{Key: "omitted", Value: query.ArrayValue(omits)},
+	fields := []value.Field{
+		{Key: "query", Value: value.StringValue(text)},
+		{Key: "budget", Value: value.LongValue(int64(budget))},
+		{Key: "used_tokens", Value: value.LongValue(int64(used))},
+		{Key: "chunks", Value: value.ArrayValue(out)},
+		{Key: "citations", Value: value.ArrayValue(cites)},
+		{Key: "omitted", Value: value.ArrayValue(omits)},
 	}
 	if res.Note != "" {
-		fields = append(fields, query.Field{Key: "note", Value: query.StringValue(res.Note)})
+		fields = append(fields, value.Field{Key: "note", Value: value.StringValue(res.Note)})
 	}
-	return query.ObjectValue(fields)
+	return value.ObjectValue(fields)
 }
 
 func duplicateOf(ch *chunk, taken []*chunk) *chunk {
@@ -232,18 +234,18 @@ func cutChunk(ch *chunk, left int) (*chunk, bool) {
 
 // source describes where a chunk came from: its heading path, when it is
 // under one, and its byte offsets in the field's text.
-func (ch *chunk) source() query.Value {
-	var f []query.Field
+func (ch *chunk) source() value.Value {
+	var f []value.Field
 	if ch.heading != "" {
-		f = append(f, query.Field{Key: "heading", Value: query.StringValue(ch.heading)})
+		f = append(f, value.Field{Key: "heading", Value: value.StringValue(ch.heading)})
 	}
-	f = append(f, query.Field{Key: "offsets", Value: query.ArrayValue([]query.Value{query.LongValue(int64(ch.start)), query.LongValue(int64(ch.end))})})
-	return query.ObjectValue(f)
+	f = append(f, value.Field{Key: "offsets", Value: value.ArrayValue([]value.Value{value.LongValue(int64(ch.start)), value.LongValue(int64(ch.end))})})
+	return value.ObjectValue(f)
 }
 
 func citeLabel(ch *chunk) string {
 	id := ch.id.Str()
-	if ch.id.Kind() != query.String {
+	if ch.id.Kind() != value.String {
 		id = ch.id.String()
 	}
 	if ch.heading != "" {

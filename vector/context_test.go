@@ -10,6 +10,7 @@ import (
 
 	"github.com/omgdb/omgdb/internal/storetest"
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -62,9 +63,9 @@ func TestPack_Golden(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := &PackOptions{Budget: tc.budget, Hybrid: tc.hybrid}
 			if tc.filter != "" {
-				opts.Filter, _ = query.CompileFilter(query.MustParse(tc.filter))
+				opts.Filter, _ = query.CompileFilter(value.MustParse(tc.filter))
 			}
-			var pack query.Value
+			var pack value.Value
 			err := db.View(func(tx *store.Tx) error {
 				c, _ := tx.Collection("notes")
 				var err error
@@ -75,7 +76,7 @@ func TestPack_Golden(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkPack(t, pack, tc.budget)
-			got := indentJSON(query.AppendJSON(nil, pack))
+			got := indentJSON(value.AppendJSON(nil, pack))
 			path := filepath.Join("testdata", "context", tc.name+".json")
 			if *update {
 				os.MkdirAll(filepath.Dir(path), 0o755)
@@ -90,7 +91,7 @@ func TestPack_Golden(t *testing.T) {
 	}
 }
 
-func checkPack(t *testing.T, pack query.Value, budget int) {
+func checkPack(t *testing.T, pack value.Value, budget int) {
 	t.Helper()
 	used, chunks, cites := pack.Get("used_tokens").Long(), pack.Get("chunks").Array(), pack.Get("citations").Array()
 	if used > int64(budget) || pack.Get("budget").Long() != int64(budget) {
@@ -216,7 +217,7 @@ func TestImportMarkdown_ReplacesChangedFiles(t *testing.T) {
 	}
 	db.View(func(tx *store.Tx) error {
 		c, _ := tx.Collection("md")
-		doc, err := c.Get(query.StringValue(filepath.ToSlash(p)))
+		doc, err := c.Get(value.StringValue(filepath.ToSlash(p)))
 		if c.Count() != 2 || err != nil || !strings.Contains(doc.Get("body").Str(), "second") {
 			t.Errorf("after re-import: count %d, %v %v", c.Count(), doc, err)
 		}
@@ -232,7 +233,7 @@ func FuzzParseMarkdown(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if _, err := query.PrepareDocument(doc); err != nil {
+		if _, err := value.PrepareDocument(doc); err != nil {
 			t.Fatalf("parsed document cannot be stored: %v", err)
 		}
 		for _, ch := range splitChunks(doc.Get("body").Str()) {

@@ -3,14 +3,14 @@ package vector
 import (
 	"strings"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // FieldText returns the text of a dotted field path of doc: a string, or
 // the strings reached through arrays (and arrays of objects, as MongoDB's
 // multikey paths do) joined by blank lines. ok is false when the path
 // reaches no string.
-func FieldText(doc query.Value, path string) (text string, ok bool) {
+func FieldText(doc value.Value, path string) (text string, ok bool) {
 	var parts []string
 	collectStrings(doc, strings.Split(path, "."), &parts)
 	if len(parts) == 0 {
@@ -19,14 +19,14 @@ func FieldText(doc query.Value, path string) (text string, ok bool) {
 	return strings.Join(parts, "\n\n"), true
 }
 
-func collectStrings(v query.Value, path []string, out *[]string) {
+func collectStrings(v value.Value, path []string, out *[]string) {
 	if len(path) == 0 {
 		switch v.Kind() {
-		case query.String:
+		case value.String:
 			*out = append(*out, v.Str())
-		case query.Array:
+		case value.Array:
 			for _, e := range v.Array() {
-				if e.Kind() == query.String {
+				if e.Kind() == value.String {
 					*out = append(*out, e.Str())
 				}
 			}
@@ -34,11 +34,11 @@ func collectStrings(v query.Value, path []string, out *[]string) {
 		return
 	}
 	switch v.Kind() {
-	case query.Object:
+	case value.Object:
 		collectStrings(v.Get(path[0]), path[1:], out)
-	case query.Array:
+	case value.Array:
 		for _, e := range v.Array() {
-			if e.Kind() == query.Object {
+			if e.Kind() == value.Object {
 				collectStrings(e, path, out)
 			}
 		}
@@ -46,6 +46,6 @@ func collectStrings(v query.Value, path []string, out *[]string) {
 }
 
 // docKey returns the store key of a document's _id.
-func docKey(doc query.Value) []byte {
-	return query.AppendKey(nil, doc.Get("_id"))
+func docKey(doc value.Value) []byte {
+	return value.AppendKey(nil, doc.Get("_id"))
 }

@@ -7,7 +7,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -52,10 +53,10 @@ type searchKind struct{}
 func (searchKind) Prepare(def store.IndexDef) (store.IndexDef, error) {
 	var spec SearchSpec
 	if err := json.Unmarshal(def.Spec, &spec); err != nil {
-		return def, query.Errorf(query.Invalid, "search index spec: %v", err)
+		return def, errs.Errorf(errs.Invalid, "search index spec: %v", err)
 	}
 	if len(spec.Fields) == 0 {
-		return def, query.Errorf(query.Invalid, "a search index needs at least one field")
+		return def, errs.Errorf(errs.Invalid, "a search index needs at least one field")
 	}
 	seen := map[string]bool{}
 	for _, f := range spec.Fields {
@@ -63,7 +64,7 @@ func (searchKind) Prepare(def store.IndexDef) (store.IndexDef, error) {
 			return def, err
 		}
 		if f == allField || seen[f] {
-			return def, query.Errorf(query.Invalid, "field %q is listed twice or reserved", f)
+			return def, errs.Errorf(errs.Invalid, "field %q is listed twice or reserved", f)
 		}
 		seen[f] = true
 	}
@@ -84,7 +85,7 @@ func analyzer(name string) (*textAnalyzer, error) {
 		ok = ok || n == name
 	}
 	if !ok {
-		return nil, query.Errorf(query.Invalid, "unknown analyzer %q%s", name, query.DidYouMean(name, analyzerNames)).
+		return nil, errs.Errorf(errs.Invalid, "unknown analyzer %q%s", name, errs.DidYouMean(name, analyzerNames)).
 			WithHint("use --analyzer %s", strings.Join(analyzerNames, " or "))
 	}
 	return &textAnalyzer{en: name == analyzerEN}, nil
@@ -105,7 +106,7 @@ func openFTS(ix *store.Index) (*ftsIndex, error) {
 	}
 	var spec SearchSpec
 	if err := json.Unmarshal(ix.Def.Spec, &spec); err != nil {
-		return nil, query.Errorf(query.IO, "search index %s: unreadable spec: %v", ix.Def.Name, err)
+		return nil, errs.Errorf(errs.IO, "search index %s: unreadable spec: %v", ix.Def.Name, err)
 	}
 	an, err := analyzer(spec.Analyzer)
 	if err != nil {
@@ -125,7 +126,7 @@ type termPositions map[string][]uint32
 
 // analyze returns the terms of each indexed field of doc, and the number of
 // tokens of each field; ok is false when no field has text.
-func (fi *ftsIndex) analyze(doc query.Value) (fields []termPositions, lengths []uint64, ok bool) {
+func (fi *ftsIndex) analyze(doc value.Value) (fields []termPositions, lengths []uint64, ok bool) {
 	fields = make([]termPositions, len(fi.fields))
 	lengths = make([]uint64, len(fi.fields))
 	var all termPositions
@@ -180,7 +181,7 @@ func ftsStateOf(ix *store.Index, fi *ftsIndex) *ftsState {
 
 // Update removes the postings of before and adds those of after; the
 // writes are buffered until Flush.
-func (searchKind) Update(ix *store.Index, before, after query.Value) error {
+func (searchKind) Update(ix *store.Index, before, after value.Value) error {
 	fi, err := openFTS(ix)
 	if err != nil {
 		return err
@@ -276,7 +277,7 @@ func (fi *ftsIndex) entries(docs *store.Cursor, b *store.TextBuild) error {
 				df[tr]++
 			}
 		}
-		b.AddDoc(key, lengths, query.AppendJSON(nil, doc.Get("_id")))
+		b.AddDoc(key, lengths, value.AppendJSON(nil, doc.Get("_id")))
 	}
 	if err := docs.Err(); err != nil {
 		return err
@@ -290,7 +291,7 @@ func (fi *ftsIndex) entries(docs *store.Cursor, b *store.TextBuild) error {
 }
 
 // add indexes doc.
-func (fi *ftsIndex) add(t store.TextIndex, fs *ftsState, doc query.Value) {
+func (fi *ftsIndex) add(t store.TextIndex, fs *ftsState, doc value.Value) {
 	fields, lengths, ok := fi.analyze(doc)
 	if !ok {
 		return
@@ -306,11 +307,11 @@ func (fi *ftsIndex) add(t store.TextIndex, fs *ftsState, doc query.Value) {
 			fs.df[termRef(f, term)]++
 		}
 	}
-	t.PutDoc(key, lengths, query.AppendJSON(nil, doc.Get("_id")))
+	t.PutDoc(key, lengths, value.AppendJSON(nil, doc.Get("_id")))
 }
 
 // remove drops the postings of doc.
-func (fi *ftsIndex) remove(t store.TextIndex, fs *ftsState, doc query.Value) {
+func (fi *ftsIndex) remove(t store.TextIndex, fs *ftsState, doc value.Value) {
 	key := docKey(doc)
 	if !t.HasDoc(key) {
 		return

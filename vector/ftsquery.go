@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -38,7 +38,7 @@ type ftsSearcher struct {
 func parseSearch(text string) (searchNode, error) {
 	q, err := parseQueryString(text)
 	if err != nil {
-		return nil, query.Errorf(query.Invalid, "search query %q: %v", text, err).
+		return nil, errs.Errorf(errs.Invalid, "search query %q: %v", text, err).
 			WithHint(`use bleve's query-string syntax: words, "a phrase", +required, -excluded, field:word, prefix*, fuzzy~1, word^2`)
 	}
 	return q, nil
@@ -72,7 +72,7 @@ func (s *ftsSearcher) eval(q searchNode) (matches, error) {
 		if q.date {
 			kind = "date"
 		}
-		return nil, query.Errorf(query.Invalid, "search queries cannot use a %s range here", kind).
+		return nil, errs.Errorf(errs.Invalid, "search queries cannot use a %s range here", kind).
 			WithHint("numeric and date ranges belong in --filter, e.g. --filter '{\"year\":2020}'")
 	}
 	panic(fmt.Sprintf("vector: search query node %T", q))
@@ -215,7 +215,7 @@ func (s *ftsSearcher) field(f string) (string, error) {
 			return f, nil
 		}
 	}
-	return "", query.Errorf(query.Invalid, "field %q is not in the search index%s", f, query.DidYouMean(f, s.fi.spec.Fields)).
+	return "", errs.Errorf(errs.Invalid, "field %q is not in the search index%s", f, errs.DidYouMean(f, s.fi.spec.Fields)).
 		WithHint("the index covers %s; create another with `omgdb create-search-index` for other fields", strings.Join(s.fi.spec.Fields, ", "))
 }
 
@@ -286,7 +286,7 @@ func (s *ftsSearcher) dictionary(field, prefix string, keep func(string) bool) (
 	for c := s.t.Terms(field, prefix); c.Next(); {
 		if t := string(c.Key()); keep(t) {
 			if len(out) == maxExpansion {
-				return nil, query.Errorf(query.Limit, "search term %s* matches more than %d terms", prefix, maxExpansion).
+				return nil, errs.Errorf(errs.Limit, "search term %s* matches more than %d terms", prefix, maxExpansion).
 					WithHint("make the prefix, wildcard or pattern more specific")
 			}
 			out = append(out, t)
@@ -298,7 +298,7 @@ func (s *ftsSearcher) dictionary(field, prefix string, keep func(string) bool) (
 func (s *ftsSearcher) pattern(field, expr string, b float64) (matches, error) {
 	re, err := regexp.Compile("^(?:" + expr + ")$")
 	if err != nil {
-		return nil, query.Errorf(query.Invalid, "search pattern /%s/: %v", expr, err)
+		return nil, errs.Errorf(errs.Invalid, "search pattern /%s/: %v", expr, err)
 	}
 	prefix, _ := re.LiteralPrefix()
 	return s.expand(field, b, func(f string) ([]string, error) {

@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // Highlighting defaults.
@@ -17,8 +17,8 @@ const (
 
 // highlight returns, per indexed field of doc, up to maxFragments
 // fragments of its text with the matched terms wrapped in <mark>…</mark>.
-func (fi *ftsIndex) highlight(doc query.Value, terms map[string]map[string]bool) query.Value {
-	var out []query.Field
+func (fi *ftsIndex) highlight(doc value.Value, terms map[string]map[string]bool) value.Value {
+	var out []value.Field
 	for _, f := range fi.spec.Fields {
 		text, ok := FieldText(doc, f)
 		if !ok {
@@ -35,13 +35,13 @@ func (fi *ftsIndex) highlight(doc query.Value, terms map[string]map[string]bool)
 			continue
 		}
 		frags := fragments(text, spans)
-		vals := make([]query.Value, len(frags))
+		vals := make([]value.Value, len(frags))
 		for i, fr := range frags {
-			vals[i] = query.StringValue(fr)
+			vals[i] = value.StringValue(fr)
 		}
-		out = append(out, query.Field{Key: f, Value: query.ArrayValue(vals)})
+		out = append(out, value.Field{Key: f, Value: value.ArrayValue(vals)})
 	}
-	return query.ObjectValue(out)
+	return value.ObjectValue(out)
 }
 
 // fragments cuts windows of text around the spans (sorted by offset),

@@ -12,6 +12,7 @@ import (
 
 	"github.com/omgdb/omgdb/internal/storetest"
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -30,19 +31,19 @@ func randomText(r *rand.Rand) string {
 
 // randomDoc returns a document whose body is text, an array of texts, a
 // number or missing, so that indexes meet every shape.
-func randomDoc(r *rand.Rand, id int) query.Value {
-	f := []query.Field{{Key: "_id", Value: query.LongValue(int64(id))}, {Key: "title", Value: query.StringValue(randomText(r))}}
+func randomDoc(r *rand.Rand, id int) value.Value {
+	f := []value.Field{{Key: "_id", Value: value.LongValue(int64(id))}, {Key: "title", Value: value.StringValue(randomText(r))}}
 	switch r.Intn(5) {
 	case 0:
-		f = append(f, query.Field{Key: "body", Value: query.ArrayValue([]query.Value{query.StringValue(randomText(r)), query.StringValue(randomText(r))})})
+		f = append(f, value.Field{Key: "body", Value: value.ArrayValue([]value.Value{value.StringValue(randomText(r)), value.StringValue(randomText(r))})})
 	case 1:
-		f = append(f, query.Field{Key: "body", Value: query.LongValue(7)})
+		f = append(f, value.Field{Key: "body", Value: value.LongValue(7)})
 	case 2:
 	default:
-		f = append(f, query.Field{Key: "body", Value: query.StringValue(randomText(r))})
+		f = append(f, value.Field{Key: "body", Value: value.StringValue(randomText(r))})
 	}
-	f = append(f, query.Field{Key: "team", Value: query.StringValue([]string{"ops", "dev"}[r.Intn(2)])})
-	return query.ObjectValue(f)
+	f = append(f, value.Field{Key: "team", Value: value.StringValue([]string{"ops", "dev"}[r.Intn(2)])})
+	return value.ObjectValue(f)
 }
 
 var errAbort = errors.New("abort")
@@ -136,14 +137,14 @@ func TestIndexes_MatchRebuildAfterRandomWrites(t *testing.T) {
 					c, _ := tx.Collection("c")
 					for j := 0; j < 1+r.Intn(4); j++ {
 						id := r.Intn(25)
-						_, err := c.Get(query.LongValue(int64(id)))
+						_, err := c.Get(value.LongValue(int64(id)))
 						switch exists := err == nil; {
 						case !exists:
 							_, err = c.Insert(randomDoc(r, id))
 						case r.Intn(2) == 0:
-							err = c.Replace(query.LongValue(int64(id)), randomDoc(r, id))
+							err = c.Replace(value.LongValue(int64(id)), randomDoc(r, id))
 						default:
-							err = c.Delete(query.LongValue(int64(id)))
+							err = c.Delete(value.LongValue(int64(id)))
 						}
 						if err != nil {
 							return err
@@ -192,7 +193,7 @@ func TestIndexes_MatchRebuildAfterRandomWrites(t *testing.T) {
 					}
 				}
 				ctx := context.Background()
-				filter, _ := query.CompileFilter(query.MustParse(`{"team":"ops"}`))
+				filter, _ := query.CompileFilter(value.MustParse(`{"team":"ops"}`))
 				for _, q := range []string{"backup restore", "log rotate compress", "agent token budget", "zstd"} {
 					for _, opts := range []*SearchOptions{{K: 5}, {K: 3, Filter: filter}} {
 						a, err1 := VectorSearch(ctx, c, "body", q, opts)
@@ -222,18 +223,18 @@ func TestVerify_CatchesDamagedIndexes(t *testing.T) {
 		fn          func(ix *store.Index) error
 	}{
 		{"vec", "vector of document 1 differs", func(ix *store.Index) error {
-			k := query.AppendKey(nil, query.LongValue(1))
+			k := value.AppendKey(nil, value.LongValue(1))
 			v := append([]byte(nil), ix.Vectors().Get(k)...)
 			v[0] ^= 0x40
 			ix.Vectors().Put(k, v, ix.Vectors().Quant(k))
 			return nil
 		}},
 		{"vec", "document 2 has no vector", func(ix *store.Index) error {
-			ix.Vectors().Delete(query.AppendKey(nil, query.LongValue(2)))
+			ix.Vectors().Delete(value.AppendKey(nil, value.LongValue(2)))
 			return ix.Vectors().SetCount(1)
 		}},
 		{"text", "missing entry", func(ix *store.Index) error {
-			ix.Text().DeletePosting("body", "restor", query.AppendKey(nil, query.LongValue(1)))
+			ix.Text().DeletePosting("body", "restor", value.AppendKey(nil, value.LongValue(1)))
 			return nil
 		}},
 	} {
@@ -335,7 +336,7 @@ func TestVectorScan_PathsAgree(t *testing.T) {
 	err := db.Update(store.Change{}, func(tx *store.Tx) error {
 		c, _ := tx.Collection("c")
 		for i := 0; i < 600; i++ {
-			doc := query.ObjectValue([]query.Field{{Key: "_id", Value: query.LongValue(int64(i))}, {Key: "body", Value: query.StringValue(randomText(r))}})
+			doc := value.ObjectValue([]value.Field{{Key: "_id", Value: value.LongValue(int64(i))}, {Key: "body", Value: value.StringValue(randomText(r))}})
 			if _, err := c.Insert(doc); err != nil {
 				return err
 			}
@@ -422,7 +423,7 @@ func TestIndexes_CompactKeepsAndSalvageRebuilds(t *testing.T) {
 	createIndexes(t, db, "c")
 	r := rand.New(rand.NewSource(3))
 	for i := 0; i < 30; i++ {
-		storetest.Insert(t, db, "c", string(query.AppendJSON(nil, randomDoc(r, i))))
+		storetest.Insert(t, db, "c", string(value.AppendJSON(nil, randomDoc(r, i))))
 	}
 	contents := func(path string) map[string]map[string]string {
 		sdb, err := store.Open(path, &store.Options{ReadOnly: true})

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -30,13 +31,13 @@ type Section struct {
 // each "key: value" line becomes a field, whose value is parsed as JSON
 // when it parses and is a string otherwise. body is the text after the
 // frontmatter. Headings inside fenced code blocks are not headings.
-func ParseMarkdown(path string, data []byte) (query.Value, error) {
+func ParseMarkdown(path string, data []byte) (value.Value, error) {
 	if !utf8.Valid(data) {
-		return query.Value{}, query.Errorf(query.Invalid, "%s is not valid UTF-8", path)
+		return value.Value{}, errs.Errorf(errs.Invalid, "%s is not valid UTF-8", path)
 	}
 	text := strings.ReplaceAll(string(data), "\r\n", "\n")
 	front, body := splitFrontmatter(text)
-	fields := []query.Field{{Key: "_id", Value: query.StringValue(path)}}
+	fields := []value.Field{{Key: "_id", Value: value.StringValue(path)}}
 	reserved := map[string]bool{"_id": true, "path": true, "body": true, "_sections": true}
 	for _, line := range front {
 		k, v, ok := strings.Cut(line, ":")
@@ -45,27 +46,27 @@ func ParseMarkdown(path string, data []byte) (query.Value, error) {
 			continue
 		}
 		reserved[k] = true
-		val, err := query.ParseString(v)
+		val, err := value.ParseString(v)
 		if err != nil || v == "" {
-			val = query.StringValue(v)
+			val = value.StringValue(v)
 		}
-		fields = append(fields, query.Field{Key: k, Value: val})
+		fields = append(fields, value.Field{Key: k, Value: val})
 	}
 	secs := Sections(body)
-	arr := make([]query.Value, len(secs))
+	arr := make([]value.Value, len(secs))
 	for i, s := range secs {
-		arr[i] = query.ObjectValue([]query.Field{
-			{Key: "level", Value: query.LongValue(int64(s.Level))},
-			{Key: "heading", Value: query.StringValue(s.Heading)},
-			{Key: "text", Value: query.StringValue(s.Text)},
+		arr[i] = value.ObjectValue([]value.Field{
+			{Key: "level", Value: value.LongValue(int64(s.Level))},
+			{Key: "heading", Value: value.StringValue(s.Heading)},
+			{Key: "text", Value: value.StringValue(s.Text)},
 		})
 	}
 	fields = append(fields,
-		query.Field{Key: "path", Value: query.StringValue(path)},
-		query.Field{Key: "body", Value: query.StringValue(body)},
-		query.Field{Key: "_sections", Value: query.ArrayValue(arr)},
+		value.Field{Key: "path", Value: value.StringValue(path)},
+		value.Field{Key: "body", Value: value.StringValue(body)},
+		value.Field{Key: "_sections", Value: value.ArrayValue(arr)},
 	)
-	return query.ObjectValue(fields), nil
+	return value.ObjectValue(fields), nil
 }
 
 // splitFrontmatter returns the lines of a leading "---" block and the
@@ -167,7 +168,7 @@ func MarkdownFiles(paths []string, recursive bool) ([]string, error) {
 	for _, p := range paths {
 		fi, err := os.Stat(p)
 		if err != nil {
-			return nil, query.Errorf(query.NotFound, "cannot read %s: %v", p, err)
+			return nil, errs.Errorf(errs.NotFound, "cannot read %s: %v", p, err)
 		}
 		if !fi.IsDir() {
 			out = append(out, filepath.Clean(p))
@@ -189,7 +190,7 @@ func MarkdownFiles(paths []string, recursive bool) ([]string, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, query.Errorf(query.IO, "walk %s: %v", p, err)
+			return nil, errs.Errorf(errs.IO, "walk %s: %v", p, err)
 		}
 	}
 	sort.Strings(out)
@@ -209,11 +210,11 @@ type MarkdownSummary struct {
 // transaction, keyed by the file's path (with forward slashes): a file
 // imported again replaces its document when it changed.
 func ImportMarkdown(ctx context.Context, db *store.DB, coll string, files []string) (*MarkdownSummary, error) {
-	docs := make([]query.Value, 0, len(files))
+	docs := make([]value.Value, 0, len(files))
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		if err != nil {
-			return nil, query.Errorf(query.NotFound, "cannot read %s: %v", f, err)
+			return nil, errs.Errorf(errs.NotFound, "cannot read %s: %v", f, err)
 		}
 		doc, err := ParseMarkdown(filepath.ToSlash(f), data)
 		if err != nil {
@@ -247,17 +248,17 @@ func ImportMarkdown(ctx context.Context, db *store.DB, coll string, files []stri
 	return sum, nil
 }
 
-func upsert(c *store.Collection, doc query.Value, sum *MarkdownSummary) error {
+func upsert(c *store.Collection, doc value.Value, sum *MarkdownSummary) error {
 	id := doc.Get("_id")
 	old, err := c.Get(id)
 	switch {
-	case err != nil && query.KindOf(err) == query.NotFound:
+	case err != nil && errs.KindOf(err) == errs.NotFound:
 		_, err := c.Insert(doc)
 		sum.Inserted++
 		return err
 	case err != nil:
 		return err
-	case query.Equal(old, doc):
+	case value.Equal(old, doc):
 		sum.Unchanged++
 		return nil
 	}

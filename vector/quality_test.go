@@ -13,7 +13,7 @@ import (
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	bindex "github.com/blevesearch/bleve_index_api"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -261,7 +261,7 @@ func loadQualityStore(t testing.TB, db *store.DB, items []knownItem) {
 			return err
 		}
 		for _, it := range items {
-			if _, err := c.Insert(query.ObjectValue([]query.Field{{Key: "_id", Value: query.StringValue(it.ID)}, {Key: "text", Value: query.StringValue(it.Text)}})); err != nil {
+			if _, err := c.Insert(value.ObjectValue([]value.Field{{Key: "_id", Value: value.StringValue(it.ID)}, {Key: "text", Value: value.StringValue(it.Text)}})); err != nil {
 				return err
 			}
 		}

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -120,12 +122,12 @@ func findSearchIndex(c *store.Collection, name string) (*store.Index, *ftsIndex,
 		if _, err := c.Index(name); err != nil {
 			return nil, nil, err
 		}
-		return nil, nil, query.Errorf(query.Invalid, "index %s is not a search index", name)
+		return nil, nil, errs.Errorf(errs.Invalid, "index %s is not a search index", name)
 	case len(found) == 0:
-		return nil, nil, query.Errorf(query.NotFound, "collection `%s` has no search index", c.Name()).
+		return nil, nil, errs.Errorf(errs.NotFound, "collection `%s` has no search index", c.Name()).
 			WithHint("create one with `omgdb create-search-index <store> %s <field>[,<field>…]`", c.Name())
 	case len(found) > 1:
-		return nil, nil, query.Errorf(query.Usage, "collection `%s` has several search indexes (%s)", c.Name(), strings.Join(found, ", ")).
+		return nil, nil, errs.Errorf(errs.Usage, "collection `%s` has several search indexes (%s)", c.Name(), strings.Join(found, ", ")).
 			WithHint("choose one with --index")
 	}
 	ix, err := c.Index(found[0])
@@ -138,15 +140,15 @@ func findSearchIndex(c *store.Collection, name string) (*store.Index, *ftsIndex,
 
 // idOfKey returns the _id of the document stored under key, kept at the
 // end of its lengths record.
-func idOfKey(c *store.Collection, ix *store.Index, key []byte) (query.Value, error) {
+func idOfKey(c *store.Collection, ix *store.Index, key []byte) (value.Value, error) {
 	fi, err := openFTS(ix)
 	if err != nil {
-		return query.Value{}, err
+		return value.Value{}, err
 	}
 	_, v, _ := ix.Text().Doc(key, len(fi.fields))
-	id, err := query.Parse(v)
+	id, err := value.Parse(v)
 	if err != nil {
-		return query.Value{}, query.Errorf(query.IO, "search index %s of %s: damaged entry for key %x", ix.Def.Name, c.Name(), key).
+		return value.Value{}, errs.Errorf(errs.IO, "search index %s of %s: damaged entry for key %x", ix.Def.Name, c.Name(), key).
 			WithHint("rebuild it with `omgdb reindex`")
 	}
 	return id, nil

@@ -5,7 +5,7 @@ import (
 	"container/heap"
 	"sort"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // topK keeps the k best (score, key) pairs: higher scores first, and for
@@ -90,7 +90,7 @@ func (t *topK) hits(keep func(float64) bool) []Hit {
 }
 
 // idFromJSON parses the canonical JSON of an _id.
-func idFromJSON(js []byte) query.Value {
-	v, _ := query.Parse(js)
+func idFromJSON(js []byte) value.Value {
+	v, _ := value.Parse(js)
 	return v
 }

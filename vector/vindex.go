@@ -10,7 +10,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -67,7 +68,7 @@ func NewVectorIndexDef(name, field string, dim int) store.IndexDef {
 func (vectorKind) Prepare(def store.IndexDef) (store.IndexDef, error) {
 	var spec VectorSpec
 	if err := json.Unmarshal(def.Spec, &spec); err != nil {
-		return def, query.Errorf(query.Invalid, "vector index spec: %v", err)
+		return def, errs.Errorf(errs.Invalid, "vector index spec: %v", err)
 	}
 	if err := checkFieldPath(spec.Field); err != nil {
 		return def, err
@@ -76,7 +77,7 @@ func (vectorKind) Prepare(def store.IndexDef) (store.IndexDef, error) {
 		spec.Dim = DefaultDim
 	}
 	if spec.Dim < 1 || spec.Dim > MaxDim {
-		return def, query.Errorf(query.Invalid, "vector dimension %d is out of range", spec.Dim).
+		return def, errs.Errorf(errs.Invalid, "vector dimension %d is out of range", spec.Dim).
 			WithHint("use --dim between 1 and %d (default %d)", MaxDim, DefaultDim)
 	}
 	if spec.Model == "" {
@@ -84,7 +85,7 @@ func (vectorKind) Prepare(def store.IndexDef) (store.IndexDef, error) {
 	}
 	emb, err := ParseModelID(spec.Model)
 	if err != nil || emb.Dim != spec.Dim {
-		return def, query.Errorf(query.Invalid, "vector index model %q does not fit dimension %d", spec.Model, spec.Dim).
+		return def, errs.Errorf(errs.Invalid, "vector index model %q does not fit dimension %d", spec.Model, spec.Dim).
 			WithHint("known models: hashing-fnv1a-v1-d<dim> (OMGDB's baseline) and hashing-fnv1a-v2-d<dim> (the default)")
 	}
 	def.Spec, _ = json.Marshal(spec)
@@ -93,7 +94,7 @@ func (vectorKind) Prepare(def store.IndexDef) (store.IndexDef, error) {
 
 func checkFieldPath(field string) error {
 	if field == "" || strings.HasPrefix(field, "$") || strings.ContainsRune(field, 0) || strings.Contains(field, "..") {
-		return query.Errorf(query.Invalid, "invalid field path %q", field).
+		return errs.Errorf(errs.Invalid, "invalid field path %q", field).
 			WithHint("name a text field such as body or meta.summary")
 	}
 	return nil
@@ -114,11 +115,11 @@ func openVec(ix *store.Index) (*vecIndex, error) {
 	}
 	var spec VectorSpec
 	if err := json.Unmarshal(ix.Def.Spec, &spec); err != nil {
-		return nil, query.Errorf(query.IO, "vector index %s: unreadable spec: %v", ix.Def.Name, err)
+		return nil, errs.Errorf(errs.IO, "vector index %s: unreadable spec: %v", ix.Def.Name, err)
 	}
 	emb, err := ParseModelID(spec.Model)
 	if err != nil {
-		return nil, query.Errorf(query.IO, "vector index %s: %v", ix.Def.Name, err).
+		return nil, errs.Errorf(errs.IO, "vector index %s: %v", ix.Def.Name, err).
 			WithHint("this omgdb cannot compute its vectors; use the omgdb that created it, or drop and recreate the index")
 	}
 	meta, _ := json.Marshal(vecMeta{Model: spec.Model, Probe: probe(emb)})
@@ -164,7 +165,7 @@ func vecStateOf(ix *store.Index) *vecState {
 // with new ones: the index is rebuilt from the documents first, then the
 // change is applied. Both steps are idempotent, so they hold whether the
 // store writes the document before or after its indexes.
-func (vectorKind) Update(ix *store.Index, before, after query.Value) error {
+func (vectorKind) Update(ix *store.Index, before, after value.Value) error {
 	vi, err := openVec(ix)
 	if err != nil {
 		return err
@@ -244,13 +245,13 @@ func (vi *vecIndex) build(ix *store.Index, docs *store.Cursor) error {
 
 // records encodes the stored values of a document's vector: the float32
 // record and its int8 copy.
-func (vi *vecIndex) records(text string, id query.Value) (rec, quant []byte) {
+func (vi *vecIndex) records(text string, id value.Value) (rec, quant []byte) {
 	v := vi.emb.Embed(text)
 	rec = make([]byte, 0, 4*len(v)+16)
 	for _, x := range v {
 		rec = binary.LittleEndian.AppendUint32(rec, math.Float32bits(x))
 	}
-	return pad4(query.AppendJSON(rec, id), ' '), quantize(v)
+	return pad4(value.AppendJSON(rec, id), ' '), quantize(v)
 }
 
 // pad4 pads b with c to a multiple of 4 bytes.

@@ -15,6 +15,8 @@ import (
 	"github.com/viterin/vek/vek32"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -48,13 +50,13 @@ func (o *SearchOptions) k() int {
 
 // Hit is one search result.
 type Hit struct {
-	ID    query.Value // the document's _id
+	ID    value.Value // the document's _id
 	Score float64
-	Doc   query.Value // the document
+	Doc   value.Value // the document
 	// Highlights maps each indexed field with a match to fragments of its
 	// text with the matched words in <mark>…</mark> (TextSearch with
 	// Highlight).
-	Highlights query.Value
+	Highlights value.Value
 	key        []byte // the key of _id, for tie-breaks and lookups
 }
 
@@ -129,7 +131,7 @@ func findVectorIndex(c *store.Collection, field string, opts *SearchOptions) (*s
 	if opts.Index != "" {
 		_, err := c.Index(opts.Index)
 		if err == nil {
-			err = query.Errorf(query.Invalid, "index %s is not a vector index on %s", opts.Index, field)
+			err = errs.Errorf(errs.Invalid, "index %s is not a vector index on %s", opts.Index, field)
 		}
 		return nil, nil, "", err
 	}
@@ -222,7 +224,7 @@ func embedScan(ctx context.Context, c *store.Collection, field, text string, opt
 		}
 		res.Scanned++
 		v = emb.AppendEmbed(v[:0], t)
-		top.add(float64(vek32.Dot(q, v)), docKey(doc), query.AppendJSON(nil, doc.Get("_id")))
+		top.add(float64(vek32.Dot(q, v)), docKey(doc), value.AppendJSON(nil, doc.Get("_id")))
 	}
 	if err := src.Err(); err != nil {
 		return nil, err

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -49,16 +49,16 @@ func MustVerify(t testing.TB, db *store.DB) {
 }
 
 // Insert inserts documents given as JSON into coll, in one transaction.
-func Insert(t testing.TB, db *store.DB, coll string, docs ...string) []query.Value {
+func Insert(t testing.TB, db *store.DB, coll string, docs ...string) []value.Value {
 	t.Helper()
-	var ids []query.Value
+	var ids []value.Value
 	err := db.Update(store.Change{Kind: "insert"}, func(tx *store.Tx) error {
 		c, err := tx.CreateCollection(coll)
 		if err != nil {
 			return err
 		}
 		for _, d := range docs {
-			id, err := c.Insert(query.MustParse(d))
+			id, err := c.Insert(value.MustParse(d))
 			if err != nil {
 				return err
 			}

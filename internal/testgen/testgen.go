@@ -8,63 +8,63 @@ import (
 	"math/rand/v2"
 	"strings"
 
-	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // Value returns a random value of any type, nested up to depth levels.
-func Value(r *rand.Rand, depth int) query.Value {
+func Value(r *rand.Rand, depth int) value.Value {
 	n := 10
 	if depth <= 0 {
 		n = 8
 	}
 	switch r.IntN(n) {
 	case 0:
-		return query.NullValue()
+		return value.NullValue()
 	case 1:
-		return query.BoolValue(r.IntN(2) == 1)
+		return value.BoolValue(r.IntN(2) == 1)
 	case 2:
 		return Long(r)
 	case 3:
 		return Double(r)
 	case 4:
-		return query.StringValue(String(r))
+		return value.StringValue(String(r))
 	case 5:
 		b := make([]byte, r.IntN(6))
 		for i := range b {
 			b[i] = byte(r.IntN(256))
 		}
-		return query.BinaryValue(b, byte(r.IntN(2)*4))
+		return value.BinaryValue(b, byte(r.IntN(2)*4))
 	case 6:
-		return query.ObjectIDValue(query.NewOID())
+		return value.ObjectIDValue(value.NewOID())
 	case 7:
-		return query.DateValue(r.Int64N(1<<42) - 1<<41)
+		return value.DateValue(r.Int64N(1<<42) - 1<<41)
 	case 8:
-		elems := make([]query.Value, r.IntN(4))
+		elems := make([]value.Value, r.IntN(4))
 		for i := range elems {
 			elems[i] = Value(r, depth-1)
 		}
-		return query.ArrayValue(elems)
+		return value.ArrayValue(elems)
 	default:
 		return Object(r, depth-1, r.IntN(4), false)
 	}
 }
 
 // Long returns a random long, often an edge case.
-func Long(r *rand.Rand) query.Value {
+func Long(r *rand.Rand) value.Value {
 	edges := []int64{0, 1, -1, math.MaxInt64, math.MinInt64, 1 << 53, 1<<53 + 1, -(1 << 53) - 1}
 	if r.IntN(3) == 0 {
-		return query.LongValue(edges[r.IntN(len(edges))])
+		return value.LongValue(edges[r.IntN(len(edges))])
 	}
-	return query.LongValue(r.Int64N(2000) - 1000)
+	return value.LongValue(r.Int64N(2000) - 1000)
 }
 
 // Double returns a random double, often an edge case.
-func Double(r *rand.Rand) query.Value {
+func Double(r *rand.Rand) value.Value {
 	edges := []float64{2.0, math.Copysign(0, -1), 0, 1e300, -1e-300, 0.1, math.NaN(), math.Inf(1), math.Inf(-1), 1 << 53, 9.5, 5e-324}
 	if r.IntN(2) == 0 {
-		return query.DoubleValue(edges[r.IntN(len(edges))])
+		return value.DoubleValue(edges[r.IntN(len(edges))])
 	}
-	return query.DoubleValue(r.NormFloat64() * 1000)
+	return value.DoubleValue(r.NormFloat64() * 1000)
 }
 
 // String returns a random string built from pieces that need escaping.
@@ -79,51 +79,51 @@ func String(r *rand.Rand) string {
 
 // Object returns a random object with n fields. With storable, its field
 // names are valid for stored documents (no '$' prefix, no '.').
-func Object(r *rand.Rand, depth, n int, storable bool) query.Value {
+func Object(r *rand.Rand, depth, n int, storable bool) value.Value {
 	names := []string{"a", "b", "x_y", "é", "", "$x", "k\"\\", "a.b"}
 	if storable {
 		names = names[:5]
 	}
-	fields := []query.Field{}
+	fields := []value.Field{}
 	for i := 0; i < n; i++ {
 		key := names[r.IntN(len(names))] + string(rune('a'+i))
 		v := Value(r, depth)
 		if storable {
 			v = Storable(v)
 		}
-		fields = append(fields, query.Field{Key: key, Value: v})
+		fields = append(fields, value.Field{Key: key, Value: v})
 	}
-	return query.ObjectValue(fields)
+	return value.ObjectValue(fields)
 }
 
 // Storable rewrites nested objects of v so their field names are valid
 // for stored documents.
-func Storable(v query.Value) query.Value {
+func Storable(v value.Value) value.Value {
 	switch v.Kind() {
-	case query.Array:
-		out := make([]query.Value, v.Len())
+	case value.Array:
+		out := make([]value.Value, v.Len())
 		for i, e := range v.Array() {
 			out[i] = Storable(e)
 		}
-		return query.ArrayValue(out)
-	case query.Object:
-		out := make([]query.Field, 0, v.Len())
+		return value.ArrayValue(out)
+	case value.Object:
+		out := make([]value.Field, 0, v.Len())
 		for i, f := range v.Fields() {
 			key := strings.NewReplacer("$", "d", ".", "_").Replace(f.Key)
-			out = append(out, query.Field{Key: key + string(rune('a'+i)), Value: Storable(f.Value)})
+			out = append(out, value.Field{Key: key + string(rune('a'+i)), Value: Storable(f.Value)})
 		}
-		return query.ObjectValue(out)
+		return value.ObjectValue(out)
 	}
 	return v
 }
 
 // Document returns a random storable document, with a random _id of a
 // scalar type half of the time and none (so one is generated) otherwise.
-func Document(r *rand.Rand) query.Value {
+func Document(r *rand.Rand) value.Value {
 	doc := Object(r, 3, 1+r.IntN(5), true)
 	if r.IntN(2) == 0 {
-		var id query.Value
-		for id.IsMissing() || id.Kind() == query.Array {
+		var id value.Value
+		for id.IsMissing() || id.Kind() == value.Array {
 			id = Storable(Value(r, 1))
 		}
 		doc = doc.With("_id", id)

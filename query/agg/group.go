@@ -1,0 +1,280 @@
+package agg
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/expr"
+	"github.com/omgdb/omgdb/query/value"
+)
+
+// $group, $sortByCount and $bucket. Groups are keyed by AppendKey of the
+// _id, so equal values of different types (5 and 5.0) share a group, and
+// a missing _id groups with null. Groups come out in the order their
+// first document arrived ($sortByCount and $bucket then sort them).
+
+type groupStage struct {
+	stage string
+	id    expr.Node // the _id of a $group
+	key   func(r *runState, doc value.Value) (value.Value, error)
+	accs  []*expr.Accumulator
+	order func(groups []value.Value) // sorts the output; may be nil
+}
+
+// group is the state of one group.
+type group struct {
+	id     value.Value
+	states []expr.AccumulatorState
+}
+
+func compileGroupStage(c *expr.Compiler, spec value.Value, _ pipeWhere) (stage, error) {
+	if spec.Kind() != value.Object {
+		return nil, errs.Errorf(errs.Invalid, "a group's fields must be specified in an object, found %s", spec.TypeName())
+	}
+	if spec.Get("_id").IsMissing() {
+		return nil, errs.Errorf(errs.Invalid, "a group specification must include an _id").
+			WithHint(`group by a field with {"_id":"$field"}, or everything at once with {"_id":null}`)
+	}
+	id, err := c.Compile(spec.Get("_id"))
+	if err != nil {
+		return nil, err
+	}
+	s := &groupStage{stage: "$group", id: id, key: exprKey(id)}
+	if s.accs, err = compileAccumulators(c, spec.Without("_id")); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// exprKey groups by the value of an expression.
+func exprKey(id expr.Node) func(*runState, value.Value) (value.Value, error) {
+	return func(r *runState, doc value.Value) (value.Value, error) { return r.eval(id, doc) }
+}
+
+func compileAccumulators(c *expr.Compiler, spec value.Value) ([]*expr.Accumulator, error) {
+	var accs []*expr.Accumulator
+	for _, f := range spec.Fields() {
+		a, err := expr.CompileAccumulator(c, f.Key, f.Value)
+		if err != nil {
+			return nil, err
+		}
+		accs = append(accs, a)
+	}
+	return accs, nil
+}
+
+func (s *groupStage) run(r *runState, in Source) Source {
+	return bufferedSource(in, func() ([]value.Value, error) { return s.groups(r, in) })
+}
+
+// groups reads the whole input and returns the output documents.
+func (s *groupStage) groups(r *runState, in Source) ([]value.Value, error) {
+	b := r.budget(s.stage)
+	index := map[string]*group{}
+	var order []*group
+	var key []byte
+	err := r.drain(in, func(doc value.Value) error {
+		id, err := s.key(r, doc)
+		if err != nil {
+			return err
+		}
+		if id.IsMissing() {
+			id = value.NullValue()
+		}
+		key = value.AppendKey(key[:0], id)
+		g := index[string(key)]
+		if g == nil {
+			if g, err = s.newGroup(r, id); err != nil {
+				return err
+			}
+			index[string(key)] = g
+			order = append(order, g)
+			if err := b.grow(64 + int64(len(key)) + value.Size(id) + 48*int64(len(s.accs))); err != nil {
+				return err
+			}
+		}
+		return s.accumulate(r, b, g, doc)
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]value.Value, len(order))
+	for i, g := range order {
+		out[i] = s.result(g)
+	}
+	if s.order != nil {
+		s.order(out)
+	}
+	return out, nil
+}
+
+func (s *groupStage) newGroup(r *runState, id value.Value) (*group, error) {
+	g := &group{id: id, states: make([]expr.AccumulatorState, len(s.accs))}
+	for i, a := range s.accs {
+		st, err := a.NewState(r.ec, id)
+		if err != nil {
+			return nil, err
+		}
+		g.states[i] = st
+	}
+	return g, nil
+}
+
+func (s *groupStage) accumulate(r *runState, b *budget, g *group, doc value.Value) error {
+	for i, a := range s.accs {
+		var v value.Value
+		if a.Input != nil {
+			var err error
+			if v, err = r.eval(a.Input, doc); err != nil {
+				return err
+			}
+		}
+		n, err := g.states[i].Add(v, doc)
+		if err != nil {
+			return err
+		}
+		if err := b.grow(n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *groupStage) result(g *group) value.Value {
+	fields := make([]value.Field, 0, len(s.accs)+1)
+	fields = append(fields, value.Field{Key: "_id", Value: g.id})
+	for i, a := range s.accs {
+		fields = append(fields, value.Field{Key: a.Field, Value: g.states[i].Result()})
+	}
+	return value.ObjectValue(fields)
+}
+
+// compileSortByCountStage is $sortByCount: group by the expression,
+// count, and sort by the count, highest first.
+func compileSortByCountStage(c *expr.Compiler, spec value.Value, _ pipeWhere) (stage, error) {
+	if !isExpression(spec) {
+		return nil, errs.Errorf(errs.Invalid, "the argument to $sortByCount must be an expression: a $-prefixed field path or an operator object, found %s", spec).
+			WithHint(`write {"$sortByCount":"$field"}`)
+	}
+	id, err := c.Compile(spec)
+	if err != nil {
+		return nil, err
+	}
+	count := expr.CountAccumulator("count")
+	return &groupStage{stage: "$sortByCount", key: exprKey(id), accs: []*expr.Accumulator{count}, order: func(docs []value.Value) {
+		slices.SortStableFunc(docs, func(a, b value.Value) int { return value.Compare(b.Get("count"), a.Get("count")) })
+	}}, nil
+}
+
+// compileBucketStage is $bucket: group by the boundary range the
+// groupBy value falls in, then sort by bucket.
+func compileBucketStage(c *expr.Compiler, spec value.Value, _ pipeWhere) (stage, error) {
+	if spec.Kind() != value.Object {
+		return nil, errs.Errorf(errs.Invalid, "$bucket expects an object, found %s", spec.TypeName())
+	}
+	for _, f := range spec.Fields() {
+		if !slices.Contains([]string{"groupBy", "boundaries", "default", "output"}, f.Key) {
+			return nil, errs.Errorf(errs.Invalid, "unrecognized option to $bucket: %s%s", f.Key, errs.DidYouMean(f.Key, []string{"groupBy", "boundaries", "default", "output"}))
+		}
+	}
+	groupBy, err := compileGroupBy(c, "$bucket", spec)
+	if err != nil {
+		return nil, err
+	}
+	bounds, err := bucketBoundaries(spec.Get("boundaries"))
+	if err != nil {
+		return nil, err
+	}
+	def := spec.Get("default")
+	if !def.IsMissing() && value.TypeRank(def) == value.TypeRank(bounds[0]) && value.Compare(def, bounds[0]) >= 0 && value.Compare(def, bounds[len(bounds)-1]) < 0 {
+		return nil, errs.Errorf(errs.Invalid, "the $bucket 'default' field must be less than the lowest boundary or greater than or equal to the highest boundary")
+	}
+	accs, err := compileBucketOutput(c, spec.Get("output"))
+	if err != nil {
+		return nil, err
+	}
+	key := func(r *runState, doc value.Value) (value.Value, error) {
+		v, err := r.eval(groupBy, doc)
+		if err != nil {
+			return value.Value{}, err
+		}
+		return bucketOf(v, bounds, def)
+	}
+	return &groupStage{stage: "$bucket", key: key, accs: accs, order: sortByID}, nil
+}
+
+// isExpression reports whether v is a $-prefixed field path or an
+// operator object, as $sortByCount and groupBy require.
+func isExpression(v value.Value) bool {
+	switch v.Kind() {
+	case value.String:
+		return len(v.Str()) > 1 && strings.HasPrefix(v.Str(), "$")
+	case value.Object:
+		return v.Len() == 1 && strings.HasPrefix(v.Fields()[0].Key, "$")
+	}
+	return false
+}
+
+func sortByID(docs []value.Value) {
+	slices.SortStableFunc(docs, func(a, b value.Value) int { return value.Compare(a.Get("_id"), b.Get("_id")) })
+}
+
+func compileGroupBy(c *expr.Compiler, stage string, spec value.Value) (expr.Node, error) {
+	g := spec.Get("groupBy")
+	if g.IsMissing() {
+		return nil, errs.Errorf(errs.Invalid, "%s requires 'groupBy' to be specified", stage)
+	}
+	if !isExpression(g) {
+		return nil, errs.Errorf(errs.Invalid, "the %s 'groupBy' field must be defined as a $-prefixed path or an expression object, found %s", stage, g)
+	}
+	return c.Compile(g)
+}
+
+func bucketBoundaries(b value.Value) ([]value.Value, error) {
+	if b.Kind() != value.Array || b.Len() < 2 {
+		return nil, errs.Errorf(errs.Invalid, "the $bucket 'boundaries' field must be an array with at least two values, found %s", b)
+	}
+	bounds := b.Array()
+	for i, v := range bounds {
+		if i == 0 {
+			continue
+		}
+		if value.TypeRank(v) != value.TypeRank(bounds[0]) {
+			return nil, errs.Errorf(errs.Invalid, "all values in the $bucket 'boundaries' field must be of the same type; found %s and %s", bounds[0].TypeName(), v.TypeName())
+		}
+		if value.Compare(bounds[i-1], v) >= 0 {
+			return nil, errs.Errorf(errs.Invalid, "the $bucket 'boundaries' field must be in ascending order; %s is not less than %s", bounds[i-1], v)
+		}
+	}
+	return bounds, nil
+}
+
+func compileBucketOutput(c *expr.Compiler, out value.Value) ([]*expr.Accumulator, error) {
+	if out.IsMissing() {
+		return []*expr.Accumulator{expr.CountAccumulator("count")}, nil
+	}
+	if out.Kind() != value.Object {
+		return nil, errs.Errorf(errs.Invalid, "the 'output' field must be an object of accumulators, found %s", out.TypeName())
+	}
+	return compileAccumulators(c, out)
+}
+
+// bucketOf finds the lower boundary of v's bucket, or the default.
+func bucketOf(v value.Value, bounds []value.Value, def value.Value) (value.Value, error) {
+	if v.IsMissing() {
+		v = value.NullValue()
+	}
+	i, found := slices.BinarySearchFunc(bounds, v, value.Compare)
+	if !found {
+		i--
+	}
+	if i >= 0 && i < len(bounds)-1 && value.TypeRank(v) == value.TypeRank(bounds[0]) {
+		return bounds[i], nil
+	}
+	if def.IsMissing() {
+		return value.Value{}, errs.Errorf(errs.Invalid, "$bucket could not find a matching branch for an input, and no default was specified; the groupBy value was %s", v).
+			WithHint(`add "default" to $bucket for values outside the boundaries`)
+	}
+	return def, nil
+}

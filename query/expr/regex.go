@@ -1,0 +1,150 @@
+package expr
+
+import (
+	"errors"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
+)
+
+// $regexMatch, $regexFind and $regexFindAll, on Go's RE2 engine.
+
+func registerExprRegexOps() {
+	registerOps(map[string]opCompiler{
+		"$regexMatch":   regexOp(regexMatch),
+		"$regexFind":    regexOp(regexFind),
+		"$regexFindAll": regexOp(regexFindAll),
+	})
+}
+
+type regexNode struct {
+	op             string
+	input, pattern Node
+	options        Node
+	fixed          *regexp.Regexp // compiled once when pattern and options are literals
+	apply          func(re *regexp.Regexp, in value.Value) value.Value
+}
+
+func regexOp(apply func(*regexp.Regexp, value.Value) value.Value) opCompiler {
+	return func(c *Compiler, name string, arg value.Value) (Node, error) {
+		m, err := c.Named(name, arg, []string{"input", "regex"}, []string{"options"})
+		if err != nil {
+			return nil, err
+		}
+		n := &regexNode{op: name, input: m["input"], pattern: m["regex"], options: m["options"], apply: apply}
+		p, pok := n.pattern.(Literal)
+		o, ook := n.options.(Literal)
+		if pok && (n.options == nil || ook) && !Nullish(p.Value) {
+			if n.fixed, err = compileExprRegex(name, p.Value, o.Value); err != nil {
+				return nil, err
+			}
+		}
+		return n, nil
+	}
+}
+
+func (n *regexNode) Eval(c *EvalCtx) (value.Value, error) {
+	in, err := n.input.Eval(c)
+	if err != nil {
+		return value.Value{}, err
+	}
+	if !Nullish(in) && in.Kind() != value.String {
+		return value.Value{}, errs.Errorf(errs.Invalid, "%s needs 'input' to be of type string, found %s", n.op, in.TypeName())
+	}
+	re := n.fixed
+	if re == nil {
+		p, err := n.pattern.Eval(c)
+		if err != nil {
+			return value.Value{}, err
+		}
+		o, err := evalOpt(n.options, c)
+		if err != nil {
+			return value.Value{}, err
+		}
+		if Nullish(p) {
+			return n.apply(nil, value.MissingValue), nil
+		}
+		if re, err = compileExprRegex(n.op, p, o); err != nil {
+			return value.Value{}, err
+		}
+	}
+	if Nullish(in) {
+		return n.apply(nil, value.MissingValue), nil
+	}
+	return n.apply(re, in), nil
+}
+
+// compileExprRegex checks the types of an operator's regex and options
+// and compiles them with CompileRegex (RE2, flags i, m, s, x, u, at most
+// MaxRegexLength bytes), naming op in errors.
+func compileExprRegex(op string, pattern, options value.Value) (*regexp.Regexp, error) {
+	if pattern.Kind() != value.String {
+		return nil, errs.Errorf(errs.Invalid, "%s needs 'regex' to be of type string, found %s", op, pattern.TypeName())
+	}
+	if !Nullish(options) && options.Kind() != value.String {
+		return nil, errs.Errorf(errs.Invalid, "%s needs 'options' to be of type string, found %s", op, options.TypeName())
+	}
+	re, err := CompileRegex(pattern.Str(), options.Str())
+	var e *errs.Error
+	if err != nil && errors.As(err, &e) {
+		msg := strings.TrimPrefix(e.Message, "malformed query: ")
+		if rest, ok := strings.CutPrefix(msg, "$regex"); ok {
+			msg = op + rest
+		} else {
+			msg = op + ": " + msg
+		}
+		return nil, &errs.Error{Kind: e.Kind, Message: msg, Hint: e.Hint}
+	}
+	return re, err
+}
+
+func regexMatch(re *regexp.Regexp, in value.Value) value.Value {
+	return value.BoolValue(re != nil && re.MatchString(in.Str()))
+}
+
+func regexFind(re *regexp.Regexp, in value.Value) value.Value {
+	if re == nil {
+		return value.NullValue()
+	}
+	s := in.Str()
+	loc := re.FindStringSubmatchIndex(s)
+	if loc == nil {
+		return value.NullValue()
+	}
+	return matchObject(s, loc, utf8.RuneCountInString(s[:loc[0]]))
+}
+
+func regexFindAll(re *regexp.Regexp, in value.Value) value.Value {
+	out := []value.Value{}
+	if re == nil {
+		return value.ArrayValue(out)
+	}
+	s := in.Str()
+	cp, last := 0, 0
+	for _, loc := range re.FindAllStringSubmatchIndex(s, -1) {
+		cp += utf8.RuneCountInString(s[last:loc[0]])
+		last = loc[0]
+		out = append(out, matchObject(s, loc, cp))
+	}
+	return value.ArrayValue(out)
+}
+
+// matchObject is {match, idx, captures}; unmatched groups are null.
+func matchObject(s string, loc []int, idx int) value.Value {
+	captures := make([]value.Value, 0, len(loc)/2-1)
+	for g := 2; g < len(loc); g += 2 {
+		if loc[g] < 0 {
+			captures = append(captures, value.NullValue())
+		} else {
+			captures = append(captures, value.StringValue(s[loc[g]:loc[g+1]]))
+		}
+	}
+	return value.ObjectValue([]value.Field{
+		{Key: "match", Value: value.StringValue(s[loc[0]:loc[1]])},
+		{Key: "idx", Value: value.LongValue(int64(idx))},
+		{Key: "captures", Value: value.ArrayValue(captures)},
+	})
+}

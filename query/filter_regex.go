@@ -1,0 +1,68 @@
+package query
+
+import (
+	"strings"
+
+	"github.com/omgdb/omgdb/query/expr"
+	"github.com/omgdb/omgdb/query/value"
+)
+
+// regexFromDoc compiles the $regex (and $options) of an operator object.
+// The pattern may be written "/pat/flags"; flags may also come from
+// $options, but not from both. It returns the predicate and the operand as
+// written, for Predicates.
+func regexFromDoc(doc value.Value) (regexPred, value.Value, error) {
+	pat, opts := doc.Get("$regex"), doc.Get("$options")
+	if pat.Kind() != value.String {
+		return regexPred{}, value.Value{}, malformed("$regex has to be a string, got %s", pat.TypeName())
+	}
+	pattern, flags := pat.Str(), ""
+	if p, f, ok := splitSlashRegex(pattern); ok {
+		pattern, flags = p, f
+	}
+	operand := []value.Field{{Key: "$regex", Value: pat}}
+	if opts.Kind() != value.Missing {
+		if opts.Kind() != value.String {
+			return regexPred{}, value.Value{}, malformed("$options has to be a string, got %s", opts.TypeName())
+		}
+		if flags != "" && opts.Str() != "" {
+			return regexPred{}, value.Value{}, malformed("options set in both $regex and $options").
+				WithHint(`write the flags once: {"$regex":"pat","$options":"i"} or {"$regex":"/pat/i"}`)
+		}
+		if opts.Str() != "" {
+			flags = opts.Str()
+		}
+		operand = append(operand, value.Field{Key: "$options", Value: opts})
+	}
+	re, err := expr.CompileRegex(pattern, flags)
+	if err != nil {
+		return regexPred{}, value.Value{}, err
+	}
+	return regexPred{re}, value.ObjectValue(operand), nil
+}
+
+// isRegexDoc reports whether v is a regex written as an object
+// ({"$regex":…} with an optional "$options"), as in $in, $nin and $all.
+func isRegexDoc(v value.Value) bool {
+	if v.Kind() != value.Object || len(v.Fields()) == 0 || v.Fields()[0].Key != "$regex" {
+		return false
+	}
+	return len(v.Fields()) == 1 || (len(v.Fields()) == 2 && v.Fields()[1].Key == "$options")
+}
+
+// splitSlashRegex splits "/pat/flags" into its pattern and flags. Only
+// flag letters may follow the last slash.
+func splitSlashRegex(s string) (pattern, flags string, ok bool) {
+	if len(s) < 2 || s[0] != '/' {
+		return "", "", false
+	}
+	end := strings.LastIndexByte(s, '/')
+	if end == 0 {
+		return "", "", false
+	}
+	flags = s[end+1:]
+	if strings.Trim(flags, "imsxu") != "" {
+		return "", "", false
+	}
+	return s[1:end], flags, true
+}

@@ -1,0 +1,193 @@
+package value
+
+import (
+	"strings"
+
+	"github.com/omgdb/omgdb/query/errs"
+)
+
+// SortSpec is a sort specification with keys computed once per document,
+// for $sort, $sortArray and $top/$bottom. Keys follow the filter
+// language's sort (query.Sort): an array sorts by its smallest element
+// ascending and its largest descending, a missing field as null, an empty
+// array below null.
+type SortSpec struct {
+	paths []Path
+	desc  []bool
+}
+
+// CompileSortSpec compiles a sort document; where names the stage or
+// operator for messages. Unlike CompileSort, an empty spec is an error.
+func CompileSortSpec(where string, spec Value) (*SortSpec, error) {
+	if spec.Kind() != Object {
+		return nil, errs.Errorf(errs.Invalid, "%s: the sort specification must be an object, found %s", where, spec.TypeName())
+	}
+	if spec.Len() == 0 {
+		return nil, errs.Errorf(errs.Invalid, "%s: the sort specification must have at least one sort key", where)
+	}
+	s := &SortSpec{}
+	for _, f := range spec.Fields() {
+		desc, err := SortDirection(f.Key, f.Value)
+		if err != nil {
+			return nil, err
+		}
+		if err := CheckSortPath(f.Key); err != nil {
+			return nil, err
+		}
+		s.paths = append(s.paths, ParsePath(f.Key))
+		s.desc = append(s.desc, desc)
+	}
+	return s, nil
+}
+
+// Keys computes the sort keys of doc.
+func (s *SortSpec) Keys(doc Value) []SortVal {
+	keys := make([]SortVal, len(s.paths))
+	for i := range s.paths {
+		keys[i] = SortKeyOf(doc, &s.paths[i], s.desc[i])
+	}
+	return keys
+}
+
+// CompareKeys orders two documents by their keys, direction applied.
+func (s *SortSpec) CompareKeys(a, b []SortVal) int {
+	for i, desc := range s.desc {
+		c := CompareSortVals(a[i], b[i])
+		if desc {
+			c = -c
+		}
+		if c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+// SortDirection reads the direction of the sort key named key: 1 is
+// ascending, -1 descending (long or double); anything else is an error.
+func SortDirection(key string, v Value) (desc bool, err error) {
+	switch {
+	case IsInteger(v, 1):
+		return false, nil
+	case IsInteger(v, -1):
+		return true, nil
+	case v.kind == Object && len(v.fields) > 0 && v.fields[0].Key == "$meta":
+		return false, errs.Errorf(errs.Invalid, "invalid sort: {\"$meta\":…} sort keys are not supported (field `%s`)", key).
+			WithHint("`omgdb search` returns results ranked by score")
+	}
+	return false, errs.Errorf(errs.Invalid, "invalid sort: $sort key ordering must be 1 (for ascending) or -1 (for descending), got %s for `%s`", v, key).
+		WithHint(`write {"%s":1} or {"%s":-1}`, key, key)
+}
+
+// CheckSortPath checks the path of a sort key: not empty, no empty
+// component, no component that starts with '$'.
+func CheckSortPath(path string) error {
+	if path == "" {
+		return errs.Errorf(errs.Invalid, "invalid sort: the field path is empty")
+	}
+	for _, p := range strings.Split(path, ".") {
+		if p == "" {
+			return errs.Errorf(errs.Invalid, "invalid sort: field path `%s` has an empty component", path)
+		}
+		if strings.HasPrefix(p, "$") {
+			return errs.Errorf(errs.Invalid, "invalid sort: field path `%s`: field names may not start with '$'", path)
+		}
+	}
+	return nil
+}
+
+// SortVal is a document's sort key for one field: a value, or "undefined"
+// (an empty array), which sorts below null.
+type SortVal struct {
+	v     Value
+	undef bool
+}
+
+// CompareSortVals orders two sort keys ascending: undefined first, then
+// as Compare orders their values.
+func CompareSortVals(a, b SortVal) int {
+	switch {
+	case a.undef && b.undef:
+		return 0
+	case a.undef:
+		return -1
+	case b.undef:
+		return 1
+	}
+	return Compare(a.v, b.v)
+}
+
+// sortAcc keeps the smallest (ascending) or largest (descending) of the
+// values a document has at a path.
+type sortAcc struct {
+	best SortVal
+	seen bool
+	desc bool
+}
+
+func (a *sortAcc) add(v SortVal) {
+	if a.seen {
+		c := CompareSortVals(v, a.best)
+		if (a.desc && c <= 0) || (!a.desc && c >= 0) {
+			return
+		}
+	}
+	a.best, a.seen = v, true
+}
+
+// SortKeyOf returns doc's sort key at path. The values are those an index
+// on the path would hold (multikey): arrays expand, one level, into their
+// elements; a missing field, or a scalar met before the path ends, is
+// null; an empty array at the end of the path is undefined.
+func SortKeyOf(doc Value, fp *Path, desc bool) SortVal {
+	acc := sortAcc{desc: desc}
+	acc.walk(doc, fp.Parts, fp.Index)
+	return acc.best
+}
+
+func (a *sortAcc) walk(v Value, parts []string, index []int) {
+	if len(parts) == 0 {
+		a.leaf(v)
+		return
+	}
+	switch v.kind {
+	case Object:
+		a.walk(v.Get(parts[0]), parts[1:], index[1:])
+	case Array:
+		if index[0] >= 0 {
+			a.walk(v.Index(index[0]), parts[1:], index[1:])
+			return
+		}
+		if len(v.arr) == 0 {
+			a.add(SortVal{v: NullValue()})
+		}
+		for _, e := range v.arr {
+			if e.kind == Object {
+				a.walk(e, parts, index)
+			} else {
+				a.add(SortVal{v: NullValue()})
+			}
+		}
+	default:
+		a.add(SortVal{v: NullValue()})
+	}
+}
+
+func (a *sortAcc) leaf(v Value) {
+	if v.kind != Array {
+		a.add(SortVal{v: v})
+		return
+	}
+	if len(v.arr) == 0 {
+		a.add(SortVal{undef: true})
+	}
+	for _, e := range v.arr {
+		a.add(SortVal{v: e})
+	}
+}
+
+// Len returns the number of keys of the specification.
+func (s *SortSpec) Len() int { return len(s.paths) }
+
+// Key returns the dotted path and the direction of the i-th key.
+func (s *SortSpec) Key(i int) (path string, desc bool) { return s.paths[i].Dotted, s.desc[i] }
