@@ -16,7 +16,12 @@
 // $nin match documents without the field, and values of different types
 // never compare. Regular expressions use Go's RE2. Filter.MatchJSON
 // matches a stored document's JSON without parsing the parts the filter
-// does not read, with the same answer as Match. docs/filters.md and
+// does not read, with the same answer as Match. That reader is our own,
+// not a JSON path library such as gjson: MongoDB's paths go into every
+// element of an array they meet, a numeric component is both a position
+// and a field name, null matches a missing field, and longs compare
+// exactly from their text, where gjson reads numbers as float64
+// (docs/filters.md, "How filters read stored documents"). docs/filters.md and
 // docs/projection-and-sort.md list every operator and every known
 // difference from MongoDB.
 //
