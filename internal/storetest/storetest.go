@@ -1,4 +1,3 @@
-// Package storetest has helpers for tests that use a store.
 package storetest
 
 import (

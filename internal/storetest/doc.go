@@ -1,0 +1,2 @@
+// Package storetest has helpers for tests that use a store.
+package storetest
