@@ -1,8 +1,9 @@
 package store
 
 import (
-	"github.com/omgdb/omgdb/query/value"
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // Cursor iterates over documents. Use it as

@@ -3,8 +3,9 @@ package store
 import (
 	"encoding/binary"
 
-	"github.com/omgdb/omgdb/query/errs"
 	bolt "go.etcd.io/bbolt"
+
+	"github.com/omgdb/omgdb/query/errs"
 )
 
 // Plans are kept in the top-level bucket "plans": one nested bucket per
