@@ -186,6 +186,7 @@ type ixSource struct {
 	seen     map[string]struct{}
 	match    *query.JSONMatcher // the filter's, made on first use
 	fetch    *fetcher           // fetches the sorted ids on several goroutines, when many
+	cur      *bolt.Cursor       // reads the documents by _id, made on first use
 	js       []byte             // the current document's JSON, valid until Next
 	doc      value.Value        // the current document, once decoded
 	decoded  bool
@@ -228,7 +229,10 @@ func (s *ixSource) Next() bool {
 				return false
 			}
 		}
-		raw := s.c.docs.Get(id)
+		if s.cur == nil {
+			s.cur = s.c.docs.Cursor()
+		}
+		raw := seekValue(s.cur, id)
 		if raw == nil {
 			s.err = s.missing(id)
 			return false
@@ -279,8 +283,9 @@ func (s *ixSource) matches() bool {
 // error, keeping the documents before it.
 func (s *ixSource) fetchFrom(docs *bolt.Bucket, m *query.JSONMatcher, ids [][]byte) *fetched {
 	out := &fetched{docs: make([][]byte, 0, len(ids))}
+	cur := docs.Cursor()
 	for _, id := range ids {
-		raw := docs.Get(id)
+		raw := seekValue(cur, id)
 		if raw == nil {
 			out.err = s.missing(id)
 			return out
@@ -303,6 +308,17 @@ func (s *ixSource) fetchFrom(docs *bolt.Bucket, m *query.JSONMatcher, ids [][]by
 		out.docs = append(out.docs, js)
 	}
 	return out
+}
+
+// seekValue returns the value of key, nil when there is none. It is
+// Bucket.Get on a cursor used again for every key: Get makes a cursor
+// whose path through the tree grows anew on each call.
+func seekValue(cur *bolt.Cursor, key []byte) []byte {
+	k, v := cur.Seek(key)
+	if !bytes.Equal(k, key) {
+		return nil
+	}
+	return v
 }
 
 // sortsIDs reports whether the scan collects the _id keys in bounds and
@@ -350,15 +366,22 @@ func (s *ixSource) dedupe(id []byte) bool {
 // without duplicates.
 func (s *ixSource) loadIDs() {
 	s.loaded = true
+	var keys []byte // the keys one after another, copied out of the index
+	var ends []int
 	for s.scan.next() {
-		s.ids = append(s.ids, append([]byte(nil), s.scan.idKey...))
-		if len(s.ids)%4096 == 0 && s.ctx.Err() != nil {
+		keys = append(keys, s.scan.idKey...)
+		ends = append(ends, len(keys))
+		if len(ends)%4096 == 0 && s.ctx.Err() != nil {
 			s.err = s.ctx.Err()
 			return
 		}
 	}
 	if s.err = s.scan.err; s.err != nil {
 		return
+	}
+	s.ids = make([][]byte, len(ends))
+	for i, start := 0, 0; i < len(ends); i++ {
+		s.ids[i], start = keys[start:ends[i]:ends[i]], ends[i]
 	}
 	slices.SortFunc(s.ids, bytes.Compare)
 	s.ids = slices.CompactFunc(s.ids, bytes.Equal)
