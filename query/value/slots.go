@@ -44,20 +44,7 @@ func nextWanted(data []byte, i int, n *pruneNode, first bool, depth int) (next i
 	skip:
 		first = false
 		// Pass over the value.
-		i = j + 2
-		// jsonscan.SkipValue, spelled out so that a scalar costs no call.
-		switch data[i] {
-		case '"':
-			i = jsonscan.StringEnd(data, i+1)
-		case '{', '[':
-			i = jsonscan.SkipContainer(data, i, 0, MaxDepth-depth)
-		default:
-			k := i
-			if i = jsonscan.ScalarEnd(data, i); i == k {
-				return -1, "", nil
-			}
-		}
-		if i < 0 || i >= len(data) {
+		if i = jsonscan.SkipValue(data, j+2, MaxDepth-depth); i < 0 || i >= len(data) {
 			return -1, "", nil
 		}
 		switch data[i] {

@@ -36,6 +36,15 @@ func SkipValue(data []byte, i, room int) int {
 	}
 	switch data[i] {
 	case '"':
+		// A string whose first quote has no backslash before it, the
+		// usual one, ends there; StringEnd reads the others.
+		j := i + 1
+		for j < len(data) && data[j] != '"' {
+			j++
+		}
+		if j < len(data) && data[j-1] != '\\' {
+			return j + 1
+		}
 		return StringEnd(data, i+1)
 	case '{', '[':
 		return SkipContainer(data, i, 0, room)
