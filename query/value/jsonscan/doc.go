@@ -5,8 +5,8 @@
 // decoder, the raw updater of changes, and the CLI's indenter.
 //
 // The primitives work on a byte slice and a position, and return a
-// position: they never allocate, except Unquote, which appends to the
-// caller's buffer. They do not build values, so they know nothing of
+// position: they allocate only the errors they return, and Unquote the
+// growth of the caller's buffer. They do not build values, so they know nothing of
 // documents or of omgdb's value model; that stays in query/value.
 //
 // # Strings
