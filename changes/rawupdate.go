@@ -2,9 +2,11 @@ package changes
 
 import (
 	"bytes"
+	"math"
 	"strconv"
 
 	"github.com/omgdb/omgdb/query/value"
+	"github.com/omgdb/omgdb/query/value/jsonscan"
 )
 
 // rawUpdate runs the simplest updates on a document's canonical JSON
@@ -110,14 +112,14 @@ func (ru *rawUpdate) apply(js []byte) (out []byte, changed, ok bool) {
 		if js[i] == ',' {
 			i++
 		}
-		ks, ke, ok := scanString(js, i)
-		if !ok || js[ke] != ':' {
+		if js[i] != '"' {
 			return nil, false, false
 		}
-		key := js[ks+1 : ke-1]
-		if bytes.IndexByte(key, '\\') >= 0 {
+		ke, kf := jsonscan.String(js, i+1)
+		if ke < 0 || js[ke] != ':' || kf&jsonscan.Escaped != 0 {
 			return nil, false, false
 		}
+		key := js[i+1 : ke-1]
 		vs := ke + 1
 		ve, ok := skipValue(js, vs)
 		if !ok {
@@ -192,9 +194,21 @@ func (ru *rawUpdate) field(key []byte) int {
 // appendInc appends the sum of a $inc field's current value cur (a long
 // or a double in canonical JSON) and its increment, as the update computes
 // it: long with long gives a long (declined on overflow), anything with a
-// double gives a double.
+// double gives a double. cur is read as the parser reads a number
+// (jsonscan), and anything else, or a number it would refuse, is declined.
 func (f *rawField) appendInc(out, cur []byte) ([]byte, bool) {
-	if n, ok := plainInt(cur); ok {
+	if len(cur) == 0 || cur[0] != '-' && cur[0]-'0' > 9 {
+		return nil, false // not a number
+	}
+	end, float, err := jsonscan.Number(cur, 0)
+	if err != nil || end != len(cur) {
+		return nil, false
+	}
+	if !float {
+		n, ok := jsonscan.ParseInt(cur)
+		if !ok {
+			return nil, false
+		}
 		if f.double {
 			return value.AppendJSON(out, value.DoubleValue(float64(n)+f.incF)), true
 		}
@@ -204,7 +218,7 @@ func (f *rawField) appendInc(out, cur []byte) ([]byte, bool) {
 		}
 		return strconv.AppendInt(out, sum, 10), true
 	}
-	x, ok := plainDouble(cur)
+	x, ok := jsonscan.ParseFloat(cur)
 	if !ok {
 		return nil, false
 	}
@@ -215,83 +229,8 @@ func (f *rawField) appendInc(out, cur []byte) ([]byte, bool) {
 	return value.AppendJSON(out, value.DoubleValue(x+inc)), true
 }
 
-// plainDouble parses a double as canonical JSON writes a finite one
-// (with a '.' or an exponent; non-finite ones are objects).
-func plainDouble(b []byte) (float64, bool) {
-	if len(b) == 0 || len(b) > 32 {
-		return 0, false
-	}
-	for k, c := range b {
-		if !(c >= '0' && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-' && (k == 0 || b[k-1] == 'e' || b[k-1] == 'E')) {
-			return 0, false
-		}
-	}
-	x, err := strconv.ParseFloat(string(b), 64)
-	return x, err == nil
-}
-
-// plainInt parses a JSON integer as canonical JSON writes a long.
-func plainInt(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 20 {
-		return 0, false
-	}
-	for k, c := range b {
-		if !(c >= '0' && c <= '9' || c == '-' && k == 0) {
-			return 0, false
-		}
-	}
-	n, err := strconv.ParseInt(string(b), 10, 64)
-	return n, err == nil
-}
-
-// scanString returns the span [start, end) of the JSON string at i.
-func scanString(js []byte, i int) (int, int, bool) {
-	if i >= len(js) || js[i] != '"' {
-		return 0, 0, false
-	}
-	for j := i + 1; j < len(js); j++ {
-		switch js[j] {
-		case '\\':
-			j++
-		case '"':
-			return i, j + 1, true
-		}
-	}
-	return 0, 0, false
-}
-
 // skipValue returns the end of the compact JSON value at i.
 func skipValue(js []byte, i int) (int, bool) {
-	if i >= len(js) {
-		return 0, false
-	}
-	switch js[i] {
-	case '"':
-		_, e, ok := scanString(js, i)
-		return e, ok
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(js); j++ {
-			switch js[j] {
-			case '"':
-				_, e, ok := scanString(js, j)
-				if !ok {
-					return 0, false
-				}
-				j = e - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return j + 1, true
-				}
-			}
-		}
-		return 0, false
-	}
-	j := i
-	for j < len(js) && js[j] != ',' && js[j] != '}' && js[j] != ']' {
-		j++
-	}
-	return j, j > i
+	j := jsonscan.SkipValue(js, i, math.MaxInt)
+	return j, j >= 0
 }

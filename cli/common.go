@@ -14,6 +14,7 @@ import (
 	"github.com/omgdb/omgdb/query/agg"
 	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
+	"github.com/omgdb/omgdb/query/value/jsonscan"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -159,7 +160,7 @@ func (o *output) flush() error { return o.w.Flush() }
 
 // indentJSON indents compact canonical JSON without reparsing numbers.
 func indentJSON(dst *bytes.Buffer, js []byte) {
-	depth, inString := 0, false
+	depth := 0
 	newline := func() {
 		dst.WriteByte('\n')
 		for i := 0; i < depth; i++ {
@@ -168,20 +169,14 @@ func indentJSON(dst *bytes.Buffer, js []byte) {
 	}
 	for i := 0; i < len(js); i++ {
 		c := js[i]
-		if inString {
-			dst.WriteByte(c)
-			if c == '\\' && i+1 < len(js) {
-				i++
-				dst.WriteByte(js[i])
-			} else if c == '"' {
-				inString = false
-			}
-			continue
-		}
 		switch c {
 		case '"':
-			inString = true
-			dst.WriteByte(c)
+			end := jsonscan.StringEnd(js, i+1)
+			if end < 0 {
+				end = len(js)
+			}
+			dst.Write(js[i:end])
+			i = end - 1
 		case '{', '[':
 			dst.WriteByte(c)
 			if i+1 < len(js) && (js[i+1] == '}' || js[i+1] == ']') {

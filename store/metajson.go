@@ -2,7 +2,10 @@ package store
 
 import (
 	"encoding/json"
+	"math"
 	"unicode/utf8"
+
+	"github.com/omgdb/omgdb/query/value/jsonscan"
 )
 
 // decodeMetaFast decodes a metadata record as collMeta.encode writes it,
@@ -57,11 +60,7 @@ type metaScanner struct {
 	i int
 }
 
-func (d *metaScanner) space() {
-	for d.i < len(d.b) && (d.b[d.i] == ' ' || d.b[d.i] == '\t' || d.b[d.i] == '\n' || d.b[d.i] == '\r') {
-		d.i++
-	}
-}
+func (d *metaScanner) space() { d.i = jsonscan.Space(d.b, d.i) }
 
 func (d *metaScanner) consume(c byte) bool {
 	d.space()
@@ -107,20 +106,16 @@ func (d *metaScanner) plainString() (string, bool) {
 		return "", false
 	}
 	start := d.i + 1
-	for j := start; j < len(d.b); j++ {
-		switch c := d.b[j]; {
-		case c == '"':
-			s := d.b[start:j]
-			if !utf8.Valid(s) {
-				return "", false
-			}
-			d.i = j + 1
-			return string(s), true
-		case c == '\\':
-			return "", false
-		}
+	end, f := jsonscan.String(d.b, start)
+	if end < 0 || f&jsonscan.Escaped != 0 {
+		return "", false
 	}
-	return "", false
+	str := d.b[start : end-1]
+	if f != 0 && !utf8.Valid(str) {
+		return "", false
+	}
+	d.i = end
+	return string(str), true
 }
 
 // raw returns a copy of the next value, an object or an array (as
@@ -130,25 +125,13 @@ func (d *metaScanner) raw() ([]byte, bool) {
 	if d.i >= len(d.b) || (d.b[d.i] != '{' && d.b[d.i] != '[') {
 		return nil, false
 	}
-	start, depth := d.i, 0
-	for ; d.i < len(d.b); d.i++ {
-		switch d.b[d.i] {
-		case '"':
-			for d.i++; d.b[d.i] != '"'; d.i++ {
-				if d.b[d.i] == '\\' {
-					d.i++
-				}
-			}
-		case '{', '[':
-			depth++
-		case '}', ']':
-			if depth--; depth == 0 {
-				d.i++
-				return append([]byte(nil), d.b[start:d.i]...), true
-			}
-		}
+	end := jsonscan.SkipContainer(d.b, d.i, 0, math.MaxInt)
+	if end < 0 {
+		return nil, false
 	}
-	return nil, false
+	start := d.i
+	d.i = end
+	return append([]byte(nil), d.b[start:end]...), true
 }
 
 // decodeBTreeSpecFast decodes a B-tree index's spec as BTreeIndex writes

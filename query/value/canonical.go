@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"math"
 	"unicode/utf8"
+
+	"github.com/omgdb/omgdb/query/value/jsonscan"
 )
 
 // AppendCanonicalDocument validates the JSON text of a document to be
@@ -321,24 +323,16 @@ func (t *transcoder) rawKey() (key []byte, dot, ok bool) {
 		return nil, false, false
 	}
 	start := p.pos + 1
-	end := bytes.IndexByte(p.data[start:], '"')
-	if end < 0 {
+	end, f := jsonscan.String(p.data, start)
+	if end < 0 || f&(jsonscan.Escaped|jsonscan.Control) != 0 {
 		return nil, false, false
 	}
-	key = p.data[start : start+end]
-	var hi byte // the bytes or'ed: non-ASCII when its top bit is set
-	for _, c := range key {
-		if c < 0x20 || c == '\\' {
-			return nil, false, false
-		}
-		hi |= c
-		dot = dot || c == '.'
-	}
-	if hi >= utf8.RuneSelf && !utf8.Valid(key) {
+	key = p.data[start : end-1]
+	if f != 0 && !utf8.Valid(key) {
 		return nil, false, false
 	}
-	p.pos = start + end + 1
-	return key, dot, true
+	p.pos = end
+	return key, bytes.IndexByte(key, '.') >= 0, true
 }
 
 func (t *transcoder) dupKey(base int, key []byte) bool {
@@ -355,31 +349,23 @@ func (t *transcoder) dupKey(base int, key []byte) bool {
 func (t *transcoder) string() bool {
 	p := &t.p
 	start := p.pos + 1
-	var hi byte // the bytes or'ed: non-ASCII when its top bit is set
-	for i := start; i < len(p.data); i++ {
-		c := p.data[i]
-		hi |= c
-		if c == '"' {
-			if hi >= utf8.RuneSelf && !utf8.Valid(p.data[start:i]) {
-				return false
-			}
-			t.out = append(append(append(t.out, '"'), p.data[start:i]...), '"')
-			p.pos = i + 1
-			return true
-		}
-		if c == '\\' {
-			s, err := p.string()
-			if err != nil {
-				return false
-			}
-			t.out = AppendString(t.out, s)
-			return true
-		}
-		if c < 0x20 {
+	end, f := jsonscan.String(p.data, start)
+	switch {
+	case end < 0 || f&jsonscan.Control != 0:
+		return false // the slow path reports it
+	case f&jsonscan.Escaped != 0:
+		s, err := p.string()
+		if err != nil {
 			return false
 		}
+		t.out = AppendString(t.out, s)
+		return true
+	case f != 0 && !utf8.Valid(p.data[start:end-1]):
+		return false
 	}
-	return false
+	t.out = append(t.out, p.data[p.pos:end]...)
+	p.pos = end
+	return true
 }
 
 // canonicalNumber reports whether text, a number that parsed to v, is

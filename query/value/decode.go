@@ -1,10 +1,11 @@
 package value
 
 import (
-	"math"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/omgdb/omgdb/query/value/jsonscan"
 )
 
 // Decoder decodes the parts of a document that a filter or a pipeline
@@ -93,64 +94,25 @@ func plainString(data []byte, i int) (s string, next int, ok bool) {
 		return "", 0, false
 	}
 	start := i + 1
-	j := start
-	for j < len(data) && strPlain[data[j]] {
-		j++
-	}
+	j := jsonscan.Plain(data, start)
 	if j >= len(data) || data[j] != '"' {
 		return "", 0, false
 	}
-	if j == start {
-		return "", j + 1, true
-	}
+	// data[start] is there (it may be the closing quote).
 	return unsafe.String(&data[start], j-start), j + 1, true
 }
 
 // shortNumber reads the number at data[i] when it has at most 15 digits
-// and no exponent, as most stored numbers do: it returns the kind (Long
-// or Double) and bits of the Value that parser.number returns (with
-// shortDecimal's exact quotient for a fraction), and the position after
-// it. next is 0 for any other text, which parser.number reads or
+// and no exponent (jsonscan.Short): it returns the kind (Long or Double)
+// and bits of the Value that parser.number returns, and the position
+// after it. next is 0 for any other text, which parser.number reads or
 // reports.
 func shortNumber(data []byte, i int) (bits uint64, kind Kind, next int) {
-	j := i
-	if j < len(data) && data[j] == '-' {
-		j++
+	bits, float, next := jsonscan.Short(data, i)
+	if float {
+		return bits, Double, next
 	}
-	start := j
-	var m uint64
-	for j < len(data) && data[j]-'0' <= 9 {
-		m = m*10 + uint64(data[j]-'0')
-		j++
-	}
-	whole := j - start
-	if whole == 0 || whole > 15 || (whole > 1 && data[start] == '0') {
-		return 0, 0, 0
-	}
-	if j == len(data) || (data[j] != '.' && data[j] != 'e' && data[j] != 'E') {
-		n := int64(m)
-		if data[i] == '-' {
-			n = -n
-		}
-		return uint64(n), Long, j
-	}
-	if data[j] != '.' {
-		return 0, 0, 0
-	}
-	j++
-	frac := j
-	for j < len(data) && data[j]-'0' <= 9 {
-		m = m*10 + uint64(data[j]-'0')
-		j++
-	}
-	if j == frac || whole+j-frac > 15 || (j < len(data) && (data[j] == 'e' || data[j] == 'E')) {
-		return 0, 0, 0
-	}
-	f := float64(m) / pow10[j-frac]
-	if data[i] == '-' {
-		f = -f
-	}
-	return math.Float64bits(f), Double, j
+	return bits, Long, next
 }
 
 func (d *Decoder) array(n *pruneNode, depth int) (Value, error) {
@@ -218,7 +180,7 @@ func (d *Decoder) object(n *pruneNode, depth int) (Value, error) {
 			if depth > 1 && tail {
 				d.stopped = true
 			} else if depth > 1 {
-				if i := skipContainer(p.data, p.pos, 1, depth); i >= 0 {
+				if i := jsonscan.SkipContainer(p.data, p.pos, 1, MaxDepth+1-depth); i >= 0 {
 					p.pos = i
 				} else if err := d.skipNested(p.pos, 1, depth); err != nil {
 					return Value{}, err
@@ -384,11 +346,8 @@ func (d *Decoder) key() (string, []byte, error) {
 		return "", nil, p.errorf("unexpected %s in an object, expected a quoted key", p.describe())
 	}
 	// Keys are short and plain ASCII as a rule: find the closing quote.
-	data, i := p.data, p.pos+1
-	for i < len(data) && strPlain[data[i]] {
-		i++
-	}
-	if i < len(data) && data[i] == '"' {
+	data := p.data
+	if i := jsonscan.Plain(data, p.pos+1); i < len(data) && data[i] == '"' {
 		raw := data[p.pos+1 : i]
 		p.pos = i + 1
 		if len(raw) == 0 {
@@ -422,24 +381,14 @@ func (d *Decoder) string() (string, error) {
 	p := &d.p
 	start := p.pos + 1
 	data := p.data
-	i := start
-	high := false // a byte of a multi-byte UTF-8 sequence
-	for ; i < len(data); i++ {
-		c := data[i]
-		if strPlain[c] {
-			continue
-		}
-		if c < 0x80 {
-			break
-		}
-		high = true
-	}
-	if i == len(data) || data[i] != '"' || (high && !utf8.Valid(data[start:i])) {
+	i, f := jsonscan.String(data, start)
+	if i < 0 || f&(jsonscan.Escaped|jsonscan.Control) != 0 || (f != 0 && !utf8.Valid(data[start:i-1])) {
 		// An escape, a control character, invalid UTF-8 or no end: the
 		// parser decodes it or reports it.
 		return p.string()
 	}
-	p.pos = i + 1
+	p.pos = i
+	i-- // the closing quote
 	switch {
 	case i == start:
 		return "", nil
@@ -448,14 +397,6 @@ func (d *Decoder) string() (string, error) {
 	}
 	return unsafe.String(&data[start], i-start), nil
 }
-
-// strPlain marks the ASCII bytes a string holds as they are.
-var strPlain = func() (t [256]bool) {
-	for c := 0x20; c < 0x80; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
 
 // NewDecoder returns a decoder for one goroutine that decodes many
 // documents, the values of each valid until the next. With inPlace, a

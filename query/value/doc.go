@@ -2,7 +2,12 @@
 // I/O: values and documents, their canonical JSON codec, MongoDB's total
 // order over values, an order-preserving byte encoding of values for
 // keys, paths and sort keys, and a decoder that reads only the parts of a
-// stored document a caller needs. It imports only query/errs.
+// stored document a caller needs. It imports only query/errs and
+// query/value/jsonscan, the scanner that every hand-written JSON reader of
+// omgdb shares: the parser, the decoder and the canonicalising transcoder
+// here read strings, escapes, numbers and skipped values through it, so
+// they read them as the store's metadata decoder, the raw updater and the
+// CLI do.
 //
 // # Values
 //

@@ -5,11 +5,10 @@ import (
 	"encoding/hex"
 	"strconv"
 	"sync"
-	"unicode/utf16"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value/jsonscan"
 )
 
 // Parse parses one JSON value strictly: valid UTF-8, no duplicate keys,
@@ -115,15 +114,16 @@ func (p *parser) describe() string {
 	return "byte 0x" + hex.EncodeToString([]byte{c})
 }
 
-func (p *parser) skipSpace() {
-	for p.pos < len(p.data) {
-		switch p.data[p.pos] {
-		case ' ', '\t', '\n', '\r':
-			p.pos++
-		default:
-			return
-		}
+func (p *parser) skipSpace() { p.pos = jsonscan.Space(p.data, p.pos) }
+
+// fail reports a scanner's error at its offset.
+func (p *parser) fail(e *jsonscan.SyntaxError) *errs.Error {
+	p.pos = e.Offset
+	err := errs.Errorf(errs.Invalid, "%s", e.Error())
+	if e.Hint != "" {
+		err = err.WithHint("%s", e.Hint)
 	}
+	return err
 }
 
 func (p *parser) value(depth int) (Value, error) {
@@ -291,239 +291,49 @@ func hasKey(fields []Field, key string) bool {
 }
 
 func (p *parser) string() (string, error) {
-	p.pos++ // opening quote
-	start := p.pos
+	start := p.pos + 1
 	// Fast path: no escapes.
-	for p.pos < len(p.data) {
-		c := p.data[p.pos]
-		if c == '"' {
-			s := p.data[start:p.pos]
-			if !utf8.Valid(s) {
-				return "", p.invalidUTF8(start)
-			}
-			p.pos++
+	if end, f := jsonscan.String(p.data, start); end > 0 && f&(jsonscan.Escaped|jsonscan.Control) == 0 {
+		if s := p.data[start : end-1]; f == 0 || utf8.Valid(s) {
+			p.pos = end
 			return string(s), nil
 		}
-		if c == '\\' {
-			break
-		}
-		if c < 0x20 {
-			return "", p.errorf("control character 0x%02x in a string (escape it)", c)
-		}
-		p.pos++
 	}
-	buf := append([]byte(nil), p.data[start:p.pos]...)
-	for p.pos < len(p.data) {
-		c := p.data[p.pos]
-		switch {
-		case c == '"':
-			if !utf8.Valid(buf) {
-				return "", p.invalidUTF8(start)
-			}
-			p.pos++
-			return string(buf), nil
-		case c == '\\':
-			var err error
-			if buf, err = p.escape(buf); err != nil {
-				return "", err
-			}
-		case c < 0x20:
-			return "", p.errorf("control character 0x%02x in a string (escape it)", c)
-		default:
-			buf = append(buf, c)
-			p.pos++
-		}
-	}
-	return "", p.errorf("unterminated string")
-}
-
-func (p *parser) invalidUTF8(start int) *errs.Error {
-	for i := start; i < p.pos; {
-		r, n := utf8.DecodeRune(p.data[i:p.pos])
-		if r == utf8.RuneError && n <= 1 {
-			p.pos = i
-			break
-		}
-		i += n
-	}
-	return p.errorf("invalid UTF-8 in a string").WithHint("omgdb stores text as UTF-8; re-encode the input")
-}
-
-func (p *parser) escape(buf []byte) ([]byte, error) {
-	p.pos++ // backslash
-	if p.pos >= len(p.data) {
-		return nil, p.errorf("unterminated escape")
-	}
-	c := p.data[p.pos]
-	p.pos++
-	switch c {
-	case '"', '\\', '/':
-		return append(buf, c), nil
-	case 'b':
-		return append(buf, '\b'), nil
-	case 'f':
-		return append(buf, '\f'), nil
-	case 'n':
-		return append(buf, '\n'), nil
-	case 'r':
-		return append(buf, '\r'), nil
-	case 't':
-		return append(buf, '\t'), nil
-	case 'u':
-		r, err := p.hex4()
-		if err != nil {
-			return nil, err
-		}
-		if utf16.IsSurrogate(r) {
-			if r >= 0xDC00 || !bytes.HasPrefix(p.data[p.pos:], []byte(`\u`)) {
-				return nil, p.errorf("lone surrogate \\u%04X in a string", r)
-			}
-			p.pos += 2
-			r2, err := p.hex4()
-			if err != nil {
-				return nil, err
-			}
-			if r2 < 0xDC00 || r2 > 0xDFFF {
-				return nil, p.errorf("lone surrogate \\u%04X in a string", r)
-			}
-			r = utf16.DecodeRune(r, r2)
-		}
-		return utf8.AppendRune(buf, r), nil
-	}
-	p.pos -= 2
-	return nil, p.errorf("invalid escape \\%c in a string", c)
-}
-
-func (p *parser) hex4() (rune, error) {
-	if p.pos+4 > len(p.data) {
-		return 0, p.errorf("short \\u escape")
-	}
-	n, err := strconv.ParseUint(string(p.data[p.pos:p.pos+4]), 16, 16)
+	buf, end, err := jsonscan.Unquote(nil, p.data, start)
 	if err != nil {
-		return 0, p.errorf("invalid \\u escape %q", p.data[p.pos:p.pos+4])
+		return "", p.fail(err)
 	}
-	p.pos += 4
-	return rune(n), nil
+	p.pos = end
+	return string(buf), nil
 }
 
 func (p *parser) number() (Value, error) {
 	start := p.pos
-	if p.data[p.pos] == '-' {
-		p.pos++
-	}
-	digits := p.digits()
-	if digits == 0 {
-		return Value{}, p.errorf("invalid number: expected a digit")
-	}
-	if digits > 1 && p.data[p.pos-digits] == '0' {
-		p.pos = start
-		return Value{}, p.errorf("invalid number: leading zero")
-	}
-	isFloat := false
-	if p.pos < len(p.data) && p.data[p.pos] == '.' {
-		p.pos++
-		isFloat = true
-		if p.digits() == 0 {
-			return Value{}, p.errorf("invalid number: expected a digit after '.'")
+	// Short numbers, the usual ones, in one pass.
+	if bits, float, end := jsonscan.Short(p.data, start); end > 0 {
+		p.pos = end
+		if float {
+			return Value{kind: Double, num: bits}, nil
 		}
+		return Value{kind: Long, num: bits}, nil
 	}
-	if p.pos < len(p.data) && (p.data[p.pos] == 'e' || p.data[p.pos] == 'E') {
-		p.pos++
-		isFloat = true
-		if p.pos < len(p.data) && (p.data[p.pos] == '+' || p.data[p.pos] == '-') {
-			p.pos++
-		}
-		if p.digits() == 0 {
-			return Value{}, p.errorf("invalid number: expected a digit in the exponent")
-		}
+	end, float, serr := jsonscan.Number(p.data, start)
+	if serr != nil {
+		return Value{}, p.fail(serr)
 	}
-	// The text aliases the input: strconv copies what it keeps, and the
-	// messages below copy it too.
-	text := unsafe.String(&p.data[start], p.pos-start)
-	if !isFloat {
-		if i, ok := smallInt(p.data[start:p.pos]); ok {
+	p.pos = end
+	text := p.data[start:end]
+	if !float {
+		if i, ok := jsonscan.ParseInt(text); ok {
 			return LongValue(i), nil
 		}
-		i, err := strconv.ParseInt(text, 10, 64)
-		if err != nil {
-			p.pos = start
-			return Value{}, p.errorf("integer %s does not fit in a 64-bit long", text).
-				WithHint("write it as a double (%s.0) or as a string", text)
-		}
-		return LongValue(i), nil
+		p.pos = start
+		return Value{}, p.errorf("integer %s does not fit in a 64-bit long", text).
+			WithHint("write it as a double (%s.0) or as a string", text)
 	}
-	if f, ok := shortDecimal(p.data[start:p.pos]); ok {
+	if f, ok := jsonscan.ParseFloat(text); ok {
 		return DoubleValue(f), nil
 	}
-	f, err := strconv.ParseFloat(text, 64)
-	if err != nil {
-		p.pos = start
-		return Value{}, p.errorf("number %s is out of the range of a double", text)
-	}
-	return DoubleValue(f), nil
-}
-
-// shortDecimal parses a number without an exponent and with at most 15
-// digits, such as 55.161: its digits make an integer below 2^53 and the
-// point a power of ten up to 1e15, both exact doubles, so their quotient
-// is the correctly rounded value (Clinger's fast path), as ParseFloat
-// would return. b is a valid JSON number.
-func shortDecimal(b []byte) (float64, bool) {
-	neg := b[0] == '-'
-	if neg {
-		b = b[1:]
-	}
-	if len(b) > 16 {
-		return 0, false
-	}
-	var m uint64
-	point := -1
-	for i, c := range b {
-		switch {
-		case c >= '0' && c <= '9':
-			m = m*10 + uint64(c-'0')
-		case c == '.' && point < 0:
-			point = i
-		default:
-			return 0, false
-		}
-	}
-	if point < 0 {
-		return 0, false
-	}
-	f := float64(m) / pow10[len(b)-1-point]
-	if neg {
-		f = -f
-	}
-	return f, true
-}
-
-var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
-
-// smallInt parses an integer of at most 18 digits, which cannot overflow.
-func smallInt(b []byte) (int64, bool) {
-	neg := b[0] == '-'
-	if neg {
-		b = b[1:]
-	}
-	if len(b) > 18 {
-		return 0, false
-	}
-	var n int64
-	for _, c := range b {
-		n = n*10 + int64(c-'0')
-	}
-	if neg {
-		n = -n
-	}
-	return n, true
-}
-
-func (p *parser) digits() int {
-	n := 0
-	for p.pos < len(p.data) && p.data[p.pos] >= '0' && p.data[p.pos] <= '9' {
-		p.pos++
-		n++
-	}
-	return n
+	p.pos = start
+	return Value{}, p.errorf("number %s is out of the range of a double", text)
 }

@@ -3,6 +3,8 @@ package value
 import (
 	"strings"
 	"unsafe"
+
+	"github.com/omgdb/omgdb/query/value/jsonscan"
 )
 
 // pruneNode says which parts of a value a filter can look at: all of it
@@ -85,10 +87,7 @@ func plainKey(data []byte, i int, first bool) (next int, key string, ok bool) {
 		return 0, "", false
 	}
 	start := i + 1
-	j := start
-	for j < len(data) && strPlain[data[j]] {
-		j++
-	}
+	j := jsonscan.Plain(data, start)
 	if j+2 >= len(data) || data[j] != '"' || data[j+1] != ':' || data[j+2] <= ' ' {
 		return 0, "", false
 	}

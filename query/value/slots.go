@@ -1,6 +1,10 @@
 package value
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/omgdb/omgdb/query/value/jsonscan"
+)
 
 // nextWanted passes over the fields of an object that n does not name,
 // from the key at data[i], as long as they are written as canonical JSON
@@ -16,10 +20,7 @@ func nextWanted(data []byte, i int, n *pruneNode, first bool, depth int) (next i
 			return -1, "", nil
 		}
 		start := i + 1
-		j := start
-		for j < len(data) && strPlain[data[j]] {
-			j++
-		}
+		j := jsonscan.Plain(data, start)
 		if j+2 >= len(data) || data[j] != '"' || data[j+1] != ':' || data[j+2] <= ' ' {
 			return -1, "", nil
 		}
@@ -43,39 +44,7 @@ func nextWanted(data []byte, i int, n *pruneNode, first bool, depth int) (next i
 	skip:
 		first = false
 		// Pass over the value.
-		i = j + 2
-		switch c := data[i]; c {
-		case '"':
-			// Strings end at the first quote not escaped by a backslash.
-			s := i + 1
-			i = s
-			for i < len(data) && data[i] != '"' {
-				i++
-			}
-			if i >= len(data) {
-				return -1, "", nil
-			}
-			if data[i-1] == '\\' {
-				if i = skipQuoted(data, s); i < 0 {
-					return -1, "", nil
-				}
-			} else {
-				i++
-			}
-		case '{', '[':
-			if i = skipContainer(data, i, 0, depth+1); i < 0 {
-				return -1, "", nil
-			}
-		default:
-			k := i
-			for i < len(data) && !scalarEnd[data[i]] {
-				i++
-			}
-			if i == k {
-				return -1, "", nil
-			}
-		}
-		if i >= len(data) {
+		if i = jsonscan.SkipValue(data, j+2, MaxDepth-depth); i < 0 || i >= len(data) {
 			return -1, "", nil
 		}
 		switch data[i] {
@@ -168,7 +137,7 @@ func (d *Decoder) pathObject(n *pruneNode, slots []Value, depth int, tail bool) 
 	for first := true; ; first = false {
 		if found == len(n.kids) {
 			if !tail {
-				if i = skipContainer(p.data, i, 1, depth); i < 0 {
+				if i = jsonscan.SkipContainer(p.data, i, 1, MaxDepth+1-depth); i < 0 {
 					return false
 				}
 				p.pos = i
