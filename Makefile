@@ -16,7 +16,7 @@ test:
 	go test -race ./...
 
 fuzz:
-	for p in ./query ./query/expr ./query/agg ./store ./mcpserver ./internal/crc32c; do for t in $$(go test -list 'Fuzz.*' $$p | grep ^Fuzz); do go test -run '^$$' -fuzz "^$$t$$" -fuzztime 30s $$p || exit 1; done; done
+	for p in $$(go list ./...); do for t in $$(go test -list 'Fuzz.*' $$p | grep ^Fuzz); do go test -run '^$$' -fuzz "^$$t$$" -fuzztime 30s $$p || exit 1; done; done
 
 # The long crash run: 2000 kill cycles (the default suite runs 200).
 crash:
