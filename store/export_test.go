@@ -37,10 +37,10 @@ func RecordFrames(tx *Tx, lsn uint64) int {
 }
 
 // SetParallelFetchMin lowers the number of _id keys from which an index
-// scan fetches documents on several goroutines, for tests; the returned
-// function restores it.
+// scan fetches documents on several goroutines, and lets read-write
+// handles do so, for tests; the returned function restores both.
 func SetParallelFetchMin(n int) (restore func()) {
-	old := parallelFetchMin
-	parallelFetchMin = n
-	return func() { parallelFetchMin = old }
+	old, oldWritable := parallelFetchMin, parallelFetchWritable
+	parallelFetchMin, parallelFetchWritable = n, true
+	return func() { parallelFetchMin, parallelFetchWritable = old, oldWritable }
 }

@@ -15,6 +15,19 @@ import (
 // fetches its documents on several goroutines (a variable for tests).
 var parallelFetchMin = 4096
 
+// parallelFetchWritable lets scans of a read-write handle fetch in
+// parallel too, for tests of the revision check.
+var parallelFetchWritable = false
+
+// fetchesInParallel reports whether index scans of this handle may fetch
+// on several goroutines: only on a read-only handle. The workers begin
+// read transactions while the scan's own is open; on a read-write handle
+// a writer of the same process that must grow the file waits for the
+// scan's transaction, and a new read transaction waits behind that
+// writer (bbolt's remap lock), which would deadlock the scan. A read-only
+// handle has no writer.
+func (db *DB) fetchesInParallel() bool { return db.readOnly || parallelFetchWritable }
+
 // fetchChunk is the number of documents a fetch worker takes at a time.
 const fetchChunk = 256
 
@@ -24,7 +37,8 @@ const fetchChunk = 256
 // many documents (an indexed range find printing 28,696 of 1,000,000
 // documents spends 60% of its time in page lookups).
 //
-// bbolt transactions are not safe for concurrent use, so each worker reads
+// It runs only in read-only handles (see fetchesInParallel). bbolt
+// transactions are not safe for concurrent use, so each worker reads
 // in a read-only transaction of its own, begun for each chunk. It uses the
 // chunk only when that transaction reads the same revision as the scan's
 // (equal transaction ids); otherwise (a writer of this process committed

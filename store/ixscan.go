@@ -209,7 +209,7 @@ func (c *Collection) indexSource(ctx context.Context, p *Plan, filter *query.Fil
 func (s *ixSource) Next() bool {
 	if !s.loaded && s.sortsIDs() {
 		s.loadIDs()
-		if s.err == nil && len(s.ids) >= parallelFetchMin && runtime.GOMAXPROCS(0) > 1 && !s.c.tx.writable {
+		if s.err == nil && len(s.ids) >= parallelFetchMin && runtime.GOMAXPROCS(0) > 1 && s.c.tx.db.fetchesInParallel() {
 			s.fetch = newFetcher(s)
 		}
 	}
