@@ -41,8 +41,10 @@ const fetchChunk = 256
 // transactions are not safe for concurrent use, so each worker reads
 // in a read-only transaction of its own, begun for each chunk. It uses the
 // chunk only when that transaction reads the same revision as the scan's
-// (equal transaction ids); otherwise (a writer of this process committed
-// in between) the chunk is fetched again on the scan's own goroutine. The
+// (equal transaction ids), and otherwise fetches it again on the scan's
+// own goroutine. In a read-only handle no writer can commit meanwhile (a
+// writer of another process needs the exclusive lock this one shares), so
+// the check is a guard that tests exercise on a read-write handle. The
 // bytes a worker hands out stay valid: the scan's transaction stays open,
 // so bbolt neither remaps the file nor reuses the pages it can see.
 type fetcher struct {

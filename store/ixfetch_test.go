@@ -23,15 +23,7 @@ func fetchStore(t *testing.T, n int) *store.DB {
 		docs[i] = fmt.Sprintf(`{"_id":%d,"k":%d,"odd":%v,"pad":"%s"}`, i, (i*7919)%97, i%2 == 1, strings.Repeat("x", i%50))
 	}
 	storetest.Insert(t, db, "c", docs...)
-	err := db.Update(store.Change{}, func(tx *store.Tx) error {
-		c, err := tx.Collection("c")
-		if err != nil {
-			return err
-		}
-		_, err = c.CreateIndex(store.BTreeIndex("", store.BTreeSpec{Fields: []store.IndexField{{Path: "k"}}}))
-		return err
-	})
-	if err != nil {
+	if err := createIndex(t, db, "c", store.BTreeSpec{Fields: []store.IndexField{{Path: "k"}}}); err != nil {
 		t.Fatal(err)
 	}
 	return db

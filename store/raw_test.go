@@ -28,15 +28,7 @@ func TestFind_RawJSONIsTheDocument(t *testing.T) {
 		docs = append(docs, fmt.Sprintf(`{"_id":%d,"a":%d,"b":%s,"c":{"d":%s}}`, i, r.IntN(20), vals[r.IntN(len(vals))], vals[r.IntN(len(vals))]))
 	}
 	storetest.Insert(t, db, "c", docs...)
-	err := db.Update(store.Change{}, func(tx *store.Tx) error {
-		c, err := tx.Collection("c")
-		if err != nil {
-			return err
-		}
-		_, err = c.CreateIndex(store.BTreeIndex("", store.BTreeSpec{Fields: []store.IndexField{{Path: "a"}}}))
-		return err
-	})
-	if err != nil {
+	if err := createIndex(t, db, "c", store.BTreeSpec{Fields: []store.IndexField{{Path: "a"}}}); err != nil {
 		t.Fatal(err)
 	}
 	compile := func(f, s, p string) store.Query {
