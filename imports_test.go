@@ -89,8 +89,8 @@ func TestImportRules(t *testing.T) {
 		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") && path != "." {
 			return filepath.SkipDir
 		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") {
-			return nil
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || filepath.ToSlash(path) == floorDeps {
+			return nil // floorDeps only links packages: TestStartupFloorDeps
 		}
 		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
 		if err != nil {
@@ -192,6 +192,59 @@ func TestBinaryDeps(t *testing.T) {
 	for _, d := range deps {
 		if why, ok := slowInit[d]; ok {
 			t.Errorf("the binary links %s, which slows every process start: %s", d, why)
+		}
+	}
+}
+
+// floorDeps is the program that times the dependencies' start-up.
+const floorDeps = "bench/floor/deps/main.go"
+
+// TestStartupFloorDeps keeps bench/floor/deps, the program that measures
+// the dependencies' start-up, importing exactly the third-party packages
+// that omgdb's own packages import.
+func TestStartupFloorDeps(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}|{{join .Imports \" \"}}{{end}}", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	want := map[string]bool{}
+	for line := range strings.Lines(string(out)) {
+		pkg, imports, _ := strings.Cut(strings.TrimSpace(line), "|")
+		if !strings.HasPrefix(pkg+"/", module) {
+			continue
+		}
+		for _, imp := range strings.Fields(imports) {
+			if !strings.HasPrefix(imp+"/", module) && strings.Contains(strings.Split(imp, "/")[0], ".") {
+				want[imp] = true
+			}
+		}
+	}
+	f, err := parser.ParseFile(token.NewFileSet(), floorDeps, nil, parser.ImportsOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, s := range f.Imports {
+		imp := strings.Trim(s.Path.Value, `"`)
+		if !strings.Contains(strings.Split(imp, "/")[0], ".") {
+			continue
+		}
+		got[imp] = true
+		if s.Name == nil || s.Name.Name != "_" {
+			t.Errorf("%s imports %s by name: it may only link packages (import _), so that it times their initialisation and nothing else", floorDeps, imp)
+		}
+	}
+	for imp := range want {
+		if !got[imp] {
+			t.Errorf("%s does not import %s, which the binary's packages import: add it", floorDeps, imp)
+		}
+	}
+	for imp := range got {
+		if !want[imp] {
+			t.Errorf("%s imports %s, which no package of the binary imports: remove it", floorDeps, imp)
 		}
 	}
 }

@@ -43,11 +43,13 @@ func setupOmgdbCLI(b *bench) (string, error) {
 	root := filepath.Dir(string(bytes.TrimSpace(out)))
 	b.bin = filepath.Join(b.cfg.work, "omgdb")
 	// As `make build` does: static, without the dynamic loader's start-up.
-	build := exec.Command("go", "build", "-trimpath", "-o", b.bin, ".")
-	build.Dir = root
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if msg, err := build.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build: %v: %s", err, msg)
+	for out, pkg := range map[string]string{b.bin: ".", b.floorBin("floor-go"): "./bench/floor/hello", b.floorBin("floor-deps"): "./bench/floor/deps"} {
+		build := exec.Command("go", "build", "-trimpath", "-o", out, pkg)
+		build.Dir = root
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if msg, err := build.CombinedOutput(); err != nil {
+			return "", fmt.Errorf("go build %s: %v: %s", pkg, err, msg)
+		}
 	}
 	v, err := exec.Command(b.bin, "version").Output()
 	if err != nil {
@@ -56,6 +58,10 @@ func setupOmgdbCLI(b *bench) (string, error) {
 	b.canIndex = exec.Command(b.bin, "create-index", "--help").Run() == nil
 	return strings.TrimSpace(string(v)) + ", built with CGO_ENABLED=0 go build -trimpath, whole processes", nil
 }
+
+// floorBin is where the start-up floor program of workload w (floor-go:
+// bench/floor/hello, floor-deps: bench/floor/deps) is built.
+func (b *bench) floorBin(w string) string { return filepath.Join(b.cfg.work, w) }
 
 // omgdbStore is the store the query workloads read: the one the CLI import
 // left, or one imported now (untimed) when the import was not run.
@@ -318,6 +324,9 @@ func (b *bench) omgdbCLI(w string) result {
 		})
 	case "version":
 		return b.processRuns(func(int) []string { return []string{b.bin, "version"} })
+	case "floor-go", "floor-deps":
+		bin := b.floorBin(w)
+		return b.processRuns(func(int) []string { return []string{bin} })
 	case "rangefind":
 		if _, err := b.omgdbStore(); err != nil {
 			return skipped("import: %v", err)
