@@ -76,6 +76,7 @@ var notInBinary = []string{"github.com/blevesearch/bleve/v2", "github.com/bleves
 var inBinary = map[string][]string{
 	"internal/crc32c":    {},
 	"internal/failpoint": {},
+	"internal/spill":     {"internal/failpoint"},
 }
 
 const module = "github.com/omgdb/omgdb/"
