@@ -14,20 +14,21 @@ import (
 	"github.com/omgdb/omgdb/query/value"
 )
 
-// ImportOptions configures Import. The zero value imports in batches and
-// stops at the first bad line.
+// ImportOptions configures Import. The zero value reads a stream of JSON
+// documents, inserts them in batches and stops at the first bad one.
 type ImportOptions struct {
 	// Atomic imports everything in one transaction: all or nothing.
 	// Default false: batches of BatchSize documents are committed in turn.
 	Atomic bool
-	// Skip reports bad lines and goes on. Default false: stop at the first
-	// bad line, keeping the documents before it (all of them are dropped
-	// with Atomic).
+	// Skip reports bad documents and goes on. Default false: stop at the
+	// first bad one, keeping the documents before it (all of them are
+	// dropped with Atomic).
 	Skip bool
 	// BatchSize is the number of documents per transaction; default 10000
 	// (measured here: 20,000 made the whole import about 15% slower, and
 	// one transaction for 1,000,000 documents four times slower; bbolt's
-	// cost per commit grows faster than the commit).
+	// cost per commit grows faster than the commit). A batch ends at the
+	// end of a line, so a line with several documents is in one batch.
 	BatchSize int
 	// Kind names the change in the journal; default "import".
 	Kind string
@@ -37,141 +38,299 @@ type ImportOptions struct {
 	// OnInsert, when set, is called with the _id of each inserted document,
 	// after its transaction commits.
 	OnInsert func(id value.Value) error
+
+	// Format is the input's format; default FormatJSON.
+	Format Format
+	// JSONArray reads one JSON array of documents instead of a stream of
+	// documents (FormatJSON only).
+	JSONArray bool
+	// HeaderLine takes the column names from the first line (FormatCSV and
+	// FormatTSV).
+	HeaderLine bool
+	// Fields names the columns when there is no header line.
+	Fields []string
+	// ColumnsHaveTypes reads each column name as name.type(arg), as
+	// mongoimport does.
+	ColumnsHaveTypes bool
+	// IgnoreBlanks leaves blank CSV or TSV fields out of the documents.
+	// Default false: a blank field is an empty string.
+	IgnoreBlanks bool
+	// Mode is what each document does; default ModeInsert.
+	Mode Mode
+	// UpsertFields are the fields that match an input document to a
+	// stored one in the other modes; default _id.
+	UpsertFields []string
+	// Drop drops the collection first, in the first transaction (so
+	// rollback of the change brings it back).
+	Drop bool
+	// ResumeFromLine skips the documents that start before this line
+	// (the column names of a header line are still read).
+	ResumeFromLine int64
 }
+
+// Format is the format of an import's input.
+type Format string
+
+// The formats Import reads.
+const (
+	FormatJSON Format = "json" // JSON documents, or one JSON array with JSONArray
+	FormatCSV  Format = "csv"
+	FormatTSV  Format = "tsv"
+)
+
+// Mode is what an imported document does, as mongoimport's --mode.
+type Mode string
+
+// The modes of Import. A document matches a stored one when their
+// UpsertFields are equal (each one the input document has).
+const (
+	ModeInsert Mode = "insert" // insert; an _id that is taken is a bad document
+	ModeUpsert Mode = "upsert" // replace the matching document, or insert
+	ModeMerge  Mode = "merge"  // set the document's fields in the matching one, or insert
+	ModeDelete Mode = "delete" // delete the matching document (the first, in _id order)
+)
 
 // maxLineErrors bounds how many bad lines a summary lists.
 const maxLineErrors = 100
 
 // ImportSummary is the result of Import, printed by `omgdb import`.
 type ImportSummary struct {
-	Inserted  int64       `json:"inserted"`
-	Skipped   int64       `json:"skipped"`
-	Lines     int64       `json:"lines"`
-	Batches   int         `json:"batches"`
-	StoppedAt int64       `json:"stopped_at_line,omitempty"`
-	Errors    []LineError `json:"errors"`
-	Change    string      `json:"change,omitempty"` // the change id shared by every committed batch
+	Inserted int64 `json:"inserted"`
+	Skipped  int64 `json:"skipped"` // bad documents left out (Skip)
+	Lines    int64 `json:"lines"`
+	Batches  int   `json:"batches"`
+	Matched  int64 `json:"matched"` // documents that matched a stored one
+	Updated  int64 `json:"updated"` // of those, the ones that changed
+	Deleted  int64 `json:"deleted"`
+	Failed   int64 `json:"failed"` // bad documents, including one that stopped the import
+	// CommittedThrough is the last line whose documents are all
+	// committed (or reported bad): --resume-from-line one past it goes on.
+	CommittedThrough int64       `json:"committed_through_line"`
+	StoppedAt        int64       `json:"stopped_at_line,omitempty"`
+	Dropped          *int64      `json:"dropped,omitempty"` // documents dropped by Drop
+	Errors           []LineError `json:"errors"`
+	Change           string      `json:"change,omitempty"` // the change id shared by every committed batch
 }
 
-// LineError is a bad line of an import.
+// counts are the counters of a summary that a failed commit takes back.
+type counts struct {
+	inserted, skipped, matched, updated, deleted, failed int64
+	errors                                               int
+}
+
+func (s *ImportSummary) counts() counts {
+	return counts{s.Inserted, s.Skipped, s.Matched, s.Updated, s.Deleted, s.Failed, len(s.Errors)}
+}
+
+func (s *ImportSummary) restore(c counts) {
+	s.Inserted, s.Skipped, s.Matched, s.Updated, s.Deleted, s.Failed = c.inserted, c.skipped, c.matched, c.updated, c.deleted, c.failed
+	s.Errors = s.Errors[:c.errors]
+}
+
+// LineError is a bad document of an import: the line it starts on.
 type LineError struct {
-	Line  int64  `json:"line"`
-	Error string `json:"error"`
+	Line   int64  `json:"line"`
+	Column int    `json:"column,omitempty"` // CSV and TSV
+	Error  string `json:"error"`
 }
 
-// Import reads newline-delimited JSON documents from r into coll, creating
-// the collection if needed. Blank lines are skipped. It streams: memory
-// stays bounded by one batch. On a bad line it returns an error naming the
-// line, unless opts.Skip; the summary says what was written either way.
+// Import reads documents from r into coll, creating the collection if
+// needed: JSON documents in any layout (one per line, pretty-printed,
+// concatenated, after a byte-order mark), one JSON array, or CSV or TSV
+// rows (see ImportOptions). It streams: memory stays bounded by one batch.
+// Every batch is one transaction of one change, so rollback undoes the
+// whole import, whatever its mode. On a bad document it returns an error
+// naming its line, unless opts.Skip; the summary says what was written
+// either way.
 func (db *DB) Import(ctx context.Context, coll string, r io.Reader, opts *ImportOptions) (*ImportSummary, error) {
 	if opts == nil {
 		opts = &ImportOptions{}
 	}
-	in := newPrefetcher(&lineReader{r: bufio.NewReaderSize(r, 1<<20)})
-	defer in.close()
-	sum := &ImportSummary{Errors: []LineError{}}
-	batch := opts.BatchSize
-	if batch <= 0 {
-		batch = 10000
+	im := newImporter(db, coll, r, opts)
+	defer im.in.close()
+	return im.run(ctx)
+}
+
+// importer is one run of Import.
+type importer struct {
+	db      *DB
+	coll    string
+	opts    *ImportOptions
+	in      *prefetcher
+	sum     *ImportSummary
+	batch   int    // documents per transaction, -1 for one
+	change  Change // shared by every batch
+	ids     []value.Value
+	last    int64 // the last line of the last document handled
+	dropped bool
+}
+
+func newImporter(db *DB, coll string, r io.Reader, opts *ImportOptions) *importer {
+	im := &importer{db: db, coll: coll, opts: opts, batch: opts.BatchSize}
+	if im.batch <= 0 {
+		im.batch = 10000
 	}
 	if opts.Atomic {
-		batch = -1
+		im.batch = -1
 	}
 	kind := opts.Kind
 	if kind == "" {
 		kind = "import"
 	}
-	// All batches of one import are one change, so it can be rolled back
-	// as a whole.
-	change := Change{ID: value.NewOID().Hex(), Kind: kind}
+	im.change = Change{ID: value.NewOID().Hex(), Kind: kind}
+	im.sum = &ImportSummary{Errors: []LineError{}, CommittedThrough: max(0, opts.ResumeFromLine-1)}
+	im.last = im.sum.CommittedThrough
+	im.in = newPrefetcher(newSource(r, opts), im.prepare, opts.ResumeFromLine)
+	return im
+}
+
+func newSource(r io.Reader, opts *ImportOptions) docSource {
+	if opts.Format == FormatCSV || opts.Format == FormatTSV {
+		return newCSVSource(r, opts)
+	}
+	return newJSONStream(r, opts.JSONArray)
+}
+
+func (im *importer) run(ctx context.Context) (*ImportSummary, error) {
+	sum := im.sum
 	var stop error
-	for stop == nil && !in.done {
-		var ids []value.Value
+	for stop == nil && !im.in.done {
 		var t *Tx
-		committed := sum.Inserted
-		err := db.Update(change, func(tx *Tx) error {
+		before, last := sum.counts(), im.last
+		im.ids = im.ids[:0]
+		err := im.db.Update(im.change, func(tx *Tx) error {
 			t = tx
-			if batch > 0 {
-				tx.ops = slices.Grow(tx.ops, batch) // one journal op per document
-			}
-			c, err := tx.CreateCollection(coll)
-			if err != nil {
-				return err
-			}
-			ids, stop = importBatch(ctx, c, in, batch, opts, sum)
-			if stop != nil && opts.Atomic {
+			stop = im.batchIn(ctx, tx)
+			if stop != nil && im.opts.Atomic {
 				return stop
 			}
 			return nil
 		})
 		if err != nil {
 			// The batch was rolled back (with Atomic, it was everything).
-			sum.Inserted = committed
+			sum.restore(before)
+			im.last = last
+			sum.Lines = im.in.line
 			return sum, err
 		}
-		lsn := t.LSN() // and let the Tx go
-		if len(ids) > 0 {
-			sum.Batches++
-			sum.Change = t.ChangeID()
-		}
-		if opts.Progress != nil {
-			opts.Progress(in.line, in.bytes)
-		}
-		if opts.OnInsert != nil {
-			for _, id := range ids {
-				if err := opts.OnInsert(id); err != nil {
-					return sum, err
-				}
-			}
+		lsn, wrote, change := t.LSN(), len(t.ops) > 0, t.ChangeID()
+		t = nil // and let the Tx go
+		if err := im.committed(wrote, change); err != nil {
+			return sum, err
 		}
 		// Between batches, let a process waiting for the store in
 		// (handoff.go).
-		if stop == nil && !in.done {
-			if err := db.yieldLock(ctx, lsn); err != nil {
-				sum.Lines = in.line
+		if stop == nil && !im.in.done {
+			if err := im.db.yieldLock(ctx, lsn); err != nil {
+				sum.Lines = im.in.line
 				return sum, err
 			}
 		}
 	}
-	sum.Lines = in.line
+	sum.Lines = im.in.line
 	return sum, stop
 }
 
-// importBatch inserts up to n documents (all when n < 0). It returns the
-// ids inserted and the error that stops the import, if any.
-func importBatch(ctx context.Context, c *Collection, in *prefetcher, n int, opts *ImportOptions, sum *ImportSummary) ([]value.Value, error) {
-	var ids []value.Value
-	for n < 0 || len(ids) < n {
-		if len(ids)%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return ids, err
+// committed records a batch that committed (and wrote, when wrote) as
+// part of change.
+func (im *importer) committed(wrote bool, change string) error {
+	sum := im.sum
+	sum.CommittedThrough = im.last
+	if wrote {
+		sum.Batches++
+		sum.Change = change
+	}
+	if im.opts.Progress != nil {
+		im.opts.Progress(im.in.line, im.in.bytes)
+	}
+	if im.opts.OnInsert != nil {
+		for _, id := range im.ids {
+			if err := im.opts.OnInsert(id); err != nil {
+				return err
 			}
 		}
-		it, err := in.next()
+	}
+	return nil
+}
+
+// batchIn writes one batch in tx and returns the error that stops the
+// import, if any.
+func (im *importer) batchIn(ctx context.Context, tx *Tx) error {
+	if im.batch > 0 {
+		tx.ops = slices.Grow(tx.ops, im.batch) // one journal op per document
+	}
+	if err := im.drop(tx); err != nil {
+		return err
+	}
+	c, err := tx.CreateCollection(im.coll)
+	if err != nil {
+		return err
+	}
+	return im.writeBatch(ctx, c)
+}
+
+// drop drops the collection, in the first transaction, for Drop.
+func (im *importer) drop(tx *Tx) error {
+	if !im.opts.Drop || im.dropped {
+		return nil
+	}
+	im.dropped = true
+	c, err := tx.Collection(im.coll)
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	n := c.Count()
+	im.sum.Dropped = &n
+	return tx.DropCollection(im.coll)
+}
+
+// writeBatch writes up to a batch of documents (all when the batch is
+// -1), going on to the end of the line the last one ends on.
+func (im *importer) writeBatch(ctx context.Context, c *Collection) error {
+	sum := im.sum
+	for n := 0; im.batch < 0 || n < im.batch || im.sameLine(); n++ {
+		if n%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		it, err := im.in.next()
 		if err == io.EOF {
-			return ids, nil
+			return nil
 		}
 		if err = it.err; err == nil {
-			if err = c.insertPrepared(it.val, it.id); err == nil {
-				ids = append(ids, it.id)
-				sum.Inserted++
+			if err = im.write(ctx, c, it); err == nil {
+				im.last = it.last
 				failpoint.Hit(failpoint.ImportBatch)
 				continue
 			}
 		}
 		if errors.Is(err, errReadFailed) {
-			return ids, err
+			return err
 		}
+		sum.Failed++
 		if len(sum.Errors) < maxLineErrors {
-			sum.Errors = append(sum.Errors, LineError{Line: in.line, Error: err.Error()})
+			sum.Errors = append(sum.Errors, LineError{Line: it.line, Column: it.col, Error: err.Error()})
 		}
-		if !opts.Skip {
-			sum.StoppedAt = in.line
-			return ids, lineError(in.line, err, sum.Inserted, opts.Atomic)
+		if !im.opts.Skip || errors.Is(err, errFormat) {
+			sum.StoppedAt = it.line
+			im.last = min(im.last, it.line-1) // its line is not done
+			return im.lineError(it, err)
 		}
 		sum.Skipped++
+		im.last = it.last
 	}
-	return ids, nil
+	return nil
+}
+
+// sameLine reports whether the next document starts on the line the last
+// one ended on.
+func (im *importer) sameLine() bool {
+	it, ok := im.in.peek()
+	return ok && it.line == im.last
 }
 
 // insertPrepared inserts a line that AppendCanonicalDocument prepared, as
@@ -183,14 +342,22 @@ func (c *Collection) insertPrepared(val []byte, id value.Value) error {
 	return c.insert(val, id, value.Value{})
 }
 
-func lineError(line int64, err error, inserted int64, atomic bool) error {
-	e := errs.Errorf(errs.KindOf(err), "line %d: %v", line, err)
+// lineError is the error that stops an import at a bad document.
+func (im *importer) lineError(it prepared, err error) error {
+	at := fmt.Sprintf("line %d", it.line)
+	if it.col > 0 {
+		at += fmt.Sprintf(", column %d", it.col)
+	}
+	e := errs.Errorf(errs.KindOf(err), "%s: %v", at, err)
 	e.Err = err
+	written := im.sum.Inserted + im.sum.Updated + im.sum.Deleted
 	switch {
-	case atomic:
+	case errors.Is(err, errFormat):
+		e.Hint = errs.HintOf(err)
+	case im.opts.Atomic:
 		e.Hint = "nothing was imported (--atomic); fix the line, or pass --on-error skip to leave bad lines out"
-	case inserted > 0:
-		e.Hint = fmt.Sprintf("the %d documents before line %d were imported; fix the line and import the rest (tail -n +%d), or pass --on-error skip", inserted, line, line)
+	case written > 0:
+		e.Hint = fmt.Sprintf("the %d documents before line %d were imported; fix the line and go on with --resume-from-line %d, or pass --on-error skip", written, it.line, it.line)
 	default:
 		e.Hint = "nothing was imported; fix the line, or pass --on-error skip to leave bad lines out"
 	}

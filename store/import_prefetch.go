@@ -8,30 +8,34 @@ import (
 	"github.com/omgdb/omgdb/query/value"
 )
 
-// prefetcher reads the lines of an import and canonicalises them on a
-// goroutine of its own, ahead of the transaction that inserts them, so
-// that parsing (the bulk of an import's work) and writing run on two
-// cores. It returns the lines in order, each with its line number and the
-// bytes read up to it, and holds at most prefetchChunks chunks.
+// prefetcher reads the documents of an import and prepares them
+// (canonicalises or parses them) on a goroutine of its own, ahead of the
+// transaction that writes them, so that parsing (the bulk of an import's
+// work) and writing run on two cores. It returns the documents in order,
+// each with its lines and the bytes read up to it, and holds at most
+// prefetchChunks chunks.
 type prefetcher struct {
 	items chan []prepared
 	stop  chan struct{}
 	wg    sync.WaitGroup
 	chunk []prepared // being consumed
 	pos   int
-	line  int64 // the line number of the last item returned
+	line  int64 // the last line of the last item returned
 	bytes int64 // the bytes read up to it
 	done  bool  // the input is exhausted (or failed)
 }
 
-// prepared is one line of input: its canonical stored value (with the
-// header left blank) and _id, or the error that makes it a bad line.
+// prepared is one document of the input: its canonical stored value (with
+// the header left blank) and _id for ModeInsert, or its parsed value for
+// the other modes, or the error that makes it a bad document.
 type prepared struct {
-	val   []byte
-	id    value.Value
-	err   error
-	line  int64
-	bytes int64
+	val        []byte
+	id         value.Value
+	doc        value.Value
+	err        error
+	line, last int64 // the lines it spans
+	col        int   // the column of a bad CSV field
+	bytes      int64
 }
 
 const (
@@ -39,28 +43,39 @@ const (
 	prefetchChunks = 16
 )
 
-func newPrefetcher(in *lineReader) *prefetcher {
+// newPrefetcher reads in, preparing each document with prep and leaving
+// out those that start before line from (but not an error that stops the
+// import).
+func newPrefetcher(in docSource, prep func(*prepared, []byte), from int64) *prefetcher {
 	p := &prefetcher{items: make(chan []prepared, prefetchChunks), stop: make(chan struct{})}
 	p.wg.Add(1)
-	go p.run(in)
+	go p.run(in, prep, from)
 	return p
 }
 
-func (p *prefetcher) run(in *lineReader) {
+func (p *prefetcher) run(in docSource, prep func(*prepared, []byte), from int64) {
 	defer p.wg.Done()
 	defer close(p.items)
 	chunk := make([]prepared, 0, prefetchChunk)
+	var line int64
 	for {
-		line, err := in.next()
+		d, err := in.next()
 		if err == io.EOF {
 			break
 		}
-		it := prepared{err: err, line: in.line, bytes: in.bytes}
-		if err == nil {
-			it.val, it.id, it.err = value.AppendCanonicalDocument(make([]byte, headerSize, len(line)+48), line)
+		if err == nil && d.line < from && !d.stopsImport {
+			continue
+		}
+		it := prepared{err: d.err, line: d.line, last: d.last, col: d.col, bytes: in.read()}
+		if err != nil {
+			it.err, it.line, it.last = err, line, line
+		}
+		line = max(line, it.last)
+		if it.err == nil {
+			prep(&it, d.text)
 		}
 		chunk = append(chunk, it)
-		failed := errors.Is(err, errReadFailed)
+		failed := err != nil || d.stopsImport
 		if len(chunk) == prefetchChunk || failed {
 			if !p.send(chunk) || failed {
 				return
@@ -82,24 +97,42 @@ func (p *prefetcher) send(chunk []prepared) bool {
 	}
 }
 
-// next returns the next line, or io.EOF at the end of the input.
-func (p *prefetcher) next() (prepared, error) {
+// fetch makes the current chunk hold an item, and reports false at the
+// end of the input.
+func (p *prefetcher) fetch() bool {
 	for p.pos == len(p.chunk) {
 		chunk, ok := <-p.items
 		if !ok {
 			p.done = true
-			return prepared{}, io.EOF
+			return false
 		}
 		p.chunk, p.pos = chunk, 0
+	}
+	return true
+}
+
+// next returns the next document, or io.EOF at the end of the input.
+func (p *prefetcher) next() (prepared, error) {
+	if !p.fetch() {
+		return prepared{}, io.EOF
 	}
 	it := p.chunk[p.pos]
 	p.chunk[p.pos] = prepared{}
 	p.pos++
-	p.line, p.bytes = it.line, it.bytes
+	p.line, p.bytes = max(p.line, it.last), it.bytes
 	if errors.Is(it.err, errReadFailed) {
 		p.done = true
 	}
 	return it, nil
+}
+
+// peek returns the next document without taking it, and false at the end
+// of the input.
+func (p *prefetcher) peek() (prepared, bool) {
+	if p.done || !p.fetch() {
+		return prepared{}, false
+	}
+	return p.chunk[p.pos], true
 }
 
 // close stops the reading goroutine and waits for it.
