@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omgdb/omgdb/query/errs"
-	"github.com/omgdb/omgdb/store"
 )
 
 func init() { commands = append(commands, command{"import", newImportCmd}) }
@@ -21,36 +20,50 @@ type importOptions struct {
 	atomic           bool
 	onError          string
 	batch            int
+	mongo            mongoimportFlags
 }
 
 func newImportCmd(e *env) *cobra.Command {
 	opts := &importOptions{}
 	cmd := &cobra.Command{
 		Use:   "import <store> <collection> [file|-]",
-		Short: "Import NDJSON documents from a file or stdin, streaming, in batches",
-		Long: `Import newline-delimited JSON, one document per line, from a file or standard
-input (the default, or "-"). Blank lines are skipped. Documents are committed
-in batches; --atomic commits all or nothing. A bad line stops the import
-(--on-error abort, the default: the documents before it are kept) or is
-reported and skipped (--on-error skip). Every bad line is reported with its
-line number. Between batches the import lets processes that wait for the
+		Short: "Import JSON, CSV or TSV documents from a file or stdin, streaming, in batches",
+		Long: `Import documents from a file or standard input (the default, or "-"): JSON
+documents one per line, pretty-printed or concatenated (a leading byte-order
+mark is skipped), one JSON array (--jsonArray), or CSV or TSV rows (--type,
+with --headerline, --fields or --fieldFile, and --columnsHaveTypes). Each
+document is inserted, or with --mode upsert|merge|delete replaces, merges
+into or deletes the document it matches by --upsertFields (default _id).
+--drop drops the collection first, in the same change. Documents are
+committed in batches, all one change that rollback undoes; --atomic commits
+all or nothing. A bad document stops the import (--on-error abort, the
+default, or --stop-on-error: the documents before it are kept) or is
+reported and skipped (--on-error skip, mongoimport's default). Every bad
+document is reported with its line number (and column, for CSV); the
+summary's committed_through_line says where --resume-from-line goes on.
+See omgdb docs import-export. Between batches the import lets processes that wait for the
 store in (readers, the MCP server, other writers) and then takes it back,
 so they wait about one batch, not the whole import. With batches of 10,000
 or fewer the import runs its garbage collector at GOGC=400 (its live heap is
 one batch: about 140 MB at most, and a quarter less time), less for larger
 batches, and as set for --atomic or when GOGC is in the environment.
 Prints a JSON summary:
-{"inserted","skipped","lines","batches","stopped_at_line","errors":[{"line","error"}],"change"}.`,
+{"inserted","skipped","lines","batches","matched","updated","deleted","failed",
+"committed_through_line","stopped_at_line","dropped","errors":[{"line","column","error"}],"change"}.`,
 		Example: `  omgdb import app.omgdb users users.ndjson
-  zcat big.ndjson.gz | omgdb import app.omgdb events - --on-error skip`,
+  zcat big.ndjson.gz | omgdb import app.omgdb events - --on-error skip
+  omgdb import app.omgdb users export.json --jsonArray --mode upsert
+  omgdb import app.omgdb people people.csv --type csv --headerline
+  omgdb import app.omgdb people people.csv --type csv --columnsHaveTypes --fields 'name.string(),age.int32(),born.date(2006-01-02)'
+  omgdb import app.omgdb users users.ndjson --resume-from-line 20001`,
 		Args: cobra.RangeArgs(2, 3),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.path, opts.coll, opts.file = args[0], args[1], "-"
 			if len(args) == 3 {
 				opts.file = args[2]
 			}
-			if opts.onError != "abort" && opts.onError != "skip" {
-				return usage("invalid --on-error %q (use abort or skip)", opts.onError)
+			if err := opts.check(cmd); err != nil {
+				return err
 			}
 			return e.runImport(cmd.Context(), opts)
 		},
@@ -60,6 +73,7 @@ Prints a JSON summary:
 	cmd.Flags().BoolVar(&opts.atomic, "atomic", false, "import everything in one transaction: all or nothing")
 	cmd.Flags().StringVar(&opts.onError, "on-error", "abort", "what a bad line does: abort or skip")
 	cmd.Flags().IntVar(&opts.batch, "batch-size", 10000, "documents per transaction")
+	opts.mongo.register(cmd)
 	return cmd
 }
 
@@ -69,6 +83,10 @@ func (e *env) runImport(ctx context.Context, opts *importOptions) error {
 		return err
 	}
 	defer in.Close()
+	iopts, err := opts.storeOptions()
+	if err != nil {
+		return err
+	}
 	db, err := e.open(opts.path, createIfNone, opts.storeFlags)
 	if err != nil {
 		return err
@@ -76,12 +94,8 @@ func (e *env) runImport(ctx context.Context, opts *importOptions) error {
 	defer db.Close()
 	defer importGC(opts)()
 	bar := e.progress("importing", size)
-	sum, err := db.Import(ctx, opts.coll, in, &store.ImportOptions{
-		Atomic:    opts.atomic,
-		Skip:      opts.onError == "skip",
-		BatchSize: opts.batch,
-		Progress:  func(lines, bytes int64) { bar.update(lines, bytes) },
-	})
+	iopts.Progress = func(lines, bytes int64) { bar.update(lines, bytes) }
+	sum, err := db.Import(ctx, opts.coll, in, iopts)
 	bar.done()
 	if sum != nil {
 		js, _ := json.Marshal(sum)

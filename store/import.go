@@ -213,7 +213,9 @@ func (im *importer) run(ctx context.Context) (*ImportSummary, error) {
 			sum.Lines = im.in.line
 			return sum, err
 		}
-		lsn, wrote, change := t.LSN(), len(t.ops) > 0, t.ChangeID()
+		lsn, change := t.LSN(), t.ChangeID()
+		after := sum.counts()
+		wrote := after.inserted+after.updated+after.deleted > before.inserted+before.updated+before.deleted || sum.Dropped != nil && sum.Batches == 0
 		t = nil // and let the Tx go
 		if err := im.committed(wrote, change); err != nil {
 			return sum, err
@@ -227,7 +229,10 @@ func (im *importer) run(ctx context.Context) (*ImportSummary, error) {
 			}
 		}
 	}
-	sum.Lines = im.in.line
+	sum.Lines = max(im.in.line, im.in.total)
+	if stop == nil {
+		sum.CommittedThrough = max(sum.CommittedThrough, im.in.total)
+	}
 	return sum, stop
 }
 
@@ -356,10 +361,16 @@ func (im *importer) lineError(it prepared, err error) error {
 		e.Hint = errs.HintOf(err)
 	case im.opts.Atomic:
 		e.Hint = "nothing was imported (--atomic); fix the line, or pass --on-error skip to leave bad lines out"
-	case written > 0:
+	case written > 0 && (im.opts.Mode == "" || im.opts.Mode == ModeInsert):
 		e.Hint = fmt.Sprintf("the %d documents before line %d were imported; fix the line and go on with --resume-from-line %d, or pass --on-error skip", written, it.line, it.line)
+	case written > 0:
+		e.Hint = fmt.Sprintf("the documents before line %d were written (%d inserted, %d updated, %d deleted); fix the line and go on with --resume-from-line %d, or pass --on-error skip",
+			it.line, im.sum.Inserted, im.sum.Updated, im.sum.Deleted, it.line)
 	default:
 		e.Hint = "nothing was imported; fix the line, or pass --on-error skip to leave bad lines out"
+	}
+	if errors.Is(err, ErrDuplicateID) && (im.opts.Mode == "" || im.opts.Mode == ModeInsert) {
+		e.Hint += "; --mode upsert replaces the documents that are there"
 	}
 	return e
 }

@@ -36,14 +36,21 @@ type csvNode struct {
 	kids []*csvNode
 }
 
+// countingReader counts the bytes and lines read through it.
 type countingReader struct {
-	r io.Reader
-	n int64
+	r     io.Reader
+	n     int64
+	lines int64
+	open  bool // the last line read has no newline yet
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
 	c.n += int64(n)
+	if n > 0 {
+		c.lines += int64(bytes.Count(p[:n], []byte{'\n'}))
+		c.open = p[n-1] != '\n'
+	}
 	return n, err
 }
 
@@ -65,6 +72,13 @@ func newCSVSource(r io.Reader, opts *ImportOptions) *csvSource {
 
 func (s *csvSource) read() int64 { return s.count.n }
 
+func (s *csvSource) lines() int64 {
+	if s.count.open {
+		return s.count.lines + 1
+	}
+	return s.count.lines
+}
+
 func (s *csvSource) next() (rawDoc, error) {
 	if s.header {
 		s.header = false
@@ -80,13 +94,12 @@ func (s *csvSource) next() (rawDoc, error) {
 	if err == io.EOF {
 		return rawDoc{}, io.EOF
 	}
-	line, col := s.r.FieldPos(0)
-	last, _ := s.r.FieldPos(max(0, len(rec)-1))
-	d := rawDoc{line: int64(line), last: int64(last)}
 	if err != nil {
-		return s.readError(err, d)
+		return s.readError(err, rawDoc{})
 	}
-	return s.row(rec, d, col), nil
+	line, _ := s.r.FieldPos(0)
+	last, _ := s.r.FieldPos(len(rec) - 1)
+	return s.row(rec, rawDoc{line: int64(line), last: int64(last)}), nil
 }
 
 // readError turns an error of the CSV reader into a bad row, or into an
@@ -98,7 +111,10 @@ func (s *csvSource) readError(err error, d rawDoc) (rawDoc, error) {
 		e.Err = errReadFailed
 		return rawDoc{}, e
 	}
-	d.line, d.last, d.col = int64(pe.StartLine), int64(pe.Line), pe.Column
+	d.line, d.last = int64(pe.StartLine), int64(pe.Line)
+	if pe.Line == pe.StartLine {
+		d.col = pe.Column
+	}
 	d.err = errs.Errorf(errs.Invalid, "%v", pe.Err).
 		WithHint(`a field that holds a quote, a delimiter or a newline is quoted, and its quotes doubled: "say ""hi"""`)
 	return d, nil
@@ -184,7 +200,7 @@ func firstCol(n *csvNode) int {
 }
 
 // row makes the document of one row.
-func (s *csvSource) row(rec []string, d rawDoc, col0 int) rawDoc {
+func (s *csvSource) row(rec []string, d rawDoc) rawDoc {
 	if len(rec) > len(s.cols) {
 		_, col := s.r.FieldPos(len(s.cols))
 		d.col = col

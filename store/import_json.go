@@ -19,6 +19,8 @@ type docSource interface {
 	next() (rawDoc, error)
 	// read returns the bytes read so far.
 	read() int64
+	// lines returns the lines read so far (all of them, at the end).
+	lines() int64
 }
 
 // rawDoc is one document of the input: its JSON text (valid until the
@@ -83,6 +85,13 @@ func newJSONStream(r io.Reader, array bool) *jsonStream {
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 func (s *jsonStream) read() int64 { return s.bytes }
+
+func (s *jsonStream) lines() int64 {
+	if s.bol {
+		return s.line - 1
+	}
+	return s.line
+}
 
 func (s *jsonStream) next() (rawDoc, error) {
 	for {

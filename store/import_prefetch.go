@@ -5,6 +5,7 @@ import (
 	"io"
 	"sync"
 
+	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
 )
 
@@ -23,6 +24,7 @@ type prefetcher struct {
 	line  int64 // the last line of the last item returned
 	bytes int64 // the bytes read up to it
 	done  bool  // the input is exhausted (or failed)
+	total int64 // the lines of the whole input, once it is exhausted
 }
 
 // prepared is one document of the input: its canonical stored value (with
@@ -56,11 +58,13 @@ func newPrefetcher(in docSource, prep func(*prepared, []byte), from int64) *pref
 func (p *prefetcher) run(in docSource, prep func(*prepared, []byte), from int64) {
 	defer p.wg.Done()
 	defer close(p.items)
+	defer p.recoverPanic()
 	chunk := make([]prepared, 0, prefetchChunk)
 	var line int64
 	for {
 		d, err := in.next()
 		if err == io.EOF {
+			p.total = in.lines() // before items closes
 			break
 		}
 		if err == nil && d.line < from && !d.stopsImport {
@@ -85,6 +89,16 @@ func (p *prefetcher) run(in docSource, prep func(*prepared, []byte), from int64)
 	}
 	if len(chunk) > 0 {
 		p.send(chunk)
+	}
+}
+
+// recoverPanic turns a panic of the reading goroutine (a bug) into an
+// error that stops the import, rather than the end of the process.
+func (p *prefetcher) recoverPanic() {
+	if r := recover(); r != nil {
+		e := errs.Errorf(errs.IO, "reading the input failed: %v", r).WithHint("this is a bug; please report it with the input")
+		e.Err = errReadFailed
+		p.send([]prepared{{err: e}})
 	}
 }
 
