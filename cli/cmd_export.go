@@ -14,34 +14,38 @@ func init() {
 type exportOptions struct {
 	storeFlags
 	path, coll string
+	mongo      mongoexportFlags
 }
 
 func newExportCmd(e *env) *cobra.Command {
 	opts := &exportOptions{}
 	cmd := &cobra.Command{
 		Use:   "export <store> <collection>",
-		Short: "Print one collection as canonical NDJSON, in _id order",
+		Short: "Print one collection as canonical NDJSON, in _id order, or as mongoexport does",
 		Long: `Print every document of one collection, one canonical JSON document per
-line, in _id order. The output imports back with "omgdb import" unchanged.`,
-		Example: `  omgdb export app.omgdb users > users.ndjson`,
-		Args:    cobra.ExactArgs(2),
+line, in _id order. The output imports back with "omgdb import" unchanged.
+mongoexport's options choose and shape the output: --query, --fields,
+--sort, --skip, --limit; --jsonArray (one JSON array), --pretty (indented),
+--type csv (with --fields: a header line, then one row per document, nested
+fields by dotted name); --out FILE writes a file, whole or not at all. See
+omgdb docs import-export.`,
+		Example: `  omgdb export app.omgdb users > users.ndjson
+  omgdb export app.omgdb users --query '{"age":{"$gte":30}}' --sort '{"age":-1}' --limit 100
+  omgdb export app.omgdb users --type csv --fields name,age,address.city --out users.csv
+  omgdb export app.omgdb users --jsonArray --pretty --out users.json`,
+		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.path, opts.coll = args[0], args[1]
+			if err := opts.mongo.check(); err != nil {
+				return err
+			}
 			return e.runExport(cmd.Context(), opts)
 		},
 		ValidArgsFunction: completeStoreArgs,
 	}
 	opts.register(cmd)
+	opts.mongo.register(cmd)
 	return cmd
-}
-
-func (e *env) runExport(ctx context.Context, opts *exportOptions) error {
-	db, err := e.open(opts.path, readOnly, opts.storeFlags)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	return db.Export(ctx, opts.coll, e.stdout)
 }
 
 type dumpOptions struct {

@@ -246,6 +246,10 @@ func createStore(path string) error {
 	return nil
 }
 
+// SyncDir fsyncs a directory, so that a new name in it survives a crash
+// (the CLI's files written by rename use it too).
+func SyncDir(dir string) error { return syncDir(dir) }
+
 // syncDir fsyncs a directory, so that a new name in it survives a crash.
 func syncDir(dir string) error {
 	d, err := os.Open(dir)
