@@ -54,7 +54,7 @@ func runPlanUpdate(ctx context.Context, c *call) (*output, error) {
 	}
 	// A bad update is the update's fault, not the filter's (planError
 	// would call it INVALID_FILTER).
-	if _, err := query.CompileUpdate(c.value("update"), &query.UpdateOptions{ArrayFilters: po.ArrayFilters}); err != nil {
+	if _, err := changes.CompileUpdate(c.value("update"), &query.UpdateOptions{ArrayFilters: po.ArrayFilters}); err != nil {
 		return nil, argError(err, "update")
 	}
 	db, err := c.openStore(true)
