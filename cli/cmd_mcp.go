@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omgdb/omgdb/mcpserver"
+	"github.com/omgdb/omgdb/query/errs"
 )
 
 func init() { commands = append(commands, command{"mcp", newMCPCmd}) }
@@ -20,7 +21,8 @@ type mcpOptions struct {
 	tools, denyTools, allowOrigins            []string
 	onlyCanned, listTools                     bool
 	maxDocs, maxBytes, maxString, concurrency int
-	timeout, lockTimeout                      time.Duration
+	maxSessions                               int
+	timeout, lockTimeout, idleTimeout         time.Duration
 	httpAddr, token                           string
 	insecureLoopback, allowRemote             bool
 }
@@ -70,6 +72,8 @@ result and error shapes.`,
 	f.BoolVar(&opts.insecureLoopback, "insecure-loopback", false, "allow --http without a token, on a loopback address only")
 	f.BoolVar(&opts.allowRemote, "allow-remote", false, "allow --http on a non-loopback address")
 	f.StringSliceVar(&opts.allowOrigins, "allow-origin", nil, "browser origins allowed over HTTP besides loopback ones")
+	f.IntVar(&opts.maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "HTTP sessions alive at once; a new one ends the one idle the longest")
+	f.DurationVar(&opts.idleTimeout, "idle-timeout", mcpserver.DefaultIdleTimeout, "an HTTP session unused this long ends")
 	return cmd
 }
 
@@ -77,6 +81,10 @@ func (e *env) runMCP(ctx context.Context, opts *mcpOptions) error {
 	scope, err := mcpserver.ParseScope(opts.scope)
 	if err != nil {
 		return err
+	}
+	if opts.maxSessions < 1 || opts.idleTimeout <= 0 {
+		return errs.Errorf(errs.Usage, "--max-sessions must be at least 1 and --idle-timeout above 0 (got %d and %s)", opts.maxSessions, opts.idleTimeout).
+			WithHint("e.g. --max-sessions 100 --idle-timeout 1h")
 	}
 	token := opts.token
 	if token == "" {
@@ -91,7 +99,8 @@ func (e *env) runMCP(ctx context.Context, opts *mcpOptions) error {
 		Audit: opts.audit, Version: Version,
 		Logger: mcpLogger(e),
 		HTTP: mcpserver.HTTPConfig{Addr: opts.httpAddr, Token: token, InsecureLoopback: opts.insecureLoopback,
-			AllowRemote: opts.allowRemote, AllowedOrigins: opts.allowOrigins},
+			AllowRemote: opts.allowRemote, AllowedOrigins: opts.allowOrigins,
+			MaxSessions: opts.maxSessions, IdleTimeout: opts.idleTimeout},
 	})
 	if err != nil {
 		return err
