@@ -17,6 +17,7 @@ func init() { commands = append(commands, command{"mcp", newMCPCmd}) }
 
 type mcpOptions struct {
 	scope, store, root, toolsFile, audit      string
+	auditKey                                  string
 	collections, denyCollections, redact      []string
 	tools, denyTools, allowOrigins            []string
 	onlyCanned, listTools                     bool
@@ -66,6 +67,7 @@ result and error shapes.`,
 	f.DurationVar(&opts.lockTimeout, "lock-timeout", mcpserver.DefaultLockTimeout, "how long to wait for another process's lock on a store")
 	f.IntVar(&opts.concurrency, "concurrency", mcpserver.DefaultConcurrency, "calls that run at once")
 	f.StringVar(&opts.audit, "audit", "", "append one JSON line per tool call to this file")
+	f.StringVar(&opts.auditKey, "audit-key", "", "the key file of the audit log's argument HMACs (default the --audit file plus .key; made if missing)")
 	f.BoolVar(&opts.listTools, "list-tools", false, "print the tools an agent would see, as JSON, and exit")
 	f.StringVar(&opts.httpAddr, "http", "", "serve Streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio")
 	f.StringVar(&opts.token, "token", "", "bearer token HTTP clients must send (default $OMGDB_MCP_TOKEN)")
@@ -96,7 +98,7 @@ func (e *env) runMCP(ctx context.Context, opts *mcpOptions) error {
 		Tools: opts.tools, DenyTools: opts.denyTools, ToolsFile: opts.toolsFile, OnlyCanned: opts.onlyCanned,
 		MaxDocs: opts.maxDocs, MaxBytes: opts.maxBytes, MaxString: opts.maxString,
 		Timeout: opts.timeout, LockTimeout: opts.lockTimeout, Concurrency: opts.concurrency,
-		Audit: opts.audit, Version: Version,
+		Audit: opts.audit, AuditKey: opts.auditKey, Version: Version,
 		Logger: mcpLogger(e),
 		HTTP: mcpserver.HTTPConfig{Addr: opts.httpAddr, Token: token, InsecureLoopback: opts.insecureLoopback,
 			AllowRemote: opts.allowRemote, AllowedOrigins: opts.allowOrigins,
