@@ -3,7 +3,9 @@ package mcpserver
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sort"
@@ -112,6 +114,34 @@ func TestRedaction_NothingLeaks(t *testing.T) {
 				t.Errorf("audit log: %s", written)
 			}
 		})
+	}
+}
+
+// TestRedaction_NothingLeaksOverHTTP runs the same probe over Streamable
+// HTTP, and looks for the secrets in the status lines, headers and bodies.
+func TestRedaction_NothingLeaksOverHTTP(t *testing.T) {
+	root := t.TempDir()
+	pending, applied := plantSecrets(t, root)
+	f := newFixture(t, Config{Root: root, Scope: ScopeDangerous, Redact: []string{"users.ssn", "users.cards.number"},
+		HTTP: HTTPConfig{Token: "t"}})
+	ts := httptest.NewServer(f.srv)
+	defer ts.Close()
+	h := map[string]string{"Authorization": "Bearer t"}
+	var sent bytes.Buffer
+	for i, line := range leakProbe(f, pending, applied) {
+		resp, body := do(t, ts, httpReq{"POST", line, h})
+		if i == 0 {
+			h["Mcp-Session-Id"] = resp.Header.Get("Mcp-Session-Id")
+		}
+		fmt.Fprintf(&sent, "%s %v\n%s\n", resp.Status, resp.Header, body)
+	}
+	for _, s := range plantedSecrets {
+		if i := bytes.Index(sent.Bytes(), []byte(s)); i >= 0 {
+			t.Errorf("HTTP answers hold %s: …%s…", s, sent.Bytes()[max(0, i-300):min(sent.Len(), i+100)])
+		}
+	}
+	if !strings.Contains(sent.String(), `\"only_redacted\":true`) || strings.Count(sent.String(), "200 OK") < 50 {
+		t.Errorf("the probe did not reach the server:\n%.2000s", sent.String())
 	}
 }
 
