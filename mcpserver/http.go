@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"io"
 	"mime"
@@ -59,6 +60,7 @@ type httpState struct {
 
 type httpSession struct {
 	sess     *session
+	client   string // the remote host and clientInfo.name of its initialize
 	lastUsed time.Time
 	busy     int // requests being answered
 }
@@ -218,7 +220,7 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	in := readInput(body, false)
 	var hs *httpSession
 	if in.isRequest("initialize") {
-		if hs, id = s.newHTTPSession(); hs == nil {
+		if hs, id = s.newHTTPSession(httpClient(r, in)); hs == nil {
 			http.Error(w, "too many sessions: every session is answering a request; retry in a moment", http.StatusServiceUnavailable)
 			return
 		}
@@ -297,24 +299,28 @@ func writeSSE(w http.ResponseWriter, msg []byte) {
 	}
 }
 
-// newHTTPSession opens a session. Sessions idle longer than the idle
-// timeout end first; when MaxSessions are still alive, the one idle the
-// longest (with no request being answered) ends to make room, and its
-// client gets 404 and initializes again, as Streamable HTTP has it. Only
-// when every session is answering a request is there no room (nil).
-func (s *Server) newHTTPSession() (*httpSession, string) {
+// newHTTPSession opens a session for a client. Sessions idle longer than
+// the idle timeout end first; when MaxSessions are still alive, one idle
+// session (with no request being answered) ends to make room: the
+// client's own oldest when it holds half the sessions or more, so that a
+// client opening sessions in a loop pushes out its own; else the oldest
+// of all. The client of an ended session gets 404 and initializes again,
+// as Streamable HTTP has it. Only when every session is answering a
+// request is there no room (nil).
+func (s *Server) newHTTPSession(client string) (*httpSession, string) {
 	st := s.httpState
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	now := s.cfg.Now()
 	st.expire(now, s.cfg.HTTP.idleTimeout())
-	if len(st.sessions) >= s.cfg.HTTP.maxSessions() && !st.reclaimOldest() {
+	limit := s.cfg.HTTP.maxSessions()
+	if len(st.sessions) >= limit && !(2*st.held(client) >= limit && st.reclaimOldest(client)) && !st.reclaimOldest("") {
 		return nil, ""
 	}
 	b := make([]byte, 16)
 	rand.Read(b)
 	id := hex.EncodeToString(b)
-	hs := &httpSession{sess: s.newSession("http"), lastUsed: now, busy: 1}
+	hs := &httpSession{sess: s.newSession("http"), client: client, lastUsed: now, busy: 1}
 	st.sessions[id] = hs
 	return hs, id
 }
@@ -328,12 +334,25 @@ func (st *httpState) expire(now time.Time, idle time.Duration) {
 	}
 }
 
+// held counts the sessions of a client. st.mu is held.
+func (st *httpState) held(client string) int {
+	n := 0
+	for _, hs := range st.sessions {
+		if hs.client == client {
+			n++
+		}
+	}
+	return n
+}
+
 // reclaimOldest ends the session unused the longest among those not
-// answering a request, and reports whether there was one. st.mu is held.
-func (st *httpState) reclaimOldest() bool {
+// answering a request (of the client, unless client is ""), and reports
+// whether there was one. st.mu is held.
+func (st *httpState) reclaimOldest(client string) bool {
 	oldest := ""
 	for id, hs := range st.sessions {
-		if hs.busy == 0 && (oldest == "" || hs.lastUsed.Before(st.sessions[oldest].lastUsed)) {
+		if hs.busy == 0 && (client == "" || hs.client == client) &&
+			(oldest == "" || hs.lastUsed.Before(st.sessions[oldest].lastUsed)) {
 			oldest = id
 		}
 	}
@@ -356,6 +375,17 @@ func (st *httpState) done(hs *httpSession, now time.Time) {
 	defer st.mu.Unlock()
 	hs.busy--
 	hs.lastUsed = now
+}
+
+// httpClient names the client of an initialize request: its remote host
+// and the clientInfo.name it declares (any client can claim any name, so
+// this only groups the sessions of a client that opens many).
+func httpClient(r *http.Request, in input) string {
+	var info struct {
+		Name string `json:"name"`
+	}
+	json.Unmarshal(in.msgs[0].req.params["clientInfo"], &info)
+	return hostOnly(r.RemoteAddr) + " " + truncate(info.Name, 64)
 }
 
 // healthz answers GET and HEAD /healthz with 200 and "ok": no version,

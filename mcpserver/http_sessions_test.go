@@ -128,3 +128,37 @@ func TestHTTP_Healthz(t *testing.T) {
 		t.Errorf("POST /healthz: %d", resp.StatusCode)
 	}
 }
+
+// TestHTTP_FloodPushesOutItsOwn: a client that holds half the sessions
+// or more reclaims its own oldest when it opens another, so a loop of
+// initialize calls leaves the other clients' sessions alone.
+func TestHTTP_FloodPushesOutItsOwn(t *testing.T) {
+	clk, ts := sessionFixture(t, HTTPConfig{Token: "t", MaxSessions: 4})
+	open := func(name string) string {
+		t.Helper()
+		clk.advance(time.Second)
+		body := strings.Replace(initBody, `"name":"h"`, `"name":"`+name+`"`, 1)
+		resp, _ := do(t, ts, httpReq{"POST", body, map[string]string{"Authorization": "Bearer t"}})
+		if resp.StatusCode != 200 {
+			t.Fatalf("initialize %s: %d", name, resp.StatusCode)
+		}
+		return resp.Header.Get("Mcp-Session-Id")
+	}
+	good := []string{open("good"), open("good")}
+	var flood []string
+	for range 50 {
+		flood = append(flood, open("flood"))
+	}
+	for _, id := range good {
+		resp, _ := do(t, ts, httpReq{"POST", `{"jsonrpc":"2.0","id":2,"method":"ping"}`,
+			map[string]string{"Authorization": "Bearer t", "Mcp-Session-Id": id}})
+		if resp.StatusCode != 200 {
+			t.Errorf("a session of another client was pushed out by the flood: %d", resp.StatusCode)
+		}
+	}
+	resp, _ := do(t, ts, httpReq{"POST", `{"jsonrpc":"2.0","id":2,"method":"ping"}`,
+		map[string]string{"Authorization": "Bearer t", "Mcp-Session-Id": flood[0]}})
+	if resp.StatusCode != 404 {
+		t.Errorf("the flood's first session: %d, want 404", resp.StatusCode)
+	}
+}
