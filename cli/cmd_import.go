@@ -40,10 +40,10 @@ all or nothing. A bad document stops the import (--on-error abort, the
 default, or --stop-on-error: the documents before it are kept) or is
 reported and skipped (--on-error skip, mongoimport's default). Every bad
 document is reported with its line number (and column, for CSV); the
-summary's committed_through_line says where --resume-from-line goes on.
-See omgdb docs import-export. Between batches the import lets processes that wait for the
-store in (readers, the MCP server, other writers) and then takes it back,
-so they wait about one batch, not the whole import. With batches of 10,000
+summary's committed_through_line says where --resume-from-line goes on
+(see omgdb docs import-export). Between batches the import lets processes
+that wait for the store in (readers, the MCP server, other writers) and
+then takes it back, so they wait about one batch, not the whole import. With batches of 10,000
 or fewer the import runs its garbage collector at GOGC=400 (its live heap is
 one batch: about 140 MB at most, and a quarter less time), less for larger
 batches, and as set for --atomic or when GOGC is in the environment.

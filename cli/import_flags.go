@@ -33,6 +33,7 @@ func (f *mongoimportFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.upsertFields, "upsertFields", "", "the fields that match a document in the other modes, comma-separated (default _id; implies --mode upsert)")
 	fl.BoolVar(&f.drop, "drop", false, "drop the collection first, in the same change (rollback brings it back)")
 	fl.BoolVar(&f.stopOnError, "stop-on-error", true, "stop at the first bad document (the default); =false goes on, as --on-error skip")
+	fl.BoolVar(&f.stopOnError, "stopOnError", true, "mongoimport's name for --stop-on-error")
 	fl.Int64Var(&f.resumeFrom, "resume-from-line", 0, "leave out the documents that start before this line (a summary's committed_through_line + 1)")
 	fl.StringVar(&f.file, "file", "", "the input file (as the file argument)")
 }
@@ -47,7 +48,7 @@ func (o *importOptions) check(cmd *cobra.Command) error {
 		}
 		o.file = f.file
 	}
-	if err := o.checkOnError(fl.Changed("on-error"), fl.Changed("stop-on-error")); err != nil {
+	if err := o.checkOnError(fl.Changed("on-error"), fl.Changed("stop-on-error") || fl.Changed("stopOnError")); err != nil {
 		return err
 	}
 	if fl.Changed("upsertFields") && !fl.Changed("mode") {

@@ -229,8 +229,9 @@ func (im *importer) run(ctx context.Context) (*ImportSummary, error) {
 			}
 		}
 	}
-	sum.Lines = max(im.in.line, im.in.total)
-	if stop == nil {
+	sum.Lines = im.in.line
+	if stop == nil && im.in.eof {
+		sum.Lines = max(sum.Lines, im.in.total)
 		sum.CommittedThrough = max(sum.CommittedThrough, im.in.total)
 	}
 	return sum, stop

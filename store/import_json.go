@@ -31,8 +31,11 @@ type rawDoc struct {
 	line, last  int64
 	col         int
 	err         error
-	hint        string
 	stopsImport bool
+	// whole marks a line taken as one document without scanning it (the
+	// fast path of one document per line): when it does not prepare, the
+	// source reads that line again, byte by byte (rescan).
+	whole bool
 }
 
 // errFormat marks an input that is not in the format the import was told
@@ -70,6 +73,7 @@ type jsonStream struct {
 	docCol0   bool // the current document starts in the first column
 	needComma bool // with array: a document was read, a ',' or ']' comes next
 	seen      bool // anything but white space has been read
+	slow      bool // the current chunk is read byte by byte (after rescan)
 }
 
 func newJSONStream(r io.Reader, array bool) *jsonStream {
@@ -103,10 +107,47 @@ func (s *jsonStream) next() (rawDoc, error) {
 				return s.atEOF()
 			}
 		}
+		if d, ok := s.wholeLine(); ok {
+			return d, nil
+		}
 		if d, ok := s.scan(); ok {
 			return d, nil
 		}
 	}
+}
+
+// wholeLine is the fast path of one document per line: a whole line
+// between documents that starts with '{' and ends with '}' is taken as
+// one document without scanning it; the canonicaliser that reads it next
+// validates it, and rescan reads it again when it is not one document.
+func (s *jsonStream) wholeLine() (rawDoc, bool) {
+	if s.pos != 0 || s.depth != 0 || s.array || s.slow || s.skipLine {
+		return rawDoc{}, false
+	}
+	line := s.chunk
+	nl := len(line) > 0 && line[len(line)-1] == '\n'
+	if !nl && !s.eof {
+		return rawDoc{}, false // part of a line longer than the buffer
+	}
+	t := bytes.Trim(line, " \t\r\n")
+	if len(t) < 2 || t[0] != '{' || t[len(t)-1] != '}' {
+		return rawDoc{}, false
+	}
+	d := rawDoc{text: t, line: s.line, last: s.line, whole: true}
+	s.pos, s.seen = len(line), true
+	if nl {
+		s.line++
+		s.bol = true
+	} else {
+		s.bol = false
+	}
+	return d, true
+}
+
+// rescan reads the line that the last wholeLine returned again, byte by
+// byte.
+func (s *jsonStream) rescan(d rawDoc) {
+	s.pos, s.line, s.bol, s.slow = 0, d.line, true, true
 }
 
 // fill reads the next chunk: up to a newline, or as much as the buffer
@@ -120,7 +161,7 @@ func (s *jsonStream) fill() error {
 		return nil
 	}
 	chunk, err := s.r.ReadSlice('\n')
-	s.chunk, s.pos = chunk, 0
+	s.chunk, s.pos, s.slow = chunk, 0, false
 	s.bytes += int64(len(chunk))
 	switch {
 	case err == nil || err == bufio.ErrBufferFull:

@@ -24,6 +24,7 @@ type prefetcher struct {
 	line  int64 // the last line of the last item returned
 	bytes int64 // the bytes read up to it
 	done  bool  // the input is exhausted (or failed)
+	eof   bool  // the input is exhausted: total is set
 	total int64 // the lines of the whole input, once it is exhausted
 }
 
@@ -77,6 +78,10 @@ func (p *prefetcher) run(in docSource, prep func(*prepared, []byte), from int64)
 		line = max(line, it.last)
 		if it.err == nil {
 			prep(&it, d.text)
+			if it.err != nil && d.whole {
+				in.(*jsonStream).rescan(d)
+				continue
+			}
 		}
 		chunk = append(chunk, it)
 		failed := err != nil || d.stopsImport
@@ -117,7 +122,7 @@ func (p *prefetcher) fetch() bool {
 	for p.pos == len(p.chunk) {
 		chunk, ok := <-p.items
 		if !ok {
-			p.done = true
+			p.done, p.eof = true, true
 			return false
 		}
 		p.chunk, p.pos = chunk, 0
