@@ -101,7 +101,7 @@ func (e *env) runImport(ctx context.Context, opts *importOptions) error {
 		js, _ := json.Marshal(sum)
 		e.stdout.Write(append(js, '\n'))
 	}
-	return err
+	return withResumeHint(err, sum, opts)
 }
 
 // importGC raises the garbage collector's target (GOGC) while an import in

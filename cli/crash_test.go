@@ -132,17 +132,10 @@ func checkKilledCLI(t *testing.T, path, kind string, completed bool) int64 {
 		}
 		return 0
 	}
-	db, err := store.Open(path, &store.Options{ReadOnly: true, Timeout: time.Second})
-	if err != nil {
-		t.Fatalf("%s: open after kill: %v", kind, err)
-	}
+	db := openVerified(t, path, kind)
 	defer db.Close()
-	rep, err := db.Verify(context.Background())
-	if err != nil || !rep.OK {
-		t.Fatalf("%s: verify after kill: %v %v", kind, err, rep.Problems)
-	}
 	var n int64
-	err = db.View(func(tx *store.Tx) error {
+	err := db.View(func(tx *store.Tx) error {
 		c, err := tx.Collection("c")
 		if err != nil {
 			return nil // the kill came before the first commit
@@ -167,6 +160,22 @@ func checkKilledCLI(t *testing.T, path, kind string, completed bool) int64 {
 		t.Fatalf("%s killed: %d of %d documents of one transaction visible", kind, n, total)
 	}
 	return n
+}
+
+// openVerified opens the store a killed command left, read-only as the
+// next reader would, and verifies it.
+func openVerified(t *testing.T, path, kind string) *store.DB {
+	t.Helper()
+	db, err := store.Open(path, &store.Options{ReadOnly: true, Timeout: time.Second})
+	if err != nil {
+		t.Fatalf("%s: open after kill: %v", kind, err)
+	}
+	rep, err := db.Verify(context.Background())
+	if err != nil || !rep.OK {
+		db.Close()
+		t.Fatalf("%s: verify after kill: %v %v", kind, err, rep.Problems)
+	}
+	return db
 }
 
 // readWhileKilled opens the store at path read-only in a loop, as another

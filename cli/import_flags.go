@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -170,4 +171,20 @@ func splitLines(s string) []string {
 		}
 	}
 	return out
+}
+
+// withResumeHint adds to an error that stopped an import after it had
+// committed batches (a full disk, a failed read; not a bad document,
+// whose hint says it already) the line to resume from.
+func withResumeHint(err error, sum *store.ImportSummary, opts *importOptions) error {
+	if err == nil || sum == nil || sum.StoppedAt > 0 || opts.atomic || sum.Batches == 0 {
+		return err
+	}
+	e := errs.Errorf(errs.KindOf(err), "%v", err)
+	e.Err = err
+	e.Hint = fmt.Sprintf("the import is committed through line %d: once the cause is fixed, go on with --resume-from-line %d", sum.CommittedThrough, sum.CommittedThrough+1)
+	if h := errs.HintOf(err); h != "" {
+		e.Hint = h + "; " + e.Hint
+	}
+	return e
 }
