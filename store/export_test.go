@@ -1,6 +1,11 @@
 package store
 
-import "bytes"
+import (
+	"bytes"
+	"io"
+
+	"github.com/omgdb/omgdb/query/value"
+)
 
 // SetParallelScanMin lowers the size from which counts and $group
 // scans run on several goroutines, for tests; the returned function restores it.
@@ -43,4 +48,37 @@ func SetParallelFetchMin(n int) (restore func()) {
 	old, oldWritable := parallelFetchMin, parallelFetchWritable
 	parallelFetchMin, parallelFetchWritable = n, true
 	return func() { parallelFetchMin, parallelFetchWritable = old, oldWritable }
+}
+
+// SplitDoc is one document of an import's input as ReadImportInput
+// returns it: its canonical JSON or its error, and its lines.
+type SplitDoc struct {
+	JSON, Err  string
+	Line, Last int64
+	Col        int
+}
+
+// ReadImportInput reads r as Import would (formats, resume line,
+// read-ahead and its fast path) and returns its documents, canonicalised,
+// without writing them.
+func ReadImportInput(r io.Reader, opts *ImportOptions) []SplitDoc {
+	prep := func(it *prepared, text []byte) {
+		it.val, it.id, it.err = value.AppendCanonicalDocument(make([]byte, headerSize, len(text)+48), text)
+	}
+	p := newPrefetcher(newSource(r, opts), prep, opts.ResumeFromLine)
+	defer p.close()
+	var out []SplitDoc
+	for {
+		it, err := p.next()
+		if err != nil {
+			return out
+		}
+		d := SplitDoc{Line: it.line, Last: it.last, Col: it.col}
+		if it.err != nil {
+			d.Err = it.err.Error()
+		} else {
+			d.JSON = string(it.val[headerSize:])
+		}
+		out = append(out, d)
+	}
 }

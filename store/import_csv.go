@@ -99,6 +99,7 @@ func (s *csvSource) next() (rawDoc, error) {
 	}
 	line, _ := s.r.FieldPos(0)
 	last, _ := s.r.FieldPos(len(rec) - 1)
+	last += strings.Count(rec[len(rec)-1], "\n") // a quoted field over lines
 	return s.row(rec, rawDoc{line: int64(line), last: int64(last)}), nil
 }
 

@@ -323,9 +323,12 @@ func (s *jsonStream) inArray(c byte) (rawDoc, bool) {
 	case s.arrState == 2:
 		s.skipLine = true
 		return s.badByte(c, "data after the end of the JSON array", "the array ends at its closing ]; remove what follows"), true
-	case c == '{' || c == ',':
-		s.skipLine = true
-		return s.badByte(c, "a ',' is missing between the documents of the array", "separate the documents with commas"), true
+	case c == '{':
+		d := s.badByte(c, "a ',' is missing between the documents of the array", "separate the documents with commas")
+		s.start() // and read the document
+		return d, true
+	case c == ',':
+		return s.badByte(c, "an element of the array is missing", "remove the extra comma"), true
 	default:
 		s.skipLine = true
 		return s.badByte(c, "an element of the array is not a document", "every element must be a JSON object: {…}"), true
@@ -368,7 +371,9 @@ func (s *jsonStream) formatError(msg, hint string) rawDoc {
 func (s *jsonStream) atEOF() (rawDoc, error) {
 	switch {
 	case s.depth > 0:
-		return s.bad(s.docLine, "invalid JSON: the input ends inside the document that starts on this line", "close its braces"), nil
+		d := s.bad(s.docLine, "invalid JSON: the input ends inside the document that starts on this line", "close its braces")
+		d.last = max(d.line, s.lines())
+		return d, nil
 	case s.array && s.arrState == 1:
 		s.arrState = 2
 		return rawDoc{line: s.line, last: s.line, err: errs.Errorf(errs.Invalid, "the input ends inside the JSON array").WithHint("close the array with ]")}, nil

@@ -1,0 +1,172 @@
+package store_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/omgdb/omgdb/internal/storetest"
+	"github.com/omgdb/omgdb/query/value"
+	"github.com/omgdb/omgdb/store"
+)
+
+func TestImportInput_CSV(t *testing.T) {
+	csv := func(o store.ImportOptions) *store.ImportOptions { o.Format = store.FormatCSV; return &o }
+	header := store.ImportOptions{HeaderLine: true}
+	tests := []struct {
+		name, in string
+		opts     *store.ImportOptions
+		want     string
+	}{
+		{"auto types: ints, doubles, strings, blanks", "a,b,c,d,e,f\n7,-2.50,1e3,007,abc,\n", csv(header),
+			"2-2: {\"_id\":*,\"a\":7,\"b\":-2.5,\"c\":1000.0,\"d\":7,\"e\":\"abc\",\"f\":\"\"}\n"},
+		{"auto keeps what is not a plain number a string", "a,b,c,d\nNaN,0x10,true,1_000\n", csv(header),
+			"2-2: {\"_id\":*,\"a\":\"NaN\",\"b\":\"0x10\",\"c\":\"true\",\"d\":\"1_000\"}\n"},
+		{"a long past int32 and a double past int64", "a,b\n3000000000,99999999999999999999\n", csv(header),
+			"2-2: {\"_id\":*,\"a\":3000000000,\"b\":100000000000000000000.0}\n"},
+		{"dotted names nest, in column order", "_id,a.x,b,a.y\n1,2,3,4\n", csv(header),
+			"2-2: {\"_id\":1,\"a\":{\"x\":2,\"y\":4},\"b\":3}\n"},
+		{"--ignoreBlanks leaves blank fields and empty documents out", "_id,a.x,b\n1,,\n", csv(store.ImportOptions{HeaderLine: true, IgnoreBlanks: true}),
+			"2-2: {\"_id\":1}\n"},
+		{"short rows leave the last fields out", "_id,a,b\n1,2\n", csv(header), "2-2: {\"_id\":1,\"a\":2}\n"},
+		{"long rows are bad, at the first extra field", "_id,a\n1,2,3\n2,3\n", csv(header),
+			"2-2,5: error: 3 fields, but 2 columns are named\n3-3: {\"_id\":2,\"a\":3}\n"},
+		{"quoted fields with quotes, commas and newlines", "_id,s\n1,\"a \"\"b\"\", c\nd\"\n2,x\n", csv(header),
+			"2-3: {\"_id\":1,\"s\":\"a \\\"b\\\", c\\nd\"}\n4-4: {\"_id\":2,\"s\":\"x\"}\n"},
+		{"a bare quote names its line and column", "_id,s\n1,a\"b\n2,x\n", csv(header),
+			"2-2,4: error: bare \" in non-quoted-field\n3-3: {\"_id\":2,\"s\":\"x\"}\n"},
+		{"CRLF and a byte-order mark", "\ufeff_id,s\r\n1,x\r\n", csv(header), "2-2: {\"_id\":1,\"s\":\"x\"}\n"},
+		{"--fields", "1,x\n", csv(store.ImportOptions{Fields: []string{"_id", "s"}}), "1-1: {\"_id\":1,\"s\":\"x\"}\n"},
+		{"a column that is a value and a document", "a,a.b\n1,2\n", csv(header),
+			"1-1: error: the header line: column 2 `a.b` clashes with column 1\n"},
+		{"a repeated column", "a,a\n1,2\n", csv(header), "1-1: error: the header line: column 2 `a` clashes with column 1\n"},
+		{"an empty column name", "a,\n1,2\n", csv(header), "1-1: error: the header line: column 2 ``: the name is empty\n"},
+		{"TSV keeps quotes", "_id\ts\n1\tsay \"hi\", twice\n", &store.ImportOptions{Format: store.FormatTSV, HeaderLine: true},
+			"2-2: {\"_id\":1,\"s\":\"say \\\"hi\\\", twice\"}\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := maskOID(split(tt.in, tt.opts)); got != tt.want {
+				t.Errorf("got\n%swant\n%s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestImportInput_CSVTypes(t *testing.T) {
+	typed := func(header, row string) string {
+		return maskOID(split(header+"\n"+row+"\n", &store.ImportOptions{Format: store.FormatCSV, HeaderLine: true, ColumnsHaveTypes: true}))
+	}
+	tests := []struct{ header, row, want string }{
+		{"a.string(),b.int32(),c.int64(),d.double()", "007,-5,9000000000,2", `{"_id":*,"a":"007","b":-5,"c":9000000000,"d":2.0}`},
+		{"a.boolean(),b.bool(),c.boolean(),d.boolean()", "true,F,1,0", `{"_id":*,"a":true,"b":false,"c":true,"d":false}`},
+		{"d.date(2006-01-02),t.date_go(2006-01-02 15:04:05)", "1970-01-02,1970-01-01 00:00:01", `{"_id":*,"d":{"$date":86400000},"t":{"$date":1000}}`},
+		{"h.binary(hex),b.binary(base64)", "00ff,AP8=", `{"_id":*,"h":{"$binary":"AP8="},"b":{"$binary":"AP8="}}`},
+		{"a.auto(),b.auto()", "1.5,x", `{"_id":*,"a":1.5,"b":"x"}`},
+		{"a.int32()", "3000000000", "error: field `a`: cannot read \"3000000000\" as int32()"},
+		{"a.int32()", "1.5", "error: field `a`: cannot read \"1.5\" as int32()"},
+		{"x.string(),a.int32()", "q,", "error: field `a`: cannot read \"\" as int32()"},
+		{"a.boolean()", "yes", "error: field `a`: cannot read \"yes\" as boolean()"},
+		{"a.date(2006-01-02)", "01/02/2006", "error: field `a`: cannot read \"01/02/2006\" as date(2006-01-02)"},
+		{"a.binary(hex)", "zz", "error: field `a`: cannot read \"zz\" as binary(hex)"},
+		{"a.int()", "1", "error: the header line: column 1 `a.int()`: unknown type int() (did you mean `int32`?)"},
+		{"a", "1", "error: the header line: column 1 `a`: no type"},
+		{"a.date()", "1", "error: the header line: column 1 `a.date()`: date() needs a layout"},
+		{"a.date_ms(yyyy)", "1", "error: the header line: column 1 `a.date_ms(yyyy)`: date_ms() is not supported"},
+		{"a.binary(b64)", "1", "error: the header line: column 1 `a.binary(b64)`: binary(b64): unknown encoding"},
+		{"a.string(x)", "1", "error: the header line: column 1 `a.string(x)`: string() takes no argument"},
+	}
+	for _, tt := range tests {
+		got := typed(tt.header, tt.row)
+		got = got[strings.Index(got, ": ")+2 : len(got)-1]
+		if got != tt.want {
+			t.Errorf("%s / %s:\n got %s\nwant %s", tt.header, tt.row, got, tt.want)
+		}
+	}
+	// A blank typed field is left out with --ignoreBlanks.
+	got := split("a.int32(),b.string()\n,x\n", &store.ImportOptions{Format: store.FormatCSV, HeaderLine: true, ColumnsHaveTypes: true, IgnoreBlanks: true})
+	if !strings.HasSuffix(got, `,"b":"x"}`+"\n") || strings.Contains(got, `"a"`) {
+		t.Errorf("ignoreBlanks with a typed column: %s", got)
+	}
+}
+
+// maskOID replaces generated ObjectIds by *.
+func maskOID(s string) string {
+	for {
+		i := strings.Index(s, `{"$oid":"`)
+		if i < 0 {
+			return s
+		}
+		s = s[:i] + "*" + s[i+len(`{"$oid":"`)+26:]
+	}
+}
+
+// TestImport_ModesMatchAsMongoDB: the modes match stored documents as a
+// MongoDB equality does: numbers across types, null matching a missing
+// field, arrays whole, dotted upsert fields; a document matching none of
+// its upsert fields is inserted; merge keeps the fields it does not set.
+func TestImport_ModesMatchAsMongoDB(t *testing.T) {
+	db := storetest.MustOpen(t)
+	ctx := context.Background()
+	base := `{"_id":1,"k":1,"tag":"one"}
+{"_id":2,"k":2.5,"tags":["a","b"]}
+{"_id":3,"a":{"b":"x"}}
+{"_id":4,"k":"4"}
+`
+	if _, err := db.Import(ctx, "c", strings.NewReader(base), nil); err != nil {
+		t.Fatal(err)
+	}
+	run := func(mode store.Mode, fields []string, in string) *store.ImportSummary {
+		t.Helper()
+		sum, err := db.Import(ctx, "c", strings.NewReader(in), &store.ImportOptions{Mode: mode, UpsertFields: fields})
+		if err != nil {
+			t.Fatalf("%s %v: %v", mode, fields, err)
+		}
+		return sum
+	}
+	// 1.0 matches the long 1, as {k:{$eq:1.0}} does, and merge sets the
+	// double; "4" does not match 4.
+	sum := run(store.ModeMerge, []string{"k"}, `{"k":1.0,"m":"long"}`+"\n"+`{"k":4,"m":"number"}`+"\n")
+	if sum.Matched != 1 || sum.Updated != 1 || sum.Inserted != 1 {
+		t.Errorf("numbers: %+v", sum)
+	}
+	// null matches the documents without the field: the first, _id 2.
+	sum = run(store.ModeMerge, []string{"tag"}, `{"tag":null,"m":"null"}`+"\n")
+	if sum.Matched != 1 {
+		t.Errorf("null: %+v", sum)
+	}
+	// An array matches the same array; a dotted field reaches inside.
+	run(store.ModeMerge, []string{"tags"}, `{"tags":["a","b"],"m":"array"}`+"\n")
+	run(store.ModeMerge, []string{"a.b"}, `{"a":{"b":"x"},"m2":"dotted"}`+"\n")
+	// No upsert field at all: inserted.
+	sum = run(store.ModeUpsert, []string{"nope"}, `{"_id":9,"m":"none"}`+"\n")
+	if sum.Inserted != 1 || sum.Matched != 0 {
+		t.Errorf("no upsert field: %+v", sum)
+	}
+	want := []string{
+		`{"_id":1,"k":1.0,"tag":"one","m":"long"}`,
+		`{"_id":2,"k":2.5,"tags":["a","b"],"tag":null,"m":"array"}`,
+		`{"_id":3,"a":{"b":"x"},"m2":"dotted"}`,
+		`{"_id":4,"k":"4"}`,
+		`{"_id":9,"m":"none"}`,
+	}
+	err := db.View(func(tx *store.Tx) error {
+		c, err := tx.Collection("c")
+		if err != nil {
+			return err
+		}
+		for _, w := range want {
+			doc, err := c.Get(value.MustParse(w).Get("_id"))
+			if err != nil || string(value.JSON(doc)) != w {
+				t.Errorf("got %s (%v), want %s", value.JSON(doc), err, w)
+			}
+		}
+		if c.Count() != 6 {
+			t.Errorf("%d documents, want 6 (the k:4 one inserted)", c.Count())
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
