@@ -201,11 +201,18 @@ func (im *importer) run(ctx context.Context) (*ImportSummary, error) {
 		err := im.db.Update(im.change, func(tx *Tx) error {
 			t = tx
 			stop = im.batchIn(ctx, tx)
-			if stop != nil && im.opts.Atomic {
+			switch {
+			case stop != nil && im.opts.Atomic:
 				return stop
+			case !im.wrote(before):
+				return errNoWrites // leave no empty collection, no empty change
 			}
 			return nil
 		})
+		if errors.Is(err, errNoWrites) {
+			sum.CommittedThrough = im.last // bad documents, reported
+			continue
+		}
 		if err != nil {
 			// The batch was rolled back (with Atomic, it was everything).
 			sum.restore(before)
@@ -214,10 +221,8 @@ func (im *importer) run(ctx context.Context) (*ImportSummary, error) {
 			return sum, err
 		}
 		lsn, change := t.LSN(), t.ChangeID()
-		after := sum.counts()
-		wrote := after.inserted+after.updated+after.deleted > before.inserted+before.updated+before.deleted || sum.Dropped != nil && sum.Batches == 0
 		t = nil // and let the Tx go
-		if err := im.committed(wrote, change); err != nil {
+		if err := im.committed(change); err != nil {
 			return sum, err
 		}
 		// Between batches, let a process waiting for the store in
@@ -237,15 +242,21 @@ func (im *importer) run(ctx context.Context) (*ImportSummary, error) {
 	return sum, stop
 }
 
-// committed records a batch that committed (and wrote, when wrote) as
-// part of change.
-func (im *importer) committed(wrote bool, change string) error {
+// wrote reports whether the batch begun with the counts before wrote
+// anything (or dropped the collection).
+func (im *importer) wrote(before counts) bool {
+	after := im.sum.counts()
+	return after.inserted+after.updated+after.deleted > before.inserted+before.updated+before.deleted ||
+		im.sum.Dropped != nil && im.sum.Batches == 0
+}
+
+// committed records a batch that wrote something and committed as part of
+// change.
+func (im *importer) committed(change string) error {
 	sum := im.sum
 	sum.CommittedThrough = im.last
-	if wrote {
-		sum.Batches++
-		sum.Change = change
-	}
+	sum.Batches++
+	sum.Change = change
 	if im.opts.Progress != nil {
 		im.opts.Progress(im.in.line, im.in.bytes)
 	}
@@ -377,6 +388,11 @@ func (im *importer) lineError(it prepared, err error) error {
 }
 
 var errReadFailed = errors.New("read failed")
+
+// errNoWrites rolls back an import's transaction that wrote nothing (the
+// input was empty, its documents were all bad, or matched nothing to
+// delete): it would leave only an empty collection and an empty change.
+var errNoWrites = errors.New("no writes")
 
 // lineReader reads lines of at most MaxDocumentSize bytes, counting them.
 type lineReader struct {

@@ -170,3 +170,44 @@ func TestImport_ModesMatchAsMongoDB(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestImport_WritingNothingLeavesNothing: an import whose batches write
+// nothing (bad documents skipped, nothing to delete, empty input) leaves
+// no collection and no journal record, and its summary still says how far
+// it read; one that stops at a bad first document does the same.
+func TestImport_WritingNothingLeavesNothing(t *testing.T) {
+	db := storetest.MustOpen(t)
+	ctx := context.Background()
+	inputs := []struct {
+		in   string
+		opts store.ImportOptions
+	}{
+		{"{bad\n[1]\n", store.ImportOptions{Skip: true}},
+		{"{\"_id\":1}\n", store.ImportOptions{Mode: store.ModeDelete}},
+		{"", store.ImportOptions{}},
+		{"{bad\n{\"_id\":1}\n", store.ImportOptions{}},
+		{"a\n1\n", store.ImportOptions{Format: store.FormatCSV, HeaderLine: true, ColumnsHaveTypes: true}},
+	}
+	for _, in := range inputs {
+		sum, _ := db.Import(ctx, "c", strings.NewReader(in.in), &in.opts)
+		if sum.Batches != 0 || sum.Change != "" || sum.Inserted != 0 {
+			t.Errorf("%q: %+v", in.in, sum)
+		}
+	}
+	sum, _ := db.Import(ctx, "c", strings.NewReader("{bad\n[1]\n"), &store.ImportOptions{Skip: true})
+	if sum.Skipped != 2 || sum.CommittedThrough != 2 || len(sum.Errors) != 2 {
+		t.Errorf("all bad, skipped: %+v", sum)
+	}
+	err := db.View(func(tx *store.Tx) error {
+		if names := tx.Collections(); len(names) != 0 {
+			t.Errorf("collections %v, want none", names)
+		}
+		if lsn := tx.LastLSN(); lsn != 0 {
+			t.Errorf("journal at lsn %d, want none", lsn)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -197,7 +197,9 @@ func (s *jsonStream) scan() (rawDoc, bool) {
 		bol := s.bol
 		s.bol = c == '\n'
 		if s.depth > 0 {
-			if bol && c == '{' && s.docCol0 && !s.inStr {
+			if bol && (c == '{' || c == '[') && s.docCol0 && !s.inStr {
+				s.pos-- // read it again, between documents
+				s.bol = true
 				return s.unclosed(), true
 			}
 			if d, ok := s.inDoc(c); ok {
@@ -286,14 +288,13 @@ func (s *jsonStream) between(c byte) (rawDoc, bool) {
 }
 
 // unclosed ends the current document as a bad one when a line starts
-// with '{' in its first column while it is open, and it began so too: a
-// document left unclosed (every JSON printer indents nested objects).
-// That line starts the next document.
+// with '{' or '[' in its first column while it is open, and it began so
+// too: a document left unclosed (every JSON printer indents nested
+// objects and arrays). That line is read as what comes next.
 func (s *jsonStream) unclosed() rawDoc {
 	s.line--
-	d := s.bad(s.docLine, "invalid JSON: the document is not closed before the next line starts a document", "close its braces (a nested object that starts a line is indented)")
+	d := s.bad(s.docLine, "invalid JSON: the document is not closed before the next line starts a document", "close its braces (a nested object or array that starts a line is indented)")
 	s.line++
-	s.start()
 	return d
 }
 
