@@ -26,6 +26,7 @@ type csvSource struct {
 	tree   *csvNode
 	buf    []byte
 	header bool // the header line is still to be read
+	json   bool // the input starts with '{' or '[': it is JSON
 }
 
 // csvNode is the shape of the documents a row makes: a field that a
@@ -61,13 +62,16 @@ func newCSVSource(r io.Reader, opts *ImportOptions) *csvSource {
 		br.Discard(3)
 		count.n = 3
 	}
+	head, _ := br.Peek(64)
+	head = bytes.TrimLeft(head, " \t\r\n")
+	json := len(head) > 0 && (head[0] == '{' || head[0] == '[')
 	cr := csv.NewReader(count)
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
 	if opts.Format == FormatTSV {
 		cr.Comma, cr.LazyQuotes = '\t', true
 	}
-	return &csvSource{r: cr, count: count, opts: opts, header: opts.HeaderLine}
+	return &csvSource{r: cr, count: count, opts: opts, header: opts.HeaderLine, json: json}
 }
 
 func (s *csvSource) read() int64 { return s.count.n }
@@ -80,6 +84,13 @@ func (s *csvSource) lines() int64 {
 }
 
 func (s *csvSource) next() (rawDoc, error) {
+	if s.json {
+		s.json = false
+		e := errs.Errorf(errs.Invalid, "the input is JSON, not %s", strings.ToUpper(string(s.opts.Format))).
+			WithHint("this looks like JSON: leave out --type (json is the default), with --jsonArray for an array")
+		e.Err = errFormat
+		return rawDoc{line: 1, last: 1, err: e, stopsImport: true}, nil
+	}
 	if s.header {
 		s.header = false
 		if d, stop := s.readHeader(); stop {

@@ -41,6 +41,7 @@ func TestImportInput_CSV(t *testing.T) {
 			"1-1: error: the header line: column 2 `a.b` clashes with column 1\n"},
 		{"a repeated column", "a,a\n1,2\n", csv(header), "1-1: error: the header line: column 2 `a` clashes with column 1\n"},
 		{"an empty column name", "a,\n1,2\n", csv(header), "1-1: error: the header line: column 2 ``: the name is empty\n"},
+		{"JSON read as CSV", "{\"_id\":1,\"a\":2}\n", csv(header), "1-1: error: the input is JSON, not CSV\n"},
 		{"TSV keeps quotes", "_id\ts\n1\tsay \"hi\", twice\n", &store.ImportOptions{Format: store.FormatTSV, HeaderLine: true},
 			"2-2: {\"_id\":1,\"s\":\"say \\\"hi\\\", twice\"}\n"},
 	}

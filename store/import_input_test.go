@@ -45,6 +45,7 @@ func TestImportInput_JSONStreams(t *testing.T) {
 		{"a document left open at the end", "{\"_id\":1}\n{\"_id\":2,\n \"a\":[1\n", "1-1: {\"_id\":1}\n2-3: error: invalid JSON: the input ends inside the document that starts on this line\n"},
 		{"junk between documents", "{\"_id\":1}\nhello {\"_id\":9}\n{\"_id\":2}\n", "1-1: {\"_id\":1}\n2-2: error: expected a document, found `h`\n3-3: {\"_id\":2}\n"},
 		{"a bad document in the middle of a line", `{"_id":1} {"_id":2,x} {"_id":3}`, "1-1: {\"_id\":1}\n1-1: error: invalid JSON at byte 9: unexpected character 'x' in an object, expected a quoted key\n1-1: {\"_id\":3}\n"},
+		{"an error inside a pretty document names its line and column", "{\"_id\":0}\n{\n  \"_id\": 1,\n  \"a\": [1, 2,]\n}\n", "1-1: {\"_id\":0}\n2-5: error: invalid JSON at line 4, column 14: unexpected character ']', expected a value\n"},
 		{"an array without --jsonArray", "[{\"_id\":1}]\n", "1-1: error: the input is a JSON array, not a stream of documents\n"},
 		{"CSV read as JSON", "name,age\nann,3\n", "1-1: error: the input is not JSON: it starts with `n`\n"},
 	}

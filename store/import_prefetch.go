@@ -1,8 +1,11 @@
 package store
 
 import (
+	"bytes"
 	"errors"
 	"io"
+	"regexp"
+	"strconv"
 	"sync"
 
 	"github.com/omgdb/omgdb/query/errs"
@@ -82,6 +85,9 @@ func (p *prefetcher) run(in docSource, prep func(*prepared, []byte), from int64)
 				in.(*jsonStream).rescan(d)
 				continue
 			}
+			if it.err != nil && d.last > d.line {
+				it.err = atLine(it.err, d.text, d.line)
+			}
 		}
 		chunk = append(chunk, it)
 		failed := err != nil || d.stopsImport
@@ -95,6 +101,29 @@ func (p *prefetcher) run(in docSource, prep func(*prepared, []byte), from int64)
 	if len(chunk) > 0 {
 		p.send(chunk)
 	}
+}
+
+var atByte = regexp.MustCompile(`^invalid JSON at byte ([0-9]+): `)
+
+// atLine rewrites "invalid JSON at byte N" in the error of a document
+// over several lines, the first of which is line, as the line and column
+// of byte N of text.
+func atLine(err error, text []byte, line int64) error {
+	var e *errs.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	m := atByte.FindStringSubmatch(e.Message)
+	if m == nil {
+		return err
+	}
+	n, _ := strconv.Atoi(m[1])
+	n = min(n, len(text))
+	before := text[:n]
+	col := n - bytes.LastIndexByte(before, '\n')
+	out := errs.Errorf(e.Kind, "invalid JSON at line %d, column %d: %s", line+int64(bytes.Count(before, []byte{'\n'})), col, e.Message[len(m[0]):])
+	out.Hint, out.Err = e.Hint, e.Err
+	return out
 }
 
 // recoverPanic turns a panic of the reading goroutine (a bug) into an
