@@ -74,6 +74,7 @@ type crashStats struct {
 	inFlightCommitted, inFlightLost                    int64
 	lost, failedOpens                                  int64
 	applies, rollbacks, backups                        int64 // acknowledged
+	oneSteps, renames                                  int64 // acknowledged one-step writes and renames of the changes package
 	backupTemps                                        int64 // temporary files left by killed backups
 	sorts, spillLeft                                   int64 // sorts acknowledged; temporary files left by sorts (must stay 0)
 	points                                             map[string]*pointStats
@@ -217,6 +218,7 @@ func reportCrash(t *testing.T, st *crashStats, took time.Duration) {
 	}
 	t.Logf("crash: %d acknowledged transactions (%d document writes) checked, %d document states compared", st.ackedTxns, st.ackedWrites, st.docsChecked)
 	t.Logf("crash: acknowledged applies %d, rollbacks %d, backups %d (each backup compared with the store as it was); temporary files left by killed backups: %d; sorts spilled to disk %d, temporary files they left: %d", st.applies, st.rollbacks, st.backups, st.backupTemps, st.sorts, st.spillLeft)
+	t.Logf("crash: acknowledged one-step updates and deletes %d, collection renames %d", st.oneSteps, st.renames)
 	t.Logf("crash: in-flight operation at the kill (compactions aside): %d committed whole, %d not at all", st.inFlightCommitted, st.inFlightLost)
 	t.Logf("crash: acknowledged writes lost: %d, failed opens: %d", st.lost, st.failedOpens)
 }
@@ -254,6 +256,10 @@ func checkCrashCycle(t *testing.T, cycle string, path string, before *crashState
 			checkCrashBackup(t, cycle, path, &op, want, true)
 		case "sort":
 			st.sorts++
+		case "update1", "delete1":
+			st.oneSteps++
+		case "rename":
+			st.renames++
 		}
 		n, err := op.apply(want)
 		if err != nil {
@@ -584,15 +590,18 @@ func (op *crashOp) apply(s *crashState) (int64, error) {
 			s.put("imp", crashDoc("imp", op.txn, i, op.args[0], 0))
 		}
 		n = op.to - op.from
-	case "update", "delete":
+	case "update", "delete", "update1", "delete1":
 		for i := int64(0); i < op.args[1]; i++ {
-			if op.kind == "delete" {
+			if strings.HasPrefix(op.kind, "delete") {
 				delete(s.docs["multi"], crashID(op.args[0], i))
 			} else {
 				s.put("multi", crashDoc("multi", op.args[0], i, op.args[1], op.txn))
 			}
 		}
 		n = op.args[1]
+	case "rename":
+		s.docs["moved"], n = s.docs["loaded"], int64(len(s.docs["loaded"]))
+		delete(s.docs, "loaded")
 	case "plan":
 		if op.token != "" { // unknown when the kill came before its ack
 			s.plans[op.token] = &crashPlan{status: "pending", group: op.args[0], n: op.args[1], txn: op.txn, del: op.del}
@@ -721,7 +730,7 @@ func parseBegin(f []string) (*crashOp, error) {
 		}
 		op.args = append(op.args, n)
 	}
-	want := map[string]int{"single": 0, "multi": 1, "import": 2, "load": 1, "update": 2, "delete": 2, "plan": 2, "compact": 0, "backup": 0, "sort": 0}
+	want := map[string]int{"single": 0, "multi": 1, "import": 2, "load": 1, "update": 2, "delete": 2, "plan": 2, "compact": 0, "backup": 0, "sort": 0, "rename": 0, "update1": 2, "delete1": 2}
 	if w, ok := want[op.kind]; !ok || w != len(op.args) {
 		return nil, fmt.Errorf("unknown kind or wrong arguments")
 	}
