@@ -64,16 +64,7 @@ func TestApply_KillNineIsAllOrNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash cycles take seconds")
 	}
-	dir := t.TempDir()
-	template := filepath.Join(dir, "template.omgdb")
-	token := crashTemplate(t, template, 10_000)
-	after := filepath.Join(dir, "after.omgdb")
-	copyFile(t, template, after)
-	db, err := store.Open(after, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mustApply(t, db, token)
+	template, token, db := appliedTemplate(t)
 	db.View(func(tx *store.Tx) error {
 		return tx.Journal(tx.LastLSN(), func(r *store.Record) (bool, error) {
 			if n := len(value.JSON(r.Value())); n < 8<<20 {
@@ -82,6 +73,7 @@ func TestApply_KillNineIsAllOrNothing(t *testing.T) {
 			return false, nil
 		})
 	})
+	after := db.Path()
 	db.Close()
 	killNine(t, template, "apply "+token, dumpFile(t, after), func(path string, whole bool) {
 		checkPlanStatus(t, path, token, whole)
@@ -95,18 +87,26 @@ func TestUpdate_KillNineIsAllOrNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash cycles take seconds")
 	}
+	template, _, db := appliedTemplate(t)
+	after := db.Path()
+	db.Close()
+	killNine(t, template, "update -", dumpFile(t, after), func(path string, _ bool) { verifyFile(t, path) })
+}
+
+// appliedTemplate builds the crash template (crashTemplate) and a copy of
+// it with the plan applied, which it returns open.
+func appliedTemplate(t *testing.T) (template, token string, after *store.DB) {
 	dir := t.TempDir()
-	template := filepath.Join(dir, "template.omgdb")
-	token := crashTemplate(t, template, 10_000)
-	after := filepath.Join(dir, "after.omgdb")
-	copyFile(t, template, after)
-	db, err := store.Open(after, nil)
+	template = filepath.Join(dir, "template.omgdb")
+	token = crashTemplate(t, template, 10_000)
+	path := filepath.Join(dir, "after.omgdb")
+	copyFile(t, template, path)
+	db, err := store.Open(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	mustApply(t, db, token)
-	db.Close()
-	killNine(t, template, "update -", dumpFile(t, after), func(path string, _ bool) { verifyFile(t, path) })
+	return template, token, db
 }
 
 // TestRenameCollection_KillNineIsAllOrNothing is the same for a rename of
