@@ -36,7 +36,6 @@
 // undoes it) and returns MongoDB's counts; WriteOptions.DryRun plans
 // instead. DropCollection and RenameCollection are one change each too;
 // a rename is journaled as a copy and a drop, so Rollback undoes it.
-// Distinct returns a field's distinct values, now or at a revision.
 // Plan and apply stay the reviewed path: a change someone else approves,
 // or an agent's.
 //

@@ -5,8 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/omgdb/omgdb/changes"
 	"github.com/omgdb/omgdb/query/value"
+	"github.com/omgdb/omgdb/store"
 )
 
 func init() {
@@ -29,7 +29,7 @@ match a filter (default {}), one canonical JSON value per line, in BSON order;
 --array prints them as one JSON array. MongoDB's distinct semantics: an array
 value gives its elements (one level: a nested array is one value), a missing
 field gives nothing, null is a value, and values equal as BSON (1 and 1.0) are
-one value. The result is limited to 16 MiB.`,
+one value. More than 100,000 distinct values is an error (narrow the filter).`,
 		Example: `  omgdb distinct app.omgdb users tier
   omgdb distinct app.omgdb users tags '{"age":{"$gte":30}}'
   omgdb distinct app.omgdb users address.city --array`,
@@ -51,7 +51,7 @@ one value. The result is limited to 16 MiB.`,
 }
 
 func (e *env) runDistinct(ctx context.Context, opts *distinctOptions) error {
-	filter, err := e.parseArg(opts.filter, "filter")
+	filter, err := e.compileFilter(opts.filter)
 	if err != nil {
 		return err
 	}
@@ -60,7 +60,16 @@ func (e *env) runDistinct(ctx context.Context, opts *distinctOptions) error {
 		return err
 	}
 	defer db.Close()
-	vals, err := changes.Distinct(ctx, db, opts.coll, opts.field, filter, &changes.DistinctOptions{At: opts.at})
+	var vals []value.Value
+	err = db.View(func(tx *store.Tx) error {
+		src, err := findIn(ctx, tx, opts.coll, opts.at, store.Query{Filter: filter})
+		if err != nil {
+			return err
+		}
+		defer src.Close()
+		vals, err = store.DistinctValues(src, opts.field, 0)
+		return err
+	})
 	if err != nil {
 		return err
 	}

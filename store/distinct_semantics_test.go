@@ -1,19 +1,16 @@
-package changes_test
+package store_test
 
 import (
-	"errors"
-	"strings"
 	"testing"
 
-	"github.com/omgdb/omgdb/changes"
 	"github.com/omgdb/omgdb/internal/storetest"
-	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
 // Cases from MongoDB's jstests/core/query/distinct/distinct_semantics.js
-// (the results without an index: omgdb's distinct never reads an index),
+// (the results without an index: Distinct reads documents, never index
+// keys),
 // distinct_array1.js and distinct1.js, in BSON order (MongoDB's order is
 // unspecified; the jstests compare as sets). Documents get _ids 1, 2, …
 // when they have none.
@@ -63,11 +60,11 @@ var distinctCases = []struct {
 	{"distinct2.js: a.b under null", []string{`{"a":null}`}, "a.b", "", `[]`},
 }
 
-func TestDistinct_MongoDBCases(t *testing.T) {
+func TestCollection_Distinct_Semantics(t *testing.T) {
 	for _, c := range distinctCases {
 		t.Run(c.from, func(t *testing.T) {
 			db := storetest.MustOpen(t)
-			write(t, db, func(tx *store.Tx) error {
+			err := db.Update(store.Change{Kind: "test"}, func(tx *store.Tx) error {
 				coll, err := tx.CreateCollection("c")
 				for i, d := range c.docs {
 					doc := value.MustParse(d)
@@ -80,78 +77,20 @@ func TestDistinct_MongoDBCases(t *testing.T) {
 				}
 				return err
 			})
-			filter := value.MustParse(`{}`)
-			if c.filter != "" {
-				filter = value.MustParse(c.filter)
-			}
-			got, err := changes.Distinct(ctx, db, "c", c.field, filter, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if s := value.ArrayValue(got).String(); s != c.want {
-				t.Errorf("distinct(%q, %s) = %s, want %s", c.field, c.filter, s, c.want)
+			filter := `{}`
+			if c.filter != "" {
+				filter = c.filter
+			}
+			got, err := distinctOf(t, db, "c", c.field, filter)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != c.want {
+				t.Errorf("distinct(%q, %s) = %s, want %s", c.field, c.filter, got, c.want)
 			}
 		})
 	}
-}
-
-func TestDistinct_KeepsTheFirstOfEqualNumbers(t *testing.T) {
-	db := storetest.MustOpen(t)
-	storetest.Insert(t, db, "c", `{"_id":1,"a":2.0}`, `{"_id":2,"a":{"$numberLong":"2"}}`)
-	got, err := changes.Distinct(ctx, db, "c", "a", value.MustParse(`{}`), nil)
-	if err != nil || len(got) != 1 || got[0].Kind() != value.Double {
-		t.Fatalf("distinct = %v, %v; want the double 2.0 (first in _id order)", got, err)
-	}
-}
-
-func TestDistinct_Errors(t *testing.T) {
-	db := storetest.MustOpen(t)
-	storetest.Insert(t, db, "users", `{"_id":1,"a":"x"}`, `{"_id":2,"a":"yy"}`)
-	if _, err := changes.Distinct(ctx, db, "user", "a", value.MustParse(`{}`), nil); !errors.Is(err, store.ErrNotFound) ||
-		!strings.Contains(err.Error(), "did you mean `users`") {
-		t.Errorf("missing collection: %v", err)
-	}
-	for _, field := range []string{"", "$a", "a..b", "a\x00b", "a."} {
-		if _, err := changes.Distinct(ctx, db, "users", field, value.MustParse(`{}`), nil); errs.KindOf(err) != errs.Invalid || errs.HintOf(err) == "" {
-			t.Errorf("field %q: %v", field, err)
-		}
-	}
-	if _, err := changes.Distinct(ctx, db, "users", "a", value.MustParse(`{"a":{"$gtt":1}}`), nil); !strings.Contains(fmtErr(err), "did you mean `$gt`") {
-		t.Errorf("bad filter: %v", err)
-	}
-	_, err := changes.Distinct(ctx, db, "users", "a", value.MustParse(`{}`), &changes.DistinctOptions{MaxBytes: 4})
-	if errs.KindOf(err) != errs.Invalid || !strings.Contains(err.Error(), "larger than 4 bytes") {
-		t.Errorf("over the size cap: %v", err)
-	}
-}
-
-func TestDistinct_AtRevisionAndRedacted(t *testing.T) {
-	db := storetest.MustOpen(t)
-	storetest.Insert(t, db, "c", `{"_id":1,"a":1,"s":"x"}`)
-	rev := lastLSN(t, db)
-	storetest.Insert(t, db, "c", `{"_id":2,"a":2,"s":"y"}`)
-	got, err := changes.Distinct(ctx, db, "c", "a", value.MustParse(`{}`), &changes.DistinctOptions{At: value.LongValue(int64(rev)).String()})
-	if err != nil || value.ArrayValue(got).String() != `[1]` {
-		t.Errorf("distinct at lsn %d = %v, %v", rev, got, err)
-	}
-	drop := func(d value.Value) value.Value {
-		var f []value.Field
-		for _, x := range d.Fields() {
-			if x.Key != "s" {
-				f = append(f, x)
-			}
-		}
-		return value.ObjectValue(f)
-	}
-	got, err = changes.Distinct(ctx, db, "c", "a", value.MustParse(`{"s":"x"}`), &changes.DistinctOptions{Redact: drop})
-	if err != nil || len(got) != 0 {
-		t.Errorf("a filter on a redacted field matched: %v, %v", got, err)
-	}
-}
-
-func fmtErr(err error) string {
-	if err == nil {
-		return "<nil>"
-	}
-	return err.Error()
 }
