@@ -150,6 +150,7 @@ func updateDocs(ctx context.Context, db *store.DB, kind, coll string, filter, up
 		return dryRun(kind, coll, p, err)
 	}
 	b, s := newWriteBuilder(KindUpdate, coll, filter, update)
+	s.paths = u.Paths()
 	po := opts.planOptions()
 	res := &WriteResult{Kind: kind, Collection: coll}
 	change := store.Change{Kind: kind, Actor: opts.Actor, Note: b.p.note(kind)}
@@ -210,6 +211,11 @@ func newWriteBuilder(kind, coll string, filter, update value.Value) (*builder, *
 // after-images, as the transaction's own dirty pages do.
 type writeSink struct {
 	items []item
+	// paths are the paths an update writes (query.Update.Paths): an
+	// update's after-image differs from its document only there, so the
+	// store need not parse either for indexes no path touches (as Apply
+	// does). nil: any path.
+	paths []string
 }
 
 func (s *writeSink) add(it *item) error {
@@ -233,7 +239,7 @@ func (s *writeSink) write(ctx context.Context, tx *store.Tx, res *WriteResult) e
 				return err
 			}
 		}
-		if err := writeItem(tx, &s.items[i], &n); err != nil {
+		if err := s.writeItem(tx, &s.items[i], &n); err != nil {
 			return err
 		}
 	}
@@ -242,6 +248,20 @@ func (s *writeSink) write(ctx context.Context, tx *store.Tx, res *WriteResult) e
 		res.ChangeID, res.LSN = tx.ChangeID(), tx.LastLSN()+1 // the record this transaction appends at commit
 	}
 	return nil
+}
+
+// writeItem writes an item as Apply's writeItem does, an update with the
+// paths it writes.
+func (s *writeSink) writeItem(tx *store.Tx, it *item, n *ApplyResult) error {
+	if it.op != opUpdate || s.paths == nil {
+		return writeItem(tx, it, n)
+	}
+	c, err := tx.Collection(it.coll)
+	if err != nil {
+		return err
+	}
+	n.Updated++
+	return c.ReplaceJSONAt(it.id, it.afterJSON, s.paths, nil)
 }
 
 // finish sets the result's message and next actions.

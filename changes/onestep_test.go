@@ -30,6 +30,15 @@ func TestUpdate_ManyIsOneChange(t *testing.T) {
 	db := storetest.MustOpen(t)
 	storetest.Insert(t, db, "users", `{"_id":1,"team":"a","n":1}`, `{"_id":2,"team":"b","n":1}`,
 		`{"_id":3,"team":"a","n":1}`, `{"_id":4,"team":"a","n":2}`)
+	write(t, db, func(tx *store.Tx) error { // the update writes n, not team: only n's entries change
+		c, _ := tx.Collection("users")
+		for _, path := range []string{"n", "team"} {
+			if _, err := c.CreateBTreeIndex("", store.BTreeSpec{Fields: []store.IndexField{{Path: path}}}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	before := dump(t, db)
 	res, err := changes.Update(ctx, db, "users", value.MustParse(`{"team":"a"}`), value.MustParse(`{"$set":{"n":2}}`), nil)
 	if err != nil {
@@ -41,6 +50,7 @@ func TestUpdate_ManyIsOneChange(t *testing.T) {
 	if got := dump(t, db); !strings.Contains(got, `{"_id":1,"team":"a","n":2}`) || !strings.Contains(got, `{"_id":2,"team":"b","n":1}`) {
 		t.Fatalf("after update:\n%s", got)
 	}
+	storetest.MustVerify(t, db) // the indexes agree with the documents
 	oneChange(t, db, res.ChangeID, changes.KindUpdate, before)
 }
 
