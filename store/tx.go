@@ -251,11 +251,15 @@ func (tx *Tx) DropCollection(name string) error {
 	}
 	cur := c.docs.Cursor()
 	for k, v := cur.First(); k != nil; k, v = cur.Next() {
-		doc, err := decodeDoc(v)
+		js, err := docJSON(v)
+		var old stored
+		if err == nil {
+			old, err = storedFrom(js) // the before-image goes to the journal as it is
+		}
 		if err != nil {
 			return fmt.Errorf("drop collection %s: %w", name, err)
 		}
-		tx.record(Op{Op: OpDelete, Coll: name, ID: doc.Get("_id"), Before: doc})
+		tx.record(Op{Op: OpDelete, Coll: name, ID: old.id(), beforeJSON: old.js})
 	}
 	for _, def := range c.Indexes() {
 		tx.record(Op{Op: OpDropIndex, Coll: name, Index: &def})
