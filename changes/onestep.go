@@ -14,8 +14,9 @@ import (
 // transaction without storing the plan: the planner's code finds the
 // documents and computes their after-images (collectUpdates,
 // collectDeletes), a writeSink keeps them instead of a planWriter, and
-// Apply's writeItem writes them. Nothing changes between the two halves,
-// so no document is checked against a digest. The change is one journal
+// they are written as Apply writes them (writeItem; an update through
+// ReplaceJSONAt with the paths it changes). Nothing changes between the
+// two halves, so no document is checked against a digest. The change is one journal
 // record under a new change id, so History lists it and Rollback undoes
 // it like an applied plan.
 
