@@ -2,6 +2,7 @@ package changes_test
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -205,4 +206,87 @@ func TestWrite_DryRunPlansAndWritesNothing(t *testing.T) {
 	if ap := mustApply(t, db, res.Plan.Token); ap.Updated != 1 {
 		t.Fatalf("applying the dry run's plan = %+v", ap)
 	}
+}
+
+// TestOneStep_EqualsPlanApplyAndRollsBack_Property: for random stores and
+// random writes, a one-step update, replace or delete leaves the store
+// exactly as planning and applying the same write leaves a copy of it;
+// rolling it back gives the dump before, byte for byte, and rolling the
+// rollback back gives the written state again.
+func TestOneStep_EqualsPlanApplyAndRollsBack_Property(t *testing.T) {
+	compared, rolledBack := 0, 0
+	for seed := uint64(1); seed <= 40; seed++ {
+		r, db, coll, doc, ok := randomStore(t, seed, 11)
+		if !ok {
+			continue
+		}
+		filter := randomFilter(r, doc)
+		del, update, one := r.IntN(3) == 0, randomUpdate(r, doc), r.IntN(3) == 0
+		copyPath := filepath.Join(t.TempDir(), "copy.omgdb")
+		if _, err := db.Backup(ctx, copyPath); err != nil {
+			t.Fatal(err)
+		}
+		before := dump(t, db)
+		var res *changes.WriteResult
+		var err error
+		wo := &changes.WriteOptions{One: one}
+		switch {
+		case del:
+			res, err = changes.Delete(ctx, db, coll, filter, wo)
+		case update.Len() > 0 && strings.HasPrefix(update.Fields()[0].Key, "$"):
+			res, err = changes.Update(ctx, db, coll, filter, update, wo)
+		default:
+			one = true
+			res, err = changes.Replace(ctx, db, coll, filter, update, wo)
+		}
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		written := dump(t, db)
+		if got := planApplied(t, copyPath, coll, filter, update, del, one); got != written {
+			t.Fatalf("seed %d: the one-step write left\n%s\nplan and apply left\n%s", seed, written, got)
+		}
+		compared++
+		if res.ChangeID == "" {
+			if written != before {
+				t.Fatalf("seed %d: no change id, but the store changed", seed)
+			}
+			continue
+		}
+		rb := mustRollback(t, db, res.ChangeID, false)
+		if got := dump(t, db); got != before {
+			t.Fatalf("seed %d: after rollback:\n%s\nwant\n%s", seed, got, before)
+		}
+		mustRollback(t, db, rb.ChangeID, false)
+		if got := dump(t, db); got != written {
+			t.Fatalf("seed %d: after rolling back the rollback:\n%s\nwant\n%s", seed, got, written)
+		}
+		rolledBack++
+	}
+	if compared < 20 || rolledBack < 10 {
+		t.Fatalf("of 40 seeds, %d compared and %d rolled back: too few", compared, rolledBack)
+	}
+	t.Logf("%d random one-step writes equal plan and apply; %d rolled back byte for byte", compared, rolledBack)
+}
+
+// planApplied plans and applies a write on the store at path and returns
+// its dump.
+func planApplied(t *testing.T, path, coll string, filter, update value.Value, del, one bool) string {
+	db, err := store.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	opts := &changes.PlanOptions{First: one}
+	var plan *changes.PlanResult
+	if del {
+		plan, err = changes.PlanDelete(ctx, db, coll, filter, opts)
+	} else {
+		plan, err = changes.PlanUpdate(ctx, db, coll, filter, update, opts)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustApply(t, db, plan.Token)
+	return dump(t, db)
 }
