@@ -36,8 +36,8 @@ in batches; --atomic commits all or nothing. A bad line stops the import
 reported and skipped (--on-error skip); an import that writes no document
 leaves no collection, no change, and no store it created. Every bad line is
 reported with its line number. Between batches the import lets processes
-that wait for the store in (readers, the MCP server, other writers) and then takes it back,
-so they wait about one batch, not the whole import. With batches of 10,000
+that wait for the store in (readers, the MCP server, other writers) and then
+takes it back, so they wait about one batch, not the whole import. With batches of 10,000
 or fewer the import runs its garbage collector at GOGC=400 (its live heap is
 one batch: about 140 MB at most, and a quarter less time), less for larger
 batches, and as set for --atomic or when GOGC is in the environment.
