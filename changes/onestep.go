@@ -74,7 +74,8 @@ func (o *WriteOptions) planOptions() *PlanOptions {
 	return &PlanOptions{Upsert: o.Upsert, ArrayFilters: o.ArrayFilters, First: o.One, Actor: o.Actor}
 }
 
-// Update applies update operators ({"$set":…}) to the documents of coll
+// Update applies update operators ({"$set":…}) or a pipeline-style update
+// ([{"$set":…}], see CompileUpdate) to the documents of coll
 // that filter matches (the first in _id order with opts.One), in one
 // journaled change, with MongoDB's update semantics: the same code as
 // PlanUpdate computes the after-images, $currentDate takes the time of
@@ -143,7 +144,7 @@ func updateDocs(ctx context.Context, db *store.DB, kind, coll string, filter, up
 	if err != nil {
 		return nil, err
 	}
-	if err := checkUpdateKind(kind, u); err != nil {
+	if err := checkUpdateKind(kind, update, u); err != nil {
 		return nil, err
 	}
 	if opts.DryRun {
@@ -169,13 +170,16 @@ func updateDocs(ctx context.Context, db *store.DB, kind, coll string, filter, up
 }
 
 // checkUpdateKind refuses a replacement document given to Update, and
-// update operators given to Replace, as MongoDB's updateMany/updateOne and
-// replaceOne do.
-func checkUpdateKind(kind string, u *query.Update) error {
+// update operators or a pipeline given to Replace, as MongoDB's
+// updateMany/updateOne and replaceOne do. Update takes a pipeline.
+func checkUpdateKind(kind string, update value.Value, u *query.Update) error {
 	switch {
 	case kind == KindUpdate && u.IsReplacement():
 		return errs.Errorf(errs.Invalid, "update document requires update operators such as $set: got a replacement document").
 			WithHint("wrap the fields in {\"$set\": {…}}, or use `omgdb replace` to replace a whole document")
+	case kind == KindReplace && update.Kind() == value.Array:
+		return errs.Errorf(errs.Invalid, "a replacement must be a document, not an update pipeline").
+			WithHint("give the whole new document, or use `omgdb update` to run a pipeline")
 	case kind == KindReplace && !u.IsReplacement():
 		return errs.Errorf(errs.Invalid, "replacement document must not contain update operators").
 			WithHint("give the whole new document, e.g. {\"name\":\"ada\",\"age\":37}, or use `omgdb update` to apply operators")

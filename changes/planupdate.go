@@ -55,7 +55,7 @@ func compileUpdate(filter, update value.Value, arrayFilters []value.Value) (*que
 	if err != nil {
 		return nil, nil, err
 	}
-	u, err := query.CompileUpdate(update, &query.UpdateOptions{ArrayFilters: arrayFilters})
+	u, err := CompileUpdate(update, &query.UpdateOptions{ArrayFilters: arrayFilters})
 	return f, u, err
 }
 

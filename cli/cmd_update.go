@@ -25,8 +25,9 @@ func newUpdateCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "update <store> <collection> <filter> <update>",
 		Short: "Update the matching documents in one journaled change (updateMany, or updateOne with --one)",
-		Long: `Apply update operators ({"$set":…}) to every document that matches a filter
-(the first in _id order with --one), in one transaction that is one change in
+		Long: `Apply update operators ({"$set":…}) or a pipeline-style update
+([{"$set":…}]) to every document that matches a filter (the first in _id
+order with --one), in one transaction that is one change in
 the journal: MongoDB's updateMany and updateOne. A replacement document is
 refused: use omgdb replace. Indexes and validation rules are enforced; if any
 document is refused, nothing is written. Use plan-update and apply instead
