@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/store"
 )
 
 func init() { commands = append(commands, command{"import", newImportCmd}) }
@@ -41,12 +43,14 @@ default, or --stop-on-error: the documents before it are kept) or is
 reported and skipped (--on-error skip, mongoimport's default). Every bad
 document is reported with its line number (and column, for CSV); the
 summary's committed_through_line says where --resume-from-line goes on
-(see omgdb docs import-export). Between batches the import lets processes
-that wait for the store in (readers, the MCP server, other writers) and
-then takes it back, so they wait about one batch, not the whole import. With batches of 10,000
-or fewer the import runs its garbage collector at GOGC=400 (its live heap is
-one batch: about 140 MB at most, and a quarter less time), less for larger
-batches, and as set for --atomic or when GOGC is in the environment.
+(see omgdb docs import-export). An import that writes nothing leaves no
+collection, no change, and no store it created. Between batches the import
+lets processes that wait for the store in (readers, the MCP server, other
+writers) and then takes it back, so they wait about one batch, not the
+whole import. With batches of 10,000 or fewer the import runs its garbage
+collector at GOGC=400 (its live heap is one batch: about 140 MB at most,
+and a quarter less time), less for larger batches, and as set for --atomic
+or when GOGC is in the environment.
 Prints a JSON summary:
 {"inserted","skipped","lines","batches","matched","updated","deleted","failed",
 "committed_through_line","stopped_at_line","dropped","errors":[{"line","column","error"}],"change"}.`,
@@ -101,7 +105,19 @@ func (e *env) runImport(ctx context.Context, opts *importOptions) error {
 		js, _ := json.Marshal(sum)
 		e.stdout.Write(append(js, '\n'))
 	}
+	if err != nil && db.Created() && sum != nil && sum.Inserted+sum.Updated+sum.Deleted == 0 {
+		e.removeNewStore(db)
+	}
 	return withResumeHint(err, sum, opts)
+}
+
+// removeNewStore closes and removes a store this command created, when
+// the command failed before writing anything to it: a failed import
+// leaves no store, collection or change behind.
+func (e *env) removeNewStore(db *store.DB) {
+	if db.Close() == nil && os.Remove(db.Path()) == nil {
+		fmt.Fprintf(e.stderr, "removed store %s: nothing was written to it\n", db.Path())
+	}
 }
 
 // importGC raises the garbage collector's target (GOGC) while an import in

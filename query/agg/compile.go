@@ -63,12 +63,12 @@ func buildStageCompilers() {
 		"$graphLookup":     compileGraphLookupStage,
 		"$setWindowFields": compileWindowStage,
 		"$fill":            compileFillStage,
+		"$densify":         compileDensifyStage,
 	}
 }
 
 // refusedStages are stages omgdb knows and does not run, with the reason.
 var refusedStages = map[string]string{
-	"$densify":        "not supported",
 	"$geoNear":        "not supported: omgdb has no geospatial indexes",
 	"$search":         "not supported in pipelines: use the `search` command for full-text search",
 	"$searchMeta":     "not supported in pipelines: use the `search` command for full-text search",
