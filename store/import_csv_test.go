@@ -212,3 +212,30 @@ func TestImport_WritingNothingLeavesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// FuzzImportCSV: whatever the input and column types, reading CSV or TSV
+// ends, lines go forward, and each document read back is valid.
+func FuzzImportCSV(f *testing.F) {
+	for _, s := range []string{"a,b\n1,x\n", "a.int32(),b.date(2006-01-02)\n1,2024-01-01\n", "\ufeffa,\"b\nc\"\n1,2\n", "a,a.b\n", "\"\n", "{\"a\":1}", "a\tb\n\"x\ty\n"} {
+		f.Add(s, false, false)
+		f.Add(s, true, true)
+	}
+	f.Fuzz(func(t *testing.T, in string, typed, tsv bool) {
+		opts := &store.ImportOptions{Format: store.FormatCSV, HeaderLine: true, ColumnsHaveTypes: typed}
+		if tsv {
+			opts.Format = store.FormatTSV
+		}
+		var last int64
+		for _, d := range store.ReadImportInput(strings.NewReader(in), opts) {
+			if d.Line < last || d.Last < d.Line {
+				t.Fatalf("lines out of order: %+v after line %d", d, last)
+			}
+			last = d.Line
+			if d.Err == "" {
+				if _, err := value.Parse([]byte(d.JSON)); err != nil {
+					t.Fatalf("%q: %v", d.JSON, err)
+				}
+			}
+		}
+	})
+}
