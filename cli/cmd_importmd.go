@@ -16,6 +16,7 @@ type importMDOptions struct {
 	path, coll string
 	files      []string
 	recursive  bool
+	root       string
 }
 
 func newImportMDCmd(e *env) *cobra.Command {
@@ -26,6 +27,9 @@ func newImportMDCmd(e *env) *cobra.Command {
 		Long: `Store one document per Markdown file (*.md, *.markdown; directories are
 read for them, with --recursive into subdirectories), in one transaction:
 {"_id":<path>, <frontmatter fields>, "path", "body", "_sections":[{"level","heading","text"}]}.
+The path is relative to --root (default: the current directory), so notes/
+and $(pwd)/notes/ give the same documents; a file outside the root is an
+error.
 Frontmatter is a leading block between "---" lines; each "key: value" line
 becomes a field, parsed as JSON when it parses (numbers, true, lists) and a
 string otherwise. body is the text after the frontmatter; _sections has one
@@ -42,6 +46,7 @@ Importing a file again replaces its document when it changed. Prints
 	}
 	opts.register(cmd)
 	cmd.Flags().BoolVarP(&opts.recursive, "recursive", "r", false, "read directories recursively")
+	cmd.Flags().StringVar(&opts.root, "root", ".", "the directory that document keys (paths) are relative to")
 	return cmd
 }
 
@@ -55,7 +60,7 @@ func (e *env) runImportMD(ctx context.Context, opts *importMDOptions) error {
 		return err
 	}
 	defer db.Close()
-	sum, err := vector.ImportMarkdown(ctx, db, opts.coll, files)
+	sum, err := vector.ImportMarkdownRoot(ctx, db, opts.coll, opts.root, files)
 	if err != nil {
 		return err
 	}

@@ -207,16 +207,28 @@ type MarkdownSummary struct {
 }
 
 // ImportMarkdown stores one document per Markdown file in coll, in one
-// transaction, keyed by the file's path (with forward slashes): a file
-// imported again replaces its document when it changed.
+// transaction, keyed by the file's path as given (with forward slashes): a
+// file imported again replaces its document when it changed.
 func ImportMarkdown(ctx context.Context, db *store.DB, coll string, files []string) (*MarkdownSummary, error) {
+	return ImportMarkdownRoot(ctx, db, coll, "", files)
+}
+
+// ImportMarkdownRoot is ImportMarkdown with each file keyed by its path
+// relative to the directory root, so that a relative and an absolute path
+// to one file give one key; a file outside root is an error. An empty
+// root keys files by their paths as given.
+func ImportMarkdownRoot(ctx context.Context, db *store.DB, coll, root string, files []string) (*MarkdownSummary, error) {
 	docs := make([]value.Value, 0, len(files))
 	for _, f := range files {
+		key, err := markdownKey(root, f)
+		if err != nil {
+			return nil, err
+		}
 		data, err := os.ReadFile(f)
 		if err != nil {
 			return nil, errs.Errorf(errs.NotFound, "cannot read %s: %v", f, err)
 		}
-		doc, err := ParseMarkdown(filepath.ToSlash(f), data)
+		doc, err := ParseMarkdown(key, data)
 		if err != nil {
 			return nil, err
 		}
@@ -246,6 +258,29 @@ func ImportMarkdown(ctx context.Context, db *store.DB, coll string, files []stri
 		sum.Change = ""
 	}
 	return sum, nil
+}
+
+// markdownKey is the _id of file f: its path relative to root (its path
+// as given when root is ""), with forward slashes.
+func markdownKey(root, f string) (string, error) {
+	if root == "" {
+		return filepath.ToSlash(f), nil
+	}
+	absRoot, err := filepath.Abs(root)
+	if err == nil {
+		var absFile string
+		if absFile, err = filepath.Abs(f); err == nil {
+			f, err = filepath.Rel(absRoot, absFile)
+		}
+	}
+	if err != nil {
+		return "", errs.Errorf(errs.IO, "key %s under root %s: %v", f, root, err)
+	}
+	if f == ".." || strings.HasPrefix(f, ".."+string(filepath.Separator)) {
+		return "", errs.Errorf(errs.Invalid, "%s is outside the root %s", f, root).
+			WithHint("documents are keyed by their path under --root: pass a --root that holds every file")
+	}
+	return filepath.ToSlash(f), nil
 }
 
 func upsert(c *store.Collection, doc value.Value, sum *MarkdownSummary) error {
