@@ -73,6 +73,18 @@
 // arguments are fed to the groups in key order, so the results are those
 // of a plain scan.
 //
+// # Import
+//
+// DB.Import streams documents into a collection in batches, each a write
+// transaction of one shared change, so rollback undoes an import whole.
+// A reader goroutine splits the input (import_json.go: any stream of JSON
+// documents or one JSON array; import_csv.go: CSV and TSV rows, typed as
+// mongoimport types them) and prepares each document ahead of the writer
+// (import_prefetch.go); the writer inserts, replaces, merges or deletes
+// (import_mode.go). Batches end at line ends and a batch that writes
+// nothing is rolled back, so the summary's committed line is exact and an
+// import that writes nothing leaves nothing behind.
+//
 // # Validation
 //
 // A collection may have rules (rules.go) that every inserted or replaced
