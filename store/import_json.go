@@ -192,6 +192,9 @@ func (s *jsonStream) keep(b []byte) {
 // scan reads the current chunk until it ends a document (or a bad one).
 func (s *jsonStream) scan() (rawDoc, bool) {
 	for s.pos < len(s.chunk) {
+		if s.depth > 0 && !s.esc && !s.bol && !s.skipTo() {
+			break
+		}
 		c := s.chunk[s.pos]
 		s.pos++
 		bol := s.bol
@@ -220,6 +223,24 @@ func (s *jsonStream) scan() (rawDoc, bool) {
 		}
 	}
 	return rawDoc{}, false
+}
+
+// skipTo moves pos, inside a document, to the next byte that matters to
+// its structure (a quote, a backslash or a newline in a string; a quote,
+// a brace, a bracket or a newline outside), and reports false when the
+// chunk has none.
+func (s *jsonStream) skipTo() bool {
+	stops := "\"{}[]\n"
+	if s.inStr {
+		stops = "\"\\\n"
+	}
+	i := bytes.IndexAny(s.chunk[s.pos:], stops)
+	if i < 0 {
+		s.pos = len(s.chunk)
+		return false
+	}
+	s.pos += i
+	return true
 }
 
 // inDoc reads byte c of a document, and returns it when c ends it.
