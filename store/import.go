@@ -214,8 +214,12 @@ func (im *importer) run(ctx context.Context) (*ImportSummary, error) {
 			continue
 		}
 		if err != nil {
-			// The batch was rolled back (with Atomic, it was everything).
+			// The batch was rolled back (with Atomic, it was everything,
+			// and the first batch holds the drop).
 			sum.restore(before)
+			if sum.Batches == 0 {
+				sum.Dropped = nil
+			}
 			im.last = last
 			sum.Lines = im.in.line
 			return sum, err
