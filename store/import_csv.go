@@ -37,15 +37,30 @@ type csvNode struct {
 	kids []*csvNode
 }
 
-// countingReader counts the bytes and lines read through it.
+// countingReader counts the bytes and lines read through it, and fails
+// when one record (from start) grows past the document size limit: the
+// CSV reader holds a whole record in memory.
 type countingReader struct {
 	r     io.Reader
 	n     int64
 	lines int64
-	open  bool // the last line read has no newline yet
+	open  bool  // the last line read has no newline yet
+	start int64 // n when the current record began
 }
 
+// maxRecord bounds a CSV record's bytes (the reader's read-ahead, 4 KiB,
+// counts against it).
+const maxRecord = value.MaxDocumentSize + 64<<10
+
+var errRecordTooBig = errors.New("record too big")
+
 func (c *countingReader) Read(p []byte) (int, error) {
+	if c.n-c.start > maxRecord {
+		e := errs.Errorf(errs.Limit, "a record is over the %d-byte document limit", value.MaxDocumentSize).
+			WithHint("a quote left open makes the rest of the file one field: check the quotes before this line")
+		e.Err = errRecordTooBig
+		return 0, e
+	}
 	n, err := c.r.Read(p)
 	c.n += int64(n)
 	if n > 0 {
@@ -101,6 +116,7 @@ func (s *csvSource) next() (rawDoc, error) {
 			return d, nil
 		}
 	}
+	s.count.start = s.count.n
 	rec, err := s.r.Read()
 	if err == io.EOF {
 		return rawDoc{}, io.EOF
@@ -118,6 +134,11 @@ func (s *csvSource) next() (rawDoc, error) {
 // error that stops the import when reading failed.
 func (s *csvSource) readError(err error, d rawDoc) (rawDoc, error) {
 	var pe *csv.ParseError
+	if errors.Is(err, errRecordTooBig) {
+		e := errs.Errorf(errs.Limit, "%v", err).WithHint("%s", errs.HintOf(err))
+		e.Err = errReadFailed
+		return rawDoc{}, e
+	}
 	if !errors.As(err, &pe) {
 		e := errs.Errorf(errs.IO, "read input: %v", err)
 		e.Err = errReadFailed

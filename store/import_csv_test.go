@@ -239,3 +239,13 @@ func FuzzImportCSV(f *testing.F) {
 		}
 	})
 }
+
+// TestImportInput_CSVRecordLimit: a quote left open does not make the CSV
+// reader hold the rest of a big file: past the document limit it stops.
+func TestImportInput_CSVRecordLimit(t *testing.T) {
+	in := "a,b\n1,\"open\n" + strings.Repeat(strings.Repeat("x", 1023)+"\n", 17<<10)
+	got := store.ReadImportInput(strings.NewReader(in), &store.ImportOptions{Format: store.FormatCSV, HeaderLine: true})
+	if len(got) != 1 || !strings.Contains(got[0].Err, "a record is over the 16777216-byte document limit") {
+		t.Fatalf("got %d documents: %+v", len(got), got)
+	}
+}
