@@ -16,6 +16,7 @@ import (
 // mongoimport's names (see docs/import-export.md).
 type mongoimportFlags struct {
 	typ, mode, fields, fieldFile, upsertFields, file string
+	parseGrace                                       string
 	jsonArray, headerLine, typed, ignoreBlanks       bool
 	drop, stopOnError                                bool
 	resumeFrom                                       int64
@@ -30,6 +31,7 @@ func (f *mongoimportFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.fieldFile, "fieldFile", "", "csv/tsv: a file with one column name per line")
 	fl.BoolVar(&f.typed, "columnsHaveTypes", false, "csv/tsv: column names carry types: name.string(), age.int32(), born.date(2006-01-02)")
 	fl.BoolVar(&f.ignoreBlanks, "ignoreBlanks", false, "csv/tsv: leave blank fields out instead of importing empty strings")
+	fl.StringVar(&f.parseGrace, "parseGrace", "stop", "csv/tsv with --columnsHaveTypes: a field its type cannot read stops at its row (stop), skips the row (skipRow), leaves the field out (skipField) or is read as auto() (autoCast)")
 	fl.StringVar(&f.mode, "mode", "insert", "insert, upsert (replace the match), merge (set the fields in the match) or delete (the match)")
 	fl.StringVar(&f.upsertFields, "upsertFields", "", "the fields that match a document in the other modes, comma-separated (default _id; implies --mode upsert)")
 	fl.BoolVar(&f.drop, "drop", false, "drop the collection first, in the same change (rollback brings it back)")
@@ -103,7 +105,7 @@ func (f *mongoimportFlags) checkMode() error {
 func (f *mongoimportFlags) checkFormat(changed func(string) bool) error {
 	switch f.typ {
 	case "json":
-		for _, name := range []string{"headerline", "fields", "fieldFile", "columnsHaveTypes", "ignoreBlanks"} {
+		for _, name := range []string{"headerline", "fields", "fieldFile", "columnsHaveTypes", "ignoreBlanks", "parseGrace"} {
 			if changed(name) {
 				return usage("--%s is for --type csv or tsv", name).WithHint("add --type csv (or tsv)")
 			}
@@ -115,6 +117,14 @@ func (f *mongoimportFlags) checkFormat(changed func(string) bool) error {
 	}
 	if f.jsonArray {
 		return usage("--jsonArray is for --type json")
+	}
+	graces := []string{"stop", "skipRow", "skipField", "autoCast"}
+	if !slices.Contains(graces, f.parseGrace) {
+		return usage("invalid --parseGrace %q%s", f.parseGrace, errs.DidYouMean(f.parseGrace, graces)).
+			WithHint("use stop, skipRow, skipField or autoCast")
+	}
+	if changed("parseGrace") && !f.typed {
+		return usage("--parseGrace is for --columnsHaveTypes").WithHint("without types every field is read as auto()")
 	}
 	named := 0
 	for _, set := range []bool{f.headerLine, f.fields != "", f.fieldFile != ""} {
@@ -135,7 +145,7 @@ func (o *importOptions) storeOptions() (*store.ImportOptions, error) {
 	io := &store.ImportOptions{
 		Atomic: o.atomic, Skip: o.onError == "skip", BatchSize: o.batch,
 		Format: store.Format(f.typ), JSONArray: f.jsonArray, HeaderLine: f.headerLine,
-		ColumnsHaveTypes: f.typed, IgnoreBlanks: f.ignoreBlanks,
+		ColumnsHaveTypes: f.typed, IgnoreBlanks: f.ignoreBlanks, ParseGrace: store.ParseGrace(f.parseGrace),
 		Mode: store.Mode(f.mode), UpsertFields: splitList(f.upsertFields),
 		Drop: f.drop, ResumeFromLine: f.resumeFrom,
 		Fields: splitList(f.fields),

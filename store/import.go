@@ -55,6 +55,12 @@ type ImportOptions struct {
 	// IgnoreBlanks leaves blank CSV or TSV fields out of the documents.
 	// Default false: a blank field is an empty string.
 	IgnoreBlanks bool
+	// ParseGrace is what a typed field its type cannot read does, as
+	// mongoimport's --parseGrace: ParseStop (the default: the row is a bad
+	// document), ParseSkipRow (the row is reported and left out, the
+	// import goes on), ParseSkipField (the field is left out) or
+	// ParseAutoCast (the field is read as auto()).
+	ParseGrace ParseGrace
 	// Mode is what each document does; default ModeInsert.
 	Mode Mode
 	// UpsertFields are the fields that match an input document to a
@@ -76,6 +82,17 @@ const (
 	FormatJSON Format = "json" // JSON documents, or one JSON array with JSONArray
 	FormatCSV  Format = "csv"
 	FormatTSV  Format = "tsv"
+)
+
+// ParseGrace is what a CSV or TSV field its column's type cannot read does.
+type ParseGrace string
+
+// The values of ImportOptions.ParseGrace.
+const (
+	ParseStop      ParseGrace = "stop"
+	ParseSkipRow   ParseGrace = "skipRow"
+	ParseSkipField ParseGrace = "skipField"
+	ParseAutoCast  ParseGrace = "autoCast"
 )
 
 // Mode is what an imported document does, as mongoimport's --mode.
@@ -336,7 +353,7 @@ func (im *importer) writeBatch(ctx context.Context, c *Collection) error {
 		if len(sum.Errors) < maxLineErrors {
 			sum.Errors = append(sum.Errors, LineError{Line: it.line, Column: it.col, Error: err.Error()})
 		}
-		if !im.opts.Skip || errors.Is(err, errFormat) {
+		if !im.opts.Skip && !errors.Is(err, errSkipRow) || errors.Is(err, errFormat) {
 			sum.StoppedAt = it.line
 			im.last = min(im.last, it.line-1) // its line is not done
 			return im.lineError(it, err)

@@ -292,11 +292,23 @@ func (s *csvSource) appendField(dst []byte, col int, rec []string) ([]byte, bool
 		return dst, false, nil
 	}
 	out, err := s.cols[col].appendValue(dst, rec[col])
-	if err != nil {
-		return dst, false, &fieldError{col: col, err: err}
+	if err == nil {
+		return out, true, nil
 	}
-	return out, true, nil
+	switch s.opts.ParseGrace {
+	case ParseAutoCast:
+		return appendAuto(dst, rec[col]), true, nil
+	case ParseSkipField:
+		return dst, false, nil
+	case ParseSkipRow:
+		err.Err = errSkipRow
+	}
+	return dst, false, &fieldError{col: col, err: err}
 }
+
+// errSkipRow marks a row that ParseSkipRow leaves out: it is reported
+// and the import goes on.
+var errSkipRow = errors.New("row skipped")
 
 // fieldError is a value that its column's type cannot read.
 type fieldError struct {

@@ -249,3 +249,34 @@ func TestImportInput_CSVRecordLimit(t *testing.T) {
 		t.Fatalf("got %d documents: %+v", len(got), got)
 	}
 }
+
+// TestImportInput_ParseGrace: mongoimport's --parseGrace for a field its
+// type cannot read.
+func TestImportInput_ParseGrace(t *testing.T) {
+	in := "_id.int32(),n.int32(),s.string()\n1,x,a\n2,3,b\n"
+	tests := []struct {
+		grace store.ParseGrace
+		want  string
+	}{
+		{store.ParseStop, "2-2,3: error: field `n`: cannot read \"x\" as int32()\n3-3: {\"_id\":2,\"n\":3,\"s\":\"b\"}\n"},
+		{store.ParseSkipRow, "2-2,3: error: field `n`: cannot read \"x\" as int32()\n3-3: {\"_id\":2,\"n\":3,\"s\":\"b\"}\n"},
+		{store.ParseSkipField, "2-2: {\"_id\":1,\"s\":\"a\"}\n3-3: {\"_id\":2,\"n\":3,\"s\":\"b\"}\n"},
+		{store.ParseAutoCast, "2-2: {\"_id\":1,\"n\":\"x\",\"s\":\"a\"}\n3-3: {\"_id\":2,\"n\":3,\"s\":\"b\"}\n"},
+	}
+	for _, tt := range tests {
+		got := split(in, &store.ImportOptions{Format: store.FormatCSV, HeaderLine: true, ColumnsHaveTypes: true, ParseGrace: tt.grace})
+		if got != tt.want {
+			t.Errorf("%s: got\n%swant\n%s", tt.grace, got, tt.want)
+		}
+	}
+	// skipRow goes on past the row without --on-error skip; stop does not.
+	db := storetest.MustOpen(t)
+	sum, err := db.Import(context.Background(), "c", strings.NewReader(in), &store.ImportOptions{Format: store.FormatCSV, HeaderLine: true, ColumnsHaveTypes: true, ParseGrace: store.ParseSkipRow})
+	if err != nil || sum.Inserted != 1 || sum.Skipped != 1 || len(sum.Errors) != 1 {
+		t.Errorf("skipRow: %+v, %v", sum, err)
+	}
+	sum, err = db.Import(context.Background(), "d", strings.NewReader(in), &store.ImportOptions{Format: store.FormatCSV, HeaderLine: true, ColumnsHaveTypes: true})
+	if err == nil || sum.Inserted != 0 || sum.StoppedAt != 2 {
+		t.Errorf("stop: %+v, %v", sum, err)
+	}
+}
