@@ -70,7 +70,7 @@ func (c *Collection) Find(ctx context.Context, q Query) agg.Source {
 
 // execute runs a plan.
 func (c *Collection) execute(ctx context.Context, q Query, p *Plan) agg.Source {
-	return c.wrap(q, p, c.baseSource(ctx, q, p))
+	return c.wrap(ctx, q, p, c.baseSource(ctx, q, p))
 }
 
 // baseSource reads what a plan reads: the matching documents, in index or
@@ -83,14 +83,14 @@ func (c *Collection) baseSource(ctx context.Context, q Query, p *Plan) agg.Sourc
 }
 
 // wrap adds the sort, paging and projection stages to a base source.
-func (c *Collection) wrap(q Query, p *Plan, src agg.Source) agg.Source {
+func (c *Collection) wrap(ctx context.Context, q Query, p *Plan, src agg.Source) agg.Source {
 	if q.sorted() && p.sortGroup == 0 {
 		src = sortSource(src, q)
 	} else {
 		src = &pageSource{src: src, skip: q.Skip, limit: q.Limit}
 	}
 	if q.Projection != nil {
-		src = &projectSource{src: src, p: q.Projection, filter: q.Filter}
+		src = &projectSource{ctx: ctx, src: src, p: q.Projection, filter: q.Filter}
 	}
 	return src
 }
@@ -144,7 +144,7 @@ type scanSource struct {
 	fields  *value.FieldSet // when set, Doc decodes only these fields
 	doc     value.Value     // the current document, redacted, once decoded
 	decoded bool
-	n       int
+	n       int // documents examined
 	err     error
 }
 
@@ -153,10 +153,9 @@ func (s *scanSource) Next() bool {
 		return false
 	}
 	for s.cur.Next() {
-		if s.n++; s.n%1024 == 0 {
-			if s.err = s.ctx.Err(); s.err != nil {
-				return false
-			}
+		if s.n++; s.ctx.Err() != nil {
+			s.err = s.ctx.Err()
+			return false
 		}
 		if s.redact != nil {
 			// The filter must not see redacted values: decode, redact,
@@ -166,7 +165,13 @@ func (s *scanSource) Next() bool {
 				return false
 			}
 			doc = s.redact(doc)
-			if s.filter == nil || s.filter.Match(doc) {
+			ok := s.filter == nil
+			if !ok {
+				if ok, s.err = s.filter.MatchContext(s.ctx, doc); s.err != nil {
+					return false
+				}
+			}
+			if ok {
 				s.doc, s.decoded = doc, true
 				return true
 			}
@@ -181,11 +186,11 @@ func (s *scanSource) Next() bool {
 			return false
 		}
 		if s.match == nil {
-			s.match = s.filter.JSONMatcher()
+			s.match = s.filter.JSONMatcherContext(s.ctx)
 		}
 		ok, err := s.match.Match(js)
 		if err != nil {
-			s.err = corruptValue(err.Error())
+			s.err = matchFailed(err)
 			return false
 		}
 		if ok {
@@ -268,6 +273,7 @@ func (p *pageSource) Close() error { return p.src.Close() }
 
 // projectSource applies a projection to each document of a stream.
 type projectSource struct {
+	ctx    context.Context
 	src    agg.Source
 	p      *query.Projection
 	filter *query.Filter
@@ -279,7 +285,7 @@ func (p *projectSource) Next() bool {
 	if p.err != nil || !p.src.Next() {
 		return false
 	}
-	p.doc, p.err = p.p.ApplyWithFilter(p.src.Doc(), p.filter)
+	p.doc, p.err = p.p.ApplyContext(p.ctx, p.src.Doc(), p.filter)
 	return p.err == nil
 }
 
