@@ -3,11 +3,11 @@ package store
 import (
 	"container/heap"
 	"context"
-	"sort"
 
 	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/query/agg"
 	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/expr"
 	"github.com/omgdb/omgdb/query/value"
 )
 
@@ -85,7 +85,7 @@ func (c *Collection) baseSource(ctx context.Context, q Query, p *Plan) agg.Sourc
 // wrap adds the sort, paging and projection stages to a base source.
 func (c *Collection) wrap(ctx context.Context, q Query, p *Plan, src agg.Source) agg.Source {
 	if q.sorted() && p.sortGroup == 0 {
-		src = sortSource(src, q)
+		src = sortSource(ctx, src, q)
 	} else {
 		src = &pageSource{src: src, skip: q.Skip, limit: q.Limit}
 	}
@@ -303,7 +303,7 @@ func (p *projectSource) Close() error { return p.src.Close() }
 // sortSource reads the whole stream and returns it sorted, keeping only
 // skip+limit documents in a heap when there is a limit, and refusing to
 // hold more than MaxSortBytes otherwise.
-func sortSource(src agg.Source, q Query) agg.Source {
+func sortSource(ctx context.Context, src agg.Source, q Query) agg.Source {
 	defer src.Close()
 	h := &docHeap{s: q.Sort}
 	keep := q.Skip + q.Limit
@@ -333,7 +333,9 @@ func sortSource(src agg.Source, q Query) agg.Source {
 		return &sliceSource{err: err}
 	}
 	docs := h.docs
-	sort.SliceStable(docs, func(i, j int) bool { return q.Sort.Compare(docs[i], docs[j]) < 0 })
+	if err := expr.SortStable(ctx, docs, q.Sort.Compare); err != nil {
+		return &sliceSource{err: err}
+	}
 	docs = docs[min(int64(len(docs)), q.Skip):]
 	if q.Limit > 0 && int64(len(docs)) > q.Limit {
 		docs = docs[:q.Limit]

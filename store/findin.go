@@ -15,7 +15,7 @@ import (
 func FindIn(ctx context.Context, src agg.Source, q Query) agg.Source {
 	src = &matchSource{ctx: ctx, src: src, filter: q.Filter}
 	if q.sorted() {
-		src = sortSource(src, q)
+		src = sortSource(ctx, src, q)
 	} else {
 		src = &pageSource{src: src, skip: q.Skip, limit: q.Limit}
 	}

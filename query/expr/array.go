@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"context"
 	"slices"
 
 	"github.com/omgdb/omgdb/query/errs"
@@ -313,68 +314,42 @@ func (n *sortArrayNode) Eval(c *EvalCtx) (value.Value, error) {
 		return value.Value{}, errs.Errorf(errs.Invalid, "the 'input' argument to $sortArray must be an array, but was of type: %s", in.TypeName())
 	}
 	out := slices.Clone(in.Array())
-	err = c.sorting(func(step func()) {
-		if n.spec != nil {
-			sortDocs(out, n.spec, step)
-			return
-		}
-		slices.SortStableFunc(out, func(a, b value.Value) int {
-			step()
+	if err := c.tickRead(in); err != nil {
+		return value.Value{}, err
+	}
+	if n.spec != nil {
+		err = sortDocs(c.Ctx, out, n.spec)
+	} else {
+		err = SortStable(c.Ctx, out, func(a, b value.Value) int {
 			if n.desc {
 				return value.Compare(b, a)
 			}
 			return value.Compare(a, b)
 		})
-	})
+	}
 	if err != nil {
 		return value.Value{}, err
 	}
 	return value.ArrayValue(out), nil
 }
 
-// sortStop carries the error that stopped a sort out of its comparisons.
-type sortStop struct{ err error }
-
-// sorting runs sort, whose comparisons call step: each counts a step,
-// and when the context is done the sort stops (by a panic that sorting
-// recovers) and sorting returns the context's error.
-func (c *EvalCtx) sorting(sort func(step func())) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			stop, ok := r.(sortStop)
-			if !ok {
-				panic(r)
-			}
-			err = stop.err
-		}
-	}()
-	sort(func() {
-		if err := c.tick(1); err != nil {
-			panic(sortStop{err})
-		}
-	})
-	return nil
-}
-
-// sortDocs sorts values stably by spec, computing each key once; step is
-// called before each comparison.
-func sortDocs(docs []value.Value, spec *value.SortSpec, step func()) {
+// sortDocs sorts values stably by spec, computing each key once.
+func sortDocs(ctx context.Context, docs []value.Value, spec *value.SortSpec) error {
 	type keyed struct {
 		doc  value.Value
 		keys []value.SortVal
 	}
 	ks := make([]keyed, len(docs))
 	for i, d := range docs {
-		step()
 		ks[i] = keyed{d, spec.Keys(d)}
 	}
-	slices.SortStableFunc(ks, func(a, b keyed) int {
-		step()
-		return spec.CompareKeys(a.keys, b.keys)
-	})
+	if err := SortStable(ctx, ks, func(a, b keyed) int { return spec.CompareKeys(a.keys, b.keys) }); err != nil {
+		return err
+	}
 	for i := range ks {
 		docs[i] = ks[i].doc
 	}
+	return nil
 }
 
 // zipNode is $zip.

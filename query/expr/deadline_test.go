@@ -195,3 +195,32 @@ func TestRange_ChargedBeforeAllocating(t *testing.T) {
 		t.Errorf("allocated %d bytes before failing, want under 1 MiB", grew)
 	}
 }
+
+// TestSortStable: SortStable sorts as slices.SortStableFunc does, and
+// stops within CheckEvery comparisons of its context being done, with the
+// context's error.
+func TestSortStable(t *testing.T) {
+	type item struct{ key, pos int }
+	items := make([]item, 100_000)
+	for i := range items {
+		items[i] = item{(i * 7919) % 1000, i}
+	}
+	cmp := func(a, b item) int { return a.key - b.key }
+	if err := expr.SortStable(context.Background(), items, cmp); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < len(items); i++ {
+		if a, b := items[i-1], items[i]; a.key > b.key || (a.key == b.key && a.pos > b.pos) {
+			t.Fatalf("not sorted stably at %d: %v then %v", i, a, b)
+		}
+	}
+	stop := &countingCtx{Context: context.Background(), after: 3}
+	compared := 0
+	err := expr.SortStable(stop, items, func(a, b item) int { compared++; return b.key - a.key })
+	if err != context.Canceled {
+		t.Fatalf("error %v, want context.Canceled", err)
+	}
+	if compared > 3*expr.CheckEvery {
+		t.Errorf("%d comparisons before stopping, want at most %d", compared, 3*expr.CheckEvery)
+	}
+}
