@@ -112,6 +112,22 @@ func TestTimeout_CostlyExpr(t *testing.T) {
 	}
 }
 
+// TestTimeout_CostlyExprPlans: planning an update or a deletion whose
+// filter costs a great deal on every document stops at the deadline too.
+func TestTimeout_CostlyExprPlans(t *testing.T) {
+	const timeout = 300 * time.Millisecond
+	f := newFixture(t, Config{Scope: ScopeReadWrite, Timeout: timeout})
+	f.slowStore(60)
+	for _, c := range []struct{ tool, args string }{
+		{"plan_update", `{"path":"slow.omgdb","collection":"notes","filter":` + costlyExpr + `,"update":{"$set":{"seen":true}}}`},
+		{"plan_delete", `{"path":"slow.omgdb","collection":"notes","filter":` + costlyExpr + `}`},
+	} {
+		if took, ok := f.withinTimeout(c.tool, c.args, CodeLimitExceeded); !ok {
+			t.Errorf("%s: answered after %v, over the %v timeout plus %v", c.tool, took.Round(time.Millisecond), timeout, slack)
+		}
+	}
+}
+
 // TestQueue_ClockStartsAtArrival: with --concurrency 1, a call queued
 // behind a slow one waits for it within its own timeout: its total time
 // (queue and run) stays within the timeout plus 100 ms, whether it then
