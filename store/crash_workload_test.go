@@ -3,10 +3,12 @@ package store_test
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/omgdb/omgdb/changes"
 	"github.com/omgdb/omgdb/internal/failpoint"
+	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
@@ -37,11 +40,17 @@ import (
 //	ack <txn> <token>            after a plan was saved
 //
 // Kinds and their arguments: single; multi <n>; import <m> <batch>;
-// load <n>; update <group> <n>; delete <group> <n>; plan <group> <n> <u|d>
+// load <n>; update <group> <n>; delete <group> <n> (by hand in the
+// store); update1 and delete1 (the same by a one-step write of the changes
+// package); rename (of "loaded" to "moved", replacing it);
+// plan <group> <n> <u|d>
 // (a plan to set v to txn in every document of the group, or to delete
 // them); apply <token> (the plan just saved, under the same txn);
 // rollback <token> (of an applied plan); compact; backup (to
-// crash-backup-<txn>.omgdb beside the store).
+// crash-backup-<txn>.omgdb beside the store); sort (a sorted find of
+// "multi" that spills to temporary files in crashSpillDir, with a budget
+// of crashSortBudget: it writes nothing to the store, and a kill must
+// leave no temporary file behind).
 
 // crashDoc returns document i of transaction txn of n documents in coll,
 // last updated by transaction v (0: never). About one in 25 documents
@@ -169,11 +178,12 @@ var focusKind = map[string]string{
 	failpoint.Rollback:    "rollback",
 	failpoint.CompactCopy: "compact",
 	failpoint.BackupCopy:  "backup",
+	failpoint.SpillWrite:  "sort",
 }
 
 // crashKinds are the operations, each as often as it is listed.
 var crashKinds = strings.Fields("single single single single multi multi multi multi multi " +
-	"import import import load load rewrite rewrite rewrite apply apply apply rollback rollback compact backup")
+	"import import import load load rewrite rewrite rewrite apply apply apply rollback rollback compact backup sort rename")
 
 func (c *crashChild) step(txn int64) error {
 	kind := crashKinds[c.r.IntN(len(crashKinds))]
@@ -207,6 +217,15 @@ func (c *crashChild) step(txn int64) error {
 		return c.rollback(txn)
 	case "compact":
 		return c.compact(txn)
+	case "sort":
+		say("begin sort %d", txn)
+		if err := crashSort(db, crashSpillDir(c.path)); err != nil {
+			return err
+		}
+		say("ack %d", txn)
+		return nil
+	case "rename":
+		return c.rename(txn)
 	case "backup":
 		say("begin backup %d", txn)
 		_, err := db.Backup(context.Background(), crashBackupPath(c.path, txn))
@@ -219,13 +238,109 @@ func (c *crashChild) step(txn int64) error {
 	if !ok {
 		return nil
 	}
-	if r.IntN(2) == 0 {
-		say("begin update %d %d %d", txn, g, n)
-		return crashRewrite(db, txn, g, n, false, say)
+	del, oneStep := r.IntN(2) == 0, r.IntN(2) == 0
+	kind = map[bool]string{false: "update", true: "delete"}[del]
+	if oneStep {
+		kind += "1"
 	}
-	say("begin delete %d %d %d", txn, g, n)
-	delete(c.groups, g)
-	return crashRewrite(db, txn, g, n, true, say)
+	say("begin %s %d %d %d", kind, txn, g, n)
+	if del {
+		delete(c.groups, g)
+	}
+	if oneStep {
+		return crashOneStep(db, txn, g, n, del, say)
+	}
+	return crashRewrite(db, txn, g, n, del, say)
+}
+
+// crashOneStep updates (v = txn) or deletes every document of group g
+// with a one-step write of the changes package, as crashRewrite does by
+// hand.
+func crashOneStep(db *store.DB, txn, g, n int64, del bool, say func(string, ...any)) error {
+	ctx := context.Background()
+	filter := value.MustParse(fmt.Sprintf(`{"txn":{"$numberLong":"%d"}}`, g))
+	var res *changes.WriteResult
+	var err error
+	if del {
+		res, err = changes.Delete(ctx, db, "multi", filter, nil)
+	} else {
+		update := value.MustParse(fmt.Sprintf(`{"$set":{"v":{"$numberLong":"%d"}}}`, txn))
+		res, err = changes.Update(ctx, db, "multi", filter, update, nil)
+	}
+	if err != nil {
+		return err
+	}
+	if res.Modified+res.Deleted != n {
+		return fmt.Errorf("one-step write of group %d: %+v, want %d documents", g, res, n)
+	}
+	say("ack %d", txn)
+	return nil
+}
+
+// rename renames "loaded" to "moved", replacing it (DropTarget), when
+// "loaded" exists.
+func (c *crashChild) rename(txn int64) error {
+	exists := false
+	c.db.View(func(tx *store.Tx) error {
+		_, err := tx.Collection("loaded")
+		exists = err == nil
+		return nil
+	})
+	if !exists {
+		return nil
+	}
+	c.say("begin rename %d", txn)
+	if _, err := changes.RenameCollection(context.Background(), c.db, "loaded", "moved", &changes.CollectionOptions{DropTarget: true}); err != nil {
+		return err
+	}
+	c.say("ack %d", txn)
+	return nil
+}
+
+// crashSortBudget is the memory a crash workload's sort may hold before
+// it spills: a few documents.
+const crashSortBudget = 2 << 10
+
+// crashSpillDir is where the crash workload's sorts spill.
+func crashSpillDir(store string) string { return filepath.Join(filepath.Dir(store), "spill") }
+
+// crashSort sorts "multi" by pad, descending, through temporary files,
+// and checks the order and the count.
+func crashSort(db *store.DB, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	s, err := query.CompileSort(value.MustParse(`{"pad":-1}`))
+	if err != nil {
+		return err
+	}
+	return db.View(func(tx *store.Tx) error {
+		c, err := tx.Collection("multi")
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		src := c.Find(context.Background(), store.Query{Sort: s, MaxSortBytes: crashSortBudget, SpillDir: dir})
+		defer src.Close()
+		var n int64
+		var last value.Value
+		for src.Next() {
+			if d := src.Doc(); n > 0 && s.Compare(last, d) > 0 {
+				return fmt.Errorf("sort: %s before %s", value.JSON(last), value.JSON(d))
+			} else {
+				last = d
+			}
+			n++
+		}
+		if err := src.Err(); err != nil {
+			return err
+		}
+		if n != c.Count() {
+			return fmt.Errorf("sort returned %d of %d documents", n, c.Count())
+		}
+		return nil
+	})
 }
 
 func crashBackupPath(store string, txn int64) string {
