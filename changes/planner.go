@@ -172,22 +172,25 @@ func scanMatches(ctx context.Context, c *store.Collection, f *query.Filter, firs
 // document of c that f may match, in _id order, until fn returns false or
 // an error. It matches on the stored JSON, decoding only the fields the
 // filter reads; a document whose JSON the filter cannot judge (an error)
-// is passed on, for the caller's decoded match to report.
+// is passed on, for the caller's decoded match to report. It checks ctx
+// before each document, and a $expr stops inside its evaluation.
 func scanMatchingJSON(ctx context.Context, c *store.Collection, f *query.Filter, fn func(cur *store.Cursor, js []byte) (more bool, err error)) error {
 	cur := c.Scan()
 	defer cur.Close()
-	for n := 1; cur.Next(); n++ {
-		if n%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
+	for cur.Next() {
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 		js, err := cur.JSON()
 		if err != nil {
 			return err
 		}
 		if f != nil {
-			if ok, err := f.MatchJSON(js); err == nil && !ok {
+			ok, err := f.MatchJSONContext(ctx, js)
+			if err != nil && ctx.Err() != nil {
+				return ctx.Err() // a costly $expr stopped at the deadline
+			}
+			if err == nil && !ok {
 				continue
 			}
 		}

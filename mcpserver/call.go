@@ -98,17 +98,17 @@ func (ss *session) invoke(ctx context.Context, name string, p params, args *valu
 	return ss.run(ctx, &call{srv: ss.srv, sess: ss, tool: t, args: checked})
 }
 
-// run runs a tool within the concurrency bound and the per-call deadline.
-// A panic becomes an INTERNAL error.
+// run runs a tool within the concurrency bound and the per-call deadline,
+// which runs from the request's arrival (deadline.go). A panic becomes an
+// INTERNAL error.
 func (ss *session) run(ctx context.Context, c *call) (out *output, err error) {
-	select {
-	case ss.srv.sem <- struct{}{}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	defer func() { <-ss.srv.sem }()
-	ctx, cancel := context.WithTimeout(ctx, ss.srv.cfg.Timeout)
+	ctx, cancel := context.WithDeadline(ctx, arrival(ctx).Add(ss.srv.cfg.Timeout))
 	defer cancel()
+	release, err := ss.srv.acquire(ctx, c.tool.Name)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	defer func() {
 		if r := recover(); r != nil {
 			// The stack goes to the debug log only (omgdb mcp logs debug

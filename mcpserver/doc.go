@@ -45,8 +45,11 @@
 // # Caveats
 //
 // Calls stop at their deadline cooperatively: scans check their context
-// every 1024 documents, and waiting for a store's lock is bounded by
-// Config.LockTimeout instead. Cursors are offsets into the results, so a
+// before every document, expression evaluation every expr.CheckEvery
+// steps, so a call answers within about a millisecond of its deadline
+// (docs/limits.md); waiting for a store's lock is bounded by
+// Config.LockTimeout instead. A regular expression's single match on one
+// long string cannot be interrupted (Go's regexp has no cancellation). Cursors are offsets into the results, so a
 // collection that changes between pages may repeat or skip documents.
 //
 // # Adding a tool

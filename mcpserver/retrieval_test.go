@@ -30,16 +30,22 @@ func (f *fixture) kbStore() string {
 			`{"_id":2,"name":"bob","ssn":"222-22-2222"}`,
 		},
 	})
+	f.createIndexes(path, map[string][]store.IndexDef{
+		"notes": {vector.NewVectorIndexDef("vec", "body", 64), vector.NewSearchIndexDef("text", []string{"title", "body"}, "en")},
+		"vault": {vector.NewVectorIndexDef("vsecret", "secret", 64), vector.NewSearchIndexDef("text", []string{"secret", "body"}, "en")},
+		"users": {store.BTreeIndex("", store.BTreeSpec{Fields: []store.IndexField{{Path: "ssn"}}})},
+	})
+	return path
+}
+
+// createIndexes creates indexes in the store at path, per collection.
+func (f *fixture) createIndexes(path string, defs map[string][]store.IndexDef) {
+	f.t.Helper()
 	db, err := store.Open(path, &store.Options{NoSync: true})
 	if err != nil {
 		f.t.Fatal(err)
 	}
 	defer db.Close()
-	defs := map[string][]store.IndexDef{
-		"notes": {vector.NewVectorIndexDef("vec", "body", 64), vector.NewSearchIndexDef("text", []string{"title", "body"}, "en")},
-		"vault": {vector.NewVectorIndexDef("vsecret", "secret", 64), vector.NewSearchIndexDef("text", []string{"secret", "body"}, "en")},
-		"users": {store.BTreeIndex("", store.BTreeSpec{Fields: []store.IndexField{{Path: "ssn"}}})},
-	}
 	err = db.Update(store.Change{Kind: "create_index"}, func(tx *store.Tx) error {
 		for coll, list := range defs {
 			c, err := tx.Collection(coll)
@@ -57,7 +63,6 @@ func (f *fixture) kbStore() string {
 	if err != nil {
 		f.t.Fatal(err)
 	}
-	return path
 }
 
 // call calls a tool and fails unless its error code is want ("" for a

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"github.com/omgdb/omgdb/query/value"
 )
@@ -70,8 +71,10 @@ func (ss *session) handleLine(ctx context.Context, line []byte, tooLong bool, re
 	ss.handle(ctx, readInput(line, tooLong), reply, async)
 }
 
-// handle answers a line already read.
+// handle answers a line already read. The calls it holds arrive now:
+// their deadlines run from here.
 func (ss *session) handle(ctx context.Context, in input, reply func([]byte), async bool) {
+	ctx = withArrival(ctx, time.Now())
 	switch {
 	case in.err != nil:
 		reply(errorMessage(nil, in.err))

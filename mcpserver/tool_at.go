@@ -75,7 +75,7 @@ func (c *call) findAt(ctx context.Context, fq findQuery) (*output, error) {
 			return err
 		}
 		to := c.countTo(skip, limit, -1)
-		src = projected(store.FindIn(ctx, src, store.Query{Filter: fq.filter, Sort: fq.sort, Limit: to}), fq)
+		src = projected(ctx, store.FindIn(ctx, src, store.Query{Filter: fq.filter, Sort: fq.sort, Limit: to}), fq)
 		defer src.Close()
 		pg, err := c.readPage(ctx, src, skip, limit)
 		if err != nil {

@@ -123,7 +123,7 @@ func (c *call) findIn(ctx context.Context, col *store.Collection, fq findQuery, 
 	}
 	limit := c.int("limit", 100)
 	to := c.countTo(skip, limit, known)
-	src := projected(c.scan(ctx, col, store.Query{Filter: fq.filter, Sort: fq.sort, Limit: to}), fq)
+	src := projected(ctx, c.scan(ctx, col, store.Query{Filter: fq.filter, Sort: fq.sort, Limit: to}), fq)
 	defer src.Close()
 	pg, err := c.readPage(ctx, src, skip, limit)
 	if err != nil {
@@ -190,23 +190,24 @@ func (c *call) matched(ctx context.Context, src agg.Source, pg *page, known, to 
 
 // projected applies a find's projection to the documents a page keeps,
 // as it reads them: skipped and counted results are never decoded.
-func projected(src agg.Source, fq findQuery) agg.Source {
+func projected(ctx context.Context, src agg.Source, fq findQuery) agg.Source {
 	if fq.project == nil {
 		return src
 	}
-	return &projectSource{Source: src, p: fq.project, filter: fq.filter}
+	return &projectSource{Source: src, ctx: ctx, p: fq.project, filter: fq.filter}
 }
 
 // projectSource projects the documents of a stream as Doc reads them.
 type projectSource struct {
 	agg.Source
+	ctx    context.Context // stops a costly projection expression
 	p      *query.Projection
 	filter *query.Filter // for positional projections
 	err    error
 }
 
 func (s *projectSource) Doc() value.Value {
-	doc, err := s.p.ApplyWithFilter(s.Source.Doc(), s.filter)
+	doc, err := s.p.ApplyContext(s.ctx, s.Source.Doc(), s.filter)
 	if err != nil && s.err == nil {
 		s.err = err
 	}

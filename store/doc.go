@@ -73,6 +73,16 @@
 // arguments are fed to the groups in key order, so the results are those
 // of a plain scan.
 //
+// # Cancellation
+//
+// Every scan (collection and index scans, counts, the parallel count and
+// $group, Diagnose, SuggestIndexes, executionStats) checks its context
+// before each document it reads (a covered count every 4,096 index
+// keys), and matches, projects and groups with query's context-aware
+// calls, so a costly $expr stops inside its evaluation. A stopped scan
+// returns the context's error, unwrapped (context.DeadlineExceeded or
+// context.Canceled).
+//
 // # Import
 //
 // DB.Import streams documents into a collection in batches, each a write

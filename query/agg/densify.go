@@ -148,18 +148,30 @@ func (s *densifyStage) checkValue(v value.Value) error {
 		WithHint("give a 'unit' to densify dates, leave it out for numbers; documents without the field pass through")
 }
 
-// next returns the value one step after v.
+// MaxDensifyDocuments bounds the documents one $densify may add, as
+// MongoDB's internalQueryMaxDensifyDocs does.
+const MaxDensifyDocuments = 500000
+
+// next returns the value one step after v. A step too small to move a
+// value (1 added to 1e300) is an error rather than an endless sequence.
 func (s *densifyStage) next(v value.Value) (value.Value, error) {
+	var n value.Value
 	if s.unit != "" {
-		n, _ := expr.ExactInt(s.step)
-		return expr.AddDateUnits("$densify", time.UnixMilli(v.Date()).UTC(), s.unit, n)
-	}
-	if v.Kind() == value.Long && s.step.Kind() == value.Long {
-		if r, ok := addLong(v.Long(), s.step.Long()); ok {
-			return value.LongValue(r), nil
+		k, _ := expr.ExactInt(s.step)
+		var err error
+		if n, err = expr.AddDateUnits("$densify", time.UnixMilli(v.Date()).UTC(), s.unit, k); err != nil {
+			return value.Value{}, err
 		}
+	} else if r, ok := addLong(v.Long(), s.step.Long()); ok && v.Kind() == value.Long && s.step.Kind() == value.Long {
+		n = value.LongValue(r)
+	} else {
+		n = value.DoubleValue(v.Float() + s.step.Float())
 	}
-	return value.DoubleValue(v.Float() + s.step.Float()), nil
+	if value.Compare(n, v) <= 0 {
+		return value.Value{}, errs.Errorf(errs.Invalid, "$densify: a step of %s does not move the value %s", s.step, v).
+			WithHint("the values are too large for the step: choose a larger step or narrower bounds")
+	}
+	return n, nil
 }
 
 type densifyItem struct {
@@ -212,12 +224,13 @@ func (s *densifyStage) all(r *runState, in Source) ([]value.Value, error) {
 		return value.Compare(orNull(a.v), orNull(b.v))
 	})
 	var out []value.Value
+	added := 0
 	for start := 0; start < len(items); {
 		end := start + 1
 		for end < len(items) && bytes.Equal(items[end].part, items[start].part) {
 			end++
 		}
-		part, err := s.partitionOut(items[start:end], lo, hi, b)
+		part, err := s.partitionOut(items[start:end], lo, hi, b, &added)
 		if err != nil {
 			return nil, err
 		}
@@ -229,7 +242,7 @@ func (s *densifyStage) all(r *runState, in Source) ([]value.Value, error) {
 
 // partitionOut returns one partition's documents with the missing ones of
 // the sequence added.
-func (s *densifyStage) partitionOut(items []densifyItem, fullLo, fullHi value.Value, b *budget) ([]value.Value, error) {
+func (s *densifyStage) partitionOut(items []densifyItem, fullLo, fullHi value.Value, b *budget, added *int) ([]value.Value, error) {
 	var out []value.Value
 	first := 0
 	for first < len(items) && expr.Nullish(items[first].v) {
@@ -258,6 +271,10 @@ func (s *densifyStage) partitionOut(items []densifyItem, fullLo, fullHi value.Va
 	cur := from
 	emitUpTo := func(limit value.Value) error { // generated values below limit (all, when missing)
 		for within(cur) && (limit.IsMissing() || value.Compare(cur, limit) < 0) {
+			if *added++; *added > MaxDensifyDocuments {
+				return errs.Errorf(errs.Limit, "$densify would add more than %d documents", MaxDensifyDocuments).
+					WithHint("choose a larger step or narrower bounds")
+			}
 			d := s.newDoc(cur, items[0].doc)
 			if err := b.grow(value.Size(d)); err != nil {
 				return err
