@@ -18,7 +18,7 @@ type mcpOptions struct {
 	scope, store, root, toolsFile, audit      string
 	collections, denyCollections, redact      []string
 	tools, denyTools, allowOrigins            []string
-	onlyCanned, listTools                     bool
+	onlyCanned, listTools, indexCheck         bool
 	maxDocs, maxBytes, maxString, concurrency int
 	timeout, lockTimeout                      time.Duration
 	httpAddr, token                           string
@@ -63,6 +63,7 @@ result and error shapes.`,
 	f.DurationVar(&opts.timeout, "timeout", mcpserver.DefaultTimeout, "time limit of one call")
 	f.DurationVar(&opts.lockTimeout, "lock-timeout", mcpserver.DefaultLockTimeout, "how long to wait for another process's lock on a store")
 	f.IntVar(&opts.concurrency, "concurrency", mcpserver.DefaultConcurrency, "calls that run at once")
+	f.BoolVar(&opts.indexCheck, "index-check", false, "refuse reads (find, count, distinct, aggregate) whose plan scans a whole collection")
 	f.StringVar(&opts.audit, "audit", "", "append one JSON line per tool call to this file")
 	f.BoolVar(&opts.listTools, "list-tools", false, "print the tools an agent would see, as JSON, and exit")
 	f.StringVar(&opts.httpAddr, "http", "", "serve Streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio")
@@ -87,7 +88,7 @@ func (e *env) runMCP(ctx context.Context, opts *mcpOptions) error {
 		Collections: opts.collections, DenyCollections: opts.denyCollections, Redact: opts.redact,
 		Tools: opts.tools, DenyTools: opts.denyTools, ToolsFile: opts.toolsFile, OnlyCanned: opts.onlyCanned,
 		MaxDocs: opts.maxDocs, MaxBytes: opts.maxBytes, MaxString: opts.maxString,
-		Timeout: opts.timeout, LockTimeout: opts.lockTimeout, Concurrency: opts.concurrency,
+		Timeout: opts.timeout, LockTimeout: opts.lockTimeout, Concurrency: opts.concurrency, IndexCheck: opts.indexCheck,
 		Audit: opts.audit, Version: Version,
 		Logger: mcpLogger(e),
 		HTTP: mcpserver.HTTPConfig{Addr: opts.httpAddr, Token: token, InsecureLoopback: opts.insecureLoopback,

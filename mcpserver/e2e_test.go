@@ -221,9 +221,9 @@ func e2eDir(t *testing.T) string {
 }
 
 const (
-	readTools      = "describe,find,count,aggregate,explain,diagnose,vsearch,search,context_pack,history,diff,plans"
-	readWriteTools = "describe,find,count,aggregate,insert,explain,diagnose,vsearch,search,context_pack,create_index,history,diff,plans,plan_update,plan_delete,plan_revert,apply,rollback,create_snapshot"
-	allTools       = "describe,find,count,aggregate,insert,explain,diagnose,vsearch,search,context_pack,create_index,drop_index,history,diff,plans,plan_update,plan_delete,plan_revert,apply,rollback,create_snapshot,delete_snapshot,drop_collection,prune_history"
+	readTools      = "describe,find,count,distinct,aggregate,explain,diagnose,vsearch,search,context_pack,stats,list_indexes,suggest_indexes,history,diff,plans"
+	readWriteTools = "describe,find,count,distinct,aggregate,insert,insert_many,create_collection,explain,diagnose,vsearch,search,context_pack,stats,list_indexes,suggest_indexes,create_index,history,diff,plans,plan_update,plan_delete,plan_revert,apply,rollback,create_snapshot"
+	allTools       = "describe,find,count,distinct,aggregate,insert,insert_many,create_collection,explain,diagnose,vsearch,search,context_pack,stats,list_indexes,suggest_indexes,create_index,drop_index,history,diff,plans,plan_update,plan_delete,plan_revert,apply,rollback,create_snapshot,delete_snapshot,drop_collection,prune_history"
 )
 
 // runE2E drives three servers, at read, read-write and dangerous scope,
@@ -290,6 +290,11 @@ func runE2E(t *testing.T, start starter) {
 		sc := callAndValidate(t, cs, tools, "find", app("collection", "notes"), "")
 		if lim, _ := sc["applied_limits"].(map[string]any); lim["max_bytes"] != 150.0 {
 			t.Errorf("find at --max-bytes 150: applied_limits %v", sc["applied_limits"])
+		}
+		// max_bytes lowers the cap, never raises it
+		sc = callAndValidate(t, cs, tools, "find", app("collection", "notes", "max_bytes", 100000), "")
+		if lim, _ := sc["applied_limits"].(map[string]any); lim["max_bytes"] != 150.0 {
+			t.Errorf("find with max_bytes 100000 at --max-bytes 150: applied_limits %v", sc["applied_limits"])
 		}
 	})
 	t.Run("read-write", func(t *testing.T) {
@@ -397,6 +402,44 @@ var readCalls = []e2eCall{
 	{tool: "diff", args: app(), code: "INVALID_ARGUMENT", schemaInvalid: true},
 	{tool: "plans", args: app("all", true)},
 	{tool: "plans", args: app("token", "nope"), code: "INVALID_ARGUMENT"},
+	// the parity tools (tool_distinct.go, tool_stats.go, tool_suggest.go)
+	{tool: "distinct", args: app("collection", "users", "field", "tags"), check: wantField("values", []any{"go"})},
+	{tool: "distinct", args: app("collection", "users", "field", "age", "filter", m{"age": m{"$lt": 30}}), check: wantField("values", []any{25.0})},
+	{tool: "distinct", args: app("collection", "users", "field", "$age"), code: "INVALID_ARGUMENT"},
+	{tool: "distinct", args: app("collection", "users"), code: "INVALID_ARGUMENT", schemaInvalid: true},
+	{tool: "stats", args: app(), check: func(t *testing.T, sc map[string]any) {
+		if sc["documents"] != 5.0 || sc["file_bytes"].(float64) <= 0 || len(sc["collections"].([]any)) != 2 {
+			t.Errorf("stats: %v", sc)
+		}
+	}},
+	{tool: "stats", args: app("collection", "nope"), code: "NOT_FOUND"},
+	{tool: "list_indexes", args: app("collection", "notes"), check: func(t *testing.T, sc map[string]any) {
+		list, _ := sc["indexes"].([]any)
+		if len(list) != 1 || list[0].(map[string]any)["name"] != "text" {
+			t.Errorf("list_indexes notes: %v", sc)
+		}
+	}},
+	{tool: "list_indexes", args: app(), code: "INVALID_ARGUMENT", schemaInvalid: true},
+	{tool: "suggest_indexes", args: app("collection", "users", "filter", m{"name": "ada"}), check: func(t *testing.T, sc map[string]any) {
+		list, _ := sc["suggestions"].([]any)
+		if len(list) == 0 || !reflect.DeepEqual(list[0].(map[string]any)["key"], m{"name": 1.0}) {
+			t.Errorf("suggest_indexes: %v", sc)
+		}
+	}},
+	{tool: "suggest_indexes", args: app("collection", "users", "sort", m{"age": "up"}), code: "INVALID_ARGUMENT"},
+	{tool: "explain", args: app("collection", "users", "verbosity", "executionStats"), check: func(t *testing.T, sc map[string]any) {
+		st, _ := sc["plan"].(map[string]any)["executionStats"].(map[string]any)
+		if st["totalDocsExamined"] != 2.0 || st["nReturned"] != 2.0 {
+			t.Errorf("explain executionStats: %v", sc["plan"])
+		}
+	}},
+	{tool: "explain", args: app("collection", "users", "verbosity", "allPlans"), code: "INVALID_ARGUMENT", schemaInvalid: true},
+	{tool: "find", args: app("collection", "notes", "max_bytes", 100), check: func(t *testing.T, sc map[string]any) {
+		if lim, _ := sc["applied_limits"].(map[string]any); lim["max_bytes"] != 100.0 || sc["returned"] != 1.0 {
+			t.Errorf("find with max_bytes 100: %v", sc)
+		}
+	}},
+	{tool: "find", args: app("collection", "notes", "max_bytes", 10), code: "INVALID_ARGUMENT", schemaInvalid: true},
 	{tool: "plans", args: app("token", "0123456789abcdef01234567"), code: "NOT_FOUND"},
 	// above the scope: refused, whatever the arguments
 	{tool: "insert", args: app("collection", "users", "document", m{}), code: "SCOPE_DENIED"},
@@ -447,6 +490,22 @@ var readWriteCalls = []e2eCall{
 	{tool: "apply", args: app("token", "{{revert}}")},
 	{tool: "count", args: app("collection", "users"), check: wantField("count", 2.0)},
 	{tool: "insert", args: app("collection", "scratch", "document", m{"_id": "tmp"})},
+	// insert_many and create_collection write one change each, undone by rollback
+	{tool: "insert_many", args: app("collection", "batch", "documents", []any{m{"_id": 1}, m{"_id": 2, "a": []any{1, 2}}}),
+		save: map[string]string{"batch": "change_id"}, check: wantField("inserted_ids", []any{1.0, 2.0})},
+	{tool: "insert_many", args: app("collection", "batch", "documents", []any{m{"_id": 3}, m{"_id": 1}}), code: "CONFLICT"},
+	{tool: "count", args: app("collection", "batch"), check: wantField("count", 2.0)}, // all or none
+	{tool: "insert_many", args: app("collection", "batch", "documents", []any{}), code: "INVALID_ARGUMENT"},
+	{tool: "insert_many", args: app("collection", "batch", "documents", []any{1}), code: "INVALID_ARGUMENT"},
+	{tool: "insert_many", args: app("collection", "batch", "documents", m{"_id": 1}), code: "INVALID_ARGUMENT", schemaInvalid: true},
+	{tool: "rollback", args: app("change_id", "{{batch}}")},
+	{tool: "find", args: app("collection", "batch"), code: "NOT_FOUND"},
+	{tool: "create_collection", args: app("collection", "events"), save: map[string]string{"events": "change_id"}},
+	{tool: "create_collection", args: app("collection", "events"), code: "CONFLICT"},
+	{tool: "create_collection", args: app("collection", "$bad"), code: "INVALID_ARGUMENT"},
+	{tool: "count", args: app("collection", "events"), check: wantField("count", 0.0)},
+	{tool: "rollback", args: app("change_id", "{{events}}")},
+	{tool: "count", args: app("collection", "events"), code: "NOT_FOUND"},
 	// above the scope
 	{tool: "drop_index", args: app("collection", "users", "name", "age_1"), code: "SCOPE_DENIED"},
 }

@@ -53,6 +53,7 @@ type Config struct {
 	Timeout     time.Duration // per call; default 10 s
 	LockTimeout time.Duration // wait for another process's lock on a store; default 2 s
 	Concurrency int           // calls run at once; default 4
+	IndexCheck  bool          // refuse reads whose plan scans a whole collection (--index-check)
 
 	Audit   string       // append one JSON line per tool call to this file
 	Version string       // reported in serverInfo

@@ -20,7 +20,7 @@ var (
 	multiParam  = param{Name: "multi", Type: "boolean", Default: value.BoolValue(true), Description: "All matches; false: the first in _id order."}
 	sampleParam = param{Name: "sample", Type: "integer", Min: i64(0), Max: i64(20), Default: value.LongValue(changes.DefaultSample), Description: "Before/after pairs to show."}
 	planOutput  = func() value.Value {
-		return outputSchema([]string{"token", "next_valid_actions"}, "token", tStr(), "matched", tInt(), "modified", tInt(),
+		return outputSchema("token", tStr(), "matched", tInt(), "modified", tInt(),
 			"sampleBeforeAfter", tList(), "kind", tStr(), "expires", tStr(), "next_valid_actions", tArr(tStr()))
 	}
 )
@@ -250,7 +250,7 @@ func (s *Server) plansTool() *tool {
 		Params: []param{s.pathParam(),
 			{Name: "token", Type: "string", MaxLength: 64, Description: "Show this plan."},
 			{Name: "all", Type: "boolean", Description: "Also applied, discarded and expired plans."}},
-		Output: outputSchema([]string{"next_valid_actions"}, "plans", tList(), "plan", tObj(),
+		Output: outputSchema("plans", tList(), "plan", tObj(),
 			"documents", tList(), "applied_limits", tObj(), "next_valid_actions", tArr(tStr())),
 		Run: runPlans,
 	}
@@ -340,7 +340,7 @@ func (s *Server) applyTool() *tool {
 			"If any planned document changed since, nothing is written (CONFLICT). Undo with rollback. Example:",
 			s.example("token", "<token>")),
 		Params: []param{s.pathParam(), {Name: "token", Type: "string", Required: true, MaxLength: 64, Description: "The plan's token."}},
-		Output: outputSchema([]string{"change_id", "next_valid_actions"}, "token", tStr(), "change_id", tStr(),
+		Output: outputSchema("token", tStr(), "change_id", tStr(),
 			"inserted", tInt(), "updated", tInt(), "deleted", tInt(), "next_valid_actions", tArr(tStr())),
 		Run: runApply,
 	}
@@ -377,7 +377,7 @@ func (s *Server) rollbackTool() *tool {
 		Params: []param{s.pathParam(),
 			{Name: "change_id", Type: "string", Required: true, MaxLength: 64, Description: "The change to undo (see history)."},
 			{Name: "force", Type: "boolean", Description: "Also undo later edits of those documents."}},
-		Output: outputSchema([]string{"change_id", "next_valid_actions"}, "change_id", tStr(), "rolled_back", tStr(),
+		Output: outputSchema("change_id", tStr(), "rolled_back", tStr(),
 			"inserted", tInt(), "updated", tInt(), "deleted", tInt(), "overwritten", tList(), "next_valid_actions", tArr(tStr())),
 		Run: runRollback,
 	}
@@ -481,9 +481,9 @@ func (k *capper) fits(entry any) bool {
 		return false
 	}
 	b, _ := json.Marshal(entry)
-	if k.bytes+len(b) > cfg.MaxBytes {
+	if max := k.c.maxBytes(); k.bytes+len(b) > max {
 		k.full = true
-		k.limits = append(k.limits, value.Field{Key: "max_bytes", Value: value.LongValue(int64(cfg.MaxBytes))})
+		k.limits = append(k.limits, value.Field{Key: "max_bytes", Value: value.LongValue(int64(max))})
 		return false
 	}
 	k.n++

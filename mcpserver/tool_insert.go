@@ -16,7 +16,7 @@ func (s *Server) insertTool() *tool {
 			s.example("collection", "users", "document", obj("name", "ada", "age", 36))),
 		Params: []param{s.pathParam(), collectionParam,
 			{Name: "document", Type: "object", Required: true, Description: "The document (a JSON object)."}},
-		Output: outputSchema([]string{"inserted_id"}, "collection", tStr(), "inserted_id", obj(),
+		Output: outputSchema("collection", tStr(), "inserted_id", obj(),
 			"change_id", tStr(), "created_collection", tBool()),
 		Run: runInsert,
 	}
@@ -35,22 +35,9 @@ func runInsert(ctx context.Context, c *call) (*output, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, err := c.openStore(true)
-	if err != nil {
-		return nil, err
-	}
-	defer db.Close()
 	var id value.Value
-	var changeID string
-	created := false
-	err = db.Update(store.Change{Kind: "insert"}, func(tx *store.Tx) error {
-		created = !contains(tx.Collections(), coll)
-		col, err := tx.CreateCollection(coll)
-		if err != nil {
-			return err
-		}
+	created, changeID, err := c.writeCollection(coll, "insert", func(col *store.Collection, _ bool) error {
 		id, err = col.Insert(doc)
-		changeID = tx.ChangeID()
 		return err
 	})
 	if err != nil {

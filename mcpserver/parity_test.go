@@ -1,0 +1,123 @@
+package mcpserver
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/omgdb/omgdb/store"
+)
+
+// indexOn creates a B-tree index on field of users in the fixture's store.
+func indexOn(t *testing.T, path, coll, field string) {
+	t.Helper()
+	db, err := store.Open(path, &store.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	err = db.Update(store.Change{Kind: "create_index"}, func(tx *store.Tx) error {
+		c, err := tx.Collection(coll)
+		if err != nil {
+			return err
+		}
+		_, err = c.CreateBTreeIndex("", store.BTreeSpec{Fields: []store.IndexField{{Path: field}}})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestIndexCheck: with --index-check, reads whose plan scans the whole
+// collection are refused, naming the index that would serve; reads
+// through an index, and a count without a filter, run.
+func TestIndexCheck(t *testing.T) {
+	f := newFixture(t, Config{IndexCheck: true})
+	indexOn(t, f.standardStore(), "users", "city")
+	refused := []struct{ tool, args, hint string }{
+		{"find", `{"path":"app.omgdb","collection":"users","filter":{"name":"ada"}}`, `{"name":1}`},
+		{"find", `{"path":"app.omgdb","collection":"users"}`, ""},
+		{"count", `{"path":"app.omgdb","collection":"users","filter":{"name":"ada"}}`, `{"name":1}`},
+		{"aggregate", `{"path":"app.omgdb","collection":"users","pipeline":[{"$group":{"_id":"$city"}}]}`, ""},
+		{"distinct", `{"path":"app.omgdb","collection":"users","field":"name","filter":{"name":"ada"}}`, `{"name":1}`},
+	}
+	for _, tc := range refused {
+		res := f.callTool(tc.tool, tc.args)
+		sc := structured(t, res)
+		if errorCode(res) != CodePolicyDenied || !strings.Contains(sc["message"].(string), "COLLSCAN") ||
+			!strings.Contains(sc["remediation_hint"].(string), tc.hint) {
+			t.Errorf("%s %s under --index-check: %v", tc.tool, tc.args, sc)
+		}
+	}
+	allowed := []struct{ tool, args string }{
+		{"find", `{"path":"app.omgdb","collection":"users","filter":{"city":"Paris"}}`},
+		{"count", `{"path":"app.omgdb","collection":"users"}`},
+		{"count", `{"path":"app.omgdb","collection":"users","filter":{"city":"Lyon"}}`},
+		{"aggregate", `{"path":"app.omgdb","collection":"users","pipeline":[{"$match":{"city":"Paris"}},{"$count":"n"}]}`},
+		{"distinct", `{"path":"app.omgdb","collection":"users","field":"name","filter":{"city":"Paris"}}`},
+		{"explain", `{"path":"app.omgdb","collection":"users","filter":{"name":"ada"}}`},
+	}
+	for _, tc := range allowed {
+		if res := f.callTool(tc.tool, tc.args); errorCode(res) != "" {
+			t.Errorf("%s %s under --index-check: %v", tc.tool, tc.args, structured(t, res))
+		}
+	}
+	// without the flag the same read runs
+	g := newFixture(t, Config{})
+	g.standardStore()
+	if res := g.callTool("find", refused[0].args); errorCode(res) != "" {
+		t.Errorf("find without --index-check: %v", structured(t, res))
+	}
+}
+
+// TestParity_Redaction: distinct sees documents redacted, stats and
+// list_indexes leave out what an index on a redacted field would count,
+// and suggest_indexes, whose estimates read every field, is refused.
+func TestParity_Redaction(t *testing.T) {
+	f := newFixture(t, Config{Redact: []string{"users.ssn"}})
+	indexOn(t, f.standardStore(), "users", "ssn")
+	sc := structured(t, f.callTool("distinct", `{"path":"app.omgdb","collection":"users","field":"ssn"}`))
+	if b, _ := json.Marshal(sc["values"]); string(b) != "[]" {
+		t.Errorf("distinct of a redacted field: %v", sc)
+	}
+	sc = structured(t, f.callTool("distinct", `{"path":"app.omgdb","collection":"users","field":"city","filter":{"ssn":"111-11-1111"}}`))
+	if b, _ := json.Marshal(sc["values"]); string(b) != "[]" {
+		t.Errorf("distinct filtered on a redacted field: %v", sc)
+	}
+	res := f.callTool("list_indexes", `{"path":"app.omgdb","collection":"users"}`)
+	if text := resultText(res); strings.Contains(text, "entries") || !strings.Contains(text, "ssn_1") {
+		t.Errorf("list_indexes shows the entries of an index on a redacted field: %s", text)
+	}
+	if res := f.callTool("suggest_indexes", `{"path":"app.omgdb","collection":"users","filter":{"ssn":"1"}}`); errorCode(res) != CodePolicyDenied {
+		t.Errorf("suggest_indexes on a redacted collection: %v", structured(t, res))
+	}
+	for _, args := range []string{`{"path":"app.omgdb","collection":"users","verbosity":"executionStats","filter":{"ssn":"111-11-1111"}}`} {
+		text := resultText(f.callTool("explain", args))
+		if !strings.Contains(text, `"nReturned":0`) || !strings.Contains(text, "COLLSCAN") {
+			t.Errorf("explain executionStats on a redacted field: %s", text)
+		}
+	}
+}
+
+// TestStats_DeniedCollections: a denied collection is absent from every
+// total, and the file size, which counts it, is not given.
+func TestStats_DeniedCollections(t *testing.T) {
+	f := newFixture(t, Config{DenyCollections: []string{"orders"}})
+	f.standardStore()
+	sc := structured(t, f.callTool("stats", `{"path":"app.omgdb"}`))
+	if sc["documents"] != 3.0 || sc["file_bytes"] != nil || len(sc["collections"].([]any)) != 1 {
+		t.Errorf("stats with orders denied: %v", sc)
+	}
+	if res := f.callTool("stats", `{"path":"app.omgdb","collection":"orders"}`); errorCode(res) != CodePolicyDenied {
+		t.Errorf("stats of a denied collection: %v", structured(t, res))
+	}
+	if res := f.callTool("list_indexes", `{"path":"app.omgdb","collection":"orders"}`); errorCode(res) != CodePolicyDenied {
+		t.Errorf("list_indexes of a denied collection: %v", structured(t, res))
+	}
+	g := newFixture(t, Config{})
+	g.standardStore()
+	if sc := structured(t, g.callTool("stats", `{"path":"app.omgdb"}`)); sc["documents"] != 4.0 || sc["file_bytes"].(float64) <= 0 {
+		t.Errorf("stats: %v", sc)
+	}
+}
