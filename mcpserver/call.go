@@ -58,8 +58,10 @@ func (ss *session) callTool(ctx context.Context, p params) ([]byte, *rpcError) {
 		return nil, e
 	}
 	start := ss.srv.cfg.Now()
+	stopProgress := ss.startProgress(ctx, p, name)
 	var args value.Value
 	out, err := ss.invoke(ctx, name, p, &args)
+	stopProgress()
 	var res []byte
 	var te *toolError
 	if err != nil {
@@ -71,6 +73,7 @@ func (ss *session) callTool(ctx context.Context, p params) ([]byte, *rpcError) {
 	if aerr := ss.srv.record(ss, name, args, p["arguments"], out, te, start); aerr != nil {
 		res = value.AppendJSON(nil, ss.errorResult(aerr))
 	}
+	ss.logCall(ctx, name, out, te, ss.srv.cfg.Now().Sub(start))
 	return res, nil
 }
 

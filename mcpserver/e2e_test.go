@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -45,11 +46,15 @@ func omgdb(dir string, args ...string) *exec.Cmd {
 
 type starter func(t *testing.T, dir string, args ...string) *mcp.ClientSession
 
+// clientOptions, when set, are the options of the clients connect makes
+// (the notifications subtest sets and resets it).
+var clientOptions *mcp.ClientOptions
+
 func connect(t *testing.T, tr mcp.Transport) *mcp.ClientSession {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, clientOptions)
 	cs, err := client.Connect(ctx, tr, nil)
 	if err != nil {
 		t.Fatalf("connect: %v", err)
@@ -130,9 +135,9 @@ func TestE2E_Stdio(t *testing.T) { runE2E(t, startStdio) }
 // server answers plain JSON.
 func TestE2E_HTTP(t *testing.T) { runE2E(t, startHTTP) }
 func TestE2E_HTTPJSON(t *testing.T) {
-	runE2E(t, func(t *testing.T, dir string, args ...string) *mcp.ClientSession {
+	runE2EWith(t, func(t *testing.T, dir string, args ...string) *mcp.ClientSession {
 		return startHTTPWith(t, wantType{bearer{"e2e-token"}, "application/json", "application/json"}, dir, args...)
-	})
+	}, false)
 }
 
 // e2eCall is one tools/call of the end-to-end table.
@@ -228,7 +233,11 @@ const (
 
 // runE2E drives three servers, at read, read-write and dangerous scope,
 // over one transport, through every tool of the catalog.
-func runE2E(t *testing.T, start starter) {
+func runE2E(t *testing.T, start starter) { runE2EWith(t, start, true) }
+
+// runE2EWith is runE2E; streams says whether the transport can carry
+// notifications during a call (not an HTTP client that accepts only JSON).
+func runE2EWith(t *testing.T, start starter, streams bool) {
 	dir := e2eDir(t)
 	r := &e2eRun{vars: map[string]any{}, valid: map[string]bool{}, invalid: map[string]bool{}}
 	t.Run("read", func(t *testing.T) {
@@ -237,7 +246,7 @@ func runE2E(t *testing.T, start starter) {
 		if init.ServerInfo == nil || init.ServerInfo.Name != "omgdb" || init.ProtocolVersion != "2025-11-25" || !strings.Contains(init.Instructions, "describe") {
 			t.Errorf("initialize: %+v %+v", init, init.ServerInfo)
 		}
-		if init.Capabilities.Tools == nil || init.Capabilities.Resources == nil || init.Capabilities.Prompts == nil {
+		if init.Capabilities.Tools == nil || init.Capabilities.Resources == nil || init.Capabilities.Prompts == nil || init.Capabilities.Logging == nil {
 			t.Errorf("capabilities: %+v", init.Capabilities)
 		}
 		tools := listTools(t, cs)
@@ -297,6 +306,7 @@ func runE2E(t *testing.T, start starter) {
 			t.Errorf("find with max_bytes 100000 at --max-bytes 150: applied_limits %v", sc["applied_limits"])
 		}
 	})
+	t.Run("notifications", func(t *testing.T) { checkNotifications(t, start, streams) })
 	t.Run("read-write", func(t *testing.T) {
 		cs := start(t, dir, "--scope", "rw")
 		tools := listTools(t, cs)
@@ -338,6 +348,74 @@ func runE2E(t *testing.T, start starter) {
 			}
 		}
 	})
+}
+
+// checkNotifications: after logging/setLevel the client gets a log
+// message per call, and a call that runs over a second with a
+// progressToken gets progress notifications, over the transport tested
+// when it streams; an HTTP client that accepts only JSON gets none.
+func checkNotifications(t *testing.T, start starter, streams bool) {
+	dir := t.TempDir()
+	var docs []string
+	for i := range 150 {
+		docs = append(docs, fmt.Sprintf(`{"_id":%d}`, i))
+	}
+	storetest.Create(t, filepath.Join(dir, "app.omgdb"), map[string][]string{"slow": docs})
+	var mu sync.Mutex
+	var logs []string
+	var progress []float64
+	clientOptions = &mcp.ClientOptions{
+		LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) {
+			mu.Lock()
+			defer mu.Unlock()
+			logs = append(logs, fmt.Sprintf("%s %v", r.Params.Level, r.Params.Data))
+		},
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			defer mu.Unlock()
+			if r.Params.ProgressToken == "e2e" {
+				progress = append(progress, r.Params.Progress)
+			}
+		},
+	}
+	defer func() { clientOptions = nil }()
+	cs := start(t, dir, "--timeout", "60s")
+	ctx := context.Background()
+	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+		t.Fatalf("logging/setLevel: %v", err)
+	}
+	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "verbose"}); err == nil {
+		t.Errorf("logging/setLevel verbose: no error")
+	}
+	slow := m{"path": "app.omgdb", "collection": "slow", "filter": m{"$expr": m{"$gt": []any{m{"$size": m{"$range": []any{0, 200000}}}, 0}}}}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "count", Arguments: slow, Meta: mcp.Meta{"progressToken": "e2e"}})
+	if err != nil || res.IsError {
+		t.Fatalf("slow count: %v %v", res, err)
+	}
+	// The client hands notifications to its handlers asynchronously.
+	for i := 0; i < 100 && streams; i++ {
+		mu.Lock()
+		n := len(logs)
+		mu.Unlock()
+		if n > 0 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !streams {
+		if len(progress)+len(logs) != 0 {
+			t.Errorf("notifications to a client that accepts only JSON: %v %v", progress, logs)
+		}
+		return
+	}
+	if len(progress) == 0 || !slices.IsSorted(progress) {
+		t.Errorf("progress of a call over a second: %v", progress)
+	}
+	if len(logs) != 1 || !strings.HasPrefix(logs[0], "info tool count answered") {
+		t.Errorf("log messages: %v", logs)
+	}
 }
 
 type m = map[string]any

@@ -207,6 +207,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	done := make(chan struct{})
 	defer close(done)
 	go readLines(newLineReader(r, MaxLineBytes), lines, done)
+	ctx = withNotifier(ctx, out.write) // log and progress notifications
 	for {
 		select {
 		case <-ctx.Done():
