@@ -226,9 +226,9 @@ func e2eDir(t *testing.T) string {
 }
 
 const (
-	readTools      = "describe,find,count,distinct,aggregate,explain,diagnose,vsearch,search,context_pack,stats,list_indexes,suggest_indexes,history,diff,plans"
-	readWriteTools = "describe,find,count,distinct,aggregate,insert,insert_many,create_collection,explain,diagnose,vsearch,search,context_pack,stats,list_indexes,suggest_indexes,create_index,history,diff,plans,plan_update,plan_delete,plan_revert,apply,rollback,create_snapshot"
-	allTools       = "describe,find,count,distinct,aggregate,insert,insert_many,create_collection,explain,diagnose,vsearch,search,context_pack,stats,list_indexes,suggest_indexes,create_index,drop_index,history,diff,plans,plan_update,plan_delete,plan_revert,apply,rollback,create_snapshot,delete_snapshot,drop_collection,prune_history"
+	readTools      = "describe,find,count,distinct,aggregate,export,explain,diagnose,vsearch,search,context_pack,stats,list_indexes,suggest_indexes,history,diff,plans"
+	readWriteTools = "describe,find,count,distinct,aggregate,export,insert,insert_many,create_collection,explain,diagnose,vsearch,search,context_pack,stats,list_indexes,suggest_indexes,create_index,history,diff,plans,plan_update,plan_delete,plan_revert,apply,rollback,create_snapshot"
+	allTools       = "describe,find,count,distinct,aggregate,export,insert,insert_many,create_collection,explain,diagnose,vsearch,search,context_pack,stats,list_indexes,suggest_indexes,create_index,drop_index,history,diff,plans,plan_update,plan_delete,plan_revert,apply,rollback,create_snapshot,delete_snapshot,drop_collection,prune_history"
 )
 
 // runE2E drives three servers, at read, read-write and dangerous scope,
@@ -259,6 +259,14 @@ func runE2EWith(t *testing.T, start starter, streams bool) {
 			}
 		}
 		r.calls(t, cs, tools, readCalls)
+		uri := r.vars["export"].(string)
+		rr, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})
+		if err != nil || rr.Contents[0].MIMEType != "application/x-ndjson" || rr.Contents[0].Text != "{\"_id\":2,\"name\":\"bob\"}\n{\"_id\":1,\"name\":\"ada\"}\n" {
+			t.Errorf("read %s: %+v %v", uri, rr, err)
+		}
+		if _, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri + "/2"}); err == nil {
+			t.Errorf("read page 2 of a one-page export: no error")
+		}
 		checkResources(t, cs)
 		checkPrompts(t, cs)
 	})
@@ -485,6 +493,13 @@ var readCalls = []e2eCall{
 	{tool: "distinct", args: app("collection", "users", "field", "age", "filter", m{"age": m{"$lt": 30}}), check: wantField("values", []any{25.0})},
 	{tool: "distinct", args: app("collection", "users", "field", "$age"), code: "INVALID_ARGUMENT"},
 	{tool: "distinct", args: app("collection", "users"), code: "INVALID_ARGUMENT", schemaInvalid: true},
+	{tool: "export", args: app("collection", "users", "sort", m{"age": 1}, "project", m{"name": 1}), save: map[string]string{"export": "uri"},
+		check: func(t *testing.T, sc map[string]any) {
+			if sc["documents"] != 2.0 || sc["pages"] != 1.0 || !strings.HasPrefix(sc["uri"].(string), "omgdb://app.omgdb/exports/") {
+				t.Errorf("export: %v", sc)
+			}
+		}},
+	{tool: "export", args: app("collection", "users", "limit", 0), code: "INVALID_ARGUMENT", schemaInvalid: true},
 	{tool: "stats", args: app(), check: func(t *testing.T, sc map[string]any) {
 		if sc["documents"] != 5.0 || sc["file_bytes"].(float64) <= 0 || len(sc["collections"].([]any)) != 2 {
 			t.Errorf("stats: %v", sc)

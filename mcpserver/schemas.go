@@ -17,7 +17,7 @@ func (s *Server) pathParam() param {
 }
 
 var (
-	collectionParam = param{Name: "collection", Type: "string", Required: true, Description: "Collection name."}
+	collectionParam = param{Name: "collection", Type: "string", Required: true}
 	filterParam     = param{Name: "filter", Type: "object", Description: "MongoDB filter."}
 	limitParam      = param{Name: "limit", Type: "integer", Description: "Max documents.",
 		Min: i64(1), Max: i64(MaxLimit), Default: value.LongValue(100)}

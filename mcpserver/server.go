@@ -80,6 +80,7 @@ type Server struct {
 	audit        *auditLog     // nil without --audit
 	sem          chan struct{} // bounds calls running at once
 	httpState    *httpState    // HTTP sessions
+	exports      exportStore   // results of the export tool (export.go)
 }
 
 // New checks cfg and builds a server. It opens the audit log, if any; the

@@ -113,7 +113,10 @@ func (t *tool) inputSchema() value.Value {
 }
 
 func (p *param) schema() value.Value {
-	kv := []any{"type", p.Type, "description", p.Description}
+	kv := []any{"type", p.Type}
+	if p.Description != "" { // a name that says it all goes without one
+		kv = append(kv, "description", p.Description)
+	}
 	if p.Min != nil {
 		kv = append(kv, "minimum", *p.Min)
 	}
@@ -217,7 +220,7 @@ func (t *tool) unknownArg(name string) error {
 func (p *param) check(toolName string, v value.Value) (value.Value, error) {
 	bad := func(format string, args ...any) error {
 		return errorf(CodeInvalidArgument, "argument `%s` of `%s` %s", p.Name, toolName, fmt.Sprintf(format, args...)).
-			withHint("%s: %s (%s)", p.Name, strings.TrimSuffix(p.Description, "."), p.expect()).withContext("tool", toolName, "argument", p.Name)
+			withHint("%s: %s", p.Name, p.hintText()).withContext("tool", toolName, "argument", p.Name)
 	}
 	switch p.Type {
 	case "integer":
@@ -254,6 +257,15 @@ func (p *param) check(toolName string, v value.Value) (value.Value, error) {
 		}
 	}
 	return v, nil
+}
+
+// hintText describes the parameter for hints: its description, if any,
+// and the values it takes.
+func (p *param) hintText() string {
+	if p.Description == "" {
+		return p.expect()
+	}
+	return fmt.Sprintf("%s (%s)", strings.TrimSuffix(p.Description, "."), p.expect())
 }
 
 // expect says what values the parameter takes, for hints.

@@ -13,8 +13,8 @@ import (
 func (s *Server) aggregateTool() *tool {
 	return &tool{
 		Name: "aggregate", Title: "Aggregate documents", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
-		Description: sentence("Run a MongoDB aggregation pipeline ($match, $group, $lookup, $facet, …; not $out or $merge).",
-			"Capped like find, with a cursor. Example:",
+		Description: sentence("Run a MongoDB aggregation pipeline (not $out or $merge).",
+			"Capped like find. Example:",
 			s.example("collection", "orders", "pipeline", arr(obj("$group", obj("_id", "$city", "n", obj("$sum", 1)))))),
 		Params: []param{s.pathParam(), collectionParam,
 			{Name: "pipeline", Type: "array", Required: true, Description: "The stages (objects)."},

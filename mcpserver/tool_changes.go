@@ -245,8 +245,7 @@ func (c *call) resultOf(x any, fence string) (*output, error) {
 func (s *Server) plansTool() *tool {
 	return &tool{
 		Name: "plans", Title: "List or show plans", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
-		Description: sentence("Pending plans (all: every remembered plan), or with token one plan and every document",
-			"it changes, before and after. Example:", s.example("token", "<token>")),
+		Description: "Pending plans, or with token one plan and the documents it changes, before and after.",
 		Params: []param{s.pathParam(),
 			{Name: "token", Type: "string", MaxLength: 64, Description: "Show this plan."},
 			{Name: "all", Type: "boolean", Description: "Also applied, discarded and expired plans."}},

@@ -23,7 +23,7 @@ const (
 func (s *Server) describeTool() *tool {
 	return &tool{
 		Name: "describe", Title: "Describe a store", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
-		Description: "A store's collections with counts, fields (dotted paths, types, share of sampled documents) and a sample document. Call this first.",
+		Description: "A store's collections with counts, fields (dotted paths, types, presence) and a sample document. Call this first.",
 		Params: []param{s.pathParam(),
 			{Name: "collection", Type: "string", Description: "Only this collection."},
 			{Name: "sample", Type: "integer", Description: "Documents to sample per collection.", Min: i64(1), Max: i64(MaxLimit), Default: value.LongValue(100)}},

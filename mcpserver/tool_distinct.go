@@ -10,8 +10,7 @@ import (
 func (s *Server) distinctTool() *tool {
 	return &tool{
 		Name: "distinct", Title: "Distinct values", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
-		Description: sentence("Sorted distinct values of a field (arrays give their elements). Example:",
-			s.example("collection", "users", "field", "city")),
+		Description: "Sorted distinct values of a field (arrays give their elements).",
 		Params: []param{s.pathParam(), collectionParam,
 			{Name: "field", Type: "string", Required: true, Description: "Dotted path.", MaxLength: 1000}, filterParam, maxBytesParam},
 		Output: outputSchema("values", tArr(obj()), "distinct", tInt(), "applied_limits", tObj()),

@@ -17,7 +17,7 @@ func (s *Server) explainTool() *tool {
 		Name: "explain", Title: "Explain a query plan", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
 		Description: sentence("The plan find would use (COLLSCAN or IXSCAN with bounds, sort by index or memory,",
 			"rejected plans); executionStats also runs it (keys, docs examined, ms). Example:",
-			s.example("collection", "users", "filter", obj("age", obj("$gte", 30)), "verbosity", "executionStats")),
+			s.example("collection", "users", "filter", obj("age", 30), "verbosity", "executionStats")),
 		Params: []param{s.pathParam(), collectionParam, filterParam, sortParam,
 			{Name: "verbosity", Type: "string", Enum: []string{"queryPlanner", "executionStats"}, Default: value.StringValue("queryPlanner"), Description: "Mode."}},
 		Output: outputSchema("plan", tObj(), "redacted", tArr(tStr())),
@@ -57,8 +57,8 @@ func (c *call) redactedValue(coll string) value.Value {
 func (s *Server) diagnoseTool() *tool {
 	return &tool{
 		Name: "diagnose", Title: "Diagnose a filter", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
-		Description: sentence("Why a filter matches what it does (or nothing): per-predicate counts, the predicate",
-			"that empties the result, hints with a fixed filter (did-you-mean, type mismatch). Example:",
+		Description: sentence("Why a filter matches what it does (or nothing): per-predicate counts, hints with a fixed",
+			"filter (did-you-mean, type mismatch). Example:",
 			s.example("collection", "users", "filter", obj("age", "30"))),
 		Params: []param{s.pathParam(), collectionParam, filterParam},
 		Output: outputSchema("verdict", tStr(), "matches", tInt(),

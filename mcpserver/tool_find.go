@@ -13,7 +13,7 @@ import (
 func (s *Server) findTool() *tool {
 	return &tool{
 		Name: "find", Title: "Find documents", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
-		Description: sentence("Documents matching a MongoDB filter, sorted and projected; keep limit small.",
+		Description: sentence("Documents matching a MongoDB filter; keep limit small.",
 			"Capped results give applied_limits, matched and a cursor; empty ones, empty_reason. Example:",
 			s.example("collection", "users", "filter", obj("age", obj("$gte", 30)), "limit", 10)),
 		Params: []param{s.pathParam(), collectionParam, filterParam,
@@ -262,12 +262,10 @@ func argError(err error, name string) error {
 func (s *Server) countTool() *tool {
 	return &tool{
 		Name: "count", Title: "Count documents", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
-		Description: sentence("Count documents matching a MongoDB filter (all without one); cheaper than find",
-			"for a number. Example:",
-			s.example("collection", "users", "filter", obj("active", true))),
-		Params: []param{s.pathParam(), collectionParam, filterParam, atParam},
-		Output: outputSchema("count", tInt()),
-		Run:    runCount,
+		Description: "Count documents matching a MongoDB filter; cheaper than find.",
+		Params:      []param{s.pathParam(), collectionParam, filterParam, atParam},
+		Output:      outputSchema("count", tInt()),
+		Run:         runCount,
 	}
 }
 

@@ -11,9 +11,8 @@ import (
 func (s *Server) statsTool() *tool {
 	return &tool{
 		Name: "stats", Title: "Storage statistics", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
-		Description: sentence("Documents, data and index bytes per collection and in total. Example:",
-			s.example("collection", "users")),
-		Params: []param{s.pathParam(), {Name: "collection", Type: "string", Description: "One collection; omit for all."}},
+		Description: "Documents, data and index bytes per collection and in total.",
+		Params:      []param{s.pathParam(), {Name: "collection", Type: "string", Description: "One collection; omit for all."}},
 		Output: outputSchema("file_bytes", tInt(), "documents", tInt(), "data_bytes", tInt(),
 			"index_bytes", tInt(), "collections", tList()),
 		Run: runStats,
@@ -126,11 +125,10 @@ func indexFields(ix store.IndexInfo) []string {
 func (s *Server) listIndexesTool() *tool {
 	return &tool{
 		Name: "list_indexes", Title: "List indexes", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
-		Description: sentence("A collection's indexes: name, kind, key, options, multikey fields, entries, bytes. Example:",
-			s.example("collection", "users")),
-		Params: []param{s.pathParam(), collectionParam},
-		Output: outputSchema("indexes", tList()),
-		Run:    runListIndexes,
+		Description: "A collection's indexes with their keys, options, entries and bytes.",
+		Params:      []param{s.pathParam(), collectionParam},
+		Output:      outputSchema("indexes", tList()),
+		Run:         runListIndexes,
 	}
 }
 

@@ -11,7 +11,7 @@ func (s *Server) suggestIndexesTool() *tool {
 	return &tool{
 		Name: "suggest_indexes", Title: "Suggest indexes", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
 		Description: sentence("Indexes that would serve a find, with the documents each would read against today's plan. Example:",
-			s.example("collection", "users", "filter", obj("city", "Lima"), "sort", obj("age", -1))),
+			s.example("collection", "users", "filter", obj("city", "Lima"))),
 		Params: []param{s.pathParam(), collectionParam, filterParam, sortParam},
 		Output: outputSchema("documents", tInt(), "current", tObj(), "suggestions", tList(), "notes", tArr(tStr())),
 		Run:    runSuggestIndexes,
