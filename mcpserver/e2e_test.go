@@ -314,6 +314,15 @@ func runE2EWith(t *testing.T, start starter, streams bool) {
 			t.Errorf("find with max_bytes 100000 at --max-bytes 150: applied_limits %v", sc["applied_limits"])
 		}
 	})
+	t.Run("index-check", func(t *testing.T) {
+		cs := start(t, dir, "--index-check")
+		tools := listTools(t, cs)
+		sc := callAndValidate(t, cs, tools, "find", app("collection", "users", "filter", m{"name": "ada"}), "POLICY_DENIED")
+		if !strings.Contains(sc["remediation_hint"].(string), `{"name":1}`) {
+			t.Errorf("--index-check refusal: %v", sc)
+		}
+		callAndValidate(t, cs, tools, "count", app("collection", "users"), "")
+	})
 	t.Run("notifications", func(t *testing.T) { checkNotifications(t, start, streams) })
 	t.Run("read-write", func(t *testing.T) {
 		cs := start(t, dir, "--scope", "rw")

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"strings"
 
 	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/store"
@@ -54,6 +55,12 @@ func runSuggestIndexes(ctx context.Context, c *call) (*output, error) {
 		if err != nil {
 			return err
 		}
+		// The commands name the store as it was opened (a /proc/self/fd
+		// link): name it as the agent did.
+		r := strings.NewReplacer(append(c.rewrites, col.Tx().DB().Path(), shellWord(c.storePath()))...)
+		for i := range sug.Suggestions {
+			sug.Suggestions[i].Command = r.Replace(sug.Suggestions[i].Command)
+		}
 		v, err := jsonValue(sug)
 		if err != nil {
 			return err
@@ -66,4 +73,12 @@ func runSuggestIndexes(ctx context.Context, c *call) (*output, error) {
 	}
 	out.fence = "index suggestions for `" + coll + "`"
 	return out, nil
+}
+
+// shellWord quotes a path for a shell command when it needs it.
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
