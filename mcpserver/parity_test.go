@@ -2,14 +2,22 @@ package mcpserver
 
 import (
 	"encoding/json"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/omgdb/omgdb/store"
 )
 
-// indexOn creates a B-tree index on field of users in the fixture's store.
+// indexOn creates a B-tree index on field of coll in the store at path.
 func indexOn(t *testing.T, path, coll, field string) {
+	t.Helper()
+	indexWith(t, path, coll, store.BTreeSpec{Fields: []store.IndexField{{Path: field}}})
+}
+
+// indexWith creates a B-tree index of coll in the store at path.
+func indexWith(t *testing.T, path, coll string, spec store.BTreeSpec) {
 	t.Helper()
 	db, err := store.Open(path, &store.Options{NoSync: true})
 	if err != nil {
@@ -21,7 +29,7 @@ func indexOn(t *testing.T, path, coll, field string) {
 		if err != nil {
 			return err
 		}
-		_, err = c.CreateBTreeIndex("", store.BTreeSpec{Fields: []store.IndexField{{Path: field}}})
+		_, err = c.CreateBTreeIndex("", spec)
 		return err
 	})
 	if err != nil {
@@ -119,5 +127,37 @@ func TestStats_DeniedCollections(t *testing.T) {
 	g.standardStore()
 	if sc := structured(t, g.callTool("stats", `{"path":"app.omgdb"}`)); sc["documents"] != 4.0 || sc["file_bytes"].(float64) <= 0 {
 		t.Errorf("stats: %v", sc)
+	}
+}
+
+// TestInsertMany_Bounds: more than maxInsertMany documents, a denied
+// collection, and a duplicate key in a collection with redacted fields
+// (whose message must not show the key) are refused, writing nothing.
+func TestInsertMany_Bounds(t *testing.T) {
+	f := newFixture(t, Config{Scope: ScopeReadWrite, Redact: []string{"users.ssn"}, DenyCollections: []string{"orders"}})
+	f.standardStore()
+	docs := make([]string, maxInsertMany+1)
+	for i := range docs {
+		docs[i] = fmt.Sprintf(`{"_id":%d}`, 100+i)
+	}
+	res := f.callTool("insert_many", `{"path":"app.omgdb","collection":"users","documents":[`+strings.Join(docs, ",")+`]}`)
+	if errorCode(res) != CodeInvalidArgument || !strings.Contains(resultText(res), "give 1 to 1000") {
+		t.Errorf("insert_many of %d documents: %v", len(docs), structured(t, res))
+	}
+	for _, coll := range []string{"orders", "$x"} {
+		if res := f.callTool("insert_many", `{"path":"app.omgdb","collection":"`+coll+`","documents":[{}]}`); errorCode(res) == "" {
+			t.Errorf("insert_many into %s: %v", coll, structured(t, res))
+		}
+		if res := f.callTool("create_collection", `{"path":"app.omgdb","collection":"`+coll+`"}`); errorCode(res) == "" {
+			t.Errorf("create_collection %s: %v", coll, structured(t, res))
+		}
+	}
+	indexWith(t, filepath.Join(f.root, "app.omgdb"), "users", store.BTreeSpec{Fields: []store.IndexField{{Path: "ssn"}}, Unique: true, Sparse: true})
+	res = f.callTool("insert_many", `{"path":"app.omgdb","collection":"users","documents":[{"_id":50},{"_id":51,"ssn":"111-11-1111"}]}`)
+	if errorCode(res) != CodeConflict || strings.Contains(resultText(res), "111-11") {
+		t.Errorf("duplicate redacted key: %v", structured(t, res))
+	}
+	if sc := structured(t, f.callTool("count", `{"path":"app.omgdb","collection":"users"}`)); sc["count"] != 3.0 {
+		t.Errorf("a refused insert_many wrote: count %v", sc["count"])
 	}
 }
