@@ -58,10 +58,9 @@ func (ss *session) callTool(ctx context.Context, p params) ([]byte, *rpcError) {
 		return nil, e
 	}
 	start := ss.srv.cfg.Now()
-	stopProgress := ss.startProgress(ctx, p, name)
+	defer ss.startProgress(ctx, p, name)() // stopped before the answer is sent
 	var args value.Value
 	out, err := ss.invoke(ctx, name, p, &args)
-	stopProgress()
 	var res []byte
 	var te *toolError
 	if err != nil {
