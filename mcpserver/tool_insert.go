@@ -35,9 +35,22 @@ func runInsert(ctx context.Context, c *call) (*output, error) {
 	if err != nil {
 		return nil, err
 	}
+	db, err := c.openStore(true)
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
 	var id value.Value
-	created, changeID, err := c.writeCollection(coll, "insert", func(col *store.Collection, _ bool) error {
+	var changeID string
+	created := false
+	err = db.Update(store.Change{Kind: "insert"}, func(tx *store.Tx) error {
+		created = !contains(tx.Collections(), coll)
+		col, err := tx.CreateCollection(coll)
+		if err != nil {
+			return err
+		}
 		id, err = col.Insert(doc)
+		changeID = tx.ChangeID()
 		return err
 	})
 	if err != nil {
