@@ -33,12 +33,12 @@ func (s *Server) example(kv ...any) string {
 
 // outputSchema returns an object schema whose properties describe a
 // success (input echoes such as collection left out: they cost tokens on
-// every tools/list and tell nothing). It requires no property, so that it
-// also admits the error envelope ({code, message, …}, told by its code):
-// some clients validate isError results against outputSchema too.
-// The anyOf of the two shapes it had cost 55 characters a tool.
-func outputSchema(props ...any) value.Value {
-	return obj("type", "object", "properties", obj(props...))
+// every tools/list and tell nothing); it also admits the error envelope
+// ({code, message, …}, told by its code), because some clients validate
+// isError results against outputSchema too.
+func outputSchema(required []string, props ...any) value.Value {
+	return obj("type", "object", "properties", obj(props...),
+		"anyOf", arr(obj("required", required), obj("required", []string{"code"})))
 }
 
 // Schemas of output properties.

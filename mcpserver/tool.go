@@ -137,13 +137,16 @@ func (p *param) schema() value.Value {
 }
 
 // describe returns the tool as tools/list shows it. Every word is paid
-// for on each tools/list, so what cannot apply is left out: the
+// for on each tools/list, so what cannot apply is left out: the output
+// schema's anyOf (what a success always has, or the error envelope: 55
+// characters a tool that tell a model little; TestOutputRequired checks
+// it instead), the
 // `redacted` output property on a server that redacts nothing, and
 // idempotentHint on a read-only tool (the protocol gives it meaning only
 // for tools that write; destructiveHint stays, false, so that no client
 // takes a read for a destructive call by its default).
 func (t *tool) describe(redacts bool) value.Value {
-	out := t.Output
+	out := t.Output.Without("anyOf")
 	if props := out.Get("properties"); !redacts && !props.Get("redacted").IsMissing() {
 		out = out.With("properties", props.Without("redacted"))
 	}

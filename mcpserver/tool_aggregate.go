@@ -19,7 +19,7 @@ func (s *Server) aggregateTool() *tool {
 		Params: []param{s.pathParam(), collectionParam,
 			{Name: "pipeline", Type: "array", Required: true, Description: "The stages (objects)."},
 			limitParam, cursorParam, atParam, maxBytesParam},
-		Output: outputSchema("at", tObj(), "documents", tList(), "returned", tInt(), "matched", tInt(),
+		Output: outputSchema([]string{"documents", "returned", "matched"}, "at", tObj(), "documents", tList(), "returned", tInt(), "matched", tInt(),
 			"applied_limits", tObj(), "cursor", tStr(), "redacted", tArr(tStr())),
 		Run: runAggregate,
 	}

@@ -20,7 +20,7 @@ var (
 	multiParam  = param{Name: "multi", Type: "boolean", Default: value.BoolValue(true), Description: "All matches; false: the first in _id order."}
 	sampleParam = param{Name: "sample", Type: "integer", Min: i64(0), Max: i64(20), Default: value.LongValue(changes.DefaultSample), Description: "Before/after pairs to show."}
 	planOutput  = func() value.Value {
-		return outputSchema("token", tStr(), "matched", tInt(), "modified", tInt(),
+		return outputSchema([]string{"token", "next_valid_actions"}, "token", tStr(), "matched", tInt(), "modified", tInt(),
 			"sampleBeforeAfter", tList(), "kind", tStr(), "expires", tStr(), "next_valid_actions", tArr(tStr()))
 	}
 )
@@ -249,7 +249,7 @@ func (s *Server) plansTool() *tool {
 		Params: []param{s.pathParam(),
 			{Name: "token", Type: "string", MaxLength: 64, Description: "Show this plan."},
 			{Name: "all", Type: "boolean", Description: "Also applied, discarded and expired plans."}},
-		Output: outputSchema("plans", tList(), "plan", tObj(),
+		Output: outputSchema([]string{"next_valid_actions"}, "plans", tList(), "plan", tObj(),
 			"documents", tList(), "applied_limits", tObj(), "next_valid_actions", tArr(tStr())),
 		Run: runPlans,
 	}
@@ -339,7 +339,7 @@ func (s *Server) applyTool() *tool {
 			"If any planned document changed since, nothing is written (CONFLICT). Undo with rollback. Example:",
 			s.example("token", "<token>")),
 		Params: []param{s.pathParam(), {Name: "token", Type: "string", Required: true, MaxLength: 64, Description: "The plan's token."}},
-		Output: outputSchema("token", tStr(), "change_id", tStr(),
+		Output: outputSchema([]string{"change_id", "next_valid_actions"}, "token", tStr(), "change_id", tStr(),
 			"inserted", tInt(), "updated", tInt(), "deleted", tInt(), "next_valid_actions", tArr(tStr())),
 		Run: runApply,
 	}
@@ -376,7 +376,7 @@ func (s *Server) rollbackTool() *tool {
 		Params: []param{s.pathParam(),
 			{Name: "change_id", Type: "string", Required: true, MaxLength: 64, Description: "The change to undo (see history)."},
 			{Name: "force", Type: "boolean", Description: "Also undo later edits of those documents."}},
-		Output: outputSchema("change_id", tStr(), "rolled_back", tStr(),
+		Output: outputSchema([]string{"change_id", "next_valid_actions"}, "change_id", tStr(), "rolled_back", tStr(),
 			"inserted", tInt(), "updated", tInt(), "deleted", tInt(), "overwritten", tList(), "next_valid_actions", tArr(tStr())),
 		Run: runRollback,
 	}

@@ -19,7 +19,7 @@ func (s *Server) insertManyTool() *tool {
 			s.example("collection", "users", "documents", arr(obj("name", "ada"), obj("name", "bo")))),
 		Params: []param{s.pathParam(), collectionParam,
 			{Name: "documents", Type: "array", Required: true, Description: "The documents (JSON objects)."}},
-		Output: outputSchema("inserted_ids", tArr(obj()), "inserted", tInt(),
+		Output: outputSchema([]string{"inserted_ids"}, "inserted_ids", tArr(obj()), "inserted", tInt(),
 			"change_id", tStr(), "created_collection", tBool()),
 		Run: runInsertMany,
 	}
@@ -110,7 +110,7 @@ func (s *Server) createCollectionTool() *tool {
 		Description: sentence("Create an empty collection; an existing one is a CONFLICT. Rollback with its change_id drops it",
 			"while empty. Example:", s.example("collection", "events")),
 		Params: []param{s.pathParam(), collectionParam},
-		Output: outputSchema("change_id", tStr()),
+		Output: outputSchema([]string{"change_id"}, "change_id", tStr()),
 		Run:    runCreateCollection,
 	}
 }

@@ -27,7 +27,7 @@ func (s *Server) describeTool() *tool {
 		Params: []param{s.pathParam(),
 			{Name: "collection", Type: "string", Description: "Only this collection."},
 			{Name: "sample", Type: "integer", Description: "Documents to sample per collection.", Min: i64(1), Max: i64(MaxLimit), Default: value.LongValue(100)}},
-		Output: outputSchema("store", tStr(),
+		Output: outputSchema([]string{"store", "collections"}, "store", tStr(),
 			"collections", tArr(obj("type", "object", "properties", obj("name", tStr(), "count", tInt(),
 				"sampled", tInt(), "fields", tList(), "sample", tObj())))),
 		Run: runDescribe,

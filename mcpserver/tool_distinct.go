@@ -13,7 +13,7 @@ func (s *Server) distinctTool() *tool {
 		Description: "Sorted distinct values of a field (arrays give their elements).",
 		Params: []param{s.pathParam(), collectionParam,
 			{Name: "field", Type: "string", Required: true, Description: "Dotted path.", MaxLength: 1000}, filterParam, maxBytesParam},
-		Output: outputSchema("values", tArr(obj()), "distinct", tInt(), "applied_limits", tObj()),
+		Output: outputSchema([]string{"values", "distinct"}, "values", tArr(obj()), "distinct", tInt(), "applied_limits", tObj()),
 		Run:    runDistinct,
 	}
 }

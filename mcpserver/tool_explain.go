@@ -20,7 +20,7 @@ func (s *Server) explainTool() *tool {
 			s.example("collection", "users", "filter", obj("age", 30), "verbosity", "executionStats")),
 		Params: []param{s.pathParam(), collectionParam, filterParam, sortParam,
 			{Name: "verbosity", Type: "string", Enum: []string{"queryPlanner", "executionStats"}, Default: value.StringValue("queryPlanner"), Description: "Mode."}},
-		Output: outputSchema("plan", tObj(), "redacted", tArr(tStr())),
+		Output: outputSchema([]string{"plan"}, "plan", tObj(), "redacted", tArr(tStr())),
 		Run:    runExplain,
 	}
 }
@@ -61,7 +61,7 @@ func (s *Server) diagnoseTool() *tool {
 			"filter (did-you-mean, type mismatch). Example:",
 			s.example("collection", "users", "filter", obj("age", "30"))),
 		Params: []param{s.pathParam(), collectionParam, filterParam},
-		Output: outputSchema("verdict", tStr(), "matches", tInt(),
+		Output: outputSchema([]string{"verdict"}, "verdict", tStr(), "matches", tInt(),
 			"predicates", tList(), "hints", tList(), "note", tStr(), "redacted", tArr(tStr())),
 		Run: runDiagnose,
 	}

@@ -17,7 +17,7 @@ func (s *Server) exportTool() *tool {
 		Params: []param{s.pathParam(), collectionParam, filterParam, sortParam,
 			{Name: "project", Type: "object", Description: "Fields."},
 			{Name: "limit", Type: "integer", Min: i64(1), Max: i64(maxExportDocs), Description: "Max documents."}},
-		Output: outputSchema("uri", tStr(), "documents", tInt(), "bytes", tInt(), "pages", tInt(),
+		Output: outputSchema([]string{"uri"}, "uri", tStr(), "documents", tInt(), "bytes", tInt(), "pages", tInt(),
 			"expires", tStr(), "applied_limits", tObj()),
 		Run: runExport,
 	}

@@ -20,7 +20,7 @@ func (s *Server) findTool() *tool {
 			{Name: "sort", Type: "object", Description: "e.g. {\"age\":-1}; default _id."},
 			{Name: "project", Type: "object", Description: "Fields, e.g. {\"name\":1}."},
 			limitParam, skipParam, cursorParam, atParam, maxBytesParam},
-		Output: outputSchema("at", tObj(), "documents", tList(), "returned", tInt(), "matched", tMatched(),
+		Output: outputSchema([]string{"documents", "returned", "matched"}, "at", tObj(), "documents", tList(), "returned", tInt(), "matched", tMatched(),
 			"applied_limits", tObj(), "cursor", tStr(), "empty_reason", tStr(), "redacted", tArr(tStr())),
 		Run: runFind,
 	}
@@ -264,7 +264,7 @@ func (s *Server) countTool() *tool {
 		Name: "count", Title: "Count documents", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
 		Description: "Count documents matching a MongoDB filter; cheaper than find.",
 		Params:      []param{s.pathParam(), collectionParam, filterParam, atParam},
-		Output:      outputSchema("count", tInt()),
+		Output:      outputSchema([]string{"count"}, "count", tInt()),
 		Run:         runCount,
 	}
 }

@@ -20,7 +20,7 @@ func (s *Server) historyTool() *tool {
 			{Name: "collection", Type: "string", Description: "Only this collection."},
 			{Name: "id", Type: "string", Description: "A document's _id (JSON, or a bare string): its versions."},
 			{Name: "limit", Type: "integer", Min: i64(1), Max: i64(MaxLimit), Default: value.LongValue(20), Description: "Max entries."}},
-		Output: outputSchema("changes", tList(), "versions", tList(), "returned", tInt(),
+		Output: outputSchema([]string{"returned"}, "changes", tList(), "versions", tList(), "returned", tInt(),
 			"applied_limits", tObj()),
 		Run: runHistory,
 	}
@@ -91,7 +91,7 @@ func (s *Server) diffTool() *tool {
 			{Name: "from", Type: "string", Required: true, Description: "The earlier revision."},
 			{Name: "to", Type: "string", Description: "The later revision; default now."},
 			{Name: "collection", Type: "string", Description: "Only this collection."}},
-		Output: outputSchema("from", tObj(), "to", tObj(), "inserted", tInt(), "deleted", tInt(),
+		Output: outputSchema([]string{"documents"}, "from", tObj(), "to", tObj(), "inserted", tInt(), "deleted", tInt(),
 			"updated", tInt(), "documents", tList(), "applied_limits", tObj()),
 		Run: runDiff,
 	}
@@ -133,7 +133,7 @@ func runDiff(ctx context.Context, c *call) (*output, error) {
 }
 
 var snapshotOutput = func() value.Value {
-	return outputSchema("name", tStr(), "lsn", tInt(), "created", tStr())
+	return outputSchema([]string{"name"}, "name", tStr(), "lsn", tInt(), "created", tStr())
 }
 
 func (s *Server) createSnapshotTool() *tool {
@@ -194,7 +194,7 @@ func (s *Server) dropCollectionTool() *tool {
 		Description: sentence("Drop a collection and its documents, in one journaled change (rollback by its change_id",
 			"brings it back). Only on the user's explicit request. Example:", s.example("collection", "tmp")),
 		Params: []param{s.pathParam(), collectionParam},
-		Output: outputSchema("collection", tStr(), "dropped", tInt(), "change_id", tStr(),
+		Output: outputSchema([]string{"change_id"}, "collection", tStr(), "dropped", tInt(), "change_id", tStr(),
 			"next_valid_actions", tArr(tStr())),
 		Run: runDropCollection,
 	}
@@ -233,7 +233,7 @@ func (s *Server) pruneHistoryTool() *tool {
 			s.example("history_before", "2026-01-01")),
 		Params: []param{s.pathParam(),
 			{Name: "history_before", Type: "string", Required: true, Description: "Lsn, snapshot, change id or ISO time."}},
-		Output: outputSchema("bytes_before", tInt(), "bytes_after", tInt(),
+		Output: outputSchema([]string{"records_pruned"}, "bytes_before", tInt(), "bytes_after", tInt(),
 			"records_pruned", tInt(), "history_starts_at_lsn", tInt()),
 		Run: runPruneHistory,
 	}

@@ -17,7 +17,7 @@ func (s *Server) createIndexTool() *tool {
 			{Name: "unique", Type: "boolean", Description: "Refuse duplicate keys."},
 			{Name: "sparse", Type: "boolean", Description: "Skip documents without the fields."},
 			{Name: "name", Type: "string", Description: "Index name; default like age_1.", MaxLength: 120}},
-		Output: outputSchema("collection", tStr(), "name", tStr(), "change_id", tStr()),
+		Output: outputSchema([]string{"name"}, "collection", tStr(), "name", tStr(), "change_id", tStr()),
 		Run:    runCreateIndex,
 	}
 }
@@ -70,7 +70,7 @@ func (s *Server) dropIndexTool() *tool {
 			"Ask the user first. Example:", s.example("collection", "users", "name", "age_1")),
 		Params: []param{s.pathParam(), collectionParam,
 			{Name: "name", Type: "string", Required: true, Description: "Index name or fields.", MaxLength: 1000}},
-		Output: outputSchema("collection", tStr(), "dropped", tStr(), "change_id", tStr()),
+		Output: outputSchema([]string{"dropped"}, "collection", tStr(), "dropped", tStr(), "change_id", tStr()),
 		Run:    runDropIndex,
 	}
 }

@@ -16,7 +16,7 @@ func (s *Server) insertTool() *tool {
 			s.example("collection", "users", "document", obj("name", "ada", "age", 36))),
 		Params: []param{s.pathParam(), collectionParam,
 			{Name: "document", Type: "object", Required: true, Description: "The document (a JSON object)."}},
-		Output: outputSchema("collection", tStr(), "inserted_id", obj(),
+		Output: outputSchema([]string{"inserted_id"}, "collection", tStr(), "inserted_id", obj(),
 			"change_id", tStr(), "created_collection", tBool()),
 		Run: runInsert,
 	}

@@ -25,7 +25,7 @@ func (s *Server) vsearchTool() *tool {
 			"embedded on the fly). Example:",
 			s.example("collection", "notes", "field", "body", "query", "backup policy")),
 		Params: []param{s.pathParam(), collectionParam, fieldParam, queryParam, kParam, filterParam},
-		Output: outputSchema("hits", hitsSchema, "returned", tInt(),
+		Output: outputSchema([]string{"hits"}, "hits", hitsSchema, "returned", tInt(),
 			"index", tStr(), "note", tStr(), "applied_limits", tObj(), "redacted", tArr(tStr())),
 		Run: runVsearch,
 	}
@@ -38,7 +38,7 @@ func (s *Server) searchTool() *tool {
 			"\"phrases\", -exclusions, OR. Example:",
 			s.example("collection", "notes", "query", "backup -tape")),
 		Params: []param{s.pathParam(), collectionParam, queryParam, kParam, filterParam},
-		Output: outputSchema("hits", hitsSchema, "returned", tInt(),
+		Output: outputSchema([]string{"hits"}, "hits", hitsSchema, "returned", tInt(),
 			"index", tStr(), "note", tStr(), "applied_limits", tObj(), "redacted", tArr(tStr())),
 		Run: runSearch,
 	}
@@ -54,7 +54,7 @@ func (s *Server) contextPackTool() *tool {
 			{Name: "budget", Type: "integer", Description: "Token budget.", Min: i64(1), Max: i64(vector.MaxBudget),
 				Default: value.LongValue(vector.DefaultBudget)},
 			filterParam},
-		Output: outputSchema("budget", tInt(),
+		Output: outputSchema([]string{"chunks"}, "budget", tInt(),
 			"used_tokens", tInt(), "chunks", tList(), "citations", tArr(tStr()), "omitted", tList(),
 			"note", tStr(), "applied_limits", tObj(), "redacted", tArr(tStr())),
 		Run: runContextPack,

@@ -13,7 +13,7 @@ func (s *Server) statsTool() *tool {
 		Name: "stats", Title: "Storage statistics", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
 		Description: "Documents, data and index bytes per collection and in total.",
 		Params:      []param{s.pathParam(), {Name: "collection", Type: "string", Description: "One collection; omit for all."}},
-		Output: outputSchema("file_bytes", tInt(), "documents", tInt(), "data_bytes", tInt(),
+		Output: outputSchema([]string{"collections"}, "file_bytes", tInt(), "documents", tInt(), "data_bytes", tInt(),
 			"index_bytes", tInt(), "collections", tList()),
 		Run: runStats,
 	}
@@ -127,7 +127,7 @@ func (s *Server) listIndexesTool() *tool {
 		Name: "list_indexes", Title: "List indexes", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
 		Description: "A collection's indexes with their keys, options, entries and bytes.",
 		Params:      []param{s.pathParam(), collectionParam},
-		Output:      outputSchema("indexes", tList()),
+		Output:      outputSchema([]string{"indexes"}, "indexes", tList()),
 		Run:         runListIndexes,
 	}
 }

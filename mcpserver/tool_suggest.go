@@ -14,7 +14,7 @@ func (s *Server) suggestIndexesTool() *tool {
 		Description: sentence("Indexes that would serve a find, with the documents each would read against today's plan. Example:",
 			s.example("collection", "users", "filter", obj("city", "Lima"))),
 		Params: []param{s.pathParam(), collectionParam, filterParam, sortParam},
-		Output: outputSchema("documents", tInt(), "current", tObj(), "suggestions", tList(), "notes", tArr(tStr())),
+		Output: outputSchema([]string{"suggestions"}, "documents", tInt(), "current", tObj(), "suggestions", tList(), "notes", tArr(tStr())),
 		Run:    runSuggestIndexes,
 	}
 }
