@@ -37,6 +37,9 @@ func runInsertMany(ctx context.Context, c *call) (*output, error) {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
+			if err := c.refuseUniqueRedacted(col, doc); err != nil {
+				return err
+			}
 			id, err := col.Insert(doc)
 			if err != nil {
 				return fmt.Errorf("documents[%d]: %w", i, err)
