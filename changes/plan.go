@@ -77,14 +77,20 @@ func (p *Plan) status(now time.Time) string {
 // describe returns a one-line description, the note of the change an
 // apply makes.
 func (p *Plan) describe() string {
-	s := "plan-" + p.Kind
 	if p.Kind == KindRevert {
+		s := "plan-" + p.Kind
 		if p.Revision != nil {
 			s += " to " + p.Revision.Spec
 		}
 		return s
 	}
-	s += " " + p.Collection
+	return p.note("plan-" + p.Kind)
+}
+
+// note returns "<what> <collection> <filter> <update>", cut to 300 bytes:
+// the note of the change that applies p (or that a one-step write makes).
+func (p *Plan) note(what string) string {
+	s := what + " " + p.Collection
 	if p.Filter != nil {
 		s += " " + p.Filter.String()
 	}

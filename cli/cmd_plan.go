@@ -7,8 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omgdb/omgdb/changes"
-	"github.com/omgdb/omgdb/query/errs"
-	"github.com/omgdb/omgdb/query/value"
 )
 
 func init() {
@@ -100,15 +98,8 @@ func (e *env) runPlanUpdate(ctx context.Context, opts *planUpdateOptions) error 
 	}
 	po := opts.options()
 	po.Upsert, po.First = opts.upsert, !opts.multi
-	if opts.arrayFilters != "" {
-		af, err := e.parseArg(opts.arrayFilters, "--array-filters")
-		if err != nil {
-			return err
-		}
-		if af.Kind() != value.Array {
-			return errs.Errorf(errs.Invalid, "--array-filters must be an array of filter documents, got %s", af.TypeName())
-		}
-		po.ArrayFilters = af.Array()
+	if po.ArrayFilters, err = e.parseArrayFilters(opts.arrayFilters); err != nil {
+		return err
 	}
 	db, err := e.open(opts.path, readWrite, opts.storeFlags)
 	if err != nil {
