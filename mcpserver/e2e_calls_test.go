@@ -155,6 +155,17 @@ var readWriteCalls = []e2eCall{
 	{tool: "count", args: app("collection", "events"), check: wantField("count", 0.0)},
 	{tool: "rollback", args: app("change_id", "{{events}}")},
 	{tool: "count", args: app("collection", "events"), code: "NOT_FOUND"},
+	// rename_collection: one journaled change, undone by rollback
+	{tool: "create_collection", args: app("collection", "tmp1")},
+	{tool: "rename_collection", args: app("collection", "tmp1", "to", "tmp2"), save: map[string]string{"renamed": "change_id"},
+		check: wantField("renamed_to", "tmp2")},
+	{tool: "rename_collection", args: app("collection", "tmp2", "to", "users"), code: "CONFLICT"},
+	{tool: "rename_collection", args: app("collection", "tmp2", "to", "$x"), code: "INVALID_ARGUMENT"},
+	{tool: "rename_collection", args: app("collection", "nope", "to", "tmp3"), code: "NOT_FOUND"},
+	{tool: "rename_collection", args: app("collection", "tmp2"), code: "INVALID_ARGUMENT", schemaInvalid: true},
+	{tool: "rollback", args: app("change_id", "{{renamed}}")},
+	{tool: "count", args: app("collection", "tmp1"), check: wantField("count", 0.0)},
+	{tool: "count", args: app("collection", "tmp2"), code: "NOT_FOUND"},
 	// above the scope
 	{tool: "drop_index", args: app("collection", "users", "name", "age_1"), code: "SCOPE_DENIED"},
 }

@@ -162,3 +162,38 @@ func TestInsertMany_Bounds(t *testing.T) {
 		t.Errorf("a refused insert_many wrote: count %v", sc["count"])
 	}
 }
+
+// TestRenameCollection: documents and indexes move in one change that
+// rollback undoes; a rename between names the policy redacts or shows
+// differently is refused, so that no rename uncovers a redacted field.
+func TestRenameCollection(t *testing.T) {
+	f := newFixture(t, Config{Scope: ScopeReadWrite, Redact: []string{"users.ssn", "people.ssn"}, DenyCollections: []string{"orders"}})
+	indexOn(t, f.standardStore(), "users", "city")
+	sc := structured(t, f.callTool("rename_collection", `{"path":"app.omgdb","collection":"users","to":"people"}`))
+	if sc["documents"] != 3.0 || sc["indexes"] != 1.0 || sc["renamed_to"] != "people" {
+		t.Fatalf("rename users to people: %v", sc)
+	}
+	if text := resultText(f.callTool("find", `{"path":"app.omgdb","collection":"people"}`)); strings.Contains(text, "111-11") || !strings.Contains(text, "ada") {
+		t.Errorf("people after the rename: %s", text)
+	}
+	if text := resultText(f.callTool("list_indexes", `{"path":"app.omgdb","collection":"people"}`)); !strings.Contains(text, "city_1") {
+		t.Errorf("the index did not move: %s", text)
+	}
+	f.callTool("rollback", `{"path":"app.omgdb","change_id":"`+sc["change_id"].(string)+`"}`)
+	if sc := structured(t, f.callTool("count", `{"path":"app.omgdb","collection":"users"}`)); sc["count"] != 3.0 {
+		t.Errorf("users after rolling the rename back: %v", sc)
+	}
+	for _, c := range []struct{ args, code string }{
+		{`{"path":"app.omgdb","collection":"users","to":"clients"}`, CodePolicyDenied}, // clients shows ssn
+		{`{"path":"app.omgdb","collection":"orders","to":"sales"}`, CodePolicyDenied},  // a denied source
+		{`{"path":"app.omgdb","collection":"users","to":"orders"}`, CodePolicyDenied},  // a denied target
+		{`{"path":"app.omgdb","collection":"users","to":"users"}`, CodeInvalidArgument},
+	} {
+		if res := f.callTool("rename_collection", c.args); errorCode(res) != c.code {
+			t.Errorf("rename_collection %s: %v, want %s", c.args, structured(t, res), c.code)
+		}
+	}
+	if sc := structured(t, f.callTool("count", `{"path":"app.omgdb","collection":"users"}`)); sc["count"] != 3.0 {
+		t.Errorf("a refused rename wrote: %v", sc)
+	}
+}
