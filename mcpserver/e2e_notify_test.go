@@ -16,10 +16,12 @@ import (
 )
 
 // checkNotifications: after logging/setLevel the client gets a log
-// message per call, and a call that runs over a second with a
-// progressToken gets progress notifications, over the transport tested
-// when it streams; an HTTP client that accepts only JSON gets none.
+// message per call, and a call that runs past the progress interval (a
+// second; 100 ms in the test's server) with a progressToken gets progress
+// notifications, over the transport tested when it streams; an HTTP
+// client that accepts only JSON gets none.
 func checkNotifications(t *testing.T, start starter, streams bool) {
+	t.Setenv("OMGDB_TEST_PROGRESS_EVERY", "100ms")
 	dir := t.TempDir()
 	var docs []string
 	for i := range 150 {
@@ -76,7 +78,7 @@ func checkNotifications(t *testing.T, start starter, streams bool) {
 		return
 	}
 	if len(progress) == 0 || !slices.IsSorted(progress) {
-		t.Errorf("progress of a call over a second: %v", progress)
+		t.Errorf("progress of a call past the progress interval: %v", progress)
 	}
 	if len(logs) != 1 || !strings.HasPrefix(logs[0], "info tool count answered") {
 		t.Errorf("log messages: %v", logs)

@@ -29,6 +29,11 @@ import (
 // drive it with the official MCP Go SDK's client.
 func TestMain(m *testing.M) {
 	if os.Getenv("OMGDB_TEST_MAIN") == "1" {
+		// The notification tests' server reports progress every 100 ms,
+		// so that their call needs not run for seconds.
+		if d, err := time.ParseDuration(os.Getenv("OMGDB_TEST_PROGRESS_EVERY")); err == nil {
+			mcpserver.SetProgressEvery(d)
+		}
 		os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())

@@ -98,10 +98,10 @@ func TestLogging(t *testing.T) {
 // before its answer; one without a token gets none.
 func TestProgress(t *testing.T) {
 	defer func(d time.Duration) { progressEvery = d }(progressEvery)
-	progressEvery = 5 * time.Millisecond
+	progressEvery = time.Millisecond
 	f := newFixture(t, Config{})
 	f.standardStore()
-	slow := `{"path":"app.omgdb","collection":"users","filter":{"$expr":{"$gt":[{"$size":{"$range":[0,200000]}},0]}}}`
+	slow := `{"path":"app.omgdb","collection":"users","filter":{"$expr":{"$gt":[{"$size":{"$range":[0,1000000]}},0]}}}`
 	line := func(meta string) string {
 		return fmt.Sprintf(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{%s"name":"count","arguments":%s}}`, meta, slow)
 	}
