@@ -20,7 +20,7 @@ type mcpOptions struct {
 	auditKey                                  string
 	collections, denyCollections, redact      []string
 	tools, denyTools, allowOrigins            []string
-	onlyCanned, listTools                     bool
+	onlyCanned, listTools, indexCheck         bool
 	maxDocs, maxBytes, maxString, concurrency int
 	maxSessions                               int
 	timeout, lockTimeout, idleTimeout         time.Duration
@@ -66,6 +66,7 @@ result and error shapes.`,
 	f.DurationVar(&opts.timeout, "timeout", mcpserver.DefaultTimeout, "time limit of one call")
 	f.DurationVar(&opts.lockTimeout, "lock-timeout", mcpserver.DefaultLockTimeout, "how long to wait for another process's lock on a store")
 	f.IntVar(&opts.concurrency, "concurrency", mcpserver.DefaultConcurrency, "calls that run at once")
+	f.BoolVar(&opts.indexCheck, "index-check", false, "refuse reads (find, count, distinct, aggregate) whose plan scans a whole collection")
 	f.StringVar(&opts.audit, "audit", "", "append one JSON line per tool call to this file")
 	f.StringVar(&opts.auditKey, "audit-key", "", "the key file of the audit log's argument HMACs (default the --audit file plus .key; made if missing)")
 	f.BoolVar(&opts.listTools, "list-tools", false, "print the tools an agent would see, as JSON, and exit")
@@ -97,7 +98,7 @@ func (e *env) runMCP(ctx context.Context, opts *mcpOptions) error {
 		Collections: opts.collections, DenyCollections: opts.denyCollections, Redact: opts.redact,
 		Tools: opts.tools, DenyTools: opts.denyTools, ToolsFile: opts.toolsFile, OnlyCanned: opts.onlyCanned,
 		MaxDocs: opts.maxDocs, MaxBytes: opts.maxBytes, MaxString: opts.maxString,
-		Timeout: opts.timeout, LockTimeout: opts.lockTimeout, Concurrency: opts.concurrency,
+		Timeout: opts.timeout, LockTimeout: opts.lockTimeout, Concurrency: opts.concurrency, IndexCheck: opts.indexCheck,
 		Audit: opts.audit, AuditKey: opts.auditKey, Version: Version,
 		Logger: mcpLogger(e),
 		HTTP: mcpserver.HTTPConfig{Addr: opts.httpAddr, Token: token, InsecureLoopback: opts.insecureLoopback,

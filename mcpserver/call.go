@@ -58,6 +58,7 @@ func (ss *session) callTool(ctx context.Context, p params) ([]byte, *rpcError) {
 		return nil, e
 	}
 	start := ss.srv.cfg.Now()
+	defer ss.startProgress(ctx, p, name)() // stopped before the answer is sent
 	var args value.Value
 	out, err := ss.invoke(ctx, name, p, &args)
 	var res []byte
@@ -71,6 +72,7 @@ func (ss *session) callTool(ctx context.Context, p params) ([]byte, *rpcError) {
 	if aerr := ss.srv.record(ss, name, args, p["arguments"], out, te, start); aerr != nil {
 		res = value.AppendJSON(nil, ss.errorResult(aerr))
 	}
+	ss.logCall(ctx, name, out, te, ss.srv.cfg.Now().Sub(start))
 	return res, nil
 }
 

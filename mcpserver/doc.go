@@ -21,6 +21,11 @@
 // the bytes they are stored as, unless a projection, a redaction or
 // --max-string changes them.
 //
+// While a call runs, the server may send notifications on the channel
+// the request came on (notify.go): a log message per call after
+// logging/setLevel, and progress every second for a call that carried a
+// progressToken. Their text never holds an argument or stored data.
+//
 // # Guarantees
 //
 // Scope is enforced three times: tools/list lists only the tools within

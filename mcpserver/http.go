@@ -233,18 +233,25 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "unknown or expired session: initialize again", http.StatusNotFound)
 		return
 	}
-	var answer []byte
-	hs.sess.handle(r.Context(), in, func(b []byte) { answer = b }, false)
-	s.httpState.done(hs, s.cfg.Now())
 	if id != "" {
 		w.Header().Set("Mcp-Session-Id", id)
 	}
+	ctx := r.Context()
+	var stream *sseStream
+	if acceptsSSE(r.Header.Values("Accept")) {
+		// Log and progress notifications go on the answer's event stream.
+		stream = &sseStream{w: w}
+		ctx = withNotifier(ctx, stream.send)
+	}
+	var answer []byte
+	hs.sess.handle(ctx, in, func(b []byte) { answer = b }, false)
+	s.httpState.done(hs, s.cfg.Now())
 	if answer == nil {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	if acceptsSSE(r.Header.Values("Accept")) {
-		writeSSE(w, answer)
+	if stream != nil {
+		stream.send(answer)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -275,16 +282,28 @@ func acceptsSSE(accept []string) bool {
 	return false
 }
 
-// writeSSE sends one JSON-RPC message as a server-sent event stream of
-// one event, then ends the stream: the server has nothing else to send
-// on it (no progress or server requests), so there is no event id to
-// resume from.
-func writeSSE(w http.ResponseWriter, msg []byte) {
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
+// sseStream is the event stream that answers a POST: the notifications
+// of the call, if any, then its answer. It starts (headers, status 200)
+// with the first message. Each message is one event, flushed at once; the
+// stream ends with the handler, after the answer, so there is no event id
+// to resume from.
+type sseStream struct {
+	mu      sync.Mutex // guards w and started
+	w       http.ResponseWriter
+	started bool
+}
+
+func (st *sseStream) send(msg []byte) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !st.started {
+		h := st.w.Header()
+		h.Set("Content-Type", "text/event-stream")
+		h.Set("Cache-Control", "no-cache")
+		h.Set("X-Accel-Buffering", "no")
+		st.w.WriteHeader(http.StatusOK)
+		st.started = true
+	}
 	var b bytes.Buffer
 	b.WriteString("event: message\n")
 	for line := range bytes.SplitSeq(bytes.TrimRight(msg, "\n"), []byte("\n")) {
@@ -293,8 +312,8 @@ func writeSSE(w http.ResponseWriter, msg []byte) {
 		b.WriteByte('\n')
 	}
 	b.WriteByte('\n')
-	w.Write(b.Bytes())
-	if f, ok := w.(http.Flusher); ok {
+	st.w.Write(b.Bytes())
+	if f, ok := st.w.(http.Flusher); ok {
 		f.Flush()
 	}
 }

@@ -20,6 +20,7 @@ type session struct {
 	mu       sync.Mutex // guards the fields below
 	version  string     // negotiated protocol version; "" before initialize
 	client   string     // clientInfo.name from initialize
+	logLevel int        // 1 + the index in logLevels of logging/setLevel's level; 0: send no log messages
 	inflight map[string]*inflight
 
 	wg sync.WaitGroup // calls in flight

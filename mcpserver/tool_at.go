@@ -16,7 +16,7 @@ import (
 // reads of the present: visible collections only, redacted as they are
 // read, capped and paged alike.
 
-var atParam = param{Name: "at", Type: "string", Description: "Past revision: lsn, snapshot, change id or ISO time."}
+var atParam = param{Name: "at", Type: "string", Description: "Past revision: lsn, snapshot, change id or time."}
 
 // viewAt opens the store read-only, resolves the at argument and runs fn
 // in one read transaction.

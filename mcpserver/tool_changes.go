@@ -258,8 +258,7 @@ func (c *call) resultOf(x any, fence string) (*output, error) {
 func (s *Server) plansTool() *tool {
 	return &tool{
 		Name: "plans", Title: "List or show plans", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
-		Description: sentence("Pending plans (all: every remembered plan), or with token one plan and every document",
-			"it changes, before and after. Example:", s.example("token", "<token>")),
+		Description: "Pending plans, or with token one plan and the documents it changes, before and after.",
 		Params: []param{s.pathParam(),
 			{Name: "token", Type: "string", MaxLength: 64, Description: "Show this plan."},
 			{Name: "all", Type: "boolean", Description: "Also applied, discarded and expired plans."}},
@@ -500,9 +499,9 @@ func (k *capper) fits(entry any) bool {
 		return false
 	}
 	b, _ := json.Marshal(entry)
-	if k.bytes+len(b) > cfg.MaxBytes {
+	if max := k.c.maxBytes(); k.bytes+len(b) > max {
 		k.full = true
-		k.limits = append(k.limits, value.Field{Key: "max_bytes", Value: value.LongValue(int64(cfg.MaxBytes))})
+		k.limits = append(k.limits, value.Field{Key: "max_bytes", Value: value.LongValue(int64(max))})
 		return false
 	}
 	k.n++

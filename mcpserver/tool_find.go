@@ -13,15 +13,14 @@ import (
 func (s *Server) findTool() *tool {
 	return &tool{
 		Name: "find", Title: "Find documents", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
-		Description: sentence("Documents matching a MongoDB filter, optionally sorted and projected; keep limit small.",
-			"Capped results give applied_limits, matched and a cursor for the next page; empty ones, empty_reason. Example:",
+		Description: sentence("Documents matching a MongoDB filter; keep limit small.",
+			"Capped results give applied_limits, matched and a cursor; empty ones, empty_reason. Example:",
 			s.example("collection", "users", "filter", obj("age", obj("$gte", 30)), "limit", 10)),
 		Params: []param{s.pathParam(), collectionParam, filterParam,
 			{Name: "sort", Type: "object", Description: "e.g. {\"age\":-1}; default _id."},
 			{Name: "project", Type: "object", Description: "Fields, e.g. {\"name\":1}."},
-			limitParam, skipParam, cursorParam, atParam},
-		Output: outputSchema([]string{"documents", "returned", "matched"},
-			"at", tObj(), "documents", tList(), "returned", tInt(), "matched", tMatched(),
+			limitParam, skipParam, cursorParam, atParam, maxBytesParam},
+		Output: outputSchema([]string{"documents", "returned", "matched"}, "at", tObj(), "documents", tList(), "returned", tInt(), "matched", tMatched(),
 			"applied_limits", tObj(), "cursor", tStr(), "empty_reason", tStr(), "redacted", tArr(tStr())),
 		Run: runFind,
 	}
@@ -82,6 +81,9 @@ func (c *call) find(ctx context.Context, fq findQuery) (*output, error) {
 	}
 	var out *output
 	err = c.view(fq.coll, func(_ *store.Tx, col *store.Collection) error {
+		if err := c.indexCheck(ctx, col, store.Query{Filter: fq.filter, Sort: fq.sort}, false); err != nil {
+			return err
+		}
 		out, err = c.findIn(ctx, col, fq, skip)
 		return err
 	})
@@ -261,12 +263,10 @@ func argError(err error, name string) error {
 func (s *Server) countTool() *tool {
 	return &tool{
 		Name: "count", Title: "Count documents", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
-		Description: sentence("Count documents matching a MongoDB filter (all without one); cheaper than find",
-			"for a number. Example:",
-			s.example("collection", "users", "filter", obj("active", true))),
-		Params: []param{s.pathParam(), collectionParam, filterParam, atParam},
-		Output: outputSchema([]string{"count"}, "count", tInt()),
-		Run:    runCount,
+		Description: "Count documents matching a MongoDB filter; cheaper than find.",
+		Params:      []param{s.pathParam(), collectionParam, filterParam, atParam},
+		Output:      outputSchema([]string{"count"}, "count", tInt()),
+		Run:         runCount,
 	}
 }
 
@@ -280,6 +280,9 @@ func runCount(ctx context.Context, c *call) (*output, error) {
 	}
 	var n int64
 	err = c.view(c.str("collection"), func(_ *store.Tx, col *store.Collection) error {
+		if err := c.indexCheck(ctx, col, store.Query{Filter: filter}, true); err != nil {
+			return err
+		}
 		n, err = c.count(ctx, col, filter)
 		return err
 	})

@@ -15,7 +15,7 @@ func (s *Server) historyTool() *tool {
 	return &tool{
 		Name: "history", Title: "List changes", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
 		Description: sentence("Changes newest first (change id, kind, counts, time, status), or with id one document's",
-			"versions. Change ids feed rollback, diff and at. Example:", s.example("collection", "users", "limit", 10)),
+			"versions; change ids feed rollback, diff and at."),
 		Params: []param{s.pathParam(),
 			{Name: "collection", Type: "string", Description: "Only this collection."},
 			{Name: "id", Type: "string", Description: "A document's _id (JSON, or a bare string): its versions."},
@@ -86,8 +86,8 @@ func runHistory(ctx context.Context, c *call) (*output, error) {
 func (s *Server) diffTool() *tool {
 	return &tool{
 		Name: "diff", Title: "Compare two revisions", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
-		Description: sentence("Documents that differ between two revisions (lsn, snapshot, change id or ISO time;",
-			"to defaults to now), with field-level changes. Example:", s.example("from", "before-import", "collection", "users")),
+		Description: sentence("Documents that differ between two revisions (lsn, snapshot, change id or time),",
+			"with field-level changes. Example:", s.example("from", "before-import", "collection", "users")),
 		Params: []param{s.pathParam(),
 			{Name: "from", Type: "string", Required: true, Description: "The earlier revision."},
 			{Name: "to", Type: "string", Description: "The later revision; default now."},
