@@ -42,7 +42,7 @@ index is created or, when one cannot be built, none.
 
 The indexes are built over the existing documents in the same transaction,
 with a progress bar on a terminal, and recorded in the journal. Prints
-` + "``created index on `<collection>.<fields>` ``" + ` for each.`,
+"created index on ` + "`<collection>.<fields>`" + `" for each.`,
 		Example: `  omgdb create-index app.omgdb users age
   omgdb create-index app.omgdb users email --unique
   omgdb create-index app.omgdb users address.city,age:-1 --name city_age

@@ -48,7 +48,7 @@ omgdb docs filters and omgdb docs projection-and-sort.`,
 	cmd.Flags().Int64Var(&opts.skip, "skip", 0, "skip this many matching documents")
 	cmd.Flags().Int64Var(&opts.limit, "limit", 0, "print at most this many documents (0: all)")
 	cmd.Flags().BoolVar(&opts.pretty, "pretty", false, "indent the JSON")
-	cmd.Flags().StringVar(&opts.hint, "hint", "", "use this index (a name from `omgdb indexes`, _id_, or $natural for a collection scan)")
+	cmd.Flags().StringVar(&opts.hint, "hint", "", "use this index (a name that omgdb indexes lists, _id_, or $natural for a collection scan)")
 	registerAt(cmd, &opts.at)
 	return cmd
 }
@@ -164,7 +164,7 @@ func newCountCmd(e *env) *cobra.Command {
 		ValidArgsFunction: completeStoreArgs,
 	}
 	opts.register(cmd)
-	cmd.Flags().StringVar(&opts.hint, "hint", "", "use this index (a name from `omgdb indexes`, _id_, or $natural for a collection scan)")
+	cmd.Flags().StringVar(&opts.hint, "hint", "", "use this index (a name that omgdb indexes lists, _id_, or $natural for a collection scan)")
 	registerAt(cmd, &opts.at)
 	return cmd
 }

@@ -18,14 +18,15 @@ import (
 
 // Exit codes, as SPEC.md section 1 fixes them.
 const (
-	ExitOK       = 0
-	ExitUsage    = 64
-	ExitData     = 65
-	ExitNotFound = 66
-	ExitConflict = 69
-	ExitIO       = 74
-	ExitBusy     = 75
-	ExitDenied   = 77
+	ExitOK          = 0
+	ExitUsage       = 64
+	ExitData        = 65
+	ExitNotFound    = 66
+	ExitConflict    = 69
+	ExitIO          = 74
+	ExitBusy        = 75
+	ExitDenied      = 77
+	ExitInterrupted = 130 // Ctrl-C, as a shell reports a process ended by SIGINT
 )
 
 // env is what every command writes to and reads from.
@@ -55,6 +56,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		}
 	}()
 	if err := root.ExecuteContext(ctx); err != nil {
+		if errors.Is(context.Cause(ctx), errInterrupted) {
+			return printInterrupted(stderr, err)
+		}
 		return printError(stderr, err)
 	}
 	return ExitOK
@@ -73,7 +77,7 @@ const interruptAfter = 50 * time.Millisecond
 // were installed, which every command survives: a write transaction that
 // has not committed leaves nothing behind.
 func interruptible(parent context.Context, after time.Duration) (context.Context, func()) {
-	ctx, cancel := context.WithCancel(parent)
+	ctx, cancel := context.WithCancelCause(parent)
 	var mu sync.Mutex // guards released and unhook
 	released := false
 	var unhook func()
@@ -89,7 +93,7 @@ func interruptible(parent context.Context, after time.Duration) (context.Context
 		go func() {
 			select {
 			case <-ch:
-				cancel()
+				cancel(errInterrupted)
 			case <-ctx.Done():
 			}
 		}()
@@ -102,7 +106,7 @@ func interruptible(parent context.Context, after time.Duration) (context.Context
 			unhook()
 		}
 		mu.Unlock()
-		cancel()
+		cancel(nil)
 	}
 }
 
@@ -201,8 +205,9 @@ func newRootCmdFor(e *env, args []string) *cobra.Command {
 }
 
 // markRunErrors wraps every RunE so that its errors are told apart from
-// cobra's usage errors.
+// cobra's usage errors, and makes argument-count errors name the argument.
 func markRunErrors(c *cobra.Command) {
+	nameArgErrors(c)
 	if run := c.RunE; run != nil {
 		c.RunE = func(cmd *cobra.Command, args []string) error {
 			if err := run(cmd, args); err != nil {
