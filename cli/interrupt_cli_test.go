@@ -100,4 +100,3 @@ func omgdbOut(t *testing.T, args ...string) string {
 	}
 	return strings.TrimSpace(string(out))
 }
-
