@@ -79,14 +79,13 @@ func (e *env) runCreateIndex(_ context.Context, opts *createIndexOptions) error 
 		return err
 	}
 	defer db.Close()
-	bar := e.progress("indexing", 0)
+	var bar *progress
 	err = db.Update(store.Change{Kind: "create_index"}, func(tx *store.Tx) error {
 		c, err := tx.Collection(opts.coll)
 		if err != nil {
 			return err
 		}
-		bar.setTotal(c.Count())
-		c.SetBuildProgress(func(done, total int64) { bar.update(done, done) })
+		bar = e.indexBar(c)
 		_, err = c.CreateBTreeIndexes(defs...)
 		return err
 	})

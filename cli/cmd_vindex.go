@@ -67,11 +67,13 @@ func (e *env) createIndex(path, coll string, f storeFlags, def store.IndexDef) e
 	}
 	defer db.Close()
 	var created store.IndexDef
+	var bar *progress
 	err = db.Update(store.Change{Kind: "create-index"}, func(tx *store.Tx) error {
 		c, err := tx.Collection(coll)
 		if err != nil {
 			return err
 		}
+		bar = e.indexBar(c)
 		ix, err := c.CreateIndex(def)
 		if err != nil {
 			return err
@@ -79,6 +81,7 @@ func (e *env) createIndex(path, coll string, f storeFlags, def store.IndexDef) e
 		created = ix.Def
 		return nil
 	})
+	bar.done()
 	if err != nil {
 		return err
 	}
@@ -160,14 +163,17 @@ func (e *env) runReindex(_ context.Context, opts *reindexOptions) error {
 	}
 	defer db.Close()
 	var defs []store.IndexDef
+	var bar *progress
 	err = db.Update(store.Change{Kind: "reindex"}, func(tx *store.Tx) error {
 		c, err := tx.Collection(opts.coll)
 		if err != nil {
 			return err
 		}
+		bar = e.indexBar(c)
 		defs, err = vector.Reindex(c, opts.names...)
 		return err
 	})
+	bar.done()
 	if err != nil {
 		return err
 	}
