@@ -49,7 +49,7 @@ The shape is described in omgdb docs explain.`,
 	f.StringVar(&opts.hint, "hint", "", "explain the plan of this index (or $natural)")
 	f.BoolVar(&opts.count, "count", false, "explain a count rather than a find")
 	f.BoolVar(&opts.execute, "execute", false, "run the plan and report what it read")
-	f.BoolVar(&opts.pretty, "pretty", false, "indent the JSON")
+	f.BoolVar(&opts.out.pretty, "pretty", false, "indent the JSON")
 	return cmd
 }
 
@@ -67,7 +67,7 @@ func (e *env) runExplain(ctx context.Context, opts *explainOptions) error {
 	if err != nil {
 		return err
 	}
-	out := e.output(opts.pretty)
+	out := e.output(opts.out.pretty)
 	defer out.flush()
 	return out.doc(plan)
 }

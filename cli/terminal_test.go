@@ -137,3 +137,36 @@ func TestProgress_TerminalOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestFormat_Terminal: on a terminal, find prints documents in mongosh's
+// style, coloured unless NO_COLOR is set, and a table as wide as the
+// terminal; into a pipe it prints the stored NDJSON.
+func TestFormat_Terminal(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.omgdb")
+	omgdbOut(t, "import", path, "people", "testdata/format/people.ndjson")
+	golden := func(name string) string {
+		b, err := os.ReadFile(filepath.Join("testdata/format", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	find := []string{"find", path, "people"}
+
+	_, coloured, _ := run(t, []string{"NO_COLOR="}, newTerminal(t, 40), nil, find...)
+	if !strings.Contains(coloured, "\033[32m'Ada Lovelace'\033[0m") || !strings.Contains(coloured, "ObjectId('665f1c2e9b1d4a3f5e6d7c8b')") {
+		t.Errorf("find on a terminal: %q, want mongosh's style in colour", coloured)
+	}
+	_, plain, _ := run(t, []string{"NO_COLOR=1"}, newTerminal(t, 40), nil, find...)
+	if plain != golden("find-40.shell") {
+		t.Errorf("find on a 40-column terminal with NO_COLOR:\n%s\nwant\n%s", plain, golden("find-40.shell"))
+	}
+	_, table, _ := run(t, []string{"NO_COLOR=1", "COLUMNS=200"}, newTerminal(t, 60), nil, append(find, "--format", "table")...)
+	if table != golden("find-60.table") {
+		t.Errorf("find --format table on a 60-column terminal:\n%s\nwant\n%s", table, golden("find-60.table"))
+	}
+	_, piped, _ := run(t, nil, nil, nil, find...)
+	if piped != golden("find.ndjson") {
+		t.Errorf("find into a pipe:\n%s\nwant\n%s", piped, golden("find.ndjson"))
+	}
+}
