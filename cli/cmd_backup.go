@@ -52,6 +52,7 @@ func (e *env) runBackup(ctx context.Context, opts *backupOptions) error {
 	ctx, bar := e.withProgress(ctx, "backing up")
 	res, err := db.Backup(ctx, opts.out)
 	bar.done()
+	err = interrupted(ctx, err, "no backup was written (the partial copy was removed)")
 	if res != nil {
 		js, _ := json.Marshal(res)
 		e.stdout.Write(append(js, '\n'))
@@ -72,6 +73,7 @@ never overwritten: restore to a new name and swap it in yourself.`,
 			ctx, bar := e.withProgress(cmd.Context(), "restoring")
 			err := store.Restore(ctx, args[0], args[1])
 			bar.done()
+			err = interrupted(ctx, err, "no store was written (the partial copy was removed)")
 			if err != nil {
 				return err
 			}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -21,7 +22,7 @@ func (e *interruptedError) Error() string { return "interrupted: " + e.committed
 
 // defaultCommitted is what an interrupted command that writes in one
 // transaction, or only reads, leaves behind.
-const defaultCommitted = "nothing was changed (a write that had not committed was rolled back)"
+const defaultCommitted = "nothing was changed"
 
 // printInterrupted reports a command that Ctrl-C stopped, and returns 130.
 // err is what the command returned when it stopped.
@@ -35,6 +36,15 @@ func printInterrupted(w io.Writer, err error) int {
 		fmt.Fprintf(w, "hint: %s\n", ie.hint)
 	}
 	return ExitInterrupted
+}
+
+// interrupted returns err, or, when Ctrl-C stopped the command, an error
+// that says what it left behind: committed.
+func interrupted(ctx context.Context, err error, committed string) error {
+	if err != nil && errors.Is(context.Cause(ctx), errInterrupted) {
+		return &interruptedError{committed: committed}
+	}
+	return err
 }
 
 // importInterrupted describes an import that Ctrl-C stopped after it had

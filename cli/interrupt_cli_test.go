@@ -1,8 +1,10 @@
 package cli_test
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -79,12 +81,44 @@ func TestInterrupt_Import(t *testing.T) {
 func TestInterrupt_ImportAtomic(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.omgdb")
 	code, _, stderr := interruptImport(t, path, "--atomic")
-	want := "error: interrupted: nothing was changed (a write that had not committed was rolled back)\n"
+	want := "error: interrupted: nothing was changed\n"
 	if code != 130 || !strings.HasSuffix(stderr, want) {
 		t.Fatalf("exit %d, stderr:\n%s\nwant exit 130 and %q", code, stderr, want)
 	}
 	if got, err := exec.Command("omgdb", "count", path, "c").CombinedOutput(); err == nil {
 		t.Errorf("count after an interrupted atomic import = %s, want no collection", got)
+	}
+}
+
+// TestInterrupt_Find: Ctrl-C during a long find exits 130, says nothing
+// was changed, and stops printing.
+func TestInterrupt_Find(t *testing.T) {
+	path := progressStore(t, 30000)
+	cmd := exec.Command("omgdb", "find", path, "notes")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(stdout)
+	r.ReadString('\n') // find is running, and blocks on the pipe
+	time.Sleep(300 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGINT)
+	rest, _ := io.ReadAll(r)
+	err = cmd.Wait()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	}
+	if code != 130 || errb.String() != "error: interrupted: nothing was changed\n" {
+		t.Fatalf("exit %d, stderr %q; want 130 and \"error: interrupted: nothing was changed\"", code, errb.String())
+	}
+	if n := bytes.Count(rest, []byte("\n")) + 1; n >= 30000 {
+		t.Errorf("find printed all %d documents after Ctrl-C", n)
 	}
 }
 

@@ -93,6 +93,9 @@ func interruptible(parent context.Context, after time.Duration) (context.Context
 		go func() {
 			select {
 			case <-ch:
+				// A second Ctrl-C ends the process at once, for work
+				// that does not look at its context often.
+				signal.Stop(ch)
 				cancel(errInterrupted)
 			case <-ctx.Done():
 			}
