@@ -344,8 +344,11 @@ func (db *DB) Backup(ctx context.Context, out string) (*BackupResult, error) {
 // VerifyBackup opens a backup (decompressing a ".zst" one to a temporary
 // file) and verifies it.
 func VerifyBackup(ctx context.Context, path string) error {
+	step := progressOf(ctx)
+	ctx = WithProgress(ctx, func(s string, done, total int64) { step("verifying: "+s, done, total) })
 	file := path
 	if strings.HasSuffix(path, ".zst") {
+		step("decompressing to verify", 0, 0)
 		tmp, err := decompressTemp(path)
 		if err != nil {
 			return err

@@ -187,9 +187,7 @@ func verifyJournal(ctx context.Context, tx *Tx, r *VerifyReport) error {
 			return false, err
 		}
 		r.JournalRecords++
-		if r.JournalRecords%256 == 1 {
-			step("journal records", r.JournalRecords, total)
-		}
+		step("journal records", r.JournalRecords, total)
 		if changes == nil || changes.Get(changeKey(rec.Change, rec.LSN)) == nil {
 			r.problem("journal record %d: missing from the change index under change %s", rec.LSN, rec.Change)
 		}
