@@ -4,45 +4,50 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
+
+	"github.com/omgdb/omgdb/query/errs"
 )
 
 // errInterrupted is the cause of a command's context when Ctrl-C cancelled
 // it (see interruptible).
 var errInterrupted = errors.New("interrupted")
 
-// interruptedError says what an interrupted command had committed, and
-// how to go on, for the commands that commit in steps.
-type interruptedError struct {
-	committed string // what is kept, e.g. "20000 document(s) committed, through line 20000"
-	hint      string
+// interruptedError is a command that Ctrl-C stopped: its message says
+// what was committed ("interrupted: 20000 document(s) committed, …"), its
+// hint how to go on. exitCode maps it to 130.
+type interruptedError struct{ err *errs.Error }
+
+func (e *interruptedError) Error() string { return e.err.Error() }
+func (e *interruptedError) Unwrap() error { return e.err }
+
+// newInterrupted returns the error of a command stopped by Ctrl-C that
+// left committed behind, with an optional hint.
+func newInterrupted(committed, hint string) error {
+	e := errs.Errorf(errs.IO, "interrupted: %s", committed)
+	e.Hint = hint
+	return &interruptedError{e}
 }
 
-func (e *interruptedError) Error() string { return "interrupted: " + e.committed }
-
-// defaultCommitted is what an interrupted command that writes in one
+// nothingChanged is what an interrupted command that writes in one
 // transaction, or only reads, leaves behind.
-const defaultCommitted = "nothing was changed"
+const nothingChanged = "nothing was changed"
 
-// printInterrupted reports a command that Ctrl-C stopped, and returns 130.
-// err is what the command returned when it stopped.
-func printInterrupted(w io.Writer, err error) int {
-	var ie *interruptedError
-	if !errors.As(err, &ie) {
-		ie = &interruptedError{committed: defaultCommitted}
+// asInterrupted returns err, or, when Ctrl-C stopped the command (its
+// context was cancelled by it and err is that cancellation), an
+// interruptedError saying nothing was changed. A command that commits in
+// steps returns its own interruptedError, which is kept.
+func asInterrupted(ctx context.Context, err error) error {
+	if !errors.Is(context.Cause(ctx), errInterrupted) || errors.As(err, new(*interruptedError)) || !errors.Is(err, context.Canceled) {
+		return err
 	}
-	fmt.Fprintf(w, "error: %s\n", ie)
-	if ie.hint != "" {
-		fmt.Fprintf(w, "hint: %s\n", ie.hint)
-	}
-	return ExitInterrupted
+	return newInterrupted(nothingChanged, "")
 }
 
 // interrupted returns err, or, when Ctrl-C stopped the command, an error
 // that says what it left behind: committed.
 func interrupted(ctx context.Context, err error, committed string) error {
 	if err != nil && errors.Is(context.Cause(ctx), errInterrupted) {
-		return &interruptedError{committed: committed}
+		return newInterrupted(committed, "")
 	}
 	return err
 }
@@ -51,13 +56,11 @@ func interrupted(ctx context.Context, err error, committed string) error {
 // committed the documents up to line (of file, or of standard input for
 // "-"), and how to import the rest.
 func importInterrupted(path, coll, file string, inserted, line int64) error {
-	e := &interruptedError{committed: fmt.Sprintf("%d document(s) committed, through line %d", inserted, line)}
+	committed := fmt.Sprintf("%d document(s) committed, through line %d", inserted, line)
 	if file == "-" {
-		e.committed += " of standard input"
-		e.hint = fmt.Sprintf("the rest starts at line %d: feed it with tail -n +%d to omgdb import %s %s", line+1, line+1, path, coll)
-	} else {
-		e.committed += " of " + file
-		e.hint = fmt.Sprintf("import the rest with: tail -n +%d %s | omgdb import %s %s", line+1, file, path, coll)
+		return newInterrupted(committed+" of standard input",
+			fmt.Sprintf("the rest starts at line %d: feed it with tail -n +%d to omgdb import %s %s", line+1, line+1, path, coll))
 	}
-	return e
+	return newInterrupted(committed+" of "+file,
+		fmt.Sprintf("import the rest with: tail -n +%d %s | omgdb import %s %s", line+1, file, path, coll))
 }

@@ -18,15 +18,17 @@ import (
 
 // Exit codes, as SPEC.md section 1 fixes them.
 const (
-	ExitOK          = 0
-	ExitUsage       = 64
-	ExitData        = 65
-	ExitNotFound    = 66
-	ExitConflict    = 69
-	ExitIO          = 74
-	ExitBusy        = 75
-	ExitDenied      = 77
-	ExitInterrupted = 130 // Ctrl-C, as a shell reports a process ended by SIGINT
+	ExitOK       = 0
+	ExitUsage    = 64
+	ExitData     = 65
+	ExitNotFound = 66
+	ExitConflict = 69
+	ExitIO       = 74
+	ExitBusy     = 75
+	ExitDenied   = 77
+	// ExitInterrupted is Ctrl-C's code (128 + SIGINT), for a shell
+	// script or --eval stopped by it.
+	ExitInterrupted = 130
 )
 
 // env is what every command writes to and reads from.
@@ -56,9 +58,6 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		}
 	}()
 	if err := root.ExecuteContext(ctx); err != nil {
-		if errors.Is(context.Cause(ctx), errInterrupted) {
-			return printInterrupted(stderr, err)
-		}
 		return printError(stderr, err)
 	}
 	return ExitOK
@@ -138,8 +137,12 @@ func (r runError) Unwrap() error { return r.err }
 // exitCode maps an error to the process's exit code, the one place where
 // error kinds (errs.Kind) become exit codes: Usage and cobra's own errors
 // 64, NotFound 66, Conflict 69, IO and errors without a kind 74, Busy 75,
-// Denied 77, and Invalid, Limit and the rest 65.
+// Denied 77, and Invalid, Limit and the rest 65; and a command Ctrl-C
+// stopped 130.
 func exitCode(err error) int {
+	if errors.As(err, new(*interruptedError)) {
+		return ExitInterrupted
+	}
 	var re runError
 	if !errors.As(err, &re) {
 		return ExitUsage
@@ -214,7 +217,7 @@ func markRunErrors(c *cobra.Command) {
 	if run := c.RunE; run != nil {
 		c.RunE = func(cmd *cobra.Command, args []string) error {
 			if err := run(cmd, args); err != nil {
-				return runError{err}
+				return runError{asInterrupted(cmd.Context(), err)}
 			}
 			return nil
 		}
