@@ -54,6 +54,9 @@ func (e *env) docOutput(f *formatFlags) (*output, error) {
 	case formatJSON:
 		out.docs = &jsonArray{o: out}
 	case formatShell:
+		if !term && os.Getenv("COLUMNS") == "" {
+			width = 0 // pretty's default, mongosh's 80
+		}
 		out.docs = &shellDocs{o: out, opts: pretty.Options{Color: term && colour(), Width: width}}
 	case formatTable:
 		out.docs = &table{o: out, width: width, color: term && colour()}
