@@ -61,7 +61,7 @@ with a progress bar on a terminal, and recorded in the journal. Prints
 	return cmd
 }
 
-func (e *env) runCreateIndex(_ context.Context, opts *createIndexOptions) error {
+func (e *env) runCreateIndex(ctx context.Context, opts *createIndexOptions) error {
 	if opts.name != "" && len(opts.fields) > 1 {
 		return errs.Errorf(errs.Usage, "--name names one index, and %d key patterns are given", len(opts.fields)).
 			WithHint("create the named index in a command of its own")
@@ -86,8 +86,10 @@ func (e *env) runCreateIndex(_ context.Context, opts *createIndexOptions) error 
 			return err
 		}
 		bar = e.indexBar(c)
-		_, err = c.CreateBTreeIndexes(defs...)
-		return err
+		if _, err = c.CreateBTreeIndexes(defs...); err != nil {
+			return err
+		}
+		return ctx.Err() // Ctrl-C during the build: commit nothing
 	})
 	bar.done()
 	if err != nil {
