@@ -326,6 +326,9 @@ func (db *DB) Backup(ctx context.Context, out string) (*BackupResult, error) {
 		})
 	})
 	if err != nil {
+		if ctx.Err() != nil {
+			err = ctx.Err() // bbolt's copy wraps it as text
+		}
 		return nil, wrap(errs.IO, err, "backup %s to %s: %v", db.path, out, err)
 	}
 	if err := linkInto(tmp, out); err != nil {
