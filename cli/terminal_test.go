@@ -165,6 +165,10 @@ func TestFormat_Terminal(t *testing.T) {
 	if table != golden("find-60.table") {
 		t.Errorf("find --format table on a 60-column terminal:\n%s\nwant\n%s", table, golden("find-60.table"))
 	}
+	_, boldHead, _ := run(t, []string{"NO_COLOR=", "TERM=xterm"}, newTerminal(t, 60), nil, append(find, "--format", "table")...)
+	if !strings.HasPrefix(boldHead, "\033[1m_id\033[0m") {
+		t.Errorf("find --format table on a terminal: %q, want the header in bold", boldHead)
+	}
 	_, piped, _ := run(t, nil, nil, nil, find...)
 	if piped != golden("find.ndjson") {
 		t.Errorf("find into a pipe:\n%s\nwant\n%s", piped, golden("find.ndjson"))
