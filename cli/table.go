@@ -41,10 +41,6 @@ func (c *columns) add(v value.Value) bool {
 			c.names = append(c.names, f.Key)
 		}
 	}
-	if !v.IsObject() && !c.seen[""] { // aggregate results are documents; this is for safety
-		c.seen[""] = true
-		c.names = append(c.names, "")
-	}
 	c.sample = append(c.sample, v)
 	if len(c.sample) == sampleDocs {
 		c.fixed = true
@@ -56,10 +52,6 @@ func (c *columns) add(v value.Value) bool {
 func (c *columns) cells(v value.Value) []value.Value {
 	row := make([]value.Value, len(c.names))
 	for i, name := range c.names {
-		if name == "" && !v.IsObject() {
-			row[i] = v
-			continue
-		}
 		row[i] = v.Get(name)
 	}
 	return row
