@@ -33,6 +33,8 @@ type formatFlags struct {
 func (f *formatFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.format, "format", "", "output format: json, ndjson, table, csv or shell (default: shell on a terminal, ndjson otherwise)")
 	cmd.Flags().BoolVar(&f.pretty, "pretty", false, "indent the JSON (ndjson and json)")
+	cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(
+		[]string{formatJSON, formatNDJSON, formatTable, formatCSV, formatShell}, cobra.ShellCompDirectiveNoFileComp))
 }
 
 // docOutput returns the output for documents in the format f asks for,

@@ -91,3 +91,13 @@ func TestFormat_Unknown(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
 	}
 }
+
+// TestFormat_Completion: the shell completion of --format offers the
+// formats.
+func TestFormat_Completion(t *testing.T) {
+	var out, errb bytes.Buffer
+	Main([]string{"__complete", "find", "s.omgdb", "c", "--format", ""}, strings.NewReader(""), &out, &errb)
+	if got, want := out.String(), "json\nndjson\ntable\ncsv\nshell\n:4\n"; got != want {
+		t.Errorf("completion of --format: %q, want %q", got, want)
+	}
+}
