@@ -181,14 +181,18 @@ func (o *output) writeJSON(js []byte, nl bool) {
 // flush finishes the format (a JSON array's bracket, a table's rows) and
 // writes out what is buffered.
 func (o *output) flush() error {
-	if o.docs != nil {
-		docs := o.docs
-		o.docs = nil
+	docs := o.docs
+	o.docs = nil
+	if docs != nil {
 		if err := docs.end(); err != nil {
 			return err
 		}
 	}
-	return o.w.Flush()
+	err := o.w.Flush()
+	if r, ok := docs.(interface{ report() }); ok && err == nil {
+		r.report() // after the data, on standard error
+	}
+	return err
 }
 
 // close ends an output after the command's work returned err: flush

@@ -61,9 +61,9 @@ func (e *env) docOutput(f *formatFlags) (*output, error) {
 		}
 		out.docs = &shellDocs{o: out, opts: pretty.Options{Color: term && colour(), Width: width}}
 	case formatTable:
-		out.docs = &table{o: out, width: width, color: term && colour()}
+		out.docs = &table{o: out, width: width, color: term && colour(), cols: columns{warn: e.stderr}}
 	case formatCSV:
-		out.docs = &csvDocs{o: out}
+		out.docs = &csvDocs{o: out, cols: columns{warn: e.stderr}}
 	default:
 		return nil, usage("unknown --format %q", f.format).WithHint("use json, ndjson, table, csv or shell")
 	}

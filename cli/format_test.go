@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,5 +100,36 @@ func TestFormat_Completion(t *testing.T) {
 	Main([]string{"__complete", "find", "s.omgdb", "c", "--format", ""}, strings.NewReader(""), &out, &errb)
 	if got, want := out.String(), "json\nndjson\ntable\ncsv\nshell\n:4\n"; got != want {
 		t.Errorf("completion of --format: %q, want %q", got, want)
+	}
+}
+
+// TestFormat_LateFieldsWarned: a field that only documents after the
+// sampled ones have gets no column in a table or CSV, and a warning on
+// standard error says so (after the data).
+func TestFormat_LateFieldsWarned(t *testing.T) {
+	var in strings.Builder
+	for i := range sampleDocs + 1 {
+		if i == sampleDocs {
+			in.WriteString(`{"_id":1000,"a":1,"late":true,"later":2}` + "\n")
+			continue
+		}
+		fmt.Fprintf(&in, "{\"_id\":%d,\"a\":%d}\n", i, i)
+	}
+	path := filepath.Join(t.TempDir(), "s.omgdb")
+	Main([]string{"import", path, "c", "-"}, strings.NewReader(in.String()), &bytes.Buffer{}, &bytes.Buffer{})
+	for _, format := range []string{"table", "csv"} {
+		var out, errb bytes.Buffer
+		if code := Main([]string{"find", path, "c", "--format", format}, strings.NewReader(""), &out, &errb); code != 0 {
+			t.Fatalf("%s: exit %d: %s", format, code, errb.String())
+		}
+		want := fmt.Sprintf("warning: fields that only documents after the first %d have are not shown: late, later\n", sampleDocs)
+		if !strings.HasPrefix(errb.String(), want) || strings.Contains(out.String(), "late") {
+			t.Errorf("%s: stderr %q, want %q, and no column for them", format, errb.String(), want)
+		}
+	}
+	var errb bytes.Buffer
+	Main([]string{"find", path, "c", "--format", "table", "--limit", "100"}, strings.NewReader(""), &bytes.Buffer{}, &errb)
+	if errb.Len() != 0 {
+		t.Errorf("table of the sampled documents only: stderr %q, want nothing", errb.String())
 	}
 }

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"encoding/csv"
+	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -18,18 +20,26 @@ import (
 const sampleDocs = 100
 
 // columns collects the first documents of an output and the top-level
-// fields they have.
+// fields they have, and notes the fields that later documents add.
 type columns struct {
 	names  []string
 	seen   map[string]bool
 	sample []value.Value
 	fixed  bool
+	warn   io.Writer // where fields left out are reported
+	late   []string  // fields of later documents that are not columns
 }
 
 // add takes a document; it reports false while the sample is being
 // collected (the document is kept), true once the columns are fixed.
 func (c *columns) add(v value.Value) bool {
 	if c.fixed {
+		for _, f := range v.Fields() {
+			if !c.seen[f.Key] {
+				c.seen[f.Key] = true
+				c.late = append(c.late, f.Key)
+			}
+		}
 		return true
 	}
 	if c.seen == nil {
@@ -46,6 +56,15 @@ func (c *columns) add(v value.Value) bool {
 		c.fixed = true
 	}
 	return false
+}
+
+// report says on the warning stream which fields of later documents had
+// no column, so that a table or CSV never drops data unsaid.
+func (c *columns) report() {
+	if len(c.late) == 0 || c.warn == nil {
+		return
+	}
+	fmt.Fprintf(c.warn, "warning: fields that only documents after the first %d have are not shown: %s\nhint: choose the columns with --project, or print JSON (--format json or ndjson)\n", sampleDocs, strings.Join(c.late, ", "))
 }
 
 // cells returns the values of v in the columns' order.
@@ -80,6 +99,8 @@ func (t *table) add(v value.Value) error {
 	t.row(t.cols.cells(v))
 	return nil
 }
+
+func (t *table) report() { t.cols.report() }
 
 func (t *table) end() error {
 	if !t.header {
@@ -217,6 +238,8 @@ func (c *csvDocs) add(v value.Value) error {
 	c.start()
 	return c.row(v)
 }
+
+func (c *csvDocs) report() { c.cols.report() }
 
 func (c *csvDocs) end() error {
 	if c.w == nil && len(c.cols.sample) == 0 {
