@@ -19,21 +19,27 @@ func nameArgErrors(c *cobra.Command) {
 	}
 	c.Args = func(cmd *cobra.Command, args []string) error {
 		if err := check(cmd, args); err != nil {
-			return argCountError(cmd, args, err)
+			return argCountError(cmd, check, args, err)
 		}
 		return nil
 	}
 }
 
-// argCountError explains err, cobra's verdict on args, with the argument
-// names of cmd's Use line.
-func argCountError(cmd *cobra.Command, args []string, err error) error {
-	names, required := useArgs(cmd.Use)
+// argCountError explains err, check's verdict on args, with the argument
+// names of cmd's Use line: the ones missing up to the fewest check takes,
+// or the first one too many.
+func argCountError(cmd *cobra.Command, check cobra.PositionalArgs, args []string, err error) error {
+	names := useArgs(cmd.Use)
+	need := len(args)
+	for need <= len(names) && check(cmd, make([]string, need)) != nil {
+		need++
+	}
+	variadic := len(names) > 0 && strings.HasSuffix(names[len(names)-1], "…")
 	var e *errs.Error
 	switch {
-	case len(args) < required:
-		e = usage("%s: missing %s", cmd.Name(), strings.Join(names[len(args):required], " "))
-	case len(names) > 0 && !strings.HasSuffix(names[len(names)-1], "…") && len(args) > len(names):
+	case need > len(args) && need <= len(names):
+		e = usage("%s: missing %s", cmd.Name(), strings.Join(names[len(args):need], " "))
+	case !variadic && len(names) > 0 && len(args) > len(names):
 		e = usage("%s: too many arguments: %q is more than %s takes", cmd.Name(), args[len(names)], strings.Join(names, " "))
 	default:
 		e = usage("%s: %v", cmd.Name(), err)
@@ -41,22 +47,17 @@ func argCountError(cmd *cobra.Command, args []string, err error) error {
 	return e.WithHint("usage: %s", cmd.UseLine())
 }
 
-// useArgs returns the positional arguments a Use line lists (up to a "|"
-// that starts another form), and how many of them are required: the
-// <angle-bracketed> ones before the first [optional] one.
-func useArgs(use string) (names []string, required int) {
-	fields := strings.Fields(use)
-	for _, f := range fields[1:] {
+// useArgs returns the positional arguments a Use line lists, up to a "|"
+// that starts another form.
+func useArgs(use string) []string {
+	var names []string
+	for _, f := range strings.Fields(use)[1:] {
 		if f == "|" {
 			break
 		}
-		if strings.HasPrefix(f, "--") || strings.HasPrefix(f, "[--") {
-			continue
-		}
-		names = append(names, f)
-		if strings.HasPrefix(f, "<") && required == len(names)-1 {
-			required++
+		if !strings.HasPrefix(f, "--") && !strings.HasPrefix(f, "[--") {
+			names = append(names, f)
 		}
 	}
-	return names, required
+	return names
 }
