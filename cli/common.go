@@ -160,22 +160,22 @@ func (o *output) json(js []byte) error {
 		}
 		return o.docs.add(v)
 	}
-	o.writeJSON(js, true)
-	return nil
+	return o.writeJSON(js, true)
 }
 
 // writeJSON writes canonical JSON bytes (indented with pretty), and a
-// newline when nl.
-func (o *output) writeJSON(js []byte, nl bool) {
+// newline when nl. The error is the output's first write error (standard
+// output closed), so that a command stops at once.
+func (o *output) writeJSON(js []byte, nl bool) error {
 	if o.pretty {
 		var b bytes.Buffer
 		indentJSON(&b, js)
 		js = b.Bytes()
 	}
-	o.w.Write(js)
-	if nl {
-		o.w.WriteByte('\n')
+	if _, err := o.w.Write(js); err != nil || !nl {
+		return err
 	}
+	return o.w.WriteByte('\n')
 }
 
 // flush finishes the format (a JSON array's bracket, a table's rows) and

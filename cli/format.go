@@ -115,8 +115,7 @@ func (j *jsonArray) add(v value.Value) error {
 	j.n++
 	j.o.w.WriteString(sep)
 	j.o.buf = value.AppendJSON(j.o.buf[:0], v)
-	j.o.writeJSON(j.o.buf, false)
-	return nil
+	return j.o.writeJSON(j.o.buf, false)
 }
 
 func (j *jsonArray) end() error {

@@ -96,8 +96,7 @@ func (t *table) add(v value.Value) error {
 	if !t.header {
 		t.start()
 	}
-	t.row(t.cols.cells(v))
-	return nil
+	return t.row(t.cols.cells(v))
 }
 
 func (t *table) report() { t.cols.report() }
@@ -170,17 +169,17 @@ func (t *table) rowWidth() int {
 	return n
 }
 
-func (t *table) row(cells []value.Value) {
+func (t *table) row(cells []value.Value) error {
 	text := make([]string, len(cells))
 	for i, c := range cells {
 		text[i] = tableCell(c)
 	}
-	t.line(text, false)
+	return t.line(text, false)
 }
 
 // line prints one row, each cell cut or padded to its column's width,
-// without trailing spaces.
-func (t *table) line(cells []string, head bool) {
+// without trailing spaces. The error is the output's first write error.
+func (t *table) line(cells []string, head bool) error {
 	var b strings.Builder
 	for i, c := range cells[:len(t.widths)] {
 		c = runewidth.Truncate(c, t.widths[i], "…")
@@ -194,7 +193,7 @@ func (t *table) line(cells []string, head bool) {
 		b.WriteString("…")
 	}
 	t.o.w.WriteString(strings.TrimRight(b.String(), " "))
-	t.o.w.WriteByte('\n')
+	return t.o.w.WriteByte('\n')
 }
 
 // tableCell is how a value reads in a table: strings bare (control
