@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 
@@ -14,6 +15,7 @@ func init() {
 type exportOptions struct {
 	storeFlags
 	path, coll string
+	out        formatFlags
 }
 
 func newExportCmd(e *env) *cobra.Command {
@@ -22,7 +24,9 @@ func newExportCmd(e *env) *cobra.Command {
 		Use:   "export <store> <collection>",
 		Short: "Print one collection as canonical NDJSON, in _id order",
 		Long: `Print every document of one collection, one canonical JSON document per
-line, in _id order. The output imports back with "omgdb import" unchanged.`,
+line, in _id order. The output imports back with "omgdb import" unchanged.
+On a terminal the documents are shown as find shows them; --format
+chooses.`,
 		Example: `  omgdb export app.omgdb users > users.ndjson`,
 		Args:    cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -32,16 +36,47 @@ line, in _id order. The output imports back with "omgdb import" unchanged.`,
 		ValidArgsFunction: completeStoreArgs,
 	}
 	opts.register(cmd)
+	opts.out.register(cmd)
 	return cmd
 }
 
 func (e *env) runExport(ctx context.Context, opts *exportOptions) error {
+	out, err := e.docOutput(&opts.out)
+	if err != nil {
+		return err
+	}
 	db, err := e.open(opts.path, readOnly, opts.storeFlags)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	return db.Export(ctx, opts.coll, e.stdout)
+	if out.docs == nil && !out.pretty {
+		return db.Export(ctx, opts.coll, e.stdout) // canonical NDJSON, as stored
+	}
+	return out.close(db.Export(ctx, opts.coll, &lineWriter{out: out}))
+}
+
+// lineWriter hands each line written to it to an output as a document.
+type lineWriter struct {
+	out  *output
+	line []byte
+}
+
+func (l *lineWriter) Write(b []byte) (int, error) {
+	n := len(b)
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			l.line = append(l.line, b...)
+			break
+		}
+		l.line = append(l.line, b[:i]...)
+		if err := l.out.json(l.line); err != nil {
+			return 0, err
+		}
+		l.line, b = l.line[:0], b[i+1:]
+	}
+	return n, nil
 }
 
 type dumpOptions struct {

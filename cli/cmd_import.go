@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -37,10 +38,9 @@ reported and skipped (--on-error skip); an import that writes no document
 leaves no collection, no change, and no store it created. Every bad line is
 reported with its line number. Between batches the import lets processes
 that wait for the store in (readers, the MCP server, other writers) and then
-takes it back, so they wait about one batch, not the whole import. With batches of 10,000
-or fewer the import runs its garbage collector at GOGC=400 (its live heap is
-one batch: about 140 MB at most, and a quarter less time), less for larger
-batches, and as set for --atomic or when GOGC is in the environment.
+takes it back, so they wait about one batch, not the whole import. Ctrl-C
+stops it after the last committed batch, exits 130 and prints the line to
+resume after.
 Prints a JSON summary:
 {"inserted","skipped","lines","batches","stopped_at_line","errors":[{"line","error"}],"change"}.`,
 		Example: `  omgdb import app.omgdb users users.ndjson
@@ -91,6 +91,9 @@ func (e *env) runImport(ctx context.Context, opts *importOptions) error {
 	}
 	if err != nil && db.Created() && sum != nil && sum.Inserted == 0 {
 		e.removeNewStore(db)
+	}
+	if err != nil && errors.Is(context.Cause(ctx), errInterrupted) && sum != nil && !opts.atomic {
+		return importInterrupted(opts.path, opts.coll, opts.file, sum.Inserted, sum.Lines)
 	}
 	return err
 }

@@ -26,6 +26,9 @@ const (
 	ExitIO       = 74
 	ExitBusy     = 75
 	ExitDenied   = 77
+	// ExitInterrupted is Ctrl-C's code (128 + SIGINT), for a shell
+	// script or --eval stopped by it.
+	ExitInterrupted = 130
 )
 
 // env is what every command writes to and reads from.
@@ -73,7 +76,7 @@ const interruptAfter = 50 * time.Millisecond
 // were installed, which every command survives: a write transaction that
 // has not committed leaves nothing behind.
 func interruptible(parent context.Context, after time.Duration) (context.Context, func()) {
-	ctx, cancel := context.WithCancel(parent)
+	ctx, cancel := context.WithCancelCause(parent)
 	var mu sync.Mutex // guards released and unhook
 	released := false
 	var unhook func()
@@ -89,7 +92,10 @@ func interruptible(parent context.Context, after time.Duration) (context.Context
 		go func() {
 			select {
 			case <-ch:
-				cancel()
+				// A second Ctrl-C ends the process at once, for work
+				// that does not look at its context often.
+				signal.Stop(ch)
+				cancel(errInterrupted)
 			case <-ctx.Done():
 			}
 		}()
@@ -102,7 +108,7 @@ func interruptible(parent context.Context, after time.Duration) (context.Context
 			unhook()
 		}
 		mu.Unlock()
-		cancel()
+		cancel(nil)
 	}
 }
 
@@ -131,8 +137,12 @@ func (r runError) Unwrap() error { return r.err }
 // exitCode maps an error to the process's exit code, the one place where
 // error kinds (errs.Kind) become exit codes: Usage and cobra's own errors
 // 64, NotFound 66, Conflict 69, IO and errors without a kind 74, Busy 75,
-// Denied 77, and Invalid, Limit and the rest 65.
+// Denied 77, and Invalid, Limit and the rest 65; and a command Ctrl-C
+// stopped 130.
 func exitCode(err error) int {
+	if errors.As(err, new(*interruptedError)) {
+		return ExitInterrupted
+	}
 	var re runError
 	if !errors.As(err, &re) {
 		return ExitUsage
@@ -201,12 +211,13 @@ func newRootCmdFor(e *env, args []string) *cobra.Command {
 }
 
 // markRunErrors wraps every RunE so that its errors are told apart from
-// cobra's usage errors.
+// cobra's usage errors, and makes argument-count errors name the argument.
 func markRunErrors(c *cobra.Command) {
+	nameArgErrors(c)
 	if run := c.RunE; run != nil {
 		c.RunE = func(cmd *cobra.Command, args []string) error {
 			if err := run(cmd, args); err != nil {
-				return runError{err}
+				return runError{asInterrupted(cmd.Context(), err)}
 			}
 			return nil
 		}
