@@ -62,6 +62,7 @@ import (
 	_ "github.com/blevesearch/go-porterstemmer"
 	_ "github.com/blevesearch/segment"
 	_ "github.com/klauspost/compress/zstd"
+	_ "github.com/mattn/go-runewidth"
 	_ "github.com/spf13/cobra"
 	_ "github.com/viterin/vek/vek32"
 	_ "go.etcd.io/bbolt"
