@@ -19,6 +19,7 @@ import (
 	_ "embed"
 	_ "encoding/base64"
 	_ "encoding/binary"
+	_ "encoding/csv"
 	_ "encoding/hex"
 	_ "encoding/json"
 	_ "errors"
