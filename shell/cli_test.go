@@ -1,0 +1,187 @@
+package shell_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/omgdb/omgdb/cli"
+	"github.com/omgdb/omgdb/internal/pretty"
+	"github.com/omgdb/omgdb/query/value"
+	"github.com/omgdb/omgdb/shell"
+)
+
+// seed is loaded into the store of TestShell_SameAsCLI.
+const seed = `{"_id":1,"name":"ada","age":36,"city":"London","tags":["math","poetry"]}
+{"_id":2,"name":"alan","age":41,"city":"Wilmslow","tags":["math"]}
+{"_id":3,"name":"grace","age":9007199254740993,"city":"New York","born":{"$date":-1990137600000}}
+{"_id":4,"name":"edsger","age":72.5,"city":"Nuenen","score":null}
+{"_id":5,"name":"barbara","city":null,"tags":[]}
+`
+
+// TestShell_SameAsCLI runs each read in the shell and as the equivalent
+// CLI command on the same store and compares the documents.
+func TestShell_SameAsCLI(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "app.omgdb")
+	runCLI(t, seed, "import", store, "users")
+	for _, tc := range []struct {
+		shell string
+		cli   []string
+	}{
+		{`db.users.find()`, []string{"find", store, "users"}},
+		{`db.users.find({age: {$gt: 40}})`, []string{"find", store, "users", `{"age":{"$gt":40}}`}},
+		{`db.users.find({}, {name: 1, _id: 0}).sort({name: -1})`, []string{"find", store, "users", "{}", "--project", `{"name":1,"_id":0}`, "--sort", `{"name":-1}`}},
+		{`db.users.find().skip(1).limit(2)`, []string{"find", store, "users", "--skip", "1", "--limit", "2"}},
+		{`db.users.find({tags: 'math'})`, []string{"find", store, "users", `{"tags":"math"}`}},
+		{`db.users.find({city: null})`, []string{"find", store, "users", `{"city":null}`}},
+		{`db.users.find({score: {$exists: true}})`, []string{"find", store, "users", `{"score":{"$exists":true}}`}},
+		{`db.users.find({name: /^A/i})`, []string{"find", store, "users", `{"name":{"$regex":"^A","$options":"i"}}`}},
+		{`db.users.find({age: NumberLong('9007199254740993')})`, []string{"find", store, "users", `{"age":{"$numberLong":"9007199254740993"}}`}},
+		{`db.users.find({born: {$lt: ISODate('1950-01-01')}})`, []string{"find", store, "users", `{"born":{"$lt":{"$date":"1950-01-01T00:00:00Z"}}}`}},
+		{`db.users.find({age: {$in: [36, 72.5]}})`, []string{"find", store, "users", `{"age":{"$in":[36,72.5]}}`}},
+		{`db.users.find({tags: {$size: 0}})`, []string{"find", store, "users", `{"tags":{"$size":0}}`}},
+		{`db.users.find().sort({age: 1})`, []string{"find", store, "users", "{}", "--sort", `{"age":1}`}},
+		{`db.users.aggregate([{$group: {_id: null, n: {$sum: 1}, avg: {$avg: '$age'}}}])`, []string{"aggregate", store, "users", `[{"$group":{"_id":null,"n":{"$sum":1},"avg":{"$avg":"$age"}}}]`}},
+		{`db.users.aggregate([{$unwind: '$tags'}, {$sortByCount: '$tags'}])`, []string{"aggregate", store, "users", `[{"$unwind":"$tags"},{"$sortByCount":"$tags"}]`}},
+		{`db.users.countDocuments({age: {$gte: 36}})`, []string{"count", store, "users", `{"age":{"$gte":36}}`}},
+		{`db.users.countDocuments()`, []string{"count", store, "users"}},
+	} {
+		got := evalShell(t, store, tc.shell)
+		want := asShell(t, runCLI(t, "", tc.cli...))
+		if got != want {
+			t.Errorf("%s\nshell:\n%s\ncli %v:\n%s", tc.shell, got, tc.cli, want)
+		}
+	}
+}
+
+// TestShell_WritesSameAsCLI makes the same writes in the shell and with
+// the CLI on two copies of a store and compares their dumps.
+func TestShell_WritesSameAsCLI(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.omgdb"), filepath.Join(dir, "b.omgdb")
+	runCLI(t, seed, "import", a, "users")
+	runCLI(t, seed, "import", b, "users")
+	for _, tc := range []struct {
+		shell string
+		cli   [][]string
+	}{
+		{`db.users.insertOne({_id: 6, name: 'edgar', joined: ISODate('2020-01-02T03:04:05Z')})`, [][]string{{"insert", b, "users", `{"_id":6,"name":"edgar","joined":{"$date":"2020-01-02T03:04:05Z"}}`}}},
+		{`db.users.updateMany({tags: 'math'}, {$push: {tags: 'cs'}})`, [][]string{{"plan-update", b, "users", `{"tags":"math"}`, `{"$push":{"tags":"cs"}}`}}},
+		{`db.users.updateOne({age: {$gt: 30}}, {$inc: {age: 1}})`, [][]string{{"plan-update", b, "users", `{"age":{"$gt":30}}`, `{"$inc":{"age":1}}`, "--multi=false"}}},
+		{`db.users.deleteMany({city: null})`, [][]string{{"plan-delete", b, "users", `{"city":null}`}}},
+		{`db.users.createIndex({age: -1})`, [][]string{{"create-index", b, "users", "age:-1"}}},
+	} {
+		evalShell(t, a, tc.shell)
+		for _, args := range tc.cli {
+			out := runCLI(t, "", args...)
+			if strings.HasPrefix(args[0], "plan-") {
+				token := value.MustParse(strings.TrimSpace(out)).Get("token").Str()
+				runCLI(t, "", "apply", b, token)
+			}
+		}
+		if da, db := runCLI(t, "", "dump", a), runCLI(t, "", "dump", b); da != db {
+			t.Fatalf("after %s the dumps differ:\nshell:\n%s\ncli:\n%s", tc.shell, da, db)
+		}
+	}
+}
+
+// evalShell runs code as omgdb shell --eval does and returns its output;
+// a cursor is read to the end with toArray.
+func evalShell(t *testing.T, store, code string) string {
+	t.Helper()
+	var out, errb bytes.Buffer
+	sh := shell.New(&shell.Options{Store: store, Out: &out, Err: &errb, Width: 1 << 20})
+	if strings.Contains(code, ".find(") || strings.Contains(code, ".aggregate(") {
+		code += ".toArray()"
+	}
+	if err := sh.Eval(context.Background(), "test", code); err != nil {
+		t.Fatalf("%s: %v", code, err)
+	}
+	return strings.TrimSpace(out.String())
+}
+
+// asShell prints the CLI's NDJSON as the shell prints an array, or a
+// single number as it is.
+func asShell(t *testing.T, ndjson string) string {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(ndjson), "\n")
+	if len(lines) == 1 && !strings.HasPrefix(lines[0], "{") {
+		return lines[0]
+	}
+	var docs []value.Value
+	for _, l := range lines {
+		if l != "" {
+			docs = append(docs, value.MustParse(l))
+		}
+	}
+	return pretty.Format(value.ArrayValue(docs), &pretty.Options{Width: 1 << 20})
+}
+
+func runCLI(t *testing.T, stdin string, args ...string) string {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if code := cli.Main(args, strings.NewReader(stdin), &out, &errb); code != 0 {
+		t.Fatalf("omgdb %v: exit %d: %s", args, code, errb.String())
+	}
+	return out.String()
+}
+
+// TestShell_EvalExitCodes: an uncaught error in --eval exits with the
+// code of its kind, and a read never creates the store.
+func TestShell_EvalExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing.omgdb")
+	store := filepath.Join(dir, "app.omgdb")
+	runCLI(t, seed, "import", store, "users")
+	for _, tc := range []struct {
+		store, code string
+		exit        int
+		stderr      string
+	}{
+		{missing, `db.users.find().toArray()`, cli.ExitNotFound, "not found"},
+		{store, `db.nope.findOne()`, cli.ExitNotFound, "collection `nope` not found"},
+		{store, `db.users.find({`, cli.ExitData, "syntax error"},
+		{store, `db.users.find({a: {$gtee: 1}}).toArray()`, cli.ExitData, "did you mean `$gte`?"},
+		{store, `throw new Error('boom')`, cli.ExitData, "Error: boom"},
+		{store, `db.users.insertOne({_id: 1})`, cli.ExitConflict, ""},
+		{store, `db.users.countDocuments()`, 0, ""},
+	} {
+		var out, errb bytes.Buffer
+		code := cli.Main([]string{"shell", tc.store, "--eval", tc.code}, strings.NewReader(""), &out, &errb)
+		if code != tc.exit || !strings.Contains(errb.String(), tc.stderr) {
+			t.Errorf("--eval %s: exit %d, stderr %q; want exit %d and %q", tc.code, code, errb.String(), tc.exit, tc.stderr)
+		}
+	}
+	if _, err := os.Stat(missing); !os.IsNotExist(err) {
+		t.Errorf("a read in the shell created %s (%v)", missing, err)
+	}
+}
+
+// TestShell_RollbackUndoesWrite: the change id a shell write prints
+// rolls it back to the same dump.
+func TestShell_RollbackUndoesWrite(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "app.omgdb")
+	runCLI(t, seed, "import", store, "users")
+	before := runCLI(t, "", "dump", store)
+	for _, code := range []string{
+		`db.users.updateMany({}, {$set: {x: 1}}).changeId`,
+		`db.users.deleteMany({age: {$gt: 40}}).changeId`,
+		`db.users.insertOne({name: 'new'}).changeId`,
+		`db.users.renameCollection('people').changeId`,
+	} {
+		id := strings.Trim(evalShell(t, store, code), "'")
+		if len(id) != 24 {
+			t.Fatalf("%s printed %q, not a change id", code, id)
+		}
+		if runCLI(t, "", "dump", store) == before {
+			t.Fatalf("%s changed nothing", code)
+		}
+		runCLI(t, "", "rollback", store, id)
+		if after := runCLI(t, "", "dump", store); after != before {
+			t.Fatalf("rollback of %s: dump\n%s\nwant\n%s", code, after, before)
+		}
+	}
+}
