@@ -5,12 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/omgdb/omgdb/changes"
 	"github.com/omgdb/omgdb/cli"
@@ -335,6 +338,11 @@ func (b *bench) omgdbCLI(w string) result {
 		r := b.timeRuns(nil, func() error { return runCmd(nil, b.bin, "find", st, "users", filter) })
 		r.note = "whole process, output read through a pipe"
 		return r
+	case "sortfind":
+		if _, err := b.omgdbStore(); err != nil {
+			return skipped("import: %v", err)
+		}
+		return b.peakRuns(b.bin, "find", st, "users", "{}", "--sort", `{"score":-1}`)
 	case "scan":
 		if _, err := b.omgdbStore(); err != nil {
 			return skipped("import: %v", err)
@@ -408,6 +416,59 @@ func output(stdin []byte, name string, args ...string) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %v: %s", filepath.Base(name), err, bytes.TrimSpace(errb.Bytes()))
 	}
 	return out.Bytes(), nil
+}
+
+// runPeak runs a command whose output goes through a pipe to nowhere, and
+// returns the peak of its private (anonymous) resident memory, sampled
+// from /proc every 5 ms, and its peak resident set as the kernel counts it
+// (which includes file pages it maps, such as a store read through mmap).
+func runPeak(name string, args ...string) (anonKB, rssKB int64, err error) {
+	cmd := exec.Command(name, args...)
+	var errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = io.Discard, &errb
+	if err := cmd.Start(); err != nil {
+		return 0, 0, err
+	}
+	done := make(chan struct{})
+	go func() {
+		status := fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)
+		for {
+			if b, err := os.ReadFile(status); err == nil {
+				for line := range strings.Lines(string(b)) {
+					if v, ok := strings.CutPrefix(line, "RssAnon:"); ok {
+						anonKB = max(anonKB, int64(atoi(strings.TrimSuffix(strings.TrimSpace(v), " kB"))))
+					}
+				}
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	}()
+	err = cmd.Wait()
+	done <- struct{}{}
+	if err != nil {
+		return 0, 0, fmt.Errorf("%s: %v: %s", filepath.Base(name), err, bytes.TrimSpace(errb.Bytes()))
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rssKB = ru.Maxrss
+	}
+	return anonKB, rssKB, nil
+}
+
+// peakRuns times runs of a command with runPeak and notes the largest
+// peaks seen.
+func (b *bench) peakRuns(name string, args ...string) result {
+	var anon, rss int64
+	r := b.timeRuns(nil, func() error {
+		a, s, err := runPeak(name, args...)
+		anon, rss = max(anon, a), max(rss, s)
+		return err
+	})
+	r.note = fmt.Sprintf("whole process, output read through a pipe; peak private memory %d MiB (resident set %d MiB, with the file pages it maps)", anon>>10, rss>>10)
+	return r
 }
 
 func fileSize(path string) result {

@@ -84,6 +84,8 @@ func (b *bench) sqlite3(w string) result {
 		r := b.timeRuns(nil, func() error { return runCmd(nil, "sqlite3", db, q) })
 		r.note = "whole process, output read through a pipe"
 		return r
+	case "sortfind":
+		return b.peakRuns("sqlite3", db, "SELECT doc FROM users ORDER BY json_extract(doc,'$.score') DESC")
 	case "get":
 		return b.sqliteBatch(db, func(id int) string { return fmt.Sprintf("SELECT doc FROM users WHERE id=%d;", id) })
 	case "eq":

@@ -43,6 +43,8 @@ var workloads = []workload{
 	{id: "eq", title: "indexed equality find (email), in process (per find)", perOp: true, omgdb: "omgdb-lib"},
 	{id: "rangefind", title: "indexed range find printing every document (age 30..31, 2.9%), whole process", omgdb: "omgdb-cli",
 		goal: []goal{{"sqlite3", 1.0, "at or below the sqlite3 CLI"}}},
+	{id: "sortfind", title: "unindexed sort printing every document (score descending), whole process", omgdb: "omgdb-cli",
+		goal: []goal{{"sqlite3", 1.5, "within 1.5x of the sqlite3 CLI's ORDER BY json_extract"}}},
 	{id: "range", title: "indexed range count (age 30..35, 8.6%)", omgdb: "omgdb-lib",
 		goal: []goal{{"jsonb", 2.0, "within 2x of SQLite JSONB"}}},
 	{id: "scan", title: "unindexed two-predicate count (address.city, score)", omgdb: "omgdb-lib",

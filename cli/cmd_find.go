@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -77,9 +78,13 @@ func (e *env) compileFilter(arg string) (*query.Filter, error) {
 	return query.CompileFilter(spec)
 }
 
+// sortMemory is what a find's sort holds in memory before it continues
+// in temporary files in os.TempDir() ($TMPDIR), as MongoDB's allowDiskUse.
+const sortMemory = 64 << 20
+
 // compileFind compiles the parts of a find.
 func (e *env) compileFind(opts *findOptions) (store.Query, error) {
-	q := store.Query{Skip: opts.skip, Limit: opts.limit, Hint: opts.hint}
+	q := store.Query{Skip: opts.skip, Limit: opts.limit, Hint: opts.hint, MaxSortBytes: sortMemory, SpillDir: os.TempDir()}
 	var err error
 	if q.Filter, err = e.compileFilter(opts.filter); err != nil {
 		return q, err

@@ -75,6 +75,20 @@ func (s *Sort) Compare(a, b value.Value) int {
 	return value.Compare(a.Get("_id"), b.Get("_id"))
 }
 
+// AppendKey appends an encoding of doc's place in the sort: for any
+// documents a and b, bytes.Compare of their keys has the sign of
+// Compare(a, b). External sorts (package internal/spill) order documents
+// by it without decoding them again.
+func (s *Sort) AppendKey(dst []byte, doc value.Value) []byte {
+	if len(s.keys) == 0 {
+		return dst
+	}
+	for i, k := range s.keys {
+		dst = value.AppendSortKey(dst, value.SortKeyOf(doc, &s.paths[i], k.Desc), k.Desc)
+	}
+	return value.AppendKey(dst, doc.Get("_id"))
+}
+
 // SortOf returns the Sort of a sort specification compiled for the
 // aggregation language ($sort), whose keys are already checked.
 func SortOf(spec *value.SortSpec) *Sort {

@@ -75,6 +75,7 @@ type crashStats struct {
 	lost, failedOpens                                  int64
 	applies, rollbacks, backups                        int64 // acknowledged
 	backupTemps                                        int64 // temporary files left by killed backups
+	sorts, spillLeft                                   int64 // sorts acknowledged; temporary files left by sorts (must stay 0)
 	points                                             map[string]*pointStats
 }
 
@@ -158,8 +159,8 @@ func TestCrash_KillWriter(t *testing.T) {
 		state, pending = checkCrashCycle(t, label, path, state, o.Lines, &st)
 		if pending != nil {
 			switch {
-			case pending.kind == "compact": // leaves the same data either way
-				ps.kinds["compact"]++
+			case pending.kind == "compact" || pending.kind == "sort": // leave the same data either way
+				ps.kinds[pending.kind]++
 			case pending.committed:
 				ps.kinds[pending.kind+" whole"]++
 				ps.committed++
@@ -194,7 +195,7 @@ func failpointCount(r *rand.Rand, point string) int {
 	case failpoint.CompactCopy:
 		return 1 + r.IntN(1500)
 	}
-	return 1 + r.IntN(30) // backup-copy: 32 KiB writes
+	return 1 + r.IntN(30) // backup-copy: 32 KiB writes; spill-write: runs of a sort
 }
 
 // crashKindCounts lists counts by key, in key order.
@@ -215,7 +216,7 @@ func reportCrash(t *testing.T, st *crashStats, took time.Duration) {
 		t.Logf("crash: %-12s in flight: %s", "", crashKindCounts(ps.kinds))
 	}
 	t.Logf("crash: %d acknowledged transactions (%d document writes) checked, %d document states compared", st.ackedTxns, st.ackedWrites, st.docsChecked)
-	t.Logf("crash: acknowledged applies %d, rollbacks %d, backups %d (each backup compared with the store as it was); temporary files left by killed backups: %d", st.applies, st.rollbacks, st.backups, st.backupTemps)
+	t.Logf("crash: acknowledged applies %d, rollbacks %d, backups %d (each backup compared with the store as it was); temporary files left by killed backups: %d; sorts spilled to disk %d, temporary files they left: %d", st.applies, st.rollbacks, st.backups, st.backupTemps, st.sorts, st.spillLeft)
 	t.Logf("crash: in-flight operation at the kill (compactions aside): %d committed whole, %d not at all", st.inFlightCommitted, st.inFlightLost)
 	t.Logf("crash: acknowledged writes lost: %d, failed opens: %d", st.lost, st.failedOpens)
 }
@@ -251,6 +252,8 @@ func checkCrashCycle(t *testing.T, cycle string, path string, before *crashState
 		case "backup":
 			st.backups++
 			checkCrashBackup(t, cycle, path, &op, want, true)
+		case "sort":
+			st.sorts++
 		}
 		n, err := op.apply(want)
 		if err != nil {
@@ -259,6 +262,10 @@ func checkCrashCycle(t *testing.T, cycle string, path string, before *crashState
 		st.ackedWrites += n
 	}
 	st.backupTemps += removeBackupTemps(t, path)
+	if left, _ := os.ReadDir(crashSpillDir(path)); len(left) > 0 {
+		st.spillLeft += int64(len(left))
+		t.Fatalf("cycle %s: %d temporary sort files left behind (%s…): a spilled sort must leave none, killed or not", cycle, len(left), left[0].Name())
+	}
 	if pending != nil && pending.kind == "backup" {
 		pending.committed = checkCrashBackup(t, cycle, path, pending, want, false)
 	}
@@ -593,7 +600,7 @@ func (op *crashOp) apply(s *crashState) (int64, error) {
 		return 0, nil // a plan is not a change: no journal record
 	case "apply", "rollback":
 		return op.applyPlan(s)
-	default: // compact, backup
+	default: // compact, backup, sort
 		return 0, nil
 	}
 	s.records++
@@ -714,7 +721,7 @@ func parseBegin(f []string) (*crashOp, error) {
 		}
 		op.args = append(op.args, n)
 	}
-	want := map[string]int{"single": 0, "multi": 1, "import": 2, "load": 1, "update": 2, "delete": 2, "plan": 2, "compact": 0, "backup": 0}
+	want := map[string]int{"single": 0, "multi": 1, "import": 2, "load": 1, "update": 2, "delete": 2, "plan": 2, "compact": 0, "backup": 0, "sort": 0}
 	if w, ok := want[op.kind]; !ok || w != len(op.args) {
 		return nil, fmt.Errorf("unknown kind or wrong arguments")
 	}

@@ -3,10 +3,12 @@ package store_test
 import (
 	"context"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/omgdb/omgdb/changes"
 	"github.com/omgdb/omgdb/internal/failpoint"
+	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
@@ -41,7 +44,10 @@ import (
 // (a plan to set v to txn in every document of the group, or to delete
 // them); apply <token> (the plan just saved, under the same txn);
 // rollback <token> (of an applied plan); compact; backup (to
-// crash-backup-<txn>.omgdb beside the store).
+// crash-backup-<txn>.omgdb beside the store); sort (a sorted find of
+// "multi" that spills to temporary files in crashSpillDir, with a budget
+// of crashSortBudget: it writes nothing to the store, and a kill must
+// leave no temporary file behind).
 
 // crashDoc returns document i of transaction txn of n documents in coll,
 // last updated by transaction v (0: never). About one in 25 documents
@@ -169,11 +175,12 @@ var focusKind = map[string]string{
 	failpoint.Rollback:    "rollback",
 	failpoint.CompactCopy: "compact",
 	failpoint.BackupCopy:  "backup",
+	failpoint.SpillWrite:  "sort",
 }
 
 // crashKinds are the operations, each as often as it is listed.
 var crashKinds = strings.Fields("single single single single multi multi multi multi multi " +
-	"import import import load load rewrite rewrite rewrite apply apply apply rollback rollback compact backup")
+	"import import import load load rewrite rewrite rewrite apply apply apply rollback rollback compact backup sort")
 
 func (c *crashChild) step(txn int64) error {
 	kind := crashKinds[c.r.IntN(len(crashKinds))]
@@ -207,6 +214,13 @@ func (c *crashChild) step(txn int64) error {
 		return c.rollback(txn)
 	case "compact":
 		return c.compact(txn)
+	case "sort":
+		say("begin sort %d", txn)
+		if err := crashSort(db, crashSpillDir(c.path)); err != nil {
+			return err
+		}
+		say("ack %d", txn)
+		return nil
 	case "backup":
 		say("begin backup %d", txn)
 		_, err := db.Backup(context.Background(), crashBackupPath(c.path, txn))
@@ -226,6 +240,52 @@ func (c *crashChild) step(txn int64) error {
 	say("begin delete %d %d %d", txn, g, n)
 	delete(c.groups, g)
 	return crashRewrite(db, txn, g, n, true, say)
+}
+
+// crashSortBudget is the memory a crash workload's sort may hold before
+// it spills: a few documents.
+const crashSortBudget = 2 << 10
+
+// crashSpillDir is where the crash workload's sorts spill.
+func crashSpillDir(store string) string { return filepath.Join(filepath.Dir(store), "spill") }
+
+// crashSort sorts "multi" by pad, descending, through temporary files,
+// and checks the order and the count.
+func crashSort(db *store.DB, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	s, err := query.CompileSort(value.MustParse(`{"pad":-1}`))
+	if err != nil {
+		return err
+	}
+	return db.View(func(tx *store.Tx) error {
+		c, err := tx.Collection("multi")
+		if errors.Is(err, store.ErrNotFound) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		src := c.Find(context.Background(), store.Query{Sort: s, MaxSortBytes: crashSortBudget, SpillDir: dir})
+		defer src.Close()
+		var n int64
+		var last value.Value
+		for src.Next() {
+			if d := src.Doc(); n > 0 && s.Compare(last, d) > 0 {
+				return fmt.Errorf("sort: %s before %s", value.JSON(last), value.JSON(d))
+			} else {
+				last = d
+			}
+			n++
+		}
+		if err := src.Err(); err != nil {
+			return err
+		}
+		if n != c.Count() {
+			return fmt.Errorf("sort returned %d of %d documents", n, c.Count())
+		}
+		return nil
+	})
 }
 
 func crashBackupPath(store string, txn int64) string {

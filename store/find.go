@@ -23,8 +23,14 @@ type Query struct {
 	Skip       int64
 	Limit      int64 // 0 means no limit
 	// MaxSortBytes bounds what an in-memory sort without a limit may hold;
-	// 0 means DefaultMaxSortBytes.
+	// 0 means DefaultMaxSortBytes. Past it, a sort spills to SpillDir, or
+	// fails when SpillDir is empty.
 	MaxSortBytes int64
+	// SpillDir, when set, lets a sort bigger than MaxSortBytes continue as
+	// an external merge sort in temporary files there (MongoDB's
+	// allowDiskUse). The CLI sets it; the MCP server does not, so an
+	// agent's call keeps its memory cap and never writes to disk.
+	SpillDir string
 	// Hint names the index to use, or "$natural" for a collection scan;
 	// "" lets the planner choose.
 	Hint string
@@ -195,6 +201,21 @@ func (s *scanSource) Next() bool {
 	return false
 }
 
+func (s *scanSource) storedFields(d *value.Decoder, fs *value.FieldSet) (value.Value, []byte, bool, error) {
+	if s.decoded || s.redact != nil || s.fields != nil {
+		return value.Value{}, nil, false, nil
+	}
+	js, err := s.cur.JSON()
+	if err != nil {
+		return value.Value{}, nil, false, err
+	}
+	doc, err := d.DecodeFields(js, fs)
+	if err != nil {
+		return value.Value{}, nil, false, corruptValue(err.Error())
+	}
+	return doc, js, true, nil
+}
+
 func (s *scanSource) Doc() value.Value {
 	if s.decoded {
 		return s.doc
@@ -305,6 +326,11 @@ func sortSource(src agg.Source, q Query) agg.Source {
 	if budget <= 0 {
 		budget = DefaultMaxSortBytes
 	}
+	if _, ok := src.(fieldsSource); ok && q.SpillDir != "" && q.Limit == 0 {
+		// A scan that may spill sorts its stored bytes from the start:
+		// they are smaller than decoded documents and print as they are.
+		return spillSort(src, q, nil)
+	}
 	var held int64
 	for src.Next() {
 		doc := src.Doc()
@@ -318,6 +344,9 @@ func sortSource(src agg.Source, q Query) agg.Source {
 			continue
 		}
 		if held += approxSize(doc); held > budget {
+			if q.SpillDir != "" {
+				return spillSort(src, q, append(h.docs, doc))
+			}
 			return &sliceSource{err: errs.Errorf(errs.Limit, "sort would hold more than %d bytes of documents in memory", budget).
 				WithHint("add --limit, narrow the filter, or sort on an indexed field")}
 		}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -67,6 +69,78 @@ func TestFind_SortWithLimitEqualsFullSort(t *testing.T) {
 				t.Fatalf("sort %s skip %d limit %d:\n got %v\nwant %v", spec, page[0], page[1], got, want)
 			}
 		}
+	}
+}
+
+// TestFind_SortSpillsToDisk: a sort past MaxSortBytes with a SpillDir
+// returns exactly what the in-memory sort returns (ties broken by _id,
+// arrays, null, missing and mixed types included), pages and projections
+// too, streams the stored bytes, and leaves no file behind.
+func TestFind_SortSpillsToDisk(t *testing.T) {
+	db := storetest.MustOpen(t)
+	r := rand.New(rand.NewPCG(7, 8))
+	var docs []string
+	for i := 0; i < 600; i++ {
+		vals := []string{"1", "2.5", `"x"`, "null", "[3,1]", "[]", `{"k":1}`, "true", fmt.Sprint(r.IntN(10)), `{"$date":5}`, `"` + strings.Repeat("p", r.IntN(200)) + `"`}
+		doc := fmt.Sprintf(`{"_id":%d,"a":%s`, (i*7919)%600, vals[r.IntN(len(vals))])
+		if r.IntN(4) > 0 {
+			doc += fmt.Sprintf(`,"b":{"c":%s}`, vals[r.IntN(len(vals))])
+		}
+		docs = append(docs, doc+"}")
+	}
+	storetest.Insert(t, db, "c", docs...)
+	dir := t.TempDir()
+	for _, spec := range []string{`{"a":1}`, `{"a":-1}`, `{"b.c":1,"a":-1}`, `{"b.c":-1}`} {
+		s := mustSort(t, spec)
+		want := findAll(t, db, store.Query{Sort: s})
+		got := findAll(t, db, store.Query{Sort: s, MaxSortBytes: 4000, SpillDir: dir})
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("sort %s spilled:\n got %.300v\nwant %.300v", spec, got, want)
+		}
+		for _, page := range [][2]int64{{0, 0}, {10, 0}, {590, 0}, {700, 0}} {
+			got := findAll(t, db, store.Query{Sort: s, Skip: page[0], MaxSortBytes: 4000, SpillDir: dir})
+			if w := want[min(page[0], 600):]; fmt.Sprint(got) != fmt.Sprint(w) {
+				t.Fatalf("sort %s skip %d spilled: got %d documents, want %d", spec, page[0], len(got), len(w))
+			}
+		}
+		p := mustProjection(t, `{"a":1}`)
+		got = findAll(t, db, store.Query{Sort: s, Projection: p, MaxSortBytes: 4000, SpillDir: dir})
+		want = findAll(t, db, store.Query{Sort: s, Projection: p})
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("sort %s with a projection, spilled: got %.200v, want %.200v", spec, got, want)
+		}
+	}
+	err := db.View(func(tx *store.Tx) error {
+		c, _ := tx.Collection("c")
+		src := c.Find(context.Background(), store.Query{Sort: mustSort(t, `{"a":1}`), MaxSortBytes: 4000, SpillDir: dir})
+		defer src.Close()
+		raw, ok := src.(store.RawSource)
+		if !ok {
+			t.Fatalf("a spilled sort's stream %T is not a RawSource", src)
+		}
+		for src.Next() {
+			if js, doc := raw.RawJSON(), value.JSON(src.Doc()); string(js) != string(doc) {
+				t.Fatalf("RawJSON %s, Doc %s", js, doc)
+			}
+		}
+		return src.Err()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("%d files left in the spill directory", len(left))
+	}
+	err = db.View(func(tx *store.Tx) error {
+		c, _ := tx.Collection("c")
+		src := c.Find(context.Background(), store.Query{Sort: mustSort(t, `{"a":1}`), MaxSortBytes: 4000, SpillDir: filepath.Join(dir, "missing")})
+		defer src.Close()
+		for src.Next() {
+		}
+		return src.Err()
+	})
+	if errs.KindOf(err) != errs.IO || errs.HintOf(err) == "" || !strings.Contains(err.Error(), "temporary files") {
+		t.Errorf("a sort that cannot write its temporary files: %v (hint %q)", err, errs.HintOf(err))
 	}
 }
 

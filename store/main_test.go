@@ -14,6 +14,7 @@ func TestMain(m *testing.M) {
 		"writer":    crashWriter,
 		"faults":    faultChild,
 		"compactor": compactChild,
+		"sortfault": sortFaultChild,
 	})
 	os.Exit(m.Run())
 }

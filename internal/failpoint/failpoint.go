@@ -22,10 +22,11 @@ const (
 	Rollback    = "rollback"     // changes: after each document a rollback restored, before its commit
 	CompactCopy = "compact-copy" // store: after each key copied into a compaction's new file
 	BackupCopy  = "backup-copy"  // store: before each write of a backup's copy
+	SpillWrite  = "spill-write"  // spill: after each run of a sort written to a temporary file
 )
 
 // Points lists the named points.
-var Points = []string{Commit, ImportBatch, Apply, Rollback, CompactCopy, BackupCopy}
+var Points = []string{Commit, ImportBatch, Apply, Rollback, CompactCopy, BackupCopy, SpillWrite}
 
 var (
 	off   atomic.Bool // set once the point is known to be off: the fast path

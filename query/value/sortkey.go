@@ -191,3 +191,27 @@ func (s *SortSpec) Len() int { return len(s.paths) }
 
 // Key returns the dotted path and the direction of the i-th key.
 func (s *SortSpec) Key(i int) (path string, desc bool) { return s.paths[i].Dotted, s.desc[i] }
+
+// keyUndefined is the key byte of an undefined sort key: below null and
+// every other value but MinKey (see the type bytes in keys.go). Only sort
+// keys use it; index keys never hold it.
+const keyUndefined = 0x08
+
+// AppendSortKey appends an order-preserving encoding of a sort key: for
+// any a and b, bytes.Compare of their encodings has the sign of
+// CompareSortVals(a, b), reversed when desc. Encodings are self-delimiting
+// (as AppendKey's), so the keys of a compound sort can be concatenated.
+func AppendSortKey(dst []byte, k SortVal, desc bool) []byte {
+	start := len(dst)
+	if k.undef {
+		dst = append(dst, keyUndefined)
+	} else {
+		dst = AppendKey(dst, k.v)
+	}
+	if desc {
+		for i := start; i < len(dst); i++ {
+			dst[i] = ^dst[i]
+		}
+	}
+	return dst
+}

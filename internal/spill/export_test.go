@@ -1,0 +1,4 @@
+package spill
+
+// SweepOnce exposes sweepOnce, which Linux's unnamed files leave unused.
+var SweepOnce = sweepOnce
