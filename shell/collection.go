@@ -109,26 +109,19 @@ func (s *Shell) countDocs(coll string, filter value.Value) int64 {
 }
 
 // distinct returns the distinct values of field among the documents that
-// match filter, an array's elements counted one by one as MongoDB does,
-// in MongoDB's sort order. It runs as an aggregation in the engine.
+// match filter, with the store's Distinct (MongoDB's distinct: array
+// elements one by one, in MongoDB's sort order).
 func (s *Shell) distinct(coll, field string, filter value.Value) []value.Value {
-	if err := value.CheckSortPath(field); err != nil {
-		s.throw(err)
-	}
-	ref := value.StringValue("$" + field)
-	obj := func(k string, v value.Value) value.Value { return value.ObjectValue([]value.Field{{Key: k, Value: v}}) }
-	stages := value.ArrayValue([]value.Value{
-		obj("$match", filter),
-		obj("$project", obj("v", ref)),
-		obj("$unwind", value.StringValue("$v")),
-		obj("$group", obj("_id", value.StringValue("$v"))),
-		obj("$sort", obj("_id", value.LongValue(1))),
+	q := s.compileQuery(filter, value.Value{}, value.Value{})
+	var out []value.Value
+	s.collection(coll, func(c *store.Collection) error {
+		var err error
+		out, err = c.Distinct(s.ctx, field, q, 0)
+		for i := range out {
+			out[i] = value.Clone(out[i]) // valid past the transaction
+		}
+		return err
 	})
-	docs := s.runAggregate(coll, stages)
-	out := make([]value.Value, len(docs))
-	for i, d := range docs {
-		out[i] = d.Get("_id")
-	}
 	return out
 }
 
