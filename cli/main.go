@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/shell"
 )
 
 // Exit codes, as SPEC.md section 1 fixes them.
@@ -26,6 +27,9 @@ const (
 	ExitIO       = 74
 	ExitBusy     = 75
 	ExitDenied   = 77
+	// ExitInterrupted is Ctrl-C's code (128 + SIGINT), for a shell
+	// script or --eval stopped by it.
+	ExitInterrupted = 130
 )
 
 // env is what every command writes to and reads from.
@@ -136,6 +140,9 @@ func exitCode(err error) int {
 	var re runError
 	if !errors.As(err, &re) {
 		return ExitUsage
+	}
+	if errors.Is(err, shell.ErrInterrupted) {
+		return ExitInterrupted
 	}
 	var qe *errs.Error
 	if !errors.As(err, &qe) {

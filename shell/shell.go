@@ -111,7 +111,8 @@ func (s *Shell) Eval(ctx context.Context, name, src string) error {
 	if cmd, ok := s.command(src); ok {
 		return s.runCommand(ctx, cmd)
 	}
-	v, err := s.run(ctx, name, src)
+	defer s.begin(ctx)()
+	v, err := s.run(name, src)
 	if err != nil {
 		return err
 	}
@@ -121,16 +122,17 @@ func (s *Shell) Eval(ctx context.Context, name, src string) error {
 // Exec runs a script without printing its result (scripts print with
 // print and printjson, as mongosh's load does).
 func (s *Shell) Exec(ctx context.Context, name, src string) error {
-	_, err := s.run(ctx, name, src)
+	defer s.begin(ctx)()
+	_, err := s.run(name, src)
 	return err
 }
 
-func (s *Shell) run(ctx context.Context, name, src string) (v goja.Value, err error) {
+// run runs src in the statement begun by begin.
+func (s *Shell) run(name, src string) (v goja.Value, err error) {
 	prg, err := goja.Compile(name, src, false)
 	if err != nil {
 		return nil, syntaxError(err)
 	}
-	defer s.begin(ctx)()
 	defer func() {
 		if r := recover(); r != nil {
 			err = errs.Errorf(errs.IO, "internal error: %v", r).WithHint("please report this statement; the shell goes on")
