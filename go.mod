@@ -8,6 +8,7 @@ require (
 	github.com/blevesearch/go-porterstemmer v1.0.3
 	github.com/blevesearch/segment v0.9.1
 	github.com/chzyer/readline v1.5.1
+	github.com/creack/pty v1.1.24
 	github.com/dop251/goja v0.0.0-20260917113740-793a2a65c13b
 	github.com/google/jsonschema-go v0.4.3
 	github.com/klauspost/compress v1.20.4
