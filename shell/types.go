@@ -3,6 +3,7 @@ package shell
 import (
 	"encoding/base64"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dop251/goja"
@@ -154,11 +155,23 @@ func (s *Shell) inspect(v goja.Value) string {
 		return "[Function: " + obj.Get("name").String() + "]"
 	}
 	if str, ok := v.Export().(string); ok {
-		return str
+		return visible(str)
 	}
 	val, err := s.toValue(v)
 	if err != nil {
 		return v.String()
 	}
 	return pretty.Format(val, s.prettyOptions())
+}
+
+// visible escapes the control characters of a string printed as it is
+// (except newline and tab), so that a stored value cannot send escape
+// sequences to the terminal.
+func visible(s string) string {
+	return strings.Map(func(r rune) rune {
+		if (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r <= 0x9f) {
+			return '\uFFFD'
+		}
+		return r
+	}, s)
 }

@@ -52,3 +52,21 @@ for (let i = 0; i < 2; i++) {
     {a: i})
 }
 typeof db.logs.find
+db.logs.insertOne({_id: 'evil', s: 'red\u001b[31m alert\u009b2J'}).acknowledged
+db.logs.findOne({_id: 'evil'}).s
+db.logs.findOne({_id: 'evil'})
+help
+db.help()
+db.logs.help()
+db.logs.find().help()
+show dbs
+show nothing
+db.logs.find().sort({n: -1}).limit(2).skip(1)
+db.logs.find().limit(1).next().n
+const cur = db.logs.find(); cur.next(); cur.sort({n: 1})
+db.logs.insertOne({_id: 'evil'})
+db.dropDatabase()
+db.logs.createIndex({n: 'text'})
+Long('12345678901234567890')
+NumberLong('9007199254740993').toString()
+ObjectId('5f1d7a4b9c8e7d6f5a4b3c2d').getTimestamp()
