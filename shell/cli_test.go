@@ -48,6 +48,16 @@ func TestShell_SameAsCLI(t *testing.T) {
 		{`db.users.aggregate([{$unwind: '$tags'}, {$sortByCount: '$tags'}])`, []string{"aggregate", store, "users", `[{"$unwind":"$tags"},{"$sortByCount":"$tags"}]`}},
 		{`db.users.countDocuments({age: {$gte: 36}})`, []string{"count", store, "users", `{"age":{"$gte":36}}`}},
 		{`db.users.countDocuments()`, []string{"count", store, "users"}},
+		{`db.users.find({'tags.0': 'math'})`, []string{"find", store, "users", `{"tags.0":"math"}`}},
+		{`db.users.find({$or: [{age: {$lt: 40}}, {city: 'Nuenen'}]})`, []string{"find", store, "users", `{"$or":[{"age":{"$lt":40}},{"city":"Nuenen"}]}`}},
+		{`db.users.find({age: {$type: 'double'}})`, []string{"find", store, "users", `{"age":{"$type":"double"}}`}},
+		{`db.users.find({age: {$type: 'long'}}, {_id: 1})`, []string{"find", store, "users", `{"age":{"$type":"long"}}`, "--project", `{"_id":1}`}},
+		{`db.users.find({tags: {$all: ['math', 'poetry']}})`, []string{"find", store, "users", `{"tags":{"$all":["math","poetry"]}}`}},
+		{`db.users.find({}, {tags: {$slice: 1}, name: 1})`, []string{"find", store, "users", "{}", "--project", `{"tags":{"$slice":1},"name":1}`}},
+		{`db.users.find({city: {$ne: null}}).sort({city: 1}).limit(3)`, []string{"find", store, "users", `{"city":{"$ne":null}}`, "--sort", `{"city":1}`, "--limit", "3"}},
+		{`db.users.aggregate([{$match: {age: {$exists: true}}}, {$project: {_id: 0, name: 1, older: {$gt: ['$age', 40]}}}])`, []string{"aggregate", store, "users", `[{"$match":{"age":{"$exists":true}}},{"$project":{"_id":0,"name":1,"older":{"$gt":["$age",40]}}}]`}},
+		{`db.users.aggregate([{$sort: {name: 1}}, {$limit: 2}, {$addFields: {y: {$year: '$born'}}}])`, []string{"aggregate", store, "users", `[{"$sort":{"name":1}},{"$limit":2},{"$addFields":{"y":{"$year":"$born"}}}]`}},
+		{`[db.users.findOne({age: {$gt: 40}})]`, []string{"find", store, "users", `{"age":{"$gt":40}}`, "--limit", "1"}},
 	} {
 		got := evalShell(t, store, tc.shell)
 		want := asShell(t, runCLI(t, "", tc.cli...))
@@ -73,6 +83,15 @@ func TestShell_WritesSameAsCLI(t *testing.T) {
 		{`db.users.updateOne({age: {$gt: 30}}, {$inc: {age: 1}})`, [][]string{{"plan-update", b, "users", `{"age":{"$gt":30}}`, `{"$inc":{"age":1}}`, "--multi=false"}}},
 		{`db.users.deleteMany({city: null})`, [][]string{{"plan-delete", b, "users", `{"city":null}`}}},
 		{`db.users.createIndex({age: -1})`, [][]string{{"create-index", b, "users", "age:-1"}}},
+		{`db.users.insertMany([{_id: 7, n: NumberLong('9007199254740993')}, {_id: 8, d: 1.5, e: [1, [2, {f: null}]]}])`, [][]string{{"insert", b, "users", `{"_id":7,"n":{"$numberLong":"9007199254740993"}}`}, {"insert", b, "users", `{"_id":8,"d":1.5,"e":[1,[2,{"f":null}]]}`}}},
+		{`db.users.replaceOne({_id: 8}, {name: 'replaced', at: ISODate('2021-01-01')})`, [][]string{{"plan-update", b, "users", `{"_id":8}`, `{"name":"replaced","at":{"$date":"2021-01-01T00:00:00Z"}}`, "--multi=false"}}},
+		{`db.users.updateOne({_id: 10}, {$set: {name: 'upserted'}, $setOnInsert: {n: 1}}, {upsert: true})`, [][]string{{"plan-update", b, "users", `{"_id":10}`, `{"$set":{"name":"upserted"},"$setOnInsert":{"n":1}}`, "--upsert"}}},
+		{`db.users.updateMany({tags: 'math'}, {$set: {'tags.$[t]': 'MATH'}}, {arrayFilters: [{t: 'math'}]})`, [][]string{{"plan-update", b, "users", `{"tags":"math"}`, `{"$set":{"tags.$[t]":"MATH"}}`, "--array-filters", `[{"t":"math"}]`}}},
+		{`db.users.findOneAndUpdate({_id: 7}, {$inc: {n: NumberLong(1)}, $currentDate: {}})`, [][]string{{"plan-update", b, "users", `{"_id":7}`, `{"$inc":{"n":{"$numberLong":"1"}},"$currentDate":{}}`, "--multi=false"}}},
+		{`db.users.deleteOne({_id: {$gt: 6}})`, [][]string{{"plan-delete", b, "users", `{"_id":{"$gt":6}}`, "--multi=false"}}},
+		{`db.users.findOneAndDelete({_id: 8})`, [][]string{{"plan-delete", b, "users", `{"_id":8}`, "--multi=false"}}},
+		{`db.users.dropIndex({age: -1})`, [][]string{{"drop-index", b, "users", "age_-1"}}},
+		{`db.users.updateMany({age: {$type: 'number'}}, {$mul: {age: 2}, $unset: {score: ''}, $rename: {city: 'town'}})`, [][]string{{"plan-update", b, "users", `{"age":{"$type":"number"}}`, `{"$mul":{"age":2},"$unset":{"score":""},"$rename":{"city":"town"}}`}}},
 	} {
 		evalShell(t, a, tc.shell)
 		for _, args := range tc.cli {
