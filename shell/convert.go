@@ -139,7 +139,7 @@ func (s *Shell) toJS(v value.Value) goja.Value {
 	}
 	obj := s.rt.NewObject()
 	for _, f := range v.Fields() {
-		_ = obj.Set(f.Key, s.toJS(f.Value))
+		_ = obj.DefineDataProperty(f.Key, s.toJS(f.Value), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
 	}
 	return obj
 }
