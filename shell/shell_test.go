@@ -3,12 +3,14 @@ package shell_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/omgdb/omgdb/shell"
 )
@@ -51,5 +53,27 @@ func TestShell_Session_Golden(t *testing.T) {
 	}
 	if got != string(want) {
 		t.Errorf("session transcript differs from %s (go test ./shell -run Golden -update, then review the diff):\n%s", golden, got)
+	}
+}
+
+// TestShell_Interrupt: Interrupt stops a statement that never ends by
+// itself, with ErrInterrupted, and the shell runs the next statement.
+func TestShell_Interrupt(t *testing.T) {
+	var out bytes.Buffer
+	sh := shell.New(&shell.Options{Out: &out})
+	done := make(chan error, 1)
+	go func() { done <- sh.Eval(context.Background(), "test", "while (true) {}") }()
+	time.Sleep(100 * time.Millisecond)
+	sh.Interrupt()
+	select {
+	case err := <-done:
+		if !errors.Is(err, shell.ErrInterrupted) {
+			t.Fatalf("interrupted statement: %v, want ErrInterrupted", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Interrupt did not stop the loop")
+	}
+	if err := sh.Eval(context.Background(), "test", "6 * 7"); err != nil || out.String() != "42\n" {
+		t.Fatalf("after the interrupt: %v, printed %q", err, out.String())
 	}
 }
