@@ -112,6 +112,10 @@ func interruptible(parent context.Context, after time.Duration) (context.Context
 
 // printError writes "error: …" and "hint: …" and returns the exit code.
 func printError(w io.Writer, err error) int {
+	var exit *shell.ExitError
+	if errors.As(err, &exit) {
+		return exitCode(err) // exit(n) in the shell is no error to print
+	}
 	fmt.Fprintf(w, "error: %s\n", err)
 	hint := errs.HintOf(err)
 	code := exitCode(err)
@@ -143,6 +147,10 @@ func exitCode(err error) int {
 	}
 	if errors.Is(err, shell.ErrInterrupted) {
 		return ExitInterrupted
+	}
+	var exit *shell.ExitError
+	if errors.As(err, &exit) {
+		return exit.Code // the shell's exit(n): the script chose it
 	}
 	var qe *errs.Error
 	if !errors.As(err, &qe) {

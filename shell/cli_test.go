@@ -167,6 +167,8 @@ func TestShell_EvalExitCodes(t *testing.T) {
 		{store, `throw new Error('boom')`, cli.ExitData, "Error: boom"},
 		{store, `db.users.insertOne({_id: 1})`, cli.ExitConflict, ""},
 		{store, `db.users.countDocuments()`, 0, ""},
+		{store, `if (db.users.countDocuments() > 0) quit(3); print('not reached')`, 3, ""},
+		{store, `exit()`, 0, ""},
 	} {
 		var out, errb bytes.Buffer
 		code := cli.Main([]string{"shell", tc.store, "--eval", tc.code}, strings.NewReader(""), &out, &errb)

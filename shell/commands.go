@@ -20,8 +20,9 @@ func (s *Shell) install() {
 	_ = s.rt.Set("printjson", s.printValues)
 	_ = s.rt.Set("load", s.load)
 	for _, name := range []string{"exit", "quit"} {
-		_ = s.rt.Set(name, func(goja.FunctionCall) goja.Value {
+		_ = s.rt.Set(name, func(call goja.FunctionCall) goja.Value {
 			s.exited = true
+			s.exitCode = int(call.Argument(0).ToInteger())
 			s.rt.Interrupt(errExit)
 			return goja.Undefined()
 		})
@@ -30,6 +31,12 @@ func (s *Shell) install() {
 
 // errExit stops the script that called exit().
 var errExit = fmt.Errorf("exit")
+
+// ExitError is what Eval, Exec and Run return after exit(n) or quit(n)
+// with n other than 0: the process should exit with Code.
+type ExitError struct{ Code int }
+
+func (e *ExitError) Error() string { return fmt.Sprintf("exit(%d)", e.Code) }
 
 // load runs a script file, as mongosh's load.
 func (s *Shell) load(call goja.FunctionCall) goja.Value {

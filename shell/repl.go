@@ -82,6 +82,10 @@ func (s *Shell) Run(ctx context.Context, in LineReader) error {
 		buf = nil
 		in.Save(src)
 		if err := s.Eval(ctx, "<shell>", src); err != nil {
+			var exit *ExitError
+			if errors.As(err, &exit) {
+				return err
+			}
 			s.PrintError(err)
 		}
 	}

@@ -43,6 +43,7 @@ type Shell struct {
 	ctx       context.Context // the running statement's: set by run and runCommand
 	last      *cursor         // the cursor `it` continues
 	exited    bool
+	exitCode  int // the argument of exit(n)
 	cursorKey *goja.Symbol
 
 	mu     sync.Mutex // guards cancel
@@ -140,6 +141,9 @@ func (s *Shell) run(name, src string) (v goja.Value, err error) {
 	}()
 	v, err = s.rt.RunProgram(prg)
 	if err = jsError(err); err == errExit {
+		if s.exitCode != 0 {
+			return goja.Undefined(), &ExitError{Code: s.exitCode}
+		}
 		return goja.Undefined(), nil
 	}
 	return v, err
