@@ -182,7 +182,15 @@ func TestShell_Terminal(t *testing.T) {
 	tm.expect("app> ", 5*time.Second)
 	tm.send("\x03") // Ctrl-C at an empty prompt: a hint
 	tm.expect("press Ctrl+C again", 5*time.Second)
-	tm.send("\x04") // Ctrl-D leaves
+	tm.send("\x03") // twice: leave
+	if code := tm.wait(); code != 0 {
+		t.Errorf("Ctrl-C twice: code %d", code)
+	}
+
+	// Ctrl-D leaves too.
+	tm = startTerm(t, env, "shell", store)
+	tm.expect("app> ", 10*time.Second)
+	tm.send("\x04")
 	if code := tm.wait(); code != 0 {
 		t.Errorf("Ctrl-D: code %d", code)
 	}

@@ -22,5 +22,10 @@
 // Run reads statements through a LineReader, the seam between the loop
 // and the terminal: a line editor on a terminal (readline.go), a plain
 // reader for pipes and tests. A statement that is not finished (an open
-// bracket, say) continues on the next line.
+// bracket, say) continues on the next line. The line editor is
+// github.com/chzyer/readline: pure Go, a history file, reverse search,
+// a completion callback and raw-mode handling, and the only line editor
+// the project's package list offers (its maintained fork
+// ergochat/readline, peterh/liner and reeflective/readline are not
+// there).
 package shell
