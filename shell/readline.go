@@ -61,9 +61,14 @@ func (e *Editor) Close() error { return e.rl.Close() }
 type completer struct{ s *Shell }
 
 // Do answers readline's completion: the rest of each candidate word.
-func (c completer) Do(line []rune, pos int) ([][]rune, int) {
+func (c completer) Do(line []rune, pos int) (out [][]rune, n int) {
+	defer func() {
+		if recover() != nil {
+			out, n = nil, 0 // completion never ends the session
+		}
+	}()
 	words, n := c.s.Completions(string(line[:pos]))
-	out := make([][]rune, len(words))
+	out = make([][]rune, len(words))
 	for i, w := range words {
 		out[i] = []rune(w[n:])
 	}
