@@ -29,7 +29,7 @@ func PlanUpdate(ctx context.Context, db *store.DB, coll string, filter, update v
 	if err != nil {
 		return nil, err
 	}
-	u, err := query.CompileUpdate(update, &query.UpdateOptions{ArrayFilters: opts.ArrayFilters})
+	u, err := CompileUpdate(update, &query.UpdateOptions{ArrayFilters: opts.ArrayFilters})
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -43,7 +44,7 @@ $merge are refused (plan a change instead). See omgdb docs aggregation.`,
 		ValidArgsFunction: completeStoreArgs,
 	}
 	opts.register(cmd)
-	cmd.Flags().Int64Var(&opts.maxMemory, "max-memory", agg.DefaultMaxMemory, "bytes that $group, $sort, $facet, $bucketAuto and $lookup may hold")
+	cmd.Flags().Int64Var(&opts.maxMemory, "max-memory", agg.DefaultMaxMemory, "bytes that $group, $sort, $facet, $bucketAuto and $lookup may hold in memory ($sort, $group and $facet then go on in temporary files in $TMPDIR)")
 	cmd.Flags().Uint64Var(&opts.seed, "seed", 0, "seed for $sample (the same seed picks the same documents)")
 	cmd.Flags().BoolVar(&opts.pretty, "pretty", false, "indent the JSON")
 	registerAt(cmd, &opts.at)
@@ -55,7 +56,7 @@ func (e *env) runAggregate(ctx context.Context, opts *aggregateOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := agg.CompilePipeline(spec, &agg.PipelineOptions{MaxMemory: opts.maxMemory, Seed: opts.seed})
+	p, err := agg.CompilePipeline(spec, &agg.PipelineOptions{MaxMemory: opts.maxMemory, Seed: opts.seed, SpillDir: os.TempDir()})
 	if err != nil {
 		return err
 	}

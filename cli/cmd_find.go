@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"os"
 
@@ -20,6 +21,7 @@ type findOptions struct {
 	sort, project      string
 	hint, at           string
 	skip, limit        int64
+	maxMemory          int64
 	pretty             bool
 }
 
@@ -49,6 +51,7 @@ omgdb docs filters and omgdb docs projection-and-sort.`,
 	cmd.Flags().Int64Var(&opts.skip, "skip", 0, "skip this many matching documents")
 	cmd.Flags().Int64Var(&opts.limit, "limit", 0, "print at most this many documents (0: all)")
 	cmd.Flags().BoolVar(&opts.pretty, "pretty", false, "indent the JSON")
+	cmd.Flags().Int64Var(&opts.maxMemory, "max-memory", sortMemory, "bytes a sort without --limit holds in memory before it goes on in temporary files in $TMPDIR (0: the default)")
 	cmd.Flags().StringVar(&opts.hint, "hint", "", "use this index (a name from `omgdb indexes`, _id_, or $natural for a collection scan)")
 	registerAt(cmd, &opts.at)
 	return cmd
@@ -64,6 +67,9 @@ func (o *findOptions) setArgs(args []string) error {
 	if o.skip < 0 || o.limit < 0 {
 		return usage("--skip and --limit must not be negative")
 	}
+	if o.maxMemory < 0 {
+		return usage("--max-memory must not be negative")
+	}
 	return nil
 }
 
@@ -78,13 +84,14 @@ func (e *env) compileFilter(arg string) (*query.Filter, error) {
 	return query.CompileFilter(spec)
 }
 
-// sortMemory is what a find's sort holds in memory before it continues
-// in temporary files in os.TempDir() ($TMPDIR), as MongoDB's allowDiskUse.
+// sortMemory is what a find's sort holds in memory, by default, before it
+// goes on in temporary files in os.TempDir() ($TMPDIR), as MongoDB's
+// allowDiskUse.
 const sortMemory = 64 << 20
 
 // compileFind compiles the parts of a find.
 func (e *env) compileFind(opts *findOptions) (store.Query, error) {
-	q := store.Query{Skip: opts.skip, Limit: opts.limit, Hint: opts.hint, MaxSortBytes: sortMemory, SpillDir: os.TempDir()}
+	q := store.Query{Skip: opts.skip, Limit: opts.limit, Hint: opts.hint, MaxSortBytes: cmp.Or(opts.maxMemory, sortMemory), SpillDir: os.TempDir()}
 	var err error
 	if q.Filter, err = e.compileFilter(opts.filter); err != nil {
 		return q, err

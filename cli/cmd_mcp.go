@@ -10,17 +10,20 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omgdb/omgdb/mcpserver"
+	"github.com/omgdb/omgdb/query/errs"
 )
 
 func init() { commands = append(commands, command{"mcp", newMCPCmd}) }
 
 type mcpOptions struct {
 	scope, store, root, toolsFile, audit      string
+	auditKey                                  string
 	collections, denyCollections, redact      []string
 	tools, denyTools, allowOrigins            []string
 	onlyCanned, listTools                     bool
 	maxDocs, maxBytes, maxString, concurrency int
-	timeout, lockTimeout                      time.Duration
+	maxSessions                               int
+	timeout, lockTimeout, idleTimeout         time.Duration
 	httpAddr, token                           string
 	insecureLoopback, allowRemote             bool
 }
@@ -64,12 +67,15 @@ result and error shapes.`,
 	f.DurationVar(&opts.lockTimeout, "lock-timeout", mcpserver.DefaultLockTimeout, "how long to wait for another process's lock on a store")
 	f.IntVar(&opts.concurrency, "concurrency", mcpserver.DefaultConcurrency, "calls that run at once")
 	f.StringVar(&opts.audit, "audit", "", "append one JSON line per tool call to this file")
+	f.StringVar(&opts.auditKey, "audit-key", "", "the key file of the audit log's argument HMACs (default the --audit file plus .key; made if missing)")
 	f.BoolVar(&opts.listTools, "list-tools", false, "print the tools an agent would see, as JSON, and exit")
 	f.StringVar(&opts.httpAddr, "http", "", "serve Streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio")
 	f.StringVar(&opts.token, "token", "", "bearer token HTTP clients must send (default $OMGDB_MCP_TOKEN)")
 	f.BoolVar(&opts.insecureLoopback, "insecure-loopback", false, "allow --http without a token, on a loopback address only")
 	f.BoolVar(&opts.allowRemote, "allow-remote", false, "allow --http on a non-loopback address")
 	f.StringSliceVar(&opts.allowOrigins, "allow-origin", nil, "browser origins allowed over HTTP besides loopback ones")
+	f.IntVar(&opts.maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "HTTP sessions alive at once; a new one ends the one idle the longest")
+	f.DurationVar(&opts.idleTimeout, "idle-timeout", mcpserver.DefaultIdleTimeout, "an HTTP session unused this long ends")
 	return cmd
 }
 
@@ -77,6 +83,10 @@ func (e *env) runMCP(ctx context.Context, opts *mcpOptions) error {
 	scope, err := mcpserver.ParseScope(opts.scope)
 	if err != nil {
 		return err
+	}
+	if opts.maxSessions < 1 || opts.idleTimeout <= 0 {
+		return errs.Errorf(errs.Usage, "--max-sessions must be at least 1 and --idle-timeout above 0 (got %d and %s)", opts.maxSessions, opts.idleTimeout).
+			WithHint("e.g. --max-sessions 100 --idle-timeout 1h")
 	}
 	token := opts.token
 	if token == "" {
@@ -88,10 +98,11 @@ func (e *env) runMCP(ctx context.Context, opts *mcpOptions) error {
 		Tools: opts.tools, DenyTools: opts.denyTools, ToolsFile: opts.toolsFile, OnlyCanned: opts.onlyCanned,
 		MaxDocs: opts.maxDocs, MaxBytes: opts.maxBytes, MaxString: opts.maxString,
 		Timeout: opts.timeout, LockTimeout: opts.lockTimeout, Concurrency: opts.concurrency,
-		Audit: opts.audit, Version: Version,
+		Audit: opts.audit, AuditKey: opts.auditKey, Version: Version,
 		Logger: mcpLogger(e),
 		HTTP: mcpserver.HTTPConfig{Addr: opts.httpAddr, Token: token, InsecureLoopback: opts.insecureLoopback,
-			AllowRemote: opts.allowRemote, AllowedOrigins: opts.allowOrigins},
+			AllowRemote: opts.allowRemote, AllowedOrigins: opts.allowOrigins,
+			MaxSessions: opts.maxSessions, IdleTimeout: opts.idleTimeout},
 	})
 	if err != nil {
 		return err

@@ -64,12 +64,14 @@ func newPlanUpdateCmd(e *env) *cobra.Command {
 		Use:   "plan-update <store> <collection> <filter> <update>",
 		Short: "Plan an update as a reviewable dry run; writes no document",
 		Long: `Plan an update of the documents that match a filter, with update operators
-({"$set":…}) or a replacement document, without writing any document. The plan
+({"$set":…}), a replacement document or an update pipeline ([{"$set":…}]),
+without writing any document. The plan
 (every matched document with its before and after image and a digest of its
 bytes) is stored in the store file under a token. ` + planOutput,
 		Example: `  omgdb plan-update app.omgdb users '{"tier":"trial"}' '{"$set":{"tier":"free"}}'
   omgdb plan-update app.omgdb users '{"email":"a@x.io"}' '{"$inc":{"logins":1}}' --upsert
-  omgdb plan-update app.omgdb users '{}' '{"$set":{"tags.$[t]":"vip"}}' --array-filters '[{"t":"gold"}]'`,
+  omgdb plan-update app.omgdb users '{}' '{"$set":{"tags.$[t]":"vip"}}' --array-filters '[{"t":"gold"}]'
+  omgdb plan-update app.omgdb orders '{}' '[{"$set":{"total":{"$add":["$price","$tax"]}}}]'`,
 		Args: cobra.ExactArgs(4),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.path, opts.coll, opts.filter, opts.update = args[0], args[1], args[2], args[3]

@@ -146,6 +146,7 @@ func (c *call) scrub(err error) error {
 		return errorf(CodeInvalidArgument, "the document breaks a validation rule of collection `%s` (details are not shown: this server redacts fields of `%s`)", coll, coll).
 			withHint("check the document against the collection's rules (describe lists them); nothing was written")
 	}
+	c.hideArgValues(coll)
 	return err
 }
 

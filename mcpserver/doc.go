@@ -29,12 +29,18 @@
 // opens the store read-only, so the engine refuses to write whatever the
 // tool's code does. Paths are confined to the root (see paths.go for the
 // exact steps and the remaining window where /proc is missing). Redacted
-// fields are removed where documents are read, before filters see them.
+// fields are removed where documents are read, before filters see them;
+// the values plans, change notes and error messages give to redacted
+// paths are shown as "<redacted>" (redact_spec.go, redact_changes.go),
+// and plans or inserts whose counts or conflicts would reveal a redacted
+// value are refused.
 // Results are capped and say which cap fired; document data in text
 // content is fenced with a per-result random nonce; every failure is a
 // result with a stable code; with an audit log, every call is recorded
-// and fsynced before it is answered, and a broken log stops the server
-// from serving tools. A panic in a tool becomes an INTERNAL error.
+// (its arguments as an HMAC under a key kept beside the log) and fsynced
+// before it is answered, and a broken log stops the server from serving
+// tools. Over HTTP, sessions are bounded: a new one reclaims the one idle
+// the longest. A panic in a tool becomes an INTERNAL error.
 //
 // # Caveats
 //

@@ -54,9 +54,10 @@ type Config struct {
 	LockTimeout time.Duration // wait for another process's lock on a store; default 2 s
 	Concurrency int           // calls run at once; default 4
 
-	Audit   string       // append one JSON line per tool call to this file
-	Version string       // reported in serverInfo
-	Logger  *slog.Logger // diagnostics; default: discarded
+	Audit    string       // append one JSON line per tool call to this file
+	AuditKey string       // the file of the key of the audit log's argument digests; default Audit + ".key", made if missing
+	Version  string       // reported in serverInfo
+	Logger   *slog.Logger // diagnostics; default: discarded
 
 	HTTP HTTPConfig // used by ListenAndServe and Handler
 
@@ -105,7 +106,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.instructions = s.makeInstructions()
 	if cfg.Audit != "" {
-		if s.audit, err = openAudit(cfg.Audit); err != nil {
+		if s.audit, err = openAudit(cfg.Audit, cfg.auditKeyPath(), cfg.Rand); err != nil {
 			return nil, err
 		}
 	}

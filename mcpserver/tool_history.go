@@ -69,6 +69,7 @@ func runHistory(ctx context.Context, c *call) (*output, error) {
 	shown := []changes.Change{}
 	for _, ch := range hist {
 		if len(shown) < limit && c.collectionsAllowed(ch.Collections) == nil {
+			c.redactNote(&ch)
 			shown = append(shown, ch)
 		}
 	}
@@ -109,23 +110,32 @@ func runDiff(ctx context.Context, c *call) (*output, error) {
 		return nil, err
 	}
 	k := &capper{c: c}
-	docs := []changes.DocDiff{}
+	docs := []shownDiff{}
+	res.Inserted, res.Deleted, res.Updated = 0, 0, 0
 	for _, d := range res.Documents {
 		if !c.srv.policy.collectionAllowed(d.Collection) {
+			continue // neither listed nor counted
+		}
+		countDiff(res, d.Change)
+		if k.full {
 			continue
 		}
-		d.Before.Value = k.doc(c.redactDoc(d.Collection, d.Before.Value))
-		d.After.Value = k.doc(c.redactDoc(d.Collection, d.After.Value))
+		sd := shownDiff{DocDiff: d}
+		sd.Before.Value = k.doc(c.redactDoc(d.Collection, d.Before.Value))
+		sd.After.Value = k.doc(c.redactDoc(d.Collection, d.After.Value))
 		if c.redactor(d.Collection) != nil || k.cut {
-			d.Fields = nil // they would show redacted or cut values
+			sd.Fields = nil // they would show redacted or cut values
 		}
-		if !k.fits(d) {
-			break
+		sd.OnlyRedacted = c.redactor(d.Collection) != nil && onlyRedacted(sd.Before.Value, sd.After.Value)
+		if k.fits(sd) {
+			docs = append(docs, sd)
 		}
-		docs = append(docs, d)
 	}
-	res.Documents = docs
-	out, err := c.resultOf(res, "documents that differ")
+	res.Documents = nil
+	out, err := c.resultOf(struct {
+		*changes.DiffResult
+		Documents []shownDiff `json:"documents"`
+	}{res, docs}, "documents that differ")
 	if out != nil {
 		out.returned = int64(len(docs))
 	}
@@ -274,4 +284,24 @@ func runPruneHistory(ctx context.Context, c *call) (*output, error) {
 	}
 	return newOutput(obj("bytes_before", res.BytesBefore, "bytes_after", res.BytesAfter,
 		"records_pruned", res.RecordsPruned, "history_starts_at_lsn", int64(res.HistoryStartsAt))), nil
+}
+
+// shownDiff is a diff entry as the agent sees it: only_redacted marks an
+// update whose every change was to redacted fields, which the entry
+// cannot show.
+type shownDiff struct {
+	changes.DocDiff
+	OnlyRedacted bool `json:"only_redacted,omitempty"`
+}
+
+// countDiff counts a document in the diff's totals.
+func countDiff(res *changes.DiffResult, change string) {
+	switch change {
+	case changes.Inserted:
+		res.Inserted++
+	case changes.Deleted:
+		res.Deleted++
+	case changes.Updated:
+		res.Updated++
+	}
 }

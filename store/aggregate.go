@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"runtime"
 
 	"github.com/omgdb/omgdb/query/agg"
@@ -130,6 +131,11 @@ func (c *Collection) groupScan(ctx context.Context, p *agg.Pipeline, env agg.Env
 		scan = c.scanParallel
 	}
 	if err := scan(ctx, newBatch, work, use); err != nil {
+		if errors.Is(err, agg.ErrMemoryLimit) && p.Spills() {
+			// Too many groups for memory: run the pipeline again, in
+			// the same transaction, on the path whose $group spills.
+			return nil, false
+		}
 		return &sliceSource{err: err}, true
 	}
 	return run.Source(), true

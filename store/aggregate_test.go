@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -83,6 +85,51 @@ func TestCollection_Aggregate_Parallel(t *testing.T) {
 	}
 	if _, err := aggregateAll(db, p, ctx, false); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled $group: error %v, want context.Canceled", err)
+	}
+}
+
+// TestCollection_Aggregate_GroupScanSpills: a leading $group whose groups
+// outgrow MaxMemory on the stored-JSON group scan runs again on the path
+// that spills, when the pipeline may spill, and gives the groups it gives
+// in memory; without a SpillDir it fails as before.
+func TestCollection_Aggregate_GroupScanSpills(t *testing.T) {
+	db := storetest.MustOpen(t)
+	var docs []string
+	for i := range 4000 {
+		docs = append(docs, fmt.Sprintf(`{"_id":%d,"g":%d,"v":%d}`, i, (i*31)%1500, i%7))
+	}
+	storetest.Insert(t, db, "c", docs...)
+	spec := value.MustParse(`[{"$match":{"v":{"$lt":6}}},{"$group":{"_id":"$g","n":{"$sum":1},"vs":{"$push":"$v"}}}]`)
+	big, err := agg.CompilePipeline(spec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := aggregateAll(db, big, context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	small, _ := agg.CompilePipeline(spec, &agg.PipelineOptions{MaxMemory: 32 << 10})
+	if _, err := aggregateAll(db, small, context.Background(), false); !errors.Is(err, agg.ErrMemoryLimit) {
+		t.Fatalf("without a SpillDir: %v, want the memory limit", err)
+	}
+	dir := t.TempDir()
+	spilling, _ := agg.CompilePipeline(spec, &agg.PipelineOptions{MaxMemory: 32 << 10, SpillDir: dir})
+	for _, min := range []int64{1 << 62, 10} {
+		restore := store.SetParallelScanMin(min)
+		got, err := aggregateAll(db, spilling, context.Background(), false)
+		restore()
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+		slices.Sort(g)
+		slices.Sort(w)
+		if !slices.Equal(g, w) {
+			t.Fatalf("parallel from %d: spilled groups differ from those in memory (%d lines, want %d)", min, len(g), len(w))
+		}
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("%d files left in the spill directory", len(left))
 	}
 }
 

@@ -2,6 +2,7 @@ package agg
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -29,6 +30,11 @@ type PipelineOptions struct {
 	Seed uint64
 	// Now is the value of $$NOW. Default: the time Run is called.
 	Now time.Time
+	// SpillDir, when set, lets $sort (without a following $limit), $group
+	// and $facet go on past MaxMemory in temporary files there, as
+	// MongoDB's allowDiskUse; empty, they fail past it. The CLI sets it; the MCP
+	// server does not.
+	SpillDir string
 }
 
 // Limits of pipelines.
@@ -150,9 +156,18 @@ func (b *budget) grow(n int64) error {
 	if b.used <= b.max {
 		return nil
 	}
-	return errs.Errorf(errs.Limit, "%s exceeded the aggregation memory limit of %s (PipelineOptions.MaxMemory)", b.stage, formatBytes(b.max)).
-		WithHint("filter or project documents earlier in the pipeline so that %s buffers less, or raise MaxMemory", b.stage)
+	e := errs.Errorf(errs.Limit, "%s exceeded the aggregation memory limit of %s (PipelineOptions.MaxMemory)", b.stage, formatBytes(b.max))
+	e.Err = ErrMemoryLimit
+	return e.WithHint("filter or project documents earlier in the pipeline so that %s buffers less, or raise MaxMemory", b.stage)
 }
+
+// ErrMemoryLimit is wrapped by the error of a stage that needed more
+// than MaxMemory.
+var ErrMemoryLimit = errors.New("agg: memory limit exceeded")
+
+// Spills reports whether the pipeline's $sort, $group and $facet go on in
+// temporary files past MaxMemory (PipelineOptions.SpillDir).
+func (p *Pipeline) Spills() bool { return p.opts.SpillDir != "" }
 
 func formatBytes(n int64) string {
 	if n >= 1<<20 && n%(1<<20) == 0 {

@@ -60,6 +60,7 @@ func buildStageCompilers() {
 		"$unionWith":   compileUnionWithStage,
 		"$redact":      compileRedactStage,
 		"$documents":   compileDocumentsStage,
+		"$graphLookup": compileGraphLookupStage,
 	}
 }
 
@@ -68,7 +69,6 @@ var refusedStages = map[string]string{
 	"$densify":         "not supported",
 	"$fill":            "not supported",
 	"$setWindowFields": "not supported",
-	"$graphLookup":     "not supported",
 	"$geoNear":         "not supported: omgdb has no geospatial indexes",
 	"$search":          "not supported in pipelines: use the `search` command for full-text search",
 	"$searchMeta":      "not supported in pipelines: use the `search` command for full-text search",

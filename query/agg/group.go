@@ -1,6 +1,8 @@
 package agg
 
 import (
+	"bytes"
+	"math"
 	"slices"
 	"strings"
 
@@ -65,16 +67,54 @@ func compileAccumulators(c *expr.Compiler, spec value.Value) ([]*expr.Accumulato
 }
 
 func (s *groupStage) run(r *runState, in Source) Source {
-	return bufferedSource(in, func() ([]value.Value, error) { return s.groups(r, in) })
+	var out []value.Value
+	var rest *spilledGroups
+	started := false
+	src := &funcSource{next: func() (value.Value, bool, error) {
+		if !started {
+			started = true
+			var err error
+			if out, rest, err = s.groups(r, in); err != nil {
+				return value.Value{}, false, err
+			}
+		}
+		if len(out) > 0 {
+			d := out[0]
+			out = out[1:]
+			return d, true, nil
+		}
+		if rest != nil {
+			return rest.next()
+		}
+		return value.Value{}, false, nil
+	}}
+	src.onClose = func() error {
+		if rest != nil {
+			rest.sp.it.Close()
+		}
+		return in.Close()
+	}
+	return src
 }
 
-// groups reads the whole input and returns the output documents.
-func (s *groupStage) groups(r *runState, in Source) ([]value.Value, error) {
+// groups reads the whole input and returns the output documents. Past
+// MaxMemory, with a SpillDir, every later document goes to temporary
+// files instead, keyed by group; rest then builds the output in the order
+// of the group keys, each group from its state in memory (if it began
+// before the spill) and its spilled documents, which arrived after. In
+// memory, groups come out in the order they began. With an output order
+// ($sortByCount, $bucket), everything is ordered in memory.
+func (s *groupStage) groups(r *runState, in Source) (out []value.Value, rest *spilledGroups, err error) {
 	b := r.budget(s.stage)
+	spills := r.opts.SpillDir != ""
+	if spills {
+		b.max = math.MaxInt64 // checked here, to spill instead of failing
+	}
 	index := map[string]*group{}
 	var order []*group
 	var key []byte
-	err := r.drain(in, func(doc value.Value) error {
+	var sp *spiller
+	err = r.drain(in, func(doc value.Value) error {
 		id, err := s.key(r, doc)
 		if err != nil {
 			return err
@@ -83,6 +123,9 @@ func (s *groupStage) groups(r *runState, in Source) ([]value.Value, error) {
 			id = value.NullValue()
 		}
 		key = value.AppendKey(key[:0], id)
+		if sp != nil {
+			return sp.add(key, doc)
+		}
 		g := index[string(key)]
 		if g == nil {
 			if g, err = s.newGroup(r, id); err != nil {
@@ -94,19 +137,115 @@ func (s *groupStage) groups(r *runState, in Source) ([]value.Value, error) {
 				return err
 			}
 		}
-		return s.accumulate(r, b, g, doc)
+		if err := s.accumulate(r, b, g, doc); err != nil {
+			return err
+		}
+		if spills && b.used > r.opts.MaxMemory {
+			sp = r.spiller()
+		}
+		return nil
 	})
 	if err != nil {
-		return nil, err
+		if sp != nil {
+			sp.s.Close()
+		}
+		return nil, nil, err
 	}
-	out := make([]value.Value, len(order))
-	for i, g := range order {
-		out[i] = s.result(g)
+	if sp == nil {
+		out = make([]value.Value, len(order))
+		for i, g := range order {
+			out[i] = s.result(g)
+		}
+	} else {
+		it, err := sp.s.Sort()
+		if err != nil {
+			return nil, nil, spillError(err)
+		}
+		rest = &spilledGroups{s: s, r: r, sp: &spilled{it: it}}
+		for k, g := range index {
+			rest.mem = append(rest.mem, keyedGroup{[]byte(k), g})
+		}
+		slices.SortFunc(rest.mem, func(a, b keyedGroup) int { return bytes.Compare(a.key, b.key) })
 	}
 	if s.order != nil {
+		if rest != nil {
+			if out, err = rest.drainInto(out); err != nil {
+				return nil, nil, err
+			}
+			rest = nil
+		}
 		s.order(out)
 	}
-	return out, nil
+	return out, rest, nil
+}
+
+// spilledGroups merges, by group key, the groups held in memory when the
+// spill began and the spilled documents sorted by group key (stably, so
+// each group's documents come in the order they arrived): every
+// accumulator sees what it would have seen in memory.
+type spilledGroups struct {
+	s       *groupStage
+	r       *runState
+	mem     []keyedGroup // sorted by key
+	sp      *spilled
+	pending bool // sp holds a document not yet accumulated
+}
+
+type keyedGroup struct {
+	key []byte
+	g   *group
+}
+
+func (g *spilledGroups) next() (value.Value, bool, error) {
+	if !g.pending {
+		if g.pending = g.sp.next(); g.sp.err != nil {
+			return value.Value{}, false, g.sp.err
+		}
+	}
+	var key []byte
+	var grp *group
+	switch {
+	case len(g.mem) > 0 && (!g.pending || bytes.Compare(g.mem[0].key, g.sp.key()) <= 0):
+		key, grp = g.mem[0].key, g.mem[0].g
+		g.mem[0] = keyedGroup{}
+		g.mem = g.mem[1:]
+	case g.pending:
+		key = bytes.Clone(g.sp.key())
+		id, err := g.s.key(g.r, g.sp.doc)
+		if err != nil {
+			return value.Value{}, false, err
+		}
+		if id.IsMissing() {
+			id = value.NullValue()
+		}
+		if grp, err = g.s.newGroup(g.r, id); err != nil {
+			return value.Value{}, false, err
+		}
+	default:
+		return value.Value{}, false, nil
+	}
+	b := g.r.budget(g.s.stage)
+	for g.pending && bytes.Equal(g.sp.key(), key) {
+		if err := g.s.accumulate(g.r, b, grp, g.sp.doc); err != nil {
+			return value.Value{}, false, err
+		}
+		if g.pending = g.sp.next(); g.sp.err != nil {
+			return value.Value{}, false, g.sp.err
+		}
+	}
+	return g.s.result(grp), true, nil
+}
+
+// drainInto appends every remaining group to out.
+func (g *spilledGroups) drainInto(out []value.Value) ([]value.Value, error) {
+	defer g.sp.it.Close()
+	for {
+		d, ok, err := g.next()
+		if err != nil || !ok {
+			return out, err
+		}
+		out = append(out, d)
+	}
 }
 
 func (s *groupStage) newGroup(r *runState, id value.Value) (*group, error) {

@@ -32,6 +32,9 @@ type sortItem struct {
 }
 
 func (s *sortStage) run(r *runState, in Source) Source {
+	if s.limit == 0 && r.opts.SpillDir != "" {
+		return s.runSpilling(r, in)
+	}
 	return bufferedSource(in, func() ([]value.Value, error) {
 		items, err := s.sorted(r, in)
 		docs := make([]value.Value, len(items))
@@ -80,4 +83,89 @@ func (s *sortStage) truncate(b *budget, items []sortItem) []sortItem {
 	}
 	clear(items[s.limit:])
 	return items[:s.limit]
+}
+
+// runSpilling sorts in memory up to MaxMemory, and past it goes on as an
+// external sort (spill.go): every document with its key
+// (value.SortSpec.AppendKey, which breaks ties by _id as sort does), read
+// back in order. The spill is stable, as the sort in memory is.
+func (s *sortStage) runSpilling(r *runState, in Source) Source {
+	var out []value.Value
+	var sp *spilled
+	started := false
+	src := &funcSource{next: func() (value.Value, bool, error) {
+		if !started {
+			started = true
+			var err error
+			if out, sp, err = s.fill(r, in); err != nil {
+				return value.Value{}, false, err
+			}
+		}
+		if sp != nil {
+			ok := sp.next()
+			return sp.doc, ok, sp.err
+		}
+		if len(out) == 0 {
+			return value.Value{}, false, nil
+		}
+		d := out[0]
+		out = out[1:]
+		return d, true, nil
+	}}
+	src.onClose = func() error {
+		if sp != nil {
+			sp.it.Close()
+		}
+		return in.Close()
+	}
+	return src
+}
+
+// fill reads the input: sorted in memory when it fits, else spilled.
+func (s *sortStage) fill(r *runState, in Source) ([]value.Value, *spilled, error) {
+	b := r.budget("$sort")
+	var items []sortItem
+	var sp *spiller
+	add := func(doc value.Value) error {
+		sp.key = s.spec.AppendKey(sp.key[:0], doc)
+		return sp.add(sp.key, doc)
+	}
+	err := r.drain(in, func(doc value.Value) error {
+		if sp != nil {
+			return add(doc)
+		}
+		it := sortItem{doc, s.spec.Keys(doc), value.Size(doc)}
+		if b.used+it.size <= b.max {
+			b.used += it.size
+			items = append(items, it)
+			return nil
+		}
+		sp = r.spiller()
+		for _, it := range items {
+			if err := add(it.doc); err != nil {
+				return err
+			}
+		}
+		items = nil
+		return add(doc)
+	})
+	if err != nil {
+		if sp != nil {
+			sp.s.Close()
+		}
+		return nil, nil, err
+	}
+	if sp == nil {
+		s.sort(items)
+		out := make([]value.Value, len(items))
+		for i, it := range items {
+			out[i] = it.doc
+		}
+		return out, nil, nil
+	}
+	it, err := sp.s.Sort()
+	if err != nil {
+		return nil, nil, spillError(err)
+	}
+	return nil, &spilled{it: it}, nil
 }

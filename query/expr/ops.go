@@ -30,6 +30,7 @@ func exprOps() map[string]opCompiler {
 			registerExprLogicOps,
 			registerExprMathOps,
 			registerExprObjectOps,
+			registerPercentileOps,
 			registerExprRegexOps,
 			registerExprSetOps,
 			registerExprStringOps,

@@ -63,6 +63,17 @@ func (s *SortSpec) CompareKeys(a, b []SortVal) int {
 	return 0
 }
 
+// AppendKey appends an encoding of doc's place under the sort, ties
+// broken by _id: for any documents a and b, bytes.Compare of their keys
+// has the sign of CompareKeys(Keys(a), Keys(b)), or of Compare of their
+// _ids when that is 0 (the order $sort gives).
+func (s *SortSpec) AppendKey(dst []byte, doc Value) []byte {
+	for i := range s.paths {
+		dst = AppendSortKey(dst, SortKeyOf(doc, &s.paths[i], s.desc[i]), s.desc[i])
+	}
+	return AppendKey(dst, doc.Get("_id"))
+}
+
 // SortDirection reads the direction of the sort key named key: 1 is
 // ascending, -1 descending (long or double); anything else is an error.
 func SortDirection(key string, v Value) (desc bool, err error) {
