@@ -44,8 +44,7 @@ func (s *Shell) updateMethods(name string) map[string]method {
 // operators given to a replace, as mongosh does.
 func (s *Shell) checkUpdate(u updateSpec) {
 	if u.update.Kind() == value.Array && !u.replace {
-		s.throw(errs.Errorf(errs.Invalid, "update pipelines are not supported").
-			WithHint("use update operators: {$set: {field: value}}"))
+		return // a pipeline-style update: changes compiles and checks it
 	}
 	if u.update.Kind() != value.Object {
 		s.throw(errs.Errorf(errs.Invalid, "the update must be an object, got %s", u.update.TypeName()).

@@ -21,6 +21,8 @@ db.users.updateOne({_id: 1}, {$inc: {age: 1}, $set: {'address.city': 'London'}})
 db.users.updateMany({tags: 'math'}, {$addToSet: {tags: 'cs'}}).matchedCount
 db.users.updateOne({_id: 9}, {$set: {name: 'new'}}, {upsert: true}).upsertedCount
 db.users.replaceOne({_id: 9}, {name: 'barbara', age: 85}).modifiedCount
+db.users.updateOne({_id: 9}, [{$set: {decade: {$multiply: [{$floor: {$divide: ['$age', 10]}}, 10]}}}]).modifiedCount
+db.users.findOne({_id: 9})
 db.users.findOneAndUpdate({_id: 2}, {$set: {age: 42}}, {returnDocument: 'after', projection: {age: 1}})
 db.users.findOneAndReplace({_id: 9}, {name: 'liskov'})
 db.users.findOneAndDelete({_id: 9}, {projection: {name: 1}})
