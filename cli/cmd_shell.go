@@ -98,7 +98,15 @@ func (e *env) runShell(ctx context.Context, opts *shellOptions) error {
 		return err
 	}
 	defer closeIn()
-	return sh.Run(ctx, in)
+	if err := sh.Run(ctx, in); err != nil {
+		return err
+	}
+	if _, editor := in.(*shell.Editor); !editor && sh.FirstError() != nil {
+		// Statements from a pipe: every one ran, and the first error
+		// (printed already) gives the exit code, as in a script.
+		return &shell.ExitError{Code: exitCode(runError{sh.FirstError()})}
+	}
+	return nil
 }
 
 func (e *env) runShellScript(ctx context.Context, sh *shell.Shell, opts *shellOptions) error {

@@ -223,3 +223,19 @@ func TestShell_ValuesRoundTrip(t *testing.T) {
 		t.Errorf("after a trip through JavaScript:\n%s\nwant\n%s", dst, src)
 	}
 }
+
+// TestShell_PipedSessionExitCode: statements piped to the shell all run;
+// the first error gives the exit code.
+func TestShell_PipedSessionExitCode(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "app.omgdb")
+	runCLI(t, seed, "import", store, "users")
+	var out, errb bytes.Buffer
+	in := "print('a')\ndb.nope.findOne()\ndb.users.insertOne({_id: 1})\nprint('b')\n"
+	code := cli.Main([]string{"shell", store}, strings.NewReader(in), &out, &errb)
+	if code != cli.ExitNotFound || out.String() != "a\nb\n" || strings.Count(errb.String(), "error: ") != 2 {
+		t.Errorf("exit %d, stdout %q, stderr %q; want %d, a and b, two errors", code, out.String(), errb.String(), cli.ExitNotFound)
+	}
+	if code := cli.Main([]string{"shell", store}, strings.NewReader("print(1)\n"), &out, &errb); code != 0 {
+		t.Errorf("a session without errors: exit %d", code)
+	}
+}

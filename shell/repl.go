@@ -86,11 +86,18 @@ func (s *Shell) Run(ctx context.Context, in LineReader) error {
 			if errors.As(err, &exit) {
 				return err
 			}
+			if s.firstErr == nil {
+				s.firstErr = err
+			}
 			s.PrintError(err)
 		}
 	}
 	return nil
 }
+
+// FirstError returns the first error a statement of Run printed, or nil:
+// a session read from a pipe exits with its code, as a script would.
+func (s *Shell) FirstError() error { return s.firstErr }
 
 // Complete reports whether src is a whole statement (or a syntax error
 // that more lines cannot fix), rather than the start of one.

@@ -43,7 +43,8 @@ type Shell struct {
 	ctx       context.Context // the running statement's: set by run and runCommand
 	last      *cursor         // the cursor `it` continues
 	exited    bool
-	exitCode  int // the argument of exit(n)
+	exitCode  int   // the argument of exit(n)
+	firstErr  error // the first error Run printed
 	cursorKey *goja.Symbol
 
 	mu     sync.Mutex // guards cancel
