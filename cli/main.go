@@ -59,7 +59,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		}
 	}()
 	if err := root.ExecuteContext(ctx); err != nil {
-		return printError(stderr, err)
+		return printError(stderr, unknownCommand(root, args, err))
 	}
 	return ExitOK
 }

@@ -17,6 +17,11 @@ import (
 // redactPlan hides the values a plan's filter, update and array filters
 // give to redacted paths.
 func (c *call) redactPlan(p *changes.Plan) {
+	if p.Kind == changes.KindAggregate && p.Pipeline != nil &&
+		(c.srv.policy.specRedactor(p.Source) != nil || c.srv.policy.specRedactor(p.Collection) != nil) {
+		// A pipeline may read and name any field: hidden whole.
+		p.Pipeline = &changes.Doc{Value: value.StringValue(redactedMark)}
+	}
 	r := c.srv.policy.specRedactor(p.Collection)
 	if r == nil || p.Kind == changes.KindRevert {
 		return

@@ -22,6 +22,7 @@ import (
 // the user made with the CLI (so in plan records and change notes too).
 var plantedSecrets = []string{
 	"987-65-4321", "000-00-0000", "555-12-3456", "4111-1111-0001", "4222-2222-0002", "4333-3333-0003", "777-00-7777",
+	"246-80-1357", // in the pipeline of an aggregate plan
 }
 
 // plantSecrets creates app.omgdb under root, plans and applies changes
@@ -70,6 +71,17 @@ func plantSecrets(t *testing.T, root string) (pending, applied string) {
 	apply(plan(`{"_id":2}`, `{"$set":{"ssn":"555-12-3456"}}`, "")) // changes a redacted field only
 	apply(plan(`{"$or":[{"ssn":"4333-3333-0003"},{"cards":{"$elemMatch":{"number":"4111-1111-0001"}}}]}`,
 		`{"$set":{"cards.$[c].number":"4222-2222-0002"}}`, `[{"c.number":"4111-1111-0001"}]`))
+	// An aggregate plan whose pipeline names a redacted value, applied
+	// (its note) and pending (its pipeline).
+	for range 2 {
+		res, err := changes.PlanAggregate(ctx, db, "users", value.MustParse(`[{"$match":{"ssn":{"$ne":"246-80-1357"}}},{"$project":{"name":1}},{"$merge":{"into":"names"}}]`), &changes.PlanOptions{Actor: "cli"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if applied == "" {
+			apply(res.Token)
+		}
+	}
 	pending = plan(`{"_id":1}`, `{"$set":{"ssn":"000-00-0000"}}`, "")
 	plan(`{"cards.number":{"$in":["4111-1111-0001"]}}`, `{"$unset":{"x":""}}`, "")
 	return pending, applied

@@ -323,7 +323,7 @@ func runPlans(ctx context.Context, c *call) (*output, error) {
 	shown := []*changes.Plan{}
 	for _, p := range plans {
 		if c.collectionsAllowed(planColls(p)) == nil {
-			p.Filter, p.Update, p.ArrayFilters = nil, nil, nil // may hold data; show one plan for them
+			p.Filter, p.Update, p.ArrayFilters, p.Pipeline = nil, nil, nil, nil // may hold data; show one plan for them
 			shown = append(shown, p)
 		}
 	}
@@ -342,10 +342,14 @@ func runPlans(ctx context.Context, c *call) (*output, error) {
 }
 
 func planColls(p *changes.Plan) []string {
+	colls := p.Collections
 	if p.Collection != "" {
-		return append([]string{p.Collection}, p.Collections...)
+		colls = append([]string{p.Collection}, colls...)
 	}
-	return p.Collections
+	if p.Source != "" { // an aggregate plan reads it
+		colls = append(colls, p.Source)
+	}
+	return colls
 }
 
 func (s *Server) applyTool() *tool {

@@ -217,21 +217,20 @@ func runDropCollection(ctx context.Context, c *call) (*output, error) {
 		return nil, err
 	}
 	defer db.Close()
-	var n int64
-	var changeID string
-	err = db.Update(store.Change{Kind: "drop"}, func(tx *store.Tx) error {
-		col, err := c.collection(tx, coll)
-		if err != nil {
-			return err
-		}
-		n = col.Count()
-		changeID = tx.ChangeID()
-		return tx.DropCollection(coll)
+	// The policy's view of the collections first, so that a missing one
+	// gets a did-you-mean among the collections the policy shows.
+	err = db.View(func(tx *store.Tx) error {
+		_, err := c.collection(tx, coll)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	return newOutput(obj("collection", coll, "dropped", n, "change_id", changeID,
+	res, err := changes.DropCollection(ctx, db, coll, &changes.CollectionOptions{Actor: c.actor()})
+	if err != nil {
+		return nil, err
+	}
+	return newOutput(obj("collection", coll, "dropped", res.Documents, "change_id", res.ChangeID,
 		"next_valid_actions", c.next([]string{changes.ActionRollback, "history"}, ""))), nil
 }
 

@@ -298,7 +298,7 @@ func (c *Collection) DropIndex(name string) error {
 	if err := c.flushIndexes(); err != nil {
 		return err
 	}
-	if err := c.bucket.Bucket(bucketIndexes).DeleteBucket([]byte(name)); err != nil {
+	if err := deleteBucket(c.bucket.Bucket(bucketIndexes), []byte(name)); err != nil {
 		return err
 	}
 	delete(c.opened, name)

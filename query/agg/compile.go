@@ -125,7 +125,7 @@ func compileStage(c *expr.Compiler, spec value.Value, where pipeWhere, first boo
 	switch name {
 	case "$out", "$merge":
 		return nil, errs.Errorf(errs.Invalid, "`%s` is not supported: aggregation never writes", name).
-			WithHint("plan the change with `omgdb plan-update` / `plan-delete`, then `omgdb apply`")
+			WithHint("plan its writes with `omgdb plan-aggregate <store> <coll> <pipeline>`, then `omgdb apply`")
 	case "$documents":
 		if !first {
 			return nil, errs.Errorf(errs.Invalid, "$documents is only valid as the first stage in a pipeline")
