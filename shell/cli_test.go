@@ -57,6 +57,9 @@ func TestShell_SameAsCLI(t *testing.T) {
 		{`db.users.find({city: {$ne: null}}).sort({city: 1}).limit(3)`, []string{"find", store, "users", `{"city":{"$ne":null}}`, "--sort", `{"city":1}`, "--limit", "3"}},
 		{`db.users.aggregate([{$match: {age: {$exists: true}}}, {$project: {_id: 0, name: 1, older: {$gt: ['$age', 40]}}}])`, []string{"aggregate", store, "users", `[{"$match":{"age":{"$exists":true}}},{"$project":{"_id":0,"name":1,"older":{"$gt":["$age",40]}}}]`}},
 		{`db.users.aggregate([{$sort: {name: 1}}, {$limit: 2}, {$addFields: {y: {$year: '$born'}}}])`, []string{"aggregate", store, "users", `[{"$sort":{"name":1}},{"$limit":2},{"$addFields":{"y":{"$year":"$born"}}}]`}},
+		{`db.users.distinct('tags')`, []string{"distinct", store, "users", "tags", "--array"}},
+		{`db.users.distinct('city', {age: {$lt: 50}})`, []string{"distinct", store, "users", "city", `{"age":{"$lt":50}}`, "--array"}},
+		{`db.users.distinct('age')`, []string{"distinct", store, "users", "age", "--array"}},
 		{`[db.users.findOne({age: {$gt: 40}})]`, []string{"find", store, "users", `{"age":{"$gt":40}}`, "--limit", "1"}},
 	} {
 		got := evalShell(t, store, tc.shell)
@@ -91,7 +94,13 @@ func TestShell_WritesSameAsCLI(t *testing.T) {
 		{`db.users.deleteOne({_id: {$gt: 6}})`, [][]string{{"plan-delete", b, "users", `{"_id":{"$gt":6}}`, "--multi=false"}}},
 		{`db.users.findOneAndDelete({_id: 8})`, [][]string{{"plan-delete", b, "users", `{"_id":8}`, "--multi=false"}}},
 		{`db.users.dropIndex({age: -1})`, [][]string{{"drop-index", b, "users", "age_-1"}}},
-		{`db.users.updateMany({age: {$type: 'number'}}, {$mul: {age: 2}, $unset: {score: ''}, $rename: {city: 'town'}})`, [][]string{{"plan-update", b, "users", `{"age":{"$type":"number"}}`, `{"$mul":{"age":2},"$unset":{"score":""},"$rename":{"city":"town"}}`}}},
+		{`db.users.updateOne({name: 'ada'}, {$set: {x: 1}})`, [][]string{{"update", b, "users", `{"name":"ada"}`, `{"$set":{"x":1}}`, "--one"}}},
+		{`db.users.updateMany({}, [{$set: {n: {$size: {$ifNull: ['$tags', []]}}}}])`, [][]string{{"update", b, "users", "{}", `[{"$set":{"n":{"$size":{"$ifNull":["$tags",[]]}}}}]`}}},
+		{`db.users.replaceOne({name: 'ada'}, {name: 'ada', v: 2})`, [][]string{{"replace", b, "users", `{"name":"ada"}`, `{"name":"ada","v":2}`}}},
+		{`db.users.deleteOne({x: 1})`, [][]string{{"delete", b, "users", `{"x":1}`, "--one"}}},
+		{`db.users.renameCollection('people')`, [][]string{{"rename", b, "users", "people"}}},
+		{`db.people.insertOne({_id: 'tmp'}); db.tmp.insertOne({_id: 1}); db.tmp.drop()`, [][]string{{"insert", b, "people", `{"_id":"tmp"}`}, {"insert", b, "tmp", `{"_id":1}`}, {"drop", b, "tmp"}}},
+		{`db.people.updateMany({age: {$type: 'number'}}, {$mul: {age: 2}, $unset: {score: ''}, $rename: {city: 'town'}})`, [][]string{{"plan-update", b, "people", `{"age":{"$type":"number"}}`, `{"$mul":{"age":2},"$unset":{"score":""},"$rename":{"city":"town"}}`}}},
 	} {
 		evalShell(t, a, tc.shell)
 		for _, args := range tc.cli {
@@ -127,6 +136,9 @@ func evalShell(t *testing.T, store, code string) string {
 func asShell(t *testing.T, ndjson string) string {
 	t.Helper()
 	lines := strings.Split(strings.TrimSpace(ndjson), "\n")
+	if len(lines) == 1 && strings.HasPrefix(lines[0], "[") {
+		return pretty.Format(value.MustParse(lines[0]), &pretty.Options{Width: 1 << 20})
+	}
 	if len(lines) == 1 && !strings.HasPrefix(lines[0], "{") {
 		return lines[0]
 	}

@@ -15,9 +15,10 @@
 // holds no lock while it waits for input. Reads open it read-only and never
 // create it; the first write creates a missing store, as omgdb insert
 // does. Every write is one journaled change whose id the result carries
-// (changeId), so omgdb rollback undoes it: updates and deletes go through
-// the plan/apply path of package changes, inserts, drops, renames and
-// index changes through a store write transaction.
+// (changeId), so omgdb rollback undoes it: updates, replaces, deletes,
+// drops and renames are changes' one-step writes (those of omgdb update,
+// delete, drop and rename), the findOneAnd… methods plan and apply at
+// once, inserts and index changes run in a store write transaction.
 //
 // Run reads statements through a LineReader, the seam between the loop
 // and the terminal: a line editor on a terminal (readline.go), a plain

@@ -98,20 +98,35 @@ func (s *Shell) firstBySort(coll string, filter, sort value.Value) value.Value {
 	return value.ObjectValue([]value.Field{field("_id", docs[0].Get("_id"))})
 }
 
+// updateResult runs updateOne, updateMany or replaceOne as one-step
+// writes (changes.Update and Replace): one journaled change.
 func (s *Shell) updateResult(coll string, u updateSpec) goja.Value {
-	plan, change := s.plan(coll, u, -1)
+	if sort := u.opts.Get("sort"); sort.Len() > 0 && u.one {
+		u.filter = s.firstBySort(coll, u.filter, sort)
+	}
+	p := u.planOptions()
+	opts := &changes.WriteOptions{One: u.one, Upsert: p.Upsert, ArrayFilters: p.ArrayFilters, Actor: "shell"}
+	var res *changes.WriteResult
+	s.withDB(opts.Upsert, func(db *store.DB) error {
+		var err error
+		if u.replace {
+			res, err = changes.Replace(s.ctx, db, coll, u.filter, u.update, opts)
+		} else {
+			res, err = changes.Update(s.ctx, db, coll, u.filter, u.update, opts)
+		}
+		return err
+	})
 	inserted := value.NullValue()
-	var upserted int64
-	if plan.UpsertedID != nil {
-		inserted, upserted = plan.UpsertedID.Value, 1
+	if res.UpsertedID != nil {
+		inserted = res.UpsertedID.Value
 	}
 	return s.toJS(value.ObjectValue([]value.Field{
 		acknowledged,
 		field("insertedId", inserted),
-		field("matchedCount", value.LongValue(plan.Matched)),
-		field("modifiedCount", value.LongValue(plan.Modified)),
-		field("upsertedCount", value.LongValue(upserted)),
-		changeField(change),
+		field("matchedCount", value.LongValue(res.Matched)),
+		field("modifiedCount", value.LongValue(res.Modified)),
+		field("upsertedCount", value.LongValue(res.Upserted)),
+		changeField(res.ChangeID),
 	}))
 }
 

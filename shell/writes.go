@@ -43,8 +43,13 @@ func (s *Shell) writeMethods(name string) map[string]method {
 		"deleteOne":  func(call goja.FunctionCall) goja.Value { return s.deleteResult(name, call, true) },
 		"deleteMany": func(call goja.FunctionCall) goja.Value { return s.deleteResult(name, call, false) },
 		"drop": func(goja.FunctionCall) goja.Value {
-			change := s.write("drop_collection", false, func(tx *store.Tx) error { return tx.DropCollection(name) })
-			s.note(change)
+			var res *changes.CollectionResult
+			s.withDB(false, func(db *store.DB) error {
+				var err error
+				res, err = changes.DropCollection(s.ctx, db, name, &changes.CollectionOptions{Actor: "shell"})
+				return err
+			})
+			s.note(res.ChangeID)
 			return s.rt.ToValue(true)
 		},
 		"renameCollection": func(call goja.FunctionCall) goja.Value {
@@ -102,13 +107,13 @@ func (s *Shell) insert(coll string, docs []value.Value) ([]value.Value, string) 
 
 func (s *Shell) deleteResult(coll string, call goja.FunctionCall, one bool) goja.Value {
 	filter := s.docArg(call, 0, "filter")
-	var plan *changes.PlanResult
-	change := s.planApply(false, func(db *store.DB) (*changes.PlanResult, error) {
+	var res *changes.WriteResult
+	s.withDB(false, func(db *store.DB) error {
 		var err error
-		plan, err = changes.PlanDelete(s.ctx, db, coll, filter, &changes.PlanOptions{First: one, Actor: "shell", Sample: -1})
-		return plan, err
+		res, err = changes.Delete(s.ctx, db, coll, filter, &changes.WriteOptions{One: one, Actor: "shell"})
+		return err
 	})
-	return s.toJS(value.ObjectValue([]value.Field{acknowledged, field("deletedCount", value.LongValue(plan.Matched)), changeField(change)}))
+	return s.toJS(value.ObjectValue([]value.Field{acknowledged, field("deletedCount", value.LongValue(res.Deleted)), changeField(res.ChangeID)}))
 }
 
 // planApply plans a change with plan and applies it at once, in the
@@ -135,42 +140,14 @@ func (s *Shell) planApply(create bool, plan func(*store.DB) (*changes.PlanResult
 	return change
 }
 
-// rename moves a collection's documents and indexes to a new name in one
-// change, so rollback brings the old name back.
+// rename renames a collection in one change (changes.RenameCollection:
+// documents, indexes and rules move), so rollback brings the old name back.
 func (s *Shell) rename(from, to string, dropTarget bool) string {
-	return s.write("rename_collection", false, func(tx *store.Tx) error {
-		old, err := tx.Collection(from)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.Collection(to); err == nil {
-			if !dropTarget {
-				return errs.Errorf(errs.Conflict, "renameCollection: collection `%s` already exists", to).
-					WithHint("choose another name, or pass true as the second argument to drop it first")
-			}
-			if err := tx.DropCollection(to); err != nil {
-				return err
-			}
-		}
-		docs, err := drain(old.Scan())
-		if err != nil {
-			return err
-		}
-		defs := old.Indexes()
-		nc, err := tx.CreateCollection(to)
-		if err != nil {
-			return err
-		}
-		for _, d := range docs {
-			if _, err := nc.Insert(d); err != nil {
-				return err
-			}
-		}
-		if len(defs) > 0 {
-			if _, err := nc.CreateIndexes(defs...); err != nil {
-				return err
-			}
-		}
-		return tx.DropCollection(from)
+	var res *changes.CollectionResult
+	s.withDB(false, func(db *store.DB) error {
+		var err error
+		res, err = changes.RenameCollection(s.ctx, db, from, to, &changes.CollectionOptions{DropTarget: dropTarget, Actor: "shell"})
+		return err
 	})
+	return res.ChangeID
 }
