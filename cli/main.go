@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/shell"
 )
 
 // Exit codes, as SPEC.md section 1 fixes them.
@@ -26,8 +27,8 @@ const (
 	ExitIO       = 74
 	ExitBusy     = 75
 	ExitDenied   = 77
-	// ExitInterrupted is Ctrl-C's code (128 + SIGINT), for a shell
-	// script or --eval stopped by it.
+	// ExitInterrupted is Ctrl-C's code (128 + SIGINT): any command,
+	// shell script or --eval stopped by it.
 	ExitInterrupted = 130
 )
 
@@ -114,6 +115,10 @@ func interruptible(parent context.Context, after time.Duration) (context.Context
 
 // printError writes "error: …" and "hint: …" and returns the exit code.
 func printError(w io.Writer, err error) int {
+	var exit *shell.ExitError
+	if errors.As(err, &exit) {
+		return exitCode(err) // exit(n) in the shell is no error to print
+	}
 	fmt.Fprintf(w, "error: %s\n", err)
 	hint := errs.HintOf(err)
 	code := exitCode(err)
@@ -146,6 +151,13 @@ func exitCode(err error) int {
 	var re runError
 	if !errors.As(err, &re) {
 		return ExitUsage
+	}
+	if errors.Is(err, shell.ErrInterrupted) {
+		return ExitInterrupted
+	}
+	var exit *shell.ExitError
+	if errors.As(err, &exit) {
+		return exit.Code // the shell's exit(n): the script chose it
 	}
 	var qe *errs.Error
 	if !errors.As(err, &qe) {

@@ -13,6 +13,8 @@ import (
 	_ "github.com/blevesearch/bleve/v2/search/query"
 	_ "github.com/blevesearch/go-porterstemmer"
 	_ "github.com/blevesearch/segment"
+	_ "github.com/chzyer/readline"
+	_ "github.com/dop251/goja"
 	_ "github.com/klauspost/compress/zstd"
 	_ "github.com/mattn/go-runewidth"
 	_ "github.com/spf13/cobra"
