@@ -34,7 +34,8 @@ var allowed = map[string][]string{
 	"changes":              append([]string{"store"}, language...),
 	"vector":               append([]string{"store"}, language...),
 	"mcpserver":            append([]string{"changes", "vector", "store", "docs"}, language...),
-	"cli":                  append([]string{"mcpserver", "changes", "vector", "store", "docs"}, language...),
+	"shell":                append([]string{"changes", "store"}, language...),
+	"cli":                  append([]string{"shell", "mcpserver", "changes", "vector", "store", "docs"}, language...),
 	"docs":                 {},
 	"bench":                append([]string{"cli", "mcpserver", "changes", "vector", "store"}, language...),
 }

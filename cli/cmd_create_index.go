@@ -44,7 +44,7 @@ index is created or, when one cannot be built, none.
 
 The indexes are built over the existing documents in the same transaction,
 with a progress bar on a terminal, and recorded in the journal. Prints
-` + "``created index on `<collection>.<fields>` ``" + ` for each.`,
+"created index on ` + "`<collection>.<fields>`" + `" for each.`,
 		Example: `  omgdb create-index app.omgdb users age
   omgdb create-index app.omgdb users '{"city":1,"age":-1}'
   omgdb create-index app.omgdb users email --unique
@@ -64,7 +64,7 @@ with a progress bar on a terminal, and recorded in the journal. Prints
 	return cmd
 }
 
-func (e *env) runCreateIndex(_ context.Context, opts *createIndexOptions) error {
+func (e *env) runCreateIndex(ctx context.Context, opts *createIndexOptions) error {
 	if opts.name != "" && len(opts.fields) > 1 {
 		return errs.Errorf(errs.Usage, "--name names one index, and %d key patterns are given", len(opts.fields)).
 			WithHint("create the named index in a command of its own")
@@ -84,16 +84,17 @@ func (e *env) runCreateIndex(_ context.Context, opts *createIndexOptions) error 
 		return err
 	}
 	defer db.Close()
-	bar := e.progress("indexing", 0)
+	var bar *progress
 	err = db.Update(store.Change{Kind: "create_index"}, func(tx *store.Tx) error {
 		c, err := tx.Collection(opts.coll)
 		if err != nil {
 			return err
 		}
-		bar.setTotal(c.Count())
-		c.SetBuildProgress(func(done, total int64) { bar.update(done, done) })
-		_, err = c.CreateBTreeIndexes(defs...)
-		return err
+		bar = e.indexBar(c)
+		if _, err = c.CreateBTreeIndexes(defs...); err != nil {
+			return err
+		}
+		return ctx.Err() // Ctrl-C during the build: commit nothing
 	})
 	bar.done()
 	if err != nil {

@@ -15,6 +15,7 @@ type exportOptions struct {
 	storeFlags
 	path, coll string
 	mongo      mongoexportFlags
+	out        formatFlags
 }
 
 func newExportCmd(e *env) *cobra.Command {
@@ -28,7 +29,8 @@ mongoexport's options choose and shape the output: --query, --fields,
 --sort, --skip, --limit; --jsonArray (one JSON array), --pretty (indented),
 --type csv (with --fields: a header line, then one row per document, nested
 fields by dotted name); --out FILE writes a file, whole or not at all. See
-omgdb docs import-export.`,
+omgdb docs import-export. Printed to a terminal without those options, the
+documents are shown as find shows them; --format chooses.`,
 		Example: `  omgdb export app.omgdb users > users.ndjson
   omgdb export app.omgdb users --query '{"age":{"$gte":30}}' --sort '{"age":-1}' --limit 100
   omgdb export app.omgdb users --type csv --fields name,age,address.city --out users.csv
@@ -36,7 +38,7 @@ omgdb docs import-export.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.path, opts.coll = args[0], args[1]
-			if err := opts.mongo.check(); err != nil {
+			if err := opts.mongo.check(&opts.out); err != nil {
 				return err
 			}
 			return e.runExport(cmd.Context(), opts)
@@ -44,6 +46,7 @@ omgdb docs import-export.`,
 		ValidArgsFunction: completeStoreArgs,
 	}
 	opts.register(cmd)
+	opts.out.register(cmd)
 	opts.mongo.register(cmd)
 	return cmd
 }

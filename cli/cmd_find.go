@@ -22,18 +22,20 @@ type findOptions struct {
 	hint, at           string
 	skip, limit        int64
 	maxMemory          int64
-	pretty             bool
+	out                formatFlags
 }
 
 func newFindCmd(e *env) *cobra.Command {
 	opts := &findOptions{}
 	cmd := &cobra.Command{
 		Use:   "find <store> <collection> [filter]",
-		Short: "Print the documents that match a filter, as NDJSON",
+		Short: "Print the documents that match a filter",
 		Long: `Print the documents of a collection that match a MongoDB filter (default {}),
-one canonical JSON document per line, in _id order unless --sort says
-otherwise. The filter may be JSON, @file.json, or - for standard input. See
-omgdb docs filters and omgdb docs projection-and-sort.`,
+in _id order unless --sort says otherwise: into a pipe or file one canonical
+JSON document per line, on a terminal indented as mongosh prints them;
+--format json, ndjson, table or csv chooses. The filter may be JSON,
+@file.json, or - for standard input. See omgdb docs filters and omgdb docs
+projection-and-sort.`,
 		Example: `  omgdb find app.omgdb users '{"age":{"$gte":30}}' --sort '{"age":-1}' --limit 10
   omgdb find app.omgdb users '{"address.city":"Paris"}' --project '{"name":1,"_id":0}'`,
 		Args: cobra.RangeArgs(2, 3),
@@ -50,9 +52,9 @@ omgdb docs filters and omgdb docs projection-and-sort.`,
 	cmd.Flags().StringVar(&opts.project, "project", "", `projection, e.g. '{"name":1,"_id":0}'`)
 	cmd.Flags().Int64Var(&opts.skip, "skip", 0, "skip this many matching documents")
 	cmd.Flags().Int64Var(&opts.limit, "limit", 0, "print at most this many documents (0: all)")
-	cmd.Flags().BoolVar(&opts.pretty, "pretty", false, "indent the JSON")
+	opts.out.register(cmd)
 	cmd.Flags().Int64Var(&opts.maxMemory, "max-memory", sortMemory, "bytes a sort without --limit holds in memory before it goes on in temporary files in $TMPDIR (0: the default)")
-	cmd.Flags().StringVar(&opts.hint, "hint", "", "use this index (a name from `omgdb indexes`, _id_, or $natural for a collection scan)")
+	cmd.Flags().StringVar(&opts.hint, "hint", "", "use this index (a name that omgdb indexes lists, _id_, or $natural for a collection scan)")
 	registerAt(cmd, &opts.at)
 	return cmd
 }
@@ -122,22 +124,24 @@ func (e *env) runFind(ctx context.Context, opts *findOptions) error {
 	if err != nil {
 		return err
 	}
-	return e.printStream(opts.path, opts.storeFlags, opts.pretty, func(tx *store.Tx) (agg.Source, error) {
+	return e.printStream(opts.path, opts.storeFlags, &opts.out, func(tx *store.Tx) (agg.Source, error) {
 		return findIn(ctx, tx, opts.coll, opts.at, q)
 	})
 }
 
-// printStream opens a store read-only and prints, one per line, the
-// documents of the stream that open returns in a read transaction.
-func (e *env) printStream(path string, f storeFlags, pretty bool, open func(*store.Tx) (agg.Source, error)) error {
+// printStream opens a store read-only and prints, in the format of ff,
+// the documents of the stream that open returns in a read transaction.
+func (e *env) printStream(path string, f storeFlags, ff *formatFlags, open func(*store.Tx) (agg.Source, error)) error {
+	out, err := e.docOutput(ff)
+	if err != nil {
+		return err
+	}
 	db, err := e.open(path, readOnly, f)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	out := e.output(pretty)
-	defer out.flush()
-	return db.View(func(tx *store.Tx) error {
+	return out.close(db.View(func(tx *store.Tx) error {
 		src, err := open(tx)
 		if err != nil {
 			return err
@@ -150,7 +154,7 @@ func (e *env) printStream(path string, f storeFlags, pretty bool, open func(*sto
 			}
 		}
 		return src.Err()
-	})
+	}))
 }
 
 type countOptions struct {
@@ -176,7 +180,7 @@ func newCountCmd(e *env) *cobra.Command {
 		ValidArgsFunction: completeStoreArgs,
 	}
 	opts.register(cmd)
-	cmd.Flags().StringVar(&opts.hint, "hint", "", "use this index (a name from `omgdb indexes`, _id_, or $natural for a collection scan)")
+	cmd.Flags().StringVar(&opts.hint, "hint", "", "use this index (a name that omgdb indexes lists, _id_, or $natural for a collection scan)")
 	registerAt(cmd, &opts.at)
 	return cmd
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -47,11 +48,8 @@ summary's committed_through_line says where --resume-from-line goes on
 collection, no change, and no store it created. Between batches the import
 lets processes that wait for the store in (readers, the MCP server, other
 writers) and then takes it back, so they wait about one batch, not the
-whole import. With batches of 10,000 or fewer the import runs its garbage
-collector at GOGC=400 (its live heap is one batch: about 140 MB at most,
-and a quarter less time), less for larger batches, and as set for --atomic
-or when GOGC is in the environment.
-Prints a JSON summary:
+whole import. Ctrl-C stops it after the last committed batch, exits 130
+and prints the --resume-from-line that goes on. Prints a JSON summary:
 {"inserted","skipped","lines","batches","matched","updated","deleted","failed",
 "committed_through_line","stopped_at_line","dropped","errors":[{"line","column","error"}],"change"}.`,
 		Example: `  omgdb import app.omgdb users users.ndjson
@@ -107,6 +105,9 @@ func (e *env) runImport(ctx context.Context, opts *importOptions) error {
 	}
 	if err != nil && db.Created() && sum != nil && sum.Inserted+sum.Updated+sum.Deleted == 0 {
 		e.removeNewStore(db)
+	}
+	if err != nil && errors.Is(context.Cause(ctx), errInterrupted) && sum != nil && !opts.atomic {
+		return importInterrupted(opts.path, opts.coll, opts.file, sum.Inserted+sum.Updated+sum.Deleted, sum.CommittedThrough)
 	}
 	return withResumeHint(err, sum, opts)
 }

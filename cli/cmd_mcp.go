@@ -37,7 +37,7 @@ func newMCPCmd(e *env) *cobra.Command {
 input and output, or Streamable HTTP with --http. The scope decides what an
 agent can do: read (the default), read-write or dangerous. Paths are confined
 to --root (default: the working directory), or pinned to one store with
---store. See ` + "`omgdb docs mcp`" + ` for client configurations, every tool, and the
+--store. See omgdb docs mcp for client configurations, every tool, and the
 result and error shapes.`,
 		Example: `  omgdb mcp --root ./data
   omgdb mcp --store app.omgdb --scope read-write --audit mcp-audit.jsonl
@@ -51,7 +51,7 @@ result and error shapes.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.scope, "scope", "read", "what the agent may do: read (ro), read-write (rw, write) or dangerous (all)")
-	f.StringVar(&opts.store, "store", "", "serve only this store file; `path` arguments become optional")
+	f.StringVar(&opts.store, "store", "", "serve only this store file; the path arguments of tools become optional")
 	f.StringVar(&opts.root, "root", ".", "directory that store paths are confined to")
 	f.StringSliceVar(&opts.collections, "collections", nil, "collections (names or globs) the agent may see; default all")
 	f.StringSliceVar(&opts.denyCollections, "deny-collections", nil, "collections (names or globs) hidden from the agent")

@@ -38,12 +38,18 @@ func (f *mongoexportFlags) register(cmd *cobra.Command) {
 	fl.Int64Var(&f.limit, "limit", 0, "write at most this many documents (0: all)")
 	fl.StringVar(&f.typ, "type", "json", "output format: json or csv")
 	fl.BoolVar(&f.jsonArray, "jsonArray", false, "write one JSON array instead of one document per line")
-	fl.BoolVar(&f.pretty, "pretty", false, "indent the JSON documents")
 	fl.BoolVar(&f.noHeaderLine, "noHeaderLine", false, "csv: leave out the header line of field names")
 	fl.StringVarP(&f.out, "out", "o", "", "write to this file (whole or not at all) instead of standard output")
 }
 
-func (f *mongoexportFlags) check() error {
+// check validates an export's options; out holds --format and --pretty,
+// which export shares with find.
+func (f *mongoexportFlags) check(out *formatFlags) error {
+	f.pretty = out.pretty
+	if out.format != "" && f.shaped() {
+		return usage("--format is for printed documents; --type, --jsonArray and --out shape the export").
+			WithHint("leave out --format")
+	}
 	if f.skip < 0 || f.limit < 0 {
 		return usage("--skip and --limit must not be negative")
 	}
@@ -68,6 +74,12 @@ func (f *mongoexportFlags) check() error {
 		return usage("--jsonArray and --pretty are for --type json")
 	}
 	return nil
+}
+
+// shaped reports whether the export is written by the exporter (CSV, a
+// JSON array, a file) rather than printed as find prints documents.
+func (f *mongoexportFlags) shaped() bool {
+	return f.typ == "csv" || f.jsonArray || f.out != ""
 }
 
 // fieldList returns the fields that --fields or --fieldFile name.
@@ -107,6 +119,11 @@ func (e *env) runExport(ctx context.Context, opts *exportOptions) error {
 	q, err := e.compileFind(f.findOptions(fields))
 	if err != nil {
 		return err
+	}
+	if !f.shaped() {
+		return e.printStream(opts.path, opts.storeFlags, &opts.out, func(tx *store.Tx) (agg.Source, error) {
+			return findIn(ctx, tx, opts.coll, "", q)
+		})
 	}
 	db, err := e.open(opts.path, readOnly, opts.storeFlags)
 	if err != nil {

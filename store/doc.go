@@ -99,4 +99,14 @@
 //
 // A collection may have rules (rules.go) that every inserted or replaced
 // document must follow; Define changes them and journals the change.
+//
+// # Progress
+//
+// Long operations report how far they have come without printing
+// anything: Verify, Backup and Restore to the Progress that WithProgress
+// puts in their context (step, done, total), Compact to
+// CompactOptions.Progress, Import to ImportOptions.Progress, and index
+// builds to Collection.SetBuildProgress. A cancelled context stops
+// Verify, Backup, Restore, Compact and Import; an index build runs to its
+// end, and its caller decides whether to commit.
 package store
