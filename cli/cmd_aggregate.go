@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omgdb/omgdb/query/agg"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -18,6 +19,7 @@ type aggregateOptions struct {
 	maxMemory            int64
 	seed                 uint64
 	pretty               bool
+	ejson                ejsonFlag
 	at                   string
 }
 
@@ -47,6 +49,7 @@ $merge are refused (plan a change instead). See omgdb docs aggregation.`,
 	cmd.Flags().Int64Var(&opts.maxMemory, "max-memory", agg.DefaultMaxMemory, "bytes that $group, $sort, $facet, $bucketAuto and $lookup may hold in memory ($sort and $group then go on in temporary files in $TMPDIR)")
 	cmd.Flags().Uint64Var(&opts.seed, "seed", 0, "seed for $sample (the same seed picks the same documents)")
 	cmd.Flags().BoolVar(&opts.pretty, "pretty", false, "indent the JSON")
+	registerEJSON(cmd, &opts.ejson, value.EJSONRelaxed)
 	registerAt(cmd, &opts.at)
 	return cmd
 }
@@ -60,7 +63,7 @@ func (e *env) runAggregate(ctx context.Context, opts *aggregateOptions) error {
 	if err != nil {
 		return err
 	}
-	return e.printStream(opts.path, opts.storeFlags, opts.pretty, func(tx *store.Tx) (agg.Source, error) {
+	return e.printStream(opts.path, opts.storeFlags, e.docOutput(opts.pretty, opts.ejson), func(tx *store.Tx) (agg.Source, error) {
 		return aggregateIn(ctx, tx, opts.coll, opts.at, p)
 	})
 }

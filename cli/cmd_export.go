@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 
 	"github.com/spf13/cobra"
+
+	"github.com/omgdb/omgdb/query/value"
 )
 
 func init() {
@@ -14,17 +16,22 @@ func init() {
 type exportOptions struct {
 	storeFlags
 	path, coll string
+	ejson      ejsonFlag
 }
 
 func newExportCmd(e *env) *cobra.Command {
 	opts := &exportOptions{}
 	cmd := &cobra.Command{
 		Use:   "export <store> <collection>",
-		Short: "Print one collection as canonical NDJSON, in _id order",
-		Long: `Print every document of one collection, one canonical JSON document per
-line, in _id order. The output imports back with "omgdb import" unchanged.`,
-		Example: `  omgdb export app.omgdb users > users.ndjson`,
-		Args:    cobra.ExactArgs(2),
+		Short: "Print one collection as Extended JSON lines, in _id order",
+		Long: `Print every document of one collection, one JSON document per line, in _id
+order, as MongoDB Extended JSON v2 in relaxed mode unless --ejson says
+otherwise (mongoexport's --jsonFormat). "omgdb import" reads every mode
+back; relaxed mode writes an int as a plain number, which imports as a
+long, so export with --ejson canonical (or stored) to keep every type.`,
+		Example: `  omgdb export app.omgdb users > users.ndjson
+  omgdb export app.omgdb users --ejson canonical > users.json`,
+		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.path, opts.coll = args[0], args[1]
 			return e.runExport(cmd.Context(), opts)
@@ -32,6 +39,8 @@ line, in _id order. The output imports back with "omgdb import" unchanged.`,
 		ValidArgsFunction: completeStoreArgs,
 	}
 	opts.register(cmd)
+	registerEJSON(cmd, &opts.ejson, value.EJSONRelaxed)
+	cmd.Flags().Var(&opts.ejson, "jsonFormat", "the same as --ejson (mongoexport's name for it)")
 	return cmd
 }
 
@@ -41,12 +50,17 @@ func (e *env) runExport(ctx context.Context, opts *exportOptions) error {
 		return err
 	}
 	defer db.Close()
-	return db.Export(ctx, opts.coll, e.stdout)
+	w := ejsonWriter(e.stdout, opts.ejson.mode)
+	if err := db.Export(ctx, opts.coll, w); err != nil {
+		return err
+	}
+	return w.Close()
 }
 
 type dumpOptions struct {
 	storeFlags
-	path string
+	path  string
+	ejson ejsonFlag
 }
 
 func newDumpCmd(e *env) *cobra.Command {
@@ -59,7 +73,10 @@ followed by one line {"collection":"<name>","document":{…}} per document in
 _id order, then {"collection":"<name>","rules":{…}} when it has validation
 rules and {"collection":"<name>","index":{"name","kind","spec"}} per index.
 "omgdb load" reads it back (rules and indexes after the documents); dump,
-load, dump is byte-identical.`,
+load, dump is byte-identical. Documents are written in omgdb's stored form,
+which keeps every type and is copied from the file without re-encoding;
+--ejson relaxed or canonical writes MongoDB Extended JSON v2 instead (load
+reads every mode; relaxed mode loses the difference between int and long).`,
 		Example: `  omgdb dump app.omgdb > app.ndjson`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -68,6 +85,7 @@ load, dump is byte-identical.`,
 		},
 	}
 	opts.register(cmd)
+	registerEJSON(cmd, &opts.ejson, value.EJSONStored)
 	return cmd
 }
 
@@ -77,7 +95,11 @@ func (e *env) runDump(ctx context.Context, opts *dumpOptions) error {
 		return err
 	}
 	defer db.Close()
-	return db.Dump(ctx, e.stdout)
+	w := ejsonWriter(e.stdout, opts.ejson.mode)
+	if err := db.Dump(ctx, w); err != nil {
+		return err
+	}
+	return w.Close()
 }
 
 type loadOptions struct {

@@ -21,6 +21,7 @@ type findOptions struct {
 	hint, at           string
 	skip, limit        int64
 	pretty             bool
+	ejson              ejsonFlag
 }
 
 func newFindCmd(e *env) *cobra.Command {
@@ -49,6 +50,7 @@ omgdb docs filters and omgdb docs projection-and-sort.`,
 	cmd.Flags().Int64Var(&opts.skip, "skip", 0, "skip this many matching documents")
 	cmd.Flags().Int64Var(&opts.limit, "limit", 0, "print at most this many documents (0: all)")
 	cmd.Flags().BoolVar(&opts.pretty, "pretty", false, "indent the JSON")
+	registerEJSON(cmd, &opts.ejson, value.EJSONRelaxed)
 	cmd.Flags().StringVar(&opts.hint, "hint", "", "use this index (a name from `omgdb indexes`, _id_, or $natural for a collection scan)")
 	registerAt(cmd, &opts.at)
 	return cmd
@@ -115,20 +117,19 @@ func (e *env) runFind(ctx context.Context, opts *findOptions) error {
 	if err != nil {
 		return err
 	}
-	return e.printStream(opts.path, opts.storeFlags, opts.pretty, func(tx *store.Tx) (agg.Source, error) {
+	return e.printStream(opts.path, opts.storeFlags, e.docOutput(opts.pretty, opts.ejson), func(tx *store.Tx) (agg.Source, error) {
 		return findIn(ctx, tx, opts.coll, opts.at, q)
 	})
 }
 
 // printStream opens a store read-only and prints, one per line, the
 // documents of the stream that open returns in a read transaction.
-func (e *env) printStream(path string, f storeFlags, pretty bool, open func(*store.Tx) (agg.Source, error)) error {
+func (e *env) printStream(path string, f storeFlags, out *output, open func(*store.Tx) (agg.Source, error)) error {
 	db, err := e.open(path, readOnly, f)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	out := e.output(pretty)
 	defer out.flush()
 	return db.View(func(tx *store.Tx) error {
 		src, err := open(tx)

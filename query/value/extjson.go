@@ -2,6 +2,7 @@ package value
 
 import (
 	"encoding/base64"
+	"encoding/hex"
 	"math"
 	"strconv"
 	"strings"
@@ -17,7 +18,7 @@ func (p *parser) extended(start int, fields []Field) (Value, error) {
 	key := fields[0].Key
 	switch key {
 	case "$oid", "$date", "$numberLong", "$numberInt", "$numberDouble", "$binary", "$numberDecimal",
-		"$timestamp", "$regularExpression", "$minKey", "$maxKey", "$symbol", "$code", "$undefined", "$dbPointer":
+		"$uuid", "$timestamp", "$regularExpression", "$minKey", "$maxKey", "$symbol", "$code", "$undefined", "$dbPointer":
 	default:
 		return ObjectValue(fields), nil
 	}
@@ -62,6 +63,8 @@ func extendedValue(fields []Field) (Value, *errs.Error) {
 		return parseDate(arg)
 	case "$binary":
 		return parseBinary(arg)
+	case "$uuid":
+		return parseUUID(arg)
 	case "$numberDecimal":
 		return Value{}, errs.Errorf(errs.Invalid, "$numberDecimal is not supported: omgdb has no decimal type").
 			WithHint("store the amount as a long in the smallest unit (cents), or as a double or a string")
@@ -140,4 +143,18 @@ func binaryFrom(b64, sub string) (Value, *errs.Error) {
 		}
 	}
 	return BinaryValue(data, byte(st)), nil
+}
+
+// parseUUID reads {"$uuid":"xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"}, the
+// Extended JSON v2 input form of binData subtype 4.
+func parseUUID(arg Value) (Value, *errs.Error) {
+	s := arg.Str()
+	ok := arg.kind == String && len(s) == 36 && s[8] == '-' && s[13] == '-' && s[18] == '-' && s[23] == '-'
+	if ok {
+		data, err := hex.DecodeString(s[:8] + s[9:13] + s[14:18] + s[19:23] + s[24:])
+		if err == nil {
+			return BinaryValue(data, 4), nil
+		}
+	}
+	return Value{}, errs.Errorf(errs.Invalid, `$uuid needs a string "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" of hexadecimal digits, got %s`, arg)
 }

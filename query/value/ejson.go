@@ -1,0 +1,141 @@
+package value
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/hex"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/omgdb/omgdb/query/errs"
+)
+
+// EJSONMode is a form of JSON output: the store's own canonical form, or
+// one of the two modes of MongoDB Extended JSON v2.
+type EJSONMode uint8
+
+const (
+	// EJSONStored is omgdb's canonical form, the one documents are stored
+	// in (AppendJSON): longs as plain integers, dates as {"$date":ms}. It is
+	// lossless and written without re-encoding a stored document.
+	EJSONStored EJSONMode = iota
+	// EJSONRelaxed is Extended JSON v2 relaxed mode: numbers as plain JSON
+	// numbers (non-finite doubles wrapped), dates from 1970 to 9999 as
+	// ISO-8601 text with milliseconds, other dates as in canonical mode.
+	EJSONRelaxed
+	// EJSONCanonical is Extended JSON v2 canonical mode: every number and
+	// date in a type wrapper, so that a reader restores each type exactly.
+	EJSONCanonical
+)
+
+var ejsonModeNames = [...]string{"stored", "relaxed", "canonical"}
+
+// String returns the mode's name, as ParseEJSONMode accepts it.
+func (m EJSONMode) String() string {
+	if int(m) < len(ejsonModeNames) {
+		return ejsonModeNames[m]
+	}
+	return "unknown"
+}
+
+// ParseEJSONMode returns the mode named s: "relaxed", "canonical" or
+// "stored".
+func ParseEJSONMode(s string) (EJSONMode, error) {
+	for i, name := range ejsonModeNames {
+		if s == name {
+			return EJSONMode(i), nil
+		}
+	}
+	return 0, errs.Errorf(errs.Invalid, "unknown Extended JSON mode %q", s).
+		WithHint("use relaxed or canonical (or stored, omgdb's own lossless form)")
+}
+
+// AppendEJSON appends v to dst in mode m. EJSONStored is AppendJSON.
+func AppendEJSON(dst []byte, v Value, m EJSONMode) []byte { return appendJSON(dst, v, m) }
+
+func appendLong(dst []byte, i int64, m EJSONMode) []byte {
+	if m == EJSONCanonical {
+		return appendWrapped(dst, "$numberLong", strconv.AppendInt(nil, i, 10))
+	}
+	return strconv.AppendInt(dst, i, 10)
+}
+
+// appendWrapped appends {"<key>":"<text>"}; text needs no escaping.
+func appendWrapped(dst []byte, key string, text []byte) []byte {
+	dst = append(dst, `{"`...)
+	dst = append(dst, key...)
+	dst = append(dst, `":"`...)
+	dst = append(dst, text...)
+	return append(dst, `"}`...)
+}
+
+func appendEJSONDouble(dst []byte, f float64, m EJSONMode) []byte {
+	if m != EJSONCanonical || math.IsNaN(f) || math.IsInf(f, 0) {
+		return AppendDouble(dst, f)
+	}
+	return appendWrapped(dst, "$numberDouble", AppendDouble(nil, f))
+}
+
+// isoDate is the ISO-8601 layout of relaxed dates: milliseconds shown
+// when they are not zero, always in UTC ("Z").
+const isoDate = "2006-01-02T15:04:05.999Z07:00"
+
+func appendEJSONDate(dst []byte, ms int64, m EJSONMode) []byte {
+	switch m {
+	case EJSONStored:
+		dst = append(dst, `{"$date":`...)
+		dst = strconv.AppendInt(dst, ms, 10)
+		return append(dst, '}')
+	case EJSONRelaxed:
+		t := time.UnixMilli(ms).UTC()
+		if y := t.Year(); y >= 1970 && y <= 9999 {
+			dst = append(dst, `{"$date":"`...)
+			dst = t.AppendFormat(dst, isoDate)
+			return append(dst, `"}`...)
+		}
+	}
+	dst = append(dst, `{"$date":`...)
+	dst = appendWrapped(dst, "$numberLong", strconv.AppendInt(nil, ms, 10))
+	return append(dst, '}')
+}
+
+// appendBinaryV2 writes binData in the one form Extended JSON v2 has for
+// both modes, the subtype always given as two hexadecimal digits.
+func appendBinaryV2(dst []byte, v Value) []byte {
+	dst = append(dst, `{"$binary":{"base64":"`...)
+	dst = base64.StdEncoding.AppendEncode(dst, []byte(v.str))
+	dst = append(dst, `","subType":"`...)
+	dst = hex.AppendEncode(dst, []byte{byte(v.num)})
+	return append(dst, `"}}`...)
+}
+
+// relaxedChanges are the openings of the stored type wrappers whose
+// relaxed form differs from the stored one. Inside a JSON string every '"'
+// is escaped, so `{"$` can only open an object: a stored document that
+// holds none of them is already relaxed Extended JSON.
+var relaxedChanges = [][]byte{[]byte(`{"$date"`), []byte(`{"$binary":"`)}
+
+// TranscodeEJSON appends the stored canonical JSON js (a document or value
+// as AppendJSON writes it) to dst in mode m. What is already in the
+// mode's form is copied without parsing: everything for EJSONStored, and
+// for EJSONRelaxed any value without dates and binData.
+func TranscodeEJSON(dst, js []byte, m EJSONMode) ([]byte, error) {
+	if m == EJSONStored || (m == EJSONRelaxed && !containsAny(js, relaxedChanges)) {
+		return append(dst, js...), nil
+	}
+	v, err := ParseLarge(js)
+	if err != nil {
+		return dst, err
+	}
+	return AppendEJSON(dst, v, m), nil
+}
+
+func containsAny(b []byte, subs [][]byte) bool {
+	for _, s := range subs {
+		if bytes.Contains(b, s) {
+			return true
+		}
+	}
+	return false
+}
