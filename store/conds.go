@@ -153,7 +153,7 @@ func eqRanges(v value.Value) ([]vrange, bool) {
 // cmpRanges brackets a comparison to its operand's type. An array operand
 // is compared with whole arrays as well as elements: no bounds.
 func cmpRanges(op string, v value.Value) ([]vrange, bool) {
-	isNaN := v.Kind() == value.Double && v.Double() != v.Double()
+	isNaN := (v.Kind() == value.Double && v.Double() != v.Double()) || (v.Kind() == value.Decimal && v.DecimalString() == "NaN")
 	switch {
 	case v.Kind() == value.Array:
 		return nil, false
@@ -164,6 +164,10 @@ func cmpRanges(op string, v value.Value) ([]vrange, bool) {
 		return []vrange{}, true // $gt/$lt null or NaN: nothing
 	}
 	r, p := bracket(v), pointRange(v)
+	if v.Kind() == value.MinKey || v.Kind() == value.MaxKey {
+		// They compare with values of every type.
+		r = vrange{lo: endpoint{[]byte{value.KeyMinKey}, true, "MinKey"}, hi: endpoint{[]byte{value.KeyMaxKey}, true, "MaxKey"}}
+	}
 	switch op {
 	case "$gt":
 		r.lo = endpoint{p.lo.prefix, false, p.lo.show}

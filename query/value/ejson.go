@@ -114,12 +114,12 @@ func appendBinaryV2(dst []byte, v Value) []byte {
 // relaxed form differs from the stored one. Inside a JSON string every '"'
 // is escaped, so `{"$` can only open an object: a stored document that
 // holds none of them is already relaxed Extended JSON.
-var relaxedChanges = [][]byte{[]byte(`{"$date"`), []byte(`{"$binary":"`)}
+var relaxedChanges = [][]byte{[]byte(`{"$date"`), []byte(`{"$binary":"`), []byte(`{"$numberInt"`)}
 
 // TranscodeEJSON appends the stored canonical JSON js (a document or value
 // as AppendJSON writes it) to dst in mode m. What is already in the
 // mode's form is copied without parsing: everything for EJSONStored, and
-// for EJSONRelaxed any value without dates and binData.
+// for EJSONRelaxed any value without dates, binData and ints.
 func TranscodeEJSON(dst, js []byte, m EJSONMode) ([]byte, error) {
 	if m == EJSONStored || (m == EJSONRelaxed && !containsAny(js, relaxedChanges)) {
 		return append(dst, js...), nil
@@ -138,4 +138,36 @@ func containsAny(b []byte, subs [][]byte) bool {
 		}
 	}
 	return false
+}
+
+// appendNewKinds writes the kinds whose stored form is their canonical
+// Extended JSON form: int, decimal, timestamp, regex, minKey and maxKey.
+// Relaxed mode writes an int as a plain number; the others are the same
+// in every mode.
+func appendNewKinds(dst []byte, v Value, m EJSONMode) []byte {
+	switch v.kind {
+	case Int:
+		if m == EJSONRelaxed {
+			return strconv.AppendInt(dst, int64(v.num), 10)
+		}
+		return appendWrapped(dst, "$numberInt", strconv.AppendInt(nil, int64(v.num), 10))
+	case Decimal:
+		return appendWrapped(dst, "$numberDecimal", []byte(v.str))
+	case Timestamp:
+		t, i := v.Timestamp()
+		dst = append(dst, `{"$timestamp":{"t":`...)
+		dst = strconv.AppendUint(dst, uint64(t), 10)
+		dst = append(dst, `,"i":`...)
+		dst = strconv.AppendUint(dst, uint64(i), 10)
+		return append(dst, "}}"...)
+	case Regex:
+		dst = append(dst, `{"$regularExpression":{"pattern":`...)
+		dst = AppendString(dst, v.Pattern())
+		dst = append(dst, `,"options":`...)
+		dst = AppendString(dst, v.Options())
+		return append(dst, "}}"...)
+	case MinKey:
+		return append(dst, `{"$minKey":1}`...)
+	}
+	return append(dst, `{"$maxKey":1}`...)
 }

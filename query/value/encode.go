@@ -42,6 +42,8 @@ func appendJSON(dst []byte, v Value, m EJSONMode) []byte {
 		return append(dst, `"}`...)
 	case Date:
 		return appendEJSONDate(dst, int64(v.num), m)
+	case Int, Decimal, Timestamp, Regex, MinKey, MaxKey:
+		return appendNewKinds(dst, v, m)
 	case Array:
 		dst = append(dst, '[')
 		for i, e := range v.arr {

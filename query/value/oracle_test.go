@@ -86,6 +86,8 @@ func integersAsLongs(v value.Value) value.Value {
 			fields[i] = value.Field{Key: f.Key, Value: integersAsLongs(f.Value)}
 		}
 		return value.ObjectValue(fields)
+	case value.Int:
+		return value.LongValue(v.Long())
 	}
 	return v
 }
@@ -109,6 +111,23 @@ func toBSON(v value.Value) any {
 		return bson.ObjectID(v.OID())
 	case value.Date:
 		return bson.DateTime(v.Date())
+	case value.Int:
+		return int32(v.Long())
+	case value.Decimal:
+		d, err := bson.ParseDecimal128(v.DecimalString())
+		if err != nil {
+			panic(fmt.Sprintf("the driver cannot parse decimal %s: %v", v.DecimalString(), err))
+		}
+		return d
+	case value.Timestamp:
+		t, i := v.Timestamp()
+		return bson.Timestamp{T: t, I: i}
+	case value.Regex:
+		return bson.Regex{Pattern: v.Pattern(), Options: v.Options()}
+	case value.MinKey:
+		return bson.MinKey{}
+	case value.MaxKey:
+		return bson.MaxKey{}
 	case value.Array:
 		a := bson.A{}
 		for _, e := range v.Array() {
@@ -133,7 +152,17 @@ func fromBSON(x any) (value.Value, error) {
 	case bool:
 		return value.BoolValue(x), nil
 	case int32:
-		return value.LongValue(int64(x)), nil
+		return value.IntValue(x), nil
+	case bson.Decimal128:
+		return value.ParseDecimal(x.String())
+	case bson.Timestamp:
+		return value.TimestampValue(x.T, x.I), nil
+	case bson.Regex:
+		return value.RegexValue(x.Pattern, x.Options), nil
+	case bson.MinKey:
+		return value.MinKeyValue(), nil
+	case bson.MaxKey:
+		return value.MaxKeyValue(), nil
 	case int64:
 		return value.LongValue(x), nil
 	case float64:

@@ -13,6 +13,7 @@ import (
 	_ "github.com/blevesearch/bleve/v2/search/query"
 	_ "github.com/blevesearch/go-porterstemmer"
 	_ "github.com/blevesearch/segment"
+	_ "github.com/cockroachdb/apd/v3"
 	_ "github.com/klauspost/compress/zstd"
 	_ "github.com/spf13/cobra"
 	_ "github.com/viterin/vek/vek32"
