@@ -241,3 +241,15 @@ func isNaNNumber(v Value) bool {
 	}
 	return isDecimalNaN(v)
 }
+
+// Decimal128Of returns a number as the decimal128 that arithmetic with a
+// decimal uses: a double's exact value without the trailing zeros of its
+// expansion, rounded to 34 digits; other numbers exactly.
+func Decimal128Of(v Value) *apd.Decimal {
+	d := v.Decimal()
+	if v.kind == Double {
+		d.Reduce(d)
+		return DecimalValue(d).Decimal()
+	}
+	return d
+}
