@@ -216,8 +216,9 @@ func (l compareLeaf) apply(cur value.Value, _ *step) (value.Value, bool, error) 
 	return cur, false, nil
 }
 
-// dateLeaf is $currentDate: the field becomes the time of the update.
-type dateLeaf struct{}
+// dateLeaf is $currentDate: the field becomes the time of the update, as
+// a date or (stamp) a timestamp of its seconds, increment 1.
+type dateLeaf struct{ stamp bool }
 
 func makeCurrentDate(arg value.Value, path string) (leafOp, error) {
 	switch arg.Kind() {
@@ -230,32 +231,35 @@ func makeCurrentDate(arg value.Value, path string) (leafOp, error) {
 }
 
 func currentDateType(arg value.Value) (leafOp, error) {
-	valid := false
+	valid, stamp := false, false
 	for _, f := range arg.Fields() {
 		if f.Key != "$type" {
 			return nil, errs.Errorf(errs.Invalid, "Unrecognized $currentDate option: %s", f.Key)
 		}
 		switch f.Value.Str() {
 		case "date":
-			valid = true
+			valid, stamp = true, false
 		case "timestamp":
-			return nil, errs.Errorf(errs.Invalid, "$currentDate: {$type: 'timestamp'} is not supported: omgdb has no timestamp type").
-				WithHint(`use true or {"$type":"date"} to store the current date`)
+			valid, stamp = true, true
 		}
 	}
 	if !valid {
 		return nil, errs.Errorf(errs.Invalid, "The '$type' string field is required to be 'date' or 'timestamp': {$currentDate: {field : {$type: 'date'}}}")
 	}
-	return dateLeaf{}, nil
+	return dateLeaf{stamp}, nil
 }
 
 func (dateLeaf) mode() pathMode { return modeCreate }
 
-func (dateLeaf) apply(cur value.Value, s *step) (value.Value, bool, error) {
-	if value.SameCanonical(cur, s.ap.now) {
+func (l dateLeaf) apply(cur value.Value, s *step) (value.Value, bool, error) {
+	now := s.ap.now
+	if l.stamp {
+		now = value.TimestampValue(uint32(now.Date()/1000), 1)
+	}
+	if value.SameCanonical(cur, now) {
 		return cur, false, nil
 	}
-	return s.ap.now, true, nil
+	return now, true, nil
 }
 
 // bitLeaf is $bit: and, or and xor on a long, in the order written.
