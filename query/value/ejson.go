@@ -124,6 +124,11 @@ func TranscodeEJSON(dst, js []byte, m EJSONMode) ([]byte, error) {
 	if m == EJSONStored || (m == EJSONRelaxed && !containsAny(js, relaxedChanges)) {
 		return append(dst, js...), nil
 	}
+	if m == EJSONRelaxed {
+		if out, ok := relaxedFromStored(dst, js); ok {
+			return out, nil
+		}
+	}
 	v, err := ParseLarge(js)
 	if err != nil {
 		return dst, err
@@ -170,4 +175,63 @@ func appendNewKinds(dst []byte, v Value, m EJSONMode) []byte {
 		return append(dst, `{"$minKey":1}`...)
 	}
 	return append(dst, `{"$maxKey":1}`...)
+}
+
+// relaxedFromStored rewrites the three stored wrappers whose relaxed form
+// differs ({"$date":<ms>}, {"$binary":"…"}, {"$numberInt":"…"}) in stored
+// canonical JSON and copies the rest, without parsing it: `{"$` can only
+// open an object there. It reports false, for the parser to do the work,
+// on anything it does not expect.
+func relaxedFromStored(dst, js []byte) ([]byte, bool) {
+	start := len(dst)
+	for {
+		i := bytes.Index(js, []byte(`{"$`))
+		if i < 0 {
+			return append(dst, js...), true
+		}
+		dst = append(dst, js[:i]...)
+		js = js[i:]
+		n, out := relaxedWrapper(dst, js)
+		if n < 0 {
+			return dst[:start], false
+		}
+		if n == 0 { // a wrapper relaxed mode writes as it is stored
+			dst, js = append(dst, js[:3]...), js[3:]
+			continue
+		}
+		dst, js = out, js[n:]
+	}
+}
+
+// relaxedWrapper appends the relaxed form of the wrapper that opens js and
+// returns the length it read: 0 when the wrapper stays as it is, -1 when
+// it is malformed.
+func relaxedWrapper(dst, js []byte) (int, []byte) {
+	switch {
+	case bytes.HasPrefix(js, []byte(`{"$date":`)):
+		rest := js[len(`{"$date":`):]
+		end := bytes.IndexByte(rest, '}')
+		ms, err := strconv.ParseInt(string(rest[:max(end, 0)]), 10, 64)
+		if end < 0 || err != nil {
+			return -1, nil
+		}
+		return len(`{"$date":`) + end + 1, appendEJSONDate(dst, ms, EJSONRelaxed)
+	case bytes.HasPrefix(js, []byte(`{"$binary":"`)):
+		rest := js[len(`{"$binary":"`):]
+		end := bytes.Index(rest, []byte(`"}`))
+		if end < 0 {
+			return -1, nil
+		}
+		dst = append(dst, `{"$binary":{"base64":"`...)
+		dst = append(dst, rest[:end]...)
+		return len(`{"$binary":"`) + end + 2, append(dst, `","subType":"00"}}`...)
+	case bytes.HasPrefix(js, []byte(`{"$numberInt":"`)):
+		rest := js[len(`{"$numberInt":"`):]
+		end := bytes.Index(rest, []byte(`"}`))
+		if end <= 0 {
+			return -1, nil
+		}
+		return len(`{"$numberInt":"`) + end + 2, append(dst, rest[:end]...)
+	}
+	return 0, nil
 }

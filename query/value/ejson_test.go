@@ -99,3 +99,15 @@ func TestParse_LegacyAndV2Forms(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkTranscodeEJSON_Relaxed is find's default output of a stored
+// document with a date, an objectId and a long: the wrappers rewritten in
+// place, the rest copied.
+func BenchmarkTranscodeEJSON_Relaxed(b *testing.B) {
+	js := []byte(`{"_id":{"$oid":"507f1f77bcf86cd799439011"},"name":"Ada Lovelace","age":36,"tags":["math","poetry"],"created":{"$date":1714564800500},"score":12.5}`)
+	var out []byte
+	b.SetBytes(int64(len(js)))
+	for i := 0; i < b.N; i++ {
+		out, _ = value.TranscodeEJSON(out[:0], js, value.EJSONRelaxed)
+	}
+}
