@@ -185,7 +185,7 @@ func inRanges(v value.Value) (rs []vrange, exact, exists bool) {
 	exact, exists = true, true
 	rs = []vrange{}
 	for _, e := range v.Array() {
-		if isRegexDoc(e) {
+		if isRegexDoc(e) || e.Kind() == value.Regex {
 			rs = append(rs, regexRanges(e)...)
 			exact = false
 			continue
@@ -219,7 +219,14 @@ func isRegexDoc(v value.Value) bool {
 
 // regexRanges bounds a regex ({"$regex":…,"$options":…}) to strings, or
 // to the strings starting with its literal prefix.
+// A regex value ({"a":/^x/}) matches strings and equal regexes: its own
+// point is a range too.
 func regexRanges(v value.Value) []vrange {
+	if v.Kind() == value.Regex {
+		rs := regexRanges(value.ObjectValue([]value.Field{{Key: "$regex", Value: value.StringValue(v.Pattern())},
+			{Key: "$options", Value: value.StringValue(v.Options())}}))
+		return append(rs, pointRange(v))
+	}
 	pattern, flags := v.Get("$regex").Str(), v.Get("$options").Str()
 	if len(pattern) > 1 && pattern[0] == '/' {
 		if end := strings.LastIndexByte(pattern, '/'); end > 0 && strings.Trim(pattern[end+1:], "imsxu") == "" {
@@ -239,8 +246,8 @@ func truthy(v value.Value) bool {
 		return false
 	case value.Bool:
 		return v.Bool()
-	case value.Long, value.Double:
-		return v.Float() != 0
+	case value.Long, value.Double, value.Int, value.Decimal:
+		return !value.IsInteger(v, 0)
 	}
 	return true
 }
