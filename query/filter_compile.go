@@ -334,7 +334,7 @@ func compileMod(arg value.Value) (valuePred, error) {
 
 func modNumber(what string, v value.Value) (int64, error) {
 	switch v.Kind() {
-	case value.Long:
+	case value.Long, value.Int:
 		return v.Long(), nil
 	case value.Double:
 		if i, ok := truncToLong(v.Double()); ok {

@@ -163,10 +163,10 @@ type modPred struct{ div, rem int64 }
 func (p modPred) matchValue(v value.Value, _ *matchCtx) bool {
 	var x int64
 	switch v.Kind() {
-	case value.Long:
+	case value.Long, value.Int:
 		x = v.Long()
-	case value.Double:
-		f := v.Double()
+	case value.Double, value.Decimal:
+		f := v.Float()
 		if math.IsInf(f, 0) {
 			return false
 		}
