@@ -30,8 +30,8 @@ func newFindCmd(e *env) *cobra.Command {
 		Use:   "find <store> <collection> [filter]",
 		Short: "Print the documents that match a filter, as NDJSON",
 		Long: `Print the documents of a collection that match a MongoDB filter (default {}),
-one canonical JSON document per line, in _id order unless --sort says
-otherwise. The filter may be JSON, @file.json, or - for standard input. See
+one JSON document per line (Extended JSON v2 relaxed mode unless --ejson
+says otherwise), in _id order unless --sort says otherwise. The filter may be JSON, @file.json, or - for standard input. See
 omgdb docs filters and omgdb docs projection-and-sort.`,
 		Example: `  omgdb find app.omgdb users '{"age":{"$gte":30}}' --sort '{"age":-1}' --limit 10
   omgdb find app.omgdb users '{"address.city":"Paris"}' --project '{"name":1,"_id":0}'`,
