@@ -1,4 +1,4 @@
-.PHONY: all build fmt vet test fuzz crash bench docs vulncheck
+.PHONY: all build fmt vet test fuzz crash bench docs vulncheck conformance
 all: fmt vet test
 
 # A static binary: the cgo build links dynamically (pflag imports net) and
@@ -32,3 +32,9 @@ docs:
 # local copy of the Go vulnerability database (see the script).
 vulncheck:
 	sh scripts/vulncheck.sh
+
+# The MCP conformance suite over HTTP (needs npx and the npm registry);
+# scripts/conformance/expected-failures.yaml says which scenarios do not
+# apply, and why.
+conformance:
+	sh scripts/conformance.sh

@@ -34,7 +34,8 @@ var allowed = map[string][]string{
 	"changes":              append([]string{"store"}, language...),
 	"vector":               append([]string{"store"}, language...),
 	"mcpserver":            append([]string{"changes", "vector", "store", "docs"}, language...),
-	"cli":                  append([]string{"mcpserver", "changes", "vector", "store", "docs"}, language...),
+	"shell":                append([]string{"changes", "store"}, language...),
+	"cli":                  append([]string{"shell", "mcpserver", "changes", "vector", "store", "docs"}, language...),
 	"docs":                 {},
 	"bench":                append([]string{"cli", "mcpserver", "changes", "vector", "store"}, language...),
 }
@@ -93,8 +94,8 @@ func TestImportRules(t *testing.T) {
 		if d.IsDir() && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") && path != "." {
 			return filepath.SkipDir
 		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") || filepath.ToSlash(path) == floorDeps {
-			return nil // floorDeps only links packages: TestStartupFloorDeps
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || filepath.ToSlash(path) == floorDeps || filepath.ToSlash(path) == floorAll {
+			return nil // the floors only link packages: TestStartupFloorDeps
 		}
 		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
 		if err != nil {
@@ -200,12 +201,17 @@ func TestBinaryDeps(t *testing.T) {
 	}
 }
 
-// floorDeps is the program that times the dependencies' start-up.
-const floorDeps = "bench/floor/deps/main.go"
+// The programs that time the dependencies' start-up: floorDeps links the
+// third-party packages omgdb's packages import, floorAll those and the
+// standard library's.
+const (
+	floorDeps = "bench/floor/deps/main.go"
+	floorAll  = "bench/floor/all/main.go"
+)
 
-// TestStartupFloorDeps keeps bench/floor/deps, the program that measures
-// the dependencies' start-up, importing exactly the third-party packages
-// that omgdb's own packages import.
+// TestStartupFloorDeps keeps the start-up floor programs importing
+// exactly the packages omgdb's own packages import: bench/floor/deps the
+// third-party ones, bench/floor/all every one.
 func TestStartupFloorDeps(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list")
@@ -214,41 +220,51 @@ func TestStartupFloorDeps(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go list -deps: %v", err)
 	}
-	want := map[string]bool{}
+	third, all := map[string]bool{}, map[string]bool{"os": true} // the programs print with os
 	for line := range strings.Lines(string(out)) {
 		pkg, imports, _ := strings.Cut(strings.TrimSpace(line), "|")
 		if !strings.HasPrefix(pkg+"/", module) {
 			continue
 		}
 		for _, imp := range strings.Fields(imports) {
-			if !strings.HasPrefix(imp+"/", module) && strings.Contains(strings.Split(imp, "/")[0], ".") {
-				want[imp] = true
+			if strings.HasPrefix(imp+"/", module) {
+				continue
+			}
+			all[imp] = true
+			if strings.Contains(strings.Split(imp, "/")[0], ".") {
+				third[imp] = true
 			}
 		}
 	}
-	f, err := parser.ParseFile(token.NewFileSet(), floorDeps, nil, parser.ImportsOnly)
+	third["os"] = true
+	checkFloor(t, floorDeps, third)
+	checkFloor(t, floorAll, all)
+}
+
+// checkFloor checks that the program file imports exactly want, each but
+// os only to link it (import _).
+func checkFloor(t *testing.T, file string, want map[string]bool) {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.ImportsOnly)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]bool{}
 	for _, s := range f.Imports {
 		imp := strings.Trim(s.Path.Value, `"`)
-		if !strings.Contains(strings.Split(imp, "/")[0], ".") {
-			continue
-		}
 		got[imp] = true
-		if s.Name == nil || s.Name.Name != "_" {
-			t.Errorf("%s imports %s by name: it may only link packages (import _), so that it times their initialisation and nothing else", floorDeps, imp)
+		if imp != "os" && (s.Name == nil || s.Name.Name != "_") {
+			t.Errorf("%s imports %s by name: it may only link packages (import _), so that it times their initialisation and nothing else", file, imp)
 		}
 	}
 	for imp := range want {
 		if !got[imp] {
-			t.Errorf("%s does not import %s, which the binary's packages import: add it", floorDeps, imp)
+			t.Errorf("%s does not import %s, which the binary's packages import: add it", file, imp)
 		}
 	}
 	for imp := range got {
 		if !want[imp] {
-			t.Errorf("%s imports %s, which no package of the binary imports: remove it", floorDeps, imp)
+			t.Errorf("%s imports %s, which no package of the binary imports: remove it", file, imp)
 		}
 	}
 }

@@ -46,7 +46,7 @@ func setupOmgdbCLI(b *bench) (string, error) {
 	root := filepath.Dir(string(bytes.TrimSpace(out)))
 	b.bin = filepath.Join(b.cfg.work, "omgdb")
 	// As `make build` does: static, without the dynamic loader's start-up.
-	for out, pkg := range map[string]string{b.bin: ".", b.floorBin("floor-go"): "./bench/floor/hello", b.floorBin("floor-deps"): "./bench/floor/deps"} {
+	for out, pkg := range map[string]string{b.bin: ".", b.floorBin("floor-go"): "./bench/floor/hello", b.floorBin("floor-deps"): "./bench/floor/deps", b.floorBin("floor-all"): "./bench/floor/all"} {
 		build := exec.Command("go", "build", "-trimpath", "-o", out, pkg)
 		build.Dir = root
 		build.Env = append(os.Environ(), "CGO_ENABLED=0")
@@ -63,7 +63,8 @@ func setupOmgdbCLI(b *bench) (string, error) {
 }
 
 // floorBin is where the start-up floor program of workload w (floor-go:
-// bench/floor/hello, floor-deps: bench/floor/deps) is built.
+// bench/floor/hello, floor-deps: bench/floor/deps, floor-all:
+// bench/floor/all) is built.
 func (b *bench) floorBin(w string) string { return filepath.Join(b.cfg.work, w) }
 
 // omgdbStore is the store the query workloads read: the one the CLI import
@@ -327,7 +328,7 @@ func (b *bench) omgdbCLI(w string) result {
 		})
 	case "version":
 		return b.processRuns(func(int) []string { return []string{b.bin, "version"} })
-	case "floor-go", "floor-deps":
+	case "floor-go", "floor-deps", "floor-all":
 		bin := b.floorBin(w)
 		return b.processRuns(func(int) []string { return []string{bin} })
 	case "rangefind":

@@ -75,7 +75,7 @@ func (b *bench) sqlite3(w string) result {
 		return skipped("import: %v", err)
 	}
 	switch w {
-	case "cold", "floor-go", "floor-deps": // the floors stand beside the point find
+	case "cold", "floor-go", "floor-deps", "floor-all": // the floors stand beside the point find
 		return b.processRuns(func(i int) []string {
 			return []string{"sqlite3", db, fmt.Sprintf("SELECT doc FROM users WHERE id=%d", b.ids[i%len(b.ids)])}
 		})

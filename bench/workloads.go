@@ -40,6 +40,8 @@ var workloads = []workload{
 	{id: "floor-go", title: "start-up floor: a Go program that only prints (bench/floor/hello) beside the sqlite3 CLI's point find", perOp: true, omgdb: "omgdb-cli"},
 	{id: "floor-deps", title: "start-up floor: the same, linking omgdb's third-party packages (bench/floor/deps) beside the sqlite3 CLI's point find", perOp: true, omgdb: "omgdb-cli",
 		goal: []goal{{"sqlite3", 1.2, "the point find's goal: above it, the dependencies alone miss it"}}},
+	{id: "floor-all", title: "start-up floor: the same, linking every package omgdb's packages import, the standard library's too (bench/floor/all), beside the sqlite3 CLI's point find", perOp: true, omgdb: "omgdb-cli",
+		goal: []goal{{"sqlite3", 1.2, "the point find's goal: above it, what omgdb depends on alone misses it"}}},
 	{id: "eq", title: "indexed equality find (email), in process (per find)", perOp: true, omgdb: "omgdb-lib"},
 	{id: "rangefind", title: "indexed range find printing every document (age 30..31, 2.9%), whole process", omgdb: "omgdb-cli",
 		goal: []goal{{"sqlite3", 1.0, "at or below the sqlite3 CLI"}}},

@@ -132,7 +132,7 @@ func updatePaths(p *Plan) []string {
 	for i, f := range p.ArrayFilters {
 		filters[i] = f.Value
 	}
-	u, err := query.CompileUpdate(p.Update.Value, &query.UpdateOptions{ArrayFilters: filters})
+	u, err := CompileUpdate(p.Update.Value, &query.UpdateOptions{ArrayFilters: filters})
 	if err != nil {
 		return nil
 	}

@@ -18,25 +18,39 @@ import (
 	"github.com/omgdb/omgdb/store"
 )
 
-// crashEnv carries "<store path> <token>" to the child process.
+// crashEnv carries "<store path> <op> <arg>" to the child process.
 const crashEnv = "OMGDB_CHANGES_CRASH_CHILD"
 
-// TestApplyCrashChild is the child of TestApply_KillNineIsAllOrNothing:
-// it applies a plan and says "ready" before and "applied" after.
+// crashUpdate is the update the crash template's plan makes, and the one
+// the one-step update in the crash test makes.
+const crashUpdate = `{"$set":{"migrated":true},"$inc":{"age":1}}`
+
+// TestApplyCrashChild is the child of the kill -9 tests: it makes one
+// change (op apply <token>, update or rename) and says "ready" before and
+// "applied" after.
 func TestApplyCrashChild(t *testing.T) {
 	arg := os.Getenv(crashEnv)
 	if arg == "" {
-		t.Skip("run by TestApply_KillNineIsAllOrNothing")
+		t.Skip("run by the KillNine tests")
 	}
-	path, token, _ := strings.Cut(arg, " ")
+	path, rest, _ := strings.Cut(arg, " ")
+	op, token, _ := strings.Cut(rest, " ")
 	db, err := store.Open(path, nil)
 	if err != nil {
 		fmt.Println("open failed:", err)
 		os.Exit(2)
 	}
 	fmt.Println("ready")
-	if _, err := changes.Apply(ctx, db, token, nil); err != nil {
-		fmt.Println("apply failed:", err)
+	switch op {
+	case "apply":
+		_, err = changes.Apply(ctx, db, token, nil)
+	case "update":
+		_, err = changes.Update(ctx, db, "users", value.MustParse(`{}`), value.MustParse(crashUpdate), nil)
+	case "rename":
+		_, err = changes.RenameCollection(ctx, db, "users", "people", nil)
+	}
+	if err != nil {
+		fmt.Println(op, "failed:", err)
 		os.Exit(2)
 	}
 	fmt.Println("applied")
@@ -50,17 +64,7 @@ func TestApply_KillNineIsAllOrNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("crash cycles take seconds")
 	}
-	dir := t.TempDir()
-	template := filepath.Join(dir, "template.omgdb")
-	token := crashTemplate(t, template, 10_000)
-	before := dumpFile(t, template)
-	after := filepath.Join(dir, "after.omgdb")
-	copyFile(t, template, after)
-	db, err := store.Open(after, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mustApply(t, db, token)
+	template, token, db := appliedTemplate(t)
 	db.View(func(tx *store.Tx) error {
 		return tx.Journal(tx.LastLSN(), func(r *store.Record) (bool, error) {
 			if n := len(value.JSON(r.Value())); n < 8<<20 {
@@ -69,16 +73,80 @@ func TestApply_KillNineIsAllOrNothing(t *testing.T) {
 			return false, nil
 		})
 	})
+	after := db.Path()
 	db.Close()
-	want := dumpFile(t, after)
+	killNine(t, template, "apply "+token, dumpFile(t, after), func(path string, whole bool) {
+		checkPlanStatus(t, path, token, whole)
+	})
+}
 
-	// Calibrate: one apply left to finish gives its duration; the kills
-	// are then spread over 0 to 1.2 times it.
+// TestUpdate_KillNineIsAllOrNothing is the same for a one-step update of
+// the same 10,000 documents: it must leave exactly what the apply leaves,
+// or nothing.
+func TestUpdate_KillNineIsAllOrNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crash cycles take seconds")
+	}
+	template, _, db := appliedTemplate(t)
+	after := db.Path()
+	db.Close()
+	killNine(t, template, "update -", dumpFile(t, after), func(path string, _ bool) { verifyFile(t, path) })
+}
+
+// appliedTemplate builds the crash template (crashTemplate) and a copy of
+// it with the plan applied, which it returns open.
+func appliedTemplate(t *testing.T) (template, token string, after *store.DB) {
+	dir := t.TempDir()
+	template = filepath.Join(dir, "template.omgdb")
+	token = crashTemplate(t, template, 10_000)
+	path := filepath.Join(dir, "after.omgdb")
+	copyFile(t, template, path)
+	db, err := store.Open(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustApply(t, db, token)
+	return template, token, db
+}
+
+// TestRenameCollection_KillNineIsAllOrNothing is the same for a rename of
+// a collection of 10,000 documents with an index: after a kill the
+// collection has its old name or its new one, whole.
+func TestRenameCollection_KillNineIsAllOrNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("crash cycles take seconds")
+	}
+	dir := t.TempDir()
+	template := filepath.Join(dir, "template.omgdb")
+	crashTemplate(t, template, 10_000)
+	after := filepath.Join(dir, "after.omgdb")
+	copyFile(t, template, after)
+	db, err := store.Open(after, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := changes.RenameCollection(ctx, db, "users", "people", nil); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	killNine(t, template, "rename -", dumpFile(t, after), func(path string, _ bool) { verifyFile(t, path) })
+}
+
+// killNine runs the child's op on copies of template, killing it with
+// SIGKILL at moments spread over the op's duration, and checks that each
+// store opens and holds the whole change (want) or none of it (the
+// template's documents, only if the op was not acknowledged); check runs
+// on each store with whether it holds the change.
+func killNine(t *testing.T, template, op, want string, check func(path string, whole bool)) {
+	dir := t.TempDir()
+	before := dumpFile(t, template)
+	// Calibrate: one op left to finish gives its duration; the kills are
+	// then spread over 0 to 1.2 times it.
 	calib := filepath.Join(dir, "calibrate.omgdb")
 	copyFile(t, template, calib)
-	acked, took := runAndKill(t, calib, token, time.Hour)
+	acked, took := runAndKill(t, calib, op, time.Hour)
 	if !acked {
-		t.Fatal("the calibration apply did not finish")
+		t.Fatal("the calibration run did not finish")
 	}
 	const cycles = 12
 	counts := map[string]int{}
@@ -86,7 +154,7 @@ func TestApply_KillNineIsAllOrNothing(t *testing.T) {
 		path := filepath.Join(dir, fmt.Sprintf("c%d.omgdb", cycle))
 		copyFile(t, template, path)
 		delay := time.Duration(float64(took) * 1.2 * (float64(cycle) + 0.5) / cycles)
-		acked, _ := runAndKill(t, path, token, delay)
+		acked, _ := runAndKill(t, path, op, delay)
 		got := dumpFile(t, path) // opens read-only: fails the test if the store does not open
 		switch {
 		case got == want:
@@ -94,13 +162,24 @@ func TestApply_KillNineIsAllOrNothing(t *testing.T) {
 		case got == before && !acked:
 			counts["none of it"]++
 		case got == before:
-			t.Fatalf("cycle %d: the apply was acknowledged but the store holds none of it", cycle)
+			t.Fatalf("cycle %d: the %s was acknowledged but the store holds none of it", cycle, op)
 		default:
 			t.Fatalf("cycle %d (killed after %v): the store holds part of the change", cycle, delay)
 		}
-		checkPlanStatus(t, path, token, got == want)
+		check(path, got == want)
 	}
-	t.Logf("kill -9 during an apply of 10,000 documents (%v unkilled): %d cycles, %v, 0 partial, 0 failed opens", took.Round(time.Millisecond), cycles, counts)
+	name, _, _ := strings.Cut(op, " ")
+	t.Logf("kill -9 during a %s of 10,000 documents (%v unkilled): %d cycles, %v, 0 partial, 0 failed opens", name, took.Round(time.Millisecond), cycles, counts)
+}
+
+// verifyFile opens a store read-only and verifies it.
+func verifyFile(t *testing.T, path string) {
+	db, err := store.Open(path, &store.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatalf("reopen after kill: %v", err)
+	}
+	defer db.Close()
+	storetest.MustVerify(t, db)
 }
 
 // crashTemplate builds a store of n documents and plans an update of all
@@ -129,12 +208,12 @@ func crashTemplate(t *testing.T, path string, n int) string {
 	return res.Token
 }
 
-// runAndKill starts the child, kills it delay after it is ready (unless it
-// finished first), and reports whether it acknowledged the apply and, if
-// it did, how long the apply took.
-func runAndKill(t *testing.T, path, token string, delay time.Duration) (bool, time.Duration) {
+// runAndKill starts the child with op, kills it delay after it is ready
+// (unless it finished first), and reports whether it acknowledged the op
+// and, if it did, how long the op took.
+func runAndKill(t *testing.T, path, op string, delay time.Duration) (bool, time.Duration) {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestApplyCrashChild$")
-	cmd.Env = append(os.Environ(), crashEnv+"="+path+" "+token)
+	cmd.Env = append(os.Environ(), crashEnv+"="+path+" "+op)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

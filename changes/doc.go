@@ -26,6 +26,19 @@
 // document changed, nothing is written and the error is a *ConflictError
 // that lists them. A plan applies once.
 //
+// # One-step writes
+//
+// Update, Replace and Delete are plan and apply in one transaction,
+// without storing the plan: the planner's code finds the documents and
+// computes the after-images, and Apply's code writes them, so their
+// semantics are PlanUpdate's and PlanDelete's exactly. Each is one
+// journaled change with a new change id (History shows it, Rollback
+// undoes it) and returns MongoDB's counts; WriteOptions.DryRun plans
+// instead. DropCollection and RenameCollection are one change each too;
+// a rename is journaled as a copy and a drop, so Rollback undoes it.
+// Plan and apply stay the reviewed path: a change someone else approves,
+// or an agent's.
+//
 // # Rollback
 //
 // Rollback restores the before-images of a change in one transaction and

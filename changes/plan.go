@@ -13,6 +13,8 @@ const (
 	KindUpdate = "update" // plan-update: an update or replacement of matching documents
 	KindDelete = "delete" // plan-delete: deletion of matching documents
 	KindRevert = "revert" // revert: bring documents back to a revision
+	// KindAggregate (planaggregate.go) is the writes of a pipeline ending
+	// in $out or $merge.
 )
 
 // Plan statuses.
@@ -50,6 +52,8 @@ type Plan struct {
 	Upsert       bool      `json:"upsert,omitempty"`
 	First        bool      `json:"first_only,omitempty"` // --multi=false: the first match only
 	Revision     *Revision `json:"revision,omitempty"`   // revert: the revision it goes back to
+	Source       string    `json:"source,omitempty"`     // aggregate: the collection the pipeline reads
+	Pipeline     *Doc      `json:"pipeline,omitempty"`   // aggregate: the pipeline, its $out or $merge included
 	Matched      int64     `json:"matched"`
 	Modified     int64     `json:"modified"`
 	BaseLSN      uint64    `json:"base_lsn"` // the journal's last lsn when planned
@@ -77,14 +81,24 @@ func (p *Plan) status(now time.Time) string {
 // describe returns a one-line description, the note of the change an
 // apply makes.
 func (p *Plan) describe() string {
-	s := "plan-" + p.Kind
+	if p.Kind == KindAggregate {
+		// Without the pipeline, which may quote values of redacted fields.
+		return "plan-aggregate " + p.Source + " into " + p.Collection
+	}
 	if p.Kind == KindRevert {
+		s := "plan-" + p.Kind
 		if p.Revision != nil {
 			s += " to " + p.Revision.Spec
 		}
 		return s
 	}
-	s += " " + p.Collection
+	return p.note("plan-" + p.Kind)
+}
+
+// note returns "<what> <collection> <filter> <update>", cut to 300 bytes:
+// the note of the change that applies p (or that a one-step write makes).
+func (p *Plan) note(what string) string {
+	s := what + " " + p.Collection
 	if p.Filter != nil {
 		s += " " + p.Filter.String()
 	}

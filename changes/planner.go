@@ -48,10 +48,14 @@ type BeforeAfter struct {
 	After  Doc `json:"after"`
 }
 
-// builder writes a plan's items as they are found, keeping a sample.
+// builder takes a change's items as they are found, keeping a sample: a
+// planner's go to its planWriter, which stores them in the plan; a
+// one-step write's to a writeSink, which keeps them to write in the same
+// transaction (see onestep.go).
 type builder struct {
 	p        *Plan
-	w        *planWriter
+	w        *planWriter // the plan being stored; nil for a one-step write
+	sink     itemSink    // w, or a one-step write's writeSink
 	sample   []BeforeAfter
 	n        int
 	upserted *Doc
@@ -78,8 +82,13 @@ func (b *builder) begin(tx *store.Tx) error {
 		return err
 	}
 	w, err := newPlanWriter(tx, b.p.Token)
-	b.w = w
+	b.w, b.sink = w, w
 	return err
+}
+
+// itemSink takes the items of a change as the builder finds them.
+type itemSink interface {
+	add(it *item) error
 }
 
 func (b *builder) add(it item) error {
@@ -93,7 +102,7 @@ func (b *builder) add(it item) error {
 			b.upserted = &Doc{it.id}
 		}
 	}
-	return b.w.add(&it)
+	return b.sink.add(&it)
 }
 
 // sampleOf returns an item's before and after, decoding the images of an
@@ -163,22 +172,25 @@ func scanMatches(ctx context.Context, c *store.Collection, f *query.Filter, firs
 // document of c that f may match, in _id order, until fn returns false or
 // an error. It matches on the stored JSON, decoding only the fields the
 // filter reads; a document whose JSON the filter cannot judge (an error)
-// is passed on, for the caller's decoded match to report.
+// is passed on, for the caller's decoded match to report. It checks ctx
+// before each document, and a $expr stops inside its evaluation.
 func scanMatchingJSON(ctx context.Context, c *store.Collection, f *query.Filter, fn func(cur *store.Cursor, js []byte) (more bool, err error)) error {
 	cur := c.Scan()
 	defer cur.Close()
-	for n := 1; cur.Next(); n++ {
-		if n%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
+	for cur.Next() {
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 		js, err := cur.JSON()
 		if err != nil {
 			return err
 		}
 		if f != nil {
-			if ok, err := f.MatchJSON(js); err == nil && !ok {
+			ok, err := f.MatchJSONContext(ctx, js)
+			if err != nil && ctx.Err() != nil {
+				return ctx.Err() // a costly $expr stopped at the deadline
+			}
+			if err == nil && !ok {
 				continue
 			}
 		}
@@ -204,19 +216,11 @@ func PlanDelete(ctx context.Context, db *store.DB, coll string, filter value.Val
 	b := newBuilder(KindDelete, opts)
 	b.p.Collection, b.p.Filter = coll, &Doc{filter}
 	err = db.Update(store.Change{Kind: "plan"}, func(tx *store.Tx) error {
-		c, err := tx.Collection(coll)
-		if err != nil {
-			return err
-		}
 		if err := b.begin(tx); err != nil {
 			return err
 		}
 		defer b.w.finish()
-		err = scanMatches(ctx, c, f, opts.First, func(js []byte, doc value.Value) error {
-			b.p.Matched++
-			return b.add(item{coll: coll, id: doc.Get("_id"), op: opDelete, digest: digest(js), before: doc})
-		})
-		if err != nil {
+		if err := collectDeletes(ctx, tx, b, f, opts.First); err != nil {
 			return err
 		}
 		return b.save(tx)
@@ -225,6 +229,20 @@ func PlanDelete(ctx context.Context, db *store.DB, coll string, filter value.Val
 		return nil, err
 	}
 	return b.result(), nil
+}
+
+// collectDeletes adds to b a delete of every document of its collection
+// that f matches (the first only, with first), in _id order.
+func collectDeletes(ctx context.Context, tx *store.Tx, b *builder, f *query.Filter, first bool) error {
+	coll := b.p.Collection
+	c, err := tx.Collection(coll)
+	if err != nil {
+		return err
+	}
+	return scanMatches(ctx, c, f, first, func(js []byte, doc value.Value) error {
+		b.p.Matched++
+		return b.add(item{coll: coll, id: doc.Get("_id"), op: opDelete, digest: digest(js), before: doc})
+	})
 }
 
 // PlanRevert plans the change that brings every document touched since a

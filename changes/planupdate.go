@@ -25,11 +25,7 @@ func PlanUpdate(ctx context.Context, db *store.DB, coll string, filter, update v
 	if opts == nil {
 		opts = &PlanOptions{}
 	}
-	f, err := compileFilter(filter)
-	if err != nil {
-		return nil, err
-	}
-	u, err := query.CompileUpdate(update, &query.UpdateOptions{ArrayFilters: opts.ArrayFilters})
+	f, u, err := compileUpdate(filter, update, opts.ArrayFilters)
 	if err != nil {
 		return nil, err
 	}
@@ -53,18 +49,43 @@ func PlanUpdate(ctx context.Context, db *store.DB, coll string, filter, update v
 	return res, nil
 }
 
+// compileUpdate compiles an update's filter and update.
+func compileUpdate(filter, update value.Value, arrayFilters []value.Value) (*query.Filter, *query.Update, error) {
+	f, err := compileFilter(filter)
+	if err != nil {
+		return nil, nil, err
+	}
+	u, err := CompileUpdate(update, &query.UpdateOptions{ArrayFilters: arrayFilters})
+	return f, u, err
+}
+
 // planUpdate plans an update in tx, and reports whether the collection
 // is missing (only an upsert may plan on a missing collection).
 func planUpdate(ctx context.Context, tx *store.Tx, b *builder, f *query.Filter, u *query.Update, filter value.Value, opts *PlanOptions) (bool, error) {
+	if _, err := tx.Collection(b.p.Collection); err != nil && !(isNotFound(err) && opts.Upsert) {
+		return false, err
+	}
+	if err := b.begin(tx); err != nil {
+		return false, err
+	}
+	defer b.w.finish()
+	missing, err := collectUpdates(ctx, tx, b, f, u, filter, opts)
+	if err != nil {
+		return missing, err
+	}
+	return missing, b.save(tx)
+}
+
+// collectUpdates adds to b the update of every document of its collection
+// that f matches (the first only, with opts.First), or the upserted
+// document, and reports whether the collection is missing (an error
+// unless opts.Upsert).
+func collectUpdates(ctx context.Context, tx *store.Tx, b *builder, f *query.Filter, u *query.Update, filter value.Value, opts *PlanOptions) (bool, error) {
 	c, err := tx.Collection(b.p.Collection)
 	missing := isNotFound(err)
 	if err != nil && !(missing && opts.Upsert) {
 		return missing, err
 	}
-	if err := b.begin(tx); err != nil {
-		return missing, err
-	}
-	defer b.w.finish()
 	if !missing {
 		if err := planMatches(ctx, b, c, f, u, filter, opts.First); err != nil {
 			return missing, err
@@ -80,7 +101,7 @@ func planUpdate(ctx context.Context, tx *store.Tx, b *builder, f *query.Filter, 
 			return missing, err
 		}
 	}
-	return missing, b.save(tx)
+	return missing, nil
 }
 
 // planMatches runs the update on every matching document. Unless only the

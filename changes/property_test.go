@@ -136,11 +136,7 @@ func step(t *testing.T, r *rand.Rand, db *store.DB, changeIDs []string) string {
 // randomPlanApply plans a random update or delete over coll, filtered on
 // a field of doc, and applies it.
 func randomPlanApply(r *rand.Rand, db *store.DB, coll string, doc value.Value) (string, error) {
-	filter := value.MustParse(`{}`)
-	if fs := doc.Fields(); r.IntN(4) > 0 {
-		f := fs[r.IntN(len(fs))]
-		filter = value.ObjectValue([]value.Field{f})
-	}
+	filter := randomFilter(r, doc)
 	opts := &changes.PlanOptions{First: r.IntN(4) == 0, Upsert: r.IntN(4) == 0}
 	var plan *changes.PlanResult
 	var err error
@@ -157,6 +153,14 @@ func randomPlanApply(r *rand.Rand, db *store.DB, coll string, doc value.Value) (
 		return "", nil // the plan changed nothing: there is nothing to roll back
 	}
 	return plan.Token, err
+}
+
+// randomFilter returns {} or the equality of one of doc's fields.
+func randomFilter(r *rand.Rand, doc value.Value) value.Value {
+	if fs := doc.Fields(); r.IntN(4) > 0 {
+		return value.ObjectValue([]value.Field{fs[r.IntN(len(fs))]})
+	}
+	return value.MustParse(`{}`)
 }
 
 // randomUpdate returns an update that applies to any document: $set of a
@@ -314,16 +318,24 @@ func patch(st state, coll string, res *changes.DiffResult) string {
 	return b.String()
 }
 
+// randomStore makes a store by a random workload of 15 steps (seed and
+// stream seed the generator it returns) and picks one of its collections
+// and a document of it; ok is false when the collection is empty.
+func randomStore(t *testing.T, seed, stream uint64) (r *rand.Rand, db *store.DB, coll string, doc value.Value, ok bool) {
+	r = rand.New(rand.NewPCG(seed, stream))
+	db = storetest.MustOpen(t)
+	workload(t, r, db, 15)
+	coll = colls[r.IntN(len(colls))]
+	doc, ok = pick(t, r, db, coll)
+	return r, db, coll, doc, ok
+}
+
 // TestPlanApplyRollback_DumpIdentical_Property: for random stores and
 // random plans, plan then apply then rollback leaves the dump
 // byte-identical, and rolling back the rollback gives the applied state.
 func TestPlanApplyRollback_DumpIdentical_Property(t *testing.T) {
 	for seed := uint64(1); seed <= 60; seed++ {
-		r := rand.New(rand.NewPCG(seed, 9))
-		db := storetest.MustOpen(t)
-		workload(t, r, db, 15)
-		coll := colls[r.IntN(len(colls))]
-		doc, ok := pick(t, r, db, coll)
+		r, db, coll, doc, ok := randomStore(t, seed, 9)
 		if !ok {
 			continue
 		}

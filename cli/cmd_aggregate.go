@@ -18,8 +18,7 @@ type aggregateOptions struct {
 	path, coll, pipeline string
 	maxMemory            int64
 	seed                 uint64
-	pretty               bool
-	ejson                ejsonFlag
+	out                  formatFlags
 	at                   string
 }
 
@@ -27,9 +26,10 @@ func newAggregateCmd(e *env) *cobra.Command {
 	opts := &aggregateOptions{}
 	cmd := &cobra.Command{
 		Use:   "aggregate <store> <collection> <pipeline>",
-		Short: "Run an aggregation pipeline and print its results as NDJSON",
+		Short: "Run an aggregation pipeline and print its results",
 		Long: `Run a MongoDB aggregation pipeline (a JSON array of stages) over a
-collection and print the resulting documents, one per line. The pipeline may
+collection and print the resulting documents, as find prints them (see
+--format). The pipeline may
 be JSON, @file.json, or - for standard input. $lookup and $unionWith read
 other collections of the same store. Aggregation never writes: $out and
 $merge are refused (plan a change instead). See omgdb docs aggregation.`,
@@ -46,10 +46,10 @@ $merge are refused (plan a change instead). See omgdb docs aggregation.`,
 		ValidArgsFunction: completeStoreArgs,
 	}
 	opts.register(cmd)
-	cmd.Flags().Int64Var(&opts.maxMemory, "max-memory", agg.DefaultMaxMemory, "bytes that $group, $sort, $facet, $bucketAuto and $lookup may hold in memory ($sort and $group then go on in temporary files in $TMPDIR)")
+	cmd.Flags().Int64Var(&opts.maxMemory, "max-memory", agg.DefaultMaxMemory, "bytes that $group, $sort, $facet, $bucketAuto and $lookup may hold in memory ($sort, $group and $facet then go on in temporary files in $TMPDIR)")
 	cmd.Flags().Uint64Var(&opts.seed, "seed", 0, "seed for $sample (the same seed picks the same documents)")
-	cmd.Flags().BoolVar(&opts.pretty, "pretty", false, "indent the JSON")
-	registerEJSON(cmd, &opts.ejson, value.EJSONRelaxed)
+	opts.out.register(cmd)
+	registerEJSON(cmd, &opts.out.ejson, value.EJSONRelaxed)
 	registerAt(cmd, &opts.at)
 	return cmd
 }
@@ -63,7 +63,7 @@ func (e *env) runAggregate(ctx context.Context, opts *aggregateOptions) error {
 	if err != nil {
 		return err
 	}
-	return e.printStream(opts.path, opts.storeFlags, e.docOutput(opts.pretty, opts.ejson), func(tx *store.Tx) (agg.Source, error) {
+	return e.printStream(opts.path, opts.storeFlags, &opts.out, func(tx *store.Tx) (agg.Source, error) {
 		return aggregateIn(ctx, tx, opts.coll, opts.at, p)
 	})
 }

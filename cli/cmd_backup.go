@@ -49,7 +49,10 @@ func (e *env) runBackup(ctx context.Context, opts *backupOptions) error {
 		return err
 	}
 	defer db.Close()
+	ctx, bar := e.withProgress(ctx, "backing up")
 	res, err := db.Backup(ctx, opts.out)
+	bar.done()
+	err = interrupted(ctx, err, "no backup was written (the partial copy was removed)")
 	if res != nil {
 		js, _ := json.Marshal(res)
 		e.stdout.Write(append(js, '\n'))
@@ -67,10 +70,14 @@ never overwritten: restore to a new name and swap it in yourself.`,
 		Example: `  omgdb restore app-2026-11-22.omgdb.zst restored.omgdb`,
 		Args:    cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := store.Restore(cmd.Context(), args[0], args[1]); err != nil {
+			ctx, bar := e.withProgress(cmd.Context(), "restoring")
+			err := store.Restore(ctx, args[0], args[1])
+			bar.done()
+			err = interrupted(ctx, err, "no store was written (the partial copy was removed)")
+			if err != nil {
 				return err
 			}
-			_, err := fmt.Fprintf(e.stdout, "restored %s to %s\n", args[0], args[1])
+			_, err = fmt.Fprintf(e.stdout, "restored %s to %s\n", args[0], args[1])
 			return err
 		},
 	}

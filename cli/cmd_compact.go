@@ -80,6 +80,7 @@ func (e *env) runCompact(ctx context.Context, opts *compactOptions) error {
 		Progress:      func(keys int64) { bar.update(keys, 0) },
 	})
 	bar.done()
+	err = interrupted(ctx, err, "the store is as it was (the partial copy was removed)")
 	if err != nil {
 		return err
 	}

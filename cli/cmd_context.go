@@ -30,9 +30,11 @@ then sentences), and pack the best chunks until the token budget is used.
 Prints one JSON document:
 {"query","budget","used_tokens","chunks":[{"ref","_id","score","tokens","text","source":{"heading","offsets"}}],
  "citations":["[1] <_id> § <heading path>"],"omitted":[{"_id","score","tokens","source","reason"}]}.
-Tokens are estimated as characters/4. The pack never exceeds the budget,
-near-duplicate chunks are left out, a chunk cut to fit ends at a sentence
-and is marked "cut", and "omitted" lists what was left out and why.`,
+Tokens are estimated as characters/4. The budget holds the whole pack as
+printed, omitted list included (used_tokens is its estimate), near-duplicate
+chunks are left out, a chunk cut to fit ends at a sentence and is marked
+"cut", and "omitted" lists what was left out and why while it fits, then
+{"more":N} for the rest.`,
 		Example: `  omgdb context app.omgdb manual body "how do I undo a change" --budget 800`,
 		Args:    cobra.ExactArgs(4),
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -28,9 +28,9 @@ func newCreateCmd(e *env) *cobra.Command {
 		Long: `Create an empty store. It is an error if the file already exists.
 
 With --from, create the collections a spec declares, with their validation
-rules and indexes, and print ` + "`created store at <store> (<n> collection(s) defined)`" + `:
+rules and indexes, and print "created store at <store> (<n> collection(s) defined)":
 {"collections":{"users":{"required":["name"],"fields":{"age":"long"},"indexes":["email"]}}}
-See ` + "`omgdb docs validation`" + `. An invalid spec creates nothing.`,
+See omgdb docs validation. An invalid spec creates nothing.`,
 		Example: `  omgdb create app.omgdb
   omgdb create app.omgdb --from spec.json`,
 		Args: cobra.ExactArgs(1),

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -27,7 +28,8 @@ func newCreateIndexCmd(e *env) *cobra.Command {
 		Short: "Create B-tree indexes on one or more fields, and build them",
 		Long: `Create a secondary index on one field or, comma-separated, several (a
 compound index). A field is a dotted path (address.city) with an optional
-direction: age:-1 is descending, age and age:1 ascending. An array yields one
+direction: age:-1 is descending, age and age:1 ascending. The key pattern may
+also be written as MongoDB's createIndex takes it: '{"city":1,"age":-1}'. An array yields one
 entry per element (multikey); a compound index may draw on one array per
 document. A missing field is indexed as null unless --sparse. With --unique,
 no two documents may have the same key: the build, and every later insert,
@@ -42,8 +44,9 @@ index is created or, when one cannot be built, none.
 
 The indexes are built over the existing documents in the same transaction,
 with a progress bar on a terminal, and recorded in the journal. Prints
-` + "``created index on `<collection>.<fields>` ``" + ` for each.`,
+"created index on ` + "`<collection>.<fields>`" + `" for each.`,
 		Example: `  omgdb create-index app.omgdb users age
+  omgdb create-index app.omgdb users '{"city":1,"age":-1}'
   omgdb create-index app.omgdb users email --unique
   omgdb create-index app.omgdb users address.city,age:-1 --name city_age
   omgdb create-index app.omgdb users email age   # two indexes, one scan`,
@@ -61,17 +64,19 @@ with a progress bar on a terminal, and recorded in the journal. Prints
 	return cmd
 }
 
-func (e *env) runCreateIndex(_ context.Context, opts *createIndexOptions) error {
+func (e *env) runCreateIndex(ctx context.Context, opts *createIndexOptions) error {
 	if opts.name != "" && len(opts.fields) > 1 {
 		return errs.Errorf(errs.Usage, "--name names one index, and %d key patterns are given", len(opts.fields)).
 			WithHint("create the named index in a command of its own")
 	}
 	defs := make([]store.IndexDef, len(opts.fields))
+	parsed := make([][]store.IndexField, len(opts.fields))
 	for i, pattern := range opts.fields {
 		fields, err := store.ParseKeyPattern(pattern)
 		if err != nil {
 			return err
 		}
+		parsed[i] = fields
 		defs[i] = store.BTreeIndex(opts.name, store.BTreeSpec{Fields: fields, Unique: opts.unique, Sparse: opts.sparse})
 	}
 	db, err := e.open(opts.path, readWrite, opts.storeFlags)
@@ -79,22 +84,26 @@ func (e *env) runCreateIndex(_ context.Context, opts *createIndexOptions) error 
 		return err
 	}
 	defer db.Close()
-	bar := e.progress("indexing", 0)
+	var bar *progress
 	err = db.Update(store.Change{Kind: "create_index"}, func(tx *store.Tx) error {
 		c, err := tx.Collection(opts.coll)
 		if err != nil {
 			return err
 		}
-		bar.setTotal(c.Count())
-		c.SetBuildProgress(func(done, total int64) { bar.update(done, done) })
-		_, err = c.CreateBTreeIndexes(defs...)
-		return err
+		bar = e.indexBar(c)
+		if _, err = c.CreateBTreeIndexes(defs...); err != nil {
+			return err
+		}
+		return ctx.Err() // Ctrl-C during the build: commit nothing
 	})
 	bar.done()
 	if err != nil {
 		return err
 	}
-	for _, pattern := range opts.fields {
+	for i, pattern := range opts.fields {
+		if strings.HasPrefix(strings.TrimSpace(pattern), "{") {
+			pattern = store.FormatKeyPattern(parsed[i])
+		}
 		if _, err := fmt.Fprintf(e.stdout, "created index on `%s.%s`\n", opts.coll, pattern); err != nil {
 			return err
 		}

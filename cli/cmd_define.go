@@ -32,9 +32,9 @@ type, enum, min, max and pattern. Paths may be dotted. {} removes the rules.
 Rules apply to every later write (insert, import, update, apply, revert);
 existing documents are checked and those that break the new rules are
 reported, not changed. With --from, apply a spec file as create --from does.
-Prints ` + "``defined rules for `<collection>` ``" + `; --json prints
+Prints "defined rules for ` + "`<collection>`" + `"; --json prints
 {"collection","rules","checked","violations","examples"} (a list with --from).
-See ` + "`omgdb docs validation`" + `.`,
+See omgdb docs validation.`,
 		Example: `  omgdb define app.omgdb users '{"required":["name"],"fields":{"age":"long"}}'
   omgdb define app.omgdb users '{}'
   omgdb define app.omgdb --from spec.json`,

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	_ "embed"
 	"encoding/json"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mattn/go-runewidth"
 	"github.com/spf13/cobra"
 
 	"github.com/omgdb/omgdb/docs"
@@ -35,7 +37,9 @@ func newDemoCmd(e *env) *cobra.Command {
 		Long: `Build a store in a temporary directory from two embedded datasets (26
 programming languages, and the pages of this manual), then run a tour of
 commands against it (queries, the journal, full-text and vector search,
-a context pack), printing each command and its output.`,
+a context pack), printing each command and what it prints into a pipe,
+shortened with "…" where long. The store is removed at the end unless
+--keep or --dir is given.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return e.runDemo(cmd.Context(), opts) },
 	}
@@ -44,14 +48,23 @@ a context pack), printing each command and its output.`,
 	return cmd
 }
 
-// demoStep is one command of the tour, with a sentence about it.
+// demoStep is one command of the tour, with a sentence about it. The tour
+// prints what the command prints into a pipe, shortened with a visible
+// "…": lines past demoWidth, lines past the step's limit.
 type demoStep struct {
-	say  string
-	args []string            // "{key}" is replaced by a value saved by an earlier step
-	in   []byte              // standard input
-	save string              // remember this key of the step's JSON output as "{key}"
-	show func(string) string // rewrites the output for the tour, when set
+	say   string
+	args  []string // "{key}" is replaced by a value saved by an earlier step
+	in    []byte   // standard input
+	save  string   // remember this key of the step's JSON output as "{key}"
+	grep  string   // show only the lines holding this string, as "| grep -F" would
+	lines int      // show at most this many lines (default demoLines)
 }
+
+// demoWidth and demoLines bound what the tour shows of a step's output.
+const (
+	demoWidth = 160
+	demoLines = 12
+)
 
 func (e *env) runDemo(ctx context.Context, opts *demoOptions) error {
 	dir := opts.dir
@@ -86,9 +99,11 @@ func (e *env) runDemo(ctx context.Context, opts *demoOptions) error {
 			return err
 		}
 	}
-	if opts.keep {
+	if opts.keep || opts.dir != "" {
 		kept := filepath.Join(dir, st)
 		fmt.Fprintf(e.stdout, "\nThe store is kept at %s. Try: omgdb find %s languages '{\"origin.country\":\"US\"}'\n", kept, kept)
+	} else {
+		fmt.Fprintf(e.stdout, "\nThe store was removed with its temporary directory; run omgdb demo --keep (or --dir DIR) to keep it and try the commands yourself.\n")
 	}
 	return nil
 }
@@ -97,9 +112,7 @@ func demoSteps(st string) []demoStep {
 	return []demoStep{
 		{say: "Import 26 programming languages from NDJSON (the store file is created on first write).",
 			args: []string{"import", st, "languages", "-"}, in: demoLanguages},
-		{say: "Import this manual's pages as documents, one per topic.",
-			args: []string{"import", st, "manual", "-"}, in: manualNDJSON()},
-		{say: "Find languages by a nested field; results are canonical NDJSON.",
+		{say: "Find languages by a nested field; into a pipe results are canonical NDJSON (on a terminal, indented as mongosh prints them).",
 			args: []string{"find", st, "languages", `{"origin.country":"UK"}`}},
 		{say: "Equality on an array field matches any element (multikey).",
 			args: []string{"find", st, "languages", `{"paradigms":"concurrent"}`, "--limit", "2"}},
@@ -107,6 +120,8 @@ func demoSteps(st string) []demoStep {
 			args: []string{"count", st, "languages", `{"origin.country":null}`}},
 		{say: "Find with operators, sort and projection, as in MongoDB.",
 			args: []string{"find", st, "languages", `{"year":{"$gte":2000},"typing":"static"}`, "--sort", `{"year":-1}`, "--project", `{"name":1,"year":1,"_id":0}`, "--limit", "3"}},
+		{say: "--format table lays documents out in columns (also json, csv, and shell: mongosh's style).",
+			args: []string{"find", st, "languages", `{"typing":"dynamic"}`, "--project", `{"name":1,"year":1,"origin":1}`, "--sort", `{"year":1}`, "--limit", "4", "--format", "table"}},
 		{say: "Aggregate: the most common paradigms, with the average year of their languages.",
 			args: []string{"aggregate", st, "languages", `[{"$unwind":"$paradigms"},{"$group":{"_id":"$paradigms","languages":{"$sum":1},"avgYear":{"$avg":"$year"}}},{"$sort":{"languages":-1,"_id":1}},{"$limit":3}]`}},
 		{say: "Fetch one document by _id.",
@@ -127,6 +142,8 @@ func demoSteps(st string) []demoStep {
 			args: []string{"history", st, "--limit", "3"}},
 		{say: "Every write is in the journal, with before-images, for history and undo.",
 			args: []string{"log", st, "--since", "3"}},
+		{say: "Import this manual's pages as documents, one per topic.",
+			args: []string{"import", st, "manual", "-"}, in: manualNDJSON()},
 		{say: "Full-text search: a BM25 index over the manual, kept current on every write.",
 			args: []string{"create-search-index", st, "manual", "title,body", "--analyzer", "en"}},
 		{say: "Search with bleve's query syntax: phrases, +required, -excluded, prefix*, fuzzy~1.",
@@ -142,11 +159,11 @@ func demoSteps(st string) []demoStep {
 		{say: "Index a field; explain shows the planner choosing it over a collection scan.",
 			args: []string{"create-index", st, "languages", "year"}},
 		{say: "",
-			args: []string{"explain", st, "languages", `{"year":{"$gte":2010}}`}, show: explainSummary},
+			args: []string{"explain", st, "languages", `{"year":{"$gte":2010}}`, "--pretty"}, lines: 45},
 		{say: "The MCP server an untrusted agent gets by default (read scope): no tool can write.",
-			args: []string{"mcp", "--list-tools"}, show: toolSummary},
-		{say: "With --scope read-write these tools are added: every write is planned, applied and reversible.",
-			args: []string{"mcp", "--list-tools", "--scope", "read-write"}, show: func(out string) string { return toolSummaryAbove(out, "read") }},
+			args: []string{"mcp", "--list-tools"}, grep: `"name": "`, lines: 20},
+		{say: "With --scope read-write, write tools are added: every write is planned, applied and reversible.",
+			args: []string{"mcp", "--list-tools", "--scope", "read-write"}, grep: `"name": "`, lines: 30},
 		{say: "What the store holds.",
 			args: []string{"inspect", st}},
 		{say: "Check pages, checksums, counts, and that the journal accounts for every document.",
@@ -167,77 +184,46 @@ func (e *env) demoRun(ctx context.Context, s demoStep, saved map[string]string) 
 	if s.say != "" {
 		fmt.Fprintf(e.stdout, "\n# %s\n", s.say)
 	}
-	fmt.Fprintf(e.stdout, "$ omgdb %s\n", strings.Join(shown, " "))
+	pipe := ""
+	if s.grep != "" {
+		pipe = " | grep -F " + shellQuote(s.grep)
+	}
+	fmt.Fprintf(e.stdout, "$ omgdb %s%s\n", strings.Join(shown, " "), pipe)
 	if s.in != nil {
 		fmt.Fprintf(e.stdout, "  (%d lines on stdin)\n", bytes.Count(s.in, []byte("\n")))
 	}
 	var out bytes.Buffer
 	code := Main(s.args, bytes.NewReader(s.in), &out, &out)
-	text := out.String()
-	if s.show != nil && code == 0 {
-		text = s.show(text)
-	}
 	if s.save != "" {
 		var res map[string]any
 		json.Unmarshal(out.Bytes(), &res)
 		saved[s.save], _ = res[s.save].(string)
 	}
-	if lines := strings.Split(strings.TrimRight(text, "\n"), "\n"); len(lines) > 12 {
-		text = strings.Join(lines[:12], "\n") + fmt.Sprintf("\n… (%d more lines)\n", len(lines)-12)
-	}
-	fmt.Fprint(e.stdout, text)
+	fmt.Fprint(e.stdout, demoShorten(out.String(), s.grep, cmp.Or(s.lines, demoLines)))
 	if code != 0 && code != ExitNotFound {
-		return errs.Errorf(errs.IO, "demo step `omgdb %s` failed with exit code %d", s.args[0], code)
+		return errs.Errorf(errs.IO, "demo step omgdb %s failed with exit code %d", s.args[0], code)
 	}
 	return ctx.Err()
 }
 
-// toolSummary prints a --list-tools catalog as one line per tool.
-func toolSummary(out string) string { return toolSummaryAbove(out, "") }
-
-// toolSummaryAbove prints the tools of a catalog whose scope is not skip.
-func toolSummaryAbove(out, skip string) string {
-	var cat struct {
-		Tools []struct {
-			Name, Title string
-			Meta        map[string]any `json:"_meta"`
-		}
-	}
-	if json.Unmarshal([]byte(out), &cat) != nil {
-		return out
-	}
+// demoShorten returns the lines of out that hold grep (all when it is
+// empty), at most max of them and each at most demoWidth wide, with "…"
+// where something was left out.
+func demoShorten(out, grep string, max int) string {
 	var b strings.Builder
-	for _, t := range cat.Tools {
-		if skip != "" && t.Meta["requiredScope"] == skip {
+	n := 0
+	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		if grep != "" && !strings.Contains(line, grep) {
 			continue
 		}
-		fmt.Fprintf(&b, "  %-16s %-10v %s\n", t.Name, t.Meta["requiredScope"], t.Title)
+		if n++; n <= max {
+			b.WriteString(runewidth.Truncate(line, demoWidth, "…") + "\n")
+		}
+	}
+	if n > max {
+		fmt.Fprintf(&b, "… (%d more lines)\n", n-max)
 	}
 	return b.String()
-}
-
-// explainSummary prints the winning plan of an explain.
-func explainSummary(out string) string {
-	var ex struct {
-		WinningPlan struct {
-			Stage      string
-			InputStage *struct {
-				Stage, IndexName string
-				IndexBounds      map[string]any
-			}
-		}
-		RejectedPlans []struct{ Stage, Reason string }
-	}
-	if json.Unmarshal([]byte(out), &ex) != nil || ex.WinningPlan.InputStage == nil {
-		return out
-	}
-	in := ex.WinningPlan.InputStage
-	bounds, _ := json.Marshal(in.IndexBounds)
-	text := fmt.Sprintf("winning plan: %s <- %s %s, bounds %s\n", ex.WinningPlan.Stage, in.Stage, in.IndexName, bounds)
-	for _, r := range ex.RejectedPlans {
-		text += fmt.Sprintf("rejected: %s (%s)\n", r.Stage, r.Reason)
-	}
-	return text
 }
 
 // manualNDJSON returns the manual's pages as documents {_id, title, body}.

@@ -16,6 +16,7 @@ type diffOptions struct {
 	storeFlags
 	path, from, to, coll string
 	asJSON, text         bool
+	out                  formatFlags
 }
 
 func newDiffCmd(e *env) *cobra.Command {
@@ -48,6 +49,7 @@ from, to, the counts and the documents; --text a readable diff.`,
 	cmd.Flags().StringVar(&opts.coll, "coll", "", "only this collection")
 	cmd.Flags().BoolVar(&opts.asJSON, "json", false, "print one JSON object with the counts and the documents")
 	cmd.Flags().BoolVar(&opts.text, "text", false, "print a readable diff")
+	opts.out.register(cmd)
 	return cmd
 }
 
@@ -74,10 +76,17 @@ func (e *env) runDiff(ctx context.Context, opts *diffOptions) error {
 		}
 		return nil
 	}
+	out, err := e.docOutput(&opts.out)
+	if err != nil {
+		return err
+	}
 	for _, d := range res.Documents {
-		if err := e.printJSON(d, false); err != nil {
-			return err
+		if err := out.encode(d); err != nil {
+			return out.close(err)
 		}
+	}
+	if err := out.close(nil); err != nil {
+		return err
 	}
 	fmt.Fprintln(e.stderr, summary)
 	return nil

@@ -21,9 +21,9 @@ func newDropIndexCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "drop-index <store> <collection> <name|fields>",
 		Short: "Remove an index and its data",
-		Long: `Remove an index, named by its name (see ` + "`omgdb indexes`" + `) or by its fields
+		Long: `Remove an index, named by its name (see omgdb indexes) or by its fields
 as create-index takes them (age,name:-1). The definition goes into the
-journal. Prints ` + "``dropped index `<name>` on `<collection>` ``" + `.`,
+journal. Prints "dropped index ` + "`<name>` on `<collection>`" + `".`,
 		Example: `  omgdb drop-index app.omgdb users age_1
   omgdb drop-index app.omgdb users address.city,age:-1`,
 		Args: cobra.ExactArgs(3),

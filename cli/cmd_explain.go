@@ -28,7 +28,7 @@ over COUNT_SCAN when the index alone answers a count), whether the sort comes
 from the index or from memory, the index entries estimated in bounds, and the
 other plans considered with why they lost. --execute runs the plan and adds
 executionStats: documents returned, index keys and documents examined, time.
-The shape is described in ` + "`omgdb docs explain`" + `.`,
+The shape is described in omgdb docs explain.`,
 		Example: `  omgdb explain app.omgdb users '{"age":{"$gte":30}}' --sort '{"name":1}'
   omgdb explain app.omgdb users '{"email":"ada@x"}' --execute --pretty
   omgdb explain app.omgdb users '{"age":30}' --count`,
@@ -49,7 +49,7 @@ The shape is described in ` + "`omgdb docs explain`" + `.`,
 	f.StringVar(&opts.hint, "hint", "", "explain the plan of this index (or $natural)")
 	f.BoolVar(&opts.count, "count", false, "explain a count rather than a find")
 	f.BoolVar(&opts.execute, "execute", false, "run the plan and report what it read")
-	f.BoolVar(&opts.pretty, "pretty", false, "indent the JSON")
+	f.BoolVar(&opts.out.pretty, "pretty", false, "indent the JSON")
 	return cmd
 }
 
@@ -67,7 +67,7 @@ func (e *env) runExplain(ctx context.Context, opts *explainOptions) error {
 	if err != nil {
 		return err
 	}
-	out := e.output(opts.pretty)
+	out := e.output(opts.out.pretty)
 	defer out.flush()
 	return out.doc(plan)
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 
@@ -16,7 +17,7 @@ func init() {
 type exportOptions struct {
 	storeFlags
 	path, coll string
-	ejson      ejsonFlag
+	out        formatFlags
 }
 
 func newExportCmd(e *env) *cobra.Command {
@@ -28,7 +29,8 @@ func newExportCmd(e *env) *cobra.Command {
 order, as MongoDB Extended JSON v2 in relaxed mode unless --ejson says
 otherwise (mongoexport's --jsonFormat). "omgdb import" reads every mode
 back; relaxed mode writes an int as a plain number, which imports as a
-long, so export with --ejson canonical (or stored) to keep every type.`,
+long, so export with --ejson canonical (or stored) to keep every type. On a
+terminal the documents are shown as find shows them; --format chooses.`,
 		Example: `  omgdb export app.omgdb users > users.ndjson
   omgdb export app.omgdb users --ejson canonical > users.json`,
 		Args: cobra.ExactArgs(2),
@@ -39,22 +41,57 @@ long, so export with --ejson canonical (or stored) to keep every type.`,
 		ValidArgsFunction: completeStoreArgs,
 	}
 	opts.register(cmd)
-	registerEJSON(cmd, &opts.ejson, value.EJSONRelaxed)
-	cmd.Flags().Var(&opts.ejson, "jsonFormat", "the same as --ejson (mongoexport's name for it)")
+	opts.out.register(cmd)
+	registerEJSON(cmd, &opts.out.ejson, value.EJSONRelaxed)
+	cmd.Flags().Var(&opts.out.ejson, "jsonFormat", "the same as --ejson (mongoexport's name for it)")
 	return cmd
 }
 
 func (e *env) runExport(ctx context.Context, opts *exportOptions) error {
+	out, err := e.docOutput(&opts.out)
+	if err != nil {
+		return err
+	}
 	db, err := e.open(opts.path, readOnly, opts.storeFlags)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	w := ejsonWriter(e.stdout, opts.ejson.mode)
-	if err := db.Export(ctx, opts.coll, w); err != nil {
-		return err
+	if out.docs == nil && !out.pretty {
+		w := ejsonWriter(e.stdout, out.ejson) // NDJSON in the --ejson mode
+		if err := db.Export(ctx, opts.coll, w); err != nil {
+			return err
+		}
+		return w.Close()
 	}
-	return w.Close()
+	return out.close(db.Export(ctx, opts.coll, &lineWriter{out: out}))
+}
+
+// lineWriter hands each line written to it to an output as a document.
+type lineWriter struct {
+	out  *output
+	line []byte
+}
+
+func (l *lineWriter) Write(b []byte) (int, error) {
+	n := len(b)
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			l.line = append(l.line, b...)
+			break
+		}
+		l.line = append(l.line, b[:i]...)
+		write := l.out.json
+		if l.out.docs == nil {
+			write = l.out.stored // indented, in the --ejson mode
+		}
+		if err := write(l.line); err != nil {
+			return 0, err
+		}
+		l.line, b = l.line[:0], b[i+1:]
+	}
+	return n, nil
 }
 
 type dumpOptions struct {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"os"
 
@@ -20,19 +21,22 @@ type findOptions struct {
 	sort, project      string
 	hint, at           string
 	skip, limit        int64
-	pretty             bool
-	ejson              ejsonFlag
+	maxMemory          int64
+	out                formatFlags
 }
 
 func newFindCmd(e *env) *cobra.Command {
 	opts := &findOptions{}
 	cmd := &cobra.Command{
 		Use:   "find <store> <collection> [filter]",
-		Short: "Print the documents that match a filter, as NDJSON",
+		Short: "Print the documents that match a filter",
 		Long: `Print the documents of a collection that match a MongoDB filter (default {}),
-one JSON document per line (Extended JSON v2 relaxed mode unless --ejson
-says otherwise), in _id order unless --sort says otherwise. The filter may be JSON, @file.json, or - for standard input. See
-omgdb docs filters and omgdb docs projection-and-sort.`,
+in _id order unless --sort says otherwise: into a pipe or file one JSON
+document per line (Extended JSON v2 relaxed mode unless --ejson says
+otherwise), on a terminal indented as mongosh prints them;
+--format json, ndjson, table or csv chooses. The filter may be JSON,
+@file.json, or - for standard input. See omgdb docs filters and omgdb docs
+projection-and-sort.`,
 		Example: `  omgdb find app.omgdb users '{"age":{"$gte":30}}' --sort '{"age":-1}' --limit 10
   omgdb find app.omgdb users '{"address.city":"Paris"}' --project '{"name":1,"_id":0}'`,
 		Args: cobra.RangeArgs(2, 3),
@@ -49,9 +53,10 @@ omgdb docs filters and omgdb docs projection-and-sort.`,
 	cmd.Flags().StringVar(&opts.project, "project", "", `projection, e.g. '{"name":1,"_id":0}'`)
 	cmd.Flags().Int64Var(&opts.skip, "skip", 0, "skip this many matching documents")
 	cmd.Flags().Int64Var(&opts.limit, "limit", 0, "print at most this many documents (0: all)")
-	cmd.Flags().BoolVar(&opts.pretty, "pretty", false, "indent the JSON")
-	registerEJSON(cmd, &opts.ejson, value.EJSONRelaxed)
-	cmd.Flags().StringVar(&opts.hint, "hint", "", "use this index (a name from `omgdb indexes`, _id_, or $natural for a collection scan)")
+	opts.out.register(cmd)
+	registerEJSON(cmd, &opts.out.ejson, value.EJSONRelaxed)
+	cmd.Flags().Int64Var(&opts.maxMemory, "max-memory", sortMemory, "bytes a sort without --limit holds in memory before it goes on in temporary files in $TMPDIR (0: the default)")
+	cmd.Flags().StringVar(&opts.hint, "hint", "", "use this index (a name that omgdb indexes lists, _id_, or $natural for a collection scan)")
 	registerAt(cmd, &opts.at)
 	return cmd
 }
@@ -65,6 +70,9 @@ func (o *findOptions) setArgs(args []string) error {
 	}
 	if o.skip < 0 || o.limit < 0 {
 		return usage("--skip and --limit must not be negative")
+	}
+	if o.maxMemory < 0 {
+		return usage("--max-memory must not be negative")
 	}
 	return nil
 }
@@ -80,13 +88,14 @@ func (e *env) compileFilter(arg string) (*query.Filter, error) {
 	return query.CompileFilter(spec)
 }
 
-// sortMemory is what a find's sort holds in memory before it continues
-// in temporary files in os.TempDir() ($TMPDIR), as MongoDB's allowDiskUse.
+// sortMemory is what a find's sort holds in memory, by default, before it
+// goes on in temporary files in os.TempDir() ($TMPDIR), as MongoDB's
+// allowDiskUse.
 const sortMemory = 64 << 20
 
 // compileFind compiles the parts of a find.
 func (e *env) compileFind(opts *findOptions) (store.Query, error) {
-	q := store.Query{Skip: opts.skip, Limit: opts.limit, Hint: opts.hint, MaxSortBytes: sortMemory, SpillDir: os.TempDir()}
+	q := store.Query{Skip: opts.skip, Limit: opts.limit, Hint: opts.hint, MaxSortBytes: cmp.Or(opts.maxMemory, sortMemory), SpillDir: os.TempDir()}
 	var err error
 	if q.Filter, err = e.compileFilter(opts.filter); err != nil {
 		return q, err
@@ -117,21 +126,24 @@ func (e *env) runFind(ctx context.Context, opts *findOptions) error {
 	if err != nil {
 		return err
 	}
-	return e.printStream(opts.path, opts.storeFlags, e.docOutput(opts.pretty, opts.ejson), func(tx *store.Tx) (agg.Source, error) {
+	return e.printStream(opts.path, opts.storeFlags, &opts.out, func(tx *store.Tx) (agg.Source, error) {
 		return findIn(ctx, tx, opts.coll, opts.at, q)
 	})
 }
 
-// printStream opens a store read-only and prints, one per line, the
-// documents of the stream that open returns in a read transaction.
-func (e *env) printStream(path string, f storeFlags, out *output, open func(*store.Tx) (agg.Source, error)) error {
+// printStream opens a store read-only and prints, in the format of ff,
+// the documents of the stream that open returns in a read transaction.
+func (e *env) printStream(path string, f storeFlags, ff *formatFlags, open func(*store.Tx) (agg.Source, error)) error {
+	out, err := e.docOutput(ff)
+	if err != nil {
+		return err
+	}
 	db, err := e.open(path, readOnly, f)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	defer out.flush()
-	return db.View(func(tx *store.Tx) error {
+	return out.close(db.View(func(tx *store.Tx) error {
 		src, err := open(tx)
 		if err != nil {
 			return err
@@ -144,7 +156,7 @@ func (e *env) printStream(path string, f storeFlags, out *output, open func(*sto
 			}
 		}
 		return src.Err()
-	})
+	}))
 }
 
 type countOptions struct {
@@ -170,7 +182,7 @@ func newCountCmd(e *env) *cobra.Command {
 		ValidArgsFunction: completeStoreArgs,
 	}
 	opts.register(cmd)
-	cmd.Flags().StringVar(&opts.hint, "hint", "", "use this index (a name from `omgdb indexes`, _id_, or $natural for a collection scan)")
+	cmd.Flags().StringVar(&opts.hint, "hint", "", "use this index (a name that omgdb indexes lists, _id_, or $natural for a collection scan)")
 	registerAt(cmd, &opts.at)
 	return cmd
 }

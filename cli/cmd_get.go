@@ -14,7 +14,7 @@ func init() { commands = append(commands, command{"get", newGetCmd}) }
 type getOptions struct {
 	storeFlags
 	path, coll, id string
-	pretty         bool
+	out            formatFlags
 }
 
 func newGetCmd(e *env) *cobra.Command {
@@ -34,18 +34,20 @@ a bare 24-hex ObjectId, or else taken as a string.`,
 		ValidArgsFunction: completeStoreArgs,
 	}
 	opts.register(cmd)
-	cmd.Flags().BoolVar(&opts.pretty, "pretty", false, "indent the JSON")
+	opts.out.register(cmd)
 	return cmd
 }
 
 func (e *env) runGet(_ context.Context, opts *getOptions) error {
-	out := e.output(opts.pretty)
-	defer out.flush()
-	return e.viewCollection(opts.path, opts.coll, opts.storeFlags, func(c *store.Collection) error {
+	out, err := e.docOutput(&opts.out)
+	if err != nil {
+		return err
+	}
+	return out.close(e.viewCollection(opts.path, opts.coll, opts.storeFlags, func(c *store.Collection) error {
 		js, err := c.GetJSON(value.ParseIDArg(opts.id))
 		if err != nil {
 			return err
 		}
 		return out.json(js)
-	})
+	}))
 }

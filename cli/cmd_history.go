@@ -15,6 +15,7 @@ type historyOptions struct {
 	storeFlags
 	path, coll, id string
 	limit          int
+	out            formatFlags
 }
 
 func newHistoryCmd(e *env) *cobra.Command {
@@ -44,6 +45,7 @@ document as that operation left it (null after a delete).`,
 	cmd.Flags().StringVar(&opts.coll, "coll", "", "only changes to this collection")
 	cmd.Flags().StringVar(&opts.id, "id", "", "the versions of the document with this _id (JSON or a bare string)")
 	cmd.Flags().IntVar(&opts.limit, "limit", 0, "print at most this many entries (0: all)")
+	opts.out.register(cmd)
 	return cmd
 }
 
@@ -71,10 +73,14 @@ func (e *env) runHistory(ctx context.Context, opts *historyOptions) error {
 			rows = append(rows, c)
 		}
 	}
+	out, err := e.docOutput(&opts.out)
+	if err != nil {
+		return err
+	}
 	for _, r := range rows {
-		if err := e.printJSON(r, false); err != nil {
-			return err
+		if err := out.encode(r); err != nil {
+			return out.close(err)
 		}
 	}
-	return nil
+	return out.close(nil)
 }

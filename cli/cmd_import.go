@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
@@ -32,13 +34,13 @@ func newImportCmd(e *env) *cobra.Command {
 input (the default, or "-"). Blank lines are skipped. Documents are committed
 in batches; --atomic commits all or nothing. A bad line stops the import
 (--on-error abort, the default: the documents before it are kept) or is
-reported and skipped (--on-error skip). Every bad line is reported with its
-line number. Between batches the import lets processes that wait for the
-store in (readers, the MCP server, other writers) and then takes it back,
-so they wait about one batch, not the whole import. With batches of 10,000
-or fewer the import runs its garbage collector at GOGC=400 (its live heap is
-one batch: about 140 MB at most, and a quarter less time), less for larger
-batches, and as set for --atomic or when GOGC is in the environment.
+reported and skipped (--on-error skip); an import that writes no document
+leaves no collection, no change, and no store it created. Every bad line is
+reported with its line number. Between batches the import lets processes
+that wait for the store in (readers, the MCP server, other writers) and then
+takes it back, so they wait about one batch, not the whole import. Ctrl-C
+stops it after the last committed batch, exits 130 and prints the line to
+resume after.
 Prints a JSON summary:
 {"inserted","skipped","lines","batches","stopped_at_line","errors":[{"line","error"}],"change"}.`,
 		Example: `  omgdb import app.omgdb users users.ndjson
@@ -87,7 +89,22 @@ func (e *env) runImport(ctx context.Context, opts *importOptions) error {
 		js, _ := json.Marshal(sum)
 		e.stdout.Write(append(js, '\n'))
 	}
+	if err != nil && db.Created() && sum != nil && sum.Inserted == 0 {
+		e.removeNewStore(db)
+	}
+	if err != nil && errors.Is(context.Cause(ctx), errInterrupted) && sum != nil && !opts.atomic {
+		return importInterrupted(opts.path, opts.coll, opts.file, sum.Inserted, sum.Lines)
+	}
 	return err
+}
+
+// removeNewStore closes and removes a store this command created, when
+// the command failed before writing anything to it: a failed import
+// leaves no store, collection or change behind.
+func (e *env) removeNewStore(db *store.DB) {
+	if db.Close() == nil && os.Remove(db.Path()) == nil {
+		fmt.Fprintf(e.stderr, "removed store %s: nothing was written to it\n", db.Path())
+	}
 }
 
 // importGC raises the garbage collector's target (GOGC) while an import in

@@ -28,7 +28,7 @@ func newInspectCmd(e *env) *cobra.Command {
 		Long: `Print the store's collections with their document counts and sizes, the
 file size and the journal position. --json prints
 {"path","format","store_id","created","size_bytes","last_lsn","collections":[{"name","documents","data_bytes","created","indexes","rules"}]},
-where indexes are as ` + "`omgdb indexes`" + ` prints them and rules are the validation
+where indexes are as omgdb indexes prints them and rules are the validation
 rules, when defined.`,
 		Example: `  omgdb inspect app.omgdb
   omgdb inspect app.omgdb --json`,

@@ -15,17 +15,19 @@ type logOptions struct {
 	path  string
 	since uint64
 	limit int
+	out   formatFlags
 }
 
 func newLogCmd(e *env) *cobra.Command {
 	opts := &logOptions{}
 	cmd := &cobra.Command{
 		Use:   "log <store>",
-		Short: "Print the journal as canonical NDJSON, oldest first",
+		Short: "Print the journal, oldest first",
 		Long: `Print the journal, one record per committed write transaction, oldest
 first: {"lsn","ts","change","kind","actor","note","ops":[{"op","coll","id","before"}]}.
 An insert names the new document's id; an update or delete carries the
-document as it was before.`,
+document as it was before. Into a pipe each record is a line of canonical
+JSON; on a terminal it is shown as find shows documents (see --format).`,
 		Example: `  omgdb log app.omgdb --since 100`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -36,19 +38,22 @@ document as it was before.`,
 	opts.register(cmd)
 	cmd.Flags().Uint64Var(&opts.since, "since", 0, "start at this log sequence number")
 	cmd.Flags().IntVar(&opts.limit, "limit", 0, "print at most this many records (0: all)")
+	opts.out.register(cmd)
 	return cmd
 }
 
 func (e *env) runLog(ctx context.Context, opts *logOptions) error {
+	out, err := e.docOutput(&opts.out)
+	if err != nil {
+		return err
+	}
 	db, err := e.open(opts.path, readOnly, opts.storeFlags)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	out := e.output(false)
-	defer out.flush()
 	n := 0
-	return db.View(func(tx *store.Tx) error {
+	return out.close(db.View(func(tx *store.Tx) error {
 		return tx.Journal(opts.since, func(r *store.Record) (bool, error) {
 			if err := ctx.Err(); err != nil {
 				return false, err
@@ -56,5 +61,5 @@ func (e *env) runLog(ctx context.Context, opts *logOptions) error {
 			n++
 			return opts.limit == 0 || n < opts.limit, out.doc(r.Value())
 		})
-	})
+	}))
 }

@@ -10,17 +10,20 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omgdb/omgdb/mcpserver"
+	"github.com/omgdb/omgdb/query/errs"
 )
 
 func init() { commands = append(commands, command{"mcp", newMCPCmd}) }
 
 type mcpOptions struct {
 	scope, store, root, toolsFile, audit      string
+	auditKey                                  string
 	collections, denyCollections, redact      []string
 	tools, denyTools, allowOrigins            []string
-	onlyCanned, listTools                     bool
+	onlyCanned, listTools, indexCheck         bool
 	maxDocs, maxBytes, maxString, concurrency int
-	timeout, lockTimeout                      time.Duration
+	maxSessions                               int
+	timeout, lockTimeout, idleTimeout         time.Duration
 	httpAddr, token                           string
 	insecureLoopback, allowRemote             bool
 }
@@ -34,7 +37,7 @@ func newMCPCmd(e *env) *cobra.Command {
 input and output, or Streamable HTTP with --http. The scope decides what an
 agent can do: read (the default), read-write or dangerous. Paths are confined
 to --root (default: the working directory), or pinned to one store with
---store. See ` + "`omgdb docs mcp`" + ` for client configurations, every tool, and the
+--store. See omgdb docs mcp for client configurations, every tool, and the
 result and error shapes.`,
 		Example: `  omgdb mcp --root ./data
   omgdb mcp --store app.omgdb --scope read-write --audit mcp-audit.jsonl
@@ -48,7 +51,7 @@ result and error shapes.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.scope, "scope", "read", "what the agent may do: read (ro), read-write (rw, write) or dangerous (all)")
-	f.StringVar(&opts.store, "store", "", "serve only this store file; `path` arguments become optional")
+	f.StringVar(&opts.store, "store", "", "serve only this store file; the path arguments of tools become optional")
 	f.StringVar(&opts.root, "root", ".", "directory that store paths are confined to")
 	f.StringSliceVar(&opts.collections, "collections", nil, "collections (names or globs) the agent may see; default all")
 	f.StringSliceVar(&opts.denyCollections, "deny-collections", nil, "collections (names or globs) hidden from the agent")
@@ -63,13 +66,17 @@ result and error shapes.`,
 	f.DurationVar(&opts.timeout, "timeout", mcpserver.DefaultTimeout, "time limit of one call")
 	f.DurationVar(&opts.lockTimeout, "lock-timeout", mcpserver.DefaultLockTimeout, "how long to wait for another process's lock on a store")
 	f.IntVar(&opts.concurrency, "concurrency", mcpserver.DefaultConcurrency, "calls that run at once")
+	f.BoolVar(&opts.indexCheck, "index-check", false, "refuse reads (find, count, distinct, aggregate) whose plan scans a whole collection")
 	f.StringVar(&opts.audit, "audit", "", "append one JSON line per tool call to this file")
+	f.StringVar(&opts.auditKey, "audit-key", "", "the key file of the audit log's argument HMACs (default the --audit file plus .key; made if missing)")
 	f.BoolVar(&opts.listTools, "list-tools", false, "print the tools an agent would see, as JSON, and exit")
 	f.StringVar(&opts.httpAddr, "http", "", "serve Streamable HTTP on this address (e.g. 127.0.0.1:8765) instead of stdio")
 	f.StringVar(&opts.token, "token", "", "bearer token HTTP clients must send (default $OMGDB_MCP_TOKEN)")
 	f.BoolVar(&opts.insecureLoopback, "insecure-loopback", false, "allow --http without a token, on a loopback address only")
 	f.BoolVar(&opts.allowRemote, "allow-remote", false, "allow --http on a non-loopback address")
 	f.StringSliceVar(&opts.allowOrigins, "allow-origin", nil, "browser origins allowed over HTTP besides loopback ones")
+	f.IntVar(&opts.maxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "HTTP sessions alive at once; a new one ends the one idle the longest")
+	f.DurationVar(&opts.idleTimeout, "idle-timeout", mcpserver.DefaultIdleTimeout, "an HTTP session unused this long ends")
 	return cmd
 }
 
@@ -77,6 +84,10 @@ func (e *env) runMCP(ctx context.Context, opts *mcpOptions) error {
 	scope, err := mcpserver.ParseScope(opts.scope)
 	if err != nil {
 		return err
+	}
+	if opts.maxSessions < 1 || opts.idleTimeout <= 0 {
+		return errs.Errorf(errs.Usage, "--max-sessions must be at least 1 and --idle-timeout above 0 (got %d and %s)", opts.maxSessions, opts.idleTimeout).
+			WithHint("e.g. --max-sessions 100 --idle-timeout 1h")
 	}
 	token := opts.token
 	if token == "" {
@@ -87,11 +98,12 @@ func (e *env) runMCP(ctx context.Context, opts *mcpOptions) error {
 		Collections: opts.collections, DenyCollections: opts.denyCollections, Redact: opts.redact,
 		Tools: opts.tools, DenyTools: opts.denyTools, ToolsFile: opts.toolsFile, OnlyCanned: opts.onlyCanned,
 		MaxDocs: opts.maxDocs, MaxBytes: opts.maxBytes, MaxString: opts.maxString,
-		Timeout: opts.timeout, LockTimeout: opts.lockTimeout, Concurrency: opts.concurrency,
-		Audit: opts.audit, Version: Version,
+		Timeout: opts.timeout, LockTimeout: opts.lockTimeout, Concurrency: opts.concurrency, IndexCheck: opts.indexCheck,
+		Audit: opts.audit, AuditKey: opts.auditKey, Version: Version,
 		Logger: mcpLogger(e),
 		HTTP: mcpserver.HTTPConfig{Addr: opts.httpAddr, Token: token, InsecureLoopback: opts.insecureLoopback,
-			AllowRemote: opts.allowRemote, AllowedOrigins: opts.allowOrigins},
+			AllowRemote: opts.allowRemote, AllowedOrigins: opts.allowOrigins,
+			MaxSessions: opts.maxSessions, IdleTimeout: opts.idleTimeout},
 	})
 	if err != nil {
 		return err

@@ -7,12 +7,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omgdb/omgdb/changes"
-	"github.com/omgdb/omgdb/query/errs"
-	"github.com/omgdb/omgdb/query/value"
 )
 
 func init() {
-	commands = append(commands, command{"plan-update", newPlanUpdateCmd}, command{"plan-delete", newPlanDeleteCmd})
+	commands = append(commands, command{"plan-update", newPlanUpdateCmd}, command{"plan-delete", newPlanDeleteCmd},
+		command{"plan-aggregate", newPlanAggregateCmd})
 }
 
 // planFlags are the flags every planning command shares.
@@ -64,12 +63,14 @@ func newPlanUpdateCmd(e *env) *cobra.Command {
 		Use:   "plan-update <store> <collection> <filter> <update>",
 		Short: "Plan an update as a reviewable dry run; writes no document",
 		Long: `Plan an update of the documents that match a filter, with update operators
-({"$set":…}) or a replacement document, without writing any document. The plan
+({"$set":…}), a replacement document or an update pipeline ([{"$set":…}]),
+without writing any document. The plan
 (every matched document with its before and after image and a digest of its
 bytes) is stored in the store file under a token. ` + planOutput,
 		Example: `  omgdb plan-update app.omgdb users '{"tier":"trial"}' '{"$set":{"tier":"free"}}'
   omgdb plan-update app.omgdb users '{"email":"a@x.io"}' '{"$inc":{"logins":1}}' --upsert
-  omgdb plan-update app.omgdb users '{}' '{"$set":{"tags.$[t]":"vip"}}' --array-filters '[{"t":"gold"}]'`,
+  omgdb plan-update app.omgdb users '{}' '{"$set":{"tags.$[t]":"vip"}}' --array-filters '[{"t":"gold"}]'
+  omgdb plan-update app.omgdb orders '{}' '[{"$set":{"total":{"$add":["$price","$tax"]}}}]'`,
 		Args: cobra.ExactArgs(4),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.path, opts.coll, opts.filter, opts.update = args[0], args[1], args[2], args[3]
@@ -98,15 +99,8 @@ func (e *env) runPlanUpdate(ctx context.Context, opts *planUpdateOptions) error 
 	}
 	po := opts.options()
 	po.Upsert, po.First = opts.upsert, !opts.multi
-	if opts.arrayFilters != "" {
-		af, err := e.parseArg(opts.arrayFilters, "--array-filters")
-		if err != nil {
-			return err
-		}
-		if af.Kind() != value.Array {
-			return errs.Errorf(errs.Invalid, "--array-filters must be an array of filter documents, got %s", af.TypeName())
-		}
-		po.ArrayFilters = af.Array()
+	if po.ArrayFilters, err = e.parseArrayFilters(opts.arrayFilters); err != nil {
+		return err
 	}
 	db, err := e.open(opts.path, readWrite, opts.storeFlags)
 	if err != nil {
@@ -164,6 +158,55 @@ func (e *env) runPlanDelete(ctx context.Context, opts *planDeleteOptions) error 
 	}
 	defer db.Close()
 	res, err := changes.PlanDelete(ctx, db, opts.coll, filter, po)
+	if err != nil {
+		return err
+	}
+	return e.printJSON(res, opts.pretty)
+}
+
+type planAggregateOptions struct {
+	planFlags
+	path, coll, pipeline string
+}
+
+func newPlanAggregateCmd(e *env) *cobra.Command {
+	opts := &planAggregateOptions{}
+	cmd := &cobra.Command{
+		Use:   "plan-aggregate <store> <collection> <pipeline>",
+		Short: "Plan the writes of a pipeline ending in $out or $merge; writes no document",
+		Long: `Run an aggregation pipeline that ends in $out or $merge up to its last stage,
+and plan the writes that stage would make in its target collection, without
+writing them: $out replaces the target's documents with the results; $merge
+matches each result to a target document on its "on" fields (_id by default)
+and merges, replaces, keeps or fails (whenMatched), or inserts, discards or
+fails (whenNotMatched). Apply the plan with apply; rollback undoes it. ` + planOutput,
+		Example: `  omgdb plan-aggregate app.omgdb orders '[{"$group":{"_id":"$customer","total":{"$sum":"$amount"}}},{"$out":"totals"}]'
+  omgdb plan-aggregate app.omgdb orders '[{"$project":{"status":1}},{"$merge":{"into":"archive","whenMatched":"replace"}}]'`,
+		Args: cobra.ExactArgs(3),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.path, opts.coll, opts.pipeline = args[0], args[1], args[2]
+			if err := opts.check(); err != nil {
+				return err
+			}
+			return e.runPlanAggregate(cmd.Context(), opts)
+		},
+		ValidArgsFunction: completeStoreArgs,
+	}
+	opts.planFlags.register(cmd)
+	return cmd
+}
+
+func (e *env) runPlanAggregate(ctx context.Context, opts *planAggregateOptions) error {
+	pipeline, err := e.parseArg(opts.pipeline, "pipeline")
+	if err != nil {
+		return err
+	}
+	db, err := e.open(opts.path, readWrite, opts.storeFlags)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	res, err := changes.PlanAggregate(ctx, db, opts.coll, pipeline, opts.options())
 	if err != nil {
 		return err
 	}

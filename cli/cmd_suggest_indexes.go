@@ -38,7 +38,7 @@ already serves the query is named. Prints JSON
 	}
 	opts.register(cmd)
 	cmd.Flags().StringVar(&opts.sort, "sort", "", `sort specification, e.g. '{"age":-1,"name":1}'`)
-	cmd.Flags().BoolVar(&opts.pretty, "pretty", false, "indent the JSON")
+	cmd.Flags().BoolVar(&opts.out.pretty, "pretty", false, "indent the JSON")
 	return cmd
 }
 
@@ -56,7 +56,7 @@ func (e *env) runSuggestIndexes(ctx context.Context, opts *suggestOptions) error
 	if err != nil {
 		return err
 	}
-	out := e.output(opts.pretty)
+	out := e.output(opts.out.pretty)
 	defer out.flush()
 	return out.json(marshalJSON(s))
 }

@@ -47,7 +47,9 @@ func (e *env) runVerify(ctx context.Context, opts *verifyOptions) error {
 		return err
 	}
 	defer db.Close()
+	ctx, bar := e.withProgress(ctx, "verifying")
 	rep, err := db.Verify(ctx)
+	bar.done()
 	if err != nil {
 		return err
 	}

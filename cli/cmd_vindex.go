@@ -51,34 +51,40 @@ The model id (such as hashing-fnv1a-v2-d256) is recorded with the index;
 	return cmd
 }
 
-func (e *env) runCreateVectorIndex(_ context.Context, opts *createVectorIndexOptions) error {
+func (e *env) runCreateVectorIndex(ctx context.Context, opts *createVectorIndexOptions) error {
 	def := vector.NewVectorIndexDef(opts.name, opts.field, opts.dim)
 	if opts.model != "" {
 		def.Spec = []byte(fmt.Sprintf(`{"field":%q,"dim":%d,"model":%q}`, opts.field, opts.dim, opts.model))
 	}
-	return e.createIndex(opts.path, opts.coll, opts.storeFlags, def)
+	return e.createIndex(ctx, opts.path, opts.coll, opts.storeFlags, def)
 }
 
 // createIndex creates an index in an existing collection and reports it.
-func (e *env) createIndex(path, coll string, f storeFlags, def store.IndexDef) error {
+func (e *env) createIndex(ctx context.Context, path, coll string, f storeFlags, def store.IndexDef) error {
 	db, err := e.open(path, readWrite, f)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 	var created store.IndexDef
+	var bar *progress
 	err = db.Update(store.Change{Kind: "create-index"}, func(tx *store.Tx) error {
 		c, err := tx.Collection(coll)
 		if err != nil {
 			return err
 		}
+		bar = e.indexBar(c)
 		ix, err := c.CreateIndex(def)
 		if err != nil {
 			return err
 		}
+		if err := ctx.Err(); err != nil {
+			return err // Ctrl-C during the build: commit nothing
+		}
 		created = ix.Def
 		return nil
 	})
+	bar.done()
 	if err != nil {
 		return err
 	}
@@ -114,7 +120,7 @@ stemming, so "running" finds "runs").`,
 					opts.fields = append(opts.fields, f)
 				}
 			}
-			return e.createIndex(opts.path, opts.coll, opts.storeFlags, vector.NewSearchIndexDef(opts.name, opts.fields, opts.analyzer))
+			return e.createIndex(cmd.Context(), opts.path, opts.coll, opts.storeFlags, vector.NewSearchIndexDef(opts.name, opts.fields, opts.analyzer))
 		},
 		ValidArgsFunction: completeStoreArgs,
 	}
@@ -153,21 +159,26 @@ date on every write, so this is needed only after the embedder changed
 	return cmd
 }
 
-func (e *env) runReindex(_ context.Context, opts *reindexOptions) error {
+func (e *env) runReindex(ctx context.Context, opts *reindexOptions) error {
 	db, err := e.open(opts.path, readWrite, opts.storeFlags)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
 	var defs []store.IndexDef
+	var bar *progress
 	err = db.Update(store.Change{Kind: "reindex"}, func(tx *store.Tx) error {
 		c, err := tx.Collection(opts.coll)
 		if err != nil {
 			return err
 		}
-		defs, err = vector.Reindex(c, opts.names...)
-		return err
+		bar = e.indexBar(c)
+		if defs, err = vector.Reindex(c, opts.names...); err != nil {
+			return err
+		}
+		return ctx.Err() // Ctrl-C during the build: commit nothing
 	})
+	bar.done()
 	if err != nil {
 		return err
 	}

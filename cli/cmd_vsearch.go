@@ -19,7 +19,8 @@ type searchFlags struct {
 	k                int
 	filter, project  string
 	minScore         float64
-	hybrid, pretty   bool
+	hybrid           bool
+	out              formatFlags
 	index, textIndex string
 	minScoreSet      bool
 	projection       *query.Projection
@@ -32,7 +33,7 @@ func (f *searchFlags) register(cmd *cobra.Command) {
 	cmd.Flags().Float64Var(&f.minScore, "min-score", 0, "drop hits scoring below this (default: vector hits must score above 0)")
 	cmd.Flags().StringVar(&f.project, "project", "", `a projection of the documents printed, such as '{"title":1}'`)
 	cmd.Flags().BoolVar(&f.hybrid, "hybrid", false, "fuse BM25 and vector rankings (reciprocal rank fusion)")
-	cmd.Flags().BoolVar(&f.pretty, "pretty", false, "indent the JSON")
+	f.out.register(cmd)
 }
 
 // prepare validates and compiles the flags.
@@ -74,8 +75,14 @@ func (e *env) printHits(res *vector.Result, f *searchFlags) error {
 	if res.Note != "" {
 		fmt.Fprintf(e.stderr, "note: %s\n", res.Note)
 	}
-	out := e.output(f.pretty)
-	defer out.flush()
+	out, err := e.docOutput(&f.out)
+	if err != nil {
+		return err
+	}
+	return out.close(e.writeHits(out, res, f))
+}
+
+func (e *env) writeHits(out *output, res *vector.Result, f *searchFlags) error {
 	for _, h := range res.Hits {
 		doc := h.Doc
 		if f.projection != nil {

@@ -113,12 +113,15 @@ func (e *env) parseArg(arg, what string) (value.Value, error) {
 	return v, nil
 }
 
-// output writes data lines to stdout through a buffer.
+// output writes data lines to stdout through a buffer: canonical JSON,
+// one document a line (indented with pretty), or, with docs set, in
+// another format (format.go).
 type output struct {
 	w      *bufio.Writer
 	pretty bool
 	ejson  value.EJSONMode // the form of documents (doc, from)
 	buf    []byte
+	docs   docSink
 }
 
 func (e *env) output(pretty bool) *output {
@@ -127,6 +130,9 @@ func (e *env) output(pretty bool) *output {
 
 // doc writes one document as a line of canonical JSON (or indented).
 func (o *output) doc(v value.Value) error {
+	if o.docs != nil {
+		return o.docs.add(v)
+	}
 	o.buf = value.AppendEJSON(o.buf[:0], v, o.ejson)
 	return o.json(o.buf)
 }
@@ -135,7 +141,7 @@ func (o *output) doc(v value.Value) error {
 // stored as when raw (src as a store.RawSource, or nil) hands it out
 // unchanged, else the decoded document encoded again.
 func (o *output) from(src agg.Source, raw store.RawSource) error {
-	if raw != nil {
+	if raw != nil && o.docs == nil {
 		if js := raw.RawJSON(); js != nil {
 			return o.stored(js)
 		}
@@ -161,16 +167,61 @@ func (o *output) stored(js []byte) error {
 
 // json writes canonical JSON bytes as one line (or indented).
 func (o *output) json(js []byte) error {
+	if o.docs != nil {
+		v, err := value.Parse(js)
+		if err != nil {
+			return err
+		}
+		return o.docs.add(v)
+	}
+	return o.writeJSON(js, true)
+}
+
+// writeJSON writes canonical JSON bytes (indented with pretty), and a
+// newline when nl. The error is the output's first write error (standard
+// output closed), so that a command stops at once.
+func (o *output) writeJSON(js []byte, nl bool) error {
 	if o.pretty {
 		var b bytes.Buffer
 		indentJSON(&b, js)
 		js = b.Bytes()
 	}
-	o.w.Write(js)
+	if _, err := o.w.Write(js); err != nil || !nl {
+		return err
+	}
 	return o.w.WriteByte('\n')
 }
 
-func (o *output) flush() error { return o.w.Flush() }
+// flush finishes the format (a JSON array's bracket, a table's rows) and
+// writes out what is buffered.
+func (o *output) flush() error {
+	docs := o.docs
+	o.docs = nil
+	if docs != nil {
+		if err := docs.end(); err != nil {
+			return err
+		}
+	}
+	err := o.w.Flush()
+	if r, ok := docs.(interface{ report() }); ok && err == nil {
+		r.report() // after the data, on standard error
+	}
+	return err
+}
+
+// close ends an output after the command's work returned err: flush
+// when err is nil; else it writes out the NDJSON lines already printed,
+// but does not finish another format (no closing bracket after an
+// error), and returns err.
+func (o *output) close(err error) error {
+	if err == nil {
+		return o.flush()
+	}
+	if o.docs == nil {
+		o.w.Flush()
+	}
+	return err
+}
 
 // indentJSON indents compact canonical JSON without reparsing numbers.
 func indentJSON(dst *bytes.Buffer, js []byte) {

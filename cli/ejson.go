@@ -100,10 +100,3 @@ func ejsonWriter(w io.Writer, m value.EJSONMode) io.WriteCloser {
 type nopCloser struct{ io.Writer }
 
 func (nopCloser) Close() error { return nil }
-
-// docOutput returns an output for documents in the mode of f.
-func (e *env) docOutput(pretty bool, f ejsonFlag) *output {
-	out := e.output(pretty)
-	out.ejson = f.mode
-	return out
-}

@@ -27,6 +27,7 @@ func TestInterruptible(t *testing.T) {
 		{"early", false},
 		{"released", false},
 		{"released-installed", false},
+		{"twice", false}, // the first cancels, the second ends the process
 	} {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestInterruptible$")
 		cmd.Env = append(os.Environ(), "OMGDB_TEST_INTERRUPT="+tc.name)
@@ -57,6 +58,10 @@ func interruptChild(c string) int {
 	}
 	time.Sleep(200 * time.Millisecond)
 	syscall.Kill(os.Getpid(), syscall.SIGINT)
+	if c == "twice" {
+		<-ctx.Done()
+		syscall.Kill(os.Getpid(), syscall.SIGINT)
+	}
 	if c != "installed" { // the context is done (released) or not: the process must end first
 		time.Sleep(5 * time.Second)
 		return 3

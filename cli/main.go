@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/shell"
 )
 
 // Exit codes, as SPEC.md section 1 fixes them.
@@ -26,6 +27,9 @@ const (
 	ExitIO       = 74
 	ExitBusy     = 75
 	ExitDenied   = 77
+	// ExitInterrupted is Ctrl-C's code (128 + SIGINT): any command,
+	// shell script or --eval stopped by it.
+	ExitInterrupted = 130
 )
 
 // env is what every command writes to and reads from.
@@ -55,7 +59,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 		}
 	}()
 	if err := root.ExecuteContext(ctx); err != nil {
-		return printError(stderr, err)
+		return printError(stderr, unknownCommand(root, args, err))
 	}
 	return ExitOK
 }
@@ -73,7 +77,7 @@ const interruptAfter = 50 * time.Millisecond
 // were installed, which every command survives: a write transaction that
 // has not committed leaves nothing behind.
 func interruptible(parent context.Context, after time.Duration) (context.Context, func()) {
-	ctx, cancel := context.WithCancel(parent)
+	ctx, cancel := context.WithCancelCause(parent)
 	var mu sync.Mutex // guards released and unhook
 	released := false
 	var unhook func()
@@ -89,7 +93,10 @@ func interruptible(parent context.Context, after time.Duration) (context.Context
 		go func() {
 			select {
 			case <-ch:
-				cancel()
+				// A second Ctrl-C ends the process at once, for work
+				// that does not look at its context often.
+				signal.Stop(ch)
+				cancel(errInterrupted)
 			case <-ctx.Done():
 			}
 		}()
@@ -102,12 +109,16 @@ func interruptible(parent context.Context, after time.Duration) (context.Context
 			unhook()
 		}
 		mu.Unlock()
-		cancel()
+		cancel(nil)
 	}
 }
 
 // printError writes "error: …" and "hint: …" and returns the exit code.
 func printError(w io.Writer, err error) int {
+	var exit *shell.ExitError
+	if errors.As(err, &exit) {
+		return exitCode(err) // exit(n) in the shell is no error to print
+	}
 	fmt.Fprintf(w, "error: %s\n", err)
 	hint := errs.HintOf(err)
 	code := exitCode(err)
@@ -131,11 +142,22 @@ func (r runError) Unwrap() error { return r.err }
 // exitCode maps an error to the process's exit code, the one place where
 // error kinds (errs.Kind) become exit codes: Usage and cobra's own errors
 // 64, NotFound 66, Conflict 69, IO and errors without a kind 74, Busy 75,
-// Denied 77, and Invalid, Limit and the rest 65.
+// Denied 77, and Invalid, Limit and the rest 65; and a command Ctrl-C
+// stopped 130.
 func exitCode(err error) int {
+	if errors.As(err, new(*interruptedError)) {
+		return ExitInterrupted
+	}
 	var re runError
 	if !errors.As(err, &re) {
 		return ExitUsage
+	}
+	if errors.Is(err, shell.ErrInterrupted) {
+		return ExitInterrupted
+	}
+	var exit *shell.ExitError
+	if errors.As(err, &exit) {
+		return exit.Code // the shell's exit(n): the script chose it
 	}
 	var qe *errs.Error
 	if !errors.As(err, &qe) {
@@ -201,12 +223,13 @@ func newRootCmdFor(e *env, args []string) *cobra.Command {
 }
 
 // markRunErrors wraps every RunE so that its errors are told apart from
-// cobra's usage errors.
+// cobra's usage errors, and makes argument-count errors name the argument.
 func markRunErrors(c *cobra.Command) {
+	nameArgErrors(c)
 	if run := c.RunE; run != nil {
 		c.RunE = func(cmd *cobra.Command, args []string) error {
 			if err := run(cmd, args); err != nil {
-				return runError{err}
+				return runError{asInterrupted(cmd.Context(), err)}
 			}
 			return nil
 		}

@@ -1,12 +1,19 @@
 package cli
 
 import (
+	_ "embed"
 	"fmt"
 	"io"
 	"strings"
 
 	"github.com/spf13/cobra"
 )
+
+// referenceIntro is the hand-written part of docs/cli.md: output formats,
+// progress, Ctrl-C and exit codes, what the commands share.
+//
+//go:embed reference_intro.md
+var referenceIntro string
 
 // writeReference writes the Markdown CLI reference (docs/cli.md) from the
 // command tree, so the manual can never describe flags that do not exist.
@@ -20,6 +27,7 @@ func writeReference(w io.Writer) {
 	for _, c := range cmds {
 		fmt.Fprintf(w, "- [`%s`](#omgdb-%s): %s\n", c.Name(), c.Name(), c.Short)
 	}
+	fmt.Fprintf(w, "\n%s", referenceIntro)
 	for _, c := range cmds {
 		writeCommand(w, c)
 	}

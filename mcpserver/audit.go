@@ -1,8 +1,10 @@
 package mcpserver
 
 import (
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"io"
 	"os"
 	"sync"
 	"time"
@@ -12,9 +14,10 @@ import (
 )
 
 // The audit log has one JSON line per tools/call, refused calls included:
-// time, transport, client name (from initialize), tool, the SHA-256 of the
-// arguments (canonical JSON with keys sorted; for a call refused before
-// its arguments were read, of their text as sent), outcome and error code,
+// time, transport, client name (from initialize), tool, the HMAC-SHA-256
+// of the arguments (canonical JSON with keys sorted; for a call refused
+// before its arguments were read, of their text as sent) under the log's
+// key (auditkey.go), outcome and error code,
 // document counts and duration. It never holds document data or argument
 // values. The file is opened for appending and each line is fsynced
 // before the call is answered. If a line cannot be written, the call is
@@ -23,18 +26,23 @@ import (
 
 type auditLog struct {
 	path string
+	key  []byte     // the HMAC key of argument digests
 	mu   sync.Mutex // guards f and err
 	f    *os.File
 	err  error // the first failure; once set, calls are refused
 }
 
-func openAudit(path string) (*auditLog, error) {
+func openAudit(path, keyPath string, random io.Reader) (*auditLog, error) {
+	key, err := loadAuditKey(keyPath, random)
+	if err != nil {
+		return nil, err
+	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, errs.Errorf(errs.IO, "--audit %s: %v", path, unwrapPathError(err)).
 			WithHint("give a file in a writable directory")
 	}
-	return &auditLog{path: path, f: f}, nil
+	return &auditLog{path: path, key: key, f: f}, nil
 }
 
 func (a *auditLog) write(line []byte) error {
@@ -97,7 +105,8 @@ func (s *Server) record(ss *session, name string, args value.Value, raw []byte, 
 	if !args.IsMissing() {
 		text = value.AppendJSON(nil, sortedKeys(args))
 	}
-	sum := sha256.Sum256(text)
+	mac := hmac.New(sha256.New, s.audit.key)
+	mac.Write(text)
 	outcome, code := "ok", value.MissingValue
 	returned, matched := value.MissingValue, value.MissingValue
 	if te != nil {
@@ -113,7 +122,7 @@ func (s *Server) record(ss *session, name string, args value.Value, raw []byte, 
 	}
 	now := s.cfg.Now()
 	line := value.AppendJSON(nil, obj("time", now.UTC().Format(time.RFC3339Nano), "transport", ss.transport,
-		"client", ss.clientName(), "tool", truncate(name, 64), "args_sha256", hex.EncodeToString(sum[:]),
+		"client", ss.clientName(), "tool", truncate(name, 64), "args_hmac", hex.EncodeToString(mac.Sum(nil)),
 		"outcome", outcome, "code", code, "returned", returned, "matched", matched,
 		"duration_ms", now.Sub(start).Milliseconds()))
 	if err := s.audit.write(line); err != nil {

@@ -58,6 +58,7 @@ func (ss *session) callTool(ctx context.Context, p params) ([]byte, *rpcError) {
 		return nil, e
 	}
 	start := ss.srv.cfg.Now()
+	defer ss.startProgress(ctx, p, name)() // stopped before the answer is sent
 	var args value.Value
 	out, err := ss.invoke(ctx, name, p, &args)
 	var res []byte
@@ -71,6 +72,7 @@ func (ss *session) callTool(ctx context.Context, p params) ([]byte, *rpcError) {
 	if aerr := ss.srv.record(ss, name, args, p["arguments"], out, te, start); aerr != nil {
 		res = value.AppendJSON(nil, ss.errorResult(aerr))
 	}
+	ss.logCall(ctx, name, out, te, ss.srv.cfg.Now().Sub(start))
 	return res, nil
 }
 
@@ -98,17 +100,17 @@ func (ss *session) invoke(ctx context.Context, name string, p params, args *valu
 	return ss.run(ctx, &call{srv: ss.srv, sess: ss, tool: t, args: checked})
 }
 
-// run runs a tool within the concurrency bound and the per-call deadline.
-// A panic becomes an INTERNAL error.
+// run runs a tool within the concurrency bound and the per-call deadline,
+// which runs from the request's arrival (deadline.go). A panic becomes an
+// INTERNAL error.
 func (ss *session) run(ctx context.Context, c *call) (out *output, err error) {
-	select {
-	case ss.srv.sem <- struct{}{}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	defer func() { <-ss.srv.sem }()
-	ctx, cancel := context.WithTimeout(ctx, ss.srv.cfg.Timeout)
+	ctx, cancel := context.WithDeadline(ctx, arrival(ctx).Add(ss.srv.cfg.Timeout))
 	defer cancel()
+	release, err := ss.srv.acquire(ctx, c.tool.Name)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	defer func() {
 		if r := recover(); r != nil {
 			// The stack goes to the debug log only (omgdb mcp logs debug
@@ -146,6 +148,7 @@ func (c *call) scrub(err error) error {
 		return errorf(CodeInvalidArgument, "the document breaks a validation rule of collection `%s` (details are not shown: this server redacts fields of `%s`)", coll, coll).
 			withHint("check the document against the collection's rules (describe lists them); nothing was written")
 	}
+	c.hideArgValues(coll)
 	return err
 }
 

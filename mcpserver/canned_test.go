@@ -29,7 +29,7 @@ func cannedFixture(t *testing.T, cfg Config) *fixture {
 // reject filter refuses calls that reach excluded documents.
 func TestCanned(t *testing.T) {
 	f := cannedFixture(t, Config{})
-	if got := join(f.srv.listedNames()); got != "describe,find,count,aggregate,explain,diagnose,vsearch,search,context_pack,history,diff,plans,users_in_city,user_by_age" {
+	if got := join(f.srv.listedNames()); got != "describe,find,count,distinct,aggregate,export,explain,diagnose,vsearch,search,context_pack,stats,list_indexes,suggest_indexes,history,diff,plans,users_in_city,user_by_age" {
 		t.Errorf("listed %s", got)
 	}
 	sc := structured(t, f.callTool("users_in_city", `{"path":"app.omgdb","city":"Paris"}`))

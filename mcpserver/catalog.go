@@ -12,9 +12,9 @@ import (
 // shows them. A tool whose engine part does not exist yet is not here:
 // the catalog never lists a tool that does not work.
 func (s *Server) builtins() []*tool {
-	return []*tool{s.describeTool(), s.findTool(), s.countTool(), s.aggregateTool(), s.insertTool(),
-		s.explainTool(), s.diagnoseTool(), s.vsearchTool(), s.searchTool(), s.contextPackTool(),
-		s.createIndexTool(), s.dropIndexTool(),
+	return []*tool{s.describeTool(), s.findTool(), s.countTool(), s.distinctTool(), s.aggregateTool(), s.exportTool(), s.insertTool(),
+		s.insertManyTool(), s.createCollectionTool(), s.renameCollectionTool(), s.explainTool(), s.diagnoseTool(), s.vsearchTool(), s.searchTool(), s.contextPackTool(),
+		s.statsTool(), s.listIndexesTool(), s.suggestIndexesTool(), s.createIndexTool(), s.dropIndexTool(),
 		// the change lifecycle (tool_changes.go, tool_history.go)
 		s.historyTool(), s.diffTool(), s.plansTool(), s.planUpdateTool(), s.planDeleteTool(), s.planRevertTool(),
 		s.applyTool(), s.rollbackTool(), s.createSnapshotTool(), s.deleteSnapshotTool(), s.dropCollectionTool(), s.pruneHistoryTool()}

@@ -21,6 +21,11 @@
 // the bytes they are stored as, unless a projection, a redaction or
 // --max-string changes them.
 //
+// While a call runs, the server may send notifications on the channel
+// the request came on (notify.go): a log message per call after
+// logging/setLevel, and progress every second for a call that carried a
+// progressToken. Their text never holds an argument or stored data.
+//
 // # Guarantees
 //
 // Scope is enforced three times: tools/list lists only the tools within
@@ -29,18 +34,27 @@
 // opens the store read-only, so the engine refuses to write whatever the
 // tool's code does. Paths are confined to the root (see paths.go for the
 // exact steps and the remaining window where /proc is missing). Redacted
-// fields are removed where documents are read, before filters see them.
+// fields are removed where documents are read, before filters see them;
+// the values plans, change notes and error messages give to redacted
+// paths are shown as "<redacted>" (redact_spec.go, redact_changes.go),
+// and plans or inserts whose counts or conflicts would reveal a redacted
+// value are refused.
 // Results are capped and say which cap fired; document data in text
 // content is fenced with a per-result random nonce; every failure is a
 // result with a stable code; with an audit log, every call is recorded
-// and fsynced before it is answered, and a broken log stops the server
-// from serving tools. A panic in a tool becomes an INTERNAL error.
+// (its arguments as an HMAC under a key kept beside the log) and fsynced
+// before it is answered, and a broken log stops the server from serving
+// tools. Over HTTP, sessions are bounded: a new one reclaims the one idle
+// the longest. A panic in a tool becomes an INTERNAL error.
 //
 // # Caveats
 //
 // Calls stop at their deadline cooperatively: scans check their context
-// every 1024 documents, and waiting for a store's lock is bounded by
-// Config.LockTimeout instead. Cursors are offsets into the results, so a
+// before every document, expression evaluation every expr.CheckEvery
+// steps, so a call answers within about a millisecond of its deadline
+// (docs/limits.md); waiting for a store's lock is bounded by
+// Config.LockTimeout instead. A regular expression's single match on one
+// long string cannot be interrupted (Go's regexp has no cancellation). Cursors are offsets into the results, so a
 // collection that changes between pages may repeat or skip documents.
 //
 // # Adding a tool

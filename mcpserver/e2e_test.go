@@ -3,7 +3,6 @@ package mcpserver_test
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -30,6 +29,11 @@ import (
 // drive it with the official MCP Go SDK's client.
 func TestMain(m *testing.M) {
 	if os.Getenv("OMGDB_TEST_MAIN") == "1" {
+		// The notification tests' server reports progress every 100 ms,
+		// so that their call needs not run for seconds.
+		if d, err := time.ParseDuration(os.Getenv("OMGDB_TEST_PROGRESS_EVERY")); err == nil {
+			mcpserver.SetProgressEvery(d)
+		}
 		os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
@@ -45,11 +49,15 @@ func omgdb(dir string, args ...string) *exec.Cmd {
 
 type starter func(t *testing.T, dir string, args ...string) *mcp.ClientSession
 
+// clientOptions, when set, are the options of the clients connect makes
+// (the notifications subtest sets and resets it).
+var clientOptions *mcp.ClientOptions
+
 func connect(t *testing.T, tr mcp.Transport) *mcp.ClientSession {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, clientOptions)
 	cs, err := client.Connect(ctx, tr, nil)
 	if err != nil {
 		t.Fatalf("connect: %v", err)
@@ -130,9 +138,9 @@ func TestE2E_Stdio(t *testing.T) { runE2E(t, startStdio) }
 // server answers plain JSON.
 func TestE2E_HTTP(t *testing.T) { runE2E(t, startHTTP) }
 func TestE2E_HTTPJSON(t *testing.T) {
-	runE2E(t, func(t *testing.T, dir string, args ...string) *mcp.ClientSession {
+	runE2EWith(t, func(t *testing.T, dir string, args ...string) *mcp.ClientSession {
 		return startHTTPWith(t, wantType{bearer{"e2e-token"}, "application/json", "application/json"}, dir, args...)
-	})
+	}, false)
 }
 
 // e2eCall is one tools/call of the end-to-end table.
@@ -221,14 +229,18 @@ func e2eDir(t *testing.T) string {
 }
 
 const (
-	readTools      = "describe,find,count,aggregate,explain,diagnose,vsearch,search,context_pack,history,diff,plans"
-	readWriteTools = "describe,find,count,aggregate,insert,explain,diagnose,vsearch,search,context_pack,create_index,history,diff,plans,plan_update,plan_delete,plan_revert,apply,rollback,create_snapshot"
-	allTools       = "describe,find,count,aggregate,insert,explain,diagnose,vsearch,search,context_pack,create_index,drop_index,history,diff,plans,plan_update,plan_delete,plan_revert,apply,rollback,create_snapshot,delete_snapshot,drop_collection,prune_history"
+	readTools      = "describe,find,count,distinct,aggregate,export,explain,diagnose,vsearch,search,context_pack,stats,list_indexes,suggest_indexes,history,diff,plans"
+	readWriteTools = "describe,find,count,distinct,aggregate,export,insert,insert_many,create_collection,rename_collection,explain,diagnose,vsearch,search,context_pack,stats,list_indexes,suggest_indexes,create_index,history,diff,plans,plan_update,plan_delete,plan_revert,apply,rollback,create_snapshot"
+	allTools       = "describe,find,count,distinct,aggregate,export,insert,insert_many,create_collection,rename_collection,explain,diagnose,vsearch,search,context_pack,stats,list_indexes,suggest_indexes,create_index,drop_index,history,diff,plans,plan_update,plan_delete,plan_revert,apply,rollback,create_snapshot,delete_snapshot,drop_collection,prune_history"
 )
 
 // runE2E drives three servers, at read, read-write and dangerous scope,
 // over one transport, through every tool of the catalog.
-func runE2E(t *testing.T, start starter) {
+func runE2E(t *testing.T, start starter) { runE2EWith(t, start, true) }
+
+// runE2EWith is runE2E; streams says whether the transport can carry
+// notifications during a call (not an HTTP client that accepts only JSON).
+func runE2EWith(t *testing.T, start starter, streams bool) {
 	dir := e2eDir(t)
 	r := &e2eRun{vars: map[string]any{}, valid: map[string]bool{}, invalid: map[string]bool{}}
 	t.Run("read", func(t *testing.T) {
@@ -237,7 +249,7 @@ func runE2E(t *testing.T, start starter) {
 		if init.ServerInfo == nil || init.ServerInfo.Name != "omgdb" || init.ProtocolVersion != "2025-11-25" || !strings.Contains(init.Instructions, "describe") {
 			t.Errorf("initialize: %+v %+v", init, init.ServerInfo)
 		}
-		if init.Capabilities.Tools == nil || init.Capabilities.Resources == nil || init.Capabilities.Prompts == nil {
+		if init.Capabilities.Tools == nil || init.Capabilities.Resources == nil || init.Capabilities.Prompts == nil || init.Capabilities.Logging == nil {
 			t.Errorf("capabilities: %+v", init.Capabilities)
 		}
 		tools := listTools(t, cs)
@@ -250,6 +262,14 @@ func runE2E(t *testing.T, start starter) {
 			}
 		}
 		r.calls(t, cs, tools, readCalls)
+		uri := r.vars["export"].(string)
+		rr, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})
+		if err != nil || rr.Contents[0].MIMEType != "application/x-ndjson" || rr.Contents[0].Text != "{\"_id\":2,\"name\":\"bob\"}\n{\"_id\":1,\"name\":\"ada\"}\n" {
+			t.Errorf("read %s: %+v %v", uri, rr, err)
+		}
+		if _, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri + "/2"}); err == nil {
+			t.Errorf("read page 2 of a one-page export: no error")
+		}
 		checkResources(t, cs)
 		checkPrompts(t, cs)
 	})
@@ -291,7 +311,22 @@ func runE2E(t *testing.T, start starter) {
 		if lim, _ := sc["applied_limits"].(map[string]any); lim["max_bytes"] != 150.0 {
 			t.Errorf("find at --max-bytes 150: applied_limits %v", sc["applied_limits"])
 		}
+		// max_bytes lowers the cap, never raises it
+		sc = callAndValidate(t, cs, tools, "find", app("collection", "notes", "max_bytes", 100000), "")
+		if lim, _ := sc["applied_limits"].(map[string]any); lim["max_bytes"] != 150.0 {
+			t.Errorf("find with max_bytes 100000 at --max-bytes 150: applied_limits %v", sc["applied_limits"])
+		}
 	})
+	t.Run("index-check", func(t *testing.T) {
+		cs := start(t, dir, "--index-check")
+		tools := listTools(t, cs)
+		sc := callAndValidate(t, cs, tools, "find", app("collection", "users", "filter", m{"name": "ada"}), "POLICY_DENIED")
+		if !strings.Contains(sc["remediation_hint"].(string), `{"name":1}`) {
+			t.Errorf("--index-check refusal: %v", sc)
+		}
+		callAndValidate(t, cs, tools, "count", app("collection", "users"), "")
+	})
+	t.Run("notifications", func(t *testing.T) { checkNotifications(t, start, streams) })
 	t.Run("read-write", func(t *testing.T) {
 		cs := start(t, dir, "--scope", "rw")
 		tools := listTools(t, cs)
@@ -361,113 +396,6 @@ func wantLen(key string, n int) func(*testing.T, map[string]any) {
 			t.Errorf("%s has %d entries, want %d: %v", key, len(list), n, sc)
 		}
 	}
-}
-
-var readCalls = []e2eCall{
-	{tool: "describe", args: app()},
-	{tool: "describe", args: app("collection", "user"), code: "NOT_FOUND"},
-	{tool: "find", args: app("collection", "users", "filter", m{"tags": "go"}, "limit", 1), check: wantLen("documents", 1)},
-	{tool: "find", args: app("collection", "users", "limit", 0), code: "INVALID_ARGUMENT", schemaInvalid: true},
-	{tool: "find", args: m{"path": "../app.omgdb", "collection": "users"}, code: "PATH_DENIED"},
-	{tool: "find", args: app("collection", "users", "filter", m{"age": m{"$gt": 20}}, "sort", m{"age": -1}, "project", m{"name": 1, "_id": 0}),
-		check: wantField("documents", []any{m{"name": "ada"}, m{"name": "bob"}})},
-	{tool: "find", args: app("collection", "users", "sort", m{"age": "down"}), code: "INVALID_ARGUMENT"},
-	{tool: "find", args: app("collection", "users", "filter", m{"age": m{"$gtee": 1}}), code: "INVALID_FILTER"},
-	{tool: "find", args: app("collection", "users", "at", "0"), code: "NOT_FOUND"},
-	{tool: "count", args: app("collection", "users", "filter", m{"age": 25}), check: wantField("count", 1.0)},
-	{tool: "count", args: app("collection", "users", "filter", "age"), code: "INVALID_ARGUMENT", schemaInvalid: true},
-	{tool: "aggregate", args: app("collection", "users", "pipeline", []any{
-		m{"$group": m{"_id": nil, "n": m{"$sum": 1}, "avg": m{"$avg": "$age"}}}})},
-	{tool: "aggregate", args: app("collection", "users", "pipeline", []any{m{"$out": "x"}}), code: "INVALID_ARGUMENT"},
-	{tool: "aggregate", args: app("collection", "users", "pipeline", m{"$match": m{}}), code: "INVALID_ARGUMENT", schemaInvalid: true},
-	{tool: "explain", args: app("collection", "users", "filter", m{"age": m{"$gt": 30}}, "sort", m{"name": 1})},
-	{tool: "explain", args: app("collection", "users", "filter", m{"$where": "1"}), code: "INVALID_FILTER"},
-	{tool: "diagnose", args: app("collection", "users", "filter", m{"nmae": "ada"})},
-	{tool: "diagnose", args: app("filter", m{"name": "ada"}), code: "INVALID_ARGUMENT", schemaInvalid: true},
-	{tool: "vsearch", args: app("collection", "notes", "field", "body", "query", "backup policy", "k", 2), check: wantLen("hits", 2)},
-	{tool: "vsearch", args: app("collection", "notes", "field", "body", "query", "backup", "k", 0), code: "INVALID_ARGUMENT", schemaInvalid: true},
-	{tool: "search", args: app("collection", "notes", "query", "backup -tape"), check: wantLen("hits", 1)},
-	{tool: "search", args: app("collection", "users", "query", "ada"), code: "NOT_FOUND"},
-	{tool: "search", args: app("collection", "notes"), code: "INVALID_ARGUMENT", schemaInvalid: true},
-	{tool: "context_pack", args: app("collection", "notes", "field", "body", "query", "backup schedule", "budget", 100)},
-	{tool: "context_pack", args: app("collection", "notes", "field", "body", "query", "x", "budget", 0), code: "INVALID_ARGUMENT", schemaInvalid: true},
-	{tool: "history", args: app("limit", 5)},
-	{tool: "history", args: app("limt", 5), code: "INVALID_ARGUMENT", schemaInvalid: true},
-	{tool: "diff", args: app("from", "0")},
-	{tool: "diff", args: app(), code: "INVALID_ARGUMENT", schemaInvalid: true},
-	{tool: "plans", args: app("all", true)},
-	{tool: "plans", args: app("token", "nope"), code: "INVALID_ARGUMENT"},
-	{tool: "plans", args: app("token", "0123456789abcdef01234567"), code: "NOT_FOUND"},
-	// above the scope: refused, whatever the arguments
-	{tool: "insert", args: app("collection", "users", "document", m{}), code: "SCOPE_DENIED"},
-	{tool: "apply", args: app("token", "x"), code: "SCOPE_DENIED"},
-	{tool: "drop_collection", args: app("collection", "users"), code: "SCOPE_DENIED"},
-}
-
-var readWriteCalls = []e2eCall{
-	{tool: "create_snapshot", args: app("name", "before"), check: wantField("name", "before")},
-	{tool: "create_snapshot", args: app("name", "before"), code: "CONFLICT"},
-	{tool: "create_snapshot", args: app("name", "9lives"), code: "INVALID_ARGUMENT"},
-	{tool: "insert", args: app("collection", "users", "document", m{"name": "cy"}), check: func(t *testing.T, sc map[string]any) {
-		if _, ok := sc["inserted_id"].(map[string]any)["$oid"]; !ok {
-			t.Errorf("inserted_id = %v, want a generated ObjectId", sc["inserted_id"])
-		}
-	}},
-	{tool: "insert", args: app("collection", "users", "document", m{"_id": 1}), code: "CONFLICT"},
-	{tool: "insert", args: app("collection", "users"), code: "INVALID_ARGUMENT", schemaInvalid: true},
-	// time travel: the snapshot predates cy
-	{tool: "count", args: app("collection", "users"), check: wantField("count", 3.0)},
-	{tool: "count", args: app("collection", "users", "at", "before"), check: wantField("count", 2.0)},
-	{tool: "find", args: app("collection", "users", "at", "before", "filter", m{"name": "cy"}), check: wantField("matched", 0.0)},
-	{tool: "aggregate", args: app("collection", "users", "at", "before", "pipeline", []any{m{"$count": "n"}}),
-		check: wantField("documents", []any{m{"n": 2.0}})},
-	{tool: "count", args: app("collection", "users", "at", "nope"), code: "NOT_FOUND"},
-	{tool: "create_index", args: app("collection", "users", "fields", "age"), check: wantField("name", "age_1")},
-	{tool: "create_index", args: app("collection", "users", "fields", "age:2"), code: "INVALID_ARGUMENT"},
-	{tool: "create_index", args: app("collection", "users", "fields", "age", "unique", "yes"), code: "INVALID_ARGUMENT", schemaInvalid: true},
-	{tool: "explain", args: app("collection", "users", "filter", m{"age": 25}), check: func(t *testing.T, sc map[string]any) {
-		if b, _ := json.Marshal(sc["plan"]); !strings.Contains(string(b), "age_1") {
-			t.Errorf("explain does not use age_1: %s", b)
-		}
-	}},
-	// the change lifecycle
-	{tool: "plan_update", args: app("collection", "users", "filter", m{"name": "cy"}, "update", m{"$set": m{"age": 3}}),
-		save: map[string]string{"token": "token"}, check: wantField("matched", 1.0)},
-	{tool: "plan_update", args: app("collection", "users", "update", m{"$frob": m{"age": 1}}), code: "INVALID_ARGUMENT"},
-	{tool: "apply", args: app("token", "{{token}}"), save: map[string]string{"applied": "change_id"}},
-	{tool: "plans", args: app("token", "{{token}}")},
-	{tool: "rollback", args: app("change_id", "{{applied}}")},
-	{tool: "rollback", args: app("change_id", "nope"), code: "INVALID_ARGUMENT"},
-	{tool: "rollback", args: app("change_id", "0123456789abcdef01234567"), code: "NOT_FOUND"},
-	{tool: "apply", args: app("token", "{{token}}"), code: "CONFLICT"},
-	{tool: "plan_delete", args: app("collection", "users", "filter", m{"name": "cy"}), check: wantField("matched", 1.0)},
-	{tool: "plan_delete", args: app("collection", "users"), code: "INVALID_ARGUMENT", schemaInvalid: true},
-	{tool: "plan_revert", args: app("revision", "before"), save: map[string]string{"revert": "token"}},
-	{tool: "plan_revert", args: app("revision", "nope"), code: "NOT_FOUND"},
-	{tool: "apply", args: app("token", "{{revert}}")},
-	{tool: "count", args: app("collection", "users"), check: wantField("count", 2.0)},
-	{tool: "insert", args: app("collection", "scratch", "document", m{"_id": "tmp"})},
-	// above the scope
-	{tool: "drop_index", args: app("collection", "users", "name", "age_1"), code: "SCOPE_DENIED"},
-}
-
-var dangerousCalls = []e2eCall{
-	{tool: "drop_index", args: app("collection", "users", "name", "age_1"), check: wantField("dropped", "age_1")},
-	{tool: "drop_index", args: app("collection", "users", "name", "age_1"), code: "NOT_FOUND"},
-	{tool: "delete_snapshot", args: app("name", "before"), check: wantField("name", "before")},
-	{tool: "delete_snapshot", args: app("name", "before"), code: "NOT_FOUND"},
-	{tool: "drop_collection", args: app("collection", "scratch"), check: wantField("dropped", 1.0)},
-	{tool: "drop_collection", args: app("collection", "scratch"), code: "NOT_FOUND"},
-	{tool: "find", args: app("collection", "scratch"), code: "NOT_FOUND"},
-	{tool: "prune_history", args: app("history_before", "0"), code: "INVALID_ARGUMENT"},
-	{tool: "prune_history", args: app(), code: "INVALID_ARGUMENT", schemaInvalid: true},
-	{tool: "history", args: app("limit", 1), save: map[string]string{"newest": "changes"}},
-	{tool: "prune_history", args: app("history_before", "1"), check: func(t *testing.T, sc map[string]any) {
-		if n, _ := sc["records_pruned"].(float64); n < 1 {
-			t.Errorf("records_pruned = %v", sc["records_pruned"])
-		}
-	}},
-	{tool: "count", args: app("collection", "users"), check: wantField("count", 2.0)},
 }
 
 func listTools(t *testing.T, cs *mcp.ClientSession) []*mcp.Tool {

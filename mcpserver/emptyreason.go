@@ -64,6 +64,9 @@ func interimReason(ctx context.Context, c *call, col *store.Collection, spec val
 	}
 	fields := map[string]bool{}
 	n := sampleStats(ctx, c, col, preds, fields)
+	if ctx.Err() != nil {
+		return "" // the deadline came first: no reason rather than a wrong one
+	}
 	note := ""
 	if int64(n) < col.Count() {
 		note = fmt.Sprintf(" (in the first %d documents)", n)
@@ -132,18 +135,26 @@ func sampleStats(ctx context.Context, c *call, col *store.Collection, preds []*p
 		doc := src.Doc()
 		collectPaths(doc, "", 0, fields)
 		for _, p := range preds {
-			p.observe(doc)
+			if !p.observe(ctx, doc) {
+				return n
+			}
 		}
 	}
 	return n
 }
 
-func (p *predStats) observe(doc value.Value) {
-	if p.filter.Match(doc) {
+// observe counts doc in p's statistics; it reports false when ctx
+// stopped the predicate's $expr.
+func (p *predStats) observe(ctx context.Context, doc value.Value) bool {
+	ok, err := p.filter.MatchContext(ctx, doc)
+	if err != nil {
+		return false
+	}
+	if ok {
 		p.matches++
 	}
 	if p.path == nil {
-		return
+		return true
 	}
 	vals := fieldValues(doc, p.path)
 	if len(vals) > 0 {
@@ -158,6 +169,7 @@ func (p *predStats) observe(doc value.Value) {
 			p.scalars = append(p.scalars, v.String())
 		}
 	}
+	return true
 }
 
 func (p *predStats) verdict(fields map[string]bool) string {

@@ -6,8 +6,10 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"io"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
@@ -21,28 +23,46 @@ import (
 
 // HTTPConfig configures the Streamable HTTP transport.
 type HTTPConfig struct {
-	Addr             string   // host:port to listen on
-	Token            string   // bearer token every request must carry
-	InsecureLoopback bool     // allow no token, on a loopback address only
-	AllowRemote      bool     // allow listening on a non-loopback address
-	AllowedOrigins   []string // browser origins allowed besides loopback ones, e.g. https://app.example
+	Addr             string        // host:port to listen on
+	Token            string        // bearer token every request must carry
+	InsecureLoopback bool          // allow no token, on a loopback address only
+	AllowRemote      bool          // allow listening on a non-loopback address
+	AllowedOrigins   []string      // browser origins allowed besides loopback ones, e.g. https://app.example
+	MaxSessions      int           // sessions alive at once; default 100
+	IdleTimeout      time.Duration // a session unused this long ends; default 1 h
 }
 
-// Limits of the HTTP transport.
+// Defaults of HTTPConfig.
 const (
-	maxSessions = 100
-	sessionIdle = time.Hour // an unused session is dropped after this
+	DefaultMaxSessions = 100
+	DefaultIdleTimeout = time.Hour
 )
+
+func (hc *HTTPConfig) maxSessions() int {
+	if hc.MaxSessions <= 0 {
+		return DefaultMaxSessions
+	}
+	return hc.MaxSessions
+}
+
+func (hc *HTTPConfig) idleTimeout() time.Duration {
+	if hc.IdleTimeout <= 0 {
+		return DefaultIdleTimeout
+	}
+	return hc.IdleTimeout
+}
 
 // httpState is the server's HTTP sessions.
 type httpState struct {
-	mu       sync.Mutex // guards sessions
+	mu       sync.Mutex // guards sessions and the fields of each httpSession
 	sessions map[string]*httpSession
 }
 
 type httpSession struct {
 	sess     *session
+	client   string // the remote host and clientInfo.name of its initialize
 	lastUsed time.Time
+	busy     int // requests being answered
 }
 
 // ListenAndServe serves MCP over Streamable HTTP on cfg.HTTP.Addr until
@@ -96,7 +116,12 @@ func isLoopbackHost(host string) bool {
 // notifications); DELETE to end a session. Sessions begin with
 // initialize, whose answer carries Mcp-Session-Id; later requests must
 // send it back. GET is 405: the server never sends messages of its own.
+// GET /healthz answers "ok" to anyone, and nothing more.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/healthz" {
+		healthz(w, r)
+		return
+	}
 	if r.URL.Path != "/mcp" {
 		http.Error(w, "not found: the MCP endpoint is /mcp", http.StatusNotFound)
 		return
@@ -177,8 +202,8 @@ func (s *Server) originAllowed(origin string) bool {
 }
 
 func (s *Server) post(w http.ResponseWriter, r *http.Request) {
-	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
-		http.Error(w, "unsupported media type: send application/json", http.StatusUnsupportedMediaType)
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		http.Error(w, "unsupported media type: send Content-Type: application/json", http.StatusUnsupportedMediaType)
 		return
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxLineBytes))
@@ -195,8 +220,8 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 	in := readInput(body, false)
 	var hs *httpSession
 	if in.isRequest("initialize") {
-		if hs, id = s.newHTTPSession(); hs == nil {
-			http.Error(w, "too many sessions; end one (DELETE /mcp) or retry later", http.StatusServiceUnavailable)
+		if hs, id = s.newHTTPSession(httpClient(r, in)); hs == nil {
+			http.Error(w, "too many sessions: every session is answering a request; retry in a moment", http.StatusServiceUnavailable)
 			return
 		}
 	} else if id == "" && in.isRequest("server/discover") {
@@ -208,17 +233,25 @@ func (s *Server) post(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "unknown or expired session: initialize again", http.StatusNotFound)
 		return
 	}
-	var answer []byte
-	hs.sess.handle(r.Context(), in, func(b []byte) { answer = b }, false)
 	if id != "" {
 		w.Header().Set("Mcp-Session-Id", id)
 	}
+	ctx := r.Context()
+	var stream *sseStream
+	if acceptsSSE(r.Header.Values("Accept")) {
+		// Log and progress notifications go on the answer's event stream.
+		stream = &sseStream{w: w}
+		ctx = withNotifier(ctx, stream.send)
+	}
+	var answer []byte
+	hs.sess.handle(ctx, in, func(b []byte) { answer = b }, false)
+	s.httpState.done(hs, s.cfg.Now())
 	if answer == nil {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	if acceptsSSE(r.Header.Values("Accept")) {
-		writeSSE(w, answer)
+	if stream != nil {
+		stream.send(answer)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -249,16 +282,28 @@ func acceptsSSE(accept []string) bool {
 	return false
 }
 
-// writeSSE sends one JSON-RPC message as a server-sent event stream of
-// one event, then ends the stream: the server has nothing else to send
-// on it (no progress or server requests), so there is no event id to
-// resume from.
-func writeSSE(w http.ResponseWriter, msg []byte) {
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
+// sseStream is the event stream that answers a POST: the notifications
+// of the call, if any, then its answer. It starts (headers, status 200)
+// with the first message. Each message is one event, flushed at once; the
+// stream ends with the handler, after the answer, so there is no event id
+// to resume from.
+type sseStream struct {
+	mu      sync.Mutex // guards w and started
+	w       http.ResponseWriter
+	started bool
+}
+
+func (st *sseStream) send(msg []byte) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !st.started {
+		h := st.w.Header()
+		h.Set("Content-Type", "text/event-stream")
+		h.Set("Cache-Control", "no-cache")
+		h.Set("X-Accel-Buffering", "no")
+		st.w.WriteHeader(http.StatusOK)
+		st.started = true
+	}
 	var b bytes.Buffer
 	b.WriteString("event: message\n")
 	for line := range bytes.SplitSeq(bytes.TrimRight(msg, "\n"), []byte("\n")) {
@@ -267,41 +312,129 @@ func writeSSE(w http.ResponseWriter, msg []byte) {
 		b.WriteByte('\n')
 	}
 	b.WriteByte('\n')
-	w.Write(b.Bytes())
-	if f, ok := w.(http.Flusher); ok {
+	st.w.Write(b.Bytes())
+	if f, ok := st.w.(http.Flusher); ok {
 		f.Flush()
 	}
 }
 
-func (s *Server) newHTTPSession() (*httpSession, string) {
+// newHTTPSession opens a session for a client. Sessions idle longer than
+// the idle timeout end first; when MaxSessions are still alive, one idle
+// session (with no request being answered) ends to make room: the
+// client's own oldest when it holds half the sessions or more, so that a
+// client opening sessions in a loop pushes out its own; else the oldest
+// of all. The client of an ended session gets 404 and initializes again,
+// as Streamable HTTP has it. Only when every session is answering a
+// request is there no room (nil).
+func (s *Server) newHTTPSession(client string) (*httpSession, string) {
 	st := s.httpState
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	now := s.cfg.Now()
-	for id, hs := range st.sessions {
-		if now.Sub(hs.lastUsed) > sessionIdle {
-			hs.sess.cancelAll()
-			delete(st.sessions, id)
-		}
-	}
-	if len(st.sessions) >= maxSessions {
+	st.expire(now, s.cfg.HTTP.idleTimeout())
+	limit := s.cfg.HTTP.maxSessions()
+	if len(st.sessions) >= limit && !(2*st.held(client) >= limit && st.reclaimOldest(client)) && !st.reclaimOldest("") {
 		return nil, ""
 	}
 	b := make([]byte, 16)
 	rand.Read(b)
 	id := hex.EncodeToString(b)
-	hs := &httpSession{sess: s.newSession("http"), lastUsed: now}
+	hs := &httpSession{sess: s.newSession("http"), client: client, lastUsed: now, busy: 1}
 	st.sessions[id] = hs
 	return hs, id
 }
 
+// expire ends the sessions idle longer than idle. st.mu is held.
+func (st *httpState) expire(now time.Time, idle time.Duration) {
+	for id, hs := range st.sessions {
+		if hs.busy == 0 && now.Sub(hs.lastUsed) > idle {
+			st.end(id)
+		}
+	}
+}
+
+// held counts the sessions of a client. st.mu is held.
+func (st *httpState) held(client string) int {
+	n := 0
+	for _, hs := range st.sessions {
+		if hs.client == client {
+			n++
+		}
+	}
+	return n
+}
+
+// reclaimOldest ends the session unused the longest among those not
+// answering a request (of the client, unless client is ""), and reports
+// whether there was one. st.mu is held.
+func (st *httpState) reclaimOldest(client string) bool {
+	oldest := ""
+	for id, hs := range st.sessions {
+		if hs.busy == 0 && (client == "" || hs.client == client) &&
+			(oldest == "" || hs.lastUsed.Before(st.sessions[oldest].lastUsed)) {
+			oldest = id
+		}
+	}
+	if oldest != "" {
+		st.end(oldest)
+	}
+	return oldest != ""
+}
+
+// end ends a session: its calls are cancelled. st.mu is held.
+func (st *httpState) end(id string) {
+	st.sessions[id].sess.cancelAll()
+	delete(st.sessions, id)
+}
+
+// done marks the end of a request on a session (httpSession with touch,
+// or newHTTPSession, marked its start).
+func (st *httpState) done(hs *httpSession, now time.Time) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	hs.busy--
+	hs.lastUsed = now
+}
+
+// httpClient names the client of an initialize request: its remote host
+// and the clientInfo.name it declares (any client can claim any name, so
+// this only groups the sessions of a client that opens many).
+func httpClient(r *http.Request, in input) string {
+	var info struct {
+		Name string `json:"name"`
+	}
+	json.Unmarshal(in.msgs[0].req.params["clientInfo"], &info)
+	return hostOnly(r.RemoteAddr) + " " + truncate(info.Name, 64)
+}
+
+// healthz answers GET and HEAD /healthz with 200 and "ok": no version,
+// no store, no session count. It needs no token, so it says nothing a
+// stranger may not know.
+func healthz(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	io.WriteString(w, "ok\n")
+}
+
+// httpSession returns a live session, or nil. With touch, it marks the
+// start of a request on it, which done ends.
 func (s *Server) httpSession(id string, touch bool) *httpSession {
 	st := s.httpState
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	hs := st.sessions[id]
+	if hs != nil && hs.busy == 0 && s.cfg.Now().Sub(hs.lastUsed) > s.cfg.HTTP.idleTimeout() {
+		st.end(id) // expired: the client initializes again
+		return nil
+	}
 	if hs != nil && touch {
 		hs.lastUsed = s.cfg.Now()
+		hs.busy++
 	}
 	return hs
 }

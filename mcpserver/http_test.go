@@ -34,6 +34,10 @@ func do(t *testing.T, ts *httptest.Server, r httpReq) (*http.Response, string) {
 			req.Host = v
 			continue
 		}
+		if v == "" {
+			req.Header.Del(k)
+			continue
+		}
 		req.Header.Set(k, v)
 	}
 	resp, err := http.DefaultClient.Do(req)

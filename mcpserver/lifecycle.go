@@ -41,6 +41,7 @@ var methods = map[string]method{
 	"resources/read":           valued((*session).readResource),
 	"prompts/list":             valued((*session).listPrompts),
 	"prompts/get":              valued((*session).getPrompt),
+	"logging/setLevel":         valued((*session).setLevel),
 }
 
 func (ss *session) initialize(_ context.Context, p params) (value.Value, *rpcError) {
@@ -78,7 +79,7 @@ func (ss *session) discover(context.Context, params) (value.Value, *rpcError) {
 func capabilities() value.Value {
 	return obj("tools", obj("listChanged", false),
 		"resources", obj("subscribe", false, "listChanged", false),
-		"prompts", obj("listChanged", false))
+		"prompts", obj("listChanged", false), "logging", obj())
 }
 
 func (s *Server) serverInfo() value.Value {

@@ -56,6 +56,16 @@ func TestRedaction_Probes(t *testing.T) {
 	if b, _ := json.Marshal(res); strings.Contains(string(b), "111-11-1111") || !strings.Contains(string(b), `"name":"ada"`) {
 		t.Errorf("$lookup: %s", b)
 	}
+	// $graphLookup too, and its restrictSearchWithMatch cannot test a
+	// redacted value: it sees the documents redacted.
+	res = f.callTool("aggregate", `{"path":"app.omgdb","collection":"orders","pipeline":[{"$graphLookup":{"from":"users","startWith":"$user","connectFromField":"_id","connectToField":"_id","as":"u"}}]}`)
+	if b, _ := json.Marshal(res); strings.Contains(string(b), "111-11-1111") || !strings.Contains(string(b), `"name":"ada"`) {
+		t.Errorf("$graphLookup: %s", b)
+	}
+	res = f.callTool("aggregate", `{"path":"app.omgdb","collection":"orders","pipeline":[{"$graphLookup":{"from":"users","startWith":"$user","connectFromField":"_id","connectToField":"_id","as":"u","restrictSearchWithMatch":{"ssn":{"$regex":"^1"}}}},{"$project":{"n":{"$size":"$u"}}}]}`)
+	if b, _ := json.Marshal(res); strings.Contains(string(b), `"n":1`) || errorCode(res) != "" {
+		t.Errorf("$graphLookup probing a redacted field: %s", b)
+	}
 }
 
 // TestAggregate_CollectionPolicy: $lookup and $unionWith cannot reach a
@@ -70,6 +80,7 @@ func TestAggregate_CollectionPolicy(t *testing.T) {
 		`[{"$unionWith":"secrets"}]`,
 		`[{"$unionWith":{"coll":"secrets","pipeline":[]}}]`,
 		`[{"$facet":{"a":[{"$lookup":{"from":"secrets","pipeline":[],"as":"s"}}]}}]`,
+		`[{"$graphLookup":{"from":"secrets","startWith":"$k","connectFromField":"k","connectToField":"k","as":"s"}}]`,
 	} {
 		res := f.callTool("aggregate", `{"path":"app.omgdb","collection":"users","pipeline":`+p+`}`)
 		if errorCode(res) != CodePolicyDenied || strings.Contains(resultText(res), "hunter2") {

@@ -55,3 +55,31 @@ func (c *call) engineFilter(ctx context.Context, col *store.Collection, spec val
 	}
 	return query.CompileFilter(obj("_id", obj("$in", arr(ids...))))
 }
+
+// refuseUniqueRedacted refuses to write a document that sets a redacted
+// field covered by a unique index: whether the write fails with a
+// duplicate key would tell whether another document holds that value.
+func (c *call) refuseUniqueRedacted(col *store.Collection, doc value.Value) error {
+	red := c.redactor(col.Name())
+	if red == nil || value.Equal(red(doc), doc) {
+		return nil
+	}
+	for _, def := range col.Indexes() {
+		if def.Kind != store.BTreeKind {
+			continue
+		}
+		spec, err := store.ParseBTreeSpec(def)
+		if err != nil || !spec.Unique {
+			continue
+		}
+		for _, f := range spec.Fields {
+			if c.srv.policy.overlapsRedacted(col.Name(), f.Path) {
+				return errorf(CodePolicyDenied, "the document sets `%s`, a redacted field of `%s` under the unique index `%s`: this server cannot write it",
+					f.Path, truncate(col.Name(), 120), def.Name).
+					withHint("whether the write met a duplicate key would reveal other documents' redacted values; leave the field out, or have the user write it").
+					withContext("collection", truncate(col.Name(), 120), "index", def.Name)
+			}
+		}
+	}
+	return nil
+}

@@ -17,6 +17,7 @@ import (
 //	omgdb://<store>/history              the last 20 changes (resources_changes.go)
 //	omgdb://<store>/snapshots            the snapshots
 //	omgdb://<store>/plans/<token>        a plan and its documents
+//	omgdb://<store>/exports/<id>[/<n>]   page n of an export (export.go)
 //	omgdb://docs/<topic>                 a page of the manual
 //
 // <store> is the store's path as a tool's `path` argument gives it (the
@@ -104,6 +105,9 @@ func (ss *session) readResource(ctx context.Context, p params) (value.Value, *rp
 		}
 		storePath, coll = rest[:i], strings.TrimSuffix(rest[i+1:], "/schema")
 	default:
+		if storePath, id, page, ok := exportResource(rest); ok {
+			return ss.readExport(ctx, uri, storePath, id, page)
+		}
 		if storePath, run, ok := changeResource(rest); ok {
 			return ss.readStoreResourceWith(ctx, uri, storePath, run)
 		}

@@ -13,24 +13,21 @@ func (s *Server) pathParam() param {
 	if s.cfg.Store != "" {
 		return param{Name: "path", Type: "string", Description: "Optional: this server serves only " + s.cfg.Store + "."}
 	}
-	return param{Name: "path", Type: "string", Required: true, Description: "Store file under the root."}
+	return param{Name: "path", Type: "string", Required: true, Description: "Store file."}
 }
 
 var (
-	collectionParam = param{Name: "collection", Type: "string", Required: true, Description: "Collection name."}
-	filterParam     = param{Name: "filter", Type: "object", Description: "MongoDB filter; omit for all."}
+	collectionParam = param{Name: "collection", Type: "string", Required: true}
+	filterParam     = param{Name: "filter", Type: "object", Description: "MongoDB filter."}
 	limitParam      = param{Name: "limit", Type: "integer", Description: "Max documents.",
 		Min: i64(1), Max: i64(MaxLimit), Default: value.LongValue(100)}
 	skipParam   = param{Name: "skip", Type: "integer", Min: i64(0), Description: "Matches to skip."}
 	cursorParam = param{Name: "cursor", Type: "string", Description: "Next page of a capped result."}
 )
 
-// example returns an example argument object as JSON, with path unless
-// the store is pinned.
+// example returns an example argument object as JSON. It leaves out
+// path, which every data tool takes and describes once per tool.
 func (s *Server) example(kv ...any) string {
-	if s.cfg.Store == "" {
-		kv = append([]any{"path", "app.omgdb"}, kv...)
-	}
 	return string(value.AppendJSON(nil, obj(kv...)))
 }
 

@@ -53,10 +53,12 @@ type Config struct {
 	Timeout     time.Duration // per call; default 10 s
 	LockTimeout time.Duration // wait for another process's lock on a store; default 2 s
 	Concurrency int           // calls run at once; default 4
+	IndexCheck  bool          // refuse reads whose plan scans a whole collection (--index-check)
 
-	Audit   string       // append one JSON line per tool call to this file
-	Version string       // reported in serverInfo
-	Logger  *slog.Logger // diagnostics; default: discarded
+	Audit    string       // append one JSON line per tool call to this file
+	AuditKey string       // the file of the key of the audit log's argument digests; default Audit + ".key", made if missing
+	Version  string       // reported in serverInfo
+	Logger   *slog.Logger // diagnostics; default: discarded
 
 	HTTP HTTPConfig // used by ListenAndServe and Handler
 
@@ -79,6 +81,7 @@ type Server struct {
 	audit        *auditLog     // nil without --audit
 	sem          chan struct{} // bounds calls running at once
 	httpState    *httpState    // HTTP sessions
+	exports      exportStore   // results of the export tool (export.go)
 }
 
 // New checks cfg and builds a server. It opens the audit log, if any; the
@@ -105,7 +108,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.instructions = s.makeInstructions()
 	if cfg.Audit != "" {
-		if s.audit, err = openAudit(cfg.Audit); err != nil {
+		if s.audit, err = openAudit(cfg.Audit, cfg.auditKeyPath(), cfg.Rand); err != nil {
 			return nil, err
 		}
 	}
@@ -206,6 +209,7 @@ func (s *Server) Serve(ctx context.Context, r io.Reader, w io.Writer) error {
 	done := make(chan struct{})
 	defer close(done)
 	go readLines(newLineReader(r, MaxLineBytes), lines, done)
+	ctx = withNotifier(ctx, out.write) // log and progress notifications
 	for {
 		select {
 		case <-ctx.Done():

@@ -3,8 +3,6 @@ package mcpserver
 import (
 	"bufio"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -61,8 +59,8 @@ func TestScope_EngineLayer(t *testing.T) {
 // TestScope_Listing: each scope lists exactly its tools, and no argument
 // widens the scope.
 func TestScope_Listing(t *testing.T) {
-	want := map[Scope]string{ScopeRead: "describe,find,count,aggregate,explain,diagnose,vsearch,search,context_pack,history,diff,plans", ScopeReadWrite: "describe,find,count,aggregate,insert,explain,diagnose,vsearch,search,context_pack,create_index,history,diff,plans,plan_update,plan_delete,plan_revert,apply,rollback,create_snapshot",
-		ScopeDangerous: "describe,find,count,aggregate,insert,explain,diagnose,vsearch,search,context_pack,create_index,drop_index,history,diff,plans,plan_update,plan_delete,plan_revert,apply,rollback,create_snapshot,delete_snapshot,drop_collection,prune_history"}
+	want := map[Scope]string{ScopeRead: "describe,find,count,distinct,aggregate,export,explain,diagnose,vsearch,search,context_pack,stats,list_indexes,suggest_indexes,history,diff,plans", ScopeReadWrite: "describe,find,count,distinct,aggregate,export,insert,insert_many,create_collection,rename_collection,explain,diagnose,vsearch,search,context_pack,stats,list_indexes,suggest_indexes,create_index,history,diff,plans,plan_update,plan_delete,plan_revert,apply,rollback,create_snapshot",
+		ScopeDangerous: "describe,find,count,distinct,aggregate,export,insert,insert_many,create_collection,rename_collection,explain,diagnose,vsearch,search,context_pack,stats,list_indexes,suggest_indexes,create_index,drop_index,history,diff,plans,plan_update,plan_delete,plan_revert,apply,rollback,create_snapshot,delete_snapshot,drop_collection,prune_history"}
 	for scope, names := range want {
 		f := newFixture(t, Config{Scope: scope})
 		if got := join(f.srv.listedNames()); got != names {
@@ -290,13 +288,13 @@ func TestAudit(t *testing.T) {
 	if recs[0]["client"] != "auditor" || recs[0]["tool"] != "find" || recs[0]["outcome"] != "ok" || recs[0]["returned"] != 2.0 {
 		t.Errorf("record %v", recs[0])
 	}
-	if recs[0]["args_sha256"] != recs[1]["args_sha256"] {
+	if recs[0]["args_hmac"] != recs[1]["args_hmac"] {
 		t.Error("the digest depends on key order")
 	}
 	if recs[2]["outcome"] != "error" || recs[2]["code"] != CodeScopeDenied {
 		t.Errorf("refused call: %v", recs[2])
 	}
-	if sum := sha256.Sum256([]byte(`{"path":"app.omgdb","collection":"users","document":{"name":"eve"}}`)); recs[2]["args_sha256"] != hex.EncodeToString(sum[:]) {
+	if recs[2]["args_hmac"] != auditHMAC(t, path, `{"path":"app.omgdb","collection":"users","document":{"name":"eve"}}`) {
 		t.Errorf("a refused call's digest is not that of its arguments as sent: %v", recs[2])
 	}
 	for _, secret := range []string{"Paris", "ada", "eve", "users"} {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
+	"time"
 
 	"github.com/omgdb/omgdb/query/value"
 )
@@ -19,6 +20,7 @@ type session struct {
 	mu       sync.Mutex // guards the fields below
 	version  string     // negotiated protocol version; "" before initialize
 	client   string     // clientInfo.name from initialize
+	logLevel int        // 1 + the index in logLevels of logging/setLevel's level; 0: send no log messages
 	inflight map[string]*inflight
 
 	wg sync.WaitGroup // calls in flight
@@ -70,8 +72,10 @@ func (ss *session) handleLine(ctx context.Context, line []byte, tooLong bool, re
 	ss.handle(ctx, readInput(line, tooLong), reply, async)
 }
 
-// handle answers a line already read.
+// handle answers a line already read. The calls it holds arrive now:
+// their deadlines run from here.
 func (ss *session) handle(ctx context.Context, in input, reply func([]byte), async bool) {
+	ctx = withArrival(ctx, time.Now())
 	switch {
 	case in.err != nil:
 		reply(errorMessage(nil, in.err))

@@ -160,7 +160,7 @@ func (c *call) add(pg *page, doc value.Value) bool {
 // full. A document over the cap on its own is replaced by a stub naming
 // its _id (whole decodes it), so that the page, and its cursor, move on.
 func (c *call) keep(pg *page, js []byte, doc value.Value, whole func() value.Value) bool {
-	max := c.srv.cfg.MaxBytes
+	max := c.maxBytes()
 	if pg.bytes+len(js) <= max {
 		pg.docs, pg.js = append(pg.docs, doc), append(pg.js, js)
 		pg.bytes += len(js)

@@ -38,7 +38,7 @@ func TestFind_DocumentsAsStored(t *testing.T) {
 		}
 		c := &call{srv: f.srv, sess: f.sess, tool: f.srv.known["find"], args: obj("path", "app.omgdb")}
 		err := c.view(tc.coll, func(_ *store.Tx, col *store.Collection) error {
-			src := projected(c.scan(context.Background(), col, store.Query{}), fq)
+			src := projected(context.Background(), c.scan(context.Background(), col, store.Query{}), fq)
 			defer src.Close()
 			pg, err := c.readPage(context.Background(), src, 0, 10)
 			if err != nil {

@@ -113,7 +113,10 @@ func (t *tool) inputSchema() value.Value {
 }
 
 func (p *param) schema() value.Value {
-	kv := []any{"type", p.Type, "description", p.Description}
+	kv := []any{"type", p.Type}
+	if p.Description != "" { // a name that says it all goes without one
+		kv = append(kv, "description", p.Description)
+	}
 	if p.Min != nil {
 		kv = append(kv, "minimum", *p.Min)
 	}
@@ -134,13 +137,16 @@ func (p *param) schema() value.Value {
 }
 
 // describe returns the tool as tools/list shows it. Every word is paid
-// for on each tools/list, so what cannot apply is left out: the
+// for on each tools/list, so what cannot apply is left out: the output
+// schema's anyOf (what a success always has, or the error envelope: 55
+// characters a tool that tell a model little; TestOutputRequired checks
+// it instead), the
 // `redacted` output property on a server that redacts nothing, and
 // idempotentHint on a read-only tool (the protocol gives it meaning only
 // for tools that write; destructiveHint stays, false, so that no client
 // takes a read for a destructive call by its default).
 func (t *tool) describe(redacts bool) value.Value {
-	out := t.Output
+	out := t.Output.Without("anyOf")
 	if props := out.Get("properties"); !redacts && !props.Get("redacted").IsMissing() {
 		out = out.With("properties", props.Without("redacted"))
 	}
@@ -217,7 +223,7 @@ func (t *tool) unknownArg(name string) error {
 func (p *param) check(toolName string, v value.Value) (value.Value, error) {
 	bad := func(format string, args ...any) error {
 		return errorf(CodeInvalidArgument, "argument `%s` of `%s` %s", p.Name, toolName, fmt.Sprintf(format, args...)).
-			withHint("%s: %s (%s)", p.Name, strings.TrimSuffix(p.Description, "."), p.expect()).withContext("tool", toolName, "argument", p.Name)
+			withHint("%s: %s", p.Name, p.hintText()).withContext("tool", toolName, "argument", p.Name)
 	}
 	switch p.Type {
 	case "integer":
@@ -254,6 +260,15 @@ func (p *param) check(toolName string, v value.Value) (value.Value, error) {
 		}
 	}
 	return v, nil
+}
+
+// hintText describes the parameter for hints: its description, if any,
+// and the values it takes.
+func (p *param) hintText() string {
+	if p.Description == "" {
+		return p.expect()
+	}
+	return fmt.Sprintf("%s (%s)", strings.TrimSuffix(p.Description, "."), p.expect())
 }
 
 // expect says what values the parameter takes, for hints.

@@ -13,14 +13,13 @@ import (
 func (s *Server) aggregateTool() *tool {
 	return &tool{
 		Name: "aggregate", Title: "Aggregate documents", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
-		Description: sentence("Run a MongoDB aggregation pipeline ($match, $group, $lookup, $facet, …; not $out or $merge).",
-			"Capped like find, with a cursor. Example:",
+		Description: sentence("Run a MongoDB aggregation pipeline (not $out or $merge).",
+			"Capped like find. Example:",
 			s.example("collection", "orders", "pipeline", arr(obj("$group", obj("_id", "$city", "n", obj("$sum", 1)))))),
 		Params: []param{s.pathParam(), collectionParam,
 			{Name: "pipeline", Type: "array", Required: true, Description: "The stages (objects)."},
-			limitParam, cursorParam, atParam},
-		Output: outputSchema([]string{"documents", "returned", "matched"},
-			"at", tObj(), "documents", tList(), "returned", tInt(), "matched", tInt(),
+			limitParam, cursorParam, atParam, maxBytesParam},
+		Output: outputSchema([]string{"documents", "returned", "matched"}, "at", tObj(), "documents", tList(), "returned", tInt(), "matched", tInt(),
 			"applied_limits", tObj(), "cursor", tStr(), "redacted", tArr(tStr())),
 		Run: runAggregate,
 	}
@@ -56,6 +55,10 @@ func (c *call) aggregate(ctx context.Context, coll string, p *agg.Pipeline, reje
 	}
 	var out *output
 	err = c.view(coll, func(tx *store.Tx, col *store.Collection) error {
+		filter, sort, _, _ := p.Leading()
+		if err := c.indexCheck(ctx, col, store.Query{Filter: filter, Sort: sort}, false); err != nil {
+			return err
+		}
 		src := col.Aggregate(ctx, p, &store.AggregateOptions{Env: policyEnv{c: c, tx: tx}, Redact: c.redactor(col.Name())})
 		if reject != nil {
 			src = &rejectSource{Source: src, reject: reject, tool: c.tool.Name}

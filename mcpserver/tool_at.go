@@ -16,7 +16,7 @@ import (
 // reads of the present: visible collections only, redacted as they are
 // read, capped and paged alike.
 
-var atParam = param{Name: "at", Type: "string", Description: "Past revision: lsn, snapshot, change id or ISO time."}
+var atParam = param{Name: "at", Type: "string", Description: "Past revision: lsn, snapshot, change id or time."}
 
 // viewAt opens the store read-only, resolves the at argument and runs fn
 // in one read transaction.
@@ -75,7 +75,7 @@ func (c *call) findAt(ctx context.Context, fq findQuery) (*output, error) {
 			return err
 		}
 		to := c.countTo(skip, limit, -1)
-		src = projected(store.FindIn(ctx, src, store.Query{Filter: fq.filter, Sort: fq.sort, Limit: to}), fq)
+		src = projected(ctx, store.FindIn(ctx, src, store.Query{Filter: fq.filter, Sort: fq.sort, Limit: to}), fq)
 		defer src.Close()
 		pg, err := c.readPage(ctx, src, skip, limit)
 		if err != nil {

@@ -54,8 +54,11 @@ func runPlanUpdate(ctx context.Context, c *call) (*output, error) {
 	}
 	// A bad update is the update's fault, not the filter's (planError
 	// would call it INVALID_FILTER).
-	if _, err := query.CompileUpdate(c.value("update"), &query.UpdateOptions{ArrayFilters: po.ArrayFilters}); err != nil {
+	if _, err := changes.CompileUpdate(c.value("update"), &query.UpdateOptions{ArrayFilters: po.ArrayFilters}); err != nil {
 		return nil, argError(err, "update")
+	}
+	if err := c.refuseRedactedSpecs(coll, c.filterArg(), c.value("update"), po.ArrayFilters); err != nil {
+		return nil, err
 	}
 	db, err := c.openStore(true)
 	if err != nil {
@@ -85,6 +88,11 @@ func (s *Server) planDeleteTool() *tool {
 
 func runPlanDelete(ctx context.Context, c *call) (*output, error) {
 	coll := c.str("collection")
+	if c.srv.policy.collectionAllowed(coll) {
+		if err := c.refuseRedactedSpecs(coll, c.filterArg(), value.MissingValue, nil); err != nil {
+			return nil, err
+		}
+	}
 	db, err := c.openFor(coll, true)
 	if err != nil {
 		return nil, err
@@ -170,17 +178,22 @@ func (c *call) collectionsAllowed(colls []string) error {
 
 func (c *call) planOutput(res *changes.PlanResult) (*output, error) {
 	k := &capper{c: c}
-	samples := []changes.BeforeAfter{}
+	samples := []shownPair{}
 	for _, ba := range res.SampleBeforeAfter {
-		ba.Before.Value = k.doc(c.redactDoc(res.Collection, ba.Before.Value))
-		ba.After.Value = k.doc(c.redactDoc(res.Collection, ba.After.Value))
-		if k.fits(ba) {
-			samples = append(samples, ba)
+		sp := shownPair{BeforeAfter: ba}
+		sp.Before.Value = k.doc(c.redactDoc(res.Collection, ba.Before.Value))
+		sp.After.Value = k.doc(c.redactDoc(res.Collection, ba.After.Value))
+		sp.OnlyRedacted = c.srv.policy.specRedactor(res.Collection) != nil && onlyRedacted(sp.Before.Value, sp.After.Value)
+		if k.fits(sp) {
+			samples = append(samples, sp)
 		}
 	}
-	res.SampleBeforeAfter = samples
+	res.SampleBeforeAfter = nil
 	res.NextValidActions = c.next(res.NextValidActions, "plans")
-	out, err := c.resultOf(res, "planned documents")
+	out, err := c.resultOf(struct {
+		*changes.PlanResult
+		Samples []shownPair `json:"sampleBeforeAfter"`
+	}{res, samples}, "planned documents")
 	if out != nil {
 		out.matched = matchCount{n: res.Matched}
 	}
@@ -245,8 +258,7 @@ func (c *call) resultOf(x any, fence string) (*output, error) {
 func (s *Server) plansTool() *tool {
 	return &tool{
 		Name: "plans", Title: "List or show plans", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
-		Description: sentence("Pending plans (all: every remembered plan), or with token one plan and every document",
-			"it changes, before and after. Example:", s.example("token", "<token>")),
+		Description: "Pending plans, or with token one plan and the documents it changes, before and after.",
 		Params: []param{s.pathParam(),
 			{Name: "token", Type: "string", MaxLength: 64, Description: "Show this plan."},
 			{Name: "all", Type: "boolean", Description: "Also applied, discarded and expired plans."}},
@@ -270,20 +282,22 @@ func runPlans(ctx context.Context, c *call) (*output, error) {
 		if err := c.collectionsAllowed(planColls(p)); err != nil {
 			return nil, err
 		}
+		c.redactPlan(p)
 		k := &capper{c: c}
-		shown := []changes.PlanDoc{}
+		shown := []shownPlanDoc{}
 		for _, d := range docs {
-			d.Before.Value = k.doc(c.redactDoc(d.Collection, d.Before.Value))
-			d.After.Value = k.doc(c.redactDoc(d.Collection, d.After.Value))
+			sd := shownPlanDoc{PlanDoc: d}
+			sd.Before.Value = k.doc(c.redactDoc(d.Collection, d.Before.Value))
+			sd.After.Value = k.doc(c.redactDoc(d.Collection, d.After.Value))
 			if c.redactor(d.Collection) != nil || k.cut {
-				d.Fields = nil // they would show redacted or cut values
+				sd.Fields = nil // they would show redacted or cut values
 			}
-			if !k.fits(d) {
+			sd.OnlyRedacted = c.redactor(d.Collection) != nil && onlyRedacted(sd.Before.Value, sd.After.Value)
+			if !k.fits(sd) {
 				break
 			}
-			shown = append(shown, d)
+			shown = append(shown, sd)
 		}
-		docs = shown
 		next := []string{}
 		switch p.Status {
 		case changes.StatusPending:
@@ -292,12 +306,12 @@ func runPlans(ctx context.Context, c *call) (*output, error) {
 			next = c.next([]string{changes.ActionRollback, "history"}, "")
 		}
 		out, err := c.resultOf(struct {
-			Plan      *changes.Plan     `json:"plan"`
-			Documents []changes.PlanDoc `json:"documents"`
-			Next      []string          `json:"next_valid_actions"`
-		}{p, docs, next}, "planned documents")
+			Plan      *changes.Plan  `json:"plan"`
+			Documents []shownPlanDoc `json:"documents"`
+			Next      []string       `json:"next_valid_actions"`
+		}{p, shown, next}, "planned documents")
 		if out != nil {
-			out.returned = int64(len(docs))
+			out.returned = int64(len(shown))
 		}
 		return withLimits(out, k), err
 	}
@@ -308,7 +322,7 @@ func runPlans(ctx context.Context, c *call) (*output, error) {
 	shown := []*changes.Plan{}
 	for _, p := range plans {
 		if c.collectionsAllowed(planColls(p)) == nil {
-			p.Filter, p.Update = nil, nil // may hold data; show one plan for them
+			p.Filter, p.Update, p.ArrayFilters, p.Pipeline = nil, nil, nil, nil // may hold data; show one plan for them
 			shown = append(shown, p)
 		}
 	}
@@ -327,10 +341,14 @@ func runPlans(ctx context.Context, c *call) (*output, error) {
 }
 
 func planColls(p *changes.Plan) []string {
+	colls := p.Collections
 	if p.Collection != "" {
-		return append([]string{p.Collection}, p.Collections...)
+		colls = append([]string{p.Collection}, colls...)
 	}
-	return p.Collections
+	if p.Source != "" { // an aggregate plan reads it
+		colls = append(colls, p.Source)
+	}
+	return colls
 }
 
 func (s *Server) applyTool() *tool {
@@ -481,9 +499,9 @@ func (k *capper) fits(entry any) bool {
 		return false
 	}
 	b, _ := json.Marshal(entry)
-	if k.bytes+len(b) > cfg.MaxBytes {
+	if max := k.c.maxBytes(); k.bytes+len(b) > max {
 		k.full = true
-		k.limits = append(k.limits, value.Field{Key: "max_bytes", Value: value.LongValue(int64(cfg.MaxBytes))})
+		k.limits = append(k.limits, value.Field{Key: "max_bytes", Value: value.LongValue(int64(max))})
 		return false
 	}
 	k.n++

@@ -23,9 +23,7 @@ const (
 func (s *Server) describeTool() *tool {
 	return &tool{
 		Name: "describe", Title: "Describe a store", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
-		Description: sentence("A store's collections with counts, fields (dotted paths, types, how many sampled",
-			"documents have them) and a sample document. Call this first. Example:",
-			s.example()),
+		Description: "A store's collections with counts, fields (dotted paths, types, presence) and a sample document. Call this first.",
 		Params: []param{s.pathParam(),
 			{Name: "collection", Type: "string", Description: "Only this collection."},
 			{Name: "sample", Type: "integer", Description: "Documents to sample per collection.", Min: i64(1), Max: i64(MaxLimit), Default: value.LongValue(100)}},
@@ -73,14 +71,14 @@ func runDescribe(ctx context.Context, c *call) (*output, error) {
 // describeOutput fits the description within --max-bytes: samples go
 // first; what still does not fit is an error.
 func (c *call) describeOutput(colls []value.Value) (*output, error) {
-	data := obj("store", c.storePath(), "collections", colls)
-	if size := len(value.AppendJSON(nil, data)); size > c.srv.cfg.MaxBytes {
+	data, max := obj("store", c.storePath(), "collections", colls), c.maxBytes()
+	if size := len(value.AppendJSON(nil, data)); size > max {
 		for i, col := range colls {
 			colls[i] = col.Without("sample")
 		}
-		data = obj("store", c.storePath(), "collections", colls, "applied_limits", obj("max_bytes", c.srv.cfg.MaxBytes))
-		if size = len(value.AppendJSON(nil, data)); size > c.srv.cfg.MaxBytes {
-			return nil, errorf(CodeLimitExceeded, "the description is %d bytes, over the %d-byte result limit (--max-bytes)", size, c.srv.cfg.MaxBytes).
+		data = obj("store", c.storePath(), "collections", colls, "applied_limits", obj("max_bytes", max))
+		if size = len(value.AppendJSON(nil, data)); size > max {
+			return nil, errorf(CodeLimitExceeded, "the description is %d bytes, over the %d-byte result limit (--max-bytes)", size, max).
 				withHint("describe one collection at a time with the collection argument")
 		}
 	}

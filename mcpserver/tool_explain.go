@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
@@ -16,26 +15,20 @@ const diagnoseLimit = 100000
 func (s *Server) explainTool() *tool {
 	return &tool{
 		Name: "explain", Title: "Explain a query plan", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
-		Description: sentence("The plan find would use (COLLSCAN or IXSCAN with bounds, index or in-memory sort,",
-			"rejected plans): would create_index help? Example:",
-			s.example("collection", "users", "filter", obj("age", obj("$gte", 30)))),
-		Params: []param{s.pathParam(), collectionParam, filterParam,
-			{Name: "sort", Type: "object", Description: "e.g. {\"age\":-1}."}},
+		Description: sentence("The plan find would use (COLLSCAN or IXSCAN with bounds, sort by index or memory,",
+			"rejected plans); executionStats also runs it (keys, docs examined, ms). Example:",
+			s.example("collection", "users", "filter", obj("age", 30), "verbosity", "executionStats")),
+		Params: []param{s.pathParam(), collectionParam, filterParam, sortParam,
+			{Name: "verbosity", Type: "string", Enum: []string{"queryPlanner", "executionStats"}, Default: value.StringValue("queryPlanner"), Description: "Mode."}},
 		Output: outputSchema([]string{"plan"}, "plan", tObj(), "redacted", tArr(tStr())),
 		Run:    runExplain,
 	}
 }
 
 func runExplain(ctx context.Context, c *call) (*output, error) {
-	filter, err := compileFilter(c.value("filter"))
+	q, err := c.filterSort()
 	if err != nil {
 		return nil, err
-	}
-	q := store.Query{Filter: filter}
-	if v := c.value("sort"); !v.IsMissing() {
-		if q.Sort, err = query.CompileSort(v); err != nil {
-			return nil, argError(err, "sort")
-		}
 	}
 	var plan value.Value
 	var coll string
@@ -44,7 +37,7 @@ func runExplain(ctx context.Context, c *call) (*output, error) {
 		// Under redaction the plan is the one find runs: a collection scan
 		// (index bounds and estimates would reveal redacted values).
 		q.Redact = c.redactor(coll)
-		plan, err = col.Explain(ctx, q, nil)
+		plan, err = col.Explain(ctx, q, &store.ExplainOptions{Execute: c.str("verbosity") == "executionStats"})
 		return err
 	})
 	if err != nil {
@@ -64,8 +57,8 @@ func (c *call) redactedValue(coll string) value.Value {
 func (s *Server) diagnoseTool() *tool {
 	return &tool{
 		Name: "diagnose", Title: "Diagnose a filter", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
-		Description: sentence("Why a filter matches what it does (or nothing): per-predicate counts, the predicate",
-			"that empties the result, hints with a fixed filter (did-you-mean, type mismatch). Example:",
+		Description: sentence("Why a filter matches what it does (or nothing): per-predicate counts, hints with a fixed",
+			"filter (did-you-mean, type mismatch). Example:",
 			s.example("collection", "users", "filter", obj("age", "30"))),
 		Params: []param{s.pathParam(), collectionParam, filterParam},
 		Output: outputSchema([]string{"verdict"}, "verdict", tStr(), "matches", tInt(),

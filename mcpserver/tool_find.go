@@ -13,15 +13,14 @@ import (
 func (s *Server) findTool() *tool {
 	return &tool{
 		Name: "find", Title: "Find documents", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
-		Description: sentence("Documents matching a MongoDB filter, optionally sorted and projected; keep limit small.",
-			"Capped results give applied_limits, matched and a cursor for the next page; empty ones, empty_reason. Example:",
+		Description: sentence("Documents matching a MongoDB filter; keep limit small.",
+			"Capped results give applied_limits, matched and a cursor; empty ones, empty_reason. Example:",
 			s.example("collection", "users", "filter", obj("age", obj("$gte", 30)), "limit", 10)),
 		Params: []param{s.pathParam(), collectionParam, filterParam,
 			{Name: "sort", Type: "object", Description: "e.g. {\"age\":-1}; default _id."},
 			{Name: "project", Type: "object", Description: "Fields, e.g. {\"name\":1}."},
-			limitParam, skipParam, cursorParam, atParam},
-		Output: outputSchema([]string{"documents", "returned", "matched"},
-			"at", tObj(), "documents", tList(), "returned", tInt(), "matched", tMatched(),
+			limitParam, skipParam, cursorParam, atParam, maxBytesParam},
+		Output: outputSchema([]string{"documents", "returned", "matched"}, "at", tObj(), "documents", tList(), "returned", tInt(), "matched", tMatched(),
 			"applied_limits", tObj(), "cursor", tStr(), "empty_reason", tStr(), "redacted", tArr(tStr())),
 		Run: runFind,
 	}
@@ -82,6 +81,9 @@ func (c *call) find(ctx context.Context, fq findQuery) (*output, error) {
 	}
 	var out *output
 	err = c.view(fq.coll, func(_ *store.Tx, col *store.Collection) error {
+		if err := c.indexCheck(ctx, col, store.Query{Filter: fq.filter, Sort: fq.sort}, false); err != nil {
+			return err
+		}
 		out, err = c.findIn(ctx, col, fq, skip)
 		return err
 	})
@@ -123,7 +125,7 @@ func (c *call) findIn(ctx context.Context, col *store.Collection, fq findQuery, 
 	}
 	limit := c.int("limit", 100)
 	to := c.countTo(skip, limit, known)
-	src := projected(c.scan(ctx, col, store.Query{Filter: fq.filter, Sort: fq.sort, Limit: to}), fq)
+	src := projected(ctx, c.scan(ctx, col, store.Query{Filter: fq.filter, Sort: fq.sort, Limit: to}), fq)
 	defer src.Close()
 	pg, err := c.readPage(ctx, src, skip, limit)
 	if err != nil {
@@ -190,23 +192,24 @@ func (c *call) matched(ctx context.Context, src agg.Source, pg *page, known, to 
 
 // projected applies a find's projection to the documents a page keeps,
 // as it reads them: skipped and counted results are never decoded.
-func projected(src agg.Source, fq findQuery) agg.Source {
+func projected(ctx context.Context, src agg.Source, fq findQuery) agg.Source {
 	if fq.project == nil {
 		return src
 	}
-	return &projectSource{Source: src, p: fq.project, filter: fq.filter}
+	return &projectSource{Source: src, ctx: ctx, p: fq.project, filter: fq.filter}
 }
 
 // projectSource projects the documents of a stream as Doc reads them.
 type projectSource struct {
 	agg.Source
+	ctx    context.Context // stops a costly projection expression
 	p      *query.Projection
 	filter *query.Filter // for positional projections
 	err    error
 }
 
 func (s *projectSource) Doc() value.Value {
-	doc, err := s.p.ApplyWithFilter(s.Source.Doc(), s.filter)
+	doc, err := s.p.ApplyContext(s.ctx, s.Source.Doc(), s.filter)
 	if err != nil && s.err == nil {
 		s.err = err
 	}
@@ -260,12 +263,10 @@ func argError(err error, name string) error {
 func (s *Server) countTool() *tool {
 	return &tool{
 		Name: "count", Title: "Count documents", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
-		Description: sentence("Count documents matching a MongoDB filter (all without one); cheaper than find",
-			"for a number. Example:",
-			s.example("collection", "users", "filter", obj("active", true))),
-		Params: []param{s.pathParam(), collectionParam, filterParam, atParam},
-		Output: outputSchema([]string{"count"}, "count", tInt()),
-		Run:    runCount,
+		Description: "Count documents matching a MongoDB filter; cheaper than find.",
+		Params:      []param{s.pathParam(), collectionParam, filterParam, atParam},
+		Output:      outputSchema([]string{"count"}, "count", tInt()),
+		Run:         runCount,
 	}
 }
 
@@ -279,6 +280,9 @@ func runCount(ctx context.Context, c *call) (*output, error) {
 	}
 	var n int64
 	err = c.view(c.str("collection"), func(_ *store.Tx, col *store.Collection) error {
+		if err := c.indexCheck(ctx, col, store.Query{Filter: filter}, true); err != nil {
+			return err
+		}
 		n, err = c.count(ctx, col, filter)
 		return err
 	})

@@ -15,7 +15,7 @@ func (s *Server) historyTool() *tool {
 	return &tool{
 		Name: "history", Title: "List changes", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
 		Description: sentence("Changes newest first (change id, kind, counts, time, status), or with id one document's",
-			"versions. Change ids feed rollback, diff and at. Example:", s.example("collection", "users", "limit", 10)),
+			"versions; change ids feed rollback, diff and at."),
 		Params: []param{s.pathParam(),
 			{Name: "collection", Type: "string", Description: "Only this collection."},
 			{Name: "id", Type: "string", Description: "A document's _id (JSON, or a bare string): its versions."},
@@ -69,6 +69,7 @@ func runHistory(ctx context.Context, c *call) (*output, error) {
 	shown := []changes.Change{}
 	for _, ch := range hist {
 		if len(shown) < limit && c.collectionsAllowed(ch.Collections) == nil {
+			c.redactNote(&ch)
 			shown = append(shown, ch)
 		}
 	}
@@ -85,8 +86,8 @@ func runHistory(ctx context.Context, c *call) (*output, error) {
 func (s *Server) diffTool() *tool {
 	return &tool{
 		Name: "diff", Title: "Compare two revisions", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
-		Description: sentence("Documents that differ between two revisions (lsn, snapshot, change id or ISO time;",
-			"to defaults to now), with field-level changes. Example:", s.example("from", "before-import", "collection", "users")),
+		Description: sentence("Documents that differ between two revisions (lsn, snapshot, change id or time),",
+			"with field-level changes. Example:", s.example("from", "before-import", "collection", "users")),
 		Params: []param{s.pathParam(),
 			{Name: "from", Type: "string", Required: true, Description: "The earlier revision."},
 			{Name: "to", Type: "string", Description: "The later revision; default now."},
@@ -109,23 +110,32 @@ func runDiff(ctx context.Context, c *call) (*output, error) {
 		return nil, err
 	}
 	k := &capper{c: c}
-	docs := []changes.DocDiff{}
+	docs := []shownDiff{}
+	res.Inserted, res.Deleted, res.Updated = 0, 0, 0
 	for _, d := range res.Documents {
 		if !c.srv.policy.collectionAllowed(d.Collection) {
+			continue // neither listed nor counted
+		}
+		countDiff(res, d.Change)
+		if k.full {
 			continue
 		}
-		d.Before.Value = k.doc(c.redactDoc(d.Collection, d.Before.Value))
-		d.After.Value = k.doc(c.redactDoc(d.Collection, d.After.Value))
+		sd := shownDiff{DocDiff: d}
+		sd.Before.Value = k.doc(c.redactDoc(d.Collection, d.Before.Value))
+		sd.After.Value = k.doc(c.redactDoc(d.Collection, d.After.Value))
 		if c.redactor(d.Collection) != nil || k.cut {
-			d.Fields = nil // they would show redacted or cut values
+			sd.Fields = nil // they would show redacted or cut values
 		}
-		if !k.fits(d) {
-			break
+		sd.OnlyRedacted = c.redactor(d.Collection) != nil && onlyRedacted(sd.Before.Value, sd.After.Value)
+		if k.fits(sd) {
+			docs = append(docs, sd)
 		}
-		docs = append(docs, d)
 	}
-	res.Documents = docs
-	out, err := c.resultOf(res, "documents that differ")
+	res.Documents = nil
+	out, err := c.resultOf(struct {
+		*changes.DiffResult
+		Documents []shownDiff `json:"documents"`
+	}{res, docs}, "documents that differ")
 	if out != nil {
 		out.returned = int64(len(docs))
 	}
@@ -207,21 +217,20 @@ func runDropCollection(ctx context.Context, c *call) (*output, error) {
 		return nil, err
 	}
 	defer db.Close()
-	var n int64
-	var changeID string
-	err = db.Update(store.Change{Kind: "drop"}, func(tx *store.Tx) error {
-		col, err := c.collection(tx, coll)
-		if err != nil {
-			return err
-		}
-		n = col.Count()
-		changeID = tx.ChangeID()
-		return tx.DropCollection(coll)
+	// The policy's view of the collections first, so that a missing one
+	// gets a did-you-mean among the collections the policy shows.
+	err = db.View(func(tx *store.Tx) error {
+		_, err := c.collection(tx, coll)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	return newOutput(obj("collection", coll, "dropped", n, "change_id", changeID,
+	res, err := changes.DropCollection(ctx, db, coll, &changes.CollectionOptions{Actor: c.actor()})
+	if err != nil {
+		return nil, err
+	}
+	return newOutput(obj("collection", coll, "dropped", res.Documents, "change_id", res.ChangeID,
 		"next_valid_actions", c.next([]string{changes.ActionRollback, "history"}, ""))), nil
 }
 
@@ -274,4 +283,24 @@ func runPruneHistory(ctx context.Context, c *call) (*output, error) {
 	}
 	return newOutput(obj("bytes_before", res.BytesBefore, "bytes_after", res.BytesAfter,
 		"records_pruned", res.RecordsPruned, "history_starts_at_lsn", int64(res.HistoryStartsAt))), nil
+}
+
+// shownDiff is a diff entry as the agent sees it: only_redacted marks an
+// update whose every change was to redacted fields, which the entry
+// cannot show.
+type shownDiff struct {
+	changes.DocDiff
+	OnlyRedacted bool `json:"only_redacted,omitempty"`
+}
+
+// countDiff counts a document in the diff's totals.
+func countDiff(res *changes.DiffResult, change string) {
+	switch change {
+	case changes.Inserted:
+		res.Inserted++
+	case changes.Deleted:
+		res.Deleted++
+	case changes.Updated:
+		res.Updated++
+	}
 }

@@ -49,6 +49,9 @@ func runInsert(ctx context.Context, c *call) (*output, error) {
 		if err != nil {
 			return err
 		}
+		if err := c.refuseUniqueRedacted(col, doc); err != nil {
+			return err
+		}
 		id, err = col.Insert(doc)
 		changeID = tx.ChangeID()
 		return err

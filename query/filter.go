@@ -1,7 +1,9 @@
 package query
 
 import (
+	"context"
 	"strings"
+	"time"
 
 	"github.com/omgdb/omgdb/query/expr"
 	"github.com/omgdb/omgdb/query/value"
@@ -104,10 +106,13 @@ func (p Predicate) String() string {
 
 // matchCtx carries what a match records besides its result: the position
 // of the matching array element (MongoDB's elemMatchKey, for the positional
-// projection) and the first $expr evaluation error.
+// projection) and the first $expr evaluation error; and the context that
+// stops a $expr's evaluation.
 type matchCtx struct {
-	key int // -1 when no array position was recorded
-	err error
+	key  int // -1 when no array position was recorded
+	err  error
+	ctx  context.Context // may be nil
+	stop error           // ctx's error, when it stopped a $expr
 }
 
 // node is a compiled filter condition over a whole document.
@@ -147,7 +152,14 @@ func (f *Filter) Match(doc value.Value) bool { return f.root.match(doc, nil) }
 // MatchErr is Match that also returns the first error met while evaluating
 // a $expr (MongoDB fails the whole query on such an error).
 func (f *Filter) MatchErr(doc value.Value) (bool, error) {
-	c := matchCtx{key: -1}
+	return f.MatchErrContext(nil, doc)
+}
+
+// MatchErrContext is MatchErr that stops evaluating a $expr when ctx is
+// done and then returns ctx's error (see expr.EvalCtx). A nil ctx is never
+// done.
+func (f *Filter) MatchErrContext(ctx context.Context, doc value.Value) (bool, error) {
+	c := matchCtx{key: -1, ctx: ctx}
 	ok := f.root.match(doc, &c)
 	if c.err != nil {
 		return false, c.err
@@ -155,11 +167,29 @@ func (f *Filter) MatchErr(doc value.Value) (bool, error) {
 	return ok, nil
 }
 
+// MatchContext is Match that stops evaluating a $expr when ctx is done:
+// it then returns ctx's error, the only error it returns. As with Match, a
+// $expr that fails to evaluate does not match.
+func (f *Filter) MatchContext(ctx context.Context, doc value.Value) (bool, error) {
+	if !f.whole {
+		return f.root.match(doc, nil), nil
+	}
+	c := matchCtx{key: -1, ctx: ctx}
+	ok := f.root.match(doc, &c)
+	if c.stop != nil {
+		return false, c.stop
+	}
+	return ok, nil
+}
+
 // matchKey matches doc and returns the position of the array element that
 // made it match (-1 if none), as the positional projection needs.
-func (f *Filter) matchKey(doc value.Value) (bool, int, error) {
-	c := matchCtx{key: -1}
+func (f *Filter) matchKey(ctx context.Context, doc value.Value) (bool, int, error) {
+	c := matchCtx{key: -1, ctx: ctx}
 	ok := f.root.match(doc, &c)
+	if c.stop != nil {
+		return false, -1, c.stop
+	}
 	return ok, c.key, c.err
 }
 
@@ -342,10 +372,13 @@ func underNot(n node, doc value.Value, c *matchCtx) bool {
 	if c == nil {
 		return n.match(doc, nil)
 	}
-	sub := matchCtx{key: -1}
+	sub := matchCtx{key: -1, ctx: c.ctx}
 	ok := n.match(doc, &sub)
 	if sub.err != nil && c.err == nil {
 		c.err = sub.err
+	}
+	if sub.stop != nil {
+		c.stop = sub.stop
 	}
 	return ok
 }
@@ -360,10 +393,17 @@ func (n constNode) match(value.Value, *matchCtx) bool { return bool(n) }
 type exprNode struct{ e *expr.Expr }
 
 func (n exprNode) match(doc value.Value, c *matchCtx) bool {
-	v, err := n.e.Eval(doc)
+	var ctx context.Context
+	if c != nil {
+		ctx = c.ctx
+	}
+	v, err := n.e.EvalContext(ctx, doc, time.Time{})
 	if err != nil {
 		if c != nil && c.err == nil {
 			c.err = err
+		}
+		if c != nil && ctx != nil && ctx.Err() != nil {
+			c.stop = ctx.Err()
 		}
 		return false
 	}

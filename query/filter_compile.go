@@ -19,7 +19,7 @@ const (
 
 // Operator names, for validation and did-you-mean suggestions.
 var (
-	topLevelOperators = []string{"$and", "$or", "$nor", "$expr", "$comment", "$alwaysTrue", "$alwaysFalse"}
+	topLevelOperators = []string{"$and", "$or", "$nor", "$expr", "$jsonSchema", "$comment", "$alwaysTrue", "$alwaysFalse"}
 	fieldOperators    = []string{
 		"$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin", "$all", "$exists", "$type",
 		"$size", "$mod", "$regex", "$options", "$elemMatch", "$not",
@@ -29,7 +29,7 @@ var (
 
 // pathlessRefused are the refused operators that apply to whole documents
 // rather than to a field.
-var pathlessRefused = []string{"$where", "$function", "$accumulator", "$text", "$jsonSchema", "$sampleRate"}
+var pathlessRefused = []string{"$where", "$function", "$accumulator", "$text", "$sampleRate"}
 
 // refusal explains an operator omgdb knowingly does not support.
 type refusal struct{ why, hint string }
@@ -45,7 +45,6 @@ var refusedOperators = map[string]refusal{
 	"$geoWithin":     {"omgdb has no geospatial queries", "store coordinates as numbers and filter with $gte/$lte ranges"},
 	"$geoIntersects": {"omgdb has no geospatial queries", "store coordinates as numbers and filter with $gte/$lte ranges"},
 	"$within":        {"omgdb has no geospatial queries", "store coordinates as numbers and filter with $gte/$lte ranges"},
-	"$jsonSchema":    {"omgdb has no $jsonSchema", "write the conditions as query operators ($type, $exists, …)"},
 	"$sampleRate":    {"omgdb filters are deterministic", "use the aggregation stage $sample"},
 }
 
@@ -83,6 +82,8 @@ func (c *compiler) topLevel(name string, arg value.Value, top bool, prefix strin
 		return []Predicate{{Op: name, Operand: arg, n: n}}, nil
 	case "$expr":
 		return c.expr(arg, top)
+	case "$jsonSchema":
+		return c.jsonSchema(arg, top)
 	case "$comment":
 		return nil, nil
 	case "$ref", "$id", "$db":
@@ -153,6 +154,20 @@ func (c *compiler) expr(arg value.Value, top bool) ([]Predicate, error) {
 	}
 	c.hasExpr = true
 	return []Predicate{{Op: "$expr", Operand: arg, n: exprNode{e}}}, nil
+}
+
+// jsonSchema compiles $jsonSchema, which reads the whole document.
+func (c *compiler) jsonSchema(arg value.Value, top bool) ([]Predicate, error) {
+	if !top {
+		return nil, malformed("$jsonSchema can only be applied to the top-level document").
+			WithHint("$elemMatch conditions apply to array elements; give the array's schema in an 'items' keyword")
+	}
+	s, err := compileJSONSchema(arg)
+	if err != nil {
+		return nil, err
+	}
+	c.hasExpr = true // reads any field: MatchJSON parses whole documents
+	return []Predicate{{Op: "$jsonSchema", Operand: arg, n: schemaNode{s}}}, nil
 }
 
 // opPred is one compiled operator of an operator object.

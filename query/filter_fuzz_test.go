@@ -14,6 +14,7 @@ import (
 // and CompileSort: each must compile or return an *Error, never panic. The
 // seed corpus is in testdata/fuzz/FuzzCompileFilter.
 func FuzzCompileFilter(f *testing.F) {
+	f.Add([]byte(`{"$jsonSchema":{"required":["a"],"properties":{"a":{"bsonType":["long","string"],"minimum":1,"maxLength":3},"c":{"items":{"type":"number"},"uniqueItems":true}},"additionalProperties":true}}`))
 	f.Add([]byte(`{"a":{"$gte":1,"$lt":[1,{"b":null}]},"$or":[{"c":{"$regex":"^x","$options":"i"}}]}`))
 	f.Add([]byte(`{"a":{"$elemMatch":{"$not":{"$type":["long","null"]}}},"b.0.c":{"$all":[{"$elemMatch":{"d":1}}]}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -1,6 +1,8 @@
 package query
 
 import (
+	"context"
+
 	"github.com/omgdb/omgdb/query/value"
 )
 
@@ -16,12 +18,18 @@ import (
 // meets in the parts it reads, and does not look at the parts it skips
 // beyond finding where they end.
 func (f *Filter) MatchJSON(data []byte) (bool, error) {
+	return f.MatchJSONContext(nil, data)
+}
+
+// MatchJSONContext is MatchJSON that stops evaluating a $expr when ctx is
+// done, and then returns ctx's error. A nil ctx is never done.
+func (f *Filter) MatchJSONContext(ctx context.Context, data []byte) (bool, error) {
 	if f.whole {
 		doc, err := value.Parse(data)
 		if err != nil {
 			return false, err
 		}
-		return f.Match(doc), nil
+		return f.MatchContext(ctx, doc)
 	}
 	if len(f.root) == 0 {
 		return true, nil
@@ -53,20 +61,25 @@ func (f *Filter) matchRaw(d *value.Decoder, data []byte) (bool, error) {
 // goroutine that matches many documents (a scan's worker): it saves
 // taking and returning the shared pool's for each document.
 type JSONMatcher struct {
-	f *Filter
-	d *value.Decoder
+	f   *Filter
+	d   *value.Decoder
+	ctx context.Context // may be nil
 }
 
 // JSONMatcher returns a matcher for the filter, for one goroutine.
-func (f *Filter) JSONMatcher() *JSONMatcher {
-	return &JSONMatcher{f: f, d: value.NewDecoder(true)}
+func (f *Filter) JSONMatcher() *JSONMatcher { return f.JSONMatcherContext(nil) }
+
+// JSONMatcherContext returns a matcher for the filter, for one goroutine,
+// whose Match is f.MatchJSONContext(ctx, data).
+func (f *Filter) JSONMatcherContext(ctx context.Context) *JSONMatcher {
+	return &JSONMatcher{f: f, d: value.NewDecoder(true), ctx: ctx}
 }
 
-// Match is f.MatchJSON(data).
+// Match is f.MatchJSONContext(ctx, data), with the matcher's context.
 func (m *JSONMatcher) Match(data []byte) (bool, error) {
 	f := m.f
 	if f.whole || len(f.root) == 0 {
-		return f.MatchJSON(data)
+		return f.MatchJSONContext(m.ctx, data)
 	}
 	d := m.d
 	defer d.Reset()

@@ -1,6 +1,9 @@
 package query
 
 import (
+	"context"
+	"time"
+
 	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
 )
@@ -15,13 +18,19 @@ func (p *Projection) Apply(doc value.Value) (value.Value, error) { return p.Appl
 // expressions, $elemMatch) follow the fields taken from the document, in
 // the order they were written.
 func (p *Projection) ApplyWithFilter(doc value.Value, f *Filter) (value.Value, error) {
+	return p.ApplyContext(nil, doc, f)
+}
+
+// ApplyContext is ApplyWithFilter that stops evaluating an expression
+// when ctx is done, and then returns ctx's error. A nil ctx is never done.
+func (p *Projection) ApplyContext(ctx context.Context, doc value.Value, f *Filter) (value.Value, error) {
 	if p.empty || doc.Kind() != value.Object {
 		return doc, nil
 	}
 	var out value.Value
 	if p.inclusion {
 		var err error
-		if out, err = computeObject(doc, includeObject(doc, p.root), p.root); err != nil {
+		if out, err = computeObject(ctx, doc, includeObject(doc, p.root), p.root); err != nil {
 			return value.Value{}, err
 		}
 	} else {
@@ -33,7 +42,7 @@ func (p *Projection) ApplyWithFilter(doc value.Value, f *Filter) (value.Value, e
 			continue
 		}
 		var err error
-		if out, err = p.positional(doc, out, op.path, f); err != nil {
+		if out, err = p.positional(ctx, doc, out, op.path, f); err != nil {
 			return value.Value{}, err
 		}
 	}
@@ -81,7 +90,7 @@ func includeValue(v value.Value, n *pnode) value.Value {
 
 // computeObject adds to out the computed fields of n, evaluated against
 // the whole document root.
-func computeObject(root, out value.Value, n *pnode) (value.Value, error) {
+func computeObject(ctx context.Context, root, out value.Value, n *pnode) (value.Value, error) {
 	for _, f := range n.fields {
 		c := f.node
 		var (
@@ -92,11 +101,11 @@ func computeObject(root, out value.Value, n *pnode) (value.Value, error) {
 		case c.kind == pLiteral:
 			v = c.value
 		case c.kind == pExpr:
-			v, err = c.expr.Eval(root)
+			v, err = c.expr.EvalContext(ctx, root, time.Time{})
 		case c.kind == pElemMatch:
 			v, err = elemMatchValue(root, f.name, c.filter)
 		case c.kind == pInternal && c.computed:
-			v, err = computeValue(root, out.Get(f.name), c)
+			v, err = computeValue(ctx, root, out.Get(f.name), c)
 		default:
 			continue
 		}
@@ -113,27 +122,27 @@ func computeObject(root, out value.Value, n *pnode) (value.Value, error) {
 // computeValue applies the computed fields of subtree n to a value: into
 // an object, into each element of an array, and into a new object in
 // place of anything else.
-func computeValue(root, v value.Value, n *pnode) (value.Value, error) {
+func computeValue(ctx context.Context, root, v value.Value, n *pnode) (value.Value, error) {
 	switch v.Kind() {
 	case value.Object:
-		return computeObject(root, v, n)
+		return computeObject(ctx, root, v, n)
 	case value.Array:
 		out := make([]value.Value, len(v.Array()))
 		for i, e := range v.Array() {
 			var err error
-			if out[i], err = computeValue(root, e, n); err != nil {
+			if out[i], err = computeValue(ctx, root, e, n); err != nil {
 				return value.Value{}, err
 			}
 		}
 		return value.ArrayValue(out), nil
 	}
-	return computeObject(root, value.ObjectValue(nil), n)
+	return computeObject(ctx, root, value.ObjectValue(nil), n)
 }
 
 // elemMatchValue returns [the first element of doc's array field that
 // matches], or missing.
 func elemMatchValue(doc value.Value, name string, f *Filter) (value.Value, error) {
-	ok, key, err := f.matchKey(doc)
+	ok, key, err := f.matchKey(nil, doc)
 	if err != nil || !ok {
 		return value.Value{}, err
 	}
@@ -224,7 +233,7 @@ func sliceArray(arr []value.Value, op *postOp) value.Value {
 
 // positional narrows the first array on path in out to the element at the
 // position where the filter matched doc ("grades.$").
-func (p *Projection) positional(doc, out value.Value, path []string, f *Filter) (value.Value, error) {
+func (p *Projection) positional(ctx context.Context, doc, out value.Value, path []string, f *Filter) (value.Value, error) {
 	if f == nil {
 		return value.Value{}, errs.Errorf(errs.Invalid, "malformed projection: positional projection '%s' needs the query filter", p.posName).
 			WithHint("use ApplyWithFilter with the filter of the query")
@@ -233,7 +242,7 @@ func (p *Projection) positional(doc, out value.Value, path []string, f *Filter) 
 		return value.Value{}, errs.Errorf(errs.Invalid, "Positional projection '%s' does not match the query document.", p.posName).
 			WithHint("the filter must have a condition on the array field `%s`", p.posField)
 	}
-	ok, key, err := f.matchKey(doc)
+	ok, key, err := f.matchKey(ctx, doc)
 	if err != nil {
 		return value.Value{}, err
 	}

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"bytes"
 	"strings"
 	"time"
 
@@ -19,6 +20,19 @@ type Update struct {
 	ops         []*fieldOp         // in the order written
 	filters     map[string]*Filter // arrayFilters, by identifier
 	dynamic     bool               // some path holds $, $[] or $[<identifier>]
+	// pipe runs a pipeline-style update (NewPipelineUpdate).
+	pipe func(doc value.Value, now time.Time) (value.Value, error)
+}
+
+// NewPipelineUpdate returns the Update of a pipeline-style update: spec is
+// the array of stages ($set/$addFields, $unset, $project,
+// $replaceRoot/$replaceWith) and run applies them to one document with
+// $$NOW set to now. Package agg compiles run (agg.CompileUpdatePipeline),
+// which this package cannot import; changes.CompileUpdate puts the two
+// together. Apply keeps the document's _id: a result without one gets it
+// back, first; a result with another fails.
+func NewPipelineUpdate(spec value.Value, run func(doc value.Value, now time.Time) (value.Value, error)) *Update {
+	return &Update{spec: spec, pipe: run}
 }
 
 // UpdateOptions are the options of CompileUpdate. A nil *UpdateOptions
@@ -63,6 +77,9 @@ func (u *Update) Apply(doc value.Value, ctx ApplyContext) (value.Value, bool, er
 	if u.isReplace {
 		return u.replace(doc)
 	}
+	if u.pipe != nil {
+		return u.applyPipeline(doc, ctx)
+	}
 	ap := newApplier(u, doc, ctx)
 	steps, err := ap.plan()
 	if err != nil {
@@ -87,6 +104,33 @@ func (u *Update) Apply(doc value.Value, ctx ApplyContext) (value.Value, bool, er
 	}
 	if out, err = ap.finish(out); err != nil {
 		return doc, false, err
+	}
+	return out, true, nil
+}
+
+// applyPipeline runs a pipeline-style update.
+func (u *Update) applyPipeline(doc value.Value, ctx ApplyContext) (value.Value, bool, error) {
+	now := ctx.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	out, err := u.pipe(doc, now)
+	if err != nil {
+		return doc, false, err
+	}
+	if out.Kind() != value.Object {
+		return doc, false, errs.Errorf(errs.Invalid, "the update pipeline made a %s, not a document", out.TypeName())
+	}
+	id, oid := doc.Get("_id"), out.Get("_id")
+	switch {
+	case oid.IsMissing() && !id.IsMissing():
+		out = value.ObjectValue(append([]value.Field{{Key: "_id", Value: id}}, out.Fields()...))
+	case !id.IsMissing() && (value.Compare(id, oid) != 0 || id.Kind() != oid.Kind()):
+		return doc, false, errs.Errorf(errs.Invalid, "Performing an update on the path '_id' would modify the immutable field '_id'").
+			WithHint("an update pipeline may not change _id; leave it out of $set, $project and $replaceWith")
+	}
+	if bytes.Equal(value.JSON(out), value.JSON(doc)) {
+		return doc, false, nil
 	}
 	return out, true, nil
 }
@@ -206,10 +250,10 @@ func dottedPath(path []string) string { return strings.Join(path, ".") }
 // component that may stand for array elements (a positional $, $[],
 // $[<identifier>], or a number, which is an index when the field holds an
 // array). A document it changes differs from the one it started from only
-// at those paths and below them. A replacement may change any field: its
-// Paths is nil.
+// at those paths and below them. A replacement or a pipeline may change
+// any field: its Paths is nil.
 func (u *Update) Paths() []string {
-	if u.isReplace {
+	if u.isReplace || u.pipe != nil {
 		return nil
 	}
 	var paths []string

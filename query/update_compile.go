@@ -81,8 +81,8 @@ func CompileUpdate(spec value.Value, opts *UpdateOptions) (*Update, error) {
 func checkUpdateShape(spec value.Value) error {
 	switch {
 	case spec.Kind() == value.Array:
-		return errs.Errorf(errs.Invalid, "pipeline-style updates are not supported").
-			WithHint(`write update operators such as {"$set":{"field":value}}`)
+		return errs.Errorf(errs.Invalid, "CompileUpdate takes update operators or a replacement document, not a pipeline").
+			WithHint("compile a pipeline-style update with changes.CompileUpdate (or agg.CompileUpdatePipeline and NewPipelineUpdate)")
 	case spec.Kind() != value.Object:
 		return errs.Errorf(errs.Invalid, "update must be an object, got %s", spec.TypeName()).
 			WithHint(`write update operators such as {"$set":{"field":value}}`)

@@ -112,7 +112,7 @@ func (c *Collection) groupScan(ctx context.Context, p *agg.Pipeline, env agg.Env
 			}
 			more, err := b.group.Extract(js)
 			if err != nil {
-				b.group.Fail(corruptValue(err.Error()))
+				b.group.Fail(matchFailed(err))
 				return
 			}
 			if !more {

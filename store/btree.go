@@ -90,6 +90,9 @@ func (s *BTreeSpec) KeyPattern() value.Value {
 // "age:-1,name" or "address.city:1". A field without a direction is
 // ascending.
 func ParseKeyPattern(s string) ([]IndexField, error) {
+	if strings.HasPrefix(strings.TrimSpace(s), "{") {
+		return parseKeyDocument(s)
+	}
 	var fields []IndexField
 	for _, part := range strings.Split(s, ",") {
 		path, dir, hasDir := strings.Cut(strings.TrimSpace(part), ":")
@@ -105,6 +108,45 @@ func ParseKeyPattern(s string) ([]IndexField, error) {
 		fields = append(fields, f)
 	}
 	return fields, nil
+}
+
+// parseKeyDocument reads a key pattern written as MongoDB's createIndex
+// takes it: {"city":1,"age":-1}.
+func parseKeyDocument(s string) ([]IndexField, error) {
+	doc, err := value.ParseString(s)
+	if err != nil || doc.Kind() != value.Object || doc.Len() == 0 {
+		return nil, errs.Errorf(errs.Usage, "key pattern %q is not a JSON object of fields and directions", s).
+			WithHint(`write '{"city":1,"age":-1}', or the comma form city,age:-1`)
+	}
+	var fields []IndexField
+	for _, f := range doc.Fields() {
+		switch {
+		case f.Value.Kind() == value.String:
+			return nil, errs.Errorf(errs.Usage, "index field `%s`: %q indexes are not supported; omgdb has B-tree indexes (1 or -1)", f.Key, f.Value.Str()).
+				WithHint("for full-text search use create-search-index, for vectors create-vector-index")
+		case value.IsInteger(f.Value, 1):
+			fields = append(fields, IndexField{Path: f.Key})
+		case value.IsInteger(f.Value, -1):
+			fields = append(fields, IndexField{Path: f.Key, Desc: true})
+		default:
+			return nil, errs.Errorf(errs.Usage, "index field `%s`: direction must be 1 or -1, got %s", f.Key, f.Value).
+				WithHint(`write {"age":-1} for descending, {"age":1} for ascending`)
+		}
+	}
+	return fields, nil
+}
+
+// FormatKeyPattern writes index fields in the comma form ParseKeyPattern
+// reads: city,age:-1.
+func FormatKeyPattern(fields []IndexField) string {
+	parts := make([]string, len(fields))
+	for i, f := range fields {
+		parts[i] = f.Path
+		if f.Desc {
+			parts[i] += ":-1"
+		}
+	}
+	return strings.Join(parts, ",")
 }
 
 // ParseBTreeSpec returns the spec of a B-tree index definition.

@@ -1,7 +1,9 @@
 package store
 
 import (
+	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -164,6 +166,16 @@ func decodeDoc(raw []byte) (value.Value, error) {
 		return value.Value{}, corruptValue(err.Error())
 	}
 	return v, nil
+}
+
+// matchFailed is the error of a filter that failed on a stored
+// document: the context's error when a $expr stopped at the deadline or
+// on cancellation, else a corrupt value.
+func matchFailed(err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return corruptValue(err.Error())
 }
 
 func corruptValue(msg string) error {

@@ -308,15 +308,17 @@ func (db *DB) Backup(ctx context.Context, out string) (*BackupResult, error) {
 		res.LastLSN = tx.LastLSN()
 		return writeFileSynced(tmp, func(w io.Writer) error {
 			w = failpoint.Writer(failpoint.BackupCopy, w)
+			pw := &progressWriter{ctx: ctx, w: w, step: "copying", total: tx.btx.Size(), fn: progressOf(ctx)}
 			if !res.Compressed {
-				_, err := tx.btx.WriteTo(w)
+				_, err := tx.btx.WriteTo(pw)
 				return err
 			}
 			zw, err := zstd.NewWriter(w, zstd.WithEncoderConcurrency(1))
 			if err != nil {
 				return err
 			}
-			if _, err := tx.btx.WriteTo(zw); err != nil {
+			pw.w = zw
+			if _, err := tx.btx.WriteTo(pw); err != nil {
 				zw.Close()
 				return err
 			}
@@ -324,6 +326,9 @@ func (db *DB) Backup(ctx context.Context, out string) (*BackupResult, error) {
 		})
 	})
 	if err != nil {
+		if ctx.Err() != nil {
+			err = ctx.Err() // bbolt's copy wraps it as text
+		}
 		return nil, wrap(errs.IO, err, "backup %s to %s: %v", db.path, out, err)
 	}
 	if err := linkInto(tmp, out); err != nil {
@@ -342,8 +347,11 @@ func (db *DB) Backup(ctx context.Context, out string) (*BackupResult, error) {
 // VerifyBackup opens a backup (decompressing a ".zst" one to a temporary
 // file) and verifies it.
 func VerifyBackup(ctx context.Context, path string) error {
+	step := progressOf(ctx)
+	ctx = WithProgress(ctx, func(s string, done, total int64) { step("verifying: "+s, done, total) })
 	file := path
 	if strings.HasSuffix(path, ".zst") {
+		step("decompressing to verify", 0, 0)
 		tmp, err := decompressTemp(path)
 		if err != nil {
 			return err
@@ -382,12 +390,17 @@ func Restore(ctx context.Context, backup, out string) error {
 		return errs.Errorf(errs.NotFound, "cannot read backup %s: %v", backup, err)
 	}
 	defer in.Close()
+	var size int64
+	if fi, err := in.Stat(); err == nil {
+		size = fi.Size()
+	}
+	src := io.TeeReader(in, &progressWriter{ctx: ctx, w: io.Discard, step: "copying", total: size, fn: progressOf(ctx)})
 	err = writeFileSynced(tmp, func(w io.Writer) error {
 		if !strings.HasSuffix(backup, ".zst") {
-			_, err := io.Copy(w, in)
+			_, err := io.Copy(w, src)
 			return err
 		}
-		zr, err := zstd.NewReader(in, zstd.WithDecoderConcurrency(1))
+		zr, err := zstd.NewReader(src, zstd.WithDecoderConcurrency(1))
 		if err != nil {
 			return err
 		}

@@ -16,6 +16,9 @@ func (c *Collection) countParallel(ctx context.Context, filter *query.Filter) (n
 	}
 	work := func(b *scanBatch) {
 		for _, raw := range b.vals {
+			if b.err = ctx.Err(); b.err != nil {
+				return
+			}
 			js, err := docJSON(raw)
 			if err != nil {
 				b.err = err
@@ -23,7 +26,7 @@ func (c *Collection) countParallel(ctx context.Context, filter *query.Filter) (n
 			}
 			ok, err := b.match.Match(js)
 			if err != nil {
-				b.err = corruptValue(err.Error())
+				b.err = matchFailed(err)
 				return
 			}
 			if ok {
@@ -35,7 +38,7 @@ func (c *Collection) countParallel(ctx context.Context, filter *query.Filter) (n
 		n += b.n
 		return b.err
 	}
-	err = c.scanParallel(ctx, func() *scanBatch { return &scanBatch{match: filter.JSONMatcher()} }, work, use)
+	err = c.scanParallel(ctx, func() *scanBatch { return &scanBatch{match: filter.JSONMatcherContext(ctx)} }, work, use)
 	return n, true, err
 }
 

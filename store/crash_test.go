@@ -74,6 +74,7 @@ type crashStats struct {
 	inFlightCommitted, inFlightLost                    int64
 	lost, failedOpens                                  int64
 	applies, rollbacks, backups                        int64 // acknowledged
+	oneSteps, renames                                  int64 // acknowledged one-step writes and renames of the changes package
 	backupTemps                                        int64 // temporary files left by killed backups
 	sorts, spillLeft                                   int64 // sorts acknowledged; temporary files left by sorts (must stay 0)
 	points                                             map[string]*pointStats
@@ -217,6 +218,7 @@ func reportCrash(t *testing.T, st *crashStats, took time.Duration) {
 	}
 	t.Logf("crash: %d acknowledged transactions (%d document writes) checked, %d document states compared", st.ackedTxns, st.ackedWrites, st.docsChecked)
 	t.Logf("crash: acknowledged applies %d, rollbacks %d, backups %d (each backup compared with the store as it was); temporary files left by killed backups: %d; sorts spilled to disk %d, temporary files they left: %d", st.applies, st.rollbacks, st.backups, st.backupTemps, st.sorts, st.spillLeft)
+	t.Logf("crash: acknowledged one-step updates and deletes %d, collection renames %d", st.oneSteps, st.renames)
 	t.Logf("crash: in-flight operation at the kill (compactions aside): %d committed whole, %d not at all", st.inFlightCommitted, st.inFlightLost)
 	t.Logf("crash: acknowledged writes lost: %d, failed opens: %d", st.lost, st.failedOpens)
 }
@@ -254,6 +256,10 @@ func checkCrashCycle(t *testing.T, cycle string, path string, before *crashState
 			checkCrashBackup(t, cycle, path, &op, want, true)
 		case "sort":
 			st.sorts++
+		case "update1", "delete1":
+			st.oneSteps++
+		case "rename":
+			st.renames++
 		}
 		n, err := op.apply(want)
 		if err != nil {
@@ -584,15 +590,18 @@ func (op *crashOp) apply(s *crashState) (int64, error) {
 			s.put("imp", crashDoc("imp", op.txn, i, op.args[0], 0))
 		}
 		n = op.to - op.from
-	case "update", "delete":
+	case "update", "delete", "update1", "delete1":
 		for i := int64(0); i < op.args[1]; i++ {
-			if op.kind == "delete" {
+			if strings.HasPrefix(op.kind, "delete") {
 				delete(s.docs["multi"], crashID(op.args[0], i))
 			} else {
 				s.put("multi", crashDoc("multi", op.args[0], i, op.args[1], op.txn))
 			}
 		}
 		n = op.args[1]
+	case "rename":
+		s.docs["moved"], n = s.docs["loaded"], int64(len(s.docs["loaded"]))
+		delete(s.docs, "loaded")
 	case "plan":
 		if op.token != "" { // unknown when the kill came before its ack
 			s.plans[op.token] = &crashPlan{status: "pending", group: op.args[0], n: op.args[1], txn: op.txn, del: op.del}
@@ -641,89 +650,4 @@ func (op *crashOp) applyPlan(s *crashState) (int64, error) {
 	}
 	s.records++
 	return p.n, nil
-}
-
-// parseCrashLines turns the child's lines into the acknowledged
-// transactions, in order, and the one in flight at the kill, if any.
-func parseCrashLines(lines []string) (acked []crashOp, pending *crashOp, err error) {
-	var cur *crashOp
-	var done int64 // documents of the current import acknowledged
-	for _, line := range lines {
-		f := strings.Fields(line)
-		switch {
-		case len(f) >= 3 && f[0] == "begin":
-			if cur, err = parseBegin(f[1:]); err != nil {
-				return nil, nil, fmt.Errorf("bad line %q: %v", line, err)
-			}
-			done = 0
-		case len(f) >= 2 && f[0] == "ack" && cur != nil && f[1] == strconv.FormatInt(cur.txn, 10):
-			switch {
-			case cur.kind == "import" && len(f) == 3:
-				lines, err := strconv.ParseInt(f[2], 10, 64)
-				if err != nil || lines < done {
-					return nil, nil, fmt.Errorf("bad import ack %q", line)
-				}
-				if lines > done {
-					b := *cur
-					b.from, b.to, done = done, lines, lines
-					acked = append(acked, b)
-				}
-			case cur.kind == "plan" && len(f) == 3:
-				cur.token = f[2]
-				acked, cur = append(acked, *cur), nil
-			case cur.kind != "import" && cur.kind != "plan" && len(f) == 2:
-				acked, cur = append(acked, *cur), nil
-			default:
-				return nil, nil, fmt.Errorf("bad ack %q", line)
-			}
-		default:
-			return nil, nil, fmt.Errorf("unexpected line %q", line)
-		}
-	}
-	if cur != nil {
-		p := *cur
-		if p.kind == "import" {
-			if done == p.args[0] {
-				return acked, nil, nil
-			}
-			p.from, p.to = done, min(done+p.args[1], p.args[0])
-		}
-		pending = &p
-	}
-	return acked, pending, nil
-}
-
-// parseBegin parses "<kind> <txn> <args…>".
-func parseBegin(f []string) (*crashOp, error) {
-	txn, err := strconv.ParseInt(f[1], 10, 64)
-	if err != nil {
-		return nil, err
-	}
-	op := &crashOp{kind: f[0], txn: txn}
-	rest := f[2:]
-	switch op.kind {
-	case "apply", "rollback":
-		if len(rest) != 1 {
-			return nil, fmt.Errorf("want a token")
-		}
-		op.token = rest[0]
-		return op, nil
-	case "plan":
-		if len(rest) != 3 {
-			return nil, fmt.Errorf("want a group, a size and u or d")
-		}
-		op.del, rest = rest[2] == "d", rest[:2]
-	}
-	for _, a := range rest {
-		n, err := strconv.ParseInt(a, 10, 64)
-		if err != nil {
-			return nil, err
-		}
-		op.args = append(op.args, n)
-	}
-	want := map[string]int{"single": 0, "multi": 1, "import": 2, "load": 1, "update": 2, "delete": 2, "plan": 2, "compact": 0, "backup": 0, "sort": 0}
-	if w, ok := want[op.kind]; !ok || w != len(op.args) {
-		return nil, fmt.Errorf("unknown kind or wrong arguments")
-	}
-	return op, nil
 }

@@ -40,7 +40,10 @@ import (
 //	ack <txn> <token>            after a plan was saved
 //
 // Kinds and their arguments: single; multi <n>; import <m> <batch>;
-// load <n>; update <group> <n>; delete <group> <n>; plan <group> <n> <u|d>
+// load <n>; update <group> <n>; delete <group> <n> (by hand in the
+// store); update1 and delete1 (the same by a one-step write of the changes
+// package); rename (of "loaded" to "moved", replacing it);
+// plan <group> <n> <u|d>
 // (a plan to set v to txn in every document of the group, or to delete
 // them); apply <token> (the plan just saved, under the same txn);
 // rollback <token> (of an applied plan); compact; backup (to
@@ -180,7 +183,7 @@ var focusKind = map[string]string{
 
 // crashKinds are the operations, each as often as it is listed.
 var crashKinds = strings.Fields("single single single single multi multi multi multi multi " +
-	"import import import load load rewrite rewrite rewrite apply apply apply rollback rollback compact backup sort")
+	"import import import load load rewrite rewrite rewrite apply apply apply rollback rollback compact backup sort rename")
 
 func (c *crashChild) step(txn int64) error {
 	kind := crashKinds[c.r.IntN(len(crashKinds))]
@@ -221,6 +224,8 @@ func (c *crashChild) step(txn int64) error {
 		}
 		say("ack %d", txn)
 		return nil
+	case "rename":
+		return c.rename(txn)
 	case "backup":
 		say("begin backup %d", txn)
 		_, err := db.Backup(context.Background(), crashBackupPath(c.path, txn))
@@ -233,13 +238,63 @@ func (c *crashChild) step(txn int64) error {
 	if !ok {
 		return nil
 	}
-	if r.IntN(2) == 0 {
-		say("begin update %d %d %d", txn, g, n)
-		return crashRewrite(db, txn, g, n, false, say)
+	del, oneStep := r.IntN(2) == 0, r.IntN(2) == 0
+	kind = map[bool]string{false: "update", true: "delete"}[del]
+	if oneStep {
+		kind += "1"
 	}
-	say("begin delete %d %d %d", txn, g, n)
-	delete(c.groups, g)
-	return crashRewrite(db, txn, g, n, true, say)
+	say("begin %s %d %d %d", kind, txn, g, n)
+	if del {
+		delete(c.groups, g)
+	}
+	if oneStep {
+		return crashOneStep(db, txn, g, n, del, say)
+	}
+	return crashRewrite(db, txn, g, n, del, say)
+}
+
+// crashOneStep updates (v = txn) or deletes every document of group g
+// with a one-step write of the changes package, as crashRewrite does by
+// hand.
+func crashOneStep(db *store.DB, txn, g, n int64, del bool, say func(string, ...any)) error {
+	ctx := context.Background()
+	filter := value.MustParse(fmt.Sprintf(`{"txn":{"$numberLong":"%d"}}`, g))
+	var res *changes.WriteResult
+	var err error
+	if del {
+		res, err = changes.Delete(ctx, db, "multi", filter, nil)
+	} else {
+		update := value.MustParse(fmt.Sprintf(`{"$set":{"v":{"$numberLong":"%d"}}}`, txn))
+		res, err = changes.Update(ctx, db, "multi", filter, update, nil)
+	}
+	if err != nil {
+		return err
+	}
+	if res.Modified+res.Deleted != n {
+		return fmt.Errorf("one-step write of group %d: %+v, want %d documents", g, res, n)
+	}
+	say("ack %d", txn)
+	return nil
+}
+
+// rename renames "loaded" to "moved", replacing it (DropTarget), when
+// "loaded" exists.
+func (c *crashChild) rename(txn int64) error {
+	exists := false
+	c.db.View(func(tx *store.Tx) error {
+		_, err := tx.Collection("loaded")
+		exists = err == nil
+		return nil
+	})
+	if !exists {
+		return nil
+	}
+	c.say("begin rename %d", txn)
+	if _, err := changes.RenameCollection(context.Background(), c.db, "loaded", "moved", &changes.CollectionOptions{DropTarget: true}); err != nil {
+		return err
+	}
+	c.say("ack %d", txn)
+	return nil
 }
 
 // crashSortBudget is the memory a crash workload's sort may hold before

@@ -23,6 +23,7 @@ type Cursor struct {
 	doc     value.Value
 	decoded bool
 	err     error
+	seen    func() // called for each document Next finds, when set (index builds' progress)
 }
 
 // Next advances to the next document and reports whether there is one.
@@ -42,6 +43,9 @@ func (cur *Cursor) Next() bool {
 		return false
 	}
 	cur.key, cur.raw, cur.decoded, cur.jsDone = k, v, false, false
+	if cur.seen != nil {
+		cur.seen()
+	}
 	return true
 }
 

@@ -216,8 +216,8 @@ func (c *Collection) countPreds(ctx context.Context, preds []pred, limit int64) 
 	allBits := uint64(1)<<n - 1
 	cur := c.Scan()
 	for cur.Next() && (limit <= 0 || pc.examined < limit) {
-		if pc.examined%1024 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
 		doc := cur.Doc()
 		if err := cur.Err(); err != nil {
@@ -226,7 +226,11 @@ func (c *Collection) countPreds(ctx context.Context, preds []pred, limit int64) 
 		pc.examined++
 		var bits uint64
 		for i, p := range preds {
-			if p.filter.Match(doc) {
+			ok, err := p.filter.MatchContext(ctx, doc)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
 				bits |= 1 << i
 				pc.alone[i]++
 			}

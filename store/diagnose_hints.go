@@ -94,14 +94,18 @@ func (h *hinter) count(f *query.Filter) (int64, error) {
 	var n, seen int64
 	cur := h.c.Scan()
 	for cur.Next() && (h.limit <= 0 || seen < h.limit) {
-		if seen++; seen%1024 == 0 && h.ctx.Err() != nil {
+		if seen++; h.ctx.Err() != nil {
 			return 0, h.ctx.Err()
 		}
 		doc := cur.Doc()
 		if err := cur.Err(); err != nil {
 			return 0, err
 		}
-		if f.Match(doc) {
+		ok, err := f.MatchContext(h.ctx, doc)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
 			n++
 		}
 	}

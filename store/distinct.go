@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/agg"
 	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
 )
@@ -28,11 +29,23 @@ func (c *Collection) Distinct(ctx context.Context, field string, q Query, max in
 	if err := checkDistinctField(field); err != nil {
 		return nil, err
 	}
+	src := c.Find(ctx, Query{Filter: q.Filter, Hint: q.Hint, Redact: q.Redact})
+	defer src.Close()
+	return DistinctValues(src, field, max)
+}
+
+// DistinctValues reads src to its end and returns the distinct values of
+// field in its documents, as Collection.Distinct does: src is the
+// documents a filter matched, such as changes.FindAt's for a distinct at
+// a past revision. More than max distinct values (DefaultMaxDistinct when
+// 0) is an errs.Limit error.
+func DistinctValues(src agg.Source, field string, max int) ([]value.Value, error) {
+	if err := checkDistinctField(field); err != nil {
+		return nil, err
+	}
 	if max <= 0 {
 		max = DefaultMaxDistinct
 	}
-	src := c.Find(ctx, Query{Filter: q.Filter, Hint: q.Hint, Redact: q.Redact})
-	defer src.Close()
 	var set distinctSet
 	for src.Next() {
 		for _, v := range query.Lookup(src.Doc(), field) {

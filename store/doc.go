@@ -73,8 +73,28 @@
 // arguments are fed to the groups in key order, so the results are those
 // of a plain scan.
 //
+// # Cancellation
+//
+// Every scan (collection and index scans, counts, the parallel count and
+// $group, Diagnose, SuggestIndexes, executionStats) checks its context
+// before each document it reads (a covered count every 4,096 index
+// keys), and matches, projects and groups with query's context-aware
+// calls, so a costly $expr stops inside its evaluation. A stopped scan
+// returns the context's error, unwrapped (context.DeadlineExceeded or
+// context.Canceled).
+//
 // # Validation
 //
 // A collection may have rules (rules.go) that every inserted or replaced
 // document must follow; Define changes them and journals the change.
+//
+// # Progress
+//
+// Long operations report how far they have come without printing
+// anything: Verify, Backup and Restore to the Progress that WithProgress
+// puts in their context (step, done, total), Compact to
+// CompactOptions.Progress, Import to ImportOptions.Progress, and index
+// builds to Collection.SetBuildProgress. A cancelled context stops
+// Verify, Backup, Restore, Compact and Import; an index build runs to its
+// end, and its caller decides whether to commit.
 package store

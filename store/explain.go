@@ -173,7 +173,7 @@ func (c *Collection) executeStats(ctx context.Context, q Query, p *Plan, count b
 		returned, keys = n, k
 	} else {
 		base := c.baseSource(ctx, q, p)
-		src := c.wrap(q, p, base)
+		src := c.wrap(ctx, q, p, base)
 		for src.Next() {
 			returned++
 		}

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/omgdb/omgdb/changes"
 	"github.com/omgdb/omgdb/internal/crashtest"
 	"github.com/omgdb/omgdb/internal/faults"
 	"github.com/omgdb/omgdb/query/value"
@@ -25,7 +26,8 @@ import (
 // nothing behind, and that the store verifies clean and takes writes
 // again. Faults are injected at the process level because bbolt does its
 // own file I/O: RLIMIT_FSIZE for a full disk (EFBIG), and a seccomp filter
-// for failing fdatasync (EIO) and failing page writes (ENOSPC).
+// for failing fdatasync (EIO) and failing page writes (ENOSPC). Besides
+// the full disk (an import), each fault fails each of faultOps.
 var faultCases = []struct {
 	name  string
 	errno syscall.Errno // what errors.Is finds in the error; 0 where bbolt formats it away
@@ -37,19 +39,31 @@ var faultCases = []struct {
 	{"meta-write-eio", syscall.EIO, "input/output error"},        // the data pages are written and synced, the meta page write fails
 }
 
+// faultOps are the writes whose commit the faults fail: an insert of new
+// documents, and the changes package's one-step update (setting "gone" in
+// every document), one-step delete (of every document) and rename (of "c"
+// to "moved"). A failed one leaves "c" exactly as acknowledged.
+var faultOps = []string{"insert", "update", "delete", "rename"}
+
 func TestFault_CommitFails(t *testing.T) {
 	if !faults.Supported() {
 		t.Skip("fault injection needs Linux on amd64 or arm64")
 	}
 	for _, fc := range faultCases {
-		t.Run(fc.name, func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), "f.omgdb")
-			o, err := crashtest.Complete("faults", []string{path, fc.name})
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkFaultOutcome(t, path, fc.errno, fc.text, o.Lines)
-		})
+		ops := faultOps
+		if fc.name == "disk-full" {
+			ops = []string{"import"}
+		}
+		for _, op := range ops {
+			t.Run(fc.name+"/"+op, func(t *testing.T) {
+				path := filepath.Join(t.TempDir(), "f.omgdb")
+				o, err := crashtest.Complete("faults", []string{path, fc.name, op})
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkFaultOutcome(t, path, fc.errno, fc.text, o.Lines)
+			})
+		}
 	}
 }
 
@@ -109,7 +123,9 @@ func checkFaultOutcome(t *testing.T, path string, errno syscall.Errno, text stri
 }
 
 // faultStoreIDs reopens the store, writes to it (it must take writes
-// again), verifies it and returns the ids of collection "c".
+// again), verifies it and returns the ids of collection "c". No failed
+// update, delete or rename may show: no document has "gone", and there is
+// no collection "moved".
 func faultStoreIDs(t *testing.T, path string) map[string]bool {
 	t.Helper()
 	db, err := store.Open(path, &store.Options{Timeout: time.Second})
@@ -135,16 +151,22 @@ func faultStoreIDs(t *testing.T, path string) map[string]bool {
 		}
 		for cur := c.Scan(); cur.Next(); {
 			ids[cur.Doc().Get("_id").Str()] = true
+			if !cur.Doc().Get("gone").IsMissing() {
+				t.Errorf("document %s holds the failed update: %s", cur.Doc().Get("_id"), cur.Doc())
+			}
+		}
+		if _, err := tx.Collection("moved"); err == nil {
+			t.Error("the failed rename's collection exists")
 		}
 		return nil
 	})
 	return ids
 }
 
-// faultChild is the child of the fault tests: args are the store path and
-// the fault.
+// faultChild is the child of the fault tests: args are the store path,
+// the fault and the write it fails (faultOps, or import).
 func faultChild(w io.Writer, args []string) error {
-	path, fault := args[0], args[1]
+	path, fault, op := args[0], args[1], args[2]
 	db, err := store.Open(path, &store.Options{Create: true})
 	if err != nil {
 		return err
@@ -161,7 +183,7 @@ func faultChild(w io.Writer, args []string) error {
 	if err := injectFault(fault, db.Size()); err != nil {
 		return err
 	}
-	err = faultWrite(db, fault, say)
+	err = faultWrite(db, fault, op, say)
 	var errno syscall.Errno
 	for _, e := range []syscall.Errno{syscall.EFBIG, syscall.EIO, syscall.ENOSPC} {
 		if errors.Is(err, e) {
@@ -191,15 +213,11 @@ func injectFault(fault string, size int64) error {
 }
 
 // faultWrite writes until the fault makes a commit fail: an import for
-// the full disk (acknowledging each batch), one transaction otherwise.
-func faultWrite(db *store.DB, fault string, say func(string, ...any)) error {
+// the full disk (acknowledging each batch), one transaction (op)
+// otherwise.
+func faultWrite(db *store.DB, fault, op string, say func(string, ...any)) error {
 	if fault != "disk-full" {
-		var ids []string
-		for i := 0; i < 10; i++ {
-			ids = append(ids, fmt.Sprintf("failed-%d", i))
-		}
-		say("failed %s", strings.Join(ids, " "))
-		return faultInsert(db, ids...)
+		return faultOp(db, op, say)
 	}
 	pr, pw := io.Pipe()
 	go func() {
@@ -224,6 +242,30 @@ func faultWrite(db *store.DB, fault string, say func(string, ...any)) error {
 	}
 	say("failed %s", strings.Join(ids, " "))
 	say("summary %d", sum.Inserted+5)
+	return err
+}
+
+// faultOp makes one write of faultOps, whose commit fails.
+func faultOp(db *store.DB, op string, say func(string, ...any)) error {
+	ctx, all := context.Background(), value.MustParse(`{}`)
+	var err error
+	switch op {
+	case "insert":
+		var ids []string
+		for i := 0; i < 10; i++ {
+			ids = append(ids, fmt.Sprintf("failed-%d", i))
+		}
+		say("failed %s", strings.Join(ids, " "))
+		return faultInsert(db, ids...)
+	case "update":
+		_, err = changes.Update(ctx, db, "c", all, value.MustParse(`{"$set":{"gone":true}}`), nil)
+	case "delete":
+		_, err = changes.Delete(ctx, db, "c", all, nil)
+	case "rename":
+		_, err = changes.RenameCollection(ctx, db, "c", "moved", nil)
+	default:
+		err = fmt.Errorf("unknown write %q", op)
+	}
 	return err
 }
 
@@ -255,7 +297,7 @@ func TestFault_InjectionWorks(t *testing.T) {
 	if !faults.Supported() {
 		t.Skip("fault injection needs Linux on amd64 or arm64")
 	}
-	o, err := crashtest.Complete("faults", []string{filepath.Join(t.TempDir(), "g.omgdb"), "fdatasync-eio"})
+	o, err := crashtest.Complete("faults", []string{filepath.Join(t.TempDir(), "g.omgdb"), "fdatasync-eio", "insert"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,11 +3,11 @@ package store
 import (
 	"container/heap"
 	"context"
-	"sort"
 
 	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/query/agg"
 	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/expr"
 	"github.com/omgdb/omgdb/query/value"
 )
 
@@ -76,7 +76,7 @@ func (c *Collection) Find(ctx context.Context, q Query) agg.Source {
 
 // execute runs a plan.
 func (c *Collection) execute(ctx context.Context, q Query, p *Plan) agg.Source {
-	return c.wrap(q, p, c.baseSource(ctx, q, p))
+	return c.wrap(ctx, q, p, c.baseSource(ctx, q, p))
 }
 
 // baseSource reads what a plan reads: the matching documents, in index or
@@ -89,14 +89,14 @@ func (c *Collection) baseSource(ctx context.Context, q Query, p *Plan) agg.Sourc
 }
 
 // wrap adds the sort, paging and projection stages to a base source.
-func (c *Collection) wrap(q Query, p *Plan, src agg.Source) agg.Source {
+func (c *Collection) wrap(ctx context.Context, q Query, p *Plan, src agg.Source) agg.Source {
 	if q.sorted() && p.sortGroup == 0 {
-		src = sortSource(src, q)
+		src = sortSource(ctx, src, q)
 	} else {
 		src = &pageSource{src: src, skip: q.Skip, limit: q.Limit}
 	}
 	if q.Projection != nil {
-		src = &projectSource{src: src, p: q.Projection, filter: q.Filter}
+		src = &projectSource{ctx: ctx, src: src, p: q.Projection, filter: q.Filter}
 	}
 	return src
 }
@@ -150,7 +150,7 @@ type scanSource struct {
 	fields  *value.FieldSet // when set, Doc decodes only these fields
 	doc     value.Value     // the current document, redacted, once decoded
 	decoded bool
-	n       int
+	n       int // documents examined
 	err     error
 }
 
@@ -159,10 +159,9 @@ func (s *scanSource) Next() bool {
 		return false
 	}
 	for s.cur.Next() {
-		if s.n++; s.n%1024 == 0 {
-			if s.err = s.ctx.Err(); s.err != nil {
-				return false
-			}
+		if s.n++; s.ctx.Err() != nil {
+			s.err = s.ctx.Err()
+			return false
 		}
 		if s.redact != nil {
 			// The filter must not see redacted values: decode, redact,
@@ -172,7 +171,13 @@ func (s *scanSource) Next() bool {
 				return false
 			}
 			doc = s.redact(doc)
-			if s.filter == nil || s.filter.Match(doc) {
+			ok := s.filter == nil
+			if !ok {
+				if ok, s.err = s.filter.MatchContext(s.ctx, doc); s.err != nil {
+					return false
+				}
+			}
+			if ok {
 				s.doc, s.decoded = doc, true
 				return true
 			}
@@ -187,11 +192,11 @@ func (s *scanSource) Next() bool {
 			return false
 		}
 		if s.match == nil {
-			s.match = s.filter.JSONMatcher()
+			s.match = s.filter.JSONMatcherContext(s.ctx)
 		}
 		ok, err := s.match.Match(js)
 		if err != nil {
-			s.err = corruptValue(err.Error())
+			s.err = matchFailed(err)
 			return false
 		}
 		if ok {
@@ -289,6 +294,7 @@ func (p *pageSource) Close() error { return p.src.Close() }
 
 // projectSource applies a projection to each document of a stream.
 type projectSource struct {
+	ctx    context.Context
 	src    agg.Source
 	p      *query.Projection
 	filter *query.Filter
@@ -300,7 +306,7 @@ func (p *projectSource) Next() bool {
 	if p.err != nil || !p.src.Next() {
 		return false
 	}
-	p.doc, p.err = p.p.ApplyWithFilter(p.src.Doc(), p.filter)
+	p.doc, p.err = p.p.ApplyContext(p.ctx, p.src.Doc(), p.filter)
 	return p.err == nil
 }
 
@@ -318,7 +324,7 @@ func (p *projectSource) Close() error { return p.src.Close() }
 // sortSource reads the whole stream and returns it sorted, keeping only
 // skip+limit documents in a heap when there is a limit, and refusing to
 // hold more than MaxSortBytes otherwise.
-func sortSource(src agg.Source, q Query) agg.Source {
+func sortSource(ctx context.Context, src agg.Source, q Query) agg.Source {
 	defer src.Close()
 	h := &docHeap{s: q.Sort}
 	keep := q.Skip + q.Limit
@@ -356,7 +362,9 @@ func sortSource(src agg.Source, q Query) agg.Source {
 		return &sliceSource{err: err}
 	}
 	docs := h.docs
-	sort.SliceStable(docs, func(i, j int) bool { return q.Sort.Compare(docs[i], docs[j]) < 0 })
+	if err := expr.SortStable(ctx, docs, q.Sort.Compare); err != nil {
+		return &sliceSource{err: err}
+	}
 	docs = docs[min(int64(len(docs)), q.Skip):]
 	if q.Limit > 0 && int64(len(docs)) > q.Limit {
 		docs = docs[:q.Limit]

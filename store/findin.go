@@ -15,12 +15,12 @@ import (
 func FindIn(ctx context.Context, src agg.Source, q Query) agg.Source {
 	src = &matchSource{ctx: ctx, src: src, filter: q.Filter}
 	if q.sorted() {
-		src = sortSource(src, q)
+		src = sortSource(ctx, src, q)
 	} else {
 		src = &pageSource{src: src, skip: q.Skip, limit: q.Limit}
 	}
 	if q.Projection != nil {
-		src = &projectSource{src: src, p: q.Projection, filter: q.Filter}
+		src = &projectSource{ctx: ctx, src: src, p: q.Projection, filter: q.Filter}
 	}
 	return src
 }
@@ -36,13 +36,15 @@ type matchSource struct {
 
 func (m *matchSource) Next() bool {
 	for m.err == nil && m.src.Next() {
-		if m.n++; m.n%1024 == 0 {
-			if m.err = m.ctx.Err(); m.err != nil {
-				return false
-			}
+		if m.err = m.ctx.Err(); m.err != nil {
+			return false
 		}
-		if m.filter == nil || m.filter.Match(m.src.Doc()) {
+		if m.filter == nil {
 			return true
+		}
+		ok, err := m.filter.MatchContext(m.ctx, m.src.Doc())
+		if m.err = err; ok || err != nil {
+			return ok
 		}
 	}
 	return false

@@ -99,11 +99,17 @@ func (db *DB) Import(ctx context.Context, coll string, r io.Reader, opts *Import
 				return err
 			}
 			ids, stop = importBatch(ctx, c, in, batch, opts, sum)
-			if stop != nil && opts.Atomic {
+			switch {
+			case stop != nil && opts.Atomic:
 				return stop
+			case len(ids) == 0:
+				return errNoDocuments // leave no empty collection, no empty change
 			}
 			return nil
 		})
+		if errors.Is(err, errNoDocuments) {
+			break
+		}
 		if err != nil {
 			// The batch was rolled back (with Atomic, it was everything).
 			sum.Inserted = committed
@@ -198,6 +204,12 @@ func lineError(line int64, err error, inserted int64, atomic bool) error {
 }
 
 var errReadFailed = errors.New("read failed")
+
+// errNoDocuments rolls back an import's transaction that inserted
+// nothing (the input was empty, or its first line failed, or every line
+// was skipped): it would leave only an empty collection and an empty
+// change behind.
+var errNoDocuments = errors.New("no documents")
 
 // lineReader reads lines of at most MaxDocumentSize bytes, counting them.
 type lineReader struct {

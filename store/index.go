@@ -264,12 +264,12 @@ func (c *Collection) CreateIndexes(defs ...IndexDef) ([]*Index, error) {
 
 func (c *Collection) buildIndex(ix *Index) error {
 	if b, ok := ix.kind.(IndexBuilder); ok {
-		if err := b.Build(ix, c.Scan()); err != nil {
+		if err := b.Build(ix, c.buildScan(ix)); err != nil {
 			return err
 		}
 		return ix.pending.flush(ix.bucket)
 	}
-	cur := c.Scan()
+	cur := c.buildScan(ix)
 	for cur.Next() {
 		doc := cur.Doc()
 		if err := cur.Err(); err != nil {
@@ -285,6 +285,25 @@ func (c *Collection) buildIndex(ix *Index) error {
 	return flushIndex(ix)
 }
 
+// buildScan returns a cursor over the documents that reports each one
+// read to the function SetBuildProgress set, if any (B-tree builds report
+// their own, from their workers).
+func (c *Collection) buildScan(ix *Index) *Cursor {
+	cur := c.Scan()
+	if _, own := ix.kind.(btreeKind); own {
+		return cur
+	}
+	if fn := c.buildProgress; fn != nil {
+		var done int64
+		cur.seen = func() {
+			if done++; done%256 == 0 || done == c.count {
+				fn(done, c.count)
+			}
+		}
+	}
+	return cur
+}
+
 // DropIndex removes an index and its data. The definition goes into the
 // journal.
 func (c *Collection) DropIndex(name string) error {
@@ -298,7 +317,7 @@ func (c *Collection) DropIndex(name string) error {
 	if err := c.flushIndexes(); err != nil {
 		return err
 	}
-	if err := c.bucket.Bucket(bucketIndexes).DeleteBucket([]byte(name)); err != nil {
+	if err := deleteBucket(c.bucket.Bucket(bucketIndexes), []byte(name)); err != nil {
 		return err
 	}
 	delete(c.opened, name)

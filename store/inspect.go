@@ -35,6 +35,12 @@ func (db *DB) Info() (*Info, error) {
 			info.Created = string(m.Get(keyCreated))
 		}
 		info.LastLSN = tx.LastLSN()
+		if info.SizeBytes == 0 {
+			// The path no longer names the file (the MCP server opens
+			// through a /proc/self/fd link it closes): its size as this
+			// transaction sees it.
+			info.SizeBytes = tx.btx.Size()
+		}
 		for _, name := range tx.Collections() {
 			c, err := tx.Collection(name)
 			if err != nil {

@@ -224,10 +224,9 @@ func (s *ixSource) Next() bool {
 		if !ok {
 			return false
 		}
-		if s.docs++; s.docs%1024 == 0 {
-			if s.err = s.ctx.Err(); s.err != nil {
-				return false
-			}
+		if s.docs++; s.ctx.Err() != nil {
+			s.err = s.ctx.Err()
+			return false
 		}
 		if s.cur == nil {
 			s.cur = s.c.docs.Cursor()
@@ -259,7 +258,7 @@ func (s *ixSource) newMatcher() *query.JSONMatcher {
 	if s.filter == nil {
 		return nil
 	}
-	return s.filter.JSONMatcher()
+	return s.filter.JSONMatcherContext(s.ctx)
 }
 
 // matches reports whether the current document matches the filter, on
@@ -273,7 +272,7 @@ func (s *ixSource) matches() bool {
 	}
 	ok, err := s.match.Match(s.js)
 	if err != nil {
-		s.err = corruptValue(err.Error())
+		s.err = matchFailed(err)
 	}
 	return ok && err == nil
 }
@@ -298,7 +297,7 @@ func (s *ixSource) fetchFrom(docs *bolt.Bucket, m *query.JSONMatcher, ids [][]by
 		if m != nil {
 			ok, err := m.Match(js)
 			if err != nil {
-				out.err = corruptValue(err.Error())
+				out.err = matchFailed(err)
 				return out
 			}
 			if !ok {

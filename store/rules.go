@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
 )
@@ -27,6 +28,10 @@ import (
 // dotted; an array along a path has the rule apply to each of its object
 // elements. Rules are checked on every write of a document: insert,
 // import, update, apply, revert.
+//
+// A third key, "validator", holds a MongoDB query filter every document
+// must match, as a collection's validator in MongoDB: usually
+// {"$jsonSchema":{…}}, or any query operators ($expr included).
 
 // TypeNames are the type names rules accept: the types' $type aliases and
 // "number".
@@ -35,9 +40,10 @@ var TypeNames = []string{"null", "bool", "int", "long", "double", "decimal", "st
 
 // Rules are a collection's compiled validation rules.
 type Rules struct {
-	spec     value.Value // as given, canonical
-	required []string
-	fields   []fieldRule // sorted by path
+	spec      value.Value // as given, canonical
+	required  []string
+	fields    []fieldRule   // sorted by path
+	validator *query.Filter // nil: none
 }
 
 type fieldRule struct {
@@ -70,9 +76,11 @@ func CompileRules(spec value.Value) (*Rules, error) {
 			err = r.compileRequired(f.Value)
 		case "fields":
 			err = r.compileFields(f.Value)
+		case "validator":
+			err = r.compileValidator(f.Value)
 		default:
-			return nil, ruleErr("unknown key `%s`%s", f.Key, errs.DidYouMean(f.Key, []string{"required", "fields"})).
-				WithHint("rules have two keys: required (a list of fields) and fields (a rule per field)")
+			return nil, ruleErr("unknown key `%s`%s", f.Key, errs.DidYouMean(f.Key, []string{"required", "fields", "validator"})).
+				WithHint("rules have three keys: required (a list of fields), fields (a rule per field) and validator (a MongoDB filter such as {\"$jsonSchema\":{…}})")
 		}
 		if err != nil {
 			return nil, err
@@ -80,6 +88,19 @@ func CompileRules(spec value.Value) (*Rules, error) {
 	}
 	sort.Slice(r.fields, func(i, j int) bool { return r.fields[i].path < r.fields[j].path })
 	return r, nil
+}
+
+// compileValidator compiles a validator: a query filter object.
+func (r *Rules) compileValidator(v value.Value) error {
+	if v.Kind() != value.Object {
+		return ruleErr("`validator` must be a filter object such as {\"$jsonSchema\":{\"required\":[\"name\"]}}, got %s", v.TypeName())
+	}
+	f, err := query.CompileFilter(v)
+	if err != nil {
+		return ruleErr("`validator`: %v", err).WithHint("%s", errs.HintOf(err))
+	}
+	r.validator = f
+	return nil
 }
 
 func ruleErr(format string, args ...any) *errs.Error {

@@ -25,6 +25,14 @@ func (r *Rules) Check(coll string, doc value.Value) error {
 			return r.violation(coll, doc, r.fields[i].path, "%s", msg)
 		}
 	}
+	if r.validator != nil {
+		ok, err := r.validator.MatchErr(doc)
+		if err != nil || !ok {
+			e := wrap(errs.Invalid, ErrRuleViolation, "document _id %s breaks the rules of collection `%s`: it does not match the validator (Document failed validation)", doc.Get("_id"), coll)
+			e.Hint = "make the document match the `validator` of the rules (see `omgdb describe`), or change it with `omgdb define`"
+			return e
+		}
+	}
 	return nil
 }
 

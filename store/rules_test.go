@@ -188,3 +188,47 @@ func TestApplySpec(t *testing.T) {
 		}
 	}
 }
+
+// TestRules_Validator: a MongoDB validator ({"$jsonSchema":…} or query
+// operators) refuses the documents that do not match it, on every write,
+// and define reports the stored documents that break it
+// (after jstests/core/query/json_schema/json_schema.js's createCollection
+// with a validator).
+func TestRules_Validator(t *testing.T) {
+	db := storetest.MustOpen(t)
+	storetest.Insert(t, db, "c", `{"_id":1,"a":1,"b":"x"}`, `{"_id":2,"a":"s"}`)
+	rep := define(t, db, "c", `{"validator":{"$jsonSchema":{"required":["a"],"properties":{"a":{"bsonType":"number"},"b":{"minLength":1}}}}}`)
+	if rep.Violations != 1 {
+		t.Errorf("define found %d violations, want 1: %+v", rep.Violations, rep)
+	}
+	err := db.Update(store.Change{Kind: "insert"}, func(tx *store.Tx) error {
+		c, _ := tx.Collection("c")
+		_, err := c.Insert(value.MustParse(`{"_id":3,"b":""}`))
+		return err
+	})
+	if !errors.Is(err, store.ErrRuleViolation) || !strings.Contains(err.Error(), "does not match the validator") || errs.KindOf(err) != errs.Invalid {
+		t.Fatalf("insert breaking the validator: %v", err)
+	}
+	err = db.Update(store.Change{Kind: "insert"}, func(tx *store.Tx) error {
+		c, _ := tx.Collection("c")
+		_, err := c.Insert(value.MustParse(`{"_id":4,"a":2.5,"b":"y"}`))
+		return err
+	})
+	if err != nil {
+		t.Fatalf("insert matching the validator: %v", err)
+	}
+	define(t, db, "c", `{"validator":{"a":{"$gte":2}}}`)
+	err = db.Update(store.Change{Kind: "insert"}, func(tx *store.Tx) error {
+		c, _ := tx.Collection("c")
+		_, err := c.Insert(value.MustParse(`{"_id":5,"a":1}`))
+		return err
+	})
+	if !errors.Is(err, store.ErrRuleViolation) {
+		t.Fatalf("a query-operator validator: %v", err)
+	}
+	for _, bad := range []string{`{"validator":1}`, `{"validator":{"$jsonSchema":{"type":"integer"}}}`, `{"validator":{"a":{"$frob":1}}}`} {
+		if _, err := store.CompileRules(value.MustParse(bad)); err == nil || !strings.Contains(err.Error(), "validator") {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+}

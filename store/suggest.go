@@ -119,8 +119,8 @@ func (c *Collection) matchMasks(ctx context.Context, preds []pred) (map[uint64]i
 	masks := map[uint64]int64{}
 	cur := c.Scan()
 	for n := 0; cur.Next(); n++ {
-		if n%1024 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
 		doc := cur.Doc()
 		if err := cur.Err(); err != nil {
@@ -128,7 +128,11 @@ func (c *Collection) matchMasks(ctx context.Context, preds []pred) (map[uint64]i
 		}
 		var bits uint64
 		for i, p := range preds {
-			if p.filter.Match(doc) {
+			ok, err := p.filter.MatchContext(ctx, doc)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
 				bits |= 1 << i
 			}
 		}

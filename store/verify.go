@@ -44,8 +44,10 @@ func (r *VerifyReport) problem(format string, args ...any) {
 // run. A report with problems has OK false.
 func (db *DB) Verify(ctx context.Context) (*VerifyReport, error) {
 	r := &VerifyReport{Path: db.path, Problems: []string{}}
+	step := progressOf(ctx)
 	err := db.View(func(tx *Tx) error {
 		pageSize := db.bolt.Info().PageSize
+		step("checking pages", 0, 0)
 		if ps := checkPages(db.path, uint64(tx.btx.ID()), uint64(tx.btx.Size())/uint64(pageSize)); len(ps) > 0 {
 			for _, p := range ps {
 				r.problem("%s", p)
@@ -55,22 +57,25 @@ func (db *DB) Verify(ctx context.Context) (*VerifyReport, error) {
 		// Walk every page first, in this goroutine, where a fault on a damaged
 		// page becomes an error; bbolt's own check runs in a goroutine of its
 		// own, where it would crash the process.
+		step("reading every page", 0, 0)
 		if err := walkTree(tx); err != nil {
 			r.problem("page walk: %v", err)
 			return nil
 		}
+		step("checking the tree", 0, 0)
 		for err := range tx.btx.Check() {
 			r.problem("page check: %v", err)
 		}
 		if len(r.Problems) > 0 {
 			return nil // the tree is damaged: reading it further could mislead
 		}
+		docs := documentsStep(tx, step)
 		for _, name := range tx.Collections() {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 			r.Collections++
-			verifyCollection(tx, name, r)
+			verifyCollection(tx, name, r, docs)
 		}
 		verifyAreas(tx, r)
 		return verifyJournal(ctx, tx, r)
@@ -102,7 +107,24 @@ func walkTree(tx *Tx) (err error) {
 	})
 }
 
-func verifyCollection(tx *Tx, name string, r *VerifyReport) {
+// documentsStep returns the function verifyCollection reports each
+// document it checked to, which reports the "documents" step of Verify.
+func documentsStep(tx *Tx, step Progress) func() {
+	var done, total int64
+	for _, name := range tx.Collections() {
+		if c, err := tx.Collection(name); err == nil {
+			total += c.count
+		}
+	}
+	step("documents", 0, total)
+	return func() {
+		if done++; done%1024 == 0 || done == total {
+			step("documents", done, total)
+		}
+	}
+}
+
+func verifyCollection(tx *Tx, name string, r *VerifyReport, checked func()) {
 	c, err := tx.Collection(name)
 	if err != nil {
 		r.problem("collection %s: %v", name, err)
@@ -112,6 +134,7 @@ func verifyCollection(tx *Tx, name string, r *VerifyReport) {
 	cur := c.docs.Cursor()
 	for k, v := cur.First(); k != nil; k, v = cur.Next() {
 		n++
+		checked()
 		doc, err := decodeDoc(v)
 		if err != nil {
 			r.problem("collection %s: document at key %x: %v", name, k, err)
@@ -158,11 +181,13 @@ func verifyJournal(ctx context.Context, tx *Tx, r *VerifyReport) error {
 	}
 	var prev uint64
 	changes := tx.btx.Bucket(bucketChanges)
+	step, total := progressOf(ctx), int64(tx.LastLSN())
 	err := tx.JournalReverse(0, func(rec *Record) (bool, error) {
 		if err := ctx.Err(); err != nil {
 			return false, err
 		}
 		r.JournalRecords++
+		step("journal records", r.JournalRecords, total)
 		if changes == nil || changes.Get(changeKey(rec.Change, rec.LSN)) == nil {
 			r.problem("journal record %d: missing from the change index under change %s", rec.LSN, rec.Change)
 		}

@@ -23,7 +23,6 @@ const (
 	ChunkTokens   = 300 // the largest chunk, in estimated tokens
 	packDocs      = 20  // documents ranked for a pack
 	minPartial    = 48  // the smallest remainder worth a cut chunk
-	maxOmitted    = 50  // omitted chunks listed
 	dupCosine     = 0.95
 	cutMarker     = " […]"
 )
@@ -67,8 +66,8 @@ type chunk struct {
 //	{"query","budget","used_tokens","chunks":[{"ref","_id","score","tokens","text","source"}],
 //	 "citations":["[1] <_id> § <heading path>"…],"omitted":[{"_id","score","tokens","source","reason"}…]}
 //
-// It never exceeds the budget, and is the same for the same store and
-// query.
+// The budget holds the whole pack as printed, not only its chunks' text
+// (see pack.go); it is the same for the same store and query.
 func Pack(ctx context.Context, c *store.Collection, field, text string, opts *PackOptions) (value.Value, error) {
 	if opts == nil {
 		opts = &PackOptions{}
@@ -127,77 +126,7 @@ func Pack(ctx context.Context, c *store.Collection, field, text string, opts *Pa
 		}
 		return a.seq < b.seq
 	})
-	return packChunks(text, budget, chunks, res), nil
-}
-
-// packChunks takes chunks best first while they fit, cutting one at a
-// sentence end when a useful remainder is left, skipping near-duplicates.
-func packChunks(text string, budget int, chunks []*chunk, res *Result) value.Value {
-	var taken, omitted []*chunk
-	reasons := map[*chunk]string{}
-	used := 0
-	for _, ch := range chunks {
-		if dup := duplicateOf(ch, taken); dup != nil {
-			omitted = append(omitted, ch)
-			reasons[ch] = "near-duplicate of " + citeLabel(dup)
-			continue
-		}
-		left := budget - used
-		if ch.tokens > left {
-			cut, ok := cutChunk(ch, left)
-			if !ok {
-				omitted = append(omitted, ch)
-				reasons[ch] = "over budget"
-				continue
-			}
-			omitted = append(omitted, ch)
-			reasons[ch] = "cut to fit the budget; the rest is omitted"
-			ch = cut
-		}
-		taken = append(taken, ch)
-		used += ch.tokens
-	}
-	var out, cites, omits []value.Value
-	for i, ch := range taken {
-		f := []value.Field{
-			{Key: "ref", Value: value.LongValue(int64(i + 1))},
-			{Key: "_id", Value: ch.id},
-			{Key: "score", Value: value.DoubleValue(ch.score)},
-			{Key: "tokens", Value: value.LongValue(int64(ch.tokens))},
-			{Key: "text", Value: value.StringValue(ch.text)},
-			{Key: "source", Value: ch.source()},
-		}
-		if ch.cut {
-			f = append(f, value.Field{Key: "cut", Value: value.BoolValue(true)})
-		}
-		out = append(out, value.ObjectValue(f))
-		cites = append(cites, value.StringValue(fmt.Sprintf("[%d] %s", i+1, citeLabel(ch))))
-	}
-	for i, ch := range omitted {
-		if i == maxOmitted {
-			omits = append(omits, value.ObjectValue([]value.Field{{Key: "more", Value: value.LongValue(int64(len(omitted) - maxOmitted))}}))
-			break
-		}
-		omits = append(omits, value.ObjectValue([]value.Field{
-			{Key: "_id", Value: ch.id},
-			{Key: "score", Value: value.DoubleValue(ch.score)},
-			{Key: "tokens", Value: value.LongValue(int64(ch.tokens))},
-			{Key: "source", Value: ch.source()},
-			{Key: "reason", Value: value.StringValue(reasons[ch])},
-		}))
-	}
-	fields := []value.Field{
-		{Key: "query", Value: value.StringValue(text)},
-		{Key: "budget", Value: value.LongValue(int64(budget))},
-		{Key: "used_tokens", Value: value.LongValue(int64(used))},
-		{Key: "chunks", Value: value.ArrayValue(out)},
-		{Key: "citations", Value: value.ArrayValue(cites)},
-		{Key: "omitted", Value: value.ArrayValue(omits)},
-	}
-	if res.Note != "" {
-		fields = append(fields, value.Field{Key: "note", Value: value.StringValue(res.Note)})
-	}
-	return value.ObjectValue(fields)
+	return packChunks(text, budget, chunks, res)
 }
 
 func duplicateOf(ch *chunk, taken []*chunk) *chunk {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/omgdb/omgdb/internal/storetest"
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
@@ -94,8 +95,9 @@ func TestPack_Golden(t *testing.T) {
 func checkPack(t *testing.T, pack value.Value, budget int) {
 	t.Helper()
 	used, chunks, cites := pack.Get("used_tokens").Long(), pack.Get("chunks").Array(), pack.Get("citations").Array()
-	if used > int64(budget) || pack.Get("budget").Long() != int64(budget) {
-		t.Errorf("used %d tokens of a %d budget", used, budget)
+	printed := int64(EstimateTokens(string(value.AppendJSON(nil, pack))))
+	if used > int64(budget) || printed != used || pack.Get("budget").Long() != int64(budget) {
+		t.Errorf("used %d tokens (the pack as printed: %d) of a %d budget", used, printed, budget)
 	}
 	var sum int64
 	for i, ch := range chunks {
@@ -112,12 +114,13 @@ func checkPack(t *testing.T, pack value.Value, budget int) {
 			t.Errorf("chunk %d: cut marker and cut flag disagree", i)
 		}
 	}
-	if sum != used || len(cites) != len(chunks) {
+	if sum > used || len(cites) != len(chunks) {
 		t.Errorf("used_tokens %d, chunks sum to %d; %d citations for %d chunks", used, sum, len(cites), len(chunks))
 	}
-	for _, o := range pack.Get("omitted").Array() {
-		if o.Get("reason").Str() == "" && o.Get("more").IsMissing() {
-			t.Errorf("omitted chunk without a reason: %v", o)
+	omits := pack.Get("omitted").Array()
+	for i, o := range omits {
+		if o.Get("reason").Str() == "" && (o.Get("more").Long() < 1 || i != len(omits)-1) {
+			t.Errorf("omitted chunk without a reason, or more not last: %v", o)
 		}
 	}
 }
@@ -172,7 +175,10 @@ func TestPack_BudgetAlwaysHolds(t *testing.T) {
 			for _, hybrid := range []bool{false, true} {
 				pack, err := Pack(context.Background(), c, "body", "backups restore journal", &PackOptions{Budget: budget, Hybrid: hybrid})
 				if err != nil {
-					t.Fatal(err)
+					if budget > 60 || errs.KindOf(err) != errs.Usage || !strings.Contains(err.Error(), "cannot hold a pack") {
+						t.Errorf("budget %d: %v", budget, err)
+					}
+					continue
 				}
 				checkPack(t, pack, budget)
 			}
@@ -244,5 +250,28 @@ func FuzzParseMarkdown(f *testing.F) {
 				t.Fatalf("chunk of %d tokens over %d", EstimateTokens(ch.text), ChunkTokens)
 			}
 		}
+	})
+}
+
+// TestPack_OmittedCountsAgainstTheBudget: with many chunks left out, the
+// pack as printed still fits its budget: the omitted list holds what
+// fits and a last {"more": N} counts the rest.
+func TestPack_OmittedCountsAgainstTheBudget(t *testing.T) {
+	db := mdStore(t)
+	db.View(func(tx *store.Tx) error {
+		c, _ := tx.Collection("notes")
+		for _, budget := range []int{60, 120, 300} {
+			pack, err := Pack(context.Background(), c, "body", "backups restore journal snapshots chunks", &PackOptions{Budget: budget, Hybrid: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkPack(t, pack, budget)
+			js := value.AppendJSON(nil, pack)
+			omits := pack.Get("omitted").Array()
+			if len(js) > 4*budget+8 || len(omits) == 0 || omits[len(omits)-1].Get("more").Long() < 1 {
+				t.Errorf("budget %d: %d bytes printed, omitted %v", budget, len(js), omits)
+			}
+		}
+		return nil
 	})
 }

@@ -25,6 +25,7 @@ func TestFormat_Scalars(t *testing.T) {
 		{`"it's"`, `'it\'s'`},
 		{`"a\nb\\c"`, `'a\nb\\c'`},
 		{`"\u0001"`, `'\u0001'`},
+		{`"\u001b[2J\u009b31m"`, `'\u001b[2J\u009b31m'`},
 		{`"héllo"`, `'héllo'`},
 		{`{"$oid":"5f1d7a4b9c8e7d6f5a4b3c2d"}`, `ObjectId('5f1d7a4b9c8e7d6f5a4b3c2d')`},
 		{`{"$date":1747785600000}`, `ISODate('2025-05-21T00:00:00.000Z')`},

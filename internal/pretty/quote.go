@@ -31,7 +31,9 @@ func isIdentifier(s string) bool {
 }
 
 // appendQuoted appends s as a single-quoted JavaScript string literal,
-// escaping quotes, backslashes, control characters and invalid UTF-8.
+// escaping quotes, backslashes, control characters (C0 and C1, so that a
+// stored string cannot send escape sequences to the terminal) and invalid
+// UTF-8.
 func appendQuoted(dst []byte, s string) []byte {
 	dst = append(dst, '\'')
 	for i := 0; i < len(s); {
@@ -45,7 +47,7 @@ func appendQuoted(dst []byte, s string) []byte {
 			dst = append(dst, '\\', 't')
 		case r == '\r':
 			dst = append(dst, '\\', 'r')
-		case r == utf8.RuneError && size == 1, r < 0x20, r == 0x7f, r == 0x2028, r == 0x2029:
+		case r == utf8.RuneError && size == 1, r < 0x20, r >= 0x7f && r <= 0x9f, r == 0x2028, r == 0x2029:
 			dst = appendEscape(dst, s[i:i+size], r, size)
 		default:
 			dst = append(dst, s[i:i+size]...)

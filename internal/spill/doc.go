@@ -6,7 +6,8 @@
 // A Sorter holds records in memory up to a budget. Past it, it sorts what
 // it holds and writes it as a run to a temporary file, then starts again;
 // Sort merges the runs and what is still in memory into one stream. With
-// no run written, nothing touches the disk.
+// no run written, nothing touches the disk. A Tape is the same without the
+// sort: values kept in order, read back any number of times ($facet).
 //
 // No exit path leaves a run file behind: not an error, not a panic, not a
 // crash or a kill. On Linux a run is a file without a name (O_TMPFILE),

@@ -176,3 +176,44 @@ func TestSweep(t *testing.T) {
 		}
 	}
 }
+
+// TestTape: values come back in order, as often as asked, in memory and
+// past the budget in a file, which leaves no name behind.
+func TestTape(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	var vals [][]byte
+	for i := range 3000 {
+		vals = append(vals, fmt.Appendf(nil, "%d:%s", i, bytes.Repeat([]byte{'t'}, r.IntN(200))))
+	}
+	for _, budget := range []int64{1 << 30, 8 << 10} {
+		dir := t.TempDir()
+		tape := spill.NewTape(dir, budget)
+		for _, v := range vals {
+			if err := tape.Append(v); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if spilled := tape.Stats().Runs > 0; spilled != (budget < 1<<20) {
+			t.Errorf("budget %d: spilled %v", budget, spilled)
+		}
+		if left, _ := os.ReadDir(dir); len(left) != 0 {
+			t.Errorf("budget %d: %d named files", budget, len(left))
+		}
+		for pass := range 3 {
+			rd, err := tape.Reader()
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := 0
+			for ; rd.Next(); i++ {
+				if !bytes.Equal(rd.Value(), vals[i]) {
+					t.Fatalf("budget %d, pass %d, value %d: %.20q, want %.20q", budget, pass, i, rd.Value(), vals[i])
+				}
+			}
+			if rd.Err() != nil || i != len(vals) {
+				t.Fatalf("budget %d, pass %d: %d values, error %v", budget, pass, i, rd.Err())
+			}
+		}
+		tape.Close()
+	}
+}

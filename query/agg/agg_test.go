@@ -281,8 +281,8 @@ func TestPipeline_Compile_NilOptionsAndEnv(t *testing.T) {
 
 func TestPipeline_Errors_Hints(t *testing.T) {
 	cases := []struct{ pipeline, hint string }{
-		{`[{"$out":"x"}]`, "plan the change with `omgdb plan-update` / `plan-delete`, then `omgdb apply`"},
-		{`[{"$merge":"x"}]`, "plan the change with `omgdb plan-update` / `plan-delete`, then `omgdb apply`"},
+		{`[{"$out":"x"}]`, "plan its writes with `omgdb plan-aggregate <store> <coll> <pipeline>`, then `omgdb apply`"},
+		{`[{"$merge":"x"}]`, "plan its writes with `omgdb plan-aggregate <store> <coll> <pipeline>`, then `omgdb apply`"},
 		{`[{"$sortt":{"a":1}}]`, "see `omgdb docs aggregation` for the supported stages"},
 	}
 	for _, c := range cases {

@@ -38,47 +38,47 @@ var (
 
 func buildStageCompilers() {
 	stageCompilerTable = map[string]stageCompiler{
-		"$match":       compileMatchStage,
-		"$project":     compileProjectStage,
-		"$addFields":   compileAddFieldsStage,
-		"$set":         compileAddFieldsStage,
-		"$unset":       compileUnsetStage,
-		"$group":       compileGroupStage,
-		"$sort":        compileSortStage,
-		"$limit":       compileLimitStage,
-		"$skip":        compileSkipStage,
-		"$unwind":      compileUnwindStage,
-		"$count":       compileCountStage,
-		"$lookup":      compileLookupStage,
-		"$facet":       compileFacetStage,
-		"$replaceRoot": compileReplaceRootStage,
-		"$replaceWith": compileReplaceWithStage,
-		"$sortByCount": compileSortByCountStage,
-		"$bucket":      compileBucketStage,
-		"$bucketAuto":  compileBucketAutoStage,
-		"$sample":      compileSampleStage,
-		"$unionWith":   compileUnionWithStage,
-		"$redact":      compileRedactStage,
-		"$documents":   compileDocumentsStage,
+		"$match":           compileMatchStage,
+		"$project":         compileProjectStage,
+		"$addFields":       compileAddFieldsStage,
+		"$set":             compileAddFieldsStage,
+		"$unset":           compileUnsetStage,
+		"$group":           compileGroupStage,
+		"$sort":            compileSortStage,
+		"$limit":           compileLimitStage,
+		"$skip":            compileSkipStage,
+		"$unwind":          compileUnwindStage,
+		"$count":           compileCountStage,
+		"$lookup":          compileLookupStage,
+		"$facet":           compileFacetStage,
+		"$replaceRoot":     compileReplaceRootStage,
+		"$replaceWith":     compileReplaceWithStage,
+		"$sortByCount":     compileSortByCountStage,
+		"$bucket":          compileBucketStage,
+		"$bucketAuto":      compileBucketAutoStage,
+		"$sample":          compileSampleStage,
+		"$unionWith":       compileUnionWithStage,
+		"$redact":          compileRedactStage,
+		"$documents":       compileDocumentsStage,
+		"$graphLookup":     compileGraphLookupStage,
+		"$setWindowFields": compileWindowStage,
+		"$fill":            compileFillStage,
+		"$densify":         compileDensifyStage,
 	}
 }
 
 // refusedStages are stages omgdb knows and does not run, with the reason.
 var refusedStages = map[string]string{
-	"$densify":         "not supported",
-	"$fill":            "not supported",
-	"$setWindowFields": "not supported",
-	"$graphLookup":     "not supported",
-	"$geoNear":         "not supported: omgdb has no geospatial indexes",
-	"$search":          "not supported in pipelines: use the `search` command for full-text search",
-	"$searchMeta":      "not supported in pipelines: use the `search` command for full-text search",
-	"$vectorSearch":    "not supported in pipelines: use the `vsearch` command",
-	"$collStats":       "not supported: use `omgdb inspect`",
-	"$indexStats":      "not supported: use `omgdb indexes`",
-	"$planCacheStats":  "not supported",
-	"$currentOp":       "not supported: omgdb has no server",
-	"$listSessions":    "not supported: omgdb has no server",
-	"$changeStream":    "not supported: omgdb has no change streams; use `omgdb log`",
+	"$geoNear":        "not supported: omgdb has no geospatial indexes",
+	"$search":         "not supported in pipelines: use the `search` command for full-text search",
+	"$searchMeta":     "not supported in pipelines: use the `search` command for full-text search",
+	"$vectorSearch":   "not supported in pipelines: use the `vsearch` command",
+	"$collStats":      "not supported: use `omgdb inspect`",
+	"$indexStats":     "not supported: use `omgdb indexes`",
+	"$planCacheStats": "not supported",
+	"$currentOp":      "not supported: omgdb has no server",
+	"$listSessions":   "not supported: omgdb has no server",
+	"$changeStream":   "not supported: omgdb has no change streams; use `omgdb log`",
 }
 
 func stageNames() []string {
@@ -125,7 +125,7 @@ func compileStage(c *expr.Compiler, spec value.Value, where pipeWhere, first boo
 	switch name {
 	case "$out", "$merge":
 		return nil, errs.Errorf(errs.Invalid, "`%s` is not supported: aggregation never writes", name).
-			WithHint("plan the change with `omgdb plan-update` / `plan-delete`, then `omgdb apply`")
+			WithHint("plan its writes with `omgdb plan-aggregate <store> <coll> <pipeline>`, then `omgdb apply`")
 	case "$documents":
 		if !first {
 			return nil, errs.Errorf(errs.Invalid, "$documents is only valid as the first stage in a pipeline")

@@ -1,6 +1,7 @@
 package agg
 
 import (
+	"github.com/omgdb/omgdb/internal/spill"
 	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/expr"
 	"github.com/omgdb/omgdb/query/value"
@@ -41,19 +42,72 @@ func (s *facetStage) run(r *runState, in Source) Source {
 	})
 }
 
+// facets reads the input, holding it in memory up to MaxMemory; past it,
+// with a SpillDir, on a spill.Tape that each facet reads again.
 func (s *facetStage) facets(r *runState, in Source) (value.Value, error) {
 	b := r.budget("$facet")
 	var docs []value.Value
+	var tape *spill.Tape
+	var js []byte
+	add := func(d value.Value) error {
+		js = value.AppendJSON(js[:0], d)
+		if err := tape.Append(js); err != nil {
+			return spillError(err)
+		}
+		return nil
+	}
 	err := r.drain(in, func(d value.Value) error {
-		docs = append(docs, d)
-		return b.grow(value.Size(d))
+		if tape != nil {
+			return add(d)
+		}
+		if err := b.grow(value.Size(d)); err == nil || r.opts.SpillDir == "" {
+			docs = append(docs, d)
+			return err
+		}
+		tape = spill.NewTape(r.opts.SpillDir, r.opts.MaxMemory)
+		for _, d := range docs {
+			if err := add(d); err != nil {
+				return err
+			}
+		}
+		docs, b.used = nil, 0
+		return add(d)
 	})
+	if tape != nil {
+		defer tape.Close()
+	}
 	if err != nil {
 		return value.Value{}, err
 	}
+	input := func() (Source, error) {
+		if tape == nil {
+			return SliceSource(docs), nil
+		}
+		tr, err := tape.Reader()
+		if err != nil {
+			return nil, spillError(err)
+		}
+		return &funcSource{next: func() (value.Value, bool, error) {
+			if !tr.Next() {
+				if tr.Err() != nil {
+					return value.Value{}, false, spillError(tr.Err())
+				}
+				return value.Value{}, false, nil
+			}
+			d, err := value.Parse(tr.Value())
+			if err != nil {
+				return value.Value{}, false, spillError(err)
+			}
+			return d, true, nil
+		}}, nil
+	}
 	fields := make([]value.Field, len(s.names))
 	for i, name := range s.names {
-		res, err := collect(r, r.runStages(s.pipelines[i], SliceSource(docs)), b)
+		src, err := input()
+		if err != nil {
+			return value.Value{}, err
+		}
+		res, err := collect(r, r.runStages(s.pipelines[i], src), b)
 		if err != nil {
 			return value.Value{}, err
 		}

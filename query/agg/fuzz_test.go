@@ -24,6 +24,10 @@ func FuzzCompilePipeline(f *testing.F) {
 	f.Add(`[{"$group":{"_id":"$b","n":{"$sum":"$a"}}},{"$sort":{"n":-1}}]`)
 	f.Add(`[{"$unwind":{"path":"$c","includeArrayIndex":"i","preserveNullAndEmptyArrays":true}},{"$project":{"c":1,"i":1}}]`)
 	f.Add(`[{"$lookup":{"from":"other","let":{"x":"$a"},"pipeline":[{"$match":{"$expr":{"$eq":["$a","$$x"]}}}],"as":"m"}}]`)
+	f.Add(`[{"$setWindowFields":{"partitionBy":"$b","sortBy":{"a":1},"output":{"s":{"$sum":"$a","window":{"range":[-1,"current"]}},"r":{"$rank":{}},"e":{"$expMovingAvg":{"input":"$a","N":2}}}}}]`)
+	f.Add(`[{"$graphLookup":{"from":"other","startWith":"$a","connectFromField":"b","connectToField":"a","as":"g","maxDepth":2,"depthField":"d"}}]`)
+	f.Add(`[{"$densify":{"field":"a","range":{"step":1,"bounds":"full"}}},{"$fill":{"sortBy":{"a":1},"output":{"b":{"method":"locf"}}}}]`)
+	f.Add(`[{"$group":{"_id":null,"p":{"$percentile":{"p":[0.5,0.9],"input":"$a","method":"approximate"}}}}]`)
 	f.Fuzz(func(t *testing.T, pipeline string) {
 		spec, err := value.ParseString(pipeline)
 		if err != nil {

@@ -192,6 +192,11 @@ func (b *GroupBatch) Extract(doc []byte) (more bool, err error) {
 	if b.err != nil {
 		return false, nil
 	}
+	if ctx := b.r.ctx; ctx != nil {
+		if b.err = ctx.Err(); b.err != nil {
+			return false, nil
+		}
+	}
 	g := b.run.g
 	var v value.Value
 	slots, direct := b.readSlots(doc)
@@ -199,8 +204,15 @@ func (b *GroupBatch) Extract(doc []byte) (more bool, err error) {
 		if v, err = b.dec.DecodeFields(doc, g.prune); err != nil {
 			return false, err
 		}
-		if g.filter != nil && !g.filter.Match(v) {
-			return true, nil
+		if g.filter != nil {
+			ok, err := g.filter.MatchContext(b.r.ctx, v)
+			if err != nil {
+				b.err = err
+				return false, nil
+			}
+			if !ok {
+				return true, nil
+			}
 		}
 	}
 	id, err := b.eval(&g.id, v, slots)

@@ -19,7 +19,9 @@ type matcher interface {
 
 type filterMatcher struct{ f *query.Filter }
 
-func (m filterMatcher) match(_ *runState, doc value.Value) (bool, error) { return m.f.MatchErr(doc) }
+func (m filterMatcher) match(r *runState, doc value.Value) (bool, error) {
+	return m.f.MatchErrContext(r.ctx, doc)
+}
 
 type exprMatcher struct{ e expr.Node }
 

@@ -1,8 +1,6 @@
 package agg
 
 import (
-	"slices"
-
 	"github.com/omgdb/omgdb/query/expr"
 	"github.com/omgdb/omgdb/query/value"
 )
@@ -52,22 +50,27 @@ func (s *sortStage) sorted(r *runState, in Source) ([]sortItem, error) {
 		it := sortItem{doc, s.spec.Keys(doc), value.Size(doc)}
 		items = append(items, it)
 		if s.limit > 0 && int64(len(items)) >= 2*s.limit+64 {
-			items = s.truncate(b, items)
+			var err error
+			if items, err = s.truncate(r, b, items); err != nil {
+				return err
+			}
 		}
 		return b.grow(it.size)
 	})
 	if err != nil {
 		return nil, err
 	}
-	s.sort(items)
+	if err := s.sort(r, items); err != nil {
+		return nil, err
+	}
 	if s.limit > 0 && int64(len(items)) > s.limit {
 		items = items[:s.limit]
 	}
 	return items, nil
 }
 
-func (s *sortStage) sort(items []sortItem) {
-	slices.SortStableFunc(items, func(a, b sortItem) int {
+func (s *sortStage) sort(r *runState, items []sortItem) error {
+	return expr.SortStable(r.ctx, items, func(a, b sortItem) int {
 		if c := s.spec.CompareKeys(a.keys, b.keys); c != 0 {
 			return c
 		}
@@ -76,13 +79,15 @@ func (s *sortStage) sort(items []sortItem) {
 }
 
 // truncate sorts items and drops those past the limit.
-func (s *sortStage) truncate(b *budget, items []sortItem) []sortItem {
-	s.sort(items)
+func (s *sortStage) truncate(r *runState, b *budget, items []sortItem) ([]sortItem, error) {
+	if err := s.sort(r, items); err != nil {
+		return nil, err
+	}
 	for _, it := range items[s.limit:] {
 		b.used -= it.size
 	}
 	clear(items[s.limit:])
-	return items[:s.limit]
+	return items[:s.limit], nil
 }
 
 // runSpilling sorts in memory up to MaxMemory, and past it goes on as an
@@ -156,7 +161,9 @@ func (s *sortStage) fill(r *runState, in Source) ([]value.Value, *spilled, error
 		return nil, nil, err
 	}
 	if sp == nil {
-		s.sort(items)
+		if err := s.sort(r, items); err != nil {
+			return nil, nil, err
+		}
 		out := make([]value.Value, len(items))
 		for i, it := range items {
 			out[i] = it.doc

@@ -52,6 +52,7 @@ func TestPipeline_Run_SpillsPastMaxMemory(t *testing.T) {
 		{`[{"$group":{"_id":"$k","n":{"$sum":1},"vs":{"$push":"$v"},"f":{"$first":"$_id"},"l":{"$last":"$_id"},"avg":{"$avg":"$v"},"set":{"$addToSet":"$v"},"top":{"$top":{"sortBy":{"v":-1},"output":"$_id"}}}}]`, false, 0},
 		{`[{"$group":{"_id":{"k":"$k","odd":{"$mod":["$v",2]}},"n":{"$count":{}}}},{"$sort":{"n":-1,"_id.odd":1}}]`, false, 16 << 10},
 		{`[{"$sortByCount":"$k"}]`, false, 16 << 10},
+		{`[{"$facet":{"byK":[{"$group":{"_id":"$k","n":{"$sum":1}}},{"$sort":{"_id":1}}],"top":[{"$sort":{"v":-1,"_id":1}},{"$limit":5},{"$project":{"pad":0}}],"count":[{"$count":"n"}]}}]`, true, 0},
 	} {
 		t.Run(tc.pipeline, func(t *testing.T) {
 			want, err := aggregate(t, tc.pipeline, nil, nil, docs...)

@@ -28,6 +28,7 @@ type Accumulator struct {
 	Input Node            // evaluated per document; nil for $count
 	N     Node            // the "n" of the N accumulators
 	Sort  *value.SortSpec // the "sortBy" of $top/$bottom
+	pct   *percentileArgs // the arguments of $percentile and $median
 	make  func(n int, sort *value.SortSpec) AccumulatorState
 }
 
@@ -55,13 +56,14 @@ var accumulatorMakers = map[string]func(n int, sort *value.SortSpec) Accumulator
 	},
 	"$topN":    func(n int, s *value.SortSpec) AccumulatorState { return &topState{n: n, sort: s} },
 	"$bottomN": func(n int, s *value.SortSpec) AccumulatorState { return &topState{n: n, sort: s, bottom: true} },
+	// $percentile and $median make their state in NewState, from pct.
+	"$percentile": nil,
+	"$median":     nil,
 }
 
 // unsupportedAccumulators are refused with a reason.
 var unsupportedAccumulators = map[string]string{
 	"$accumulator": "omgdb runs no JavaScript",
-	"$percentile":  "not implemented",
-	"$median":      "not implemented",
 }
 
 func accumulatorNames() []string {
@@ -113,6 +115,14 @@ func (a *Accumulator) compileArg(c *Compiler, arg value.Value) error {
 		return nil
 	case "$top", "$bottom", "$topN", "$bottomN":
 		return a.compileTop(c, arg)
+	case "$percentile", "$median":
+		if a.pct, err = compilePercentileArgs(c, a.Op, arg, a.Op == "$median"); err != nil {
+			return err
+		}
+		// Per document, an array is one value (not numeric, so
+		// ignored), as in MongoDB: only the expression form spreads it.
+		a.Input, err = c.Compile(arg.Get("input"))
+		return err
 	}
 	if arg.Kind() == value.Array {
 		return errs.Errorf(errs.Invalid, "the %s accumulator is a unary operator", a.Op).
@@ -148,6 +158,13 @@ func (a *Accumulator) compileTop(c *Compiler, arg value.Value) error {
 // evaluated against the group key, as in MongoDB's manual example
 // ({_id: {gameId: "$gameId"}} lets n read "$gameId"); "$_id" also works.
 func (a *Accumulator) NewState(c *EvalCtx, id value.Value) (AccumulatorState, error) {
+	if a.pct != nil {
+		ps, err := a.pct.ps(c, a.Op)
+		if err != nil {
+			return nil, err
+		}
+		return &percentileState{ps: ps, median: a.pct.p == nil, method: a.pct.method}, nil
+	}
 	n := 0
 	if a.N != nil {
 		root := value.ObjectValue([]value.Field{{Key: "_id", Value: id}})

@@ -181,6 +181,9 @@ func (a *arrayNNode) Eval(c *EvalCtx) (value.Value, error) {
 	if in.Kind() != value.Array {
 		return value.Value{}, errs.Errorf(errs.Invalid, "%s: 'input' must be an array, found %s", a.op, in.TypeName())
 	}
+	if err := c.tickRead(in); err != nil {
+		return value.Value{}, err
+	}
 	var st AccumulatorState = &firstNState{n: n, last: a.last}
 	if a.extreme {
 		st = &extremeNState{n: n, max: a.op == "$maxN"}
@@ -223,6 +226,9 @@ func (n *accExprNode) Eval(c *EvalCtx) (value.Value, error) {
 	}
 	if n.single && len(vals) == 1 && vals[0].Kind() == value.Array {
 		vals = vals[0].Array()
+	}
+	if err := c.tick(int64(len(vals))); err != nil {
+		return value.Value{}, err
 	}
 	for _, v := range vals {
 		if _, err := st.Add(v, value.MissingValue); err != nil {

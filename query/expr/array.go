@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"context"
 	"slices"
 
 	"github.com/omgdb/omgdb/query/errs"
@@ -22,7 +23,7 @@ func registerExprArrayOps() {
 		"$slice":           rangeOp(2, 3, sliceValue),
 		"$concatArrays":    rangeOp(0, -1, concatArrays),
 		"$reverseArray":    unaryOp(reverseArray),
-		"$range":           rangeOp(2, 3, rangeValue),
+		"$range":           compileRange,
 		"$indexOfArray":    rangeOp(2, 4, indexOfArray),
 		"$isArray":         unaryOp(func(v value.Value) (value.Value, error) { return value.BoolValue(v.Kind() == value.Array), nil }),
 		"$allElementsTrue": unaryOp(elementsTrue("$allElementsTrue", true)),
@@ -165,22 +166,59 @@ func reverseArray(v value.Value) (value.Value, error) {
 	return value.ArrayValue(out), nil
 }
 
-func rangeValue(a []value.Value) (value.Value, error) {
+// rangeNode is $range. It charges the array it builds against
+// MaxEvalWork before allocating it, and counts its steps while filling it.
+type rangeNode struct{ args []Node }
+
+func compileRange(c *Compiler, name string, arg value.Value) (Node, error) {
+	args, err := c.args(name, arg, 2, 3)
+	if err != nil {
+		return nil, err
+	}
+	return &rangeNode{args}, nil
+}
+
+func (n *rangeNode) Eval(c *EvalCtx) (value.Value, error) {
+	a, err := evalArgs(c, n.args)
+	if err != nil {
+		return value.Value{}, err
+	}
+	start, step, count, err := rangeBounds(a)
+	if err != nil {
+		return value.Value{}, err
+	}
+	if err := c.charge(64 * int64(count)); err != nil {
+		return value.Value{}, err
+	}
+	out := make([]value.Value, count)
+	for i := range out {
+		if i&(CheckEvery-1) == CheckEvery-1 {
+			if err := c.tick(CheckEvery); err != nil {
+				return value.Value{}, err
+			}
+		}
+		out[i] = value.LongValue(start + int64(i)*step)
+	}
+	return value.ArrayValue(out), nil
+}
+
+// rangeBounds checks $range's arguments and returns its first element,
+// its step and its length.
+func rangeBounds(a []value.Value) (start, step int64, count uint64, err error) {
 	what := []string{"a starting value", "an ending value", "a step value"}
 	var nums [3]int64
 	nums[2] = 1
 	for i, v := range a {
 		n, ok := ExactInt(v)
 		if !ok {
-			return value.Value{}, errs.Errorf(errs.Invalid, "$range requires %s that can be represented as an integer, found value: %s", what[i], v)
+			return 0, 0, 0, errs.Errorf(errs.Invalid, "$range requires %s that can be represented as an integer, found value: %s", what[i], v)
 		}
 		nums[i] = n
 	}
 	start, end, step := nums[0], nums[1], nums[2]
 	if step == 0 {
-		return value.Value{}, errs.Errorf(errs.Invalid, "$range requires a non-zero step value")
+		return 0, 0, 0, errs.Errorf(errs.Invalid, "$range requires a non-zero step value")
 	}
-	count := uint64(0)
 	if (step > 0 && end > start) || (step < 0 && end < start) {
 		dist, stride := uint64(end)-uint64(start), uint64(step)
 		if step < 0 {
@@ -189,14 +227,10 @@ func rangeValue(a []value.Value) (value.Value, error) {
 		count = (dist-1)/stride + 1
 	}
 	if count > MaxRangeLength {
-		return value.Value{}, errs.Errorf(errs.Limit, "$range would produce %d elements, over the limit of %d", count, MaxRangeLength).
+		return 0, 0, 0, errs.Errorf(errs.Limit, "$range would produce %d elements, over the limit of %d", count, MaxRangeLength).
 			WithHint("use a larger step or a smaller range")
 	}
-	out := make([]value.Value, count)
-	for i := range out {
-		out[i] = value.LongValue(start + int64(i)*step)
-	}
-	return value.ArrayValue(out), nil
+	return start, step, count, nil
 }
 
 func indexOfArray(a []value.Value) (value.Value, error) {
@@ -280,21 +314,27 @@ func (n *sortArrayNode) Eval(c *EvalCtx) (value.Value, error) {
 		return value.Value{}, errs.Errorf(errs.Invalid, "the 'input' argument to $sortArray must be an array, but was of type: %s", in.TypeName())
 	}
 	out := slices.Clone(in.Array())
-	if n.spec != nil {
-		sortDocs(out, n.spec)
-		return value.ArrayValue(out), nil
+	if err := c.tickRead(in); err != nil {
+		return value.Value{}, err
 	}
-	slices.SortStableFunc(out, func(a, b value.Value) int {
-		if n.desc {
-			return value.Compare(b, a)
-		}
-		return value.Compare(a, b)
-	})
+	if n.spec != nil {
+		err = sortDocs(c.Ctx, out, n.spec)
+	} else {
+		err = SortStable(c.Ctx, out, func(a, b value.Value) int {
+			if n.desc {
+				return value.Compare(b, a)
+			}
+			return value.Compare(a, b)
+		})
+	}
+	if err != nil {
+		return value.Value{}, err
+	}
 	return value.ArrayValue(out), nil
 }
 
 // sortDocs sorts values stably by spec, computing each key once.
-func sortDocs(docs []value.Value, spec *value.SortSpec) {
+func sortDocs(ctx context.Context, docs []value.Value, spec *value.SortSpec) error {
 	type keyed struct {
 		doc  value.Value
 		keys []value.SortVal
@@ -303,10 +343,13 @@ func sortDocs(docs []value.Value, spec *value.SortSpec) {
 	for i, d := range docs {
 		ks[i] = keyed{d, spec.Keys(d)}
 	}
-	slices.SortStableFunc(ks, func(a, b keyed) int { return spec.CompareKeys(a.keys, b.keys) })
+	if err := SortStable(ctx, ks, func(a, b keyed) int { return spec.CompareKeys(a.keys, b.keys) }); err != nil {
+		return err
+	}
 	for i := range ks {
 		docs[i] = ks[i].doc
 	}
+	return nil
 }
 
 // zipNode is $zip.
@@ -360,6 +403,9 @@ func (n *zipNode) Eval(c *EvalCtx) (value.Value, error) {
 	}
 	out := make([]value.Value, max(length, 0))
 	for i := range out {
+		if err := c.tick(int64(len(arrays))); err != nil {
+			return value.Value{}, err
+		}
 		row := make([]value.Value, len(arrays))
 		for j, a := range arrays {
 			row[j] = defs[j]

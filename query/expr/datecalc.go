@@ -282,3 +282,19 @@ func truncDate(t time.Time, unit string, bin int64, sow time.Weekday) time.Time 
 	w := time.UnixMilli(start).UTC()
 	return time.Date(w.Year(), w.Month(), w.Day(), w.Hour(), w.Minute(), w.Second(), w.Nanosecond(), loc)
 }
+
+// AddDateUnits adds amount units ("year" … "millisecond") to the date t,
+// as $dateAdd does; op names the caller in errors.
+func AddDateUnits(op string, t time.Time, unit string, amount int64) (value.Value, error) {
+	if !slices.Contains(timeUnits, unit) {
+		return value.Value{}, errs.Errorf(errs.Invalid, "%s: unknown time unit %q%s", op, unit, errs.DidYouMean(unit, timeUnits))
+	}
+	return addUnits(op, t, unit, amount)
+}
+
+// UnitMillis returns the milliseconds of a fixed time unit (week and
+// below); ok is false for month, quarter, year and unknown names.
+func UnitMillis(unit string) (ms int64, ok bool) {
+	ms, ok = fixedUnits[unit]
+	return ms, ok
+}

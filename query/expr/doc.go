@@ -24,6 +24,19 @@
 // and has no lookaround or backreferences; a pattern is at most
 // MaxRegexLength bytes. One evaluation builds at most MaxEvalWork units
 // of values and $range at most MaxRangeLength elements, so that hostile
-// expressions fail cleanly. docs/aggregation.md lists every operator and
+// expressions fail cleanly.
+//
+// # Deadlines
+//
+// Expr.EvalContext and an EvalCtx with Ctx set stop an evaluation when
+// its context is done, with the context's error. Operators count steps
+// (about one per element, field or 16 string bytes they read or build);
+// the context is consulted every CheckEvery steps, never per operation,
+// so a cheap evaluation never consults it and a costly one ($range,
+// $map, $filter, $reduce, $zip, $sortArray, string and set operators,
+// regular expressions over long strings) stops within about a
+// millisecond. $range charges its array against MaxEvalWork before
+// allocating it. One regular-expression match over one string cannot be
+// interrupted. docs/aggregation.md lists every operator and
 // every known difference from MongoDB.
 package expr

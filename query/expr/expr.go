@@ -37,17 +37,26 @@ func Compile(spec value.Value) (*Expr, error) {
 // the missing value when the expression evaluates to nothing (a missing
 // field, $$REMOVE).
 func (e *Expr) Eval(root value.Value) (value.Value, error) {
-	var now time.Time
-	if e.now {
-		now = time.Now()
-	}
-	return e.EvalAt(root, now)
+	return e.EvalContext(nil, root, time.Time{})
 }
 
 // EvalAt is Eval with $$NOW fixed to now, so that one query or one
 // pipeline run sees a single $$NOW, as in MongoDB.
 func (e *Expr) EvalAt(root value.Value, now time.Time) (value.Value, error) {
-	c := &EvalCtx{Root: root, Vars: make([]value.Value, e.slots), Now: value.DateValue(now.UnixMilli())}
+	return e.EvalContext(nil, root, now)
+}
+
+// EvalContext is EvalAt that stops when ctx is done: the evaluation
+// consults ctx every CheckEvery steps (see EvalCtx) and then returns its
+// error, unwrapped. A nil ctx is never done.
+func (e *Expr) EvalContext(ctx context.Context, root value.Value, now time.Time) (value.Value, error) {
+	c := &EvalCtx{Root: root, Vars: make([]value.Value, e.slots), Ctx: ctx}
+	if e.now {
+		if now.IsZero() {
+			now = time.Now()
+		}
+		c.Now = value.DateValue(now.UnixMilli())
+	}
 	c.Vars[0] = root
 	return e.n.Eval(c)
 }
@@ -60,12 +69,20 @@ type Node interface {
 // EvalCtx is what an expression reads while evaluating: $$ROOT, the
 // variable slots (slot 0 is $$CURRENT), and $$NOW. One evaluation at a
 // time may use it.
+//
+// It also paces the evaluation. Operators count steps, about one per
+// array element, object field or 16 string bytes they read or build, and
+// one per operator applied; every CheckEvery steps the evaluation
+// consults Ctx and stops with Ctx.Err() once it is done. So a deadline
+// holds inside one costly evaluation ($range, $map, $reduce, regular
+// expressions on long strings, …), while a cheap one never looks at Ctx.
 type EvalCtx struct {
-	Root value.Value     // $$ROOT
-	Vars []value.Value   // the variables by slot (Compiler.Slots long); slot 0 is $$CURRENT
-	Now  value.Value     // $$NOW, a date
-	Work int64           // units of work done by this evaluation, against MaxEvalWork
-	Ctx  context.Context // checked now and then during long evaluations; may be nil
+	Root  value.Value     // $$ROOT
+	Vars  []value.Value   // the variables by slot (Compiler.Slots long); slot 0 is $$CURRENT
+	Now   value.Value     // $$NOW, a date
+	Work  int64           // units of work done by this evaluation, against MaxEvalWork
+	Ctx   context.Context // consulted every CheckEvery steps; may be nil
+	steps int64           // steps since Ctx was last consulted
 }
 
 // MaxEvalWork bounds the work of one evaluation of an expression: the
@@ -74,26 +91,57 @@ type EvalCtx struct {
 // then fails cleanly instead of exhausting memory.
 const MaxEvalWork = 1 << 28
 
-// spend charges the size of a value an operator built, and checks for
-// cancellation every 16 million units.
+// CheckEvery is the number of steps between two looks at EvalCtx.Ctx.
+// A step costs from a few to a few hundred nanoseconds, so a done context
+// is seen within about a millisecond at most, for about 3 ns per 1024
+// steps.
+const CheckEvery = 1 << 10
+
+// spend charges the size of a value an operator built, against
+// MaxEvalWork, and counts its steps.
 func (c *EvalCtx) spend(v value.Value) error {
-	before := c.Work
 	switch v.Kind() {
 	case value.String:
-		c.Work += 4 * int64(len(v.Str()))
+		return c.charge(4 * int64(len(v.Str())))
 	case value.Array, value.Object:
-		c.Work += 64 * int64(v.Len())
-	default:
-		return nil
+		return c.charge(64 * int64(v.Len()))
 	}
-	if c.Work > MaxEvalWork {
+	return c.tick(1)
+}
+
+// charge charges units of work against MaxEvalWork, and counts a step
+// per 64 of them. Operators that know the size of what they will build
+// charge it before they allocate it.
+func (c *EvalCtx) charge(units int64) error {
+	if c.Work += units; c.Work > MaxEvalWork {
 		return errs.Errorf(errs.Limit, "expression evaluation exceeded its work limit (%d units: about 4 million array elements or 64 MiB of strings built)", int64(MaxEvalWork)).
 			WithHint("work on smaller arrays or strings; $range, $map and $reduce over large inputs multiply quickly")
 	}
-	if c.Ctx != nil && before>>24 != c.Work>>24 {
-		return c.Ctx.Err()
+	return c.tick(units / 64)
+}
+
+// tick counts n steps and, every CheckEvery steps, consults Ctx.
+func (c *EvalCtx) tick(n int64) error {
+	if c.steps += n; c.steps < CheckEvery {
+		return nil
 	}
-	return nil
+	c.steps = 0
+	if c.Ctx == nil {
+		return nil
+	}
+	return c.Ctx.Err()
+}
+
+// tickRead counts the steps of reading v: its elements or fields, or its
+// bytes in 16s.
+func (c *EvalCtx) tickRead(v value.Value) error {
+	switch v.Kind() {
+	case value.String:
+		return c.tick(1 + int64(len(v.Str())>>4))
+	case value.Array, value.Object:
+		return c.tick(1 + int64(v.Len()))
+	}
+	return c.tick(1)
 }
 
 // Literal is a constant value.
@@ -117,7 +165,11 @@ func (n *Var) Eval(c *EvalCtx) (value.Value, error) {
 	if len(n.Path) == 0 {
 		return v, nil
 	}
-	return WalkPath(v, n.Path), nil
+	out := WalkPath(v, n.Path)
+	if out.Kind() == value.Array { // walked through arrays: charge their elements
+		return out, c.tick(int64(out.Len()))
+	}
+	return out, nil
 }
 
 // WalkPath follows a field path with aggregation semantics: through an

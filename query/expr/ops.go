@@ -30,6 +30,7 @@ func exprOps() map[string]opCompiler {
 			registerExprLogicOps,
 			registerExprMathOps,
 			registerExprObjectOps,
+			registerPercentileOps,
 			registerExprRegexOps,
 			registerExprSetOps,
 			registerExprStringOps,
@@ -70,19 +71,46 @@ type callNode struct {
 }
 
 func (n *callNode) Eval(c *EvalCtx) (value.Value, error) {
-	vals := make([]value.Value, len(n.args))
-	for i, a := range n.args {
-		v, err := a.Eval(c)
-		if err != nil {
-			return value.Value{}, err
-		}
-		vals[i] = v
+	vals, err := evalArgs(c, n.args)
+	if err == nil {
+		err = c.tickArgs(vals)
+	}
+	if err != nil {
+		return value.Value{}, err
 	}
 	out, err := n.fn(vals)
 	if err != nil {
 		return value.Value{}, err
 	}
 	return out, c.spend(out)
+}
+
+// evalArgs evaluates an operator's arguments.
+func evalArgs(c *EvalCtx, args []Node) ([]value.Value, error) {
+	vals := make([]value.Value, len(args))
+	for i, a := range args {
+		v, err := a.Eval(c)
+		if err != nil {
+			return nil, err
+		}
+		vals[i] = v
+	}
+	return vals, nil
+}
+
+// tickArgs counts the steps of reading an operator's arguments: the
+// operators called through callNode take time in proportion to them.
+func (c *EvalCtx) tickArgs(vals []value.Value) error {
+	n := int64(1)
+	for _, v := range vals {
+		switch v.Kind() {
+		case value.String:
+			n += int64(len(v.Str()) >> 4)
+		case value.Array, value.Object:
+			n += int64(v.Len())
+		}
+	}
+	return c.tick(n)
 }
 
 // call1Node is callNode for one argument.
@@ -93,6 +121,9 @@ type call1Node struct {
 
 func (n *call1Node) Eval(c *EvalCtx) (value.Value, error) {
 	v, err := n.arg.Eval(c)
+	if err == nil {
+		err = c.tickRead(v)
+	}
 	if err != nil {
 		return value.Value{}, err
 	}

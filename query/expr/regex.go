@@ -74,6 +74,9 @@ func (n *regexNode) Eval(c *EvalCtx) (value.Value, error) {
 	if Nullish(in) {
 		return n.apply(nil, value.MissingValue), nil
 	}
+	if err := c.tickRead(in); err != nil {
+		return value.Value{}, err
+	}
 	return n.apply(re, in), nil
 }
 

@@ -326,6 +326,9 @@ func (n *trimNode) Eval(c *EvalCtx) (value.Value, error) {
 		}
 		chars = cv.Str()
 	}
+	if err := c.tickRead(in); err != nil {
+		return value.Value{}, err
+	}
 	s := in.Str()
 	if n.left {
 		s = strings.TrimLeft(s, chars)
@@ -370,7 +373,11 @@ func (n *replaceNode) Eval(c *EvalCtx) (value.Value, error) {
 			return value.NullValue(), nil
 		}
 	}
-	return value.StringValue(strings.Replace(vals[0].Str(), vals[1].Str(), vals[2].Str(), n.n)), nil
+	if err := c.tickRead(vals[0]); err != nil {
+		return value.Value{}, err
+	}
+	out := value.StringValue(strings.Replace(vals[0].Str(), vals[1].Str(), vals[2].Str(), n.n))
+	return out, c.spend(out)
 }
 
 func replaceOp(count int) opCompiler {

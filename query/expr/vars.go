@@ -166,6 +166,9 @@ func (n mapNode) Eval(c *EvalCtx) (value.Value, error) {
 	}
 	out := make([]value.Value, len(in))
 	for i, e := range in {
+		if err := c.tick(1); err != nil {
+			return value.Value{}, err
+		}
 		c.Vars[n.slot] = e
 		v, err := evalElem(n.body, c)
 		if err != nil {
@@ -199,6 +202,9 @@ func (n filterNode) Eval(c *EvalCtx) (value.Value, error) {
 	for _, e := range in {
 		if limit >= 0 && len(out) >= limit {
 			break
+		}
+		if err := c.tick(1); err != nil {
+			return value.Value{}, err
 		}
 		c.Vars[n.slot] = e
 		v, err := n.body.Eval(c)
@@ -257,6 +263,9 @@ func (n *reduceNode) Eval(c *EvalCtx) (value.Value, error) {
 		return value.Value{}, err
 	}
 	for _, e := range in.Array() {
+		if err := c.tick(1); err != nil {
+			return value.Value{}, err
+		}
 		c.Vars[n.thisSlot], c.Vars[n.valueSlot] = e, acc
 		if acc, err = n.in.Eval(c); err != nil {
 			return value.Value{}, err

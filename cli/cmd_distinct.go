@@ -1,0 +1,86 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/spf13/cobra"
+
+	"github.com/omgdb/omgdb/query/value"
+	"github.com/omgdb/omgdb/store"
+)
+
+func init() {
+	commands = append(commands, command{"distinct", newDistinctCmd})
+}
+
+type distinctOptions struct {
+	storeFlags
+	path, coll, field, filter, at string
+	array, pretty                 bool
+}
+
+func newDistinctCmd(e *env) *cobra.Command {
+	opts := &distinctOptions{}
+	cmd := &cobra.Command{
+		Use:   "distinct <store> <collection> <field> [filter]",
+		Short: "Print the distinct values of a field among the matching documents",
+		Long: `Print the distinct values of a field (a dotted path) among the documents that
+match a filter (default {}), one canonical JSON value per line, in BSON order;
+--array prints them as one JSON array. MongoDB's distinct semantics: an array
+value gives its elements (one level: a nested array is one value), a missing
+field gives nothing, null is a value, and values equal as BSON (1 and 1.0) are
+one value. More than 100,000 distinct values is an error (narrow the filter).`,
+		Example: `  omgdb distinct app.omgdb users tier
+  omgdb distinct app.omgdb users tags '{"age":{"$gte":30}}'
+  omgdb distinct app.omgdb users address.city --array`,
+		Args: cobra.RangeArgs(3, 4),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.path, opts.coll, opts.field, opts.filter = args[0], args[1], args[2], "{}"
+			if len(args) == 4 {
+				opts.filter = args[3]
+			}
+			return e.runDistinct(cmd.Context(), opts)
+		},
+		ValidArgsFunction: completeStoreArgs,
+	}
+	opts.register(cmd)
+	cmd.Flags().BoolVar(&opts.array, "array", false, "print one JSON array instead of one value per line")
+	cmd.Flags().BoolVar(&opts.pretty, "pretty", false, "indent the JSON")
+	registerAt(cmd, &opts.at)
+	return cmd
+}
+
+func (e *env) runDistinct(ctx context.Context, opts *distinctOptions) error {
+	filter, err := e.compileFilter(opts.filter)
+	if err != nil {
+		return err
+	}
+	db, err := e.open(opts.path, readOnly, opts.storeFlags)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	var vals []value.Value
+	err = db.View(func(tx *store.Tx) error {
+		src, err := findIn(ctx, tx, opts.coll, opts.at, store.Query{Filter: filter})
+		if err != nil {
+			return err
+		}
+		defer src.Close()
+		vals, err = store.DistinctValues(src, opts.field, 0)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	out := e.output(opts.pretty)
+	if opts.array {
+		vals = []value.Value{value.ArrayValue(vals)}
+	}
+	for _, v := range vals {
+		if err := out.doc(v); err != nil {
+			return err
+		}
+	}
+	return out.flush()
+}

@@ -1,0 +1,32 @@
+// Package shell is omgdb's interactive shell: the mongosh language
+// (JavaScript, run by github.com/dop251/goja in this process only, never
+// inside a query) over one store file.
+//
+// A Shell holds a JavaScript runtime whose globals are mongosh's: db with
+// its collections (db.users, db.getCollection("users")), cursors, the
+// value constructors ObjectId, ISODate, NumberLong/Long, and print,
+// printjson, it, help, show, use, exit. Values cross between JavaScript
+// and the store through one conversion (convert.go): integers in the
+// int32 range become longs and other numbers doubles (as mongosh's BSON
+// serialiser does), Long keeps all 64 bits, Date is a date, a regular
+// expression literal becomes {$regex, $options}.
+//
+// The shell opens the store for each statement and closes it after, so it
+// holds no lock while it waits for input. Reads open it read-only and never
+// create it; the first write creates a missing store, as omgdb insert
+// does. Every write is one journaled change whose id the result carries
+// (changeId), so omgdb rollback undoes it: updates, replaces, deletes,
+// drops and renames are changes' one-step writes (those of omgdb update,
+// delete, drop and rename), the findOneAnd… methods plan and apply at
+// once, inserts and index changes run in a store write transaction.
+//
+// Run reads statements through a LineReader, the seam between the loop
+// and the terminal: a line editor on a terminal (readline.go), a plain
+// reader for pipes and tests. A statement that is not finished (an open
+// bracket, say) continues on the next line. The line editor is
+// github.com/chzyer/readline: pure Go, a history file, reverse search,
+// a completion callback and raw-mode handling, and the only line editor
+// the project's package list offers (its maintained fork
+// ergochat/readline, peterh/liner and reeflective/readline are not
+// there).
+package shell
