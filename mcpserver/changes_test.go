@@ -421,3 +421,24 @@ func TestChanges_Caps(t *testing.T) {
 		t.Errorf("diff under caps: %v", diff)
 	}
 }
+
+// TestPlanUpdate_Pipeline: plan_update takes an update pipeline, and
+// refuses one on a collection with redacted fields (its expressions could
+// copy a redacted value into another field).
+func TestPlanUpdate_Pipeline(t *testing.T) {
+	f := newFixture(t, Config{Scope: ScopeReadWrite})
+	f.standardStore()
+	plan := f.ok("plan_update", `{"path":"app.omgdb","collection":"users","filter":{"city":"Paris"},"update":[{"$set":{"tag":{"$concat":["$city","!"]}}}]}`)
+	if plan["modified"] != 2.0 {
+		t.Fatalf("pipeline plan: %v", plan)
+	}
+	if res := f.callTool("plan_update", `{"path":"app.omgdb","collection":"users","update":"$set"}`); errorCode(res) != CodeInvalidArgument {
+		t.Errorf("a string update: %v", res)
+	}
+	r := newFixture(t, Config{Scope: ScopeReadWrite, Redact: []string{"users.city"}})
+	r.standardStore()
+	res := r.callTool("plan_update", `{"path":"app.omgdb","collection":"users","filter":{},"update":[{"$set":{"copy":"$city"}}]}`)
+	if errorCode(res) != CodePolicyDenied {
+		t.Errorf("a pipeline on a redacted collection: %v", res)
+	}
+}

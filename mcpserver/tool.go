@@ -38,7 +38,7 @@ type tool struct {
 // the check the server applies before Run.
 type param struct {
 	Name        string
-	Type        string // string, integer, number, boolean, object or array
+	Type        string // string, integer, number, boolean, object, array, or object|array
 	Description string
 	Required    bool
 	Min, Max    *int64         // for integer and number
@@ -113,7 +113,11 @@ func (t *tool) inputSchema() value.Value {
 }
 
 func (p *param) schema() value.Value {
-	kv := []any{"type", p.Type}
+	var typ any = p.Type
+	if p.Type == objectOrArray {
+		typ = []string{"object", "array"}
+	}
+	kv := []any{"type", typ}
 	if p.Description != "" { // a name that says it all goes without one
 		kv = append(kv, "description", p.Description)
 	}
@@ -258,6 +262,10 @@ func (p *param) check(toolName string, v value.Value) (value.Value, error) {
 		if v.Kind() != want {
 			return v, bad("must be %s %s, got %s", article(p.Type), p.Type, describeValue(v))
 		}
+	case objectOrArray:
+		if v.Kind() != value.Object && v.Kind() != value.Array {
+			return v, bad("must be an object or an array, got %s", describeValue(v))
+		}
 	}
 	return v, nil
 }
@@ -280,9 +288,15 @@ func (p *param) expect() string {
 		return fmt.Sprintf("%s %s of at least %d", article(p.Type), p.Type, *p.Min)
 	case len(p.Enum) > 0:
 		return "one of " + strings.Join(p.Enum, ", ")
+	case p.Type == objectOrArray:
+		return "an object or an array"
 	}
 	return article(p.Type) + " " + p.Type
 }
+
+// objectOrArray is the type of a parameter that takes either, such as an
+// update (operators, a replacement, or a pipeline).
+const objectOrArray = "object|array"
 
 func (p *param) checkString(s string, bad func(string, ...any) error) error {
 	if p.MaxLength > 0 && utf8.RuneCountInString(s) > p.MaxLength {

@@ -28,11 +28,11 @@ var (
 func (s *Server) planUpdateTool() *tool {
 	return &tool{
 		Name: "plan_update", Title: "Plan an update", Scope: ScopeReadWrite,
-		Description: sentence("Plan an update (operators or a replacement) of matching documents without writing them;",
+		Description: sentence("Plan an update (operators, a replacement or a pipeline) of matching documents without writing them;",
 			"returns a token, counts and before/after samples. Show the user, then apply the token. Example:",
 			s.example("collection", "users", "filter", obj("_id", 1), "update", obj("$set", obj("age", 37)))),
 		Params: []param{s.pathParam(), collectionParam, filterParam,
-			{Name: "update", Type: "object", Required: true, Description: "Update operators or a replacement document."},
+			{Name: "update", Type: objectOrArray, Required: true, Description: "Update operators, a replacement document, or an update pipeline."},
 			{Name: "upsert", Type: "boolean", Description: "Insert a document when nothing matches."},
 			multiParam,
 			{Name: "array_filters", Type: "array", Description: "Filters for $[<id>] paths."},
@@ -56,6 +56,10 @@ func runPlanUpdate(ctx context.Context, c *call) (*output, error) {
 	// would call it INVALID_FILTER).
 	if _, err := changes.CompileUpdate(c.value("update"), &query.UpdateOptions{ArrayFilters: po.ArrayFilters}); err != nil {
 		return nil, argError(err, "update")
+	}
+	if c.value("update").Kind() == value.Array && c.srv.policy.specRedactor(coll) != nil {
+		return nil, errorf(CodePolicyDenied, "an update pipeline on `%s`, which has redacted fields, is refused: its expressions could copy a redacted value into another field",
+			truncate(coll, 120)).withHint("use update operators ({\"$set\":…}) that leave the redacted fields alone").withContext("argument", "update")
 	}
 	if err := c.refuseRedactedSpecs(coll, c.filterArg(), c.value("update"), po.ArrayFilters); err != nil {
 		return nil, err

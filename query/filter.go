@@ -167,20 +167,32 @@ func (f *Filter) MatchErrContext(ctx context.Context, doc value.Value) (bool, er
 	return ok, nil
 }
 
-// MatchContext is Match that stops evaluating a $expr when ctx is done:
-// it then returns ctx's error, the only error it returns. As with Match, a
-// $expr that fails to evaluate does not match.
+// MatchContext is MatchErr that stops evaluating a $expr when ctx is done
+// and then returns ctx's error. A $expr that fails to evaluate fails the
+// match with an *ExprError, as MongoDB fails the whole query: scans, counts
+// and plans stop with it instead of leaving the document out.
 func (f *Filter) MatchContext(ctx context.Context, doc value.Value) (bool, error) {
 	if !f.whole {
 		return f.root.match(doc, nil), nil
 	}
 	c := matchCtx{key: -1, ctx: ctx}
 	ok := f.root.match(doc, &c)
-	if c.stop != nil {
+	switch {
+	case c.stop != nil:
 		return false, c.stop
+	case c.err != nil:
+		return false, &ExprError{Err: c.err}
 	}
 	return ok, nil
 }
+
+// ExprError is the error of a $expr (or $jsonSchema) that failed to
+// evaluate on a document; it wraps the expression's error, whose kind and
+// hint it keeps.
+type ExprError struct{ Err error }
+
+func (e *ExprError) Error() string { return e.Err.Error() }
+func (e *ExprError) Unwrap() error { return e.Err }
 
 // matchKey matches doc and returns the position of the array element that
 // made it match (-1 if none), as the positional projection needs.

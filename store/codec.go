@@ -11,6 +11,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/omgdb/omgdb/internal/crc32c"
+	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
 )
@@ -172,7 +173,8 @@ func decodeDoc(raw []byte) (value.Value, error) {
 // document: the context's error when a $expr stopped at the deadline or
 // on cancellation, else a corrupt value.
 func matchFailed(err error) error {
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	var ee *query.ExprError
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ee) {
 		return err
 	}
 	return corruptValue(err.Error())

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -306,5 +307,35 @@ func TestCollection_CountMatching_Parallel(t *testing.T) {
 	})
 	if err != nil || n != 0 {
 		t.Errorf("redacted count of {\"a\":3} = %d, %v; want 0", n, err)
+	}
+}
+
+// TestFind_ExprErrorFailsTheQuery: a $expr that fails to evaluate on a
+// document fails find and count with the expression's error, as MongoDB
+// fails the query; it is neither a non-match (a silently wrong count) nor
+// a corrupt document.
+func TestFind_ExprErrorFailsTheQuery(t *testing.T) {
+	db := storetest.MustOpen(t)
+	storetest.Insert(t, db, "c", `{"_id":1,"a":1}`, `{"_id":2,"a":"x"}`)
+	f, err := query.CompileFilter(value.MustParse(`{"$expr":{"$gt":[{"$add":["$a",1]},0]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = db.View(func(tx *store.Tx) error {
+		c, _ := tx.Collection("c")
+		if _, err := c.CountMatching(context.Background(), f); err == nil || errors.Is(err, store.ErrCorrupt) || errs.KindOf(err) != errs.Invalid {
+			t.Errorf("count: %v", err)
+		}
+		src := c.Find(context.Background(), store.Query{Filter: f})
+		defer src.Close()
+		for src.Next() {
+		}
+		if err := src.Err(); err == nil || errors.Is(err, store.ErrCorrupt) || !strings.Contains(err.Error(), "$add") {
+			t.Errorf("find: %v", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
