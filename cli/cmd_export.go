@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 
 	"github.com/spf13/cobra"
+
+	"github.com/omgdb/omgdb/query/value"
 )
 
 func init() {
@@ -22,9 +24,12 @@ func newExportCmd(e *env) *cobra.Command {
 	opts := &exportOptions{}
 	cmd := &cobra.Command{
 		Use:   "export <store> <collection>",
-		Short: "Print one collection as canonical NDJSON, in _id order, or as mongoexport does",
-		Long: `Print every document of one collection, one canonical JSON document per
-line, in _id order. The output imports back with "omgdb import" unchanged.
+		Short: "Print one collection as Extended JSON lines, in _id order, or as mongoexport does",
+		Long: `Print every document of one collection, one JSON document per line, in _id
+order, as MongoDB Extended JSON v2 in relaxed mode unless --ejson says
+otherwise (mongoexport's --jsonFormat). "omgdb import" reads every mode
+back; relaxed mode writes an int as a plain number, which imports as a
+long, so export with --ejson canonical (or stored) to keep every type.
 mongoexport's options choose and shape the output: --query, --fields,
 --sort, --skip, --limit; --jsonArray (one JSON array), --pretty (indented),
 --type csv (with --fields: a header line, then one row per document, nested
@@ -32,6 +37,7 @@ fields by dotted name); --out FILE writes a file, whole or not at all. See
 omgdb docs import-export. Printed to a terminal without those options, the
 documents are shown as find shows them; --format chooses.`,
 		Example: `  omgdb export app.omgdb users > users.ndjson
+  omgdb export app.omgdb users --ejson canonical > users.json
   omgdb export app.omgdb users --query '{"age":{"$gte":30}}' --sort '{"age":-1}' --limit 100
   omgdb export app.omgdb users --type csv --fields name,age,address.city --out users.csv
   omgdb export app.omgdb users --jsonArray --pretty --out users.json`,
@@ -47,13 +53,16 @@ documents are shown as find shows them; --format chooses.`,
 	}
 	opts.register(cmd)
 	opts.out.register(cmd)
+	registerEJSON(cmd, &opts.out.ejson, value.EJSONRelaxed)
+	cmd.Flags().Var(&opts.out.ejson, "jsonFormat", "the same as --ejson (mongoexport's name for it)")
 	opts.mongo.register(cmd)
 	return cmd
 }
 
 type dumpOptions struct {
 	storeFlags
-	path string
+	path  string
+	ejson ejsonFlag
 }
 
 func newDumpCmd(e *env) *cobra.Command {
@@ -66,7 +75,10 @@ followed by one line {"collection":"<name>","document":{…}} per document in
 _id order, then {"collection":"<name>","rules":{…}} when it has validation
 rules and {"collection":"<name>","index":{"name","kind","spec"}} per index.
 "omgdb load" reads it back (rules and indexes after the documents); dump,
-load, dump is byte-identical.`,
+load, dump is byte-identical. Documents are written in omgdb's stored form,
+which keeps every type and is copied from the file without re-encoding;
+--ejson relaxed or canonical writes MongoDB Extended JSON v2 instead (load
+reads every mode; relaxed mode loses the difference between int and long).`,
 		Example: `  omgdb dump app.omgdb > app.ndjson`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -75,6 +87,7 @@ load, dump is byte-identical.`,
 		},
 	}
 	opts.register(cmd)
+	registerEJSON(cmd, &opts.ejson, value.EJSONStored)
 	return cmd
 }
 
@@ -84,7 +97,11 @@ func (e *env) runDump(ctx context.Context, opts *dumpOptions) error {
 		return err
 	}
 	defer db.Close()
-	return db.Dump(ctx, e.stdout)
+	w := ejsonWriter(e.stdout, opts.ejson.mode)
+	if err := db.Dump(ctx, w); err != nil {
+		return err
+	}
+	return w.Close()
 }
 
 type loadOptions struct {

@@ -31,8 +31,9 @@ func newFindCmd(e *env) *cobra.Command {
 		Use:   "find <store> <collection> [filter]",
 		Short: "Print the documents that match a filter",
 		Long: `Print the documents of a collection that match a MongoDB filter (default {}),
-in _id order unless --sort says otherwise: into a pipe or file one canonical
-JSON document per line, on a terminal indented as mongosh prints them;
+in _id order unless --sort says otherwise: into a pipe or file one JSON
+document per line (Extended JSON v2 relaxed mode unless --ejson says
+otherwise), on a terminal indented as mongosh prints them;
 --format json, ndjson, table or csv chooses. The filter may be JSON,
 @file.json, or - for standard input. See omgdb docs filters and omgdb docs
 projection-and-sort.`,
@@ -53,6 +54,7 @@ projection-and-sort.`,
 	cmd.Flags().Int64Var(&opts.skip, "skip", 0, "skip this many matching documents")
 	cmd.Flags().Int64Var(&opts.limit, "limit", 0, "print at most this many documents (0: all)")
 	opts.out.register(cmd)
+	registerEJSON(cmd, &opts.out.ejson, value.EJSONRelaxed)
 	cmd.Flags().Int64Var(&opts.maxMemory, "max-memory", sortMemory, "bytes a sort without --limit holds in memory before it goes on in temporary files in $TMPDIR (0: the default)")
 	cmd.Flags().StringVar(&opts.hint, "hint", "", "use this index (a name that omgdb indexes lists, _id_, or $natural for a collection scan)")
 	registerAt(cmd, &opts.at)

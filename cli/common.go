@@ -119,6 +119,7 @@ func (e *env) parseArg(arg, what string) (value.Value, error) {
 type output struct {
 	w      *bufio.Writer
 	pretty bool
+	ejson  value.EJSONMode // the form of documents (doc, from)
 	buf    []byte
 	docs   docSink
 }
@@ -132,7 +133,7 @@ func (o *output) doc(v value.Value) error {
 	if o.docs != nil {
 		return o.docs.add(v)
 	}
-	o.buf = value.AppendJSON(o.buf[:0], v)
+	o.buf = value.AppendEJSON(o.buf[:0], v, o.ejson)
 	return o.json(o.buf)
 }
 
@@ -142,13 +143,26 @@ func (o *output) doc(v value.Value) error {
 func (o *output) from(src agg.Source, raw store.RawSource) error {
 	if raw != nil && o.docs == nil {
 		if js := raw.RawJSON(); js != nil {
-			return o.json(js)
+			return o.stored(js)
 		}
 		if err := src.Err(); err != nil {
 			return err
 		}
 	}
 	return o.doc(src.Doc())
+}
+
+// stored writes a stored document's canonical JSON in the output's
+// Extended JSON mode.
+func (o *output) stored(js []byte) error {
+	if o.ejson != value.EJSONStored {
+		var err error
+		if o.buf, err = value.TranscodeEJSON(o.buf[:0], js, o.ejson); err != nil {
+			return err
+		}
+		js = o.buf
+	}
+	return o.json(js)
 }
 
 // json writes canonical JSON bytes as one line (or indented).

@@ -131,7 +131,7 @@ func (e *env) runExport(ctx context.Context, opts *exportOptions) error {
 	}
 	defer db.Close()
 	return e.writeOut(f.out, func(w io.Writer) error {
-		x := newExporter(w, f, fields)
+		x := newExporter(w, f, opts.out.ejson.mode, fields)
 		err := db.View(func(tx *store.Tx) error {
 			src, err := findIn(ctx, tx, opts.coll, "", q)
 			if err != nil {
@@ -178,6 +178,8 @@ func (e *env) writeOut(out string, write func(io.Writer) error) error {
 type exporter struct {
 	w      *bufio.Writer
 	f      *mongoexportFlags
+	mode   value.EJSONMode // of JSON documents
+	enc    []byte
 	csv    *csv.Writer
 	fields []value.Path
 	row    []string
@@ -185,8 +187,8 @@ type exporter struct {
 	buf    bytes.Buffer
 }
 
-func newExporter(w io.Writer, f *mongoexportFlags, fields []string) *exporter {
-	x := &exporter{w: bufio.NewWriterSize(w, 256<<10), f: f}
+func newExporter(w io.Writer, f *mongoexportFlags, mode value.EJSONMode, fields []string) *exporter {
+	x := &exporter{w: bufio.NewWriterSize(w, 256<<10), f: f, mode: mode}
 	if f.typ == "csv" {
 		x.csv = csv.NewWriter(x.w)
 		for _, name := range fields {
@@ -232,6 +234,13 @@ func (x *exporter) doc(doc func() value.Value, js []byte) error {
 			x.row[i] = csvField(pathValue(d, p))
 		}
 		return x.csv.Write(x.row)
+	}
+	if x.mode != value.EJSONStored {
+		var err error
+		if x.enc, err = value.TranscodeEJSON(x.enc[:0], js, x.mode); err != nil {
+			return err
+		}
+		js = x.enc
 	}
 	if x.f.jsonArray {
 		x.w.WriteString(map[bool]string{true: "[", false: ",\n"}[x.n == 1])
@@ -290,8 +299,10 @@ func csvField(v value.Value) string {
 		return ""
 	case value.String:
 		return v.Str()
-	case value.Long:
+	case value.Long, value.Int:
 		return strconv.FormatInt(v.Long(), 10)
+	case value.Decimal:
+		return v.DecimalString()
 	case value.Double:
 		return string(value.AppendDouble(nil, v.Double()))
 	case value.Bool:

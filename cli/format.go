@@ -28,6 +28,7 @@ const pipeWidth = 120
 type formatFlags struct {
 	format string
 	pretty bool
+	ejson  ejsonFlag // --ejson where registerEJSON adds it; else the stored form
 }
 
 func (f *formatFlags) register(cmd *cobra.Command) {
@@ -42,6 +43,7 @@ func (f *formatFlags) register(cmd *cobra.Command) {
 // canonical NDJSON (unchanged, byte for byte) otherwise.
 func (e *env) docOutput(f *formatFlags) (*output, error) {
 	out := e.output(f.pretty)
+	out.ejson = f.ejson.mode
 	term := isTerminal(e.stdout)
 	name := f.format
 	if name == "" {
@@ -114,7 +116,7 @@ func (j *jsonArray) add(v value.Value) error {
 	}
 	j.n++
 	j.o.w.WriteString(sep)
-	j.o.buf = value.AppendJSON(j.o.buf[:0], v)
+	j.o.buf = value.AppendEJSON(j.o.buf[:0], v, j.o.ejson)
 	return j.o.writeJSON(j.o.buf, false)
 }
 

@@ -311,11 +311,11 @@ func (p *param) checkString(s string, bad func(string, ...any) error) error {
 	return nil
 }
 
-// integer accepts a long, or a double with no fractional part (JSON
-// Schema's integer).
+// integer accepts an int or a long, or a double with no fractional part
+// (JSON Schema's integer).
 func integer(v value.Value) (int64, bool) {
 	switch v.Kind() {
-	case value.Long:
+	case value.Long, value.Int:
 		return v.Long(), true
 	case value.Double:
 		f := v.Double()
@@ -330,7 +330,7 @@ func describeValue(v value.Value) string {
 	switch v.Kind() {
 	case value.String:
 		return fmt.Sprintf("string %q", truncate(v.Str(), 40))
-	case value.Long, value.Double:
+	case value.Long, value.Double, value.Int, value.Decimal:
 		return "number " + v.String()
 	}
 	return v.TypeName()

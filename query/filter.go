@@ -262,6 +262,13 @@ func (c *compiler) document(spec value.Value, top bool, prefix string) ([]Predic
 func (c *compiler) field(prefix, path string, val value.Value) ([]Predicate, error) {
 	c.addField(joinPath(prefix, path))
 	fp := value.ParsePath(path)
+	if val.Kind() == value.Regex {
+		p, err := regexValue(val)
+		if err != nil {
+			return nil, err
+		}
+		return []Predicate{{Path: path, Op: "$regex", Operand: val, n: toNode(&fp, p)}}, nil
+	}
 	if !isOperatorDoc(val) {
 		n := &pathNode{path: &fp, pred: &cmpPred{op: opEq, rhs: val}, leafArrays: true}
 		return []Predicate{{Path: path, Op: "$eq", Operand: val, n: n}}, nil

@@ -106,7 +106,7 @@ func (c *compiler) allElemMatch(path string, arg value.Value) (valuePred, error)
 // compileSize compiles $size: a non-negative whole number.
 func compileSize(arg value.Value) (valuePred, error) {
 	switch arg.Kind() {
-	case value.Long:
+	case value.Long, value.Int:
 		if arg.Long() < 0 {
 			return nil, malformed("$size may not be negative")
 		}

@@ -41,7 +41,7 @@ func compileBits(name string, arg value.Value) (valuePred, error) {
 			}
 			p.positions = append(p.positions, pos)
 		}
-	case value.Long, value.Double:
+	case value.Long, value.Double, value.Int:
 		mask, ok := integral(arg)
 		if !ok || mask < 0 {
 			return nil, malformed("%s needs a non-negative integer bitmask, got %s", name, arg)
@@ -77,7 +77,7 @@ func bitPosition(name string, e value.Value) (uint32, error) {
 // range, as an int64.
 func integral(v value.Value) (int64, bool) {
 	switch v.Kind() {
-	case value.Long:
+	case value.Long, value.Int:
 		return v.Long(), true
 	case value.Double:
 		f := v.Double()
@@ -91,7 +91,7 @@ func integral(v value.Value) (int64, bool) {
 
 func (p *bitsPred) matchValue(v value.Value, _ *matchCtx) bool {
 	switch v.Kind() {
-	case value.Long, value.Double:
+	case value.Long, value.Double, value.Int:
 		x, ok := integral(v)
 		if !ok {
 			return false

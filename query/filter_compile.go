@@ -304,6 +304,13 @@ func compileIn(name string, arg value.Value) (*inPred, error) {
 				return nil, err
 			}
 			p.regexes = append(p.regexes, re.re)
+		case e.Kind() == value.Regex: // matches strings, and equal regexes
+			re, err := expr.CompileRegex(e.Pattern(), e.Options())
+			if err != nil {
+				return nil, err
+			}
+			p.regexes = append(p.regexes, re)
+			p.add(e)
 		case isOperatorDoc(e):
 			return nil, malformed("cannot nest $ under %s (found `%s`)", name, e.Fields()[0].Key).
 				WithHint(`list plain values, or regexes as {"$regex":"…"}`)
@@ -342,7 +349,7 @@ func compileMod(arg value.Value) (valuePred, error) {
 
 func modNumber(what string, v value.Value) (int64, error) {
 	switch v.Kind() {
-	case value.Long:
+	case value.Long, value.Int:
 		return v.Long(), nil
 	case value.Double:
 		if i, ok := truncToLong(v.Double()); ok {

@@ -38,15 +38,16 @@ const (
 var cmpOps = map[string]cmpOp{"$gt": opGt, "$gte": opGte, "$lt": opLt, "$lte": opLte}
 
 // cmpPred is $eq, $gt, $gte, $lt or $lte. Values of different types never
-// compare (type bracketing), except that missing counts as null; NaN equals
-// only NaN and is neither above nor below anything.
+// compare (type bracketing), except that missing counts as null and that
+// minKey and maxKey compare with every value, as in MongoDB; NaN (double
+// or decimal) equals only NaN and is neither above nor below anything.
 type cmpPred struct {
 	op  cmpOp
 	rhs value.Value
 }
 
 func (p *cmpPred) matchValue(v value.Value, _ *matchCtx) bool {
-	if value.TypeRank(v) != value.TypeRank(p.rhs) {
+	if value.TypeRank(v) != value.TypeRank(p.rhs) && p.rhs.Kind() != value.MinKey && p.rhs.Kind() != value.MaxKey {
 		return false
 	}
 	if p.op != opEq && (isNaN(v) || isNaN(p.rhs)) {
@@ -66,7 +67,15 @@ func (p *cmpPred) matchValue(v value.Value, _ *matchCtx) bool {
 	return c <= 0
 }
 
-func isNaN(v value.Value) bool { return v.Kind() == value.Double && math.IsNaN(v.Double()) }
+func isNaN(v value.Value) bool {
+	switch v.Kind() {
+	case value.Double:
+		return math.IsNaN(v.Double())
+	case value.Decimal:
+		return v.DecimalString() == "NaN"
+	}
+	return false
+}
 
 // inSetThreshold is the number of $in values above which they are looked
 // up in a hash set of their key encodings rather than scanned.
@@ -135,7 +144,7 @@ type existsPred struct{}
 func (existsPred) matchValue(v value.Value, _ *matchCtx) bool { return v.Kind() != value.Missing }
 
 // typePred is $type: a set of kinds, one bit per Kind.
-type typePred uint16
+type typePred uint32
 
 func (p typePred) matchValue(v value.Value, _ *matchCtx) bool {
 	return v.Kind() != value.Missing && p&(1<<v.Kind()) != 0
@@ -154,10 +163,10 @@ type modPred struct{ div, rem int64 }
 func (p modPred) matchValue(v value.Value, _ *matchCtx) bool {
 	var x int64
 	switch v.Kind() {
-	case value.Long:
+	case value.Long, value.Int:
 		x = v.Long()
-	case value.Double:
-		f := v.Double()
+	case value.Double, value.Decimal:
+		f := v.Float()
 		if math.IsInf(f, 0) {
 			return false
 		}

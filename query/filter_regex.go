@@ -41,6 +41,30 @@ func regexFromDoc(doc value.Value) (regexPred, value.Value, error) {
 	return regexPred{re}, value.ObjectValue(operand), nil
 }
 
+// regexValue compiles a regex value used as a condition ({"a":/^x/} in
+// mongosh): it matches the strings the regex matches and the regexes equal
+// to it, as in MongoDB.
+func regexValue(v value.Value) (valuePred, error) {
+	re, err := expr.CompileRegex(v.Pattern(), v.Options())
+	if err != nil {
+		return nil, err
+	}
+	return regexOrEqual{regexPred{re}, v}, nil
+}
+
+// regexOrEqual is a regex value's condition: a match, or an equal regex.
+type regexOrEqual struct {
+	re  regexPred
+	val value.Value
+}
+
+func (p regexOrEqual) matchValue(v value.Value, c *matchCtx) bool {
+	if v.Kind() == value.Regex {
+		return value.Equal(v, p.val)
+	}
+	return p.re.matchValue(v, c)
+}
+
 // isRegexDoc reports whether v is a regex written as an object
 // ({"$regex":…} with an optional "$options"), as in $in, $nin and $all.
 func isRegexDoc(v value.Value) bool {

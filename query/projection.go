@@ -185,7 +185,7 @@ func (p *projParser) element(parent *pnode, name string, val value.Value, parent
 			return errs.Errorf(errs.Invalid, "positional projection cannot be used with an expression or sub object")
 		}
 		return p.subObject(parent, name, val, parentPath)
-	case value.Bool, value.Long, value.Double:
+	case value.Bool, value.Long, value.Double, value.Int, value.Decimal:
 		if expr.Truthy(val) || isNaN(val) {
 			return p.include(parent, name, parentPath)
 		}

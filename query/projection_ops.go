@@ -95,7 +95,7 @@ func (p *projParser) computed(parent *pnode, name string, leaf *pnode) error {
 func (p *projParser) slice(parent *pnode, name string, arg value.Value, parentPath string) error {
 	op := postOp{slice: true, path: strings.Split(joinPath(parentPath, name), ".")}
 	switch arg.Kind() {
-	case value.Long, value.Double:
+	case value.Long, value.Double, value.Int:
 		op.limit = sliceInt(arg)
 	case value.Array:
 		if len(arg.Array()) != 2 {
@@ -126,7 +126,7 @@ func (p *projParser) slice(parent *pnode, name string, arg value.Value, parentPa
 // sliceInt converts a $slice number to an integer, truncating doubles and
 // saturating at the int64 range.
 func sliceInt(v value.Value) int64 {
-	if v.Kind() == value.Long {
+	if v.IsIntegral() {
 		return v.Long()
 	}
 	f := v.Double()

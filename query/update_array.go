@@ -90,7 +90,7 @@ func (l *pushLeaf) clause(f value.Field, path string) error {
 // integerOperand reads a long, or a double with an integral value.
 func integerOperand(v value.Value) (int64, bool) {
 	switch v.Kind() {
-	case value.Long:
+	case value.Long, value.Int:
 		return v.Long(), true
 	case value.Double:
 		f := v.Double()

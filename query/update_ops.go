@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/bits"
 
+	"github.com/cockroachdb/apd/v3"
+
 	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
 )
@@ -47,7 +49,7 @@ type arithLeaf struct {
 func makeInc(arg value.Value, path string) (leafOp, error) {
 	if !arg.IsNumber() {
 		return nil, errs.Errorf(errs.Invalid, "Cannot increment with non-numeric argument: {%s}", mongoElem(path, arg)).
-			WithHint("$inc takes a number (a long or a double)")
+			WithHint("$inc takes a number (an int, a long, a double or a decimal)")
 	}
 	return arithLeaf{arg: arg}, nil
 }
@@ -55,7 +57,7 @@ func makeInc(arg value.Value, path string) (leafOp, error) {
 func makeMul(arg value.Value, path string) (leafOp, error) {
 	if !arg.IsNumber() {
 		return nil, errs.Errorf(errs.Invalid, "Cannot multiply with non-numeric argument: {%s}", mongoElem(path, arg)).
-			WithHint("$mul takes a number (a long or a double)")
+			WithHint("$mul takes a number (an int, a long, a double or a decimal)")
 	}
 	return arithLeaf{arg: arg, mul: true}, nil
 }
@@ -72,7 +74,7 @@ func (l arithLeaf) name() string {
 func (l arithLeaf) apply(cur value.Value, s *step) (value.Value, bool, error) {
 	if cur.IsMissing() {
 		if l.mul { // zero of the multiplier's type
-			return arithNumbers(l.arg, value.LongValue(0), true), true, nil
+			return arithNumbers(l.arg, zeroLike(l.arg), true), true, nil
 		}
 		return l.arg, true, nil
 	}
@@ -85,7 +87,7 @@ func (l arithLeaf) apply(cur value.Value, s *step) (value.Value, bool, error) {
 	if out.IsMissing() {
 		return cur, false, errs.Errorf(errs.Invalid, "Failed to apply %s operations to current value ((NumberLong)%d) for document {%s}",
 			l.name(), cur.Long(), s.ap.idElem()).
-			WithHint("the result overflows a 64-bit long and omgdb has no decimal type; use a double operand (such as %s) to store the field as a double", doubleOperand(l.arg))
+			WithHint("the result overflows a 64-bit long; use a double operand (such as %s) to store the field as a double, or a decimal", doubleOperand(l.arg))
 	}
 	if value.SameCanonical(cur, out) {
 		return cur, false, nil
@@ -98,10 +100,21 @@ func doubleOperand(n value.Value) string {
 	return string(value.AppendDouble(nil, n.Float()))
 }
 
-// arithNumbers adds or multiplies two numbers: long with long gives a long (or
-// missing on overflow), anything with a double gives a double.
+// arithNumbers adds or multiplies two numbers: int with int gives an int
+// (a long past 32 bits), integers give a long (or missing on overflow),
+// anything with a double a double, anything with a decimal a decimal.
 func arithNumbers(a, b value.Value, mul bool) value.Value {
-	if a.Kind() == value.Long && b.Kind() == value.Long {
+	if a.Kind() == value.Decimal || b.Kind() == value.Decimal {
+		return decimalArith(a, b, mul)
+	}
+	if a.Kind() == value.Int && b.Kind() == value.Int {
+		r := arithNumbers(value.LongValue(a.Long()), value.LongValue(b.Long()), mul)
+		if n := r.Long(); n >= math.MinInt32 && n <= math.MaxInt32 {
+			return value.IntValue(int32(n))
+		}
+		return r
+	}
+	if a.IsIntegral() && b.IsIntegral() {
 		x, y := a.Long(), b.Long()
 		if mul {
 			return mulLongChecked(x, y)
@@ -116,6 +129,31 @@ func arithNumbers(a, b value.Value, mul bool) value.Value {
 		return value.DoubleValue(a.Float() * b.Float())
 	}
 	return value.DoubleValue(a.Float() + b.Float())
+}
+
+// decimalArith adds or multiplies in decimal128.
+func decimalArith(a, b value.Value, mul bool) value.Value {
+	ctx := value.Decimal128
+	r := new(apd.Decimal)
+	if mul {
+		ctx.Mul(r, value.Decimal128Of(a), value.Decimal128Of(b))
+	} else {
+		ctx.Add(r, value.Decimal128Of(a), value.Decimal128Of(b))
+	}
+	return value.DecimalValue(r)
+}
+
+// zeroLike is zero of n's numeric type: what $mul sets a missing field to.
+func zeroLike(n value.Value) value.Value {
+	switch n.Kind() {
+	case value.Int:
+		return value.IntValue(0)
+	case value.Double:
+		return value.DoubleValue(0)
+	case value.Decimal:
+		return value.DecimalValue(apd.New(0, 0))
+	}
+	return value.LongValue(0)
 }
 
 // mulLongChecked multiplies two longs, or returns missing on overflow.
@@ -178,8 +216,9 @@ func (l compareLeaf) apply(cur value.Value, _ *step) (value.Value, bool, error) 
 	return cur, false, nil
 }
 
-// dateLeaf is $currentDate: the field becomes the time of the update.
-type dateLeaf struct{}
+// dateLeaf is $currentDate: the field becomes the time of the update, as
+// a date or (stamp) a timestamp of its seconds, increment 1.
+type dateLeaf struct{ stamp bool }
 
 func makeCurrentDate(arg value.Value, path string) (leafOp, error) {
 	switch arg.Kind() {
@@ -192,32 +231,35 @@ func makeCurrentDate(arg value.Value, path string) (leafOp, error) {
 }
 
 func currentDateType(arg value.Value) (leafOp, error) {
-	valid := false
+	valid, stamp := false, false
 	for _, f := range arg.Fields() {
 		if f.Key != "$type" {
 			return nil, errs.Errorf(errs.Invalid, "Unrecognized $currentDate option: %s", f.Key)
 		}
 		switch f.Value.Str() {
 		case "date":
-			valid = true
+			valid, stamp = true, false
 		case "timestamp":
-			return nil, errs.Errorf(errs.Invalid, "$currentDate: {$type: 'timestamp'} is not supported: omgdb has no timestamp type").
-				WithHint(`use true or {"$type":"date"} to store the current date`)
+			valid, stamp = true, true
 		}
 	}
 	if !valid {
 		return nil, errs.Errorf(errs.Invalid, "The '$type' string field is required to be 'date' or 'timestamp': {$currentDate: {field : {$type: 'date'}}}")
 	}
-	return dateLeaf{}, nil
+	return dateLeaf{stamp}, nil
 }
 
 func (dateLeaf) mode() pathMode { return modeCreate }
 
-func (dateLeaf) apply(cur value.Value, s *step) (value.Value, bool, error) {
-	if value.SameCanonical(cur, s.ap.now) {
+func (l dateLeaf) apply(cur value.Value, s *step) (value.Value, bool, error) {
+	now := s.ap.now
+	if l.stamp {
+		now = value.TimestampValue(uint32(now.Date()/1000), 1)
+	}
+	if value.SameCanonical(cur, now) {
 		return cur, false, nil
 	}
-	return s.ap.now, true, nil
+	return now, true, nil
 }
 
 // bitLeaf is $bit: and, or and xor on a long, in the order written.

@@ -212,7 +212,7 @@ func bracketStart(v value.Value) string {
 
 func bracketEnd(v value.Value) string {
 	switch v.Kind() {
-	case value.Long, value.Double:
+	case value.Long, value.Double, value.Int, value.Decimal:
 		return "inf.0"
 	case value.String:
 		return "{}"

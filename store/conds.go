@@ -153,7 +153,7 @@ func eqRanges(v value.Value) ([]vrange, bool) {
 // cmpRanges brackets a comparison to its operand's type. An array operand
 // is compared with whole arrays as well as elements: no bounds.
 func cmpRanges(op string, v value.Value) ([]vrange, bool) {
-	isNaN := v.Kind() == value.Double && v.Double() != v.Double()
+	isNaN := (v.Kind() == value.Double && v.Double() != v.Double()) || (v.Kind() == value.Decimal && v.DecimalString() == "NaN")
 	switch {
 	case v.Kind() == value.Array:
 		return nil, false
@@ -164,6 +164,10 @@ func cmpRanges(op string, v value.Value) ([]vrange, bool) {
 		return []vrange{}, true // $gt/$lt null or NaN: nothing
 	}
 	r, p := bracket(v), pointRange(v)
+	if v.Kind() == value.MinKey || v.Kind() == value.MaxKey {
+		// They compare with values of every type.
+		r = vrange{lo: endpoint{[]byte{value.KeyMinKey}, true, "MinKey"}, hi: endpoint{[]byte{value.KeyMaxKey}, true, "MaxKey"}}
+	}
 	switch op {
 	case "$gt":
 		r.lo = endpoint{p.lo.prefix, false, p.lo.show}
@@ -181,7 +185,7 @@ func inRanges(v value.Value) (rs []vrange, exact, exists bool) {
 	exact, exists = true, true
 	rs = []vrange{}
 	for _, e := range v.Array() {
-		if isRegexDoc(e) {
+		if isRegexDoc(e) || e.Kind() == value.Regex {
 			rs = append(rs, regexRanges(e)...)
 			exact = false
 			continue
@@ -215,7 +219,14 @@ func isRegexDoc(v value.Value) bool {
 
 // regexRanges bounds a regex ({"$regex":…,"$options":…}) to strings, or
 // to the strings starting with its literal prefix.
+// A regex value ({"a":/^x/}) matches strings and equal regexes: its own
+// point is a range too.
 func regexRanges(v value.Value) []vrange {
+	if v.Kind() == value.Regex {
+		rs := regexRanges(value.ObjectValue([]value.Field{{Key: "$regex", Value: value.StringValue(v.Pattern())},
+			{Key: "$options", Value: value.StringValue(v.Options())}}))
+		return append(rs, pointRange(v))
+	}
 	pattern, flags := v.Get("$regex").Str(), v.Get("$options").Str()
 	if len(pattern) > 1 && pattern[0] == '/' {
 		if end := strings.LastIndexByte(pattern, '/'); end > 0 && strings.Trim(pattern[end+1:], "imsxu") == "" {
@@ -235,8 +246,8 @@ func truthy(v value.Value) bool {
 		return false
 	case value.Bool:
 		return v.Bool()
-	case value.Long, value.Double:
-		return v.Float() != 0
+	case value.Long, value.Double, value.Int, value.Decimal:
+		return !value.IsInteger(v, 0)
 	}
 	return true
 }

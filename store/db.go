@@ -19,8 +19,11 @@ import (
 )
 
 // FormatVersion is the version of the file layout this code writes. A store
-// with a newer version is refused rather than misread.
-const FormatVersion = 1
+// with a newer version is refused rather than misread. Version 2 added the
+// int, decimal, timestamp, regex, minKey and maxKey types, which a version
+// 1 reader would misread or refuse; a version 1 store is upgraded when it
+// is opened for writing (upgradeFormat). See docs/file-format.md.
+const FormatVersion = 2
 
 // DefaultTimeout is how long Open waits for the store's lock by default.
 const DefaultTimeout = 5 * time.Second
@@ -54,6 +57,7 @@ type DB struct {
 	file     *os.File // bolt's file, for the handoff's signals
 	readOnly bool
 	created  bool
+	format   int // the store's format version, set by init
 	actor    string
 
 	mu       sync.Mutex // guards failed, released and closed
@@ -337,10 +341,32 @@ func (db *DB) checkFormat(format []byte) error {
 		return wrap(errs.IO, ErrCorrupt, "store %s has format %d; this omgdb reads format %d and older", db.path, v, FormatVersion).
 			WithHint("upgrade omgdb")
 	}
+	db.format = v
+	if v < FormatVersion && !db.readOnly {
+		return db.upgradeFormat(v)
+	}
+	return nil
+}
+
+// upgradeFormat brings a store of an older format to FormatVersion when it
+// is opened for writing, in one transaction. From 1 to 2 nothing stored
+// changes (every version 1 value reads the same in version 2); the format
+// record alone is raised, so that older omgdb binaries refuse the store
+// instead of misreading the new types it may now hold. A read-only open
+// leaves an older store as it is: it reads it unchanged.
+func (db *DB) upgradeFormat(from int) error {
+	err := db.bolt.Update(func(btx *bolt.Tx) error {
+		return btx.Bucket(bucketMeta).Put(keyFormat, []byte(fmt.Sprint(FormatVersion)))
+	})
+	if err != nil {
+		return wrap(errs.IO, err, "upgrade store %s from format %d to %d: %v", db.path, from, FormatVersion, err)
+	}
+	db.format = FormatVersion
 	return nil
 }
 
 func (db *DB) layout() error {
+	db.format = FormatVersion
 	return db.bolt.Update(func(btx *bolt.Tx) error {
 		meta, err := btx.CreateBucketIfNotExists(bucketMeta)
 		if err != nil {
@@ -399,3 +425,8 @@ func (db *DB) Size() int64 {
 	}
 	return fi.Size()
 }
+
+// Format returns the store's format version: FormatVersion, or an older
+// one for a store opened read-only (which is never upgraded). A new store
+// opened read-only before its layout was written reports 0.
+func (db *DB) Format() int { return db.format }

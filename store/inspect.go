@@ -28,7 +28,7 @@ type CollectionInfo struct {
 
 // Info returns a description of the store.
 func (db *DB) Info() (*Info, error) {
-	info := &Info{Path: db.path, Format: FormatVersion, SizeBytes: db.Size(), Collections: []CollectionInfo{}}
+	info := &Info{Path: db.path, Format: db.Format(), SizeBytes: db.Size(), Collections: []CollectionInfo{}}
 	err := db.View(func(tx *Tx) error {
 		if m := tx.btx.Bucket(bucketMeta); m != nil {
 			info.StoreID = string(m.Get(keyStoreID))

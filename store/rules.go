@@ -22,7 +22,7 @@ import (
 //
 // A required field must be present (null counts as present). A field with
 // a rule may be absent unless required; when present, its value must have
-// one of the types named ("number" is long or double), be one of enum,
+// one of the types named ("number" is int, long, double or decimal), be one of enum,
 // lie within min and max (compared as filters compare, within the bound's
 // type), and, for a string, match pattern (RE2, unanchored). Paths are
 // dotted; an array along a path has the rule apply to each of its object
@@ -33,8 +33,10 @@ import (
 // must match, as a collection's validator in MongoDB: usually
 // {"$jsonSchema":{…}}, or any query operators ($expr included).
 
-// TypeNames are the type names rules accept: the ten types and "number".
-var TypeNames = []string{"null", "bool", "long", "double", "string", "binData", "array", "object", "objectId", "date", "number"}
+// TypeNames are the type names rules accept: the types' $type aliases and
+// "number".
+var TypeNames = []string{"null", "bool", "int", "long", "double", "decimal", "string", "binData", "array", "object",
+	"objectId", "date", "timestamp", "regex", "minKey", "maxKey", "number"}
 
 // Rules are a collection's compiled validation rules.
 type Rules struct {
@@ -203,10 +205,11 @@ func checkTypeName(name string) error {
 		}
 	}
 	switch strings.ToLower(name) {
-	case "int", "integer", "int32", "int64":
-		return errs.Errorf(errs.Invalid, "OMGDB stores no `%s` values (integers are `long`); use `long`, `double`, or `number`", name)
-	case "decimal", "float":
-		return errs.Errorf(errs.Invalid, "OMGDB stores no `%s` values; use `double` or `number`", name)
+	case "integer", "int32", "int64":
+		return errs.Errorf(errs.Invalid, "unknown type name `%s`: integers are `int` (32 bits) or `long` (64 bits)", name).
+			WithHint("use `int`, `long`, or `number` for any number")
+	case "float":
+		return errs.Errorf(errs.Invalid, "unknown type name `%s`: use `double`, `decimal` or `number`", name)
 	}
 	return errs.Errorf(errs.Invalid, "unknown type name `%s`%s", name, errs.DidYouMean(name, TypeNames)).
 		WithHint("types are %s", strings.Join(TypeNames, ", "))

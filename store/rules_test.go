@@ -62,7 +62,7 @@ func TestRules_Check(t *testing.T) {
 func TestRules_CompileErrors(t *testing.T) {
 	cases := map[string]string{
 		`{"fields":{"age":"strin"}}`:       "invalid rules: field `age`: unknown type name `strin` (did you mean `string`?)",
-		`{"fields":{"age":"int"}}`:         "invalid rules: field `age`: OMGDB stores no `int` values (integers are `long`); use `long`, `double`, or `number`",
+		`{"fields":{"age":"integer"}}`:     "invalid rules: field `age`: unknown type name `integer`: integers are `int` (32 bits) or `long` (64 bits)",
 		`{"requried":["a"]}`:               "invalid rules: unknown key `requried` (did you mean `required`?)",
 		`{"fields":{"a":{"tpye":"long"}}}`: "invalid rules: field `a`: unknown key `tpye` (did you mean `type`?)",
 		`{"fields":{"a":{"pattern":"("}}}`: "invalid rules: field `a`: pattern \"(\": error parsing regexp: missing closing ): `(`",

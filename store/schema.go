@@ -80,7 +80,7 @@ func (a *schemaAcc) typeNames() []string {
 		kinds = append(kinds, k)
 	}
 	sort.Slice(kinds, func(i, j int) bool {
-		ri, rj := value.TypeRank(kindValue(kinds[i])), value.TypeRank(kindValue(kinds[j]))
+		ri, rj := kinds[i].Rank(), kinds[j].Rank()
 		if ri != rj {
 			return ri < rj
 		}
@@ -91,33 +91,6 @@ func (a *schemaAcc) typeNames() []string {
 		names[i] = k.String()
 	}
 	return names
-}
-
-// kindValue returns a value of kind k, for its type rank.
-func kindValue(k value.Kind) value.Value {
-	switch k {
-	case value.Null:
-		return value.NullValue()
-	case value.Bool:
-		return value.BoolValue(false)
-	case value.Long:
-		return value.LongValue(0)
-	case value.Double:
-		return value.DoubleValue(0)
-	case value.String:
-		return value.StringValue("")
-	case value.Binary:
-		return value.BinaryValue(nil, 0)
-	case value.Array:
-		return value.ArrayValue(nil)
-	case value.Object:
-		return value.ObjectValue(nil)
-	case value.ObjectID:
-		return value.ObjectIDValue(value.OID{})
-	case value.Date:
-		return value.DateValue(0)
-	}
-	return value.Value{}
 }
 
 // collectFields calls fn for each field of obj (but _id at the top) down

@@ -191,6 +191,10 @@ func (p *printer) scalar(dst []byte, v value.Value) []byte {
 		return p.paint(dst, magenta, appendDate(nil, v.Date()))
 	case value.Binary:
 		return p.paint(dst, magenta, appendBinary(nil, v))
+	case value.Int, value.Decimal:
+		return p.paint(dst, yellow, appendNumber(nil, v))
+	case value.Timestamp, value.Regex, value.MinKey, value.MaxKey:
+		return p.paint(dst, magenta, appendSpecial(nil, v))
 	}
 	return append(dst, v.String()...)
 }

@@ -102,3 +102,16 @@ func TestWrite(t *testing.T) {
 		t.Errorf("Write = %q", b.String())
 	}
 }
+
+func TestValue_NewKinds(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{`{"a":{"$numberInt":"7"},"d":{"$numberDecimal":"1.50"}}`, `{ a: 7, d: Decimal128('1.50') }`},
+		{`{"t":{"$timestamp":{"t":1,"i":2}},"r":{"$regularExpression":{"pattern":"^a","options":"i"}}}`, `{ t: Timestamp({ t: 1, i: 2 }), r: /^a/i }`},
+		{`[{"$minKey":1},{"$maxKey":1}]`, `[ MinKey(), MaxKey() ]`},
+	}
+	for _, c := range cases {
+		if got := string(pretty.Append(nil, value.MustParse(c.in), nil)); got != c.want {
+			t.Errorf("%s = %s, want %s", c.in, got, c.want)
+		}
+	}
+}

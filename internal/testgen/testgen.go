@@ -3,6 +3,7 @@ package testgen
 import (
 	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 
 	"github.com/omgdb/omgdb/query/value"
@@ -10,11 +11,15 @@ import (
 
 // Value returns a random value of any type, nested up to depth levels.
 func Value(r *rand.Rand, depth int) value.Value {
-	n := 10
+	n := 12
 	if depth <= 0 {
-		n = 8
+		n = 10
 	}
 	switch r.IntN(n) {
+	case 8:
+		return Int(r)
+	case 9:
+		return otherKind(r)
 	case 0:
 		return value.NullValue()
 	case 1:
@@ -35,7 +40,7 @@ func Value(r *rand.Rand, depth int) value.Value {
 		return value.ObjectIDValue(value.NewOID())
 	case 7:
 		return value.DateValue(r.Int64N(1<<42) - 1<<41)
-	case 8:
+	case 10:
 		elems := make([]value.Value, r.IntN(4))
 		for i := range elems {
 			elems[i] = Value(r, depth-1)
@@ -53,6 +58,51 @@ func Long(r *rand.Rand) value.Value {
 		return value.LongValue(edges[r.IntN(len(edges))])
 	}
 	return value.LongValue(r.Int64N(2000) - 1000)
+}
+
+// Int returns a random int, often an edge case.
+func Int(r *rand.Rand) value.Value {
+	edges := []int32{0, 1, -1, math.MaxInt32, math.MinInt32}
+	if r.IntN(3) == 0 {
+		return value.IntValue(edges[r.IntN(len(edges))])
+	}
+	return value.IntValue(int32(r.IntN(2000) - 1000))
+}
+
+// Decimal returns a random decimal, often an edge case: equal to or just
+// beside a double or a long, beyond the range of doubles, special.
+func Decimal(r *rand.Rand) value.Value {
+	edges := []string{"0", "-0", "0E-9", "1.50", "0.1", "0.3", "-1.5", "5", "5.000", "NaN", "Infinity", "-Infinity",
+		"1E+400", "-1E+400", "1.5E+400", "1E-6176", "-1E-400", "1E-300", "9007199254740993", "9007199254740992.5",
+		"9223372036854775807.5", "-9223372036854775808.25", "9223372036854775808", "1E+19", "12345678901234567890.12345678901234",
+		"1.000000000000000000000000000000001", "0.9999999999999999999999999999999999", "2147483647", "1E+300"}
+	var s string
+	if r.IntN(2) == 0 {
+		s = edges[r.IntN(len(edges))]
+	} else {
+		s = strconv.FormatInt(r.Int64N(2000000)-1000000, 10) + "E" + strconv.Itoa(r.IntN(12)-9)
+	}
+	v, err := value.ParseDecimal(s)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// otherKind returns a random decimal, timestamp, regex, minKey or maxKey.
+func otherKind(r *rand.Rand) value.Value {
+	switch r.IntN(6) {
+	case 0, 1:
+		return Decimal(r)
+	case 2:
+		return value.TimestampValue(uint32(r.IntN(3))<<31|uint32(r.IntN(100)), uint32(r.IntN(3)))
+	case 3:
+		pats := []string{"", "^a", "a.b", "é\\d+\"", "a", "ab"}
+		return value.RegexValue(pats[r.IntN(len(pats))], []string{"", "i", "ims", "x"}[r.IntN(4)])
+	case 4:
+		return value.MinKeyValue()
+	}
+	return value.MaxKeyValue()
 }
 
 // Double returns a random double, often an edge case.

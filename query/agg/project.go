@@ -125,7 +125,7 @@ func leafKind(v value.Value) byte {
 			return 'i'
 		}
 		return 'e'
-	case value.Long, value.Double:
+	case value.Long, value.Double, value.Int, value.Decimal:
 		if v.Float() == 0 {
 			return 'e'
 		}

@@ -223,6 +223,9 @@ func (st *avgState) Result() value.Value {
 	if st.n == 0 {
 		return value.NullValue()
 	}
+	if st.s.dec != nil { // an average with a decimal is a decimal
+		return decimalAverage(st.s.dec, st.n)
+	}
 	return value.DoubleValue(st.s.float() / float64(st.n))
 }
 

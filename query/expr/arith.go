@@ -3,59 +3,112 @@ package expr
 import (
 	"math"
 
+	"github.com/cockroachdb/apd/v3"
+
 	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
 )
 
 // Arithmetic operators. Longs stay longs while the result fits; a long
-// result that overflows becomes a double, as MongoDB does for int64.
+// result that overflows becomes a double, as MongoDB does for int64. Ints
+// and decimals are promoted as numeric.go says.
+
+// roundOp is $round or $trunc: the type of the number (not of the place)
+// is the result's.
+func roundOp(op string) numFunc {
+	return func(a []value.Value) (value.Value, error) {
+		if a[0].Kind() != value.Int {
+			return roundPlace(op, a)
+		}
+		args := append([]value.Value{value.LongValue(a[0].Long())}, a[1:]...)
+		r, err := roundPlace(op, args)
+		if err == nil && r.Kind() == value.Long && r.Long() >= math.MinInt32 && r.Long() <= math.MaxInt32 {
+			return value.IntValue(int32(r.Long())), nil
+		}
+		return r, err
+	}
+}
 
 func registerExprArithOps() {
 	registerOps(map[string]opCompiler{
-		"$add":      rangeOp(0, -1, addValues),
-		"$subtract": fixedOp(2, subtractValues),
-		"$multiply": rangeOp(0, -1, multiplyValues),
-		"$divide":   fixedOp(2, divideValues),
-		"$mod":      fixedOp(2, modValues),
-		"$abs":      unaryOp(absValue),
-		"$ceil":     unaryOp(roundingOp("$ceil", math.Ceil)),
-		"$floor":    unaryOp(roundingOp("$floor", math.Floor)),
-		"$round":    rangeOp(1, 2, func(a []value.Value) (value.Value, error) { return roundPlace("$round", a) }),
-		"$trunc":    rangeOp(1, 2, func(a []value.Value) (value.Value, error) { return roundPlace("$trunc", a) }),
-		"$sqrt":     unaryOp(sqrtValue),
-		"$pow":      fixedOp(2, powValues),
-		"$exp":      unaryOp(floatOp("$exp", math.Exp)),
-		"$ln":       unaryOp(logOp("$ln", math.Log)),
-		"$log10":    unaryOp(logOp("$log10", math.Log10)),
-		"$log":      fixedOp(2, logBase),
+		"$add":      rangeOp(0, -1, promoting(addValues, addDecimals)),
+		"$subtract": fixedOp(2, promoting(subtractValues, subtractDecimals)),
+		"$multiply": rangeOp(0, -1, promoting(multiplyValues, multiplyDecimals)),
+		"$divide":   fixedOp(2, promoting(divideValues, divideDecimals)),
+		"$mod":      fixedOp(2, promoting(modValues, modDecimals)),
+		"$abs":      unaryOp(promotingUnary(absValue, decUnary("$abs", (*apd.Context).Abs))),
+		"$ceil":     unaryOp(promotingUnary(roundingOp("$ceil", math.Ceil), decUnary("$ceil", (*apd.Context).Ceil))),
+		"$floor":    unaryOp(promotingUnary(roundingOp("$floor", math.Floor), decUnary("$floor", (*apd.Context).Floor))),
+		"$round":    rangeOp(1, 2, roundOp("$round")),
+		"$trunc":    rangeOp(1, 2, roundOp("$trunc")),
+		"$sqrt":     unaryOp(promotingUnary(sqrtValue, positiveDecimal("$sqrt", true, decUnary("$sqrt", (*apd.Context).Sqrt)))),
+		"$pow":      fixedOp(2, promoting(powValues, powDecimals)),
+		"$exp":      unaryOp(promotingUnary(floatOp("$exp", math.Exp), decUnary("$exp", (*apd.Context).Exp))),
+		"$ln":       unaryOp(promotingUnary(logOp("$ln", math.Log), positiveDecimal("$ln", false, decUnary("$ln", (*apd.Context).Ln)))),
+		"$log10":    unaryOp(promotingUnary(logOp("$log10", math.Log10), positiveDecimal("$log10", false, decUnary("$log10", (*apd.Context).Log10)))),
+		"$log":      fixedOp(2, promoting(logBase, nil)),
 	})
 }
 
 // numSum adds numbers exactly while they are longs that do not overflow,
 // and with compensated (Neumaier) summation once a double is involved.
+// Ints count as longs, and the sum is an int when only ints were added
+// and it fits; once a decimal is added the sum goes on in decimal.
 type numSum struct {
 	l        int64
 	isDouble bool
 	f, comp  float64
+	ints     bool         // an int was added
+	notInt   bool         // a long or a double was added
+	dec      *apd.Decimal // the sum in decimal, once a decimal was added
 }
 
 func (s *numSum) add(v value.Value) {
+	if s.dec != nil || v.Kind() == value.Decimal {
+		s.addDecimal(v)
+		return
+	}
 	switch v.Kind() {
+	case value.Int:
+		s.ints = true
+		s.addLong(v.Long())
 	case value.Long:
-		if !s.isDouble {
-			if r, ok := addInt64(s.l, v.Long()); ok {
-				s.l = r
-				return
-			}
-			s.toDouble()
-		}
-		s.addFloat(float64(v.Long()))
+		s.notInt = true
+		s.addLong(v.Long())
 	case value.Double:
+		s.notInt = true
 		if !s.isDouble {
 			s.toDouble()
 		}
 		s.addFloat(v.Double())
 	}
+}
+
+// addDecimal adds a number in decimal, turning the sum so far into one.
+func (s *numSum) addDecimal(v value.Value) {
+	if !v.IsNumber() {
+		return
+	}
+	if s.dec == nil {
+		if s.isDouble {
+			s.dec = toDec(value.DoubleValue(s.float()))
+		} else {
+			s.dec = apd.New(s.l, 0)
+		}
+	}
+	ctx := value.Decimal128
+	ctx.Add(s.dec, s.dec, toDec(v))
+}
+
+func (s *numSum) addLong(x int64) {
+	if !s.isDouble {
+		if r, ok := addInt64(s.l, x); ok {
+			s.l = r
+			return
+		}
+		s.toDouble()
+	}
+	s.addFloat(float64(x))
 }
 
 func (s *numSum) toDouble() {
@@ -77,6 +130,9 @@ func (s *numSum) addFloat(x float64) {
 }
 
 func (s *numSum) float() float64 {
+	if s.dec != nil {
+		return value.DecimalValue(s.dec).Float()
+	}
 	if !s.isDouble {
 		return float64(s.l)
 	}
@@ -88,8 +144,13 @@ func (s *numSum) float() float64 {
 }
 
 func (s *numSum) value() value.Value {
-	if s.isDouble {
+	switch {
+	case s.dec != nil:
+		return value.DecimalValue(s.dec)
+	case s.isDouble:
 		return value.DoubleValue(s.float())
+	case s.ints && !s.notInt && s.l >= math.MinInt32 && s.l <= math.MaxInt32:
+		return value.IntValue(int32(s.l))
 	}
 	return value.LongValue(s.l)
 }

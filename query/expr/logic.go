@@ -199,6 +199,8 @@ func Truthy(v value.Value) bool {
 		return v.Long() != 0
 	case value.Double:
 		return v.Double() != 0
+	case value.Int, value.Decimal:
+		return !value.IsInteger(v, 0)
 	}
 	return true
 }

@@ -77,7 +77,7 @@ func bitOp(op string, identity int64, f func(a, b int64) int64) func([]value.Val
 			switch v.Kind() {
 			case value.Missing, value.Null:
 				return value.NullValue(), nil
-			case value.Long:
+			case value.Long, value.Int:
 				r = f(r, v.Long())
 			default:
 				return value.Value{}, errs.Errorf(errs.Invalid, "%s only supports int and long operands, not %s", op, v.TypeName())
@@ -91,7 +91,7 @@ func bitNot(v value.Value) (value.Value, error) {
 	switch v.Kind() {
 	case value.Missing, value.Null:
 		return value.NullValue(), nil
-	case value.Long:
+	case value.Long, value.Int:
 		return value.LongValue(^v.Long()), nil
 	}
 	return value.Value{}, errs.Errorf(errs.Invalid, "$bitNot only supports int and long, not %s", v.TypeName())

@@ -29,6 +29,9 @@ func roundPlace(op string, a []value.Value) (value.Value, error) {
 		return value.NullValue(), err
 	}
 	trunc := op == "$trunc"
+	if v.Kind() == value.Decimal {
+		return roundDecimal(v, place, trunc), nil
+	}
 	if v.Kind() == value.Long {
 		return roundLong(v.Long(), place, trunc), nil
 	}

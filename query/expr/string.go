@@ -58,10 +58,12 @@ func coerceToString(op string, v value.Value) (string, error) {
 		return "", nil
 	case value.String:
 		return v.Str(), nil
-	case value.Long:
+	case value.Long, value.Int:
 		return strconv.FormatInt(v.Long(), 10), nil
 	case value.Double:
 		return formatDouble(v.Double()), nil
+	case value.Decimal:
+		return v.DecimalString(), nil
 	case value.Date:
 		return formatDate(v.Date()), nil
 	}

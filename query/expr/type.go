@@ -9,9 +9,8 @@ import (
 	"github.com/omgdb/omgdb/query/value"
 )
 
-// Type operators: $type, $isNumber, $convert and the $toX shorthands.
-// There is no int32 in omgdb: "int" conversions check the int32 range, as
-// MongoDB does, and return a long.
+// Type operators: $type, $isNumber, $convert and the $toX shorthands, with
+// MongoDB's conversion matrix (jstests/aggregation/expressions/convert.js).
 
 func registerExprTypeOps() {
 	registerOps(map[string]opCompiler{
@@ -38,7 +37,7 @@ var convertTypes = map[string]string{
 }
 
 func convertTypeNames() []string {
-	return []string{"double", "string", "objectId", "bool", "date", "int", "long"}
+	return []string{"double", "string", "objectId", "bool", "date", "int", "long", "decimal"}
 }
 
 // convertNode is $convert.
@@ -69,10 +68,6 @@ func toOp(target string) opCompiler {
 		if err != nil {
 			return nil, err
 		}
-		if target == "decimal" {
-			return nil, errs.Errorf(errs.Invalid, "%s is not supported: omgdb has no decimal type", name).
-				WithHint("use $toDouble, or $toLong on amounts in the smallest unit")
-		}
 		return &convertNode{input: args[0], to: Literal{value.StringValue(target)}}, nil
 	}
 }
@@ -90,7 +85,7 @@ func convertTarget(to value.Value) (string, error) {
 	if !ok {
 		return "", errs.Errorf(errs.Invalid, "$convert: unknown type name: %s%s", key, errs.DidYouMean(key, convertTypeNames()))
 	}
-	if t == "decimal" || t == "binData" {
+	if t == "binData" {
 		return "", errs.Errorf(errs.Invalid, "$convert to %s is not supported by omgdb", t)
 	}
 	return t, nil
@@ -140,6 +135,8 @@ func convertValue(v value.Value, to string) (value.Value, *errs.Error) {
 		return toDouble(v)
 	case "long", "int":
 		return toInteger(v, to == "int")
+	case "decimal":
+		return toDecimal(v)
 	case "string":
 		return toString(v)
 	case "objectId":
@@ -160,20 +157,19 @@ func convertError(format string, args ...any) *errs.Error {
 		WithHint(`add "onError" to $convert to give a value instead of failing`)
 }
 
+// toBool is false for zeros and false, true for every other value.
 func toBool(v value.Value) (value.Value, *errs.Error) {
-	switch v.Kind() {
-	case value.Long, value.Double, value.String, value.ObjectID, value.Date:
-		return value.BoolValue(v.Kind() == value.String || v.Kind() == value.ObjectID || v.Kind() == value.Date || Truthy(v)), nil
-	}
-	return value.Value{}, convertError("unsupported conversion from %s to bool", v.TypeName())
+	return value.BoolValue(!v.IsNumber() && v.Kind() != value.Bool || Truthy(v)), nil
 }
 
 func toDouble(v value.Value) (value.Value, *errs.Error) {
 	switch v.Kind() {
 	case value.Bool:
 		return value.DoubleValue(float64(boolNum(v))), nil
-	case value.Long:
+	case value.Long, value.Int:
 		return value.DoubleValue(float64(v.Long())), nil
+	case value.Decimal:
+		return decimalToDouble(v)
 	case value.Date:
 		return value.DoubleValue(float64(v.Date())), nil
 	case value.String:
@@ -210,8 +206,19 @@ func toInteger(v value.Value, int32Range bool) (value.Value, *errs.Error) {
 	switch v.Kind() {
 	case value.Bool:
 		i = boolNum(v)
-	case value.Long, value.Date:
+	case value.Long, value.Int:
 		i = v.Long()
+	case value.Date:
+		if int32Range {
+			return value.Value{}, convertError("unsupported conversion from date to int")
+		}
+		i = v.Long()
+	case value.Decimal:
+		n, err := decimalToInteger(v)
+		if err != nil {
+			return value.Value{}, err
+		}
+		i = n
 	case value.Double:
 		f := v.Double()
 		if math.IsNaN(f) {
@@ -234,6 +241,9 @@ func toInteger(v value.Value, int32Range bool) (value.Value, *errs.Error) {
 	if i < lo || i > hi {
 		return value.Value{}, convertError("conversion would overflow target type: %s", v)
 	}
+	if int32Range {
+		return value.IntValue(int32(i)), nil
+	}
 	return value.LongValue(i), nil
 }
 
@@ -241,10 +251,12 @@ func toString(v value.Value) (value.Value, *errs.Error) {
 	switch v.Kind() {
 	case value.Bool:
 		return value.StringValue(strconv.FormatBool(v.Bool())), nil
-	case value.Long:
+	case value.Long, value.Int:
 		return value.StringValue(strconv.FormatInt(v.Long(), 10)), nil
 	case value.Double:
 		return value.StringValue(formatDouble(v.Double())), nil
+	case value.Decimal:
+		return value.StringValue(v.DecimalString()), nil
 	case value.ObjectID:
 		return value.StringValue(v.OID().Hex()), nil
 	case value.Date:
@@ -265,6 +277,15 @@ func toDate(v value.Value) (value.Value, *errs.Error) {
 		return value.DateValue(int64(f)), nil
 	case value.ObjectID:
 		return value.DateValue(v.OID().Time().UnixMilli()), nil
+	case value.Decimal:
+		ms, err := decimalToInteger(v)
+		if err != nil {
+			return value.Value{}, err
+		}
+		return value.DateValue(ms), nil
+	case value.Timestamp:
+		t, _ := v.Timestamp()
+		return value.DateValue(int64(t) * 1000), nil
 	case value.String:
 		ms, err := parseDateString(v.Str(), nil)
 		if err != nil {

@@ -11,22 +11,29 @@
 //
 // # Values
 //
-// A Value is one of ten types: null, bool, long (int64), double
-// (float64), string, binData, array, object, objectId and date. The zero
-// Value is "missing": the result of looking up a field that is not there.
-// There is no int32 (a $numberInt input becomes a long) and no decimal
-// ($numberDecimal is refused). Values are immutable by convention:
-// functions that "modify" a document (With, Without, SetPath) return a
-// new Value that shares the unchanged parts.
+// A Value is one of MongoDB's types: null, bool, int (int32), long
+// (int64), double (float64), decimal (decimal128), string, binData,
+// array, object, objectId, date, timestamp, regex, minKey and maxKey (the
+// deprecated undefined, dbPointer, javascript and symbol are refused). The
+// zero Value is "missing": the result of looking up a field that is not
+// there. Decimals keep their text and compute through
+// github.com/cockroachdb/apd in the Decimal128 context. Values are
+// immutable by convention: functions that "modify" a document (With,
+// Without, SetPath) return a new Value that shares the unchanged parts.
 //
 // # Canonical JSON
 //
 // Parse accepts strict JSON (valid UTF-8, no duplicate keys, nesting at
 // most MaxDepth, integers that fit in int64) plus the MongoDB Extended
-// JSON v2 input forms ($numberLong, $numberInt, $numberDouble, $date,
-// $oid, $binary). AppendJSON writes the canonical form: compact, field
-// order kept, a double always shows a '.' or an exponent, non-finite
-// doubles as {"$numberDouble":"NaN"}. Canonical output parses back to the
+// JSON v2 input forms, canonical and relaxed, and the legacy ones
+// ($numberLong, $numberInt, $numberDouble, $numberDecimal, $date, $oid,
+// $binary, $uuid, $timestamp, $regularExpression, $minKey, $maxKey; the
+// legacy {"$regex","$options"} object is a regex only in stored documents,
+// PrepareDocument, since it is also the $regex operator). AppendJSON
+// writes the canonical (stored) form: compact, field order kept, longs
+// plain, a double always shows a '.' or an exponent, non-finite doubles as
+// {"$numberDouble":"NaN"}, the other types as their canonical Extended
+// JSON but dates ({"$date":ms}) and generic binData ({"$binary":"…"}). Canonical output parses back to the
 // same value and re-encodes to the same bytes. AppendCanonicalDocument
 // turns a document's JSON text into its canonical form (with _id first)
 // and copies what is already canonical as it is.
@@ -34,9 +41,10 @@
 // # Order
 //
 // Compare implements MongoDB's comparison and sort order: values of
-// different types order by type bracket (null < numbers < string <
-// object < array < binData < objectId < bool < date), and long and double
-// are compared exactly, never through a lossy conversion. AppendKey
+// different types order by type bracket (minKey < null < numbers < string
+// < object < array < binData < objectId < bool < date < timestamp < regex
+// < maxKey), and numbers of every type are compared exactly, never
+// through a lossy conversion. AppendKey
 // encodes a value so that bytes.Compare on two encodings agrees with
 // Compare; KeyLen finds where an encoding ends. SortSpec and SortKeyOf
 // compute the key a document sorts by at a path: an array sorts by its

@@ -1,6 +1,7 @@
 package value
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/omgdb/omgdb/query/errs"
@@ -26,6 +27,7 @@ func PrepareDocument(doc Value) (Value, error) {
 		return Value{}, errs.Errorf(errs.Invalid, "a document must be a JSON object, got %s", doc.TypeName()).
 			WithHint(`wrap the value in an object, e.g. {"value": …}`)
 	}
+	doc = legacyRegexes(doc)
 	if err := checkFieldNames(doc, ""); err != nil {
 		return Value{}, err
 	}
@@ -74,4 +76,57 @@ func checkFieldName(key, path string) error {
 		return errs.Errorf(errs.Limit, "field name at %.40s… is %d bytes, over the %d-byte limit", path, len(key), MaxKeyLength)
 	}
 	return nil
+}
+
+// legacyRegexes returns v with every legacy {"$regex":…,"$options":…}
+// object inside it turned into a regex value, sharing what it does not
+// change.
+func legacyRegexes(v Value) Value {
+	switch v.kind {
+	case Object:
+		if r, ok := LegacyRegex(v); ok {
+			return r
+		}
+		var fields []Field
+		for i, f := range v.fields {
+			if nv := legacyRegexes(f.Value); !sameRef(nv, f.Value) {
+				if fields == nil {
+					fields = slices.Clone(v.fields)
+				}
+				fields[i].Value = nv
+			}
+		}
+		if fields != nil {
+			return ObjectValue(fields)
+		}
+	case Array:
+		var elems []Value
+		for i, e := range v.arr {
+			if ne := legacyRegexes(e); !sameRef(ne, e) {
+				if elems == nil {
+					elems = slices.Clone(v.arr)
+				}
+				elems[i] = ne
+			}
+		}
+		if elems != nil {
+			return ArrayValue(elems)
+		}
+	}
+	return v
+}
+
+// sameRef reports whether legacyRegexes returned its argument unchanged:
+// it changes a value's kind, or an array's or object's backing slice.
+func sameRef(a, b Value) bool {
+	if a.kind != b.kind {
+		return false
+	}
+	switch a.kind {
+	case Object:
+		return len(a.fields) == 0 || &a.fields[0] == &b.fields[0]
+	case Array:
+		return len(a.arr) == 0 || &a.arr[0] == &b.arr[0]
+	}
+	return true
 }

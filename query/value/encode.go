@@ -13,7 +13,10 @@ import (
 // non-finite doubles as {"$numberDouble":"…"}, and the other non-JSON types
 // as {"$oid":"…"}, {"$date":ms} and {"$binary":"…"}. Missing encodes as
 // null (it only appears where a caller asked for a missing field).
-func AppendJSON(dst []byte, v Value) []byte {
+func AppendJSON(dst []byte, v Value) []byte { return appendJSON(dst, v, EJSONStored) }
+
+// appendJSON appends v in mode m (see EJSONMode).
+func appendJSON(dst []byte, v Value, m EJSONMode) []byte {
 	switch v.kind {
 	case Missing, Null:
 		return append(dst, "null"...)
@@ -23,28 +26,31 @@ func AppendJSON(dst []byte, v Value) []byte {
 		}
 		return append(dst, "false"...)
 	case Long:
-		return strconv.AppendInt(dst, int64(v.num), 10)
+		return appendLong(dst, int64(v.num), m)
 	case Double:
-		return AppendDouble(dst, math.Float64frombits(v.num))
+		return appendEJSONDouble(dst, math.Float64frombits(v.num), m)
 	case String:
 		return AppendString(dst, v.str)
 	case Binary:
-		return appendBinary(dst, v)
+		if m == EJSONStored {
+			return appendBinary(dst, v)
+		}
+		return appendBinaryV2(dst, v)
 	case ObjectID:
 		dst = append(dst, `{"$oid":"`...)
 		dst = hex.AppendEncode(dst, []byte(v.str))
 		return append(dst, `"}`...)
 	case Date:
-		dst = append(dst, `{"$date":`...)
-		dst = strconv.AppendInt(dst, int64(v.num), 10)
-		return append(dst, '}')
+		return appendEJSONDate(dst, int64(v.num), m)
+	case Int, Decimal, Timestamp, Regex, MinKey, MaxKey:
+		return appendNewKinds(dst, v, m)
 	case Array:
 		dst = append(dst, '[')
 		for i, e := range v.arr {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = AppendJSON(dst, e)
+			dst = appendJSON(dst, e, m)
 		}
 		return append(dst, ']')
 	case Object:
@@ -55,7 +61,7 @@ func AppendJSON(dst []byte, v Value) []byte {
 			}
 			dst = AppendString(dst, f.Key)
 			dst = append(dst, ':')
-			dst = AppendJSON(dst, f.Value)
+			dst = appendJSON(dst, f.Value, m)
 		}
 		return append(dst, '}')
 	}

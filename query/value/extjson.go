@@ -2,6 +2,7 @@ package value
 
 import (
 	"encoding/base64"
+	"encoding/hex"
 	"math"
 	"strconv"
 	"strings"
@@ -17,7 +18,7 @@ func (p *parser) extended(start int, fields []Field) (Value, error) {
 	key := fields[0].Key
 	switch key {
 	case "$oid", "$date", "$numberLong", "$numberInt", "$numberDouble", "$binary", "$numberDecimal",
-		"$timestamp", "$regularExpression", "$minKey", "$maxKey", "$symbol", "$code", "$undefined", "$dbPointer":
+		"$uuid", "$timestamp", "$regularExpression", "$minKey", "$maxKey", "$symbol", "$code", "$undefined", "$dbPointer":
 	default:
 		return ObjectValue(fields), nil
 	}
@@ -55,18 +56,32 @@ func extendedValue(fields []Field) (Value, *errs.Error) {
 		if arg.kind != String || err != nil {
 			return Value{}, errs.Errorf(errs.Invalid, "$numberInt needs a string of a 32-bit integer, got %s", arg)
 		}
-		return LongValue(i), nil
+		return IntValue(int32(i)), nil
 	case "$numberDouble":
 		return parseNumberDouble(arg)
 	case "$date":
 		return parseDate(arg)
 	case "$binary":
 		return parseBinary(arg)
+	case "$uuid":
+		return parseUUID(arg)
 	case "$numberDecimal":
-		return Value{}, errs.Errorf(errs.Invalid, "$numberDecimal is not supported: omgdb has no decimal type").
-			WithHint("store the amount as a long in the smallest unit (cents), or as a double or a string")
+		return parseNumberDecimal(arg)
+	case "$timestamp":
+		return parseTimestamp(arg)
+	case "$regularExpression":
+		return parseRegularExpression(arg)
+	case "$minKey", "$maxKey":
+		if !IsInteger(arg, 1) || arg.kind == Double {
+			return Value{}, errs.Errorf(errs.Invalid, `%s needs the value 1, as in {"%s":1}, got %s`, key, key, arg)
+		}
+		if key == "$minKey" {
+			return MinKeyValue(), nil
+		}
+		return MaxKeyValue(), nil
 	}
-	return Value{}, errs.Errorf(errs.Invalid, "Extended JSON type %s is not supported: omgdb stores null, bool, long, double, string, binData, array, object, objectId and date", key)
+	return Value{}, errs.Errorf(errs.Invalid, "Extended JSON type %s is not supported: it is deprecated in MongoDB and omgdb does not store it", key).
+		WithHint("store the value as a string")
 }
 
 func parseNumberDouble(arg Value) (Value, *errs.Error) {
@@ -140,4 +155,77 @@ func binaryFrom(b64, sub string) (Value, *errs.Error) {
 		}
 	}
 	return BinaryValue(data, byte(st)), nil
+}
+
+// parseUUID reads {"$uuid":"xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx"}, the
+// Extended JSON v2 input form of binData subtype 4.
+func parseUUID(arg Value) (Value, *errs.Error) {
+	s := arg.Str()
+	ok := arg.kind == String && len(s) == 36 && s[8] == '-' && s[13] == '-' && s[18] == '-' && s[23] == '-'
+	if ok {
+		data, err := hex.DecodeString(s[:8] + s[9:13] + s[14:18] + s[19:23] + s[24:])
+		if err == nil {
+			return BinaryValue(data, 4), nil
+		}
+	}
+	return Value{}, errs.Errorf(errs.Invalid, `$uuid needs a string "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" of hexadecimal digits, got %s`, arg)
+}
+
+func parseNumberDecimal(arg Value) (Value, *errs.Error) {
+	if arg.kind != String {
+		return Value{}, errs.Errorf(errs.Invalid, `$numberDecimal needs a string such as "12.50", got %s`, arg)
+	}
+	v, err := ParseDecimal(arg.Str())
+	if err != nil {
+		return Value{}, err.(*errs.Error)
+	}
+	return v, nil
+}
+
+// parseTimestamp reads {"$timestamp":{"t":<uint32>,"i":<uint32>}}.
+func parseTimestamp(arg Value) (Value, *errs.Error) {
+	t, i := arg.Get("t"), arg.Get("i")
+	if arg.kind != Object || arg.Len() != 2 || !isUint32(t) || !isUint32(i) {
+		return Value{}, errs.Errorf(errs.Invalid, `$timestamp needs {"t":<seconds>,"i":<increment>}, two integers from 0 to 4294967295, got %s`, arg)
+	}
+	return TimestampValue(uint32(t.Long()), uint32(i.Long())), nil
+}
+
+func isUint32(v Value) bool { return v.IsIntegral() && v.Long() >= 0 && v.Long() <= math.MaxUint32 }
+
+// parseRegularExpression reads {"$regularExpression":{"pattern":…,"options":…}}.
+func parseRegularExpression(arg Value) (Value, *errs.Error) {
+	pat, opts := arg.Get("pattern"), arg.Get("options")
+	if arg.kind != Object || arg.Len() != 2 || pat.kind != String || opts.kind != String {
+		return Value{}, errs.Errorf(errs.Invalid, `$regularExpression needs {"pattern":"…","options":"…"}, got %s`, arg)
+	}
+	return regexFrom(pat.Str(), opts.Str())
+}
+
+// regexFrom checks a regex's parts: no NUL (BSON cannot hold it), and
+// only MongoDB's options.
+func regexFrom(pat, opts string) (Value, *errs.Error) {
+	if strings.IndexByte(pat, 0) >= 0 || strings.IndexByte(opts, 0) >= 0 {
+		return Value{}, errs.Errorf(errs.Invalid, "a regular expression cannot contain a NUL character")
+	}
+	for _, c := range opts {
+		if !strings.ContainsRune("ilmsux", c) {
+			return Value{}, errs.Errorf(errs.Invalid, "regular expression option %q is not one of MongoDB's (i, l, m, s, u, x)", c)
+		}
+	}
+	return RegexValue(pat, opts), nil
+}
+
+// LegacyRegex returns the regex that a legacy Extended JSON object
+// {"$regex":"…","$options":"…"} denotes. Parse leaves that object as it
+// is, because it is also the $regex query operator; documents to be
+// stored take it as a regex (PrepareDocument).
+func LegacyRegex(v Value) (Value, bool) {
+	f := v.Fields()
+	if v.kind != Object || len(f) != 2 || f[0].Key != "$regex" || f[1].Key != "$options" ||
+		f[0].Value.kind != String || f[1].Value.kind != String {
+		return Value{}, false
+	}
+	r, err := regexFrom(f[0].Value.Str(), f[1].Value.Str())
+	return r, err == nil
 }

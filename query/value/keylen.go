@@ -62,10 +62,13 @@ func (r *keyReader) body(t byte) bool {
 		case m == numExact:
 			return true
 		case m == numBelow || m == numAbove:
-			return r.skip(8)
+			return r.skip(8) && r.decimalSuffix()
 		}
 		return false
-	case keyString:
+	case keyString, keyRegex:
+		if t == keyRegex && !r.str() {
+			return false
+		}
 		return r.str()
 	case keyObject:
 		for {
@@ -106,10 +109,30 @@ func (r *keyReader) body(t byte) bool {
 		return r.skip(12)
 	case keyBool:
 		return r.skip(1)
-	case keyDate:
+	case keyDate, keyStamp:
 		return r.skip(8)
 	}
 	return false
+}
+
+// decimalSuffix skips the digits that follow a decimal's distance from its
+// nearest double (appendKeyDecimal), if there are any.
+func (r *keyReader) decimalSuffix() bool {
+	if r.pos >= len(r.b) || r.peek() != decSuffix {
+		return true
+	}
+	r.pos++
+	for {
+		c, ok := r.byte()
+		switch {
+		case !ok:
+			return false
+		case c == decEndAbove || c == decEndBelow:
+			return true
+		case c < '0' || c > '9':
+			return false
+		}
+	}
 }
 
 func (r *keyReader) peek() byte {

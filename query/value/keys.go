@@ -6,7 +6,8 @@ import (
 )
 
 // Type bytes of the key encoding, in MongoDB's type order. MinKey and
-// MaxKey bound every value; they are used for open-ended index ranges.
+// MaxKey bound every value; they are used for open-ended index ranges, and
+// are the keys of the minKey and maxKey values.
 const (
 	keyEnd      = 0x00 // ends an object or array
 	KeyMinKey   = 0x01 // below every value
@@ -19,6 +20,8 @@ const (
 	keyObjectID = 0x70
 	keyBool     = 0x80
 	keyDate     = 0x90
+	keyStamp    = 0xA0 // timestamp
+	keyRegex    = 0xB0
 	KeyMaxKey   = 0xF0 // above every value
 )
 
@@ -54,9 +57,11 @@ func AppendKeyDesc(dst []byte, v Value) []byte {
 
 func keyType(k Kind) byte {
 	switch k {
+	case MinKey:
+		return KeyMinKey
 	case Missing, Null:
 		return keyNull
-	case Long, Double:
+	case Long, Double, Int, Decimal:
 		return keyNumber
 	case String:
 		return keyString
@@ -72,14 +77,20 @@ func keyType(k Kind) byte {
 		return keyBool
 	case Date:
 		return keyDate
+	case Timestamp:
+		return keyStamp
+	case Regex:
+		return keyRegex
 	}
 	return KeyMaxKey
 }
 
 func appendKeyBody(dst []byte, v Value) []byte {
 	switch v.kind {
-	case Long:
+	case Long, Int:
 		return appendKeyLong(dst, int64(v.num))
+	case Decimal:
+		return appendKeyDecimal(dst, v)
 	case Double:
 		return appendKeyDouble(dst, math.Float64frombits(v.num))
 	case String:
@@ -106,6 +117,10 @@ func appendKeyBody(dst []byte, v Value) []byte {
 		return append(dst, byte(v.num))
 	case Date:
 		return binary.BigEndian.AppendUint64(dst, uint64(int64(v.num))^(1<<63))
+	case Timestamp:
+		return binary.BigEndian.AppendUint64(dst, v.num)
+	case Regex:
+		return appendKeyString(appendKeyString(dst, v.Pattern()), v.Options())
 	}
 	return dst
 }

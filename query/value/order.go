@@ -1,18 +1,22 @@
 package value
 
 import (
+	"cmp"
 	"math"
 	"strings"
 )
 
 // typeRank is MongoDB's canonical type order for comparison and sort:
 // MinKey < null (and missing) < numbers < string < object < array <
-// binData < objectId < bool < date < MaxKey. Long and double share a rank.
+// binData < objectId < bool < date < timestamp < regex < MaxKey. The
+// numbers (int, long, double, decimal) share a rank.
 func typeRank(k Kind) int {
 	switch k {
+	case MinKey:
+		return 0
 	case Missing, Null:
 		return 1
-	case Long, Double:
+	case Long, Double, Int, Decimal:
 		return 2
 	case String:
 		return 3
@@ -28,8 +32,12 @@ func typeRank(k Kind) int {
 		return 8
 	case Date:
 		return 9
+	case Timestamp:
+		return 10
+	case Regex:
+		return 11
 	}
-	return 10
+	return 12 // MaxKey
 }
 
 // TypeRank returns v's position in MongoDB's type order; values of
@@ -37,17 +45,18 @@ func typeRank(k Kind) int {
 func TypeRank(v Value) int { return typeRank(v.kind) }
 
 // Compare returns -1, 0 or +1 as a orders before, equal to or after b in
-// MongoDB's total order. Missing compares equal to null. Long and double
-// compare exactly; NaN orders below every other number and equals NaN.
+// MongoDB's total order. Missing compares equal to null. Numbers of every
+// type compare exactly by value; NaN orders below every other number and
+// equals NaN. Regexes compare by pattern, then options.
 func Compare(a, b Value) int {
 	ra, rb := typeRank(a.kind), typeRank(b.kind)
 	if ra != rb {
 		return cmpInt(ra, rb)
 	}
 	switch a.kind {
-	case Missing, Null:
+	case Missing, Null, MinKey, MaxKey:
 		return 0
-	case Long, Double:
+	case Long, Double, Int, Decimal:
 		return compareNumbers(a, b)
 	case String:
 		return strings.Compare(a.str, b.str)
@@ -69,6 +78,13 @@ func Compare(a, b Value) int {
 		return cmpInt(int(a.num), int(b.num))
 	case Date:
 		return cmpInt64(int64(a.num), int64(b.num))
+	case Timestamp:
+		return cmp.Compare(a.num, b.num)
+	case Regex:
+		if c := strings.Compare(a.Pattern(), b.Pattern()); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Options(), b.Options())
 	}
 	return 0
 }
@@ -101,13 +117,15 @@ func compareArrays(a, b []Value) int {
 }
 
 func compareNumbers(a, b Value) int {
-	if a.kind == Long && b.kind == Long {
+	ai, bi := a.kind == Long || a.kind == Int, b.kind == Long || b.kind == Int
+	switch {
+	case ai && bi:
 		return cmpInt64(int64(a.num), int64(b.num))
-	}
-	if a.kind == Double && b.kind == Double {
+	case a.kind == Decimal || b.kind == Decimal:
+		return compareDecimals(a, b)
+	case a.kind == Double && b.kind == Double:
 		return compareFloats(a.Double(), b.Double())
-	}
-	if a.kind == Long {
+	case ai:
 		return compareLongDouble(int64(a.num), b.Double())
 	}
 	return -compareLongDouble(int64(b.num), a.Double())
@@ -174,13 +192,15 @@ func cmpInt64(a, b int64) int {
 	return 0
 }
 
-// IsInteger reports whether v is the number n (long or double).
+// IsInteger reports whether v is the number n (of any numeric type).
 func IsInteger(v Value, n int64) bool {
 	switch v.kind {
-	case Long:
+	case Long, Int:
 		return v.Long() == n
 	case Double:
 		return v.Double() == float64(n)
+	case Decimal:
+		return compareDecimals(v, LongValue(n)) == 0
 	}
 	return false
 }
@@ -218,3 +238,6 @@ func SameCanonical(a, b Value) bool {
 	}
 	return a.num == b.num && a.str == b.str
 }
+
+// Rank returns the kind's position in MongoDB's type order (TypeRank).
+func (k Kind) Rank() int { return typeRank(k) }

@@ -13,15 +13,53 @@ import (
 
 func TestCompare_TypeOrder(t *testing.T) {
 	// Ascending, per MongoDB's comparison order.
+	// Decimals beside doubles and longs as in jstests/decimal/
+	// decimal_find_mixed.js: the double 0.3 is below the decimal 0.3.
 	ordered := []string{
+		`{"$minKey":1}`,
 		`null`,
 		`{"$numberDouble":"NaN"}`,
 		`{"$numberDouble":"-Infinity"}`,
+		`{"$numberDecimal":"-1E+400"}`,
+		`{"$numberDecimal":"-1.797693134862315708145274237317044E+308"}`,
+		`{"$numberDouble":"-1.7976931348623157e308"}`,
+		`{"$numberDecimal":"-9223372036854775808.25"}`,
 		`-9223372036854775808`,
-		`-1.5`, `-1`, `0`, `0.5`, `1`, `1.5`,
-		`9007199254740992`, `9007199254740993`, `9007199254740994`,
+		`{"$numberDecimal":"-9223372036854775807.5"}`,
+		`-1.5`, `-1`,
+		`{"$numberDecimal":"-1E-400"}`,
+		`0`,
+		`{"$numberDecimal":"1E-6176"}`,
+		`{"$numberDecimal":"2E-6176"}`,
+		`{"$numberDouble":"5e-324"}`,
+		`{"$numberDecimal":"0.29999999999999997"}`,
+		`{"$numberDecimal":"0.29999999999999998"}`,
+		`{"$numberDecimal":"0.299999999999999985"}`,
+		`0.29999999999999998`, // the double 0.3: 0.299999999999999988897…
+		`{"$numberDecimal":"0.29999999999999999"}`,
+		`{"$numberDecimal":"0.2999999999999999995"}`,
+		`{"$numberDecimal":"0.3"}`,
+		`{"$numberDecimal":"0.30000000000000001"}`,
+		`0.5`, `1`,
+		`{"$numberDecimal":"1.000000000000000000000000000000001"}`,
+		`1.5`,
+		`{"$numberInt":"2147483647"}`,
+		`9007199254740992`,
+		`{"$numberDecimal":"9007199254740992.5"}`,
+		`9007199254740993`,
+		`{"$numberDecimal":"9007199254740993.000000000000000001"}`,
+		`{"$numberDecimal":"9007199254740993.5"}`,
+		`9007199254740994`,
+		`{"$numberDecimal":"9223372036854775806.5"}`,
 		`9223372036854775807`,
+		`{"$numberDecimal":"9223372036854775807.5"}`,
 		`9223372036854775808.0`,
+		`{"$numberDecimal":"9223372036854775808.5"}`,
+		`{"$numberDecimal":"1E+300"}`,
+		`1e300`, // 1.0000000000000000525…E+300
+		`{"$numberDecimal":"1.000000000000000100000000000000001E+300"}`,
+		`{"$numberDecimal":"1E+400"}`,
+		`{"$numberDecimal":"1.000000000000000000000000000000001E+400"}`,
 		`{"$numberDouble":"Infinity"}`,
 		`""`, `"A"`, `"a"`, `"a\u0000"`, `"ab"`, `"b"`,
 		`{}`, `{"a":1}`, `{"a":1,"b":1}`, `{"a":2}`, `{"b":1}`, `{"a":"x"}`,
@@ -30,6 +68,10 @@ func TestCompare_TypeOrder(t *testing.T) {
 		`{"$oid":"000000000000000000000000"}`, `{"$oid":"ffffffffffffffffffffffff"}`,
 		`false`, `true`,
 		`{"$date":-1}`, `{"$date":0}`, `{"$date":1}`,
+		`{"$timestamp":{"t":0,"i":5}}`, `{"$timestamp":{"t":1,"i":0}}`, `{"$timestamp":{"t":4294967295,"i":0}}`,
+		`{"$regularExpression":{"pattern":"","options":"i"}}`, `{"$regularExpression":{"pattern":"a","options":""}}`,
+		`{"$regularExpression":{"pattern":"a","options":"i"}}`, `{"$regularExpression":{"pattern":"ab","options":""}}`,
+		`{"$maxKey":1}`,
 	}
 	vals := make([]value.Value, len(ordered))
 	for i, s := range ordered {
@@ -55,7 +97,16 @@ func TestCompare_TypeOrder(t *testing.T) {
 }
 
 func TestCompare_MixedNumbersEqual(t *testing.T) {
-	pairs := [][2]string{{`5`, `5.0`}, {`0`, `-0.0`}, {`9007199254740992`, `9007199254740992.0`}, {`null`, `null`}}
+	// jstests/decimal/decimal_find_mixed.js, decimal_constructors.js:
+	// numbers of every type that are equal match each other.
+	pairs := [][2]string{{`5`, `5.0`}, {`0`, `-0.0`}, {`9007199254740992`, `9007199254740992.0`}, {`null`, `null`},
+		{`{"$numberInt":"5"}`, `5`}, {`{"$numberDecimal":"5.00"}`, `5.0`}, {`{"$numberDecimal":"-0"}`, `0`},
+		{`{"$numberDecimal":"0E-9"}`, `{"$numberInt":"0"}`}, {`{"$numberDecimal":"0.5"}`, `0.5`},
+		{`{"$numberDecimal":"NaN"}`, `{"$numberDouble":"NaN"}`}, {`{"$numberDecimal":"-Infinity"}`, `{"$numberDouble":"-Infinity"}`},
+		{`{"$numberDecimal":"36028797018963967"}`, `36028797018963967`},
+		{`{"$numberDecimal":"9223372036854775807"}`, `9223372036854775807`},
+		{`{"$numberDecimal":"1E+300"}`, `{"$numberDecimal":"1.000E+300"}`},
+		{`{"$numberDecimal":"1267650600228229401496703205376"}`, `1.2676506002282294e30`}}
 	for _, p := range pairs {
 		a, b := value.MustParse(p[0]), value.MustParse(p[1])
 		if value.Compare(a, b) != 0 {

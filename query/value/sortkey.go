@@ -114,18 +114,27 @@ type SortVal struct {
 	undef bool
 }
 
-// CompareSortVals orders two sort keys ascending: undefined first, then
-// as Compare orders their values.
+// CompareSortVals orders two sort keys ascending: minKey, then
+// undefined, then as Compare orders the other values.
 func CompareSortVals(a, b SortVal) int {
 	switch {
 	case a.undef && b.undef:
 		return 0
 	case a.undef:
-		return -1
+		return cmpInt(0, undefRank(b))
 	case b.undef:
-		return 1
+		return cmpInt(undefRank(a), 0)
 	}
 	return Compare(a.v, b.v)
+}
+
+// undefRank places a value against undefined: below it for minKey,
+// above it for everything else.
+func undefRank(v SortVal) int {
+	if v.v.kind == MinKey {
+		return -1
+	}
+	return 1
 }
 
 // sortAcc keeps the smallest (ascending) or largest (descending) of the

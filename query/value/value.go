@@ -2,6 +2,7 @@ package value
 
 import (
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -21,9 +22,16 @@ const (
 	Object
 	ObjectID
 	Date
+	Int       // int32
+	Decimal   // decimal128
+	Timestamp // MongoDB's internal timestamp: seconds and an increment
+	Regex     // a regular expression: pattern and options
+	MinKey    // below every other value
+	MaxKey    // above every other value
 )
 
-var kindTypeNames = [...]string{"missing", "null", "bool", "long", "double", "string", "binData", "array", "object", "objectId", "date"}
+var kindTypeNames = [...]string{"missing", "null", "bool", "long", "double", "string", "binData", "array", "object", "objectId", "date",
+	"int", "decimal", "timestamp", "regex", "minKey", "maxKey"}
 
 // String returns the MongoDB type name ($type alias) of the kind.
 func (k Kind) String() string {
@@ -37,8 +45,8 @@ func (k Kind) String() string {
 // that "modify" a document return a new Value, sharing unchanged parts.
 type Value struct {
 	kind   Kind
-	num    uint64  // bool (0/1), long and date (int64 bits), double (float64 bits), binData subtype
-	str    string  // string, binData bytes, objectId (12 bytes)
+	num    uint64  // bool (0/1), int, long and date (int64 bits), double (float64 bits), binData subtype, timestamp (t<<32|i)
+	str    string  // string, binData bytes, objectId (12 bytes), decimal (its text), regex (pattern, NUL, options)
 	arr    []Value // array elements
 	fields []Field // object fields, in order
 }
@@ -62,6 +70,26 @@ func BoolValue(b bool) Value {
 	}
 	return Value{kind: Bool}
 }
+
+// IntValue returns an int (int32).
+func IntValue(i int32) Value { return Value{kind: Int, num: uint64(int64(i))} }
+
+// TimestampValue returns a timestamp of t seconds since 1970 and the
+// increment i.
+func TimestampValue(t, i uint32) Value { return Value{kind: Timestamp, num: uint64(t)<<32 | uint64(i)} }
+
+// RegexValue returns a regular expression. The pattern and the options
+// must not contain a NUL byte; the options are kept in alphabetical
+// order, as Extended JSON writes them.
+func RegexValue(pattern, options string) Value {
+	return Value{kind: Regex, str: pattern + "\x00" + sortOptions(options)}
+}
+
+// MinKeyValue returns minKey, which orders below every other value.
+func MinKeyValue() Value { return Value{kind: MinKey} }
+
+// MaxKeyValue returns maxKey, which orders above every other value.
+func MaxKeyValue() Value { return Value{kind: MaxKey} }
 
 // LongValue returns a long (int64).
 func LongValue(i int64) Value { return Value{kind: Long, num: uint64(i)} }
@@ -109,8 +137,14 @@ func (v Value) IsMissing() bool { return v.kind == Missing }
 // IsNull reports whether v is null.
 func (v Value) IsNull() bool { return v.kind == Null }
 
-// IsNumber reports whether v is a long or a double.
-func (v Value) IsNumber() bool { return v.kind == Long || v.kind == Double }
+// IsNumber reports whether v is a number: an int, a long, a double or a
+// decimal.
+func (v Value) IsNumber() bool {
+	return v.kind == Long || v.kind == Double || v.kind == Int || v.kind == Decimal
+}
+
+// IsIntegral reports whether v is an int or a long.
+func (v Value) IsIntegral() bool { return v.kind == Long || v.kind == Int }
 
 // IsArray reports whether v is an array.
 func (v Value) IsArray() bool { return v.kind == Array }
@@ -121,9 +155,9 @@ func (v Value) IsObject() bool { return v.kind == Object }
 // Bool returns the value of a bool (false for other kinds).
 func (v Value) Bool() bool { return v.kind == Bool && v.num != 0 }
 
-// Long returns the value of a long or date (0 for other kinds).
+// Long returns the value of an int, a long or a date (0 for other kinds).
 func (v Value) Long() int64 {
-	if v.kind == Long || v.kind == Date {
+	if v.kind == Long || v.kind == Date || v.kind == Int {
 		return int64(v.num)
 	}
 	return 0
@@ -137,16 +171,43 @@ func (v Value) Double() float64 {
 	return 0
 }
 
-// Float returns a number as a float64 (rounding a long that does not fit
-// exactly), and 0 for other kinds.
+// Float returns a number as a float64 (rounding a long or a decimal to
+// the nearest double), and 0 for other kinds.
 func (v Value) Float() float64 {
 	switch v.kind {
-	case Long:
+	case Long, Int:
 		return float64(int64(v.num))
 	case Double:
 		return math.Float64frombits(v.num)
+	case Decimal:
+		return decimalFloat(v.str)
 	}
 	return 0
+}
+
+// Timestamp returns the seconds and the increment of a timestamp (zeros
+// for other kinds).
+func (v Value) Timestamp() (t, i uint32) {
+	if v.kind == Timestamp {
+		return uint32(v.num >> 32), uint32(v.num)
+	}
+	return 0, 0
+}
+
+// Pattern returns the pattern of a regex ("" for other kinds).
+func (v Value) Pattern() string {
+	if v.kind == Regex {
+		return v.str[:strings.IndexByte(v.str, 0)]
+	}
+	return ""
+}
+
+// Options returns the options of a regex ("" for other kinds).
+func (v Value) Options() string {
+	if v.kind == Regex {
+		return v.str[strings.IndexByte(v.str, 0)+1:]
+	}
+	return ""
 }
 
 // Str returns the text of a string ("" for other kinds).
@@ -291,7 +352,7 @@ func (v Value) String() string {
 // Size estimates the memory a value holds, in bytes.
 func Size(v Value) int64 {
 	switch v.kind {
-	case String, Binary, ObjectID:
+	case String, Binary, ObjectID, Decimal, Regex:
 		return 40 + int64(len(v.str))
 	case Array:
 		s := int64(64)
@@ -313,7 +374,7 @@ func Size(v Value) int64 {
 // included), for values that alias a batch's documents.
 func Clone(v Value) Value {
 	switch v.kind {
-	case String, Binary, ObjectID:
+	case String, Binary, ObjectID, Decimal, Regex:
 		v.str = strings.Clone(v.str)
 	case Array:
 		if v.arr != nil {
@@ -338,3 +399,42 @@ func Clone(v Value) Value {
 // Has reports whether object v has a field named key (false for other
 // kinds).
 func (v Value) Has(key string) bool { return hasKey(v.fields, key) }
+
+// sortOptions returns regex options in alphabetical order.
+func sortOptions(opts string) string {
+	b := []byte(opts)
+	slices.Sort(b)
+	return string(b)
+}
+
+// kindCodes are the BSON type numbers of the kinds, as $type takes them.
+var kindCodes = [...]int{Null: 10, Bool: 8, Long: 18, Double: 1, String: 2, Binary: 5, Array: 4, Object: 3,
+	ObjectID: 7, Date: 9, Int: 16, Decimal: 19, Timestamp: 17, Regex: 11, MinKey: -1, MaxKey: 127}
+
+// Code returns the kind's BSON type number (0 for Missing).
+func (k Kind) Code() int {
+	if int(k) < len(kindCodes) {
+		return kindCodes[k]
+	}
+	return 0
+}
+
+// KindNamed returns the kind whose $type alias is name.
+func KindNamed(name string) (Kind, bool) {
+	for k := Null; k <= MaxKey; k++ {
+		if k.String() == name {
+			return k, true
+		}
+	}
+	return Missing, false
+}
+
+// KindOfCode returns the kind whose BSON type number is code.
+func KindOfCode(code int64) (Kind, bool) {
+	for k := Null; k <= MaxKey; k++ {
+		if int64(k.Code()) == code {
+			return k, true
+		}
+	}
+	return Missing, false
+}

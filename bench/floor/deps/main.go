@@ -14,6 +14,7 @@ import (
 	_ "github.com/blevesearch/go-porterstemmer"
 	_ "github.com/blevesearch/segment"
 	_ "github.com/chzyer/readline"
+	_ "github.com/cockroachdb/apd/v3"
 	_ "github.com/dop251/goja"
 	_ "github.com/klauspost/compress/zstd"
 	_ "github.com/mattn/go-runewidth"
