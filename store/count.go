@@ -15,8 +15,11 @@ func (c *Collection) countParallel(ctx context.Context, filter *query.Filter) (n
 		return 0, false, nil
 	}
 	work := func(b *scanBatch) {
+		// b.err may already hold the reader's error (a damaged page
+		// after these values); it stands unless the work fails first.
 		for _, raw := range b.vals {
-			if b.err = ctx.Err(); b.err != nil {
+			if err := ctx.Err(); err != nil {
+				b.err = err
 				return
 			}
 			js, err := docJSON(raw)

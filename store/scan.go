@@ -120,8 +120,11 @@ func (c *Collection) readBatches(ctx context.Context, free <-chan *scanBatch, st
 		if !r.refill(ctx, b) {
 			return // no more documents
 		}
+		// Decide before sending: once sent, the batch is a worker's,
+		// which may set its err.
+		last := b.err != nil || len(b.vals) < scanBatchSize
 		send(b)
-		if b.err != nil || len(b.vals) < scanBatchSize {
+		if last {
 			return
 		}
 	}
