@@ -262,7 +262,10 @@ func (l dateLeaf) apply(cur value.Value, s *step) (value.Value, bool, error) {
 	return now, true, nil
 }
 
-// bitLeaf is $bit: and, or and xor on a long, in the order written.
+// bitLeaf is $bit: and, or and xor on an int or a long, in the order
+// written. As in MongoDB, the result is an int when the field and every
+// operand are ints (a missing field starts as the int 0), and a long
+// otherwise.
 type bitLeaf struct{ ops []value.Field }
 
 const bitFormat = "{$bit: {field: {and/or/xor: #}}"
@@ -276,7 +279,7 @@ func makeBit(arg value.Value, path string) (leafOp, error) {
 			return nil, errs.Errorf(errs.Invalid, "The $bit modifier only supports 'and', 'or', and 'xor', not '%s' which is an unknown operator: {%s}",
 				f.Key, mongoElem(f.Key, f.Value))
 		}
-		if f.Value.Kind() != value.Long {
+		if !f.Value.IsIntegral() {
 			return nil, errs.Errorf(errs.Invalid, "The $bit modifier field must be an Integer(32/64 bit); a '%s' is not supported here: {%s}",
 				f.Value.TypeName(), mongoElem(f.Key, f.Value))
 		}
@@ -290,16 +293,17 @@ func makeBit(arg value.Value, path string) (leafOp, error) {
 func (bitLeaf) mode() pathMode { return modeCreate }
 
 func (l bitLeaf) apply(cur value.Value, s *step) (value.Value, bool, error) {
-	x := int64(0)
+	x, long := int64(0), false
 	switch {
 	case cur.IsMissing():
-	case cur.Kind() == value.Long:
-		x = cur.Long()
+	case cur.IsIntegral():
+		x, long = cur.Long(), cur.Kind() == value.Long
 	default:
 		return cur, false, errs.Errorf(errs.Invalid, "Cannot apply $bit to a value of non-integral type. {%s} has the field '%s' of non-integer type %s",
 			s.ap.idElem(), s.fieldName(), cur.TypeName())
 	}
 	for _, op := range l.ops {
+		long = long || op.Value.Kind() == value.Long
 		switch y := op.Value.Long(); op.Key {
 		case "and":
 			x &= y
@@ -310,6 +314,9 @@ func (l bitLeaf) apply(cur value.Value, s *step) (value.Value, bool, error) {
 		}
 	}
 	out := value.LongValue(x)
+	if !long {
+		out = value.IntValue(int32(x))
+	}
 	if value.SameCanonical(cur, out) {
 		return cur, false, nil
 	}

@@ -313,7 +313,7 @@ func convert(v value.Value) []value.Value {
 		} else if t, err := time.Parse("2006-01-02", s); err == nil {
 			out = append(out, value.DateValue(t.UnixMilli()))
 		}
-	case value.Long:
+	case value.Int, value.Long:
 		out = append(out, value.StringValue(strconv.FormatInt(v.Long(), 10)))
 	case value.Double:
 		out = append(out, value.StringValue(strconv.FormatFloat(v.Double(), 'f', -1, 64)))

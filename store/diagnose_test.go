@@ -25,6 +25,7 @@ var diagnoseCases = []struct {
 	{"unknown_field_no_suggestion", `{"qqqqqq":1}`, 0, "unknown_field"},
 	{"type_string_for_number", `{"age":"30"}`, 0, "type_mismatch"},
 	{"type_number_for_string", `{"address.zip":75001}`, 0, "type_mismatch"},
+	{"type_int32_for_string", `{"address.zip":{"$numberInt":"75001"}}`, 0, "type_mismatch"},
 	{"type_in", `{"age":{"$in":["30","41"]}}`, 0, "type_mismatch"},
 	{"type_range", `{"age":{"$gt":"35"}}`, 0, "type_mismatch"},
 	{"regex_case", `{"name":{"$regex":"^ana"}}`, 0, "regex_case"},

@@ -279,9 +279,9 @@ func roundSeries(series []float64, v value.Value, up bool) value.Value {
 }
 
 // powerOfTwo rounds up to the next (or down to the previous) power of
-// two; longs stay longs.
+// two; longs stay longs, and ints stay ints while the power fits in one.
 func powerOfTwo(v value.Value, up bool) value.Value {
-	if v.Kind() == value.Long {
+	if v.IsIntegral() {
 		x := uint64(v.Long())
 		if x == 0 {
 			return v
@@ -295,6 +295,9 @@ func powerOfTwo(v value.Value, up bool) value.Value {
 		}
 		if e >= 63 || e < 0 {
 			return value.DoubleValue(math.Ldexp(1, e))
+		}
+		if v.Kind() == value.Int && e < 31 {
+			return value.IntValue(1 << e)
 		}
 		return value.LongValue(1 << e)
 	}

@@ -2,6 +2,7 @@ package agg
 
 import (
 	"bytes"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -162,8 +163,13 @@ func (s *densifyStage) next(v value.Value) (value.Value, error) {
 		if n, err = expr.AddDateUnits("$densify", time.UnixMilli(v.Date()).UTC(), s.unit, k); err != nil {
 			return value.Value{}, err
 		}
-	} else if r, ok := addLong(v.Long(), s.step.Long()); ok && v.Kind() == value.Long && s.step.Kind() == value.Long {
+	} else if r, ok := addLong(v.Long(), s.step.Long()); ok && v.IsIntegral() && s.step.IsIntegral() {
+		// Whole numbers add as $add does: two ints give an int while the
+		// sum fits in one, a long otherwise.
 		n = value.LongValue(r)
+		if v.Kind() == value.Int && s.step.Kind() == value.Int && r >= math.MinInt32 && r <= math.MaxInt32 {
+			n = value.IntValue(int32(r))
+		}
 	} else {
 		n = value.DoubleValue(v.Float() + s.step.Float())
 	}
