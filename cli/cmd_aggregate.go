@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omgdb/omgdb/query/agg"
-	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -49,7 +48,6 @@ $merge are refused (plan a change instead). See omgdb docs aggregation.`,
 	cmd.Flags().Int64Var(&opts.maxMemory, "max-memory", agg.DefaultMaxMemory, "bytes that $group, $sort, $facet, $bucketAuto and $lookup may hold in memory ($sort, $group and $facet then go on in temporary files in $TMPDIR)")
 	cmd.Flags().Uint64Var(&opts.seed, "seed", 0, "seed for $sample (the same seed picks the same documents)")
 	opts.out.register(cmd)
-	registerEJSON(cmd, &opts.out.ejson, value.EJSONRelaxed)
 	registerAt(cmd, &opts.at)
 	return cmd
 }

@@ -17,6 +17,7 @@ type distinctOptions struct {
 	storeFlags
 	path, coll, field, filter, at string
 	array, pretty                 bool
+	ejson                         ejsonFlag
 }
 
 func newDistinctCmd(e *env) *cobra.Command {
@@ -25,8 +26,9 @@ func newDistinctCmd(e *env) *cobra.Command {
 		Use:   "distinct <store> <collection> <field> [filter]",
 		Short: "Print the distinct values of a field among the matching documents",
 		Long: `Print the distinct values of a field (a dotted path) among the documents that
-match a filter (default {}), one canonical JSON value per line, in BSON order;
---array prints them as one JSON array. MongoDB's distinct semantics: an array
+match a filter (default {}), one JSON value per line (Extended JSON v2
+relaxed unless --ejson says otherwise), in BSON order; --array prints them
+as one JSON array. MongoDB's distinct semantics: an array
 value gives its elements (one level: a nested array is one value), a missing
 field gives nothing, null is a value, and values equal as BSON (1 and 1.0) are
 one value. More than 100,000 distinct values is an error (narrow the filter).`,
@@ -46,6 +48,7 @@ one value. More than 100,000 distinct values is an error (narrow the filter).`,
 	opts.register(cmd)
 	cmd.Flags().BoolVar(&opts.array, "array", false, "print one JSON array instead of one value per line")
 	cmd.Flags().BoolVar(&opts.pretty, "pretty", false, "indent the JSON")
+	registerEJSON(cmd, &opts.ejson, value.EJSONRelaxed)
 	registerAt(cmd, &opts.at)
 	return cmd
 }
@@ -74,6 +77,7 @@ func (e *env) runDistinct(ctx context.Context, opts *distinctOptions) error {
 		return err
 	}
 	out := e.output(opts.pretty)
+	out.ejson = opts.ejson.mode
 	if opts.array {
 		vals = []value.Value{value.ArrayValue(vals)}
 	}

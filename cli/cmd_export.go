@@ -53,7 +53,6 @@ documents are shown as find shows them; --format chooses.`,
 	}
 	opts.register(cmd)
 	opts.out.register(cmd)
-	registerEJSON(cmd, &opts.out.ejson, value.EJSONRelaxed)
 	cmd.Flags().Var(&opts.out.ejson, "jsonFormat", "the same as --ejson (mongoexport's name for it)")
 	opts.mongo.register(cmd)
 	return cmd

@@ -48,6 +48,6 @@ func (e *env) runGet(_ context.Context, opts *getOptions) error {
 		if err != nil {
 			return err
 		}
-		return out.json(js)
+		return out.stored(js)
 	}))
 }

@@ -155,7 +155,7 @@ func (o *output) from(src agg.Source, raw store.RawSource) error {
 // stored writes a stored document's canonical JSON in the output's
 // Extended JSON mode.
 func (o *output) stored(js []byte) error {
-	if o.ejson != value.EJSONStored {
+	if o.ejson != value.EJSONStored && o.docs == nil {
 		var err error
 		if o.buf, err = value.TranscodeEJSON(o.buf[:0], js, o.ejson); err != nil {
 			return err

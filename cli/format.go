@@ -28,10 +28,13 @@ const pipeWidth = 120
 type formatFlags struct {
 	format string
 	pretty bool
-	ejson  ejsonFlag // --ejson where registerEJSON adds it; else the stored form
+	ejson  ejsonFlag // --ejson: relaxed unless the user asks
 }
 
+// register adds --format, --pretty and --ejson (relaxed Extended JSON v2
+// by default, as mongosh and mongoexport write it).
 func (f *formatFlags) register(cmd *cobra.Command) {
+	registerEJSON(cmd, &f.ejson, value.EJSONRelaxed)
 	cmd.Flags().StringVar(&f.format, "format", "", "output format: json, ndjson, table, csv or shell (default: shell on a terminal, ndjson otherwise)")
 	cmd.Flags().BoolVar(&f.pretty, "pretty", false, "indent the JSON (ndjson and json)")
 	cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions(
