@@ -276,7 +276,7 @@ func makeBit(arg value.Value, path string) (leafOp, error) {
 			return nil, errs.Errorf(errs.Invalid, "The $bit modifier only supports 'and', 'or', and 'xor', not '%s' which is an unknown operator: {%s}",
 				f.Key, mongoElem(f.Key, f.Value))
 		}
-		if f.Value.Kind() != value.Long {
+		if !f.Value.IsIntegral() {
 			return nil, errs.Errorf(errs.Invalid, "The $bit modifier field must be an Integer(32/64 bit); a '%s' is not supported here: {%s}",
 				f.Value.TypeName(), mongoElem(f.Key, f.Value))
 		}
@@ -290,16 +290,17 @@ func makeBit(arg value.Value, path string) (leafOp, error) {
 func (bitLeaf) mode() pathMode { return modeCreate }
 
 func (l bitLeaf) apply(cur value.Value, s *step) (value.Value, bool, error) {
-	x := int64(0)
+	x, long := int64(0), cur.Kind() == value.Long
 	switch {
 	case cur.IsMissing():
-	case cur.Kind() == value.Long:
+	case cur.IsIntegral():
 		x = cur.Long()
 	default:
 		return cur, false, errs.Errorf(errs.Invalid, "Cannot apply $bit to a value of non-integral type. {%s} has the field '%s' of non-integer type %s",
 			s.ap.idElem(), s.fieldName(), cur.TypeName())
 	}
 	for _, op := range l.ops {
+		long = long || op.Value.Kind() == value.Long
 		switch y := op.Value.Long(); op.Key {
 		case "and":
 			x &= y
@@ -309,7 +310,11 @@ func (l bitLeaf) apply(cur value.Value, s *step) (value.Value, bool, error) {
 			x ^= y
 		}
 	}
+	// An int stays an int unless a long takes part, as in MongoDB.
 	out := value.LongValue(x)
+	if !long {
+		out = value.IntValue(int32(x))
+	}
 	if value.SameCanonical(cur, out) {
 		return cur, false, nil
 	}

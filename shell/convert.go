@@ -12,9 +12,10 @@ import (
 )
 
 // toValue converts a JavaScript value to omgdb's value model, as mongosh's
-// BSON serialiser does: an integral number in the int32 range becomes a
-// long (omgdb has no int32), any other number a double; a Date a date;
-// undefined null; a regular expression {$regex, $options}.
+// BSON serialiser (the Node driver's) does: an integral number in the int32
+// range becomes an int, any other number a double (so insertOne({a:1})
+// stores an int, as mongosh does; the legacy mongo shell stored a double);
+// a Date a date; undefined null; a regular expression {$regex, $options}.
 func (s *Shell) toValue(v goja.Value) (value.Value, error) {
 	return s.convert(v, 0)
 }
@@ -46,7 +47,7 @@ func (s *Shell) convert(v goja.Value, depth int) (value.Value, error) {
 
 func number(f float64, i int64) value.Value {
 	if float64(i) == f && i >= math.MinInt32 && i <= math.MaxInt32 && !(f == 0 && math.Signbit(f)) {
-		return value.LongValue(i)
+		return value.IntValue(int32(i))
 	}
 	return value.DoubleValue(f)
 }
@@ -105,8 +106,8 @@ func (s *Shell) convertArray(obj *goja.Object, depth int) (value.Value, error) {
 	return value.ArrayValue(elems), nil
 }
 
-// toJS converts a value to JavaScript: a long outside the int32 range
-// stays exact as a Long, a date becomes a Date.
+// toJS converts a value to JavaScript: an int is a number, a long outside
+// the int32 range stays exact as a Long, a date becomes a Date.
 func (s *Shell) toJS(v value.Value) goja.Value {
 	switch v.Kind() {
 	case value.Missing:
@@ -115,6 +116,8 @@ func (s *Shell) toJS(v value.Value) goja.Value {
 		return goja.Null()
 	case value.Bool:
 		return s.rt.ToValue(v.Bool())
+	case value.Int:
+		return s.rt.ToValue(v.Long())
 	case value.Long:
 		if n := v.Long(); n >= math.MinInt32 && n <= math.MaxInt32 {
 			return s.rt.ToValue(n)

@@ -185,11 +185,11 @@ func absInt64(a int64) int64 {
 	return a
 }
 
-// ExactInt returns a long, or a double with an integral value in the
+// ExactInt returns an int or a long, or a double with an integral value in the
 // range of a long, as an int64.
 func ExactInt(v value.Value) (int64, bool) {
 	switch v.Kind() {
-	case value.Long:
+	case value.Long, value.Int:
 		return v.Long(), true
 	case value.Double:
 		f := v.Double()
@@ -202,7 +202,7 @@ func ExactInt(v value.Value) (int64, bool) {
 
 // roundToLong converts a number to milliseconds for date arithmetic.
 func roundToLong(v value.Value) int64 {
-	if v.Kind() == value.Long {
+	if v.IsIntegral() {
 		return v.Long()
 	}
 	f := math.Round(v.Double())
