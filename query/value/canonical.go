@@ -100,6 +100,11 @@ func (t *transcoder) document() ([]byte, Value, bool) {
 	}, &idEnd) {
 		return nil, Value{}, false
 	}
+	if top := t.out[base:]; top[0] != '{' || bytes.HasPrefix(top, []byte(`{"$`)) {
+		// A type wrapper ({"$date":…}, {"$minKey":1}) is a value, not a
+		// document: the slow path refuses it.
+		return nil, Value{}, false
+	}
 	p.skipSpace()
 	if p.pos != len(p.data) || len(t.out)-base > MaxDocumentSize {
 		return nil, Value{}, false

@@ -2,6 +2,7 @@ package value_test
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -98,6 +99,59 @@ func TestParseInput_AsTheDriverReads(t *testing.T) {
 		}
 		if !value.SameCanonical(back, want.IDFirst()) {
 			t.Fatalf("AppendCanonicalInput(%s) = %s; the driver reads %s", js, out, value.AppendJSON(nil, want))
+		}
+	}
+}
+
+// FuzzParseInput: ParseInput accepts what Parse accepts, to a value that
+// differs only in the type of its integers; AppendCanonicalInput writes a
+// document that reads back to ParseInput's value.
+func FuzzParseInput(f *testing.F) {
+	for _, s := range []string{`{"a":1}`, `{"_id":-0,"a":[2147483648,{"b":-2147483649}]}`, `{"a":{"$date":5}}`, `{"t":{"$timestamp":{"t":1,"i":2}}}`, `[1,1.0,1e2,{"$numberLong":"3"}]`, `{"a":{"$minKey":1},"b":{"$numberInt":"7"}}`, `{"a":9223372036854775808}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		a, errA := value.Parse(in)
+		b, errB := value.ParseInput(in)
+		if (errA == nil) != (errB == nil) {
+			t.Fatalf("%q: Parse: %v; ParseInput: %v", in, errA, errB)
+		}
+		if errA != nil {
+			return
+		}
+		if value.Compare(a, b) != 0 || !value.SameCanonical(integersAsLongs(a), integersAsLongs(b)) {
+			t.Fatalf("%q: Parse %s, ParseInput %s", in, value.AppendJSON(nil, a), value.AppendJSON(nil, b))
+		}
+		out, _, err := value.AppendCanonicalInput(nil, in)
+		if err != nil {
+			return // not a storable document
+		}
+		back, err := value.Parse(out)
+		if err != nil {
+			t.Fatalf("%q: wrote %s, which does not read back: %v", in, out, err)
+		}
+		if b.Get("_id").IsMissing() {
+			back = back.Without("_id")
+		}
+		if !value.SameCanonical(back, b.IDFirst()) {
+			t.Fatalf("%q: wrote %s, ParseInput reads %s", in, out, value.AppendJSON(nil, b))
+		}
+	})
+}
+
+// TestAppendCanonicalDocument_RefusesWrappers: a top-level type wrapper is
+// a value, not a document. The import's fast path used to store
+// {"$numberLong":"5"} as the invalid bytes 5"_id":{…} and {"$minKey":1}
+// as a document with a "$minKey" field (found by FuzzParseInput).
+func TestAppendCanonicalDocument_RefusesWrappers(t *testing.T) {
+	for _, in := range []string{`{"$minKey":1}`, `{"$date":5}`, `{"$numberLong":"5"}`, ` {"$oid":"507f1f77bcf86cd799439011"}`, `{"$numberInt":"1"}`} {
+		for name, f := range map[string]func(dst, src []byte) ([]byte, value.Value, error){
+			"AppendCanonicalDocument": value.AppendCanonicalDocument, "AppendCanonicalInput": value.AppendCanonicalInput,
+		} {
+			out, _, err := f(nil, []byte(in))
+			if err == nil || !strings.Contains(err.Error(), "a document must be a JSON object") {
+				t.Errorf("%s(%s) = %s, %v; want an error", name, in, out, err)
+			}
 		}
 	}
 }
