@@ -262,7 +262,10 @@ func (l dateLeaf) apply(cur value.Value, s *step) (value.Value, bool, error) {
 	return now, true, nil
 }
 
-// bitLeaf is $bit: and, or and xor on a long, in the order written.
+// bitLeaf is $bit: and, or and xor on an int or a long, in the order
+// written. As in MongoDB, the result is an int when the field and every
+// operand are ints (a missing field starts as the int 0), and a long
+// otherwise.
 type bitLeaf struct{ ops []value.Field }
 
 const bitFormat = "{$bit: {field: {and/or/xor: #}}"
@@ -290,11 +293,11 @@ func makeBit(arg value.Value, path string) (leafOp, error) {
 func (bitLeaf) mode() pathMode { return modeCreate }
 
 func (l bitLeaf) apply(cur value.Value, s *step) (value.Value, bool, error) {
-	x, long := int64(0), cur.Kind() == value.Long
+	x, long := int64(0), false
 	switch {
 	case cur.IsMissing():
 	case cur.IsIntegral():
-		x = cur.Long()
+		x, long = cur.Long(), cur.Kind() == value.Long
 	default:
 		return cur, false, errs.Errorf(errs.Invalid, "Cannot apply $bit to a value of non-integral type. {%s} has the field '%s' of non-integer type %s",
 			s.ap.idElem(), s.fieldName(), cur.TypeName())
@@ -310,7 +313,6 @@ func (l bitLeaf) apply(cur value.Value, s *step) (value.Value, bool, error) {
 			x ^= y
 		}
 	}
-	// An int stays an int unless a long takes part, as in MongoDB.
 	out := value.LongValue(x)
 	if !long {
 		out = value.IntValue(int32(x))

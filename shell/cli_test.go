@@ -71,7 +71,9 @@ func TestShell_SameAsCLI(t *testing.T) {
 }
 
 // TestShell_WritesSameAsCLI makes the same writes in the shell and with
-// the CLI on two copies of a store and compares their dumps.
+// the CLI on two copies of a store and compares their dumps. The shell
+// stores a whole JavaScript number in the int32 range as an int, as
+// mongosh does, so the CLI's JSON spells those {"$numberInt":…}.
 func TestShell_WritesSameAsCLI(t *testing.T) {
 	dir := t.TempDir()
 	a, b := filepath.Join(dir, "a.omgdb"), filepath.Join(dir, "b.omgdb")
@@ -81,25 +83,25 @@ func TestShell_WritesSameAsCLI(t *testing.T) {
 		shell string
 		cli   [][]string
 	}{
-		{`db.users.insertOne({_id: 6, name: 'edgar', joined: ISODate('2020-01-02T03:04:05Z')})`, [][]string{{"insert", b, "users", `{"_id":6,"name":"edgar","joined":{"$date":"2020-01-02T03:04:05Z"}}`}}},
+		{`db.users.insertOne({_id: 6, name: 'edgar', joined: ISODate('2020-01-02T03:04:05Z')})`, [][]string{{"insert", b, "users", `{"_id":{"$numberInt":"6"},"name":"edgar","joined":{"$date":"2020-01-02T03:04:05Z"}}`}}},
 		{`db.users.updateMany({tags: 'math'}, {$push: {tags: 'cs'}})`, [][]string{{"plan-update", b, "users", `{"tags":"math"}`, `{"$push":{"tags":"cs"}}`}}},
 		{`db.users.updateOne({age: {$gt: 30}}, {$inc: {age: 1}})`, [][]string{{"plan-update", b, "users", `{"age":{"$gt":30}}`, `{"$inc":{"age":1}}`, "--multi=false"}}},
 		{`db.users.deleteMany({city: null})`, [][]string{{"plan-delete", b, "users", `{"city":null}`}}},
 		{`db.users.createIndex({age: -1})`, [][]string{{"create-index", b, "users", "age:-1"}}},
-		{`db.users.insertMany([{_id: 7, n: NumberLong('9007199254740993')}, {_id: 8, d: 1.5, e: [1, [2, {f: null}]]}])`, [][]string{{"insert", b, "users", `{"_id":7,"n":{"$numberLong":"9007199254740993"}}`}, {"insert", b, "users", `{"_id":8,"d":1.5,"e":[1,[2,{"f":null}]]}`}}},
+		{`db.users.insertMany([{_id: 7, n: NumberLong('9007199254740993')}, {_id: 8, d: 1.5, e: [1, [2, {f: null}]]}])`, [][]string{{"insert", b, "users", `{"_id":{"$numberInt":"7"},"n":{"$numberLong":"9007199254740993"}}`}, {"insert", b, "users", `{"_id":{"$numberInt":"8"},"d":1.5,"e":[{"$numberInt":"1"},[{"$numberInt":"2"},{"f":null}]]}`}}},
 		{`db.users.replaceOne({_id: 8}, {name: 'replaced', at: ISODate('2021-01-01')})`, [][]string{{"plan-update", b, "users", `{"_id":8}`, `{"name":"replaced","at":{"$date":"2021-01-01T00:00:00Z"}}`, "--multi=false"}}},
-		{`db.users.updateOne({_id: 10}, {$set: {name: 'upserted'}, $setOnInsert: {n: 1}}, {upsert: true})`, [][]string{{"plan-update", b, "users", `{"_id":10}`, `{"$set":{"name":"upserted"},"$setOnInsert":{"n":1}}`, "--upsert"}}},
+		{`db.users.updateOne({_id: 10}, {$set: {name: 'upserted'}, $setOnInsert: {n: 1}}, {upsert: true})`, [][]string{{"plan-update", b, "users", `{"_id":{"$numberInt":"10"}}`, `{"$set":{"name":"upserted"},"$setOnInsert":{"n":{"$numberInt":"1"}}}`, "--upsert"}}},
 		{`db.users.updateMany({tags: 'math'}, {$set: {'tags.$[t]': 'MATH'}}, {arrayFilters: [{t: 'math'}]})`, [][]string{{"plan-update", b, "users", `{"tags":"math"}`, `{"$set":{"tags.$[t]":"MATH"}}`, "--array-filters", `[{"t":"math"}]`}}},
 		{`db.users.findOneAndUpdate({_id: 7}, {$inc: {n: NumberLong(1)}, $currentDate: {}})`, [][]string{{"plan-update", b, "users", `{"_id":7}`, `{"$inc":{"n":{"$numberLong":"1"}},"$currentDate":{}}`, "--multi=false"}}},
 		{`db.users.deleteOne({_id: {$gt: 6}})`, [][]string{{"plan-delete", b, "users", `{"_id":{"$gt":6}}`, "--multi=false"}}},
 		{`db.users.findOneAndDelete({_id: 8})`, [][]string{{"plan-delete", b, "users", `{"_id":8}`, "--multi=false"}}},
 		{`db.users.dropIndex({age: -1})`, [][]string{{"drop-index", b, "users", "age_-1"}}},
-		{`db.users.updateOne({name: 'ada'}, {$set: {x: 1}})`, [][]string{{"update", b, "users", `{"name":"ada"}`, `{"$set":{"x":1}}`, "--one"}}},
+		{`db.users.updateOne({name: 'ada'}, {$set: {x: 1}})`, [][]string{{"update", b, "users", `{"name":"ada"}`, `{"$set":{"x":{"$numberInt":"1"}}}`, "--one"}}},
 		{`db.users.updateMany({}, [{$set: {n: {$size: {$ifNull: ['$tags', []]}}}}])`, [][]string{{"update", b, "users", "{}", `[{"$set":{"n":{"$size":{"$ifNull":["$tags",[]]}}}}]`}}},
-		{`db.users.replaceOne({name: 'ada'}, {name: 'ada', v: 2})`, [][]string{{"replace", b, "users", `{"name":"ada"}`, `{"name":"ada","v":2}`}}},
+		{`db.users.replaceOne({name: 'ada'}, {name: 'ada', v: 2})`, [][]string{{"replace", b, "users", `{"name":"ada"}`, `{"name":"ada","v":{"$numberInt":"2"}}`}}},
 		{`db.users.deleteOne({x: 1})`, [][]string{{"delete", b, "users", `{"x":1}`, "--one"}}},
 		{`db.users.renameCollection('people')`, [][]string{{"rename", b, "users", "people"}}},
-		{`db.people.insertOne({_id: 'tmp'}); db.tmp.insertOne({_id: 1}); db.tmp.drop()`, [][]string{{"insert", b, "people", `{"_id":"tmp"}`}, {"insert", b, "tmp", `{"_id":1}`}, {"drop", b, "tmp"}}},
+		{`db.people.insertOne({_id: 'tmp'}); db.tmp.insertOne({_id: 1}); db.tmp.drop()`, [][]string{{"insert", b, "people", `{"_id":"tmp"}`}, {"insert", b, "tmp", `{"_id":{"$numberInt":"1"}}`}, {"drop", b, "tmp"}}},
 		{`db.people.updateMany({age: {$type: 'number'}}, {$mul: {age: 2}, $unset: {score: ''}, $rename: {city: 'town'}})`, [][]string{{"plan-update", b, "people", `{"age":{"$type":"number"}}`, `{"$mul":{"age":2},"$unset":{"score":""},"$rename":{"city":"town"}}`}}},
 	} {
 		evalShell(t, a, tc.shell)

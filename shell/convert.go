@@ -3,6 +3,7 @@ package shell
 import (
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/dop251/goja"
@@ -12,10 +13,10 @@ import (
 )
 
 // toValue converts a JavaScript value to omgdb's value model, as mongosh's
-// BSON serialiser (the Node driver's) does: an integral number in the int32
-// range becomes an int, any other number a double (so insertOne({a:1})
-// stores an int, as mongosh does; the legacy mongo shell stored a double);
-// a Date a date; undefined null; a regular expression {$regex, $options}.
+// BSON serialiser does: a whole number in the int32 range becomes an int,
+// any other number a double; a Date a date; undefined null; a regular
+// expression a stored regular expression (which a filter reads as a
+// match, also inside $in).
 func (s *Shell) toValue(v goja.Value) (value.Value, error) {
 	return s.convert(v, 0)
 }
@@ -45,6 +46,29 @@ func (s *Shell) convert(v goja.Value, depth int) (value.Value, error) {
 		WithHint("documents hold objects, arrays, strings, numbers, booleans, null, dates, ObjectId, Long and regular expressions in filters")
 }
 
+// regexOptions keeps the JavaScript flags a stored regular expression has
+// (i, m, s, u), as mongosh's serialiser does: g and y are about how
+// JavaScript walks a string and are dropped.
+func regexOptions(flags string) string {
+	return strings.Map(func(r rune) rune {
+		if strings.ContainsRune("imsu", r) {
+			return r
+		}
+		return -1
+	}, flags)
+}
+
+// jsRegExpFlags reports the JavaScript flags for stored options, and false
+// when an option (x) has none.
+func jsRegExpFlags(options string) (string, bool) {
+	for _, r := range options {
+		if !strings.ContainsRune("imsu", r) {
+			return "", false
+		}
+	}
+	return options, true
+}
+
 func number(f float64, i int64) value.Value {
 	if float64(i) == f && i >= math.MinInt32 && i <= math.MaxInt32 && !(f == 0 && math.Signbit(f)) {
 		return value.IntValue(int32(i))
@@ -60,15 +84,26 @@ func (s *Shell) convertObject(obj *goja.Object, depth int) (value.Value, error) 
 		return value.LongValue(x.n), nil
 	case *Binary:
 		return value.BinaryValue(x.data, x.subtype), nil
+	case *Int32:
+		return value.IntValue(x.n), nil
+	case *Double:
+		return value.DoubleValue(x.f), nil
+	case *Decimal128:
+		return x.v, nil
+	case *Timestamp:
+		return value.TimestampValue(x.T, x.I), nil
+	case *MinKey:
+		return value.MinKeyValue(), nil
+	case *MaxKey:
+		return value.MaxKeyValue(), nil
+	case *BSONRegExp:
+		return value.RegexValue(x.Pattern, x.Options), nil
 	case time.Time:
 		return value.DateValue(x.UnixMilli()), nil
 	}
 	switch obj.ClassName() {
 	case "RegExp":
-		return value.ObjectValue([]value.Field{
-			{Key: "$regex", Value: value.StringValue(obj.Get("source").String())},
-			{Key: "$options", Value: value.StringValue(obj.Get("flags").String())},
-		}), nil
+		return value.RegexValue(obj.Get("source").String(), regexOptions(obj.Get("flags").String())), nil
 	case "Array":
 		return s.convertArray(obj, depth)
 	case "Function":
@@ -106,8 +141,8 @@ func (s *Shell) convertArray(obj *goja.Object, depth int) (value.Value, error) {
 	return value.ArrayValue(elems), nil
 }
 
-// toJS converts a value to JavaScript: an int is a number, a long outside
-// the int32 range stays exact as a Long, a date becomes a Date.
+// toJS converts a value to JavaScript: a long outside the int32 range
+// stays exact as a Long, a date becomes a Date.
 func (s *Shell) toJS(v value.Value) goja.Value {
 	switch v.Kind() {
 	case value.Missing:
@@ -116,15 +151,26 @@ func (s *Shell) toJS(v value.Value) goja.Value {
 		return goja.Null()
 	case value.Bool:
 		return s.rt.ToValue(v.Bool())
-	case value.Int:
-		return s.rt.ToValue(v.Long())
 	case value.Long:
 		if n := v.Long(); n >= math.MinInt32 && n <= math.MaxInt32 {
 			return s.rt.ToValue(n)
 		}
 		return s.rt.ToValue(&Long{n: v.Long()})
+	case value.Int:
+		return s.rt.ToValue(v.Long())
 	case value.Double:
 		return s.rt.ToValue(v.Double())
+	case value.Decimal:
+		return s.rt.ToValue(&Decimal128{v: v})
+	case value.Timestamp:
+		t, i := v.Timestamp()
+		return s.rt.ToValue(&Timestamp{T: t, I: i})
+	case value.MinKey:
+		return s.rt.ToValue(&MinKey{})
+	case value.MaxKey:
+		return s.rt.ToValue(&MaxKey{})
+	case value.Regex:
+		return s.regExp(v.Pattern(), v.Options())
 	case value.String:
 		return s.rt.ToValue(v.Str())
 	case value.ObjectID:
@@ -145,6 +191,17 @@ func (s *Shell) toJS(v value.Value) goja.Value {
 		_ = obj.DefineDataProperty(f.Key, s.toJS(f.Value), goja.FLAG_TRUE, goja.FLAG_TRUE, goja.FLAG_TRUE)
 	}
 	return obj
+}
+
+// regExp returns a stored regular expression as a JavaScript RegExp, as
+// mongosh does, or as a BSONRegExp when JavaScript cannot hold it.
+func (s *Shell) regExp(pattern, options string) goja.Value {
+	if flags, ok := jsRegExpFlags(options); ok {
+		if re, err := s.rt.New(s.rt.Get("RegExp"), s.rt.ToValue(pattern), s.rt.ToValue(flags)); err == nil {
+			return re
+		}
+	}
+	return s.rt.ToValue(&BSONRegExp{Pattern: pattern, Options: options})
 }
 
 func (s *Shell) newDate(ms int64) goja.Value {

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"encoding/base64"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -37,6 +38,61 @@ func (l *Long) ToString() string { return strconv.FormatInt(l.n, 10) }
 // ToNumber returns the value as a JavaScript number (may round).
 func (l *Long) ToNumber() float64 { return float64(l.n) }
 
+// Int32 is the JavaScript Int32 (NumberInt): a 32-bit integer, stored as
+// an int.
+type Int32 struct{ n int32 }
+
+// ValueOf returns the number, so that arithmetic works on it.
+func (i *Int32) ValueOf() int64 { return int64(i.n) }
+
+// ToString returns the decimal digits.
+func (i *Int32) ToString() string { return strconv.FormatInt(int64(i.n), 10) }
+
+// ToNumber returns the value as a JavaScript number.
+func (i *Int32) ToNumber() int64 { return int64(i.n) }
+
+// Double is the JavaScript Double: a number stored as a double even when
+// it is whole (a bare whole number in the int32 range is stored as an int,
+// as mongosh does).
+type Double struct{ f float64 }
+
+// ValueOf returns the number, so that arithmetic works on it.
+func (d *Double) ValueOf() float64 { return d.f }
+
+// ToString returns the number as JavaScript prints it.
+func (d *Double) ToString() string { return strconv.FormatFloat(d.f, 'g', -1, 64) }
+
+// Decimal128 is the JavaScript Decimal128 (NumberDecimal): an IEEE 754
+// decimal with 34 digits, kept exact.
+type Decimal128 struct{ v value.Value }
+
+// ToString returns the decimal's text.
+func (d *Decimal128) ToString() string { return d.v.DecimalString() }
+
+// ToJSON returns the canonical Extended JSON form, as mongosh's EJSON.
+func (d *Decimal128) ToJSON() map[string]string {
+	return map[string]string{"$numberDecimal": d.v.DecimalString()}
+}
+
+// Timestamp is the JavaScript Timestamp: seconds and an increment.
+type Timestamp struct{ T, I uint32 }
+
+// ToString returns the value as mongosh prints it.
+func (ts *Timestamp) ToString() string {
+	return "Timestamp({ t: " + strconv.FormatUint(uint64(ts.T), 10) + ", i: " + strconv.FormatUint(uint64(ts.I), 10) + " })"
+}
+
+// MinKey is the JavaScript MinKey: below every other value.
+type MinKey struct{}
+
+// MaxKey is the JavaScript MaxKey: above every other value.
+type MaxKey struct{}
+
+// BSONRegExp is a stored regular expression that JavaScript's RegExp cannot
+// hold (an x option, or syntax JavaScript does not read), as mongosh's
+// BSONRegExp.
+type BSONRegExp struct{ Pattern, Options string }
+
 // Binary is the JavaScript Binary (BinData).
 type Binary struct {
 	data    []byte
@@ -61,8 +117,17 @@ function NumberLong(n) { return __omg.long(n); }
 function Long(n) { return __omg.long(n); }
 Long.fromString = function (s) { return __omg.long(String(s)); };
 Long.fromNumber = function (n) { return __omg.long(n); };
-function NumberInt(n) { return Math.trunc(Number(n)); }
-function Double(n) { return Number(n); }
+function NumberInt(n) { return __omg.int32((+n) | 0); }
+function Int32(n) { return __omg.int32((+n) | 0); }
+Int32.fromString = function (s) { return __omg.int32strict(String(s)); };
+function Double(n) { return __omg.double(+n); }
+function NumberDecimal(s) { return __omg.decimal(String(s)); }
+function Decimal128(s) { return __omg.decimal(String(s)); }
+Decimal128.fromString = function (s) { return __omg.decimal(String(s)); };
+function Timestamp(t, i) { return __omg.timestamp(t, i); }
+function MinKey() { return __omg.minkey(); }
+function MaxKey() { return __omg.maxkey(); }
+function BSONRegExp(pattern, options) { return __omg.bsonregexp(String(pattern), options === undefined ? '' : String(options)); }
 function BinData(sub, b64) { return __omg.binary(b64, sub); }
 var Binary = { createFromBase64: function (b64, sub) { return __omg.binary(b64, sub === undefined ? 0 : sub); } };
 `
@@ -74,6 +139,20 @@ func (s *Shell) installTypes() {
 	set("isodate", s.isoDate)
 	set("long", s.newLong)
 	set("binary", s.newBinary)
+	set("int32", func(call goja.FunctionCall) goja.Value {
+		return s.rt.ToValue(&Int32{n: int32(call.Argument(0).ToInteger())})
+	})
+	set("int32strict", s.newInt32Strict)
+	set("double", func(call goja.FunctionCall) goja.Value {
+		return s.rt.ToValue(&Double{f: call.Argument(0).ToFloat()})
+	})
+	set("decimal", s.newDecimal)
+	set("timestamp", s.newTimestamp)
+	set("minkey", func(goja.FunctionCall) goja.Value { return s.rt.ToValue(&MinKey{}) })
+	set("maxkey", func(goja.FunctionCall) goja.Value { return s.rt.ToValue(&MaxKey{}) })
+	set("bsonregexp", func(call goja.FunctionCall) goja.Value {
+		return s.rt.ToValue(&BSONRegExp{Pattern: call.Argument(0).String(), Options: call.Argument(1).String()})
+	})
 	_ = s.rt.Set("__omg", native)
 	_, err := s.rt.RunString(prelude)
 	if err != nil {
@@ -133,6 +212,49 @@ func (s *Shell) newLong(call goja.FunctionCall) goja.Value {
 		}
 	}
 	return s.rt.ToValue(&Long{n: n})
+}
+
+// newInt32Strict is Int32.fromString: the text must be a 32-bit integer.
+func (s *Shell) newInt32Strict(call goja.FunctionCall) goja.Value {
+	text := call.Argument(0).String()
+	n, err := strconv.ParseInt(text, 10, 32)
+	if err != nil {
+		s.throw(errs.Errorf(errs.Invalid, "Int32.fromString(%q): not a 32-bit integer", text).
+			WithHint("an Int32 holds a whole number from -2147483648 to 2147483647; use Long('…') for more"))
+	}
+	return s.rt.ToValue(&Int32{n: int32(n)})
+}
+
+// newDecimal parses a Decimal128 from its text, keeping every digit.
+func (s *Shell) newDecimal(call goja.FunctionCall) goja.Value {
+	text := call.Argument(0).String()
+	v, err := value.ParseDecimal(text)
+	if err != nil {
+		s.throw(errs.Errorf(errs.Invalid, "Decimal128(%q): not a decimal number", text).
+			WithHint("write the number in quotes to keep every digit: Decimal128('0.1'), NumberDecimal('1E+10')"))
+	}
+	return s.rt.ToValue(&Decimal128{v: v})
+}
+
+// newTimestamp takes mongosh's Timestamp({t, i}) or the older
+// Timestamp(t, i); no argument gives Timestamp({ t: 0, i: 0 }).
+func (s *Shell) newTimestamp(call goja.FunctionCall) goja.Value {
+	a, b := call.Argument(0), call.Argument(1)
+	if obj, ok := a.(*goja.Object); ok && goja.IsUndefined(b) {
+		a, b = obj.Get("t"), obj.Get("i")
+	}
+	part := func(v goja.Value, name string) uint32 {
+		if v == nil || goja.IsUndefined(v) {
+			return 0
+		}
+		f := v.ToFloat()
+		if f != float64(int64(f)) || f < 0 || f > math.MaxUint32 {
+			s.throw(errs.Errorf(errs.Invalid, "Timestamp: %s must be a whole number from 0 to 4294967295, got %s", name, v.String()).
+				WithHint("write Timestamp({t: 1700000000, i: 1}): t is seconds since 1970, i an increment"))
+		}
+		return uint32(f)
+	}
+	return s.rt.ToValue(&Timestamp{T: part(a, "t"), I: part(b, "i")})
 }
 
 func (s *Shell) newBinary(call goja.FunctionCall) goja.Value {

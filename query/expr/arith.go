@@ -185,12 +185,15 @@ func absInt64(a int64) int64 {
 	return a
 }
 
-// ExactInt returns an int or a long, or a double with an integral value in the
-// range of a long, as an int64.
+// ExactInt returns an int32, a long, or a double or decimal with an
+// integral value in the range of a long, as an int64.
 func ExactInt(v value.Value) (int64, bool) {
 	switch v.Kind() {
-	case value.Long, value.Int:
+	case value.Int, value.Long:
 		return v.Long(), true
+	case value.Decimal:
+		n, err := v.Decimal().Int64()
+		return n, err == nil
 	case value.Double:
 		f := v.Double()
 		if f == math.Trunc(f) && f >= -9223372036854775808.0 && f < 9223372036854775808.0 {
@@ -202,7 +205,7 @@ func ExactInt(v value.Value) (int64, bool) {
 
 // roundToLong converts a number to milliseconds for date arithmetic.
 func roundToLong(v value.Value) int64 {
-	if v.IsIntegral() {
+	if v.Kind() == value.Long {
 		return v.Long()
 	}
 	f := math.Round(v.Double())
