@@ -45,7 +45,7 @@ $merge are refused (plan a change instead). See omgdb docs aggregation.`,
 		ValidArgsFunction: completeStoreArgs,
 	}
 	opts.register(cmd)
-	cmd.Flags().Int64Var(&opts.maxMemory, "max-memory", agg.DefaultMaxMemory, "bytes that $group, $sort, $facet, $bucketAuto and $lookup may hold in memory ($sort, $group and $facet then go on in temporary files in $TMPDIR)")
+	cmd.Flags().Int64Var(&opts.maxMemory, "max-memory", agg.DefaultMaxMemory, "bytes that $group, $sort, $setWindowFields, $facet, $bucketAuto and $lookup may hold in memory ($sort, $group, $setWindowFields and $facet then go on in temporary files in $TMPDIR)")
 	cmd.Flags().Uint64Var(&opts.seed, "seed", 0, "seed for $sample (the same seed picks the same documents)")
 	opts.out.register(cmd)
 	registerAt(cmd, &opts.at)

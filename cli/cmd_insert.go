@@ -42,7 +42,7 @@ func (e *env) runInsert(ctx context.Context, opts *insertOptions) error {
 	var doc value.Value
 	if opts.doc != "-" {
 		var err error
-		if doc, err = e.parseArg(opts.doc, "document"); err != nil {
+		if doc, err = e.parseDocArg(opts.doc, "document"); err != nil {
 			return err
 		}
 	}
@@ -54,7 +54,7 @@ func (e *env) runInsert(ctx context.Context, opts *insertOptions) error {
 	out := e.output(false)
 	defer out.flush()
 	if opts.doc == "-" {
-		_, err := db.Import(ctx, opts.coll, e.stdin, &store.ImportOptions{Atomic: true, Kind: "insert", OnInsert: out.doc})
+		_, err := db.Import(ctx, opts.coll, e.stdin, &store.ImportOptions{Atomic: true, Kind: "insert", OnInsert: out.doc, Int32: true})
 		return err
 	}
 	var id value.Value

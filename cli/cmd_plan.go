@@ -89,11 +89,11 @@ bytes) is stored in the store file under a token. ` + planOutput,
 }
 
 func (e *env) runPlanUpdate(ctx context.Context, opts *planUpdateOptions) error {
-	filter, err := e.parseArg(opts.filter, "filter")
+	filter, err := e.parseDocArg(opts.filter, "filter") // an upsert stores its values
 	if err != nil {
 		return err
 	}
-	update, err := e.parseArg(opts.update, "update")
+	update, err := e.parseDocArg(opts.update, "update")
 	if err != nil {
 		return err
 	}

@@ -97,11 +97,22 @@ func (e *env) readArg(arg, what string) ([]byte, error) {
 
 // parseArg parses a JSON argument (see readArg), naming it in errors.
 func (e *env) parseArg(arg, what string) (value.Value, error) {
+	return e.parseArgWith(value.Parse, arg, what)
+}
+
+// parseDocArg parses a document argument that a command stores as it is
+// (insert, replace): a plain integer that fits in 32 bits is an int, as
+// mongosh and mongoimport store it (value.ParseInput).
+func (e *env) parseDocArg(arg, what string) (value.Value, error) {
+	return e.parseArgWith(value.ParseInput, arg, what)
+}
+
+func (e *env) parseArgWith(parse func([]byte) (value.Value, error), arg, what string) (value.Value, error) {
 	b, err := e.readArg(arg, what)
 	if err != nil {
 		return value.Value{}, err
 	}
-	v, err := value.Parse(b)
+	v, err := parse(b)
 	if err != nil {
 		qe := errs.Errorf(errs.Invalid, "%s: %v", what, err)
 		qe.Hint, qe.Err = errs.HintOf(err), err

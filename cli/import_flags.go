@@ -148,7 +148,7 @@ func (o *importOptions) storeOptions() (*store.ImportOptions, error) {
 		ColumnsHaveTypes: f.typed, IgnoreBlanks: f.ignoreBlanks, ParseGrace: store.ParseGrace(f.parseGrace),
 		Mode: store.Mode(f.mode), UpsertFields: splitList(f.upsertFields),
 		Drop: f.drop, ResumeFromLine: f.resumeFrom,
-		Fields: splitList(f.fields),
+		Fields: splitList(f.fields), Int32: true,
 	}
 	if f.fieldFile != "" {
 		b, err := os.ReadFile(f.fieldFile)

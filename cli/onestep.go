@@ -66,10 +66,13 @@ func (e *env) writing(path string, f storeFlags, pretty bool, fn func(*store.DB)
 // parseFilterAnd parses a filter argument and the JSON argument after it
 // (an update or a document, named what).
 func (e *env) parseFilterAnd(filter, arg, what string) (value.Value, value.Value, error) {
-	f, err := e.parseArg(filter, "filter")
+	// The values of a replacement or an update, and those an upsert takes
+	// from the filter, are stored as given: read as mongosh sends them (an
+	// integer of 32 bits is an int).
+	f, err := e.parseDocArg(filter, "filter")
 	if err != nil {
 		return value.Value{}, value.Value{}, err
 	}
-	v, err := e.parseArg(arg, what)
+	v, err := e.parseDocArg(arg, what)
 	return f, v, err
 }

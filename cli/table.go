@@ -208,7 +208,7 @@ func tableCell(v value.Value) string {
 		return v.OID().Hex()
 	case value.Date:
 		return isoDate(v.Date())
-	case value.Long:
+	case value.Long, value.Int:
 		return strconv.FormatInt(v.Long(), 10)
 	case value.String:
 		return strings.Map(func(r rune) rune {
@@ -223,7 +223,8 @@ func tableCell(v value.Value) string {
 
 // csvDocs writes documents as CSV (RFC 4180) with a header row of the
 // sampled columns: strings bare, dates in ISO 8601, ObjectIds as their
-// hex, nested values as canonical JSON, a missing field empty.
+// hex, numbers and nested values as relaxed Extended JSON (as mongoexport
+// writes them), a missing field empty.
 type csvDocs struct {
 	o    *output
 	w    *csv.Writer
@@ -284,7 +285,7 @@ func csvCell(v value.Value) string {
 	case value.Date:
 		return isoDate(v.Date())
 	}
-	return string(value.AppendJSON(nil, v))
+	return string(value.AppendEJSON(nil, v, value.EJSONRelaxed))
 }
 
 // isoDate writes a date as ISO 8601 in UTC, to the millisecond.

@@ -65,12 +65,12 @@ func (ss *session) callTool(ctx context.Context, p params) ([]byte, *rpcError) {
 	var te *toolError
 	if err != nil {
 		te = asToolError(err, name, ss.srv.cfg.Timeout.String())
-		res = value.AppendJSON(nil, ss.errorResult(te))
+		res = encodeJSON(nil, ss.errorResult(te))
 	} else {
 		res = ss.srv.toolResult(out)
 	}
 	if aerr := ss.srv.record(ss, name, args, p["arguments"], out, te, start); aerr != nil {
-		res = value.AppendJSON(nil, ss.errorResult(aerr))
+		res = encodeJSON(nil, ss.errorResult(aerr))
 	}
 	ss.logCall(ctx, name, out, te, ss.srv.cfg.Now().Sub(start))
 	return res, nil
@@ -91,7 +91,7 @@ func (ss *session) invoke(ctx context.Context, name string, p params, args *valu
 		if err != nil {
 			return nil, errorf(CodeInvalidArgument, "arguments of `%s`: %v", name, err).withHint("%s", hintOr(err, `send one JSON object; Extended JSON values are {"$oid":"<24 hex digits>"}, {"$date":"2025-01-02T03:04:05Z"}`))
 		}
-		*args = v
+		*args = withInputArgs(name, v, raw)
 	}
 	checked, err := t.checkArgs(*args)
 	if err != nil {
@@ -245,4 +245,34 @@ func hintOr(err error, def string) string {
 		return h
 	}
 	return def
+}
+
+// inputArgs are the arguments whose values a tool stores as they are
+// given: they are read as mongoimport and mongosh's driver read them
+// (value.ParseInput), so a plain integer that fits in 32 bits is an int,
+// where Parse, for every other argument (filters compare numbers by
+// value), reads a long.
+var inputArgs = map[string][]string{
+	"insert":      {"document"},
+	"insert_many": {"documents"},
+	"plan_update": {"filter", "update"}, // an upsert stores the filter's values
+}
+
+// withInputArgs returns the parsed arguments v with the tool's inputArgs
+// read again from raw by value.ParseInput.
+func withInputArgs(tool string, v value.Value, raw []byte) value.Value {
+	keys := inputArgs[tool]
+	if len(keys) == 0 || v.Kind() != value.Object {
+		return v
+	}
+	in, err := value.ParseInput(raw)
+	if err != nil {
+		return v // Parse accepted raw: ParseInput reads the same text
+	}
+	for _, k := range keys {
+		if x := in.Get(k); !x.IsMissing() {
+			v = v.With(k, x)
+		}
+	}
+	return v
 }

@@ -13,13 +13,16 @@
 // with its negotiated protocol version and its calls in flight. Each
 // line is read once, by one json.Decoder (message.go); a tools/call is
 // admitted, its arguments parsed (by value.Parse, from their bytes as
-// sent) and checked against the tool's parameters, and run with a
+// sent; the documents a tool stores by value.ParseInput, so a plain
+// integer of 32 bits is an int, as mongosh stores it) and checked against
+// the tool's parameters, and run with a
 // deadline, at most Config.Concurrency at a time; it opens the store it
 // names, does its work in one transaction, and closes the store: no lock
 // is held between calls. A result is encoded once, for both its
-// structuredContent and its text; the documents of a find page go in as
-// the bytes they are stored as, unless a projection, a redaction or
-// --max-string changes them.
+// structuredContent and its text, in Extended JSON v2 relaxed mode
+// (encodeJSON); the documents of a find page are transcoded from the
+// bytes they are stored as, without decoding them, unless a projection,
+// a redaction or --max-string changes them.
 //
 // While a call runs, the server may send notifications on the channel
 // the request came on (notify.go): a log message per call after

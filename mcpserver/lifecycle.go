@@ -24,7 +24,7 @@ func valued(f func(*session, context.Context, params) (value.Value, *rpcError)) 
 		if e != nil {
 			return nil, e
 		}
-		return value.AppendJSON(nil, v), nil
+		return encodeJSON(nil, v), nil
 	}
 }
 

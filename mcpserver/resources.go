@@ -160,7 +160,7 @@ func (ss *session) readStoreResourceWith(ctx context.Context, uri, storePath str
 	} else if data, ok := fitJSON(out.data, s.cfg.MaxBytes); ok {
 		out.data = data
 	} else {
-		te = tooBig(uri, len(value.AppendJSON(nil, out.data)), s.cfg.MaxBytes,
+		te = tooBig(uri, len(encodeJSON(nil, out.data)), s.cfg.MaxBytes,
 			"the tools page and cap what this resource holds: describe (with collection), history (with limit), plans (with token)")
 	}
 	if aerr := s.record(ss, t.Name, obj("uri", uri), nil, out, te, start); aerr != nil {
@@ -173,7 +173,7 @@ func (ss *session) readStoreResourceWith(ctx context.Context, uri, storePath str
 		}
 		return value.Value{}, &rpcError{code: code, msg: te.text(), data: obj("code", te.code, "uri", truncate(uri, 200))}
 	}
-	return contents(uri, "application/json", string(value.AppendJSON(nil, out.data))), nil
+	return contents(uri, "application/json", string(encodeJSON(nil, out.data))), nil
 }
 
 // storeResource is the work of a store resource: the collections, or one

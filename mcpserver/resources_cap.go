@@ -18,7 +18,7 @@ import (
 // fitJSON returns data within max bytes of JSON, or false when dropping
 // list entries cannot get it there.
 func fitJSON(data value.Value, max int) (value.Value, bool) {
-	size := func(v value.Value) int { return len(value.AppendJSON(nil, v)) }
+	size := func(v value.Value) int { return len(encodeJSON(nil, v)) }
 	if size(data) <= max {
 		return data, true
 	}

@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"unicode/utf8"
@@ -131,13 +130,16 @@ func (pg *page) countOn(ctx context.Context, src agg.Source, to int64) (bool, er
 	return false, nil
 }
 
-// addFrom adds the current document of a stream to the page: as stored,
+// addFrom adds the current document of a stream to the page, in relaxed
+// Extended JSON: transcoded from its stored bytes, without decoding it,
 // when the stream hands it out unchanged (no projection, no redaction)
 // and it is too short to hold a string over --max-string; else decoded.
 func (c *call) addFrom(pg *page, src agg.Source) bool {
 	if rs, ok := src.(store.RawSource); ok {
 		if js := rs.RawJSON(); js != nil && len(js) <= c.srv.cfg.MaxString {
-			return c.keep(pg, bytes.Clone(js), value.MissingValue, src.Doc)
+			if out, err := relaxedJSON(js); err == nil {
+				return c.keep(pg, out, value.MissingValue, src.Doc)
+			}
 		}
 	}
 	return c.add(pg, src.Doc())
@@ -152,7 +154,7 @@ func (c *call) add(pg *page, doc value.Value) bool {
 		pg.truncated = true
 		pg.limits = append(pg.limits, value.Field{Key: "max_string", Value: value.LongValue(int64(s.cfg.MaxString))})
 	}
-	return c.keep(pg, value.AppendJSON(nil, doc), doc, func() value.Value { return doc })
+	return c.keep(pg, encodeJSON(nil, doc), doc, func() value.Value { return doc })
 }
 
 // keep adds a document, as its JSON and its value (missing when it is
@@ -168,7 +170,7 @@ func (c *call) keep(pg *page, js []byte, doc value.Value, whole func() value.Val
 	}
 	if len(pg.js) == 0 {
 		stub := oversized(whole(), len(js), max)
-		pg.docs, pg.js = append(pg.docs, stub), append(pg.js, value.AppendJSON(nil, stub))
+		pg.docs, pg.js = append(pg.docs, stub), append(pg.js, encodeJSON(nil, stub))
 	} else {
 		pg.more = true // this one opens the next page
 	}

@@ -54,7 +54,7 @@ type output struct {
 	data value.Value // the structuredContent: an object matching the tool's outputSchema
 	// docs, when set, are the JSON of the documents of data's "documents"
 	// list (where data holds an empty list), spliced in by json: a page's
-	// documents, as stored where the stream passed them on unchanged.
+	// documents, in relaxed Extended JSON (encodeJSON, relaxedJSON).
 	docs  [][]byte
 	fence string // what the untrusted data in it is ("documents of `users`"); "" when it holds none
 	// counts for the audit log; -1 when they do not apply
@@ -65,7 +65,7 @@ type output struct {
 // json encodes the structuredContent, with docs spliced in.
 func (out *output) json() []byte {
 	if out.docs == nil {
-		return value.AppendJSON(nil, out.data)
+		return encodeJSON(nil, out.data)
 	}
 	b := []byte{'{'}
 	for i, f := range out.data.Fields() {
@@ -74,7 +74,7 @@ func (out *output) json() []byte {
 		}
 		b = append(value.AppendString(b, f.Key), ':')
 		if f.Key != "documents" {
-			b = value.AppendJSON(b, f.Value)
+			b = encodeJSON(b, f.Value)
 			continue
 		}
 		b = append(b, '[')

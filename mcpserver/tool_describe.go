@@ -72,12 +72,12 @@ func runDescribe(ctx context.Context, c *call) (*output, error) {
 // first; what still does not fit is an error.
 func (c *call) describeOutput(colls []value.Value) (*output, error) {
 	data, max := obj("store", c.storePath(), "collections", colls), c.maxBytes()
-	if size := len(value.AppendJSON(nil, data)); size > max {
+	if size := len(encodeJSON(nil, data)); size > max {
 		for i, col := range colls {
 			colls[i] = col.Without("sample")
 		}
 		data = obj("store", c.storePath(), "collections", colls, "applied_limits", obj("max_bytes", max))
-		if size = len(value.AppendJSON(nil, data)); size > max {
+		if size = len(encodeJSON(nil, data)); size > max {
 			return nil, errorf(CodeLimitExceeded, "the description is %d bytes, over the %d-byte result limit (--max-bytes)", size, max).
 				withHint("describe one collection at a time with the collection argument")
 		}

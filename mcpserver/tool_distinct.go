@@ -58,7 +58,7 @@ func (c *call) capValues(vals []value.Value) ([]value.Value, value.Value) {
 		}
 		v, _ = truncateStrings(v, c.srv.cfg.MaxString)
 		vals[i] = v
-		if size += len(value.AppendJSON(nil, v)) + 1; size > maxBytes {
+		if size += len(encodeJSON(nil, v)) + 1; size > maxBytes {
 			limits = append(limits, value.Field{Key: "max_bytes", Value: value.LongValue(int64(maxBytes))})
 			return vals[:i], value.ObjectValue(limits)
 		}

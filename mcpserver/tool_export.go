@@ -69,7 +69,7 @@ func exportLines(ctx context.Context, src interface {
 		if len(lines) == limit {
 			return lines, obj("limit", limit), nil
 		}
-		js := value.AppendJSON(nil, src.Doc())
+		js := encodeJSON(nil, src.Doc())
 		if size += len(js) + 1; size > maxExportBytes {
 			return lines, obj("max_export_bytes", maxExportBytes), nil
 		}

@@ -9,7 +9,23 @@ import (
 )
 
 // Responses are built as query.Values: objects keep their field order, so
-// every answer has a stable, canonical encoding (value.AppendJSON).
+// every answer has a stable encoding. What a tool or resource answers is
+// encoded by encodeJSON, in Extended JSON v2 relaxed mode, as
+// mongodb-mcp-server answers and as omgdb find prints by default: ints and
+// longs as plain numbers, dates as {"$date":"<ISO-8601>"}, decimals as
+// {"$numberDecimal":"…"}, binData as {"$binary":{"base64","subType"}}.
+// Protocol messages, digests and the audit log keep value.AppendJSON.
+
+// encodeJSON appends v to dst as relaxed Extended JSON v2.
+func encodeJSON(dst []byte, v value.Value) []byte {
+	return value.AppendEJSON(dst, v, value.EJSONRelaxed)
+}
+
+// relaxedJSON returns a stored document's JSON as relaxed Extended JSON
+// v2, copied where the two forms agree.
+func relaxedJSON(js []byte) ([]byte, error) {
+	return value.TranscodeEJSON(nil, js, value.EJSONRelaxed)
+}
 
 // jv converts a Go value to a value.Value. Strings are made valid UTF-8.
 // A value.Value passes through unchanged, including the missing value,

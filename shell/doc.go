@@ -7,7 +7,7 @@
 // value constructors ObjectId, ISODate, NumberLong/Long, and print,
 // printjson, it, help, show, use, exit. Values cross between JavaScript
 // and the store through one conversion (convert.go): integers in the
-// int32 range become longs and other numbers doubles (as mongosh's BSON
+// int32 range become ints and other numbers doubles (as mongosh's BSON
 // serialiser does), Long keeps all 64 bits, Date is a date, a regular
 // expression literal becomes {$regex, $options}.
 //

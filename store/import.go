@@ -69,6 +69,11 @@ type ImportOptions struct {
 	// Drop drops the collection first, in the first transaction (so
 	// rollback of the change brings it back).
 	Drop bool
+	// Int32 reads a plain JSON integer that fits in 32 bits as an int, a
+	// larger one as a long, as mongoimport does (value.ParseInput).
+	// Default false: every plain integer is a long, as omgdb's stored form
+	// writes longs.
+	Int32 bool
 	// ResumeFromLine skips the documents that start before this line
 	// (the column names of a header line are still read).
 	ResumeFromLine int64

@@ -14,10 +14,18 @@ import (
 // canonical form for ModeInsert (the fast path), its value otherwise.
 func (im *importer) prepare(it *prepared, text []byte) {
 	if im.opts.Mode == "" || im.opts.Mode == ModeInsert {
-		it.val, it.id, it.err = value.AppendCanonicalDocument(make([]byte, headerSize, len(text)+48), text)
+		canonical := value.AppendCanonicalDocument
+		if im.opts.Int32 {
+			canonical = value.AppendCanonicalInput
+		}
+		it.val, it.id, it.err = canonical(make([]byte, headerSize, len(text)+48), text)
 		return
 	}
-	doc, err := value.Parse(text)
+	parse := value.Parse
+	if im.opts.Int32 {
+		parse = value.ParseInput
+	}
+	doc, err := parse(text)
 	if err == nil {
 		doc, err = value.PrepareDocument(doc)
 	}

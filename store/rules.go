@@ -22,7 +22,8 @@ import (
 //
 // A required field must be present (null counts as present). A field with
 // a rule may be absent unless required; when present, its value must have
-// one of the types named ("number" is int, long, double or decimal), be one of enum,
+// one of the types named ("number" is int, long, double or decimal; "long"
+// takes an int too, an integer of 32 bits), be one of enum,
 // lie within min and max (compared as filters compare, within the bound's
 // type), and, for a string, match pattern (RE2, unanchored). Paths are
 // dotted; an array along a path has the rule apply to each of its object
@@ -215,10 +216,17 @@ func checkTypeName(name string) error {
 		WithHint("types are %s", strings.Join(TypeNames, ", "))
 }
 
-// typeMatches reports whether v has the named type.
+// typeMatches reports whether v has the named type. "long" takes an int
+// too: the rule means an integer, and insert and import store a plain
+// integer that fits in 32 bits as an int, as mongoimport does, where
+// omgdb before int32 stored a long ($jsonSchema's bsonType "long" stays
+// exact, as in MongoDB).
 func typeMatches(name string, v value.Value) bool {
-	if name == "number" {
+	switch name {
+	case "number":
 		return v.IsNumber()
+	case "long":
+		return v.Kind() == value.Long || v.Kind() == value.Int
 	}
 	return v.TypeName() == name
 }

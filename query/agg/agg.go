@@ -30,8 +30,9 @@ type PipelineOptions struct {
 	Seed uint64
 	// Now is the value of $$NOW. Default: the time Run is called.
 	Now time.Time
-	// SpillDir, when set, lets $sort (without a following $limit), $group
-	// and $facet go on past MaxMemory in temporary files there, as
+	// SpillDir, when set, lets $sort (without a following $limit), $group,
+	// $setWindowFields (window_spill.go) and $facet go on past MaxMemory in
+	// temporary files there, as
 	// MongoDB's allowDiskUse; empty, they fail past it. The CLI sets it; the MCP
 	// server does not.
 	SpillDir string
@@ -165,8 +166,9 @@ func (b *budget) grow(n int64) error {
 // than MaxMemory.
 var ErrMemoryLimit = errors.New("agg: memory limit exceeded")
 
-// Spills reports whether the pipeline's $sort, $group and $facet go on in
-// temporary files past MaxMemory (PipelineOptions.SpillDir).
+// Spills reports whether the pipeline's $sort, $group, $setWindowFields
+// and $facet go on in temporary files past MaxMemory
+// (PipelineOptions.SpillDir).
 func (p *Pipeline) Spills() bool { return p.opts.SpillDir != "" }
 
 func formatBytes(n int64) string {

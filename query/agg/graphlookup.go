@@ -114,7 +114,7 @@ func (s *graphLookupStage) setMaxDepth(v value.Value) error {
 		return errs.Errorf(errs.Invalid, "$graphLookup: maxDepth must be a whole number, found %s", v)
 	}
 	s.maxDepth = int64(f)
-	if v.Kind() == value.Long {
+	if v.IsIntegral() {
 		s.maxDepth = v.Long()
 	}
 	return nil

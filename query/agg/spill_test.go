@@ -71,18 +71,24 @@ func TestPipeline_Run_SpillsPastMaxMemory(t *testing.T) {
 				slices.Sort(got)
 				slices.Sort(want)
 			}
-			if len(got) != len(want) {
-				t.Fatalf("spilled: %d documents, in memory %d", len(got), len(want))
-			}
-			for i := range want {
-				if got[i] != want[i] {
-					t.Fatalf("document %d spilled:\n%s\nin memory:\n%s", i, got[i], want[i])
-				}
-			}
+			sameAsInMemory(t, got, want)
 			if left, _ := os.ReadDir(dir); len(left) != 0 {
 				t.Errorf("%d files left in the spill directory", len(left))
 			}
 		})
+	}
+}
+
+// sameAsInMemory fails unless a spilled output equals the one in memory.
+func sameAsInMemory(t *testing.T, got, want []string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("spilled: %d documents, in memory %d", len(got), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("document %d spilled:\n%s\nin memory:\n%s", i, got[i], want[i])
+		}
 	}
 }
 

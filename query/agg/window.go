@@ -14,7 +14,8 @@ import (
 // $setWindowFields: each output field is computed, for every document,
 // over a window of the documents of its partition (the documents with the
 // same partitionBy value), in sortBy order. The stage reads its whole
-// input (within MaxMemory), sorts it by partition, then by sortBy (ties
+// input (within MaxMemory, or past it through temporary files with a
+// SpillDir: window_spill.go), sorts it by partition, then by sortBy (ties
 // and no sortBy keep the input order), and returns the documents in that
 // order, as MongoDB does. The window functions are in window_funcs.go.
 
@@ -91,6 +92,9 @@ func compileWindowStage(c *expr.Compiler, spec value.Value, _ pipeWhere) (stage,
 }
 
 func (s *windowStage) run(r *runState, in Source) Source {
+	if r.opts.SpillDir != "" {
+		return s.runSpilling(r, in)
+	}
 	return bufferedSource(in, func() ([]value.Value, error) { return s.all(r, in) })
 }
 
@@ -106,29 +110,48 @@ func (s *windowStage) all(r *runState, in Source) ([]value.Value, error) {
 	b := r.budget("$setWindowFields")
 	var items []windowItem
 	err := r.drain(in, func(doc value.Value) error {
-		it := windowItem{doc: doc}
-		if s.partition != nil {
-			v, err := r.eval(s.partition, doc)
-			if err != nil {
-				return err
-			}
-			if v.Kind() == value.Array {
-				return errs.Errorf(errs.Invalid, "$setWindowFields: partitionBy may not evaluate to an array, found %s", v)
-			}
-			if v.IsMissing() {
-				v = value.NullValue()
-			}
-			it.part = value.AppendKey(nil, v)
-		}
-		if s.sort != nil {
-			it.keys = s.sort.Keys(doc)
+		it, err := s.item(r, doc)
+		if err != nil {
+			return err
 		}
 		items = append(items, it)
-		return b.grow(value.Size(doc) + 64)
+		return b.grow(itemSize(doc))
 	})
 	if err != nil {
 		return nil, err
 	}
+	return s.computeAll(r, items)
+}
+
+// itemSize is what a buffered document counts against MaxMemory.
+func itemSize(doc value.Value) int64 { return value.Size(doc) + 64 }
+
+// item is doc with its partition key (value.AppendKey of partitionBy's
+// value, null for missing) and its sort keys.
+func (s *windowStage) item(r *runState, doc value.Value) (windowItem, error) {
+	it := windowItem{doc: doc}
+	if s.partition != nil {
+		v, err := r.eval(s.partition, doc)
+		if err != nil {
+			return it, err
+		}
+		if v.Kind() == value.Array {
+			return it, errs.Errorf(errs.Invalid, "$setWindowFields: partitionBy may not evaluate to an array, found %s", v)
+		}
+		if v.IsMissing() {
+			v = value.NullValue()
+		}
+		it.part = value.AppendKey(nil, v)
+	}
+	if s.sort != nil {
+		it.keys = s.sort.Keys(doc)
+	}
+	return it, nil
+}
+
+// computeAll orders items by partition and sortBy (stable) and computes
+// every partition.
+func (s *windowStage) computeAll(r *runState, items []windowItem) ([]value.Value, error) {
 	slices.SortStableFunc(items, func(a, b windowItem) int {
 		if c := bytes.Compare(a.part, b.part); c != 0 {
 			return c

@@ -18,18 +18,33 @@ import (
 // invalid input) it hands to the slow path, so its results and its errors
 // are exactly those of the slow path.
 func AppendCanonicalDocument(dst, src []byte) ([]byte, Value, error) {
+	return appendCanonicalDocument(dst, src, false)
+}
+
+// AppendCanonicalInput is AppendCanonicalDocument for a document a user
+// brings, read as ParseInput reads it: a plain integer that fits in 32
+// bits becomes an int ({"$numberInt":"…"} in the canonical form).
+func AppendCanonicalInput(dst, src []byte) ([]byte, Value, error) {
+	return appendCanonicalDocument(dst, src, true)
+}
+
+func appendCanonicalDocument(dst, src []byte, ints bool) ([]byte, Value, error) {
 	start := len(dst)
 	t := transcoderPool.Get()
 	defer t.release()
-	t.p.data, t.p.pos, t.out = src, 0, dst
+	t.p.data, t.p.pos, t.p.ints, t.out = src, 0, ints, dst
 	if out, id, ok := t.document(); ok {
 		return out, id, nil
 	}
-	return slowCanonicalDocument(dst[:start], src)
+	return slowCanonicalDocument(dst[:start], src, ints)
 }
 
-func slowCanonicalDocument(dst, src []byte) ([]byte, Value, error) {
-	v, err := Parse(src)
+func slowCanonicalDocument(dst, src []byte, ints bool) ([]byte, Value, error) {
+	parse := Parse
+	if ints {
+		parse = ParseInput
+	}
+	v, err := parse(src)
 	if err != nil {
 		return dst, Value{}, err
 	}
@@ -63,7 +78,7 @@ func newTranscoderPool() *pool[transcoder] {
 }
 
 func (t *transcoder) release() {
-	t.p.data, t.out = nil, nil
+	t.p.data, t.p.ints, t.out = nil, false, nil
 	t.keys = t.keys[:0]
 	transcoderPool.Put(t)
 }
@@ -83,6 +98,11 @@ func (t *transcoder) document() ([]byte, Value, bool) {
 			idStart, idEnd = valStart, -2
 		}
 	}, &idEnd) {
+		return nil, Value{}, false
+	}
+	if top := t.out[base:]; top[0] != '{' || bytes.HasPrefix(top, []byte(`{"$`)) {
+		// A type wrapper ({"$date":…}, {"$minKey":1}) is a value, not a
+		// document: the slow path refuses it.
 		return nil, Value{}, false
 	}
 	p.skipSpace()
@@ -379,8 +399,11 @@ func (t *transcoder) string() bool {
 // round-trips, which strconv writes in positional notation from 1e-6 to
 // 1e21, the range AppendDouble writes that way.
 func canonicalNumber(text []byte, v Value) bool {
-	if v.kind == Long {
+	switch v.kind {
+	case Long:
 		return string(text) != "-0"
+	case Int:
+		return false // written {"$numberInt":"…"}
 	}
 	dot, digits := -1, 0
 	for i, c := range text {

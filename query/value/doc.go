@@ -29,7 +29,10 @@
 // ($numberLong, $numberInt, $numberDouble, $numberDecimal, $date, $oid,
 // $binary, $uuid, $timestamp, $regularExpression, $minKey, $maxKey; the
 // legacy {"$regex","$options"} object is a regex only in stored documents,
-// PrepareDocument, since it is also the $regex operator). AppendJSON
+// PrepareDocument, since it is also the $regex operator). Parse reads a
+// plain integer as a long, the stored form's reading; ParseInput and
+// AppendCanonicalInput, for documents a user brings, read one that fits in
+// 32 bits as an int, as mongoimport and the drivers do. AppendJSON
 // writes the canonical (stored) form: compact, field order kept, longs
 // plain, a double always shows a '.' or an exponent, non-finite doubles as
 // {"$numberDouble":"NaN"}, the other types as their canonical Extended

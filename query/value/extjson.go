@@ -22,6 +22,9 @@ func (p *parser) extended(start int, fields []Field) (Value, error) {
 	default:
 		return ObjectValue(fields), nil
 	}
+	if p.ints {
+		fields = longArgs(fields)
+	}
 	v, err := extendedValue(fields)
 	if err != nil {
 		e := errs.Errorf(errs.Invalid, "invalid JSON at byte %d: %s", start, err.Message)
@@ -29,6 +32,27 @@ func (p *parser) extended(start int, fields []Field) (Value, error) {
 		return Value{}, e
 	}
 	return v, nil
+}
+
+// longArgs turns the ints that ParseInput read inside a type wrapper back
+// into longs: a wrapper's numbers ({"$date":0}, {"$timestamp":{"t":1,"i":2}})
+// are arguments that name a value, not values a document stores.
+func longArgs(fields []Field) []Field {
+	out := make([]Field, len(fields))
+	for i, f := range fields {
+		out[i] = Field{Key: f.Key, Value: longArg(f.Value)}
+	}
+	return out
+}
+
+func longArg(v Value) Value {
+	switch v.kind {
+	case Int:
+		return LongValue(v.Long())
+	case Object:
+		return ObjectValue(longArgs(v.Fields()))
+	}
+	return v
 }
 
 func extendedValue(fields []Field) (Value, *errs.Error) {

@@ -47,7 +47,7 @@ func TestParse_NewKinds(t *testing.T) {
 		if v.TypeName() != c.kind {
 			t.Errorf("%s: type %s, want %s", c.in, v.TypeName(), c.kind)
 		}
-		if got := v.String(); got != c.stored {
+		if got := string(value.AppendJSON(nil, v)); got != c.stored {
 			t.Errorf("%s: stored %s, want %s", c.in, got, c.stored)
 		}
 		relaxed := c.relaxed

@@ -3,6 +3,7 @@ package value
 import (
 	"bytes"
 	"encoding/hex"
+	"math"
 	"strconv"
 	"sync"
 	"unicode/utf8"
@@ -28,10 +29,26 @@ func Parse(data []byte) (Value, error) {
 // ParseLarge is Parse without the limit on the size of a document, for
 // values that hold many documents: a journal record holds a before-image
 // of every document its transaction changed.
-func ParseLarge(data []byte) (Value, error) {
+func ParseLarge(data []byte) (Value, error) { return parseLarge(data, false) }
+
+// ParseInput is Parse for a document a user brings (insert, import, the
+// MCP insert tools), read as mongoimport and the MongoDB drivers'
+// Extended JSON readers read it: a plain JSON integer that fits in 32 bits
+// is an int, a larger one a long, a number with a fraction or an exponent
+// a double. Explicit wrappers keep their type ({"$numberLong":"1"} is a
+// long). Parse, for omgdb's stored form, reads every plain integer as a
+// long, the form AppendJSON writes a long in.
+func ParseInput(data []byte) (Value, error) {
+	if len(data) > MaxDocumentSize {
+		return Parse(data)
+	}
+	return parseLarge(data, true)
+}
+
+func parseLarge(data []byte, ints bool) (Value, error) {
 	p := parserPool.Get().(*parser)
 	defer p.release()
-	p.data, p.pos = data, 0
+	p.data, p.pos, p.ints = data, 0, ints
 	p.skipSpace()
 	v, err := p.value(1)
 	if err != nil {
@@ -55,7 +72,7 @@ const maxPooledStack = 256
 
 // release returns the parser to the pool, dropping what would pin memory.
 func (p *parser) release() {
-	p.data = nil
+	p.data, p.ints = nil, false
 	p.fields = resetStack(p.fields)
 	p.elems = resetStack(p.elems)
 	if len(p.keys) > 4096 {
@@ -95,6 +112,8 @@ type parser struct {
 	fields []Field
 	elems  []Value
 	keys   map[string]string // interned field names: documents repeat them
+	// ints reads plain integers that fit in 32 bits as ints (ParseInput).
+	ints bool
 }
 
 func (p *parser) errorf(format string, args ...any) *errs.Error {
@@ -315,7 +334,7 @@ func (p *parser) number() (Value, error) {
 		if float {
 			return Value{kind: Double, num: bits}, nil
 		}
-		return Value{kind: Long, num: bits}, nil
+		return p.integer(int64(bits)), nil
 	}
 	end, float, serr := jsonscan.Number(p.data, start)
 	if serr != nil {
@@ -325,7 +344,7 @@ func (p *parser) number() (Value, error) {
 	text := p.data[start:end]
 	if !float {
 		if i, ok := jsonscan.ParseInt(text); ok {
-			return LongValue(i), nil
+			return p.integer(i), nil
 		}
 		p.pos = start
 		return Value{}, p.errorf("integer %s does not fit in a 64-bit long", text).
@@ -336,4 +355,13 @@ func (p *parser) number() (Value, error) {
 	}
 	p.pos = start
 	return Value{}, p.errorf("number %s is out of the range of a double", text)
+}
+
+// integer is a plain JSON integer's value: a long, or with p.ints an int
+// when it fits in 32 bits.
+func (p *parser) integer(i int64) Value {
+	if p.ints && i >= math.MinInt32 && i <= math.MaxInt32 {
+		return IntValue(int32(i))
+	}
+	return LongValue(i)
 }

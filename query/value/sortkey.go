@@ -68,10 +68,18 @@ func (s *SortSpec) CompareKeys(a, b []SortVal) int {
 // has the sign of CompareKeys(Keys(a), Keys(b)), or of Compare of their
 // _ids when that is 0 (the order $sort gives).
 func (s *SortSpec) AppendKey(dst []byte, doc Value) []byte {
+	return AppendKey(s.AppendOrderKey(dst, doc), doc.Get("_id"))
+}
+
+// AppendOrderKey is AppendKey without the tie-break: bytes.Compare of two
+// documents' keys has the sign of CompareKeys(Keys(a), Keys(b)), and is 0
+// for documents that tie ($setWindowFields keeps their input order). No
+// key is a proper prefix of another's, so a key may be followed by more.
+func (s *SortSpec) AppendOrderKey(dst []byte, doc Value) []byte {
 	for i := range s.paths {
 		dst = AppendSortKey(dst, SortKeyOf(doc, &s.paths[i], s.desc[i]), s.desc[i])
 	}
-	return AppendKey(dst, doc.Get("_id"))
+	return dst
 }
 
 // SortDirection reads the direction of the sort key named key: 1 is

@@ -1,7 +1,9 @@
 package value
 
 import (
+	"bytes"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 )
@@ -341,13 +343,27 @@ func (v Value) IDFirst() Value {
 // ("missing" for the missing value).
 func (v Value) TypeName() string { return v.kind.String() }
 
-// String returns the canonical JSON of v (for debugging and messages).
+// String returns the canonical JSON of v for debugging and messages, with
+// ints written as plain numbers ("_id 1", not "_id {"$numberInt":"1"}"):
+// a message names a value as a user wrote it. AppendJSON writes the exact
+// form.
 func (v Value) String() string {
 	if v.kind == Missing {
 		return "<missing>"
 	}
-	return string(AppendJSON(nil, v))
+	js := AppendJSON(nil, v)
+	if !bytes.Contains(js, numberIntOpen) {
+		return string(js)
+	}
+	return string(plainInts.ReplaceAll(js, []byte("$1")))
 }
+
+// Inside a JSON string every '"' is escaped, so the text of an int's
+// wrapper can only be the wrapper.
+var (
+	numberIntOpen = []byte(`{"$numberInt":"`)
+	plainInts     = regexp.MustCompile(`\{"\$numberInt":"(-?[0-9]+)"\}`)
+)
 
 // Size estimates the memory a value holds, in bytes.
 func Size(v Value) int64 {

@@ -72,3 +72,8 @@ db.logs.createIndex({n: 'text'})
 Long('12345678901234567890')
 NumberLong('9007199254740993').toString()
 ObjectId('5f1d7a4b9c8e7d6f5a4b3c2d').getTimestamp()
+db.nums.insertOne({_id: 1, a: 1, b: 2.5, c: 2147483648, d: NumberLong(3), e: -0}).acknowledged
+db.nums.aggregate([{$project: {a: {$type: '$a'}, b: {$type: '$b'}, c: {$type: '$c'}, d: {$type: '$d'}, e: {$type: '$e'}, i: {$type: '$_id'}}}]).toArray()
+db.nums.updateOne({_id: 1}, {$inc: {a: 1}}).modifiedCount
+db.nums.findOne({_id: 1}).a + 1
+db.nums.aggregate([{$limit: 1}, {$project: {a: {$type: '$a'}}}]).toArray()
