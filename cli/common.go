@@ -124,28 +124,30 @@ func (e *env) parseArgWith(parse func([]byte) (value.Value, error), arg, what st
 	return v, nil
 }
 
-// output writes data lines to stdout through a buffer: canonical JSON,
-// one document a line (indented with pretty), or, with docs set, in
-// another format (format.go).
+// output writes data lines to stdout through a buffer: JSON, one
+// document or result a line (indented with pretty), or, with docs set, in
+// another format (format.go). Everything it prints is in its Extended
+// JSON mode: relaxed unless a command's --ejson says otherwise.
 type output struct {
 	w      *bufio.Writer
 	pretty bool
-	ejson  value.EJSONMode // the form of documents (doc, from)
+	ejson  value.EJSONMode // the form of documents and results
 	buf    []byte
 	docs   docSink
 }
 
 func (e *env) output(pretty bool) *output {
-	return &output{w: bufio.NewWriterSize(e.stdout, 64<<10), pretty: pretty}
+	return &output{w: bufio.NewWriterSize(e.stdout, 64<<10), pretty: pretty, ejson: value.EJSONRelaxed}
 }
 
-// doc writes one document as a line of canonical JSON (or indented).
+// doc writes one document as a line of JSON in the output's mode (or
+// indented).
 func (o *output) doc(v value.Value) error {
 	if o.docs != nil {
 		return o.docs.add(v)
 	}
 	o.buf = value.AppendEJSON(o.buf[:0], v, o.ejson)
-	return o.json(o.buf)
+	return o.writeJSON(o.buf, true)
 }
 
 // from writes the current document of src: the canonical JSON it is
@@ -166,26 +168,43 @@ func (o *output) from(src agg.Source, raw store.RawSource) error {
 // stored writes a stored document's canonical JSON in the output's
 // Extended JSON mode.
 func (o *output) stored(js []byte) error {
-	if o.ejson != value.EJSONStored && o.docs == nil {
+	if o.docs != nil {
+		return o.parsed(js)
+	}
+	if o.ejson != value.EJSONStored {
 		var err error
 		if o.buf, err = value.TranscodeEJSON(o.buf[:0], js, o.ejson); err != nil {
 			return err
 		}
 		js = o.buf
 	}
-	return o.json(js)
+	return o.writeJSON(js, true)
 }
 
-// json writes canonical JSON bytes as one line (or indented).
+// json writes a result (a struct's JSON, whose documents and values are in
+// omgdb's stored form) as one line in the output's Extended JSON mode, so
+// that a plan's sample documents or an upserted _id print as find prints
+// them. A result the transcoder cannot read (deeper than a document may
+// be) prints in the stored form, which is lossless.
 func (o *output) json(js []byte) error {
 	if o.docs != nil {
-		v, err := value.Parse(js)
-		if err != nil {
-			return err
+		return o.parsed(js)
+	}
+	if o.ejson != value.EJSONStored {
+		if t, err := value.TranscodeEJSON(o.buf[:0], js, o.ejson); err == nil {
+			o.buf, js = t, t
 		}
-		return o.docs.add(v)
 	}
 	return o.writeJSON(js, true)
+}
+
+// parsed hands canonical JSON to the output's format as a value.
+func (o *output) parsed(js []byte) error {
+	v, err := value.Parse(js)
+	if err != nil {
+		return err
+	}
+	return o.docs.add(v)
 }
 
 // writeJSON writes canonical JSON bytes (indented with pretty), and a
