@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"context"
 	"errors"
 	"regexp"
 	"strings"
@@ -25,10 +26,14 @@ type regexNode struct {
 	input, pattern Node
 	options        Node
 	fixed          *regexp.Regexp // compiled once when pattern and options are literals
-	apply          func(re *regexp.Regexp, in value.Value) value.Value
+	apply          regexApply
 }
 
-func regexOp(apply func(*regexp.Regexp, value.Value) value.Value) opCompiler {
+// regexApply applies one of the operators: re is nil when the regex is
+// null or missing, and ctx interrupts a match over a long input.
+type regexApply func(ctx context.Context, re *regexp.Regexp, in value.Value) (value.Value, error)
+
+func regexOp(apply regexApply) opCompiler {
 	return func(c *Compiler, name string, arg value.Value) (Node, error) {
 		m, err := c.Named(name, arg, []string{"input", "regex"}, []string{"options"})
 		if err != nil {
@@ -65,19 +70,19 @@ func (n *regexNode) Eval(c *EvalCtx) (value.Value, error) {
 			return value.Value{}, err
 		}
 		if Nullish(p) {
-			return n.apply(nil, value.MissingValue), nil
+			return n.apply(nil, nil, value.MissingValue)
 		}
 		if re, err = compileExprRegex(n.op, p, o); err != nil {
 			return value.Value{}, err
 		}
 	}
 	if Nullish(in) {
-		return n.apply(nil, value.MissingValue), nil
+		return n.apply(nil, nil, value.MissingValue)
 	}
 	if err := c.tickRead(in); err != nil {
 		return value.Value{}, err
 	}
-	return n.apply(re, in), nil
+	return n.apply(c.Ctx, re, in)
 }
 
 // compileExprRegex checks the types of an operator's regex and options
@@ -104,35 +109,43 @@ func compileExprRegex(op string, pattern, options value.Value) (*regexp.Regexp, 
 	return re, err
 }
 
-func regexMatch(re *regexp.Regexp, in value.Value) value.Value {
-	return value.BoolValue(re != nil && re.MatchString(in.Str()))
+func regexMatch(ctx context.Context, re *regexp.Regexp, in value.Value) (value.Value, error) {
+	if re == nil {
+		return value.BoolValue(false), nil
+	}
+	ok, err := MatchRegex(ctx, re, in.Str())
+	return value.BoolValue(ok), err
 }
 
-func regexFind(re *regexp.Regexp, in value.Value) value.Value {
+func regexFind(ctx context.Context, re *regexp.Regexp, in value.Value) (value.Value, error) {
 	if re == nil {
-		return value.NullValue()
+		return value.NullValue(), nil
 	}
 	s := in.Str()
-	loc := re.FindStringSubmatchIndex(s)
-	if loc == nil {
-		return value.NullValue()
+	loc, err := findRegex(ctx, re, s)
+	if err != nil || loc == nil {
+		return value.NullValue(), err
 	}
-	return matchObject(s, loc, utf8.RuneCountInString(s[:loc[0]]))
+	return matchObject(s, loc, utf8.RuneCountInString(s[:loc[0]])), nil
 }
 
-func regexFindAll(re *regexp.Regexp, in value.Value) value.Value {
+func regexFindAll(ctx context.Context, re *regexp.Regexp, in value.Value) (value.Value, error) {
 	out := []value.Value{}
 	if re == nil {
-		return value.ArrayValue(out)
+		return value.ArrayValue(out), nil
 	}
 	s := in.Str()
+	locs, err := findAllRegex(ctx, re, s)
+	if err != nil {
+		return value.Value{}, err
+	}
 	cp, last := 0, 0
-	for _, loc := range re.FindAllStringSubmatchIndex(s, -1) {
+	for _, loc := range locs {
 		cp += utf8.RuneCountInString(s[last:loc[0]])
 		last = loc[0]
 		out = append(out, matchObject(s, loc, cp))
 	}
-	return value.ArrayValue(out)
+	return value.ArrayValue(out), nil
 }
 
 // matchObject is {match, idx, captures}; unmatched groups are null.
