@@ -28,7 +28,7 @@ func (s *Server) planAggregateTool() *tool {
 			s.example("collection", "orders", "pipeline", arr(obj("$group", obj("_id", "$city", "n", obj("$sum", 1))), obj("$out", "by_city")))),
 		Params: []param{s.pathParam(), collectionParam,
 			{Name: "pipeline", Type: "array", Required: true, Description: "The stages; the last is $out or $merge."},
-			sampleParam},
+			sampleParam, maxBytesParam},
 		Output: planOutput(),
 		Run:    runPlanAggregate,
 	}
