@@ -35,15 +35,29 @@ type regexApply func(ctx context.Context, re *regexp.Regexp, in value.Value) (va
 
 func regexOp(apply regexApply) opCompiler {
 	return func(c *Compiler, name string, arg value.Value) (Node, error) {
-		m, err := c.Named(name, arg, []string{"input", "regex"}, []string{"options"})
+		// Every argument may be absent, as in MongoDB: a missing input or
+		// regex gives no match, like null.
+		m, err := c.Named(name, arg, nil, []string{"input", "regex", "options"})
 		if err != nil {
 			return nil, err
 		}
 		n := &regexNode{op: name, input: m["input"], pattern: m["regex"], options: m["options"], apply: apply}
+		if n.input == nil {
+			n.input = Literal{Value: value.MissingValue}
+		}
+		if n.pattern == nil {
+			n.pattern = Literal{Value: value.MissingValue}
+		}
 		p, pok := n.pattern.(Literal)
 		o, ook := n.options.(Literal)
-		if pok && (n.options == nil || ook) && !Nullish(p.Value) {
+		switch {
+		case pok && (n.options == nil || ook) && !Nullish(p.Value):
 			if n.fixed, err = compileExprRegex(name, p.Value, o.Value); err != nil {
+				return nil, err
+			}
+		case ook && !Nullish(o.Value):
+			// bad options are an error even with no regex to apply them to
+			if _, err = compileExprRegex(name, value.StringValue(""), o.Value); err != nil {
 				return nil, err
 			}
 		}
@@ -89,13 +103,32 @@ func (n *regexNode) Eval(c *EvalCtx) (value.Value, error) {
 // and compiles them with CompileRegex (RE2, flags i, m, s, x, u, at most
 // MaxRegexLength bytes), naming op in errors.
 func compileExprRegex(op string, pattern, options value.Value) (*regexp.Regexp, error) {
-	if pattern.Kind() != value.String {
-		return nil, errs.Errorf(errs.Invalid, "%s needs 'regex' to be of type string, found %s", op, pattern.TypeName())
+	if pattern.Kind() != value.String && pattern.Kind() != value.Regex {
+		return nil, errs.Errorf(errs.Invalid, "%s needs 'regex' to be of type string or regex, found %s", op, pattern.TypeName())
 	}
 	if !Nullish(options) && options.Kind() != value.String {
 		return nil, errs.Errorf(errs.Invalid, "%s needs 'options' to be of type string, found %s", op, options.TypeName())
 	}
-	re, err := CompileRegex(pattern.Str(), options.Str())
+	if strings.IndexByte(options.Str(), 0) >= 0 {
+		return nil, errs.Errorf(errs.Invalid, "%s: 'options' cannot contain an embedded null byte", op).
+			WithHint("the flags are i, m, s and x")
+	}
+	src, flags := pattern.Str(), options.Str()
+	if pattern.Kind() == value.Regex { // a regex value brings its own flags
+		src = pattern.Pattern()
+		if pattern.Options() != "" && !Nullish(options) {
+			return nil, errs.Errorf(errs.Invalid, "%s: options set in both 'regex' and 'options'", op).
+				WithHint("write the flags once: in the regex value, or in 'options'")
+		}
+		if pattern.Options() != "" {
+			flags = pattern.Options()
+		}
+	}
+	if strings.IndexByte(src, 0) >= 0 {
+		return nil, errs.Errorf(errs.Invalid, "%s: 'regex' cannot contain an embedded null byte", op).
+			WithHint("remove the null byte from the pattern")
+	}
+	re, err := CompileRegex(src, flags)
 	var e *errs.Error
 	if err != nil && errors.As(err, &e) {
 		msg := strings.TrimPrefix(e.Message, "malformed query: ")
@@ -138,6 +171,9 @@ func regexFindAll(ctx context.Context, re *regexp.Regexp, in value.Value) (value
 	locs, err := findAllRegex(ctx, re, s)
 	if err != nil {
 		return value.Value{}, err
+	}
+	if n := len(locs); n > 0 && len(s) > 0 && locs[n-1][0] == len(s) {
+		locs = locs[:n-1] // MongoDB stops once it reaches the end of a non-empty input
 	}
 	cp, last := 0, 0
 	for _, loc := range locs {

@@ -33,6 +33,10 @@ import (
 // MaxRegexProgram allows.
 const LongRegexSubject = 1 << 10
 
+// longSubject is LongRegexSubject, which tests lower to run every match
+// through the reader path.
+var longSubject = LongRegexSubject
+
 // regexCheckRunes is how many runes the reader reads between two looks at
 // the context: a costly pattern's step per rune is at most about 50 µs,
 // so a done context is seen within about a millisecond.
@@ -71,7 +75,7 @@ func (r *deadlineReader) ReadRune() (rune, int, error) {
 // interruptible reports whether a match of s under ctx takes the reader
 // path, and the channel that interrupts it.
 func interruptible(ctx context.Context, s string) (<-chan struct{}, bool) {
-	if ctx == nil || len(s) < LongRegexSubject {
+	if ctx == nil || len(s) < longSubject {
 		return nil, false
 	}
 	done := ctx.Done()
