@@ -3,8 +3,10 @@ package expr
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -43,20 +45,53 @@ func TestRegexReader_EqualsString(t *testing.T) {
 			if trial == 0 {
 				s = strings.Repeat("d", LongRegexSubject) // no a, b or c at all
 			}
-			ok, err := MatchRegex(ctx, re, s)
-			if err != nil || ok != re.MatchString(s) {
-				t.Fatalf("%q trial %d: MatchRegex = %v, %v; MatchString = %v", p, trial, ok, err, re.MatchString(s))
-			}
-			loc, err := findRegex(ctx, re, s)
-			if want := re.FindStringSubmatchIndex(s); err != nil || !reflect.DeepEqual(loc, want) {
-				t.Fatalf("%q trial %d: findRegex = %v, %v; want %v", p, trial, loc, err, want)
-			}
-			all, err := findAllRegex(ctx, re, s)
-			if want := re.FindAllStringSubmatchIndex(s, -1); err != nil || !reflect.DeepEqual(all, want) {
-				t.Fatalf("%q trial %d: findAllRegex gave %d matches (err %v), FindAll %d; first difference at %d", p, trial, len(all), err, len(want), firstDiff(all, want))
-			}
+			checkPathsAgree(t, ctx, re, s, fmt.Sprintf("%q trial %d", p, trial))
 		}
 	}
+}
+
+// checkPathsAgree fails t unless MatchRegex, findRegex and findAllRegex
+// under ctx give exactly what the string functions of Go's regexp give on s.
+func checkPathsAgree(t *testing.T, ctx context.Context, re *regexp.Regexp, s, what string) {
+	t.Helper()
+	ok, err := MatchRegex(ctx, re, s)
+	if err != nil || ok != re.MatchString(s) {
+		t.Fatalf("%s: MatchRegex = %v, %v; MatchString = %v", what, ok, err, re.MatchString(s))
+	}
+	loc, err := findRegex(ctx, re, s)
+	if want := re.FindStringSubmatchIndex(s); err != nil || !reflect.DeepEqual(loc, want) {
+		t.Fatalf("%s: findRegex = %v, %v; want %v", what, loc, err, want)
+	}
+	all, err := findAllRegex(ctx, re, s)
+	if want := re.FindAllStringSubmatchIndex(s, -1); err != nil || !reflect.DeepEqual(all, want) {
+		t.Fatalf("%s: findAllRegex gave %d matches (err %v), FindAll %d; first difference at %d", what, len(all), err, len(want), firstDiff(all, want))
+	}
+}
+
+// FuzzRegexReaderPath: for any pattern, flags and subject, the
+// interruptible reader path (forced for short subjects too) gives what
+// the string path gives.
+func FuzzRegexReaderPath(f *testing.F) {
+	for _, p := range equalityPatterns {
+		f.Add(p, "", "ab abc\nba é1.b")
+	}
+	f.Add(`(?U)(a|ab)(c|bcd)(d*)`, "i", "ABCD abcd xabcdd")
+	f.Add(`^Foo line\d$`, "m", "Foo line1\nFoo line2")
+	f.Add(`()`, "", "bbbb")
+	f.Add(`\b|x*`, "s", "a b\n\nc")
+	f.Fuzz(func(t *testing.T, pattern, flags, s string) {
+		if len(s) > 4096 {
+			return
+		}
+		re, err := CompileRegex(pattern, flags)
+		if err != nil {
+			return
+		}
+		defer ReaderPathForTests()()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		checkPathsAgree(t, ctx, re, s, fmt.Sprintf("%q (%s) over %q", pattern, flags, s))
+	})
 }
 
 func firstDiff(a, b [][]int) int {
@@ -106,4 +141,62 @@ func TestCompileRegex_ProgramLimit(t *testing.T) {
 			t.Errorf("%q: err = %v, want the program limit", p, err)
 		}
 	}
+}
+
+// TestResume_Cached: the resumed form of a pattern is compiled once and
+// reused, and patterns built per document do not grow the cache past
+// resumeCacheSize.
+func TestResume_Cached(t *testing.T) {
+	re := regexp.MustCompile(`b+c`)
+	a, err := resume(re)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := resume(re); b != a {
+		t.Error("resume compiled the same pattern twice")
+	}
+	for i := range 3 * resumeCacheSize {
+		if _, err := resume(regexp.MustCompile(fmt.Sprintf("x%d", i))); err != nil {
+			t.Fatal(err)
+		}
+		resumeCache.Lock()
+		n := len(resumeCache.m)
+		resumeCache.Unlock()
+		if n > resumeCacheSize {
+			t.Fatalf("cache holds %d patterns, over %d", n, resumeCacheSize)
+		}
+	}
+}
+
+// BenchmarkRegexPaths compares the string path with the interruptible
+// reader path on a 64 KiB subject: a match, and a find-all with 16,000
+// matches.
+func BenchmarkRegexPaths(b *testing.B) {
+	s := strings.Repeat("xy ab ", 16<<10/6*4) + "abbbc"
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, p := range []string{"ab+c", "(?i)ab+c", `[a-c]b+c`, `\bab`} {
+		re := regexp.MustCompile(p)
+		b.Run("match/string/"+p, func(b *testing.B) {
+			for range b.N {
+				re.MatchString(s)
+			}
+		})
+		b.Run("match/reader/"+p, func(b *testing.B) {
+			for range b.N {
+				MatchRegex(ctx, re, s)
+			}
+		})
+	}
+	re := regexp.MustCompile(`a(b)`)
+	b.Run("findall/string", func(b *testing.B) {
+		for range b.N {
+			re.FindAllStringSubmatchIndex(s, -1)
+		}
+	})
+	b.Run("findall/reader", func(b *testing.B) {
+		for range b.N {
+			findAllRegex(ctx, re, s)
+		}
+	})
 }
