@@ -16,7 +16,7 @@ func (s *Server) builtins() []*tool {
 		s.insertManyTool(), s.createCollectionTool(), s.renameCollectionTool(), s.explainTool(), s.diagnoseTool(), s.vsearchTool(), s.searchTool(), s.contextPackTool(),
 		s.statsTool(), s.listIndexesTool(), s.suggestIndexesTool(), s.createIndexTool(), s.dropIndexTool(),
 		// the change lifecycle (tool_changes.go, tool_history.go)
-		s.historyTool(), s.diffTool(), s.plansTool(), s.planUpdateTool(), s.planDeleteTool(), s.planRevertTool(),
+		s.historyTool(), s.diffTool(), s.plansTool(), s.planUpdateTool(), s.planDeleteTool(), s.planAggregateTool(), s.planRevertTool(),
 		s.applyTool(), s.rollbackTool(), s.createSnapshotTool(), s.deleteSnapshotTool(), s.dropCollectionTool(), s.pruneHistoryTool()}
 }
 

@@ -237,12 +237,12 @@ func TestChanges_Scope(t *testing.T) {
 	f := newFixture(t, Config{})
 	path := f.standardStore()
 	before := dump(t, path)
-	for _, name := range []string{"plan_update", "plan_delete", "plan_revert", "apply", "rollback", "create_snapshot",
+	for _, name := range []string{"plan_update", "plan_delete", "plan_aggregate", "plan_revert", "apply", "rollback", "create_snapshot",
 		"delete_snapshot", "drop_collection", "prune_history"} {
 		if f.srv.listed(name) {
 			t.Errorf("read scope lists %s", name)
 		}
-		res := f.callTool(name, `{"path":"app.omgdb","collection":"users","filter":{},"update":{"$set":{"a":1}},"token":"x","change_id":"x","name":"x","revision":"1","history_before":"1"}`)
+		res := f.callTool(name, `{"path":"app.omgdb","collection":"users","filter":{},"update":{"$set":{"a":1}},"token":"x","change_id":"x","name":"x","revision":"1","history_before":"1","pipeline":[{"$out":"x"}]}`)
 		if errorCode(res) != CodeScopeDenied {
 			t.Errorf("read scope ran %s: %v", name, res)
 		}

@@ -94,6 +94,7 @@ var readCalls = []e2eCall{
 	{tool: "insert", args: app("collection", "users", "document", m{}), code: "SCOPE_DENIED"},
 	{tool: "apply", args: app("token", "x"), code: "SCOPE_DENIED"},
 	{tool: "drop_collection", args: app("collection", "users"), code: "SCOPE_DENIED"},
+	{tool: "plan_aggregate", args: app("collection", "users", "pipeline", []any{m{"$out": "copy"}}), code: "SCOPE_DENIED"},
 }
 
 var readWriteCalls = []e2eCall{
@@ -138,6 +139,21 @@ var readWriteCalls = []e2eCall{
 	{tool: "plan_revert", args: app("revision", "nope"), code: "NOT_FOUND"},
 	{tool: "apply", args: app("token", "{{revert}}")},
 	{tool: "count", args: app("collection", "users"), check: wantField("count", 2.0)},
+	// plan_aggregate: the writes of $out and $merge, planned, applied, undone
+	{tool: "plan_aggregate", args: app("collection", "users", "pipeline", []any{m{"$project": m{"name": 1}}, m{"$out": "names"}}),
+		save: map[string]string{"agg": "token"}, check: wantField("matched", 2.0)},
+	{tool: "count", args: app("collection", "names"), code: "NOT_FOUND"}, // planning writes nothing
+	{tool: "apply", args: app("token", "{{agg}}"), save: map[string]string{"aggApplied": "change_id"}, check: wantField("inserted", 2.0)},
+	{tool: "find", args: app("collection", "names", "sort", m{"name": 1}, "project", m{"_id": 0}),
+		check: wantField("documents", []any{m{"name": "ada"}, m{"name": "bob"}})},
+	{tool: "plan_aggregate", args: app("collection", "users", "pipeline", []any{m{"$set": m{"seen": true}}, m{"$merge": m{"into": "names", "whenMatched": "keepExisting"}}}),
+		check: wantField("modified", 0.0)},
+	{tool: "rollback", args: app("change_id", "{{aggApplied}}")},
+	{tool: "count", args: app("collection", "names"), code: "NOT_FOUND"}, // the collection the apply created is gone
+	{tool: "plan_aggregate", args: app("collection", "users", "pipeline", []any{m{"$match": m{}}}), code: "INVALID_ARGUMENT"},
+	{tool: "plan_aggregate", args: app("collection", "users", "pipeline", []any{m{"$merge": m{"into": "names", "whenMatched": "sometimes"}}}), code: "INVALID_ARGUMENT"},
+	{tool: "plan_aggregate", args: app("collection", "userz", "pipeline", []any{m{"$out": "names"}}), code: "NOT_FOUND"},
+	{tool: "plan_aggregate", args: app("collection", "users", "pipeline", m{"$out": "names"}), code: "INVALID_ARGUMENT", schemaInvalid: true},
 	{tool: "insert", args: app("collection", "scratch", "document", m{"_id": "tmp"})},
 	// insert_many and create_collection write one change each, undone by rollback
 	{tool: "insert_many", args: app("collection", "batch", "documents", []any{m{"_id": 1}, m{"_id": 2, "a": []any{1, 2}}}),

@@ -9,9 +9,11 @@ import (
 )
 
 // maxBytesParam lets an agent lower the byte cap of one result: the cap
-// is the smaller of it and --max-bytes, which it can never raise.
-var maxBytesParam = param{Name: "max_bytes", Type: "integer", Min: i64(100),
-	Description: "Lower result byte cap."}
+// is the smaller of it and --max-bytes, which it can never raise. Every
+// tool that returns documents or other long lists takes it; it has no
+// description in tools/list, where its name says enough and 13 of them
+// would cost about 100 tokens (docs/mcp.md explains it).
+var maxBytesParam = param{Name: "max_bytes", Type: "integer", Min: i64(100)}
 
 // maxBytes is the byte cap of the call's result: --max-bytes, or the
 // call's max_bytes argument when it is lower.

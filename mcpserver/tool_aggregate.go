@@ -39,10 +39,27 @@ func runAggregate(ctx context.Context, c *call) (*output, error) {
 
 func (c *call) compilePipeline(spec value.Value) (*agg.Pipeline, error) {
 	p, err := agg.CompilePipeline(spec, &agg.PipelineOptions{Now: c.srv.cfg.Now()})
+	if err != nil && writes(spec) {
+		te := asToolError(argError(err, "pipeline"), "", "")
+		if c.srv.listed("plan_aggregate") {
+			return nil, te.withHint("call plan_aggregate with this pipeline, show the user the plan, then apply its token").withNext("plan_aggregate")
+		}
+		return nil, te.withHint("writes go through plan_aggregate, which needs a read-write server; this one cannot write")
+	}
 	if err != nil {
 		return nil, argError(err, "pipeline")
 	}
 	return p, nil
+}
+
+// writes reports whether a pipeline has a $out or $merge stage.
+func writes(spec value.Value) bool {
+	for _, st := range spec.Array() {
+		if st.Kind() == value.Object && (st.Has("$out") || st.Has("$merge")) {
+			return true
+		}
+	}
+	return false
 }
 
 // aggregate runs a pipeline over the collection as the agent sees it and

@@ -36,7 +36,7 @@ func (s *Server) planUpdateTool() *tool {
 			{Name: "upsert", Type: "boolean", Description: "Insert a document when nothing matches."},
 			multiParam,
 			{Name: "array_filters", Type: "array", Description: "Filters for $[<id>] paths."},
-			sampleParam},
+			sampleParam, maxBytesParam},
 		Output: planOutput(),
 		Run:    runPlanUpdate,
 	}
@@ -84,7 +84,7 @@ func (s *Server) planDeleteTool() *tool {
 			s.example("collection", "users", "filter", obj("city", "Lyon"))),
 		Params: []param{s.pathParam(), collectionParam,
 			{Name: "filter", Type: "object", Required: true, Description: "MongoDB filter; {} matches all."},
-			multiParam, sampleParam},
+			multiParam, sampleParam, maxBytesParam},
 		Output: planOutput(),
 		Run:    runPlanDelete,
 	}
@@ -117,7 +117,7 @@ func (s *Server) planRevertTool() *tool {
 			s.example("revision", "before-import")),
 		Params: []param{s.pathParam(),
 			{Name: "revision", Type: "string", Required: true, Description: "Lsn, snapshot, change id or ISO time."},
-			sampleParam},
+			sampleParam, maxBytesParam},
 		Output: planOutput(),
 		Run:    runPlanRevert,
 	}
@@ -265,7 +265,7 @@ func (s *Server) plansTool() *tool {
 		Description: "Pending plans, or with token one plan and the documents it changes, before and after.",
 		Params: []param{s.pathParam(),
 			{Name: "token", Type: "string", MaxLength: 64, Description: "Show this plan."},
-			{Name: "all", Type: "boolean", Description: "Also applied, discarded and expired plans."}},
+			{Name: "all", Type: "boolean", Description: "Also applied, discarded and expired plans."}, maxBytesParam},
 		Output: outputSchema([]string{"next_valid_actions"}, "plans", tList(), "plan", tObj(),
 			"documents", tList(), "applied_limits", tObj(), "next_valid_actions", tArr(tStr())),
 		Run: runPlans,

@@ -26,10 +26,9 @@ func (s *Server) describeTool() *tool {
 		Description: "A store's collections with counts, fields (dotted paths, types, presence) and a sample document. Call this first.",
 		Params: []param{s.pathParam(),
 			{Name: "collection", Type: "string", Description: "Only this collection."},
-			{Name: "sample", Type: "integer", Description: "Documents to sample per collection.", Min: i64(1), Max: i64(MaxLimit), Default: value.LongValue(100)}},
+			{Name: "sample", Type: "integer", Description: "Documents to sample per collection.", Min: i64(1), Max: i64(MaxLimit), Default: value.LongValue(100)}, maxBytesParam},
 		Output: outputSchema([]string{"store", "collections"}, "store", tStr(),
-			"collections", tArr(obj("type", "object", "properties", obj("name", tStr(), "count", tInt(),
-				"sampled", tInt(), "fields", tList(), "sample", tObj())))),
+			"collections", tList()), // of {name, count, sampled, fields, sample}: docs/mcp.md
 		Run: runDescribe,
 	}
 }

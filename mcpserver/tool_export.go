@@ -16,7 +16,7 @@ func (s *Server) exportTool() *tool {
 		Description: "A find's matches as NDJSON in a temporary resource (uri), read page by page with resources/read.",
 		Params: []param{s.pathParam(), collectionParam, filterParam, sortParam,
 			{Name: "project", Type: "object", Description: "Fields."},
-			{Name: "limit", Type: "integer", Min: i64(1), Max: i64(maxExportDocs), Description: "Max documents."}},
+			{Name: "limit", Type: "integer", Min: i64(1), Max: i64(maxExportDocs), Description: "Max documents."}, maxBytesParam},
 		Output: outputSchema([]string{"uri"}, "uri", tStr(), "documents", tInt(), "bytes", tInt(), "pages", tInt(),
 			"expires", tStr(), "applied_limits", tObj()),
 		Run: runExport,
@@ -87,7 +87,7 @@ func (c *call) keepExport(lines [][]byte) *export {
 	c.srv.cfg.Rand.Read(b)
 	now := c.srv.cfg.Now()
 	e := &export{id: hex.EncodeToString(b), owner: c.sess, store: c.storePath(), docs: len(lines),
-		pages: paginate(lines, c.srv.cfg.MaxBytes), expires: now.Add(exportLifetime)}
+		pages: paginate(lines, c.maxBytes()), expires: now.Add(exportLifetime)}
 	for _, p := range e.pages {
 		e.bytes += len(p)
 	}

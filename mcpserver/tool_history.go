@@ -19,7 +19,7 @@ func (s *Server) historyTool() *tool {
 		Params: []param{s.pathParam(),
 			{Name: "collection", Type: "string", Description: "Only this collection."},
 			{Name: "id", Type: "string", Description: "A document's _id (JSON, or a bare string): its versions."},
-			{Name: "limit", Type: "integer", Min: i64(1), Max: i64(MaxLimit), Default: value.LongValue(20), Description: "Max entries."}},
+			{Name: "limit", Type: "integer", Min: i64(1), Max: i64(MaxLimit), Default: value.LongValue(20), Description: "Max entries."}, maxBytesParam},
 		Output: outputSchema([]string{"returned"}, "changes", tList(), "versions", tList(), "returned", tInt(),
 			"applied_limits", tObj()),
 		Run: runHistory,
@@ -66,10 +66,13 @@ func runHistory(ctx context.Context, c *call) (*output, error) {
 	if err != nil {
 		return nil, err
 	}
-	shown := []changes.Change{}
+	shown, k := []changes.Change{}, &capper{c: c}
 	for _, ch := range hist {
 		if len(shown) < limit && c.collectionsAllowed(ch.Collections) == nil {
 			c.redactNote(&ch)
+			if !k.fits(ch) {
+				break
+			}
 			shown = append(shown, ch)
 		}
 	}
@@ -80,7 +83,7 @@ func runHistory(ctx context.Context, c *call) (*output, error) {
 	if out != nil {
 		out.returned = int64(len(shown))
 	}
-	return out, err
+	return withLimits(out, k), err
 }
 
 func (s *Server) diffTool() *tool {
@@ -91,7 +94,7 @@ func (s *Server) diffTool() *tool {
 		Params: []param{s.pathParam(),
 			{Name: "from", Type: "string", Required: true, Description: "The earlier revision."},
 			{Name: "to", Type: "string", Description: "The later revision; default now."},
-			{Name: "collection", Type: "string", Description: "Only this collection."}},
+			{Name: "collection", Type: "string", Description: "Only this collection."}, maxBytesParam},
 		Output: outputSchema([]string{"documents"}, "from", tObj(), "to", tObj(), "inserted", tInt(), "deleted", tInt(),
 			"updated", tInt(), "documents", tList(), "applied_limits", tObj()),
 		Run: runDiff,

@@ -15,7 +15,7 @@ var (
 	queryParam = param{Name: "query", Type: "string", Required: true, Description: "What to look for.", MaxLength: 4096}
 	kParam     = param{Name: "k", Type: "integer", Description: "Hits to return.", Min: i64(1), Max: i64(MaxLimit),
 		Default: value.LongValue(vector.DefaultK)}
-	hitsSchema = tArr(obj("type", "object", "properties", obj("_id", obj(), "score", obj("type", "number"), "document", tObj())))
+	hitsSchema = tList() // of {_id, score, document}: docs/mcp.md, not each tools/list
 )
 
 func (s *Server) vsearchTool() *tool {
@@ -24,7 +24,7 @@ func (s *Server) vsearchTool() *tool {
 		Description: sentence("Rank documents by similarity of a text field to a query (vector index, else",
 			"embedded on the fly). Example:",
 			s.example("collection", "notes", "field", "body", "query", "backup policy")),
-		Params: []param{s.pathParam(), collectionParam, fieldParam, queryParam, kParam, filterParam},
+		Params: []param{s.pathParam(), collectionParam, fieldParam, queryParam, kParam, filterParam, maxBytesParam},
 		Output: outputSchema([]string{"hits"}, "hits", hitsSchema, "returned", tInt(),
 			"index", tStr(), "note", tStr(), "applied_limits", tObj(), "redacted", tArr(tStr())),
 		Run: runVsearch,
@@ -37,7 +37,7 @@ func (s *Server) searchTool() *tool {
 		Description: sentence("BM25 full-text search with the collection's search index; query takes words,",
 			"\"phrases\", -exclusions, OR. Example:",
 			s.example("collection", "notes", "query", "backup -tape")),
-		Params: []param{s.pathParam(), collectionParam, queryParam, kParam, filterParam},
+		Params: []param{s.pathParam(), collectionParam, queryParam, kParam, filterParam, maxBytesParam},
 		Output: outputSchema([]string{"hits"}, "hits", hitsSchema, "returned", tInt(),
 			"index", tStr(), "note", tStr(), "applied_limits", tObj(), "redacted", tArr(tStr())),
 		Run: runSearch,

@@ -18,6 +18,7 @@ type Filter struct {
 	fields []string
 	prune  *value.FieldSet // the parts of a document MatchJSON decodes
 	whole  bool            // MatchJSON must parse whole documents ($expr)
+	regex  bool            // a regex condition, which a context interrupts (expr.MatchRegex)
 	// direct, when the filter is a conjunction of conditions on fields
 	// none of which is inside another, is the tree of their paths, and
 	// directs the conditions with their slots: MatchJSON then reads the
@@ -137,7 +138,7 @@ func CompileFilter(spec value.Value) (*Filter, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Filter{preds: preds, fields: c.fields, prune: value.NewFieldSet(c.fields), whole: c.hasExpr}
+	f := &Filter{preds: preds, fields: c.fields, prune: value.NewFieldSet(c.fields), whole: c.hasExpr, regex: hasRegex(spec)}
 	for _, p := range preds {
 		f.root = append(f.root, p.n)
 	}
@@ -167,12 +168,13 @@ func (f *Filter) MatchErrContext(ctx context.Context, doc value.Value) (bool, er
 	return ok, nil
 }
 
-// MatchContext is MatchErr that stops evaluating a $expr when ctx is done
-// and then returns ctx's error. A $expr that fails to evaluate fails the
-// match with an *ExprError, as MongoDB fails the whole query: scans, counts
-// and plans stop with it instead of leaving the document out.
+// MatchContext is MatchErr that stops evaluating a $expr, or matching a
+// regex over a long string, when ctx is done and then returns ctx's
+// error. A $expr that fails to evaluate fails the match with an
+// *ExprError, as MongoDB fails the whole query: scans, counts and plans
+// stop with it instead of leaving the document out.
 func (f *Filter) MatchContext(ctx context.Context, doc value.Value) (bool, error) {
-	if !f.whole {
+	if !f.whole && (!f.regex || ctx == nil) {
 		return f.root.match(doc, nil), nil
 	}
 	c := matchCtx{key: -1, ctx: ctx}
@@ -335,8 +337,8 @@ func (n *pathNode) match(doc value.Value, c *matchCtx) bool {
 // matchAt is match for a document in which the path leads through
 // objects alone to v (missing when the path ends early or meets a
 // scalar).
-func (n *pathNode) matchAt(v value.Value) bool {
-	w := pathWalk{path: n.path, leafArrays: n.leafArrays, pred: n.pred}
+func (n *pathNode) matchAt(v value.Value, c *matchCtx) bool {
+	w := pathWalk{path: n.path, leafArrays: n.leafArrays, pred: n.pred, ctx: c}
 	return w.atEnd(v, -1)
 }
 

@@ -106,7 +106,7 @@ func (p *inPred) add(v value.Value) {
 	}
 }
 
-func (p *inPred) matchValue(v value.Value, _ *matchCtx) bool {
+func (p *inPred) matchValue(v value.Value, c *matchCtx) bool {
 	if v.Kind() == value.Missing {
 		return p.hasNull
 	}
@@ -123,7 +123,7 @@ func (p *inPred) matchValue(v value.Value, _ *matchCtx) bool {
 	}
 	if v.Kind() == value.String {
 		for _, re := range p.regexes {
-			if re.MatchString(v.Str()) {
+			if c.matchRegex(re, v.Str()) {
 				return true
 			}
 		}
@@ -134,8 +134,8 @@ func (p *inPred) matchValue(v value.Value, _ *matchCtx) bool {
 // regexPred is $regex: it matches strings only.
 type regexPred struct{ re *regexp.Regexp }
 
-func (p regexPred) matchValue(v value.Value, _ *matchCtx) bool {
-	return v.Kind() == value.String && p.re.MatchString(v.Str())
+func (p regexPred) matchValue(v value.Value, c *matchCtx) bool {
+	return v.Kind() == value.String && c.matchRegex(p.re, v.Str())
 }
 
 // existsPred is $exists: true.

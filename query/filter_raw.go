@@ -21,8 +21,9 @@ func (f *Filter) MatchJSON(data []byte) (bool, error) {
 	return f.MatchJSONContext(nil, data)
 }
 
-// MatchJSONContext is MatchJSON that stops evaluating a $expr when ctx is
-// done, and then returns ctx's error. A nil ctx is never done.
+// MatchJSONContext is MatchJSON that stops evaluating a $expr, or matching
+// a regex over a long string, when ctx is done, and then returns ctx's
+// error. A nil ctx is never done.
 func (f *Filter) MatchJSONContext(ctx context.Context, data []byte) (bool, error) {
 	if f.whole {
 		doc, err := value.Parse(data)
@@ -36,15 +37,28 @@ func (f *Filter) MatchJSONContext(ctx context.Context, data []byte) (bool, error
 	}
 	d := value.PooledDecoder()
 	defer d.Release()
-	return f.matchRaw(d, data)
+	return f.matchRaw(ctx, d, data)
 }
 
 // matchRaw is MatchJSON with the decoder d: through the filter's paths'
 // values alone when it can (Filter.direct), else on the pruned document.
-func (f *Filter) matchRaw(d *value.Decoder, data []byte) (bool, error) {
+// ctx interrupts the filter's regex conditions.
+func (f *Filter) matchRaw(ctx context.Context, d *value.Decoder, data []byte) (bool, error) {
+	var c *matchCtx
+	if f.regex && ctx != nil {
+		c = &matchCtx{key: -1, ctx: ctx}
+	}
+	ok, err := f.matchDecoded(c, d, data)
+	if c != nil && c.stop != nil {
+		return false, c.stop
+	}
+	return ok, err
+}
+
+func (f *Filter) matchDecoded(c *matchCtx, d *value.Decoder, data []byte) (bool, error) {
 	if slots, ok := d.ReadSlots(data, &f.direct); ok {
 		for _, p := range f.directs {
-			if p.n.matchAt(slots[p.slot]) == p.not {
+			if p.n.matchAt(slots[p.slot], c) == p.not {
 				return false, nil
 			}
 		}
@@ -54,7 +68,7 @@ func (f *Filter) matchRaw(d *value.Decoder, data []byte) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return f.root.match(doc, nil), nil
+	return f.root.match(doc, c), nil
 }
 
 // A JSONMatcher is MatchJSON with scratch memory of its own, for one
@@ -83,5 +97,5 @@ func (m *JSONMatcher) Match(data []byte) (bool, error) {
 	}
 	d := m.d
 	defer d.Reset()
-	return f.matchRaw(d, data)
+	return f.matchRaw(m.ctx, d, data)
 }

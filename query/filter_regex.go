@@ -1,6 +1,7 @@
 package query
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/omgdb/omgdb/query/expr"
@@ -89,4 +90,48 @@ func splitSlashRegex(s string) (pattern, flags string, ok bool) {
 		return "", "", false
 	}
 	return s[1:end], flags, true
+}
+
+// matchRegex matches re against s. Under a context (c's), a match over a
+// long string stops once the context is done, fails, and records the
+// context's error as the one that stopped the whole match.
+func (c *matchCtx) matchRegex(re *regexp.Regexp, s string) bool {
+	if c == nil || c.ctx == nil {
+		return re.MatchString(s)
+	}
+	if c.stop != nil {
+		return false
+	}
+	ok, err := expr.MatchRegex(c.ctx, re, s)
+	if err != nil {
+		c.stop = err
+		if c.err == nil {
+			c.err = err
+		}
+		return false
+	}
+	return ok
+}
+
+// hasRegex reports whether a filter document holds a regex condition
+// anywhere ($regex, or a regex value): its filter then takes a context
+// into its matches.
+func hasRegex(v value.Value) bool {
+	switch v.Kind() {
+	case value.Regex:
+		return true
+	case value.Object:
+		for _, f := range v.Fields() {
+			if f.Key == "$regex" || hasRegex(f.Value) {
+				return true
+			}
+		}
+	case value.Array:
+		for _, e := range v.Array() {
+			if hasRegex(e) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -36,7 +36,10 @@
 // $map, $filter, $reduce, $zip, $sortArray, string and set operators,
 // regular expressions over long strings) stops within about a
 // millisecond. $range charges its array against MaxEvalWork before
-// allocating it. One regular-expression match over one string cannot be
-// interrupted. docs/aggregation.md lists every operator and
+// allocating it. A regular-expression match over a string of
+// LongRegexSubject bytes or more reads it through a reader that ends the
+// input once the context is done (MatchRegex), so it stops too; a pattern
+// is at most MaxRegexProgram elements with its counted repetitions written
+// out, which bounds a shorter match. docs/aggregation.md lists every operator and
 // every known difference from MongoDB.
 package expr

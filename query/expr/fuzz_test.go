@@ -18,6 +18,8 @@ func FuzzCompileExpr(f *testing.F) {
 	f.Add(`{"$add":["$a",1]}`)
 	f.Add(`{"$dateToString":{"date":"$t","format":"%Y-%m-%d","timezone":"Europe/Paris"}}`)
 	f.Add(`{"$reduce":{"input":"$c","initialValue":[],"in":{"$concatArrays":["$$value",["$$this"]]}}}`)
+	f.Add(`{"$regexFindAll":{"input":"$s","regex":{"$regularExpression":{"pattern":"(a*?)","options":"i"}}}}`)
+	f.Add(`{"$regexFind":{"regex":"$s","options":"x"}}`)
 	f.Fuzz(func(t *testing.T, text string) {
 		spec, err := value.ParseString(text)
 		if err != nil {

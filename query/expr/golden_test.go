@@ -1,11 +1,13 @@
 package expr_test
 
 import (
+	"context"
 	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/omgdb/omgdb/query/expr"
 	"github.com/omgdb/omgdb/query/value"
@@ -23,6 +25,12 @@ var update = flag.Bool("update", false, "rewrite the expected output of golden f
 //
 // "=>" gives the result as canonical JSON ("missing" for no value), "!!"
 // the exact error message.
+//
+// Every file runs twice: evaluated without a context, and under a live
+// context with every regular-expression match forced through the
+// interruptible reader path that long strings take under a deadline
+// (regex_deadline.go); both must give the expected answers. -update
+// writes from the first run only.
 
 func TestExpr_Golden(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.txt")
@@ -30,11 +38,23 @@ func TestExpr_Golden(t *testing.T) {
 		t.Fatalf("no golden files: %v", err)
 	}
 	for _, file := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(file), ".txt"), func(t *testing.T) { runExprFile(t, file) })
+		name := strings.TrimSuffix(filepath.Base(file), ".txt")
+		t.Run(name, func(t *testing.T) { runExprFile(nil, t, file) })
+		if *update {
+			continue
+		}
+		t.Run(name+"/reader", func(t *testing.T) {
+			defer expr.ReaderPathForTests()()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			runExprFile(ctx, t, file)
+		})
 	}
 }
 
-func runExprFile(t *testing.T, file string) {
+// runExprFile checks one golden file, evaluating under ctx when it is not
+// nil.
+func runExprFile(ctx context.Context, t *testing.T, file string) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +75,7 @@ func runExprFile(t *testing.T, file string) {
 		if sep == "" {
 			t.Fatalf("%s:%d: no => or !! in %q", file, i+1, line)
 		}
-		got := evalExprText(t, text, doc)
+		got := evalExprText(ctx, t, text, doc)
 		if *update {
 			lines[i] = text + " " + got
 			continue
@@ -83,9 +103,9 @@ func splitExprLine(line string) (text, sep, want string) {
 	return line[:j], "!!", line[j+4:]
 }
 
-// evalExprText compiles and evaluates an expression, returning "=> value"
-// or "!! error".
-func evalExprText(t *testing.T, text string, doc value.Value) string {
+// evalExprText compiles and evaluates an expression (under ctx when it is
+// not nil), returning "=> value" or "!! error".
+func evalExprText(ctx context.Context, t *testing.T, text string, doc value.Value) string {
 	spec, err := value.ParseString(text)
 	if err != nil {
 		t.Fatalf("bad expression JSON %q: %v", text, err)
@@ -94,7 +114,12 @@ func evalExprText(t *testing.T, text string, doc value.Value) string {
 	if err != nil {
 		return "!! " + err.Error()
 	}
-	v, err := e.Eval(doc)
+	var v value.Value
+	if ctx == nil {
+		v, err = e.Eval(doc)
+	} else {
+		v, err = e.EvalContext(ctx, doc, time.Time{})
+	}
 	switch {
 	case err != nil:
 		return "!! " + err.Error()

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"regexp"
+	"regexp/syntax"
 	"strings"
 
 	"github.com/omgdb/omgdb/query/errs"
@@ -10,6 +11,13 @@ import (
 // MaxRegexLength bounds a regular expression's pattern, in bytes
 // ($regex in filters, $regexMatch and its kin in expressions).
 const MaxRegexLength = 1024
+
+// MaxRegexProgram bounds a regular expression's size once its counted
+// repetitions are written out (a{3} counts as aaa): RE2's time per byte of
+// subject grows with it, and a 1 KiB pattern such as a{0,999} repeated
+// 127 times compiles for a quarter of a second and then takes over a
+// millisecond per byte. At 10,000, [a-z]{1000} and (a{0,100}){9} pass.
+const MaxRegexProgram = 10000
 
 // CompileRegex compiles a MongoDB regex with its flags (i, m, s, x; u is
 // accepted and has no effect) using Go's RE2 engine, which runs in linear
@@ -43,6 +51,9 @@ func CompileRegex(pattern, flags string) (*regexp.Regexp, error) {
 	}
 	if len(mode) > 0 {
 		src = "(?" + string(mode) + ")" + src
+	}
+	if err := checkProgram(pattern, src); err != nil {
+		return nil, err
 	}
 	re, err := regexp.Compile(src)
 	if err != nil {
@@ -100,4 +111,40 @@ func stripExtended(p string) string {
 
 func isRegexSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
+
+// checkProgram refuses a pattern whose expanded size exceeds
+// MaxRegexProgram. A pattern that does not parse passes, for
+// regexp.Compile to name its error.
+func checkProgram(pattern, src string) error {
+	tree, err := syntax.Parse(src, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	if n := programSize(tree); n > MaxRegexProgram {
+		return errs.Errorf(errs.Limit, "malformed query: $regex pattern expands to more than %d elements once its repetitions are counted out (the limit)", MaxRegexProgram).
+			WithHint("use smaller repetition counts such as {0,100}; nested counted repetitions multiply")
+	}
+	return nil
+}
+
+// programSize is the size of tree with its counted repetitions written
+// out, saturated just above MaxRegexProgram.
+func programSize(tree *syntax.Regexp) int {
+	n := 1
+	switch tree.Op {
+	case syntax.OpLiteral:
+		n = len(tree.Rune)
+	case syntax.OpRepeat:
+		times := tree.Max
+		if times < 0 {
+			times = tree.Min + 1
+		}
+		n = max(times, 1) * programSize(tree.Sub[0])
+	default:
+		for _, sub := range tree.Sub {
+			n += programSize(sub)
+		}
+	}
+	return min(n, MaxRegexProgram+1)
 }

@@ -1,0 +1,46 @@
+package mcpserver
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestTimeout_HugeStringRegex: a regular expression over one string of
+// almost 16 MiB answers LIMIT_EXCEEDED within the timeout plus 100 ms, in
+// a filter's $regex, a $regexMatch, a $regexFind and a $regexFindAll, for
+// find, count and aggregate. Before, Go's regexp ran each match to its
+// end: about 3 s for (a?){8}z over 16 MiB on this machine, whatever the deadline.
+func TestTimeout_HugeStringRegex(t *testing.T) {
+	const timeout = 300 * time.Millisecond
+	f := newFixture(t, Config{Scope: ScopeRead, Timeout: timeout})
+	path := filepath.Join(f.root, "huge.omgdb")
+	makeStore(t, path, map[string][]string{"notes": {
+		`{"_id":1,"title":"short"}`,
+		`{"_id":2,"title":"` + strings.Repeat("a", 16<<20-64) + `"}`,
+	}})
+	const re = `(a?){8}z`
+	coll := `"path":"huge.omgdb","collection":"notes"`
+	calls := []struct{ tool, args string }{
+		{"find", `{` + coll + `,"filter":{"title":{"$regex":"` + re + `"}}}`},
+		{"count", `{` + coll + `,"filter":{"title":{"$regex":"` + re + `","$options":"i"}}}`},
+		{"count", `{` + coll + `,"filter":{"title":{"$in":[{"$regex":"` + re + `"}]}}}`},
+		{"find", `{` + coll + `,"filter":{"$expr":{"$regexMatch":{"input":"$title","regex":"` + re + `"}}}}`},
+		{"aggregate", `{` + coll + `,"pipeline":[{"$match":{"title":{"$regex":"` + re + `"}}}]}`},
+		{"aggregate", `{` + coll + `,"pipeline":[{"$project":{"m":{"$regexFind":{"input":"$title","regex":"` + re + `"}}}}]}`},
+		{"aggregate", `{` + coll + `,"pipeline":[{"$project":{"m":{"$regexFindAll":{"input":"$title","regex":"` + re + `"}}}}]}`},
+	}
+	for _, c := range calls {
+		if took, ok := f.withinTimeout(c.tool, c.args, CodeLimitExceeded); !ok {
+			t.Errorf("%s %.90s…: answered after %v, over the %v timeout plus %v", c.tool, c.args, took.Round(time.Millisecond), timeout, slack)
+		}
+	}
+	// The short document alone still matches: the deadline is the only
+	// reason the calls above fail.
+	res := f.callTool("count", fmt.Sprintf(`{%s,"filter":{"_id":1,"title":{"$regex":"^sh"}}}`, coll))
+	if sc := structured(t, res); sc["count"] != float64(1) {
+		t.Fatalf("count of the short note: %s", resultText(res))
+	}
+}
