@@ -112,7 +112,7 @@ func demoSteps(st string) []demoStep {
 	return []demoStep{
 		{say: "Import 26 programming languages from NDJSON (the store file is created on first write).",
 			args: []string{"import", st, "languages", "-"}, in: demoLanguages},
-		{say: "Find languages by a nested field; into a pipe results are canonical NDJSON (on a terminal, indented as mongosh prints them).",
+		{say: "Find languages by a nested field; into a pipe results are NDJSON in relaxed Extended JSON (on a terminal, indented as mongosh prints them).",
 			args: []string{"find", st, "languages", `{"origin.country":"UK"}`}},
 		{say: "Equality on an array field matches any element (multikey).",
 			args: []string{"find", st, "languages", `{"paradigms":"concurrent"}`, "--limit", "2"}},

@@ -44,9 +44,9 @@ func TestExpr_GoldenInt32(t *testing.T) {
 			if _, ok := int32Differs[text]; ok {
 				continue
 			}
-			got := evalExprText(t, text, doc)
+			got := evalExprText(nil, t, text, doc)
 			itext := string(value.JSON(valuetest.AsInt32(value.MustParse(text))))
-			igot := evalExprText(t, itext, valuetest.AsInt32(doc))
+			igot := evalExprText(nil, t, itext, valuetest.AsInt32(doc))
 			if !sameAnswer(got, igot) {
 				t.Errorf("%s:%d: %s\nwith longs:  %s\nwith int32s: %s", file, i+1, text, got, igot)
 			}

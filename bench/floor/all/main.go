@@ -42,6 +42,7 @@ import (
 	_ "path"
 	_ "path/filepath"
 	_ "regexp"
+	_ "regexp/syntax"
 	_ "runtime"
 	_ "runtime/debug"
 	_ "slices"
