@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/omgdb/omgdb/query/collation"
 	"github.com/omgdb/omgdb/query/expr"
 	"github.com/omgdb/omgdb/query/value"
 )
@@ -25,6 +26,7 @@ type Filter struct {
 	// condition on its value, decoding no object on the way.
 	direct  value.SlotTree
 	directs []slotPath
+	coll    *collation.Collation // set by CompileFilterCollation; nil is binary
 }
 
 // slotPath is a condition on a field, or its negation ($ne, $nin,
