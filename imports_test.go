@@ -28,7 +28,7 @@ var allowed = map[string][]string{
 	"query/value/jsonscan": {},
 	"query/value":          {"query/value/jsonscan", "query/errs"},
 	"query/collation":      {"query/value", "query/errs"},
-	"query/expr":           {"query/value", "query/errs"},
+	"query/expr":           {"query/collation", "query/value", "query/errs"},
 	"query":                {"query/expr", "query/collation", "query/value", "query/errs"},
 	"query/agg":            {"query", "query/expr", "query/collation", "query/value", "query/errs"},
 	"store":                language,

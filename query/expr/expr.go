@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/omgdb/omgdb/query/collation"
 	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
 )
@@ -257,6 +258,11 @@ type Compiler struct {
 	scope   *scopeVar
 	Slots   int // slots handed out so far: the length EvalCtx.Vars needs
 	usesNow bool
+	// Collation, when set, is the pipeline's collation: the $min, $max
+	// and $addToSet accumulators compare strings by it, and the stages
+	// that compare ($match, $sort, $group) read it. Expressions
+	// themselves compare binary (docs/differences.md).
+	Collation *collation.Collation
 }
 
 // scopeVar is one variable in scope; slot -1 is $$ROOT.
