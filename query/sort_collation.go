@@ -18,8 +18,12 @@ func CompileSortCollation(spec value.Value, coll *collation.Collation) (*Sort, e
 	return s, nil
 }
 
-// WithCollation returns a copy of s that orders strings by coll.
+// WithCollation returns a copy of s that orders strings by coll (nil
+// for a nil s).
 func (s *Sort) WithCollation(coll *collation.Collation) *Sort {
+	if s == nil {
+		return nil
+	}
 	c := *s
 	c.coll = coll
 	return &c
