@@ -1,0 +1,94 @@
+package mcpserver
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/omgdb/omgdb/query/value"
+	"github.com/omgdb/omgdb/store"
+)
+
+// collationStore makes app.omgdb with collection s of strings that
+// differ by case and accents, and collection d whose rules set a default
+// collation (en, strength 2).
+func (f *fixture) collationStore() string {
+	path := filepath.Join(f.root, "app.omgdb")
+	docs := []string{`{"_id":1,"s":"foo"}`, `{"_id":2,"s":"FOO"}`, `{"_id":3,"s":"bar"}`, `{"_id":4,"s":"Bär"}`}
+	makeStore(f.t, path, map[string][]string{"s": docs, "d": docs})
+	db, err := store.Open(path, &store.Options{NoSync: true})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer db.Close()
+	err = db.Update(store.Change{Kind: "define"}, func(tx *store.Tx) error {
+		c, err := tx.Collection("d")
+		if err != nil {
+			return err
+		}
+		_, err = c.Define(value.MustParse(`{"collation":{"locale":"en","strength":2}}`))
+		return err
+	})
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return path
+}
+
+// TestCollation_Tools: find, count, distinct, aggregate and plan_delete
+// take a collation argument; without one, a collection's default
+// collation applies; {"locale":"simple"} overrides it; a bad collation is
+// an INVALID_ARGUMENT that names the argument.
+func TestCollation_Tools(t *testing.T) {
+	f := newFixture(t, Config{Scope: ScopeReadWrite})
+	f.collationStore()
+	s2 := `"collation":{"locale":"en","strength":2}`
+	s1 := `"collation":{"locale":"en","strength":1}`
+	cases := []struct{ tool, args, key, want string }{
+		{"find", `"collection":"s","filter":{"s":"FOO"}`, "ids", "2"},
+		{"find", `"collection":"s","filter":{"s":"FOO"},` + s2, "ids", "1,2"},
+		{"find", `"collection":"s","filter":{},"sort":{"s":1},` + s1, "ids", "3,4,1,2"},
+		{"find", `"collection":"d","filter":{"s":"FOO"}`, "ids", "1,2"},
+		{"find", `"collection":"d","filter":{"s":"FOO"},"collation":{"locale":"simple"}`, "ids", "2"},
+		{"count", `"collection":"s","filter":{"s":"BAR"},` + s1, "count", "2"},
+		{"count", `"collection":"d","filter":{"s":"bär"}`, "count", "1"},
+		{"distinct", `"collection":"s","field":"s",` + s2, "distinct", "3"},
+		{"distinct", `"collection":"d","field":"s"`, "distinct", "3"},
+		{"aggregate", `"collection":"s","pipeline":[{"$group":{"_id":"$s"}}],` + s1, "returned", "2"},
+		{"aggregate", `"collection":"d","pipeline":[{"$match":{"s":"FOO"}}]`, "returned", "2"},
+		{"plan_delete", `"collection":"s","filter":{"s":"foo"},` + s2, "matched", "2"},
+		{"plan_delete", `"collection":"d","filter":{"s":"foo"}`, "matched", "2"},
+		{"plan_update", `"collection":"s","filter":{"s":"BAR"},"update":{"$set":{"x":1}},` + s1, "matched", "2"},
+	}
+	for _, c := range cases {
+		sc := structured(t, f.callTool(c.tool, `{"path":"app.omgdb",`+c.args+`}`))
+		var got string
+		if c.key == "ids" {
+			got = join(docIDs(t, sc))
+		} else {
+			got = fmt.Sprint(sc[c.key])
+		}
+		if got != c.want {
+			t.Errorf("%s %s: %s = %s, want %s (%v)", c.tool, c.args, c.key, got, c.want, sc)
+		}
+	}
+	for _, tool := range []string{"find", "count", "distinct", "aggregate", "plan_delete", "plan_update"} {
+		args := `{"path":"app.omgdb","collection":"s","field":"s","pipeline":[],"filter":{},"update":{"$set":{"x":1}},"collation":{"locale":"xx"}}`
+		if tool != "distinct" {
+			args = strings.Replace(args, `"field":"s",`, "", 1)
+		}
+		if tool != "aggregate" {
+			args = strings.Replace(args, `"pipeline":[],`, "", 1)
+		} else {
+			args = strings.Replace(args, `"filter":{},`, "", 1)
+		}
+		if tool != "plan_update" {
+			args = strings.Replace(args, `"update":{"$set":{"x":1}},`, "", 1)
+		}
+		res := f.callTool(tool, args)
+		if errorCode(res) != CodeInvalidArgument || !strings.Contains(resultText(res), `collation: invalid collation: field `+"`locale`"+` is invalid: "xx"`) {
+			t.Errorf("%s with a bad collation: %s %q", tool, errorCode(res), resultText(res))
+		}
+	}
+}
