@@ -126,7 +126,10 @@ type node interface {
 // null spec is the empty filter, which matches every document. Errors are
 // *Error values of kind Invalid (Limit for a limit exceeded) whose message
 // names the operator or field at fault.
-func CompileFilter(spec value.Value) (*Filter, error) {
+func CompileFilter(spec value.Value) (*Filter, error) { return compileFilter(spec, nil) }
+
+// compileFilter is CompileFilter; $expr compares strings by coll.
+func compileFilter(spec value.Value, coll *collation.Collation) (*Filter, error) {
 	if spec.Kind() == value.Missing || spec.Kind() == value.Null {
 		return &Filter{}, nil
 	}
@@ -134,7 +137,7 @@ func CompileFilter(spec value.Value) (*Filter, error) {
 		return nil, malformed("filter must be an object, got %s", spec.TypeName()).
 			WithHint(`write the filter as a JSON object, such as {"age":{"$gte":30}}`)
 	}
-	c := &compiler{seen: map[string]bool{}}
+	c := &compiler{seen: map[string]bool{}, coll: coll}
 	preds, err := c.document(spec, true, "")
 	if err != nil {
 		return nil, err
@@ -226,7 +229,8 @@ func (f *Filter) HasExpr() bool { return f.whole }
 type compiler struct {
 	fields  []string
 	seen    map[string]bool
-	hasExpr bool // the filter has a $expr, which may read any field
+	hasExpr bool                 // the filter has a $expr, which may read any field
+	coll    *collation.Collation // $expr's comparisons compare strings by it
 }
 
 func (c *compiler) addField(path string) {

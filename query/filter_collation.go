@@ -9,10 +9,12 @@ import (
 // $ne, $in, $nin, $all and the range operators compare strings (also
 // inside arrays and embedded documents) by coll, as MongoDB does with a
 // query's collation. $regex, $type, field names and values of other
-// types are unaffected; so are $expr and $jsonSchema, whose comparisons
-// stay binary (docs/differences.md). A nil coll is CompileFilter.
+// types are unaffected. In $expr, the comparison operators ($eq, $ne,
+// $gt, $gte, $lt, $lte, $cmp) compare by coll too; $jsonSchema and the
+// other expression operators compare binary (docs/differences.md). A nil
+// coll is CompileFilter.
 func CompileFilterCollation(spec value.Value, coll *collation.Collation) (*Filter, error) {
-	f, err := CompileFilter(spec)
+	f, err := compileFilter(spec, coll)
 	if err != nil || coll == nil {
 		return f, err
 	}
