@@ -119,12 +119,17 @@ func TestCollation_Parse_Errors(t *testing.T) {
 		{`{"locale":5}`, "`locale` must be a string"},
 		{`{"locale":"de@collation=phonebook"}`, "collation variant"},
 		{`{"locale":"en","stregth":2}`, "did you mean `strength`"},
+		{`{"locale":"en","alternate":{"x":"` + strings.Repeat("y", 5000) + `"}}`, "must be one of \"non-ignorable\", \"shifted\", got object"},
+		{`{"locale":"` + strings.Repeat("q", 5000) + `"}`, `"` + strings.Repeat("q", 64) + `…" is not a supported locale`},
 	}
 	for _, c := range cases {
 		_, err := collation.Parse(value.MustParse(c.doc))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Parse(%s) = %v, want an error containing %q", c.doc, err, c.want)
 			continue
+		}
+		if len(err.Error()) > 300 {
+			t.Errorf("Parse(%.40s…): a message of %d bytes echoes the input", c.doc, len(err.Error()))
 		}
 		if errs.KindOf(err) != errs.Invalid || errs.HintOf(err) == "" {
 			t.Errorf("Parse(%s): kind %v, hint %q: want Invalid with a hint", c.doc, errs.KindOf(err), errs.HintOf(err))

@@ -3,6 +3,7 @@ package collation
 import (
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/text/language"
 
@@ -56,7 +57,7 @@ func Parse(v value.Value) (*Collation, error) {
 	}
 	for _, f := range v.Fields() {
 		if !slices.Contains(fields, f.Key) {
-			return nil, invalid("unknown field `%s`%s", f.Key, errs.DidYouMean(f.Key, fields)).
+			return nil, invalid("unknown field `%s`%s", clip(f.Key), errs.DidYouMean(f.Key, fields)).
 				WithHint("the fields are %s", strings.Join(fields[:9], ", "))
 		}
 	}
@@ -160,7 +161,7 @@ func strength(f value.Value) (int, error) {
 			return int(n), nil
 		}
 	}
-	return 0, invalid("field `strength` must be an integer from 1 to 5, got %s", f).
+	return 0, invalid("field `strength` must be an integer from 1 to 5, got %s", show(f)).
 		WithHint("1 compares base letters only, 2 adds accents, 3 (the default) case, 4 punctuation with alternate shifted, 5 code points")
 }
 
@@ -172,7 +173,7 @@ func choice(v value.Value, name, def string, valid, unsupported []string) (strin
 		return def, nil
 	}
 	if f.Kind() != value.String || !slices.Contains(valid, f.Str()) {
-		return "", invalid("field `%s` must be one of %s, got %s", name, quoteAll(valid), f).
+		return "", invalid("field `%s` must be one of %s, got %s", name, quoteAll(valid), show(f)).
 			WithHint(`write "%s":"%s" or leave it out`, name, def)
 	}
 	if slices.Contains(unsupported, f.Str()) {
@@ -180,6 +181,34 @@ func choice(v value.Value, name, def string, valid, unsupported []string) (strin
 			WithHint(`leave %s out (it defaults to "%s"); see omgdb docs differences`, name, def)
 	}
 	return f.Str(), nil
+}
+
+// maxShown bounds the bytes of a value an error message repeats: the
+// document may come from an agent, and is not echoed whole.
+const maxShown = 64
+
+// clip shortens s to maxShown bytes (on a rune boundary), marking the cut.
+func clip(s string) string {
+	if len(s) <= maxShown {
+		return s
+	}
+	cut := maxShown
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// show is a value as an error message repeats it: a number or a (clipped)
+// string as written, another value by its type.
+func show(v value.Value) string {
+	switch {
+	case v.Kind() == value.String:
+		return `"` + clip(v.Str()) + `"`
+	case v.IsNumber():
+		return clip(v.String())
+	}
+	return v.TypeName()
 }
 
 func quoteAll(ss []string) string {
@@ -194,7 +223,7 @@ func quoteAll(ss []string) string {
 // as the spec says.
 func localeTag(s Spec) (language.Tag, error) {
 	bad := func(why string) error {
-		return invalid("field `locale` is invalid: %q %s", s.Locale, why).
+		return invalid("field `locale` is invalid: %q %s", clip(s.Locale), why).
 			WithHint("the supported locales are %s, or simple for binary comparison", strings.Join(Locales, ", "))
 	}
 	if strings.Contains(s.Locale, "@") {
