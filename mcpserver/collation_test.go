@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -73,9 +74,46 @@ func TestCollation_Tools(t *testing.T) {
 			t.Errorf("%s %s: %s = %s, want %s (%v)", c.tool, c.args, c.key, got, c.want, sc)
 		}
 	}
-	for _, tool := range []string{"find", "count", "distinct", "aggregate", "plan_delete", "plan_update"} {
+	sc := structured(t, f.callTool("create_index", `{"path":"app.omgdb","collection":"s","fields":"s",`+s2+`}`))
+	if sc["name"] != "s_1" {
+		t.Fatalf("create_index with a collation: %v", sc)
+	}
+	ex := structured(t, f.callTool("explain", `{"path":"app.omgdb","collection":"s","filter":{"s":"FOO"}}`))
+	if got := fmt.Sprint(ex["plan"]); !strings.Contains(got, "its collation differs") {
+		t.Errorf("explain of a simple query beside an index with a collation: %s", got)
+	}
+	if got := join(docIDs(t, structured(t, f.callTool("find", `{"path":"app.omgdb","collection":"s","filter":{"s":"FOO"},`+s2+`}`)))); got != "1,2" {
+		t.Errorf("find through the collated index: %s", got)
+	}
+	// The index records its collation; on d, an index without one takes
+	// the collection's default, and {"locale":"simple"} keeps binary keys.
+	structured(t, f.callTool("create_index", `{"path":"app.omgdb","collection":"d","fields":"s"}`))
+	structured(t, f.callTool("create_index", `{"path":"app.omgdb","collection":"d","fields":"s:-1","collation":{"locale":"simple"}}`))
+	for _, c := range []struct{ coll, name, want string }{
+		{"s", "s_1", `"locale":"en"`}, {"d", "s_1", `"locale":"en"`}, {"d", "s_-1", `"locale":"simple"`},
+	} {
+		li := structured(t, f.callTool("list_indexes", `{"path":"app.omgdb","collection":"`+c.coll+`"}`))
+		found := false
+		for _, ix := range li["indexes"].([]any) {
+			m := ix.(map[string]any)
+			if m["name"] == c.name {
+				found = true
+				if b, _ := json.Marshal(m); !strings.Contains(string(b), c.want) {
+					got := string(b)
+					t.Errorf("list_indexes %s %s: %s, want %s", c.coll, c.name, got, c.want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("list_indexes %s: no %s in %v", c.coll, c.name, li)
+		}
+	}
+	for _, tool := range []string{"find", "count", "distinct", "aggregate", "plan_delete", "plan_update", "create_index"} {
 		args := `{"path":"app.omgdb","collection":"s","field":"s","pipeline":[],"filter":{},"update":{"$set":{"x":1}},"collation":{"locale":"xx"}}`
-		if tool != "distinct" {
+		if tool == "create_index" {
+			args = strings.Replace(args, `"field":"s",`, `"fields":"t",`, 1)
+			args = strings.Replace(args, `"filter":{},`, "", 1)
+		} else if tool != "distinct" {
 			args = strings.Replace(args, `"field":"s",`, "", 1)
 		}
 		if tool != "aggregate" {
