@@ -22,14 +22,7 @@ func TestCollation_Writes(t *testing.T) {
 	docs := []string{`{"_id":1,"s":"foo"}`, `{"_id":2,"s":"FOO"}`, `{"_id":3,"s":"bar"}`}
 	storetest.Insert(t, db, "plain", docs...)
 	storetest.Insert(t, db, "dflt", docs...)
-	err := db.Update(store.Change{}, func(tx *store.Tx) error {
-		c, _ := tx.Collection("dflt")
-		_, err := c.Define(value.MustParse(`{"collation":{"locale":"en_US","strength":2}}`))
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	defineS2(t, db, "dflt")
 	s2 := value.MustParse(`{"locale":"en_US","strength":2}`)
 	simple := value.MustParse(`{"locale":"simple"}`)
 	cases := []struct {
@@ -64,5 +57,18 @@ func TestCollation_Writes(t *testing.T) {
 	_, err = changes.PlanDelete(ctx, db, "plain", value.MustParse(`{}`), &changes.PlanOptions{Collation: value.MustParse(`{"locale":"en","strength":0}`)})
 	if err == nil {
 		t.Error("PlanDelete took strength 0")
+	}
+}
+
+// defineS2 gives collection coll the default collation en_US strength 2.
+func defineS2(t *testing.T, db *store.DB, coll string) {
+	t.Helper()
+	err := db.Update(store.Change{}, func(tx *store.Tx) error {
+		c, _ := tx.Collection(coll)
+		_, err := c.Define(value.MustParse(`{"collation":{"locale":"en_US","strength":2}}`))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
