@@ -122,6 +122,12 @@ func TestCollation_CountDistinct_JSTests(t *testing.T) {
 		{name: "Explain of COUNT_SCAN stage should include index collation (non-string bounds on an fr_CA index)",
 			docs: []string{`{"_id":1,"a":5}`, `{"_id":2,"a":"5"}`}, index: "a", ixCo: `{"locale":"fr_CA"}`,
 			filter: `{"a":5}`, want: "1", covered: true},
+		{name: "(omgdb) a string range and $in under the index's collation are counted from the index",
+			docs: []string{`{"_id":1,"a":"foo"}`, `{"_id":2,"a":"FOO"}`, `{"_id":3,"a":"bar"}`}, index: "a", ixCo: s2,
+			filter: `{"a":{"$gt":"BAR","$lte":"foo"}}`, doc: s2, want: "2", covered: true},
+		{name: "(omgdb) $in under the index's collation",
+			docs: []string{`{"_id":1,"a":"foo"}`, `{"_id":2,"a":"FOO"}`, `{"_id":3,"a":"bar"}`}, index: "a", ixCo: s2,
+			filter: `{"a":{"$in":["BAR","Foo"]}}`, doc: s2, want: "3", covered: true},
 		{name: "Count over strings, index collation differs from the query's: no COUNT_SCAN",
 			docs: fooFOO, index: "str", ixCo: `{"locale":"fr_CA"}`, filter: `{"str":"foo"}`, doc: s2, want: "2"},
 
