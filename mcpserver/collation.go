@@ -8,8 +8,8 @@ import (
 	"github.com/omgdb/omgdb/store"
 )
 
-// collationParam is the optional collation of find, count, distinct and
-// aggregate: MongoDB's collation document. Without it, the collection's
+// collationParam is the optional collation of find, count, distinct,
+// aggregate and explain: MongoDB's collation document. Without it, the collection's
 // default collation (define) applies. It has no description, to keep the
 // read-scope catalog within its token budget (TestCatalogSize): the name
 // is MongoDB's, and docs/mcp.md describes it. planCollationParam is the

@@ -108,7 +108,26 @@ func TestCollation_Tools(t *testing.T) {
 			t.Errorf("list_indexes %s: no %s in %v", c.coll, c.name, li)
 		}
 	}
-	for _, tool := range []string{"find", "count", "distinct", "aggregate", "plan_delete", "plan_update", "create_index"} {
+	// explain shows the plan find runs: under the collation given, else
+	// the collection's default.
+	for _, c := range []struct{ args, want string }{
+		{`"collection":"s","filter":{"s":"FOO"},` + s2, "indexName:s_1"},
+		{`"collection":"s","filter":{"s":"FOO"},"collation":{"locale":"simple"}`, "stage:COLLSCAN"},
+		{`"collection":"d","filter":{"s":"FOO"}`, "indexName:s_1"},
+		{`"collection":"d","filter":{"s":"FOO"},"collation":{"locale":"simple"}`, "indexName:s_-1"},
+		{`"collection":"d","filter":{},"sort":{"s":1}`, "collation:map[alternate:non-ignorable"},
+	} {
+		ex := structured(t, f.callTool("explain", `{"path":"app.omgdb",`+c.args+`}`))
+		plan, _ := ex["plan"].(map[string]any)
+		got := fmt.Sprint(plan["winningPlan"])
+		if strings.HasPrefix(c.want, "collation:") {
+			got = "collation:" + fmt.Sprint(plan["collation"])
+		}
+		if !strings.Contains(got, c.want) {
+			t.Errorf("explain %s: %s, want %s", c.args, got, c.want)
+		}
+	}
+	for _, tool := range []string{"find", "count", "distinct", "aggregate", "plan_delete", "plan_update", "create_index", "explain"} {
 		args := `{"path":"app.omgdb","collection":"s","field":"s","pipeline":[],"filter":{},"update":{"$set":{"x":1}},"collation":{"locale":"xx"}}`
 		if tool == "create_index" {
 			args = strings.Replace(args, `"field":"s",`, `"fields":"t",`, 1)
