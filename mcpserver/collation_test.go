@@ -61,6 +61,8 @@ func TestCollation_Tools(t *testing.T) {
 		{"plan_delete", `"collection":"s","filter":{"s":"foo"},` + s2, "matched", "2"},
 		{"plan_delete", `"collection":"d","filter":{"s":"foo"}`, "matched", "2"},
 		{"plan_update", `"collection":"s","filter":{"s":"BAR"},"update":{"$set":{"x":1}},` + s1, "matched", "2"},
+		{"export", `"collection":"d","filter":{"s":"FOO"}`, "documents", "2"},
+		{"export", `"collection":"s","filter":{"s":"FOO"}`, "documents", "1"},
 	}
 	for _, c := range cases {
 		sc := structured(t, f.callTool(c.tool, `{"path":"app.omgdb",`+c.args+`}`))
