@@ -123,6 +123,10 @@ func Delete(ctx context.Context, db *store.DB, coll string, filter value.Value, 
 	change := store.Change{Kind: KindDelete, Actor: opts.Actor, Note: b.p.note(KindDelete)}
 	res := &WriteResult{Kind: KindDelete, Collection: coll}
 	err = db.Update(change, func(tx *store.Tx) error {
+		f, err := collatedFilter(tx, coll, filter, f, &PlanOptions{})
+		if err != nil {
+			return err
+		}
 		if err := collectDeletes(ctx, tx, b, f, opts.One); err != nil {
 			return err
 		}
@@ -157,6 +161,10 @@ func updateDocs(ctx context.Context, db *store.DB, kind, coll string, filter, up
 	res := &WriteResult{Kind: kind, Collection: coll}
 	change := store.Change{Kind: kind, Actor: opts.Actor, Note: b.p.note(kind)}
 	err = db.Update(change, func(tx *store.Tx) error {
+		f, err := collatedFilter(tx, coll, filter, f, po)
+		if err != nil {
+			return err
+		}
 		if _, err := collectUpdates(ctx, tx, b, f, u, filter, po); err != nil {
 			return err
 		}

@@ -24,6 +24,10 @@ type PlanOptions struct {
 	Expiry       time.Duration // how long the plan stays pending; 0: DefaultExpiry
 	Actor        string        // who planned it
 	Note         string        // free text kept with the plan
+	// Collation is the collation document plan-update and plan-delete
+	// match strings with ({"locale":"simple"} for binary); missing: the
+	// collection's default (define), else binary.
+	Collation value.Value
 }
 
 // PlanResult is what planning returns. The first four keys are OMGDB's.
@@ -213,6 +217,9 @@ func PlanDelete(ctx context.Context, db *store.DB, coll string, filter value.Val
 	if err != nil {
 		return nil, err
 	}
+	if err := checkCollation(opts); err != nil {
+		return nil, err
+	}
 	b := newBuilder(KindDelete, opts)
 	b.p.Collection, b.p.Filter = coll, &Doc{filter}
 	err = db.Update(store.Change{Kind: "plan"}, func(tx *store.Tx) error {
@@ -220,6 +227,10 @@ func PlanDelete(ctx context.Context, db *store.DB, coll string, filter value.Val
 			return err
 		}
 		defer b.w.finish()
+		f, err := collatedFilter(tx, coll, filter, f, opts)
+		if err != nil {
+			return err
+		}
 		if err := collectDeletes(ctx, tx, b, f, opts.First); err != nil {
 			return err
 		}

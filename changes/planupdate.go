@@ -29,6 +29,9 @@ func PlanUpdate(ctx context.Context, db *store.DB, coll string, filter, update v
 	if err != nil {
 		return nil, err
 	}
+	if err := checkCollation(opts); err != nil {
+		return nil, err
+	}
 	b := newBuilder(KindUpdate, opts)
 	b.p.Collection, b.p.Filter, b.p.Update = coll, &Doc{filter}, &Doc{update}
 	for _, af := range opts.ArrayFilters {
@@ -69,6 +72,10 @@ func planUpdate(ctx context.Context, tx *store.Tx, b *builder, f *query.Filter, 
 		return false, err
 	}
 	defer b.w.finish()
+	f, err := collatedFilter(tx, b.p.Collection, filter, f, opts)
+	if err != nil {
+		return false, err
+	}
 	missing, err := collectUpdates(ctx, tx, b, f, u, filter, opts)
 	if err != nil {
 		return missing, err

@@ -19,6 +19,7 @@ type aggregateOptions struct {
 	seed                 uint64
 	out                  formatFlags
 	at                   string
+	collation            string
 }
 
 func newAggregateCmd(e *env) *cobra.Command {
@@ -49,6 +50,7 @@ $merge are refused (plan a change instead). See omgdb docs aggregation.`,
 	cmd.Flags().Uint64Var(&opts.seed, "seed", 0, "seed for $sample (the same seed picks the same documents)")
 	opts.out.register(cmd)
 	registerAt(cmd, &opts.at)
+	registerCollation(cmd, &opts.collation)
 	return cmd
 }
 
@@ -57,11 +59,22 @@ func (e *env) runAggregate(ctx context.Context, opts *aggregateOptions) error {
 	if err != nil {
 		return err
 	}
-	p, err := agg.CompilePipeline(spec, &agg.PipelineOptions{MaxMemory: opts.maxMemory, Seed: opts.seed, SpillDir: os.TempDir()})
+	_, coll, err := e.parseCollation(opts.collation)
+	if err != nil {
+		return err
+	}
+	po := &agg.PipelineOptions{MaxMemory: opts.maxMemory, Seed: opts.seed, SpillDir: os.TempDir(), Collation: coll}
+	p, err := agg.CompilePipeline(spec, po)
 	if err != nil {
 		return err
 	}
 	return e.printStream(opts.path, opts.storeFlags, &opts.out, func(tx *store.Tx) (agg.Source, error) {
+		if dc := defaultCollation(tx, opts.coll, opts.collation); dc != nil {
+			po.Collation = dc
+			if p, err = agg.CompilePipeline(spec, po); err != nil {
+				return nil, err
+			}
+		}
 		return aggregateIn(ctx, tx, opts.coll, opts.at, p)
 	})
 }

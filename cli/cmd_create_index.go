@@ -19,6 +19,7 @@ type createIndexOptions struct {
 	fields         []string // one key pattern per index
 	name           string
 	unique, sparse bool
+	collation      string
 }
 
 func newCreateIndexCmd(e *env) *cobra.Command {
@@ -61,6 +62,7 @@ with a progress bar on a terminal, and recorded in the journal. Prints
 	cmd.Flags().BoolVar(&opts.unique, "unique", false, "refuse two documents with the same key")
 	cmd.Flags().BoolVar(&opts.sparse, "sparse", false, "leave out documents that have none of the fields")
 	cmd.Flags().StringVar(&opts.name, "name", "", "the index's name (default: MongoDB's, such as age_1_name_-1)")
+	cmd.Flags().StringVar(&opts.collation, "collation", "", `key strings by this collation, e.g. '{"locale":"en","strength":2}'; only queries with the same collation use the index for strings (default: the collection's)`)
 	return cmd
 }
 
@@ -68,6 +70,10 @@ func (e *env) runCreateIndex(ctx context.Context, opts *createIndexOptions) erro
 	if opts.name != "" && len(opts.fields) > 1 {
 		return errs.Errorf(errs.Usage, "--name names one index, and %d key patterns are given", len(opts.fields)).
 			WithHint("create the named index in a command of its own")
+	}
+	collDoc, coll, err := e.parseCollation(opts.collation)
+	if err != nil {
+		return err
 	}
 	defs := make([]store.IndexDef, len(opts.fields))
 	parsed := make([][]store.IndexField, len(opts.fields))
@@ -77,7 +83,11 @@ func (e *env) runCreateIndex(ctx context.Context, opts *createIndexOptions) erro
 			return err
 		}
 		parsed[i] = fields
-		defs[i] = store.BTreeIndex(opts.name, store.BTreeSpec{Fields: fields, Unique: opts.unique, Sparse: opts.sparse})
+		spec := store.BTreeSpec{Fields: fields, Unique: opts.unique, Sparse: opts.sparse}
+		if !collDoc.IsMissing() {
+			spec.SetCollation(coll)
+		}
+		defs[i] = store.BTreeIndex(opts.name, spec)
 	}
 	db, err := e.open(opts.path, readWrite, opts.storeFlags)
 	if err != nil {

@@ -28,7 +28,10 @@ func newDefineCmd(e *env) *cobra.Command {
 {"required":["name"],"fields":{"age":"long","status":{"type":"string","enum":["new","done"]}}}
 A field rule is a type name (null, bool, long, double, string, binData,
 array, object, objectId, date, or number), a list of them, or an object with
-type, enum, min, max and pattern. Paths may be dotted. {} removes the rules.
+type, enum, min, max and pattern. Paths may be dotted. A "collation" key
+({"collation":{"locale":"en","strength":2}}) sets the collection's default
+collation: queries without --collation and indexes created later use it.
+{} removes the rules.
 Rules apply to every later write (insert, import, update, apply, revert);
 existing documents are checked and those that break the new rules are
 reported, not changed. With --from, apply a spec file as create --from does.

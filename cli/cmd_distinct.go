@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
@@ -18,6 +19,7 @@ type distinctOptions struct {
 	path, coll, field, filter, at string
 	array, pretty                 bool
 	ejson                         ejsonFlag
+	collation                     string
 }
 
 func newDistinctCmd(e *env) *cobra.Command {
@@ -50,11 +52,12 @@ one value. More than 100,000 distinct values is an error (narrow the filter).`,
 	cmd.Flags().BoolVar(&opts.pretty, "pretty", false, "indent the JSON")
 	registerEJSON(cmd, &opts.ejson, value.EJSONRelaxed)
 	registerAt(cmd, &opts.at)
+	registerCollation(cmd, &opts.collation)
 	return cmd
 }
 
 func (e *env) runDistinct(ctx context.Context, opts *distinctOptions) error {
-	filter, err := e.compileFilter(opts.filter)
+	spec, filter, err := e.compileFilterSpec(opts.filter, opts.collation)
 	if err != nil {
 		return err
 	}
@@ -65,12 +68,23 @@ func (e *env) runDistinct(ctx context.Context, opts *distinctOptions) error {
 	defer db.Close()
 	var vals []value.Value
 	err = db.View(func(tx *store.Tx) error {
-		src, err := findIn(ctx, tx, opts.coll, opts.at, store.Query{Filter: filter})
+		q := store.Query{Filter: filter}
+		if err := recollate(tx, opts.coll, opts.collation, spec, &q); err != nil {
+			return err
+		}
+		if q.Filter == nil { // {}: the collation still compares the values
+			_, coll, _ := e.parseCollation(opts.collation)
+			if coll == nil {
+				coll = defaultCollation(tx, opts.coll, opts.collation)
+			}
+			q.Filter, _ = query.CompileFilterCollation(value.ObjectValue(nil), coll)
+		}
+		src, err := findIn(ctx, tx, opts.coll, opts.at, q)
 		if err != nil {
 			return err
 		}
 		defer src.Close()
-		vals, err = store.DistinctValues(src, opts.field, 0)
+		vals, err = store.DistinctValuesCollation(src, opts.field, 0, q.Filter.Collation())
 		return err
 	})
 	if err != nil {

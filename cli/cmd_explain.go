@@ -50,6 +50,7 @@ The shape is described in omgdb docs explain.`,
 	f.BoolVar(&opts.count, "count", false, "explain a count rather than a find")
 	f.BoolVar(&opts.execute, "execute", false, "run the plan and report what it read")
 	f.BoolVar(&opts.out.pretty, "pretty", false, "indent the JSON")
+	registerCollation(cmd, &opts.collation)
 	return cmd
 }
 
@@ -60,6 +61,13 @@ func (e *env) runExplain(ctx context.Context, opts *explainOptions) error {
 	}
 	var plan value.Value
 	err = e.viewCollection(opts.path, opts.coll, opts.storeFlags, func(c *store.Collection) error {
+		if dc := c.DefaultCollation(); dc != nil && opts.collation == "" {
+			f, err := compileFilterColl(opts.filterSpec, dc)
+			if err != nil {
+				return err
+			}
+			q.Filter, q.Sort = f, q.Sort.WithCollation(dc)
+		}
 		var err error
 		plan, err = c.Explain(ctx, q, &store.ExplainOptions{Count: opts.count, Execute: opts.execute})
 		return err

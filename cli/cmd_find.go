@@ -23,6 +23,8 @@ type findOptions struct {
 	skip, limit        int64
 	maxMemory          int64
 	out                formatFlags
+	collation          string      // --collation, "" when not given
+	filterSpec         value.Value // the parsed filter, set by compileFind
 }
 
 func newFindCmd(e *env) *cobra.Command {
@@ -57,6 +59,7 @@ projection-and-sort.`,
 	cmd.Flags().Int64Var(&opts.maxMemory, "max-memory", sortMemory, "bytes a sort without --limit holds in memory before it goes on in temporary files in $TMPDIR (0: the default)")
 	cmd.Flags().StringVar(&opts.hint, "hint", "", "use this index (a name that omgdb indexes lists, _id_, or $natural for a collection scan)")
 	registerAt(cmd, &opts.at)
+	registerCollation(cmd, &opts.collation)
 	return cmd
 }
 
@@ -77,14 +80,24 @@ func (o *findOptions) setArgs(args []string) error {
 }
 
 func (e *env) compileFilter(arg string) (*query.Filter, error) {
+	_, f, err := e.compileFilterSpec(arg, "")
+	return f, err
+}
+
+// compileFilterSpec parses a filter argument and compiles it with the
+// collation of --collation (flag); it returns the parsed filter too, for
+// recollate. {} compiles to nil, which matches everything.
+func (e *env) compileFilterSpec(arg, flag string) (value.Value, *query.Filter, error) {
 	spec, err := e.parseArg(arg, "filter")
 	if err != nil {
-		return nil, err
+		return spec, nil, err
 	}
-	if spec.Kind() == value.Object && spec.Len() == 0 {
-		return nil, nil // {} matches everything
+	_, coll, err := e.parseCollation(flag)
+	if err != nil {
+		return spec, nil, err
 	}
-	return query.CompileFilter(spec)
+	f, err := compileFilterColl(spec, coll)
+	return spec, f, err
 }
 
 // sortMemory is what a find's sort holds in memory, by default, before it
@@ -96,7 +109,7 @@ const sortMemory = 64 << 20
 func (e *env) compileFind(opts *findOptions) (store.Query, error) {
 	q := store.Query{Skip: opts.skip, Limit: opts.limit, Hint: opts.hint, MaxSortBytes: cmp.Or(opts.maxMemory, sortMemory), SpillDir: os.TempDir()}
 	var err error
-	if q.Filter, err = e.compileFilter(opts.filter); err != nil {
+	if opts.filterSpec, q.Filter, err = e.compileFilterSpec(opts.filter, opts.collation); err != nil {
 		return q, err
 	}
 	if opts.sort != "" {
@@ -104,7 +117,8 @@ func (e *env) compileFind(opts *findOptions) (store.Query, error) {
 		if err != nil {
 			return q, err
 		}
-		if q.Sort, err = query.CompileSort(spec); err != nil {
+		_, coll, _ := e.parseCollation(opts.collation) // checked with the filter
+		if q.Sort, err = query.CompileSortCollation(spec, coll); err != nil {
 			return q, err
 		}
 	}
@@ -126,6 +140,9 @@ func (e *env) runFind(ctx context.Context, opts *findOptions) error {
 		return err
 	}
 	return e.printStream(opts.path, opts.storeFlags, &opts.out, func(tx *store.Tx) (agg.Source, error) {
+		if err := recollate(tx, opts.coll, opts.collation, opts.filterSpec, &q); err != nil {
+			return nil, err
+		}
 		return findIn(ctx, tx, opts.coll, opts.at, q)
 	})
 }
@@ -162,6 +179,7 @@ type countOptions struct {
 	storeFlags
 	path, coll, filter, at string
 	hint                   string
+	collation              string
 }
 
 func newCountCmd(e *env) *cobra.Command {
@@ -183,11 +201,12 @@ func newCountCmd(e *env) *cobra.Command {
 	opts.register(cmd)
 	cmd.Flags().StringVar(&opts.hint, "hint", "", "use this index (a name that omgdb indexes lists, _id_, or $natural for a collection scan)")
 	registerAt(cmd, &opts.at)
+	registerCollation(cmd, &opts.collation)
 	return cmd
 }
 
 func (e *env) runCount(ctx context.Context, opts *countOptions) error {
-	filter, err := e.compileFilter(opts.filter)
+	spec, filter, err := e.compileFilterSpec(opts.filter, opts.collation)
 	if err != nil {
 		return err
 	}
@@ -197,6 +216,11 @@ func (e *env) runCount(ctx context.Context, opts *countOptions) error {
 	}
 	defer db.Close()
 	return db.View(func(tx *store.Tx) error {
+		q := store.Query{Filter: filter}
+		if err := recollate(tx, opts.coll, opts.collation, spec, &q); err != nil {
+			return err
+		}
+		filter := q.Filter
 		var n int64
 		if opts.hint != "" && opts.at == "" {
 			n, err = hintedCount(ctx, tx, opts.coll, filter, opts.hint)

@@ -26,7 +26,7 @@ func newIndexesCmd(e *env) *cobra.Command {
 		Use:   "indexes <store> <collection>",
 		Short: "List a collection's indexes with their keys, options, entries and size",
 		Long: `List the indexes of a collection, one JSON object per line:
-{"name","kind","key","unique","sparse","multikey","entries","size_bytes"}.
+{"name","kind","key","unique","sparse","multikey","collation","entries","size_bytes"}.
 key is the key pattern ({"age":-1,"name":1}); multikey lists the fields on
 which some document has had an array; entries counts index entries (one per
 array element for multikey fields). --format table prints a table.`,

@@ -17,9 +17,10 @@ func init() {
 // planFlags are the flags every planning command shares.
 type planFlags struct {
 	storeFlags
-	sample int
-	expiry time.Duration
-	pretty bool
+	sample    int
+	expiry    time.Duration
+	pretty    bool
+	collation string // --collation of plan-update and plan-delete
 }
 
 func (f *planFlags) register(cmd *cobra.Command) {
@@ -85,6 +86,7 @@ bytes) is stored in the store file under a token. ` + planOutput,
 	cmd.Flags().BoolVar(&opts.upsert, "upsert", false, "insert a document when the filter matches none")
 	cmd.Flags().BoolVar(&opts.multi, "multi", true, "update every match; --multi=false updates the first in _id order")
 	cmd.Flags().StringVar(&opts.arrayFilters, "array-filters", "", `filters for $[<identifier>] paths, e.g. '[{"t":"gold"}]'`)
+	registerCollation(cmd, &opts.collation)
 	return cmd
 }
 
@@ -99,6 +101,9 @@ func (e *env) runPlanUpdate(ctx context.Context, opts *planUpdateOptions) error 
 	}
 	po := opts.options()
 	po.Upsert, po.First = opts.upsert, !opts.multi
+	if po.Collation, _, err = e.parseCollation(opts.collation); err != nil {
+		return err
+	}
 	if po.ArrayFilters, err = e.parseArrayFilters(opts.arrayFilters); err != nil {
 		return err
 	}
@@ -142,6 +147,7 @@ stored in the store file under a token. ` + planOutput,
 	}
 	opts.planFlags.register(cmd)
 	cmd.Flags().BoolVar(&opts.multi, "multi", true, "delete every match; --multi=false deletes the first in _id order")
+	registerCollation(cmd, &opts.collation)
 	return cmd
 }
 
@@ -152,6 +158,9 @@ func (e *env) runPlanDelete(ctx context.Context, opts *planDeleteOptions) error 
 	}
 	po := opts.options()
 	po.First = !opts.multi
+	if po.Collation, _, err = e.parseCollation(opts.collation); err != nil {
+		return err
+	}
 	db, err := e.open(opts.path, readWrite, opts.storeFlags)
 	if err != nil {
 		return err

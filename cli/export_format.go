@@ -116,14 +116,21 @@ func (e *env) runExport(ctx context.Context, opts *exportOptions) error {
 	if err != nil {
 		return err
 	}
-	q, err := e.compileFind(f.findOptions(fields))
+	fo := f.findOptions(fields)
+	q, err := e.compileFind(fo)
 	if err != nil {
 		return err
 	}
+	// --query matches as find does: by the collection's default collation.
+	find := func(tx *store.Tx) (agg.Source, error) {
+		q := q
+		if err := recollate(tx, opts.coll, "", fo.filterSpec, &q); err != nil {
+			return nil, err
+		}
+		return findIn(ctx, tx, opts.coll, "", q)
+	}
 	if !f.shaped() {
-		return e.printStream(opts.path, opts.storeFlags, &opts.out, func(tx *store.Tx) (agg.Source, error) {
-			return findIn(ctx, tx, opts.coll, "", q)
-		})
+		return e.printStream(opts.path, opts.storeFlags, &opts.out, find)
 	}
 	db, err := e.open(opts.path, readOnly, opts.storeFlags)
 	if err != nil {
@@ -133,7 +140,7 @@ func (e *env) runExport(ctx context.Context, opts *exportOptions) error {
 	return e.writeOut(f.out, func(w io.Writer) error {
 		x := newExporter(w, f, opts.out.ejson.mode, fields)
 		err := db.View(func(tx *store.Tx) error {
-			src, err := findIn(ctx, tx, opts.coll, "", q)
+			src, err := find(tx)
 			if err != nil {
 				return err
 			}

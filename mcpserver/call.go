@@ -25,6 +25,9 @@ type call struct {
 	// rewrites maps paths the store layer saw (a /proc/self/fd link, a
 	// resolved real path) back to the path the agent gave, for messages.
 	rewrites []string
+	// pipeline is the pipeline compilePipeline compiled, to compile it
+	// again with a collection's default collation.
+	pipeline value.Value
 }
 
 // pathArg returns the store path the call names.

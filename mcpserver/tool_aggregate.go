@@ -18,7 +18,7 @@ func (s *Server) aggregateTool() *tool {
 			s.example("collection", "orders", "pipeline", arr(obj("$group", obj("_id", "$city", "n", obj("$sum", 1)))))),
 		Params: []param{s.pathParam(), collectionParam,
 			{Name: "pipeline", Type: "array", Required: true, Description: "The stages (objects)."},
-			limitParam, cursorParam, atParam, maxBytesParam},
+			limitParam, cursorParam, atParam, maxBytesParam, collationParam},
 		Output: outputSchema([]string{"documents", "returned", "matched"}, "at", tObj(), "documents", tList(), "returned", tInt(), "matched", tInt(),
 			"applied_limits", tObj(), "cursor", tStr(), "redacted", tArr(tStr())),
 		Run: runAggregate,
@@ -34,11 +34,18 @@ func runAggregate(ctx context.Context, c *call) (*output, error) {
 	if c.has("at") {
 		return c.aggregateAt(ctx, coll, p, obj("tool", "aggregate", "path", c.storePath(), "collection", coll, "pipeline", c.value("pipeline")))
 	}
-	return c.aggregate(ctx, coll, p, nil, obj("tool", "aggregate", "path", c.storePath(), "collection", coll, "pipeline", c.value("pipeline")))
+	return c.aggregate(ctx, coll, p, nil, obj("tool", "aggregate", "path", c.storePath(), "collection", coll, "pipeline", c.value("pipeline"), "collation", c.value("collation")))
 }
 
+// compilePipeline compiles a pipeline with the collation argument, and
+// keeps its spec, to compile it again with a collection's default
+// collation (collatedPipeline).
 func (c *call) compilePipeline(spec value.Value) (*agg.Pipeline, error) {
-	p, err := agg.CompilePipeline(spec, &agg.PipelineOptions{Now: c.srv.cfg.Now()})
+	coll, err := c.collation()
+	if err != nil {
+		return nil, err
+	}
+	p, err := agg.CompilePipeline(spec, &agg.PipelineOptions{Now: c.srv.cfg.Now(), Collation: coll})
 	if err != nil && writes(spec) {
 		te := asToolError(argError(err, "pipeline"), "", "")
 		if c.srv.listed("plan_aggregate") {
@@ -49,6 +56,7 @@ func (c *call) compilePipeline(spec value.Value) (*agg.Pipeline, error) {
 	if err != nil {
 		return nil, argError(err, "pipeline")
 	}
+	c.pipeline = spec
 	return p, nil
 }
 
@@ -72,6 +80,10 @@ func (c *call) aggregate(ctx context.Context, coll string, p *agg.Pipeline, reje
 	}
 	var out *output
 	err = c.view(coll, func(tx *store.Tx, col *store.Collection) error {
+		p, err := c.collatedPipeline(col, p, c.pipeline)
+		if err != nil {
+			return err
+		}
 		filter, sort, _, _ := p.Leading()
 		if err := c.indexCheck(ctx, col, store.Query{Filter: filter, Sort: sort}, false); err != nil {
 			return err

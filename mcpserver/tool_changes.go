@@ -36,7 +36,7 @@ func (s *Server) planUpdateTool() *tool {
 			{Name: "upsert", Type: "boolean", Description: "Insert a document when nothing matches."},
 			multiParam,
 			{Name: "array_filters", Type: "array", Description: "Filters for $[<id>] paths."},
-			sampleParam, maxBytesParam},
+			sampleParam, planCollationParam, maxBytesParam},
 		Output: planOutput(),
 		Run:    runPlanUpdate,
 	}
@@ -46,6 +46,9 @@ func runPlanUpdate(ctx context.Context, c *call) (*output, error) {
 	coll := c.str("collection")
 	if !c.srv.policy.collectionAllowed(coll) {
 		return nil, deniedCollection(coll)
+	}
+	if _, err := c.collation(); err != nil {
+		return nil, err
 	}
 	po := c.planOptions()
 	po.Upsert = c.value("upsert").Bool()
@@ -84,7 +87,7 @@ func (s *Server) planDeleteTool() *tool {
 			s.example("collection", "users", "filter", obj("city", "Lyon"))),
 		Params: []param{s.pathParam(), collectionParam,
 			{Name: "filter", Type: "object", Required: true, Description: "MongoDB filter; {} matches all."},
-			multiParam, sampleParam, maxBytesParam},
+			multiParam, sampleParam, planCollationParam, maxBytesParam},
 		Output: planOutput(),
 		Run:    runPlanDelete,
 	}
@@ -96,6 +99,9 @@ func runPlanDelete(ctx context.Context, c *call) (*output, error) {
 		if err := c.refuseRedactedSpecs(coll, c.filterArg(), value.MissingValue, nil); err != nil {
 			return nil, err
 		}
+	}
+	if _, err := c.collation(); err != nil {
+		return nil, err
 	}
 	db, err := c.openFor(coll, true)
 	if err != nil {
@@ -145,7 +151,7 @@ func (c *call) planOptions() *changes.PlanOptions {
 	if sample == 0 {
 		sample = -1
 	}
-	return &changes.PlanOptions{Sample: sample, First: !c.bool("multi", true), Actor: c.actor()}
+	return &changes.PlanOptions{Sample: sample, First: !c.bool("multi", true), Actor: c.actor(), Collation: c.value("collation")}
 }
 
 func (c *call) bool(name string, def bool) bool {

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 
+	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
@@ -12,20 +13,32 @@ func (s *Server) distinctTool() *tool {
 		Name: "distinct", Title: "Distinct values", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
 		Description: "Sorted distinct values of a field (arrays give their elements).",
 		Params: []param{s.pathParam(), collectionParam,
-			{Name: "field", Type: "string", Required: true, Description: "Dotted path.", MaxLength: 1000}, filterParam, maxBytesParam},
+			{Name: "field", Type: "string", Required: true, Description: "Dotted path.", MaxLength: 1000}, filterParam, maxBytesParam, collationParam},
 		Output: outputSchema([]string{"values", "distinct"}, "values", tArr(obj()), "distinct", tInt(), "applied_limits", tObj()),
 		Run:    runDistinct,
 	}
 }
 
 func runDistinct(ctx context.Context, c *call) (*output, error) {
-	filter, err := compileFilter(c.value("filter"))
+	cl, err := c.collation()
+	if err != nil {
+		return nil, err
+	}
+	filter, err := compileFilterColl(c.value("filter"), cl)
 	if err != nil {
 		return nil, err
 	}
 	coll, field := c.str("collection"), c.str("field")
 	var vals []value.Value
 	err = c.view(coll, func(_ *store.Tx, col *store.Collection) error {
+		if dc := c.defaultCollation(col); dc != nil {
+			cl = dc
+		}
+		if cl != nil && filter == nil {
+			filter, _ = query.CompileFilterCollation(value.ObjectValue(nil), cl) // distinct compares by it
+		} else if filter, err = c.collatedFilter(col, c.value("filter"), filter); err != nil {
+			return err
+		}
 		if err := c.indexCheck(ctx, col, store.Query{Filter: filter}, false); err != nil {
 			return err
 		}

@@ -15,18 +15,19 @@ const diagnoseLimit = 100000
 func (s *Server) explainTool() *tool {
 	return &tool{
 		Name: "explain", Title: "Explain a query plan", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
-		Description: sentence("The plan find would use (COLLSCAN or IXSCAN with bounds, sort by index or memory,",
-			"rejected plans); executionStats also runs it (keys, docs examined, ms). Example:",
+		Description: sentence("find's plan (COLLSCAN or IXSCAN with bounds, index or memory sort,",
+			"rejected plans); executionStats runs it (keys, docs read, ms). Example:",
 			s.example("collection", "users", "filter", obj("age", 30), "verbosity", "executionStats")),
 		Params: []param{s.pathParam(), collectionParam, filterParam, sortParam,
-			{Name: "verbosity", Type: "string", Enum: []string{"queryPlanner", "executionStats"}, Default: value.StringValue("queryPlanner"), Description: "Mode."}},
+			{Name: "verbosity", Type: "string", Enum: []string{"queryPlanner", "executionStats"}, Default: value.StringValue("queryPlanner"), Description: "Mode."},
+			collationParam},
 		Output: outputSchema([]string{"plan"}, "plan", tObj(), "redacted", tArr(tStr())),
 		Run:    runExplain,
 	}
 }
 
 func runExplain(ctx context.Context, c *call) (*output, error) {
-	q, err := c.filterSort()
+	cl, err := c.collation()
 	if err != nil {
 		return nil, err
 	}
@@ -34,6 +35,15 @@ func runExplain(ctx context.Context, c *call) (*output, error) {
 	var coll string
 	err = c.view(c.str("collection"), func(_ *store.Tx, col *store.Collection) error {
 		coll = col.Name()
+		// The query find would run: the collation given, else the
+		// collection's default.
+		if dc := c.defaultCollation(col); dc != nil {
+			cl = dc
+		}
+		q, err := c.filterSortCollation(cl)
+		if err != nil {
+			return err
+		}
 		// Under redaction the plan is the one find runs: a collection scan
 		// (index bounds and estimates would reveal redacted values).
 		q.Redact = c.redactor(coll)

@@ -38,6 +38,15 @@ func runExport(ctx context.Context, c *call) (*output, error) {
 	var lines [][]byte
 	var limits value.Value
 	err = c.view(coll, func(_ *store.Tx, col *store.Collection) error {
+		// The filter and sort match as find's: by the collection's
+		// default collation.
+		if dc := c.defaultCollation(col); dc != nil {
+			cq, err := c.filterSortCollation(dc)
+			if err != nil {
+				return err
+			}
+			q.Filter, q.Sort = cq.Filter, cq.Sort
+		}
 		if err := c.indexCheck(ctx, col, q, false); err != nil {
 			return err
 		}

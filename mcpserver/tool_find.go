@@ -19,7 +19,7 @@ func (s *Server) findTool() *tool {
 		Params: []param{s.pathParam(), collectionParam, filterParam,
 			{Name: "sort", Type: "object", Description: "e.g. {\"age\":-1}; default _id."},
 			{Name: "project", Type: "object", Description: "Fields, e.g. {\"name\":1}."},
-			limitParam, skipParam, cursorParam, atParam, maxBytesParam},
+			limitParam, skipParam, cursorParam, atParam, maxBytesParam, collationParam},
 		Output: outputSchema([]string{"documents", "returned", "matched"}, "at", tObj(), "documents", tList(), "returned", tInt(), "matched", tMatched(),
 			"applied_limits", tObj(), "cursor", tStr(), "empty_reason", tStr(), "redacted", tArr(tStr())),
 		Run: runFind,
@@ -28,12 +28,15 @@ func (s *Server) findTool() *tool {
 
 func runFind(ctx context.Context, c *call) (*output, error) {
 	fq := findQuery{coll: c.str("collection"), spec: c.value("filter")}
-	var err error
-	if fq.filter, err = compileFilter(fq.spec); err != nil {
+	coll, err := c.collation()
+	if err != nil {
+		return nil, err
+	}
+	if fq.filter, err = compileFilterColl(fq.spec, coll); err != nil {
 		return nil, err
 	}
 	if v := c.value("sort"); !v.IsMissing() {
-		if fq.sort, err = query.CompileSort(v); err != nil {
+		if fq.sort, err = query.CompileSortCollation(v, coll); err != nil {
 			return nil, argError(err, "sort")
 		}
 	}
@@ -43,7 +46,7 @@ func runFind(ctx context.Context, c *call) (*output, error) {
 		}
 	}
 	fq.key = obj("tool", "find", "path", c.storePath(), "collection", fq.coll, "filter", fq.spec,
-		"sort", c.value("sort"), "project", c.value("project"))
+		"sort", c.value("sort"), "project", c.value("project"), "collation", c.value("collation"))
 	if c.has("at") {
 		return c.findAt(ctx, fq)
 	}
@@ -81,6 +84,10 @@ func (c *call) find(ctx context.Context, fq findQuery) (*output, error) {
 	}
 	var out *output
 	err = c.view(fq.coll, func(_ *store.Tx, col *store.Collection) error {
+		fq, err := c.collatedFind(col, fq)
+		if err != nil {
+			return err
+		}
 		if err := c.indexCheck(ctx, col, store.Query{Filter: fq.filter, Sort: fq.sort}, false); err != nil {
 			return err
 		}
@@ -264,14 +271,18 @@ func (s *Server) countTool() *tool {
 	return &tool{
 		Name: "count", Title: "Count documents", Scope: ScopeRead, ReadOnly: true, Idempotent: true,
 		Description: "Count documents matching a MongoDB filter; cheaper than find.",
-		Params:      []param{s.pathParam(), collectionParam, filterParam, atParam},
+		Params:      []param{s.pathParam(), collectionParam, filterParam, atParam, collationParam},
 		Output:      outputSchema([]string{"count"}, "count", tInt()),
 		Run:         runCount,
 	}
 }
 
 func runCount(ctx context.Context, c *call) (*output, error) {
-	filter, err := compileFilter(c.value("filter"))
+	coll, err := c.collation()
+	if err != nil {
+		return nil, err
+	}
+	filter, err := compileFilterColl(c.value("filter"), coll)
 	if err != nil {
 		return nil, err
 	}
@@ -280,6 +291,10 @@ func runCount(ctx context.Context, c *call) (*output, error) {
 	}
 	var n int64
 	err = c.view(c.str("collection"), func(_ *store.Tx, col *store.Collection) error {
+		filter, err := c.collatedFilter(col, c.value("filter"), filter)
+		if err != nil {
+			return err
+		}
 		if err := c.indexCheck(ctx, col, store.Query{Filter: filter}, true); err != nil {
 			return err
 		}

@@ -16,7 +16,8 @@ func (s *Server) createIndexTool() *tool {
 			{Name: "fields", Type: "string", Required: true, Description: "Comma-separated paths, :-1 for descending.", MaxLength: 1000},
 			{Name: "unique", Type: "boolean", Description: "Refuse duplicate keys."},
 			{Name: "sparse", Type: "boolean", Description: "Skip documents without the fields."},
-			{Name: "name", Type: "string", Description: "Index name; default like age_1.", MaxLength: 120}},
+			{Name: "name", Type: "string", Description: "Index name; default like age_1.", MaxLength: 120},
+			{Name: "collation", Type: "object", Description: "Key strings by this collation; only queries with the same one use it for strings."}},
 		Output: outputSchema([]string{"name"}, "collection", tStr(), "name", tStr(), "change_id", tStr()),
 		Run:    runCreateIndex,
 	}
@@ -38,6 +39,14 @@ func runCreateIndex(ctx context.Context, c *call) (*output, error) {
 			return nil, deniedRedactedField(coll, f.Path, "indexed")
 		}
 	}
+	spec := store.BTreeSpec{Fields: fields, Unique: c.value("unique").Bool(), Sparse: c.value("sparse").Bool()}
+	if c.has("collation") {
+		cl, err := c.collation()
+		if err != nil {
+			return nil, err
+		}
+		spec.SetCollation(cl)
+	}
 	db, err := c.openStore(true)
 	if err != nil {
 		return nil, err
@@ -49,8 +58,7 @@ func runCreateIndex(ctx context.Context, c *call) (*output, error) {
 		if err != nil {
 			return err
 		}
-		ix, err := col.CreateBTreeIndex(c.str("name"), store.BTreeSpec{Fields: fields,
-			Unique: c.value("unique").Bool(), Sparse: c.value("sparse").Bool()})
+		ix, err := col.CreateBTreeIndex(c.str("name"), spec)
 		if err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/collation"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -23,14 +24,18 @@ func (s *Server) suggestIndexesTool() *tool {
 var sortParam = param{Name: "sort", Type: "object", Description: "e.g. {\"age\":-1}."}
 
 // filterSort compiles the filter and sort arguments as a query.
-func (c *call) filterSort() (store.Query, error) {
-	filter, err := compileFilter(c.value("filter"))
+func (c *call) filterSort() (store.Query, error) { return c.filterSortCollation(nil) }
+
+// filterSortCollation is filterSort comparing strings by coll (nil:
+// binary).
+func (c *call) filterSortCollation(coll *collation.Collation) (store.Query, error) {
+	filter, err := compileFilterColl(c.value("filter"), coll)
 	if err != nil {
 		return store.Query{}, err
 	}
 	q := store.Query{Filter: filter}
 	if v := c.value("sort"); !v.IsMissing() {
-		if q.Sort, err = query.CompileSort(v); err != nil {
+		if q.Sort, err = query.CompileSortCollation(v, coll); err != nil {
 			return q, argError(err, "sort")
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/omgdb/omgdb/query/collation"
 	"github.com/omgdb/omgdb/query/expr"
 	"github.com/omgdb/omgdb/query/value"
 )
@@ -26,6 +27,7 @@ type Filter struct {
 	// condition on its value, decoding no object on the way.
 	direct  value.SlotTree
 	directs []slotPath
+	coll    *collation.Collation // set by CompileFilterCollation; nil is binary
 }
 
 // slotPath is a condition on a field, or its negation ($ne, $nin,
@@ -125,7 +127,10 @@ type node interface {
 // null spec is the empty filter, which matches every document. Errors are
 // *Error values of kind Invalid (Limit for a limit exceeded) whose message
 // names the operator or field at fault.
-func CompileFilter(spec value.Value) (*Filter, error) {
+func CompileFilter(spec value.Value) (*Filter, error) { return compileFilter(spec, nil) }
+
+// compileFilter is CompileFilter; $expr compares strings by coll.
+func compileFilter(spec value.Value, coll *collation.Collation) (*Filter, error) {
 	if spec.Kind() == value.Missing || spec.Kind() == value.Null {
 		return &Filter{}, nil
 	}
@@ -133,7 +138,7 @@ func CompileFilter(spec value.Value) (*Filter, error) {
 		return nil, malformed("filter must be an object, got %s", spec.TypeName()).
 			WithHint(`write the filter as a JSON object, such as {"age":{"$gte":30}}`)
 	}
-	c := &compiler{seen: map[string]bool{}}
+	c := &compiler{seen: map[string]bool{}, coll: coll}
 	preds, err := c.document(spec, true, "")
 	if err != nil {
 		return nil, err
@@ -226,7 +231,8 @@ func (f *Filter) HasExpr() bool { return f.whole }
 type compiler struct {
 	fields  []string
 	seen    map[string]bool
-	hasExpr bool // the filter has a $expr, which may read any field
+	hasExpr bool                 // the filter has a $expr, which may read any field
+	coll    *collation.Collation // $expr's comparisons compare strings by it
 }
 
 func (c *compiler) addField(path string) {

@@ -148,7 +148,7 @@ func (c *compiler) expr(arg value.Value, top bool) ([]Predicate, error) {
 		return nil, malformed("$expr can only be applied to the top-level document").
 			WithHint("$elemMatch conditions apply to array elements; move $expr to the top level")
 	}
-	e, err := expr.Compile(arg)
+	e, err := expr.CompileCollation(arg, c.coll)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 
+	"github.com/omgdb/omgdb/query/collation"
 	"github.com/omgdb/omgdb/query/value"
 )
 
@@ -42,11 +43,15 @@ var cmpOps = map[string]cmpOp{"$gt": opGt, "$gte": opGte, "$lt": opLt, "$lte": o
 // minKey and maxKey compare with every value, as in MongoDB; NaN (double
 // or decimal) equals only NaN and is neither above nor below anything.
 type cmpPred struct {
-	op  cmpOp
-	rhs value.Value
+	op   cmpOp
+	rhs  value.Value          // coll's key of the operand when coll is set
+	coll *collation.Collation // nil: binary comparison
 }
 
 func (p *cmpPred) matchValue(v value.Value, _ *matchCtx) bool {
+	if p.coll != nil {
+		v = p.coll.Map(v)
+	}
 	if value.TypeRank(v) != value.TypeRank(p.rhs) && p.rhs.Kind() != value.MinKey && p.rhs.Kind() != value.MaxKey {
 		return false
 	}
@@ -84,10 +89,11 @@ const inSetThreshold = 16
 // inPred is $in: equality with any listed value, or a match of any listed
 // regex. A listed null also matches missing.
 type inPred struct {
-	vals    []value.Value
+	vals    []value.Value // coll's keys of the values when coll is set
 	set     map[string]struct{}
 	hasNull bool
-	regexes []*regexp.Regexp
+	regexes []*regexp.Regexp     // matched against the string as it is
+	coll    *collation.Collation // nil: binary comparison
 }
 
 func (p *inPred) add(v value.Value) {
@@ -110,13 +116,17 @@ func (p *inPred) matchValue(v value.Value, c *matchCtx) bool {
 	if v.Kind() == value.Missing {
 		return p.hasNull
 	}
+	mv := v
+	if p.coll != nil {
+		mv = p.coll.Map(v)
+	}
 	if p.set != nil {
-		if _, ok := p.set[string(value.AppendKey(nil, v))]; ok {
+		if _, ok := p.set[string(value.AppendKey(nil, mv))]; ok {
 			return true
 		}
 	} else {
 		for _, x := range p.vals {
-			if value.Compare(v, x) == 0 {
+			if value.Compare(mv, x) == 0 {
 				return true
 			}
 		}

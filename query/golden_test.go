@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/collation"
 	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
 )
@@ -26,8 +27,8 @@ var update = flag.Bool("update", false, "rewrite the expected output of golden f
 //	ids <filter>         the _id of each matching document, in order
 //	find <filter>        the matching documents, one per line
 //
-// ids and find take optional argument lines "project <json>" and
-// "sort <json>"; without a sort, documents keep collection order. A failure
+// ids and find take optional argument lines "project <json>",
+// "sort <json>" and "collation <json>"; without a sort, documents keep collection order. A failure
 // prints "error: <message>" and, if there is one, "hint: <hint>".
 // Run with -update to rewrite the expected output; review the diff.
 func TestQuery_Golden(t *testing.T) {
@@ -148,11 +149,11 @@ func runQuery(docs []value.Value, b block) []string {
 	if err != nil {
 		return errLines(err)
 	}
-	f, err := query.CompileFilter(fv)
+	proj, srt, coll, err := queryOptions(b.args)
 	if err != nil {
 		return errLines(err)
 	}
-	proj, srt, err := queryOptions(b.args)
+	f, err := query.CompileFilterCollation(fv, coll)
 	if err != nil {
 		return errLines(err)
 	}
@@ -196,28 +197,36 @@ func idLine(docs []value.Value) []string {
 	return []string{strings.Join(ids, " ")}
 }
 
-func queryOptions(args []string) (*query.Projection, *query.Sort, error) {
+// queryOptions reads the argument lines: "project <json>", "sort <json>"
+// and "collation <json>" (which applies to the filter and the sort).
+func queryOptions(args []string) (*query.Projection, *query.Sort, *collation.Collation, error) {
 	var proj *query.Projection
 	var srt *query.Sort
+	var coll *collation.Collation
 	for _, a := range args {
 		name, js, _ := strings.Cut(a, " ")
 		v, err := value.ParseString(js)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		switch name {
 		case "project":
 			proj, err = query.CompileProjection(v)
 		case "sort":
 			srt, err = query.CompileSort(v)
+		case "collation":
+			coll, err = collation.Parse(v)
 		default:
 			err = fmt.Errorf("unknown option %q", name)
 		}
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
-	return proj, srt, nil
+	if srt != nil {
+		srt = srt.WithCollation(coll)
+	}
+	return proj, srt, coll, nil
 }
 
 func errLines(err error) []string {

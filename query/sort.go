@@ -1,6 +1,7 @@
 package query
 
 import (
+	"github.com/omgdb/omgdb/query/collation"
 	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
 )
@@ -21,6 +22,7 @@ type SortKey struct {
 type Sort struct {
 	keys  []SortKey
 	paths []value.Path
+	coll  *collation.Collation // nil: binary string order
 }
 
 // CompileSort validates and compiles a sort specification: an object whose
@@ -62,9 +64,7 @@ func (s *Sort) Compare(a, b value.Value) int {
 		return 0
 	}
 	for i, k := range s.keys {
-		ka := value.SortKeyOf(a, &s.paths[i], k.Desc)
-		kb := value.SortKeyOf(b, &s.paths[i], k.Desc)
-		c := value.CompareSortVals(ka, kb)
+		c := value.CompareSortVals(s.keyOf(a, i), s.keyOf(b, i))
 		if k.Desc {
 			c = -c
 		}
@@ -84,7 +84,7 @@ func (s *Sort) AppendKey(dst []byte, doc value.Value) []byte {
 		return dst
 	}
 	for i, k := range s.keys {
-		dst = value.AppendSortKey(dst, value.SortKeyOf(doc, &s.paths[i], k.Desc), k.Desc)
+		dst = value.AppendSortKey(dst, s.keyOf(doc, i), k.Desc)
 	}
 	return value.AppendKey(dst, doc.Get("_id"))
 }

@@ -61,6 +61,15 @@ func TestShell_SameAsCLI(t *testing.T) {
 		{`db.users.distinct('city', {age: {$lt: 50}})`, []string{"distinct", store, "users", "city", `{"age":{"$lt":50}}`, "--array"}},
 		{`db.users.distinct('age')`, []string{"distinct", store, "users", "age", "--array"}},
 		{`[db.users.findOne({age: {$gt: 40}})]`, []string{"find", store, "users", `{"age":{"$gt":40}}`, "--limit", "1"}},
+		// Collation (jstests/core/collation.js: find, count, distinct and
+		// aggregate with a collation).
+		{`db.users.find({name: 'ADA'}).collation({locale: 'en', strength: 2})`, []string{"find", store, "users", `{"name":"ADA"}`, "--collation", `{"locale":"en","strength":2}`}},
+		{`db.users.find({}, {city: 1}).sort({city: -1}).collation({locale: 'en'})`, []string{"find", store, "users", "{}", "--project", `{"city":1}`, "--sort", `{"city":-1}`, "--collation", `{"locale":"en"}`}},
+		{`db.users.countDocuments({city: 'LONDON'}, {collation: {locale: 'en', strength: 1}})`, []string{"count", store, "users", `{"city":"LONDON"}`, "--collation", `{"locale":"en","strength":1}`}},
+		{`db.users.countDocuments({city: {$lt: 'n'}}, {collation: {locale: 'en'}})`, []string{"count", store, "users", `{"city":{"$lt":"n"}}`, "--collation", `{"locale":"en"}`}},
+		{`db.users.distinct('city', {}, {collation: {locale: 'en', strength: 2}})`, []string{"distinct", store, "users", "city", "--collation", `{"locale":"en","strength":2}`, "--array"}},
+		{`db.users.aggregate([{$match: {city: 'new york'}}], {collation: {locale: 'en', strength: 2}})`, []string{"aggregate", store, "users", `[{"$match":{"city":"new york"}}]`, "--collation", `{"locale":"en","strength":2}`}},
+		{`[db.users.findOne({name: 'GRACE'}, null, {collation: {locale: 'en', strength: 2}})]`, []string{"find", store, "users", `{"name":"GRACE"}`, "--limit", "1", "--collation", `{"locale":"en","strength":2}`}},
 	} {
 		got := evalShell(t, store, tc.shell)
 		want := asShell(t, runCLI(t, "", tc.cli...))

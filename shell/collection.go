@@ -19,7 +19,7 @@ var collMethods = []string{
 }
 
 // cursorMethods are a cursor's methods, for help and completion.
-var cursorMethods = []string{"sort", "limit", "skip", "projection", "toArray", "count", "explain", "forEach", "map", "hasNext", "next", "tryNext", "itcount", "size", "close", "help"}
+var cursorMethods = []string{"sort", "limit", "skip", "projection", "collation", "toArray", "count", "explain", "forEach", "map", "hasNext", "next", "tryNext", "itcount", "size", "close", "help"}
 
 type method = func(goja.FunctionCall) goja.Value
 
@@ -46,19 +46,20 @@ func (s *Shell) readMethods(name string) map[string]method {
 			return s.newCursor(&cursor{s: s, coll: name, filter: s.docArg(call, 0, "filter"), proj: s.optDoc(call, 1, "projection")})
 		},
 		"findOne": func(call goja.FunctionCall) goja.Value {
-			q := s.compileQuery(s.docArg(call, 0, "filter"), s.optDoc(call, 1, "projection"), value.Value{})
+			filter := s.docArg(call, 0, "filter")
+			q := s.compileQuery(filter, s.optDoc(call, 1, "projection"), value.Value{})
 			q.Limit = 1
-			docs := s.findDocs(name, q)
+			docs := s.findDocsColl(name, q, filter, value.Value{}, s.optCollation(call, 2))
 			if len(docs) == 0 {
 				return goja.Null()
 			}
 			return s.toJS(docs[0])
 		},
 		"countDocuments": func(call goja.FunctionCall) goja.Value {
-			return s.rt.ToValue(s.countDocs(name, s.docArg(call, 0, "filter")))
+			return s.rt.ToValue(s.countDocs(name, s.docArg(call, 0, "filter"), s.optCollation(call, 1)))
 		},
 		"count": func(call goja.FunctionCall) goja.Value {
-			return s.rt.ToValue(s.countDocs(name, s.docArg(call, 0, "filter")))
+			return s.rt.ToValue(s.countDocs(name, s.docArg(call, 0, "filter"), s.optCollation(call, 1)))
 		},
 		"estimatedDocumentCount": func(goja.FunctionCall) goja.Value {
 			var n int64
@@ -70,7 +71,7 @@ func (s *Shell) readMethods(name string) map[string]method {
 			if _, ok := field.Export().(string); !ok || field.String() == "" {
 				s.throw(errs.Errorf(errs.Usage, "distinct needs a field name").WithHint("db.users.distinct('city', {age: {$gt: 30}})"))
 			}
-			return s.docsToJS(s.distinct(name, field.String(), s.docArg(call, 1, "filter")))
+			return s.docsToJS(s.distinct(name, field.String(), s.docArg(call, 1, "filter"), s.optCollation(call, 2)))
 		},
 		"aggregate": func(call goja.FunctionCall) goja.Value {
 			stages := s.arg(call, 0)
@@ -78,7 +79,7 @@ func (s *Shell) readMethods(name string) map[string]method {
 				s.throw(errs.Errorf(errs.Invalid, "aggregate takes an array of stages, got %s", stages.TypeName()).
 					WithHint("db.users.aggregate([{$match: {age: {$gt: 30}}}, {$group: {_id: '$city', n: {$count: {}}}}])"))
 			}
-			return s.newCursor(&cursor{s: s, coll: name, pipeline: stages})
+			return s.newCursor(&cursor{s: s, coll: name, pipeline: stages, collation: s.optCollation(call, 1)})
 		},
 		"getIndexes": func(goja.FunctionCall) goja.Value { return s.docsToJS(s.indexes(name)) },
 	}
@@ -92,7 +93,7 @@ func (s *Shell) optDoc(call goja.FunctionCall, i int, what string) value.Value {
 	return s.docArg(call, i, what)
 }
 
-func (s *Shell) countDocs(coll string, filter value.Value) int64 {
+func (s *Shell) countDocs(coll string, filter, collDoc value.Value) int64 {
 	var f *query.Filter
 	if filter.Len() > 0 {
 		var err error
@@ -102,6 +103,10 @@ func (s *Shell) countDocs(coll string, filter value.Value) int64 {
 	var n int64
 	s.collection(coll, func(c *store.Collection) error {
 		var err error
+		if cl := s.readCollation(c, collDoc); cl != nil && filter.Len() > 0 {
+			f, err = query.CompileFilterCollation(filter, cl)
+			s.must(err)
+		}
 		n, err = c.CountMatching(s.ctx, f)
 		return err
 	})
@@ -111,12 +116,12 @@ func (s *Shell) countDocs(coll string, filter value.Value) int64 {
 // distinct returns the distinct values of field among the documents that
 // match filter, with the store's Distinct (MongoDB's distinct: array
 // elements one by one, in MongoDB's sort order).
-func (s *Shell) distinct(coll, field string, filter value.Value) []value.Value {
+func (s *Shell) distinct(coll, field string, filter, collDoc value.Value) []value.Value {
 	q := s.compileQuery(filter, value.Value{}, value.Value{})
 	var out []value.Value
 	s.collection(coll, func(c *store.Collection) error {
 		var err error
-		out, err = c.Distinct(s.ctx, field, q, 0)
+		out, err = c.Distinct(s.ctx, field, s.collateQuery(q, filter, value.Value{}, s.readCollation(c, collDoc)), 0)
 		for i := range out {
 			out[i] = value.Clone(out[i]) // valid past the transaction
 		}

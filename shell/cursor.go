@@ -20,6 +20,7 @@ type cursor struct {
 	filter, proj, sort value.Value
 	skip, limit        int64
 	pipeline           value.Value // an aggregate's stages, else missing
+	collation          value.Value // .collation() or {collation}; missing: the collection's default
 	read               int64       // documents returned so far
 	buf                []value.Value
 	exhausted          bool
@@ -46,7 +47,7 @@ func (c *cursor) fill(n int64) {
 	}
 	c.started = true
 	if !c.pipeline.IsMissing() {
-		c.buf = append(c.buf, c.s.runAggregate(c.coll, c.pipeline)...)
+		c.buf = append(c.buf, c.s.runAggregate(c.coll, c.pipeline, c.collation)...)
 		c.exhausted = true
 		return
 	}
@@ -60,7 +61,7 @@ func (c *cursor) fill(n int64) {
 	}
 	q := c.s.compileQuery(c.filter, c.proj, c.sort)
 	q.Skip, q.Limit = c.skip+c.read+int64(len(c.buf)), want
-	got := c.s.findDocs(c.coll, q)
+	got := c.s.findDocsColl(c.coll, q, c.filter, c.sort, c.collation)
 	c.buf = append(c.buf, got...)
 	if int64(len(got)) < want || (c.limit > 0 && c.read+int64(len(c.buf)) >= c.limit) {
 		c.exhausted = true
@@ -135,13 +136,13 @@ func (s *Shell) findDocs(coll string, q store.Query) []value.Value {
 	return out
 }
 
-func (s *Shell) runAggregate(coll string, stages value.Value) []value.Value {
-	p, err := agg.CompilePipeline(stages, nil)
+func (s *Shell) runAggregate(coll string, stages, collDoc value.Value) []value.Value {
+	_, err := agg.CompilePipeline(stages, nil) // errors before the store opens
 	s.must(err)
 	var out []value.Value
 	s.collection(coll, func(c *store.Collection) error {
 		var err error
-		out, err = drain(c.Aggregate(s.ctx, p, nil))
+		out, err = drain(c.Aggregate(s.ctx, s.compilePipelineIn(c, stages, collDoc), nil))
 		return err
 	})
 	return out
@@ -176,6 +177,7 @@ func (s *Shell) newCursor(c *cursor) *goja.Object {
 	chain("limit", func(call goja.FunctionCall) { c.limit = s.count(call, "limit") })
 	chain("skip", func(call goja.FunctionCall) { c.skip = s.count(call, "skip") })
 	chain("projection", func(call goja.FunctionCall) { c.proj = s.docArg(call, 0, "projection") })
+	chain("collation", func(call goja.FunctionCall) { c.collation = s.collationDoc(s.docArg(call, 0, "collation")) })
 	chain("batchSize", func(goja.FunctionCall) {})
 	chain("pretty", func(goja.FunctionCall) {})
 	s.cursorReads(obj, c)
@@ -235,7 +237,7 @@ func (s *Shell) cursorReads(obj *goja.Object, c *cursor) {
 		}
 		return s.rt.NewArray(out...)
 	})
-	set("count", func(goja.FunctionCall) goja.Value { return s.rt.ToValue(s.countDocs(c.coll, c.filter)) })
+	set("count", func(goja.FunctionCall) goja.Value { return s.rt.ToValue(s.countDocs(c.coll, c.filter, c.collation)) })
 	set("itcount", func(goja.FunctionCall) goja.Value { return s.rt.ToValue(len(c.rest())) })
 	set("size", func(goja.FunctionCall) goja.Value { return s.rt.ToValue(len(c.rest())) })
 	set("isExhausted", func(goja.FunctionCall) goja.Value { return s.rt.ToValue(c.exhausted && len(c.buf) == 0) })
@@ -273,6 +275,7 @@ func (s *Shell) explain(c *cursor, verbosity goja.Value) goja.Value {
 	var out value.Value
 	s.collection(c.coll, func(col *store.Collection) error {
 		var err error
+		q := s.collateQuery(q, c.filter, c.sort, s.readCollation(col, c.collation))
 		out, err = col.Explain(s.ctx, q, &store.ExplainOptions{Execute: exec})
 		return err
 	})

@@ -44,6 +44,7 @@ Each write is one journaled change; its result carries changeId.
 
 const helpCursor = `cursor methods:
   sort(spec) limit(n) skip(n) projection(spec)   set before reading
+  collation({locale: 'en', strength: 2})         compare strings by a collation
   toArray() forEach(fn) map(fn) hasNext() next() tryNext()
   count() itcount() size() explain('executionStats') close()
 `

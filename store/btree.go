@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/omgdb/omgdb/query/collation"
 	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
 )
@@ -49,6 +50,11 @@ type BTreeSpec struct {
 	Fields []IndexField `json:"fields"`
 	Unique bool         `json:"unique,omitempty"`
 	Sparse bool         `json:"sparse,omitempty"`
+	// Collation, when set, is the index's collation document (all its
+	// fields): the index keys strings by their collation keys (see
+	// collation.go). Set it with SetCollation.
+	Collation json.RawMessage      `json:"collation,omitempty"`
+	coll      *collation.Collation // parsed Collation
 }
 
 // BTreeIndex returns the definition of a B-tree index. An empty name
@@ -157,6 +163,13 @@ func ParseBTreeSpec(def IndexDef) (*BTreeSpec, error) {
 	var s BTreeSpec
 	if err := json.Unmarshal(def.Spec, &s); err != nil {
 		return nil, errs.Errorf(errs.Invalid, "index `%s`: unreadable spec: %v", def.Name, err)
+	}
+	coll, err := indexCollation(s.Collation)
+	if err != nil {
+		return nil, errs.Errorf(errs.Invalid, "index `%s`: %v", def.Name, err).WithHint("%s", errs.HintOf(err))
+	}
+	if len(s.Collation) > 0 {
+		s.SetCollation(coll)
 	}
 	return &s, nil
 }

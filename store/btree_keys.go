@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 
+	"github.com/omgdb/omgdb/query/collation"
 	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
 )
@@ -22,6 +23,7 @@ type genField struct {
 	parts []string
 	index []int // the array position each part names, or -1
 	desc  bool
+	coll  *collation.Collation // keys strings by their collation keys; nil: as they are
 }
 
 func newKeyGen(s *BTreeSpec) *keyGen {
@@ -32,7 +34,7 @@ func newKeyGen(s *BTreeSpec) *keyGen {
 		for i, p := range parts {
 			index[i] = arrayIndex(p)
 		}
-		g.fields = append(g.fields, genField{path: f.Path, parts: parts, index: index, desc: f.Desc})
+		g.fields = append(g.fields, genField{path: f.Path, parts: parts, index: index, desc: f.Desc, coll: s.coll})
 	}
 	return g
 }
@@ -145,6 +147,7 @@ func (f *genField) encode(dst []byte, v value.Value) []byte {
 	if v.IsMissing() {
 		v = value.NullValue()
 	}
+	v = f.coll.Map(v)
 	if f.desc {
 		return value.AppendKeyDesc(dst, v)
 	}

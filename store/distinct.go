@@ -7,6 +7,7 @@ import (
 
 	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/query/agg"
+	"github.com/omgdb/omgdb/query/collation"
 	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
 )
@@ -31,7 +32,7 @@ func (c *Collection) Distinct(ctx context.Context, field string, q Query, max in
 	}
 	src := c.Find(ctx, Query{Filter: q.Filter, Hint: q.Hint, Redact: q.Redact})
 	defer src.Close()
-	return DistinctValues(src, field, max)
+	return DistinctValuesCollation(src, field, max, q.Filter.Collation())
 }
 
 // DistinctValues reads src to its end and returns the distinct values of
@@ -40,13 +41,20 @@ func (c *Collection) Distinct(ctx context.Context, field string, q Query, max in
 // a past revision. More than max distinct values (DefaultMaxDistinct when
 // 0) is an errs.Limit error.
 func DistinctValues(src agg.Source, field string, max int) ([]value.Value, error) {
+	return DistinctValuesCollation(src, field, max, nil)
+}
+
+// DistinctValuesCollation is DistinctValues with strings compared by
+// coll: of strings equal under it, the first met is kept, and the result
+// is in its order. A nil coll is DistinctValues.
+func DistinctValuesCollation(src agg.Source, field string, max int, coll *collation.Collation) ([]value.Value, error) {
 	if err := checkDistinctField(field); err != nil {
 		return nil, err
 	}
 	if max <= 0 {
 		max = DefaultMaxDistinct
 	}
-	var set distinctSet
+	set := distinctSet{coll: coll}
 	for src.Next() {
 		for _, v := range query.Lookup(src.Doc(), field) {
 			if v.Kind() != value.Array {
@@ -85,7 +93,8 @@ func checkDistinctField(field string) error {
 // last did, so that memory follows the distinct values, not the matches.
 type distinctSet struct {
 	vals []value.Value
-	done int // vals[:done] are sorted and distinct
+	done int                  // vals[:done] are sorted and distinct
+	coll *collation.Collation // compares strings; nil: binary
 }
 
 func (s *distinctSet) add(v value.Value) {
@@ -106,8 +115,8 @@ func (s *distinctSet) over(max int) bool {
 
 func (s *distinctSet) compact() {
 	// A stable sort keeps the first met of equal values first.
-	slices.SortStableFunc(s.vals, value.Compare)
-	s.vals = slices.CompactFunc(s.vals, func(a, b value.Value) bool { return value.Compare(a, b) == 0 })
+	slices.SortStableFunc(s.vals, s.coll.Compare)
+	s.vals = slices.CompactFunc(s.vals, func(a, b value.Value) bool { return s.coll.Compare(a, b) == 0 })
 	s.done = len(s.vals)
 }
 

@@ -43,6 +43,9 @@ func (c *Collection) Explain(ctx context.Context, q Query, opts *ExplainOptions)
 		return value.Value{}, err
 	}
 	fields := []value.Field{{Key: "collection", Value: value.StringValue(c.name)}, {Key: "filter", Value: FilterValue(q.Filter)}}
+	if coll := QueryCollation(q); coll != nil {
+		fields = append(fields, value.Field{Key: "collation", Value: coll.Value()})
+	}
 	if q.sorted() {
 		fields = append(fields, value.Field{Key: "sort", Value: sortValue(q.Sort.Keys())})
 	}

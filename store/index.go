@@ -189,7 +189,7 @@ func (c *Collection) CreateIndexes(defs ...IndexDef) ([]*Index, error) {
 		if !ok {
 			return nil, errs.Errorf(errs.Invalid, "unknown index kind %q", def.Kind)
 		}
-		def, err := kind.Prepare(def)
+		def, err := kind.Prepare(c.withDefaultCollation(def))
 		if err != nil {
 			return nil, err
 		}

@@ -12,11 +12,12 @@ import (
 type IndexInfo struct {
 	Name      string          `json:"name"`
 	Kind      string          `json:"kind"`
-	Key       json.RawMessage `json:"key,omitempty"`      // B-tree: the key pattern, {"age":-1,"name":1}
-	Unique    bool            `json:"unique,omitempty"`   // B-tree
-	Sparse    bool            `json:"sparse,omitempty"`   // B-tree
-	Multikey  []string        `json:"multikey,omitempty"` // B-tree: fields that have met an array
-	Spec      json.RawMessage `json:"spec,omitempty"`     // other kinds: their spec
+	Key       json.RawMessage `json:"key,omitempty"`       // B-tree: the key pattern, {"age":-1,"name":1}
+	Unique    bool            `json:"unique,omitempty"`    // B-tree
+	Sparse    bool            `json:"sparse,omitempty"`    // B-tree
+	Multikey  []string        `json:"multikey,omitempty"`  // B-tree: fields that have met an array
+	Collation json.RawMessage `json:"collation,omitempty"` // B-tree: its collation, when it has one
+	Spec      json.RawMessage `json:"spec,omitempty"`      // other kinds: their spec
 	Entries   int64           `json:"entries"`
 	SizeBytes int64           `json:"size_bytes"`
 }
@@ -40,7 +41,7 @@ func (c *Collection) IndexInfos() ([]IndexInfo, error) {
 			return nil, err
 		}
 		info.Key = value.JSON(spec.KeyPattern())
-		info.Unique, info.Sparse = spec.Unique, spec.Sparse
+		info.Unique, info.Sparse, info.Collation = spec.Unique, spec.Sparse, spec.Collation
 		for i, mk := range ix.Multikey() {
 			if mk {
 				info.Multikey = append(info.Multikey, spec.Fields[i].Path)

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/collation"
 	"github.com/omgdb/omgdb/query/errs"
 )
 
@@ -60,7 +61,8 @@ func (c *Collection) planQuery(q Query, count bool) (*choice, error) {
 	ch := &choice{}
 	var viable []*Plan
 	if q.Hint == "" || q.Hint == IDIndex {
-		if p, why := c.planID(conds, residual, sortKeys); why == "" || q.Hint == IDIndex {
+		idConds, idResidual, idSort := condsFor(q, nil, conds, residual, sortKeys)
+		if p, why := c.planID(idConds, idResidual, idSort); why == "" || q.Hint == IDIndex {
 			viable = append(viable, p)
 		}
 	}
@@ -68,8 +70,16 @@ func (c *Collection) planQuery(q Query, count bool) (*choice, error) {
 		if def.Kind != BTreeKind || (q.Hint != "" && q.Hint != def.Name) {
 			continue
 		}
+		spec, _ := ParseBTreeSpec(def)
+		ixConds, ixResidual, ixSort := conds, residual, sortKeys
+		if spec != nil {
+			ixConds, ixResidual, ixSort = condsFor(q, spec.Coll(), conds, residual, sortKeys)
+		}
 		if q.Hint == "" {
-			if why := irrelevant(def, conds, sortKeys); why != "" {
+			if why := irrelevant(def, ixConds, ixSort); why != "" {
+				if spec != nil && !collation.Equal(spec.Coll(), QueryCollation(q)) {
+					why = collationMismatch
+				}
 				p := &Plan{Stage: "IXSCAN", Index: def.Name, why: why}
 				p.spec, _ = ParseBTreeSpec(def)
 				ch.unusable = append(ch.unusable, p)
@@ -80,7 +90,7 @@ func (c *Collection) planQuery(q Query, count bool) (*choice, error) {
 		if err != nil {
 			return nil, err
 		}
-		p, why := planIndex(ix, conds, residual, sortKeys)
+		p, why := planIndex(ix, ixConds, ixResidual, ixSort)
 		switch {
 		case p == nil && q.Hint != "":
 			return nil, errs.Errorf(errs.Invalid, "hint: index `%s` cannot answer this query: %s", def.Name, why).

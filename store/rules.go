@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/collation"
 	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
 )
@@ -43,8 +44,9 @@ var TypeNames = []string{"null", "bool", "int", "long", "double", "decimal", "st
 type Rules struct {
 	spec      value.Value // as given, canonical
 	required  []string
-	fields    []fieldRule   // sorted by path
-	validator *query.Filter // nil: none
+	fields    []fieldRule          // sorted by path
+	validator *query.Filter        // nil: none
+	collation *collation.Collation // the collection's default; nil: simple
 }
 
 type fieldRule struct {
@@ -79,9 +81,11 @@ func CompileRules(spec value.Value) (*Rules, error) {
 			err = r.compileFields(f.Value)
 		case "validator":
 			err = r.compileValidator(f.Value)
+		case "collation":
+			err = r.compileCollation(f.Value)
 		default:
-			return nil, ruleErr("unknown key `%s`%s", f.Key, errs.DidYouMean(f.Key, []string{"required", "fields", "validator"})).
-				WithHint("rules have three keys: required (a list of fields), fields (a rule per field) and validator (a MongoDB filter such as {\"$jsonSchema\":{…}})")
+			return nil, ruleErr("unknown key `%s`%s", f.Key, errs.DidYouMean(f.Key, []string{"required", "fields", "validator", "collation"})).
+				WithHint("rules have four keys: required (a list of fields), fields (a rule per field), validator (a MongoDB filter such as {\"$jsonSchema\":{…}}) and collation (the collection's default collation)")
 		}
 		if err != nil {
 			return nil, err

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/omgdb/omgdb/query/collation"
 	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/expr"
 	"github.com/omgdb/omgdb/query/value"
@@ -36,6 +37,10 @@ type PipelineOptions struct {
 	// MongoDB's allowDiskUse; empty, they fail past it. The CLI sets it; the MCP
 	// server does not.
 	SpillDir string
+	// Collation, when set, makes the pipeline compare strings by it:
+	// $match, $sort, $group keys, $sortByCount, $bucket, and the $min,
+	// $max and $addToSet accumulators. Default: binary (simple).
+	Collation *collation.Collation
 }
 
 // Limits of pipelines.
@@ -79,6 +84,7 @@ func CompilePipeline(stages value.Value, opts *PipelineOptions) (*Pipeline, erro
 		p.opts.MaxMemory = DefaultMaxMemory
 	}
 	c := expr.NewCompiler()
+	c.Collation = p.opts.Collation
 	list, err := compileStages(c, stages, pipeTop)
 	if err != nil {
 		return nil, err

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/omgdb/omgdb/query/agg"
+	"github.com/omgdb/omgdb/query/collation"
 	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
 )
@@ -43,7 +44,7 @@ type aggCase struct {
 	wantErr  string
 	hasErr   bool
 	order    string   // "want" or "want unordered"
-	options  string   // "now <RFC3339>", "seed <n>", "maxMemory <n>"
+	options  string   // "now <RFC3339>", "seed <n>", "maxMemory <n>", "collation <json>"
 	raw      []string // the case's lines without its want/error section
 }
 
@@ -132,6 +133,8 @@ func (c *aggCase) opts(t *testing.T) *agg.PipelineOptions {
 			_, err = fmt.Sscan(f[1], &o.MaxMemory)
 		case len(f) == 2 && f[0] == "now":
 			o.Now, err = time.Parse(time.RFC3339Nano, f[1])
+		case len(f) == 2 && f[0] == "collation":
+			o.Collation, err = collation.Parse(value.MustParse(f[1]))
 		case len(f) > 0:
 			t.Fatalf("unknown option %q", l)
 		}

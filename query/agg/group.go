@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/omgdb/omgdb/query/collation"
 	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/expr"
 	"github.com/omgdb/omgdb/query/value"
@@ -22,6 +23,7 @@ type groupStage struct {
 	key   func(r *runState, doc value.Value) (value.Value, error)
 	accs  []*expr.Accumulator
 	order func(groups []value.Value) // sorts the output; may be nil
+	coll  *collation.Collation       // groups strings equal under it; nil: binary
 }
 
 // group is the state of one group.
@@ -42,7 +44,7 @@ func compileGroupStage(c *expr.Compiler, spec value.Value, _ pipeWhere) (stage, 
 	if err != nil {
 		return nil, err
 	}
-	s := &groupStage{stage: "$group", id: id, key: exprKey(id)}
+	s := &groupStage{stage: "$group", id: id, key: exprKey(id), coll: c.Collation}
 	if s.accs, err = compileAccumulators(c, spec.Without("_id")); err != nil {
 		return nil, err
 	}
@@ -122,7 +124,7 @@ func (s *groupStage) groups(r *runState, in Source) (out []value.Value, rest *sp
 		if id.IsMissing() {
 			id = value.NullValue()
 		}
-		key = value.AppendKey(key[:0], id)
+		key = value.AppendKey(key[:0], s.coll.Map(id))
 		if sp != nil {
 			return sp.add(key, doc)
 		}
@@ -301,7 +303,7 @@ func compileSortByCountStage(c *expr.Compiler, spec value.Value, _ pipeWhere) (s
 		return nil, err
 	}
 	count := expr.CountAccumulator("count")
-	return &groupStage{stage: "$sortByCount", key: exprKey(id), accs: []*expr.Accumulator{count}, order: func(docs []value.Value) {
+	return &groupStage{stage: "$sortByCount", key: exprKey(id), coll: c.Collation, accs: []*expr.Accumulator{count}, order: func(docs []value.Value) {
 		slices.SortStableFunc(docs, func(a, b value.Value) int { return value.Compare(b.Get("count"), a.Get("count")) })
 	}}, nil
 }

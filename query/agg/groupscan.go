@@ -235,7 +235,7 @@ func (b *GroupBatch) Extract(doc []byte) (more bool, err error) {
 		}
 		b.args = append(b.args, arg)
 	}
-	b.keys = value.AppendKey(b.keys, id)
+	b.keys = value.AppendKey(b.keys, g.group.coll.Map(id))
 	b.ends = append(b.ends, len(b.keys))
 	b.ids = append(b.ids, id)
 	return true, nil

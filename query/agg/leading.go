@@ -25,7 +25,7 @@ func (p *Pipeline) Leading() (filter *query.Filter, sort *query.Sort, afterMatch
 	}
 	if i < len(p.stages) {
 		if s, ok := p.stages[i].(*sortStage); ok {
-			sort = query.SortOf(s.spec)
+			sort = query.SortOf(s.spec).WithCollation(s.coll)
 			afterSort = p.rest(i + 1)
 		}
 	}

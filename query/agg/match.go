@@ -58,7 +58,7 @@ func compileMatch(c *expr.Compiler, spec value.Value) (matcher, error) {
 		return nil, errs.Errorf(errs.Invalid, "the $match filter must be an object, found %s", spec.TypeName())
 	}
 	if !hasExpr(spec) {
-		f, err := query.CompileFilter(spec)
+		f, err := query.CompileFilterCollation(spec, c.Collation)
 		if err != nil {
 			return nil, err
 		}
@@ -78,7 +78,7 @@ func compileMatch(c *expr.Compiler, spec value.Value) (matcher, error) {
 		all.parts = append(all.parts, m)
 	}
 	if len(rest) > 0 {
-		f, err := query.CompileFilter(value.ObjectValue(rest))
+		f, err := query.CompileFilterCollation(value.ObjectValue(rest), c.Collation)
 		if err != nil {
 			return nil, err
 		}

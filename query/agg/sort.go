@@ -1,6 +1,9 @@
 package agg
 
 import (
+	"strings"
+
+	"github.com/omgdb/omgdb/query/collation"
 	"github.com/omgdb/omgdb/query/expr"
 	"github.com/omgdb/omgdb/query/value"
 )
@@ -13,14 +16,36 @@ import (
 type sortStage struct {
 	spec  *value.SortSpec
 	limit int64 // 0: no limit
+	coll  *collation.Collation
 }
 
-func compileSortStage(_ *expr.Compiler, spec value.Value, _ pipeWhere) (stage, error) {
+func compileSortStage(c *expr.Compiler, spec value.Value, _ pipeWhere) (stage, error) {
 	s, err := value.CompileSortSpec("$sort", spec)
 	if err != nil {
 		return nil, err
 	}
-	return &sortStage{spec: s}, nil
+	return &sortStage{spec: s, coll: c.Collation}, nil
+}
+
+// keyDoc is what the sort keys are read from: doc itself, or with a
+// collation, the top-level fields the keys read with their strings
+// mapped to collation keys (and _id, for ties, as it is unless a key
+// reads it).
+func (s *sortStage) keyDoc(doc value.Value) value.Value {
+	if s.coll == nil || doc.Kind() != value.Object {
+		return doc
+	}
+	fields := []value.Field{{Key: "_id", Value: doc.Get("_id")}}
+	for i := range s.spec.Len() {
+		path, _ := s.spec.Key(i)
+		first, _, _ := strings.Cut(path, ".")
+		if first == "_id" {
+			fields[0].Value = s.coll.Map(fields[0].Value)
+			continue
+		}
+		fields = append(fields, value.Field{Key: first, Value: s.coll.Map(doc.Get(first))})
+	}
+	return value.ObjectValue(fields)
 }
 
 type sortItem struct {
@@ -47,7 +72,7 @@ func (s *sortStage) sorted(r *runState, in Source) ([]sortItem, error) {
 	b := r.budget("$sort")
 	var items []sortItem
 	err := r.drain(in, func(doc value.Value) error {
-		it := sortItem{doc, s.spec.Keys(doc), value.Size(doc)}
+		it := sortItem{doc, s.spec.Keys(s.keyDoc(doc)), value.Size(doc)}
 		items = append(items, it)
 		if s.limit > 0 && int64(len(items)) >= 2*s.limit+64 {
 			var err error
@@ -132,14 +157,14 @@ func (s *sortStage) fill(r *runState, in Source) ([]value.Value, *spilled, error
 	var items []sortItem
 	var sp *spiller
 	add := func(doc value.Value) error {
-		sp.key = s.spec.AppendKey(sp.key[:0], doc)
+		sp.key = s.spec.AppendKey(sp.key[:0], s.keyDoc(doc))
 		return sp.add(sp.key, doc)
 	}
 	err := r.drain(in, func(doc value.Value) error {
 		if sp != nil {
 			return add(doc)
 		}
-		it := sortItem{doc, s.spec.Keys(doc), value.Size(doc)}
+		it := sortItem{doc, s.spec.Keys(s.keyDoc(doc)), value.Size(doc)}
 		if b.used+it.size <= b.max {
 			b.used += it.size
 			items = append(items, it)

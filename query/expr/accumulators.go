@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/omgdb/omgdb/query/collation"
 	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
 )
@@ -30,6 +31,7 @@ type Accumulator struct {
 	Sort  *value.SortSpec // the "sortBy" of $top/$bottom
 	pct   *percentileArgs // the arguments of $percentile and $median
 	make  func(n int, sort *value.SortSpec) AccumulatorState
+	coll  *collation.Collation // the compiler's, for $min, $max and $addToSet
 }
 
 // accumulatorMakers maps each accumulator to the constructor of its state.
@@ -94,7 +96,7 @@ func CompileAccumulator(c *Compiler, field string, spec value.Value) (*Accumulat
 		}
 		return nil, UnknownOperator(op, "accumulator", accumulatorNames())
 	}
-	a := &Accumulator{Field: field, Op: op, make: mk}
+	a := &Accumulator{Field: field, Op: op, make: mk, coll: c.Collation}
 	return a, a.compileArg(c, arg)
 }
 
@@ -182,7 +184,7 @@ func (a *Accumulator) NewState(c *EvalCtx, id value.Value) (AccumulatorState, er
 			return nil, err
 		}
 	}
-	return a.make(n, a.Sort), nil
+	return collated(a.make(n, a.Sort), a.coll), nil
 }
 
 // positiveN validates the "n" of the N accumulators and operators.
@@ -232,13 +234,14 @@ func (st *avgState) Result() value.Value {
 type minMaxState struct {
 	best value.Value
 	max  bool
+	coll *collation.Collation // nil: binary string order
 }
 
 func (st *minMaxState) Add(v, _ value.Value) (int64, error) {
 	if Nullish(v) {
 		return 0, nil
 	}
-	c := value.Compare(v, st.best)
+	c := st.coll.Compare(v, st.best)
 	if st.best.IsMissing() || (st.max && c > 0) || (!st.max && c < 0) {
 		st.best = v
 		return value.Size(v), nil
@@ -251,6 +254,22 @@ func (st *minMaxState) Result() value.Value {
 		return value.NullValue()
 	}
 	return st.best
+}
+
+// collated gives st the collation when it compares strings: $min and
+// $max choose by it, $addToSet keeps one of each set of values equal
+// under it (the first to arrive).
+func collated(st AccumulatorState, coll *collation.Collation) AccumulatorState {
+	if coll == nil {
+		return st
+	}
+	switch st := st.(type) {
+	case *minMaxState:
+		st.coll = coll
+	case *pushState:
+		st.coll = coll
+	}
+	return st
 }
 
 type firstLastState struct {
@@ -274,11 +293,12 @@ func (st *firstLastState) Result() value.Value { return st.v }
 
 type pushState struct {
 	vals []value.Value
-	set  valueSet // $addToSet only
+	set  valueSet             // $addToSet only
+	coll *collation.Collation // $addToSet: keys the set by collation keys
 }
 
 func (st *pushState) Add(v, _ value.Value) (int64, error) {
-	if v.IsMissing() || (st.set != nil && !st.set.add(v)) {
+	if v.IsMissing() || (st.set != nil && !st.set.add(st.coll.Map(v))) {
 		return 0, nil
 	}
 	st.vals = append(st.vals, v)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/omgdb/omgdb/query/collation"
 	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
 )
@@ -24,7 +25,14 @@ type Expr struct {
 // ($$ROOT, $$CURRENT, $$REMOVE, $$NOW) are defined outside $let, $map,
 // $filter and $reduce.
 func Compile(spec value.Value) (*Expr, error) {
+	return CompileCollation(spec, nil)
+}
+
+// CompileCollation is Compile with a collation: the comparison operators
+// ($eq, $ne, $gt, $gte, $lt, $lte, $cmp) compare strings by it.
+func CompileCollation(spec value.Value, coll *collation.Collation) (*Expr, error) {
 	c := NewCompiler()
+	c.Collation = coll
 	n, err := c.Compile(spec)
 	if err != nil {
 		return nil, err
@@ -257,6 +265,13 @@ type Compiler struct {
 	scope   *scopeVar
 	Slots   int // slots handed out so far: the length EvalCtx.Vars needs
 	usesNow bool
+	// Collation, when set, is the pipeline's collation: the comparison
+	// operators ($eq, $ne, $gt, $gte, $lt, $lte, $cmp) and the $min, $max
+	// and $addToSet accumulators compare strings by it, and the stages
+	// that compare ($match, $sort, $group) read it. The other operators
+	// ($in, set operators, $indexOfArray, …) compare binary
+	// (docs/differences.md).
+	Collation *collation.Collation
 }
 
 // scopeVar is one variable in scope; slot -1 is $$ROOT.

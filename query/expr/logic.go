@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"github.com/omgdb/omgdb/query/collation"
 	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
 )
@@ -15,9 +16,12 @@ func registerExprLogicOps() {
 		"$gte": compareOp(func(c int) bool { return c >= 0 }),
 		"$lt":  compareOp(func(c int) bool { return c < 0 }),
 		"$lte": compareOp(func(c int) bool { return c <= 0 }),
-		"$cmp": fixedOp(2, func(a []value.Value) (value.Value, error) {
-			return value.LongValue(int64(exprCompare(a[0], a[1]))), nil
-		}),
+		"$cmp": func(c *Compiler, name string, arg value.Value) (Node, error) {
+			coll := c.Collation
+			return fixedOp(2, func(a []value.Value) (value.Value, error) {
+				return value.LongValue(int64(exprCompareColl(coll, a[0], a[1]))), nil
+			})(c, name, arg)
+		},
 		"$and":     compileAndOr(true),
 		"$or":      compileAndOr(false),
 		"$not":     unaryOp(func(v value.Value) (value.Value, error) { return value.BoolValue(!Truthy(v)), nil }),
@@ -28,10 +32,23 @@ func registerExprLogicOps() {
 	})
 }
 
+// compareOp is a comparison operator; it compares strings by the
+// compiler's collation.
 func compareOp(test func(int) bool) opCompiler {
-	return fixedOp(2, func(a []value.Value) (value.Value, error) {
-		return value.BoolValue(test(exprCompare(a[0], a[1]))), nil
-	})
+	return func(c *Compiler, name string, arg value.Value) (Node, error) {
+		coll := c.Collation
+		return fixedOp(2, func(a []value.Value) (value.Value, error) {
+			return value.BoolValue(test(exprCompareColl(coll, a[0], a[1]))), nil
+		})(c, name, arg)
+	}
+}
+
+// exprCompareColl is exprCompare with strings compared by coll.
+func exprCompareColl(coll *collation.Collation, a, b value.Value) int {
+	if coll == nil {
+		return exprCompare(a, b)
+	}
+	return exprCompare(coll.Map(a), coll.Map(b))
 }
 
 // andOrNode is $and (all true) or $or (any true), short-circuiting.

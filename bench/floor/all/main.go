@@ -76,6 +76,9 @@ import (
 	_ "go.etcd.io/bbolt/errors"
 	_ "golang.org/x/sys/cpu"
 	_ "golang.org/x/sys/unix"
+	_ "golang.org/x/text/collate"
+	_ "golang.org/x/text/language"
+	_ "golang.org/x/text/unicode/norm"
 )
 
 func main() { os.Stdout.WriteString("hello\n") }
