@@ -137,6 +137,9 @@ func CompileFilter(spec value.Value) (*Filter, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := c.checkNear(preds); err != nil {
+		return nil, err
+	}
 	f := &Filter{preds: preds, fields: c.fields, prune: value.NewFieldSet(c.fields), whole: c.hasExpr}
 	for _, p := range preds {
 		f.root = append(f.root, p.n)
@@ -225,6 +228,7 @@ type compiler struct {
 	fields  []string
 	seen    map[string]bool
 	hasExpr bool // the filter has a $expr, which may read any field
+	nears   int  // $near and $nearSphere conditions compiled
 }
 
 func (c *compiler) addField(path string) {

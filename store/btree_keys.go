@@ -22,6 +22,7 @@ type genField struct {
 	parts []string
 	index []int // the array position each part names, or -1
 	desc  bool
+	geo   bool // a 2dsphere field: its keys are cells (geoindex.go)
 }
 
 func newKeyGen(s *BTreeSpec) *keyGen {
@@ -32,7 +33,7 @@ func newKeyGen(s *BTreeSpec) *keyGen {
 		for i, p := range parts {
 			index[i] = arrayIndex(p)
 		}
-		g.fields = append(g.fields, genField{path: f.Path, parts: parts, index: index, desc: f.Desc})
+		g.fields = append(g.fields, genField{path: f.Path, parts: parts, index: index, desc: f.Desc, geo: f.Type == Geo2DSphere})
 	}
 	return g
 }
@@ -63,6 +64,15 @@ func (g *keyGen) keys(doc value.Value, out *keySet) (uint64, error) {
 	for i := range g.fields {
 		f := &g.fields[i]
 		g.vals[i].reset()
+		if f.geo {
+			ok, err := g.geoKeys(f, doc, &g.vals[i])
+			if err != nil {
+				return mask, err
+			}
+			mask |= 1 << i
+			present = present || ok
+			continue
+		}
 		g.walk = walker{f: f, out: &g.vals[i], arrayDepth: -1, buf: g.walk.buf}
 		g.walk.fromObject(doc, 0)
 		if !g.walk.started {
@@ -202,6 +212,10 @@ func (w *walker) fromObject(obj value.Value, i int) {
 		return
 	}
 	w.sawArray(j)
+	if j == len(parts)-1 && w.f.geo {
+		w.emit(v) // a legacy pair, or an array of locations: whole
+		return
+	}
 	if j == len(parts)-1 {
 		if v.Len() == 0 {
 			w.emit(v)
