@@ -34,6 +34,7 @@ import (
 //	count <filter>  the number of matching documents
 //	agg <pipeline>  the pipeline's output documents
 //	explain <filter> the winning plan's stages, outermost first
+//	suggest <filter> the notes of suggest-indexes
 //
 // A failure prints "error: <message>" and "hint: <hint>". Run with
 // -update to rewrite the expected output, and review the diff.
@@ -146,6 +147,12 @@ func geoRead(ctx context.Context, c *store.Collection, cmd, arg string) ([]strin
 	case "count":
 		n, err := c.CountQuery(ctx, store.Query{Filter: f})
 		return []string{fmt.Sprint(n)}, err
+	case "suggest":
+		sg, err := c.SuggestIndexes(ctx, store.Query{Filter: f})
+		if err != nil {
+			return nil, err
+		}
+		return sg.Notes, nil
 	case "explain":
 		plan, err := c.Explain(ctx, store.Query{Filter: f}, nil)
 		if err != nil {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"fmt"
 	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/geo"
@@ -155,4 +156,20 @@ func (s *BTreeSpec) geoMask() uint64 {
 		}
 	}
 	return m
+}
+
+// geoNote is suggest-indexes' note on a geospatial predicate, which only
+// a 2dsphere index serves; "" for other operators.
+func (c *Collection) geoNote(path, op string) string {
+	switch op {
+	case "$geoWithin", "$within", "$geoIntersects", "$near", "$nearSphere":
+	default:
+		return ""
+	}
+	if name, err := c.geoIndexFor(path); err == nil {
+		return fmt.Sprintf("%s on `%s` is served by the 2dsphere index `%s`", op, path, name)
+	}
+	pattern := `{"` + path + `":"2dsphere"}`
+	return fmt.Sprintf("%s on `%s` needs a 2dsphere index, not a B-tree one: omgdb create-index %s %s %s",
+		op, path, shellQuote(c.tx.db.path), shellQuote(c.name), shellQuote(pattern))
 }
