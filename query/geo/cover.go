@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 
+	"github.com/golang/geo/r1"
 	"github.com/golang/geo/r2"
 	"github.com/golang/geo/s1"
 	"github.com/golang/geo/s2"
@@ -154,7 +155,12 @@ func (r *Region) flatBound() (s2.Rect, bool) {
 	const d = 1e-7 // degrees of slack, about 1 cm
 	lo = r2.Point{X: math.Max(lo.X-d, -180), Y: math.Max(lo.Y-d, -90)}
 	hi = r2.Point{X: math.Min(hi.X+d, 180), Y: math.Min(hi.Y+d, 90)}
-	return s2.RectFromLatLng(s2.LatLngFromDegrees(lo.Y, lo.X)).AddPoint(s2.LatLngFromDegrees(hi.Y, hi.X)), true
+	rad := math.Pi / 180
+	lng := s1.IntervalFromEndpoints(lo.X*rad, hi.X*rad) // eastward from lo to hi
+	if hi.X-lo.X >= 359.9999 {
+		lng = s1.FullInterval()
+	}
+	return s2.Rect{Lat: r1.Interval{Lo: lo.Y * rad, Hi: hi.Y * rad}, Lng: lng}, true
 }
 
 // ranges turns a covering into key ranges: each cell's descendants (a
