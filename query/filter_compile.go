@@ -24,7 +24,7 @@ var (
 		"$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin", "$all", "$exists", "$type",
 		"$size", "$mod", "$regex", "$options", "$elemMatch", "$not",
 		"$bitsAllSet", "$bitsAllClear", "$bitsAnySet", "$bitsAnyClear",
-		"$geoWithin", "$within", "$geoIntersects", "$near", "$nearSphere", "$maxDistance", "$minDistance",
+		"$geoWithin", "$within", "$geoIntersects", "$near", "$nearSphere", "$geoNear", "$maxDistance", "$minDistance",
 	}
 )
 
@@ -41,7 +41,6 @@ var refusedOperators = map[string]refusal{
 	"$accumulator": {"omgdb runs no JavaScript", "express the condition with $expr and aggregation operators"},
 	"$text":        {"omgdb has no $text operator", "use `omgdb search <store> <coll> <query>` with a search index (create-search-index)"},
 	"$sampleRate":  {"omgdb filters are deterministic", "use the aggregation stage $sample"},
-	"$geoNear":     {"$geoNear is an aggregation stage, not a query operator", `use $near or $nearSphere in a filter, or {"$geoNear":{…}} as the first stage of a pipeline`},
 }
 
 // malformed returns the error for an invalid operand or construct.
@@ -186,7 +185,7 @@ func (c *compiler) operators(path string, doc value.Value) ([]opPred, error) {
 			continue
 		}
 		if fl.Key == "$maxDistance" || fl.Key == "$minDistance" {
-			if !doc.Has("$near") && !doc.Has("$nearSphere") {
+			if !doc.Has("$near") && !doc.Has("$nearSphere") && !doc.Has("$geoNear") {
 				return nil, malformed("%s needs a $near or $nearSphere beside it", fl.Key)
 			}
 			continue

@@ -13,7 +13,8 @@ import (
 // value that is not geometry never matches.
 
 // geoOperators are the field operators of geospatial queries.
-var geoOperators = []string{"$geoWithin", "$within", "$geoIntersects", "$near", "$nearSphere"}
+// $geoNear in a filter is MongoDB's other name for $near.
+var geoOperators = []string{"$geoWithin", "$within", "$geoIntersects", "$near", "$nearSphere", "$geoNear"}
 
 // geoPred matches the geometry at a path: in a region, or within a
 // distance of a point. It sees a leaf array whole: [x, y] is one legacy
@@ -74,7 +75,7 @@ func (c *compiler) geoPred(name string, arg, opDoc value.Value) (valuePred, erro
 func (c *compiler) checkNear(preds []Predicate) error {
 	top := 0
 	for _, p := range preds {
-		if p.Op == "$near" || p.Op == "$nearSphere" {
+		if p.Op == "$near" || p.Op == "$nearSphere" || p.Op == "$geoNear" {
 			top++
 		}
 	}

@@ -13,6 +13,7 @@ import (
 type keyGen struct {
 	fields []genField
 	sparse bool
+	geo    bool // a 2dsphere index: arrays in several fields are allowed (every combination is an entry), as in MongoDB
 	walk   walker
 	vals   []keySet // per field: the encoded values the path yields
 }
@@ -26,7 +27,7 @@ type genField struct {
 }
 
 func newKeyGen(s *BTreeSpec) *keyGen {
-	g := &keyGen{sparse: s.Sparse, vals: make([]keySet, len(s.Fields))}
+	g := &keyGen{sparse: s.Sparse, geo: s.hasGeo(), vals: make([]keySet, len(s.Fields))}
 	for _, f := range s.Fields {
 		parts := strings.Split(f.Path, ".")
 		index := make([]int, len(parts))
@@ -82,7 +83,7 @@ func (g *keyGen) keys(doc value.Value, out *keySet) (uint64, error) {
 		if d := g.walk.arrayDepth; d >= 0 {
 			mask |= 1 << i
 			prefix := strings.Join(f.parts[:d+1], ".")
-			if arrayField >= 0 && prefix != arrayAt {
+			if arrayField >= 0 && prefix != arrayAt && !g.geo {
 				return mask, errs.Errorf(errs.Invalid, "cannot index parallel arrays [%s] [%s]", arrayAt, prefix).
 					WithHint("a compound index may draw on one array per document; index the two fields separately")
 			}

@@ -27,7 +27,8 @@ import (
 //	                transaction: "ok", or the error
 //	index <pattern> creates an index from a key pattern ({"loc":"2dsphere"})
 //	drop-index <n>  drops the index named n
-//	ids <filter>    the _id of the matching documents in result order; a
+//	ids <filter>    the _id of the matching documents in result order
+//	                (argument lines "skip N" and "limit N" page them); a
 //	                filter without $near is also run as a collection scan,
 //	                which must give the same documents
 //	find <filter>   the matching documents
@@ -118,7 +119,7 @@ func runGeoBlock(t *testing.T, db *store.DB, b golden.Block) []string {
 		if err != nil {
 			return err
 		}
-		out, err = geoRead(ctx, c, cmd, arg)
+		out, err = geoRead(ctx, c, cmd, arg, b.Args)
 		return err
 	})
 	if err != nil {
@@ -127,7 +128,7 @@ func runGeoBlock(t *testing.T, db *store.DB, b golden.Block) []string {
 	return out
 }
 
-func geoRead(ctx context.Context, c *store.Collection, cmd, arg string) ([]string, error) {
+func geoRead(ctx context.Context, c *store.Collection, cmd, arg string, args []string) ([]string, error) {
 	spec, err := value.ParseString(arg)
 	if err != nil {
 		return nil, err
@@ -168,7 +169,15 @@ func geoRead(ctx context.Context, c *store.Collection, cmd, arg string) ([]strin
 		}
 		return []string{strings.Join(stages, " < ")}, nil
 	}
-	got, err := drainGeo(c.Find(ctx, store.Query{Filter: f}), cmd == "ids")
+	q := store.Query{Filter: f}
+	for _, a := range args {
+		if n, ok := strings.CutPrefix(a, "skip "); ok {
+			fmt.Sscan(n, &q.Skip)
+		} else if n, ok := strings.CutPrefix(a, "limit "); ok {
+			fmt.Sscan(n, &q.Limit)
+		}
+	}
+	got, err := drainGeo(c.Find(ctx, q), cmd == "ids")
 	if err != nil || cmd != "ids" {
 		return got, err
 	}
@@ -182,7 +191,7 @@ func geoRead(ctx context.Context, c *store.Collection, cmd, arg string) ([]strin
 		hints = append(hints, def.Name)
 	}
 	for _, h := range hints {
-		other, err := drainGeo(c.Find(ctx, store.Query{Filter: f, Hint: h}), true)
+		other, err := drainGeo(c.Find(ctx, store.Query{Filter: f, Hint: h, Skip: q.Skip, Limit: q.Limit}), true)
 		if err != nil {
 			continue // the index cannot answer this filter
 		}

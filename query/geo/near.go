@@ -22,14 +22,20 @@ type Near struct {
 	CenterRaw value.Value
 }
 
-// ParseNear compiles $near or $nearSphere with the other fields of its
+// ParseNear compiles $near, $nearSphere or $geoNear (MongoDB's other name
+// for $near in a filter) with the other fields of its
 // operator object (opDoc), which may hold $maxDistance and $minDistance:
 // {"$near":{"$geometry":{…},"$maxDistance":m}} or {"$nearSphere":[x,y],
 // "$maxDistance":radians}.
 func ParseNear(op string, arg, opDoc value.Value) (*Near, error) {
 	n := &Near{Op: op, Max: math.Inf(1), Spherical: op == "$nearSphere"}
 	center := arg
-	if arg.Kind() == value.Object && arg.Has("$geometry") {
+	if arg.Kind() == value.Object && arg.Has("type") {
+		// A GeoJSON point without $geometry, as MongoDB also takes it.
+		if err := n.geoJSONCenter(op, arg); err != nil {
+			return nil, err
+		}
+	} else if arg.Kind() == value.Object && arg.Has("$geometry") {
 		center = arg.Get("$geometry")
 		for _, f := range arg.Fields() {
 			if err := n.option(op, f.Key, f.Value); err != nil {

@@ -106,10 +106,19 @@ func (r *Region) parseBox(v value.Value) error {
 }
 
 func (r *Region) parseFlatPolygon(v value.Value) error {
-	if v.Kind() != value.Array || len(v.Array()) < 3 {
+	var pts []value.Value
+	switch v.Kind() {
+	case value.Array:
+		pts = v.Array()
+	case value.Object: // {"a":[x,y],"b":[x,y],…}, as MongoDB also takes it
+		for _, f := range v.Fields() {
+			pts = append(pts, f.Value)
+		}
+	}
+	if len(pts) < 3 {
 		return badOperand("$polygon needs an array of at least 3 coordinate pairs, got %s", v)
 	}
-	for _, e := range v.Array() {
+	for _, e := range pts {
 		p, ok := legacyPair(e)
 		if !ok {
 			return badOperand("$polygon vertices must be coordinate pairs, got %s", e)
