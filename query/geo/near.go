@@ -125,9 +125,8 @@ func (n *Near) check(op string) error {
 		// Legacy spherical distances are radians: past pi is everything.
 		n.Max = math.Pi
 	}
-	if n.Min > n.Max {
-		return badOperand("%s: $minDistance %v is above $maxDistance %v", op, n.Min, n.Max)
-	}
+	// A $minDistance above $maxDistance is legal and matches nothing, as
+	// in MongoDB.
 	return nil
 }
 
