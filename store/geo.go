@@ -197,10 +197,9 @@ func geoNearFilter(g *agg.GeoNear, path string) (*query.Filter, error) {
 	if !n.Spherical {
 		op = "$near"
 	}
+	// A GeoJSON center goes bare (not under $geometry), so the distances
+	// may stand beside it; its distances are meters all the same.
 	cond := []value.Field{{Key: op, Value: n.CenterRaw}}
-	if n.Meters {
-		cond[0].Value = value.ObjectValue([]value.Field{{Key: "$geometry", Value: n.CenterRaw}})
-	}
 	if !math.IsInf(n.Max, 1) {
 		cond = append(cond, value.Field{Key: "$maxDistance", Value: value.DoubleValue(n.Max)})
 	}

@@ -107,8 +107,11 @@ func ParseGeoNear(spec value.Value) (*GeoNear, error) {
 	return g, nil
 }
 
+// geoNearErr is a malformed $geoNear stage; the hint points at the
+// options' reference unless the caller gives a closer one.
 func geoNearErr(format string, args ...any) *errs.Error {
-	return errs.Errorf(errs.Invalid, "$geoNear: "+format, args...)
+	return errs.Errorf(errs.Invalid, "$geoNear: "+format, args...).
+		WithHint("see `omgdb docs aggregation` ($geoNear) for its options")
 }
 
 func geoNearNumber(v value.Value) (float64, bool) {

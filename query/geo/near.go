@@ -48,8 +48,14 @@ func ParseNear(op string, arg, opDoc value.Value) (*Near, error) {
 	} else if err := n.legacyCenter(op, center); err != nil {
 		return nil, err
 	}
+	withGeometry := arg.Kind() == value.Object && arg.Has("$geometry")
 	for _, f := range opDoc.Fields() {
 		if f.Key == "$maxDistance" || f.Key == "$minDistance" {
+			if withGeometry {
+				// MongoDB: "geo near accepts just one argument when
+				// querying for a GeoJSON point".
+				return nil, badOperand("%s with $geometry takes %s inside its object, not beside it: write {%q:{\"$geometry\":…,%q:%s}}", op, f.Key, op, f.Key, f.Value)
+			}
 			if err := n.option(op, f.Key, f.Value); err != nil {
 				return nil, err
 			}
