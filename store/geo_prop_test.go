@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -133,6 +134,17 @@ func box(p [2]float64, s float64) string {
 	return fmt.Sprintf("[[%s,%s,%s,%s,%s]]", pt(lo), pt([2]float64{hi[0], lo[1]}), pt(hi), pt([2]float64{lo[0], hi[1]}), pt(lo))
 }
 
+// reverseRing winds a ring written by box the other way round.
+func reverseRing(ring string) string {
+	var rings [][][2]float64
+	if err := json.Unmarshal([]byte(ring), &rings); err != nil {
+		panic(err)
+	}
+	slices.Reverse(rings[0])
+	out, _ := json.Marshal(rings)
+	return string(out)
+}
+
 func geoPropGeometry(r *rand.Rand, spread float64) string {
 	p := geoPropPoint(r, spread)
 	switch r.IntN(7) {
@@ -165,9 +177,22 @@ func geoPropDoc(r *rand.Rand, i int) string {
 func geoPropFilter(r *rand.Rand) string {
 	p := geoPropPoint(r, 3)
 	var cond string
-	switch r.IntN(8) {
+	switch r.IntN(11) {
 	case 0:
 		cond = fmt.Sprintf(`{"$geoWithin":{"$geometry":{"type":"Polygon","coordinates":%s}}}`, box(p, 0.2+r.Float64()*3))
+	case 8:
+		// A big polygon: the box, or (wound clockwise) the rest of the
+		// earth.
+		ring := box(p, 0.5+r.Float64()*20)
+		if r.IntN(2) == 0 {
+			ring = reverseRing(ring)
+		}
+		op := []string{"$geoWithin", "$geoIntersects"}[r.IntN(2)]
+		cond = fmt.Sprintf(`{%q:{"$geometry":{"type":"Polygon","coordinates":%s,"crs":{"type":"name","properties":{"name":"urn:x-mongodb:crs:strictwinding:EPSG:4326"}}}}}`, op, ring)
+	case 9:
+		cond = fmt.Sprintf(`{"$geoWithin":{"$polygon":[%s,%s,%s]}}`, pt(p), pt(geoPropPoint(r, 3)), pt(geoPropPoint(r, 3)))
+	case 10:
+		cond = fmt.Sprintf(`{"$geoWithin":{"$center":[%s,%.4f]}}`, pt(p), r.Float64()*3)
 	case 1:
 		cond = fmt.Sprintf(`{"$geoWithin":{"$centerSphere":[%s,%.5f]}}`, pt(p), r.Float64()*0.05)
 	case 2:
