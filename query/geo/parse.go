@@ -197,11 +197,14 @@ func parseCRS(crs value.Value, typ string, query bool) (bool, error) {
 	case standardCRS[name.Str()]:
 		return false, nil
 	case name.Str() != BigPolygonCRS:
-		return false, invalid("unknown CRS name: %q", name.Str())
+		return false, invalid("unknown CRS name: %q", name.Str()).
+			WithHint(`omgdb takes WGS 84 ("EPSG:4326", "urn:ogc:def:crs:OGC:1.3:CRS84" or no "crs" at all) and, for query polygons, %q`, BigPolygonCRS)
 	case !query:
-		return false, invalid("the strict winding CRS (%s) is only for query polygons, not stored documents", BigPolygonCRS)
+		return false, invalid("the strict winding CRS (%s) is only for query polygons, not stored documents", BigPolygonCRS).
+			WithHint(`store the polygon without "crs" (it is then the smaller region its ring bounds), or split it into polygons smaller than a hemisphere`)
 	case typ != "Polygon":
-		return false, invalid("the strict winding CRS (%s) is only supported for Polygon, not %s", BigPolygonCRS, typ)
+		return false, invalid("the strict winding CRS (%s) is only supported for Polygon, not %s", BigPolygonCRS, typ).
+			WithHint(`drop the "crs" member: other geometries need none`)
 	}
 	return true, nil
 }
