@@ -45,6 +45,15 @@ func ParseNear(op string, arg, opDoc value.Value) (*Near, error) {
 		if err := n.geoJSONCenter(op, center); err != nil {
 			return nil, err
 		}
+		// MongoDB still reads distances written inside $geometry, the
+		// form of its early releases.
+		for _, f := range center.Fields() {
+			if f.Key == "$maxDistance" || f.Key == "$minDistance" {
+				if err := n.option(op, f.Key, f.Value); err != nil {
+					return nil, err
+				}
+			}
+		}
 	} else if err := n.legacyCenter(op, center); err != nil {
 		return nil, err
 	}
