@@ -15,3 +15,10 @@ func badOperand(format string, args ...any) *errs.Error {
 	return errs.Errorf(errs.Invalid, format, args...).
 		WithHint("see `omgdb docs filters` (Geospatial) for the forms each operator takes")
 }
+
+// badPolygon returns an Invalid error about a polygon's rings, with a hint
+// on what a valid one is.
+func badPolygon(format string, args ...any) *errs.Error {
+	return errs.Errorf(errs.Invalid, format, args...).
+		WithHint(`a Polygon's coordinates are [exterior ring, hole, …], each ring a closed list of [lng,lat] (the last repeats the first) whose edges do not cross; holes lie inside the exterior ring and apart; see omgdb docs filters`)
+}

@@ -50,7 +50,7 @@ func (g *Geometry) addLine(c value.Value) error {
 // the exterior ring and crosses no other ring.
 func (g *Geometry) addPolygon(c value.Value) error {
 	if c.Kind() != value.Array || len(c.Array()) == 0 {
-		return invalid("GeoJSON Polygon coordinates must be a nonempty array of rings, got %s", c)
+		return badPolygon("GeoJSON Polygon coordinates must be a nonempty array of rings, got %s", c)
 	}
 	var loops []*s2.Loop
 	for i, ring := range c.Array() {
@@ -60,21 +60,21 @@ func (g *Geometry) addPolygon(c value.Value) error {
 		}
 		for j, o := range loops {
 			if loopsCross(l, o) {
-				return invalid("GeoJSON Polygon: rings %d and %d cross", j, i)
+				return badPolygon("GeoJSON Polygon: rings %d and %d cross", j, i)
 			}
 		}
 		if i > 0 && !loops[0].ContainsPoint(l.Vertex(0)) {
-			return invalid("GeoJSON Polygon: ring %d is not inside the exterior ring (secondary rings must be holes)", i)
+			return badPolygon("GeoJSON Polygon: ring %d is not inside the exterior ring (secondary rings must be holes)", i)
 		}
 		for j := 1; j < len(loops); j++ {
 			if loops[j].ContainsPoint(l.Vertex(0)) || l.ContainsPoint(loops[j].Vertex(0)) {
-				return invalid("GeoJSON Polygon: holes %d and %d overlap or nest (only one level of holes is allowed)", j, i)
+				return badPolygon("GeoJSON Polygon: holes %d and %d overlap or nest (only one level of holes is allowed)", j, i)
 			}
 		}
 		loops = append(loops, l)
 	}
 	if g.Big && len(loops) > 1 {
-		return invalid("a big polygon (strict winding CRS) may have one ring only, got %d", len(loops))
+		return badPolygon("a big polygon (strict winding CRS) may have one ring only, got %d", len(loops))
 	}
 	g.Polys = append(g.Polys, s2.PolygonFromLoops(loops))
 	return nil
@@ -83,13 +83,13 @@ func (g *Geometry) addPolygon(c value.Value) error {
 // loop reads one ring of a polygon.
 func (g *Geometry) loop(ring value.Value, i int) (*s2.Loop, error) {
 	if ring.Kind() != value.Array || len(ring.Array()) < 4 {
-		return nil, invalid("GeoJSON Polygon ring %d must be an array of at least 4 positions (closed: the last repeats the first), got %s", i, ring)
+		return nil, badPolygon("GeoJSON Polygon ring %d must be an array of at least 4 positions (closed: the last repeats the first), got %s", i, ring)
 	}
 	a := ring.Array()
 	first, err1 := point(a[0])
 	last, err2 := point(a[len(a)-1])
 	if err1 == nil && err2 == nil && first != last {
-		return nil, invalid("GeoJSON Polygon ring %d is not closed: its first position %s differs from its last %s", i, a[0], a[len(a)-1])
+		return nil, badPolygon("GeoJSON Polygon ring %d is not closed: its first position %s differs from its last %s", i, a[0], a[len(a)-1])
 	}
 	pts, err := positions(ring, "Polygon")
 	if err != nil {
@@ -97,17 +97,17 @@ func (g *Geometry) loop(ring value.Value, i int) (*s2.Loop, error) {
 	}
 	pts = pts[:len(pts)-1] // the closing position
 	if len(pts) < 3 {
-		return nil, invalid("GeoJSON Polygon ring %d must have at least 3 distinct vertices", i)
+		return nil, badPolygon("GeoJSON Polygon ring %d must have at least 3 distinct vertices", i)
 	}
 	if a, b, ok := duplicateVertex(pts); ok {
-		return nil, invalid("GeoJSON Polygon ring %d has vertex %d repeated at %d", i, a, b)
+		return nil, badPolygon("GeoJSON Polygon ring %d has vertex %d repeated at %d", i, a, b)
 	}
 	if a, b, ok := selfCrossing(pts); ok {
-		return nil, invalid("GeoJSON Polygon ring %d is self-intersecting: edges %d and %d cross", i, a, b)
+		return nil, badPolygon("GeoJSON Polygon ring %d is self-intersecting: edges %d and %d cross", i, a, b)
 	}
 	l := s2.LoopFromPoints(pts)
 	if err := l.Validate(); err != nil {
-		return nil, invalid("GeoJSON Polygon ring %d is invalid: %v", i, err)
+		return nil, badPolygon("GeoJSON Polygon ring %d is invalid: %v", i, err)
 	}
 	if !g.Big {
 		l.Normalize() // the smaller of the two regions the ring bounds
