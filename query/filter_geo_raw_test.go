@@ -14,8 +14,9 @@ import (
 // the geospatial operators: on random locations (GeoJSON, legacy pairs in
 // both forms, numbers of every type, arrays of them, null, missing,
 // strings) and random $geoWithin/$geoIntersects filters, alone or under
-// $not, $or, $and and $elemMatch, MatchJSON over canonical JSON answers
-// exactly as Match on the parsed document.
+// $not, $or, $and and $elemMatch, and $nearSphere distance bounds,
+// MatchJSON over canonical JSON answers exactly as Match on the parsed
+// document.
 func TestFilter_GeoMatchJSON_EqualsMatch(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 18))
 	iterations := 3000
@@ -124,9 +125,13 @@ func geoRawCond(r *rand.Rand) string {
 }
 
 func geoRawFilter(r *rand.Rand) string {
-	switch r.IntN(6) {
+	switch r.IntN(7) {
 	case 0:
 		return fmt.Sprintf(`{"loc":{"$not":%s}}`, geoRawCond(r))
+	case 5:
+		// $near's distance test (a store adds the order and the index).
+		return fmt.Sprintf(`{"loc":{"$nearSphere":[%.2f,%.2f],"$minDistance":%.4f,"$maxDistance":%.4f}}`,
+			r.Float64()*6-3, r.Float64()*6-3, r.Float64()*0.01, 0.01+r.Float64()*0.05)
 	case 1:
 		return fmt.Sprintf(`{"$or":[{"loc":%s},{"arr.p":%s}]}`, geoRawCond(r), geoRawCond(r))
 	case 2:
