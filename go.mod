@@ -11,6 +11,7 @@ require (
 	github.com/cockroachdb/apd/v3 v3.2.3
 	github.com/creack/pty v1.1.24
 	github.com/dop251/goja v0.0.0-20260917113740-793a2a65c13b
+	github.com/golang/geo v0.0.0-20260818125358-b200a1149890
 	github.com/google/jsonschema-go v0.4.3
 	github.com/klauspost/compress v1.20.4
 	github.com/mattn/go-runewidth v0.0.31

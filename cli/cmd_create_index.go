@@ -26,13 +26,20 @@ func newCreateIndexCmd(e *env) *cobra.Command {
 	opts := &createIndexOptions{}
 	cmd := &cobra.Command{
 		Use:   "create-index <store> <collection> <field>[,<field>…] [<field>[,<field>…]…]",
-		Short: "Create B-tree indexes on one or more fields, and build them",
+		Short: "Create B-tree and 2dsphere indexes on one or more fields, and build them",
 		Long: `Create a secondary index on one field or, comma-separated, several (a
 compound index). A field is a dotted path (address.city) with an optional
 direction: age:-1 is descending, age and age:1 ascending. The key pattern may
 also be written as MongoDB's createIndex takes it: '{"city":1,"age":-1}'. An array yields one
 entry per element (multikey); a compound index may draw on one array per
-document. A missing field is indexed as null unless --sparse. With --unique,
+document. A missing field is indexed as null unless --sparse.
+
+A field may be "2dsphere" instead of a direction ('{"loc":"2dsphere"}',
+loc:2dsphere): its entries are the S2 cells covering the GeoJSON geometry or
+legacy [lng, lat] pair at the field, for $geoWithin, $geoIntersects, $near,
+$nearSphere and $geoNear. Documents without the field have no entry; a value
+that is not geometry is refused (exit 65, "Can't extract geo keys"). "2d"
+indexes are not supported. With --unique,
 no two documents may have the same key: the build, and every later insert,
 update, import or apply that would break this, fails with a conflict (exit
 69) naming the index, the key and both _ids, and writes nothing.
@@ -48,6 +55,7 @@ with a progress bar on a terminal, and recorded in the journal. Prints
 "created index on ` + "`<collection>.<fields>`" + `" for each.`,
 		Example: `  omgdb create-index app.omgdb users age
   omgdb create-index app.omgdb users '{"city":1,"age":-1}'
+  omgdb create-index app.omgdb places '{"loc":"2dsphere"}'
   omgdb create-index app.omgdb users email --unique
   omgdb create-index app.omgdb users address.city,age:-1 --name city_age
   omgdb create-index app.omgdb users email age   # two indexes, one scan`,

@@ -13,7 +13,7 @@ func (s *Server) createIndexTool() *tool {
 			"that a query needs it. Example:",
 			s.example("collection", "users", "fields", "city,age:-1")),
 		Params: []param{s.pathParam(), collectionParam,
-			{Name: "fields", Type: "string", Required: true, Description: "Comma-separated paths, :-1 for descending.", MaxLength: 1000},
+			{Name: "fields", Type: "string", Required: true, Description: "Comma-separated paths, :-1 for descending, :2dsphere for GeoJSON geometry.", MaxLength: 1000},
 			{Name: "unique", Type: "boolean", Description: "Refuse duplicate keys."},
 			{Name: "sparse", Type: "boolean", Description: "Skip documents without the fields."},
 			{Name: "name", Type: "string", Description: "Index name; default like age_1.", MaxLength: 120},

@@ -143,6 +143,9 @@ func compileFilter(spec value.Value, coll *collation.Collation) (*Filter, error)
 	if err != nil {
 		return nil, err
 	}
+	if err := c.checkNear(preds); err != nil {
+		return nil, err
+	}
 	f := &Filter{preds: preds, fields: c.fields, prune: value.NewFieldSet(c.fields), whole: c.hasExpr, regex: hasRegex(spec)}
 	for _, p := range preds {
 		f.root = append(f.root, p.n)
@@ -232,6 +235,7 @@ type compiler struct {
 	fields  []string
 	seen    map[string]bool
 	hasExpr bool                 // the filter has a $expr, which may read any field
+	nears   int                  // $near and $nearSphere conditions compiled
 	coll    *collation.Collation // $expr's comparisons compare strings by it
 }
 

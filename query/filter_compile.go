@@ -24,6 +24,7 @@ var (
 		"$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin", "$all", "$exists", "$type",
 		"$size", "$mod", "$regex", "$options", "$elemMatch", "$not",
 		"$bitsAllSet", "$bitsAllClear", "$bitsAnySet", "$bitsAnyClear",
+		"$geoWithin", "$within", "$geoIntersects", "$near", "$nearSphere", "$geoNear", "$maxDistance", "$minDistance",
 	}
 )
 
@@ -35,17 +36,11 @@ var pathlessRefused = []string{"$where", "$function", "$accumulator", "$text", "
 type refusal struct{ why, hint string }
 
 var refusedOperators = map[string]refusal{
-	"$where":         {"omgdb runs no JavaScript", "express the condition with $expr and aggregation operators"},
-	"$function":      {"omgdb runs no JavaScript", "express the condition with $expr and aggregation operators"},
-	"$accumulator":   {"omgdb runs no JavaScript", "express the condition with $expr and aggregation operators"},
-	"$text":          {"omgdb has no $text operator", "use `omgdb search <store> <coll> <query>` with a search index (create-search-index)"},
-	"$near":          {"omgdb has no geospatial queries", "store coordinates as numbers and filter with $gte/$lte ranges"},
-	"$nearSphere":    {"omgdb has no geospatial queries", "store coordinates as numbers and filter with $gte/$lte ranges"},
-	"$geoNear":       {"omgdb has no geospatial queries", "store coordinates as numbers and filter with $gte/$lte ranges"},
-	"$geoWithin":     {"omgdb has no geospatial queries", "store coordinates as numbers and filter with $gte/$lte ranges"},
-	"$geoIntersects": {"omgdb has no geospatial queries", "store coordinates as numbers and filter with $gte/$lte ranges"},
-	"$within":        {"omgdb has no geospatial queries", "store coordinates as numbers and filter with $gte/$lte ranges"},
-	"$sampleRate":    {"omgdb filters are deterministic", "use the aggregation stage $sample"},
+	"$where":       {"omgdb runs no JavaScript", "express the condition with $expr and aggregation operators"},
+	"$function":    {"omgdb runs no JavaScript", "express the condition with $expr and aggregation operators"},
+	"$accumulator": {"omgdb runs no JavaScript", "express the condition with $expr and aggregation operators"},
+	"$text":        {"omgdb has no $text operator", "use `omgdb search <store> <coll> <query>` with a search index (create-search-index)"},
+	"$sampleRate":  {"omgdb filters are deterministic", "use the aggregation stage $sample"},
 }
 
 // malformed returns the error for an invalid operand or construct.
@@ -187,6 +182,20 @@ func (c *compiler) operators(path string, doc value.Value) ([]opPred, error) {
 			if !doc.Has("$regex") {
 				return nil, malformed("$options needs a $regex")
 			}
+			continue
+		}
+		if fl.Key == "$maxDistance" || fl.Key == "$minDistance" {
+			if !doc.Has("$near") && !doc.Has("$nearSphere") && !doc.Has("$geoNear") {
+				return nil, malformed("%s needs a $near or $nearSphere beside it", fl.Key)
+			}
+			continue
+		}
+		if slices.Contains(geoOperators, fl.Key) {
+			p, err := c.compileGeo(path, fl.Key, fl.Value, doc)
+			if err != nil {
+				return nil, err
+			}
+			ops = append(ops, opPred{fl.Key, fl.Value, p})
 			continue
 		}
 		if fl.Key == "$regex" {

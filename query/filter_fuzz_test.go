@@ -17,6 +17,8 @@ func FuzzCompileFilter(f *testing.F) {
 	f.Add([]byte(`{"$jsonSchema":{"required":["a"],"properties":{"a":{"bsonType":["long","string"],"minimum":1,"maxLength":3},"c":{"items":{"type":"number"},"uniqueItems":true}},"additionalProperties":true}}`))
 	f.Add([]byte(`{"a":{"$gte":1,"$lt":[1,{"b":null}]},"$or":[{"c":{"$regex":"^x","$options":"i"}}]}`))
 	f.Add([]byte(`{"a":{"$elemMatch":{"$not":{"$type":["long","null"]}}},"b.0.c":{"$all":[{"$elemMatch":{"d":1}}]}}`))
+	f.Add([]byte(`{"loc":{"$geoWithin":{"$geometry":{"type":"Polygon","coordinates":[[[0,0],[3,6],[6,1],[0,0]]]}}},"b":{"$nearSphere":[1,2],"$maxDistance":0.1}}`))
+	f.Add([]byte(`{"$or":[{"loc":{"$geoIntersects":{"$geometry":{"type":"GeometryCollection","geometries":[{"type":"Point","coordinates":[1,2]}]}}}},{"loc":{"$within":{"$box":[[0,0],[1,1]]}}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		spec, err := value.Parse(data)
 		if err != nil {
@@ -64,6 +66,8 @@ func checkCompileError(t *testing.T, what string, err error) {
 func FuzzFilterMatch(f *testing.F) {
 	f.Add([]byte(`{"a.b":null}`), []byte(`{"a":[{"b":1},{"c":2}]}`))
 	f.Add([]byte(`{"a":{"$gt":9007199254740992}}`), []byte(`{"a":[9007199254740993,1.5]}`))
+	f.Add([]byte(`{"l":{"$geoWithin":{"$centerSphere":[[1,1],0.1]}}}`), []byte(`{"l":[{"type":"Point","coordinates":[1,1.01]},[2,2]]}`))
+	f.Add([]byte(`{"l.p":{"$geoIntersects":{"$geometry":{"type":"Polygon","coordinates":[[[0,0],[2,0],[2,2],[0,2],[0,0]]]}}}}`), []byte(`{"l":[{"p":{"type":"LineString","coordinates":[[1,1],[3,3]]}}]}`))
 	f.Fuzz(func(t *testing.T, filterJSON, docJSON []byte) {
 		spec, err := value.Parse(filterJSON)
 		if err != nil {

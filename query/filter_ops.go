@@ -20,7 +20,7 @@ type valuePred interface {
 // only.
 func traversesLeafArrays(p valuePred) bool {
 	switch p.(type) {
-	case sizePred, *elemMatchValuePred, *elemMatchDocPred:
+	case sizePred, *elemMatchValuePred, *elemMatchDocPred, *geoPred, *geoCollector:
 		return false
 	}
 	return true

@@ -1,15 +1,14 @@
 package query_test
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/omgdb/omgdb/internal/golden"
 	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/query/collation"
 	"github.com/omgdb/omgdb/query/errs"
@@ -43,99 +42,27 @@ func TestQuery_Golden(t *testing.T) {
 	}
 }
 
-type block struct {
-	comments []string // lines before the command
-	command  string
-	args     []string
-	want     []string
-	line     int
-}
-
 func runScript(t *testing.T, path string) {
-	blocks := readBlocks(t, path)
 	var docs []value.Value
-	var out strings.Builder
-	for _, b := range blocks {
-		var got []string
+	golden.Run(t, path, *update, func(b golden.Block) []string {
 		switch {
-		case b.command == "docs":
+		case b.Command == "docs":
 			docs = parseDocs(t, path, b)
-		case strings.HasPrefix(b.command, "ids "), strings.HasPrefix(b.command, "find "):
-			got = runQuery(docs, b)
-		default:
-			t.Fatalf("%s:%d: unknown command %q", path, b.line, b.command)
+			return nil
+		case strings.HasPrefix(b.Command, "ids "), strings.HasPrefix(b.Command, "find "):
+			return runQuery(docs, b)
 		}
-		if !*update && strings.Join(got, "\n") != strings.Join(b.want, "\n") {
-			t.Errorf("%s:%d: %s\n%s\ngot:\n%s\nwant:\n%s", path, b.line, b.command,
-				strings.Join(b.args, "\n"), strings.Join(got, "\n"), strings.Join(b.want, "\n"))
-		}
-		writeBlock(&out, b, got)
-	}
-	if *update {
-		if err := os.WriteFile(path, []byte(strings.TrimRight(out.String(), "\n")+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+		t.Fatalf("%s:%d: unknown command %q", path, b.Line, b.Command)
+		return nil
+	})
 }
 
-func writeBlock(out *strings.Builder, b block, got []string) {
-	for _, c := range b.comments {
-		out.WriteString(c + "\n")
-	}
-	out.WriteString(b.command + "\n")
-	for _, a := range b.args {
-		out.WriteString(a + "\n")
-	}
-	out.WriteString("----\n")
-	for _, g := range got {
-		out.WriteString(g + "\n")
-	}
-	out.WriteString("\n")
-}
-
-func readBlocks(t *testing.T, path string) []block {
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	var blocks []block
-	var cur *block
-	var comments []string
-	state, n := 0, 0 // 0 between blocks, 1 in arguments, 2 in expected output
-	for sc.Scan() {
-		n++
-		line := sc.Text()
-		switch {
-		case state == 0 && (line == "" || strings.HasPrefix(line, "#")):
-			comments = append(comments, line)
-		case state == 0:
-			blocks = append(blocks, block{comments: comments, command: line, line: n})
-			cur, comments, state = &blocks[len(blocks)-1], nil, 1
-		case state == 1 && line == "----":
-			state = 2
-		case state == 1:
-			cur.args = append(cur.args, line)
-		case line == "":
-			state = 0
-		default:
-			cur.want = append(cur.want, line)
-		}
-	}
-	if state == 1 {
-		t.Fatalf("%s: block at line %d has no ---- line", path, cur.line)
-	}
-	return blocks
-}
-
-func parseDocs(t *testing.T, path string, b block) []value.Value {
+func parseDocs(t *testing.T, path string, b golden.Block) []value.Value {
 	var docs []value.Value
-	for i, a := range b.args {
+	for i, a := range b.Args {
 		v, err := value.ParseString(a)
 		if err != nil {
-			t.Fatalf("%s:%d: %v", path, b.line+1+i, err)
+			t.Fatalf("%s:%d: %v", path, b.Line+1+i, err)
 		}
 		docs = append(docs, v)
 	}
@@ -143,13 +70,13 @@ func parseDocs(t *testing.T, path string, b block) []value.Value {
 }
 
 // runQuery runs an ids or find block and returns its output lines.
-func runQuery(docs []value.Value, b block) []string {
-	cmd, filterJSON, _ := strings.Cut(b.command, " ")
+func runQuery(docs []value.Value, b golden.Block) []string {
+	cmd, filterJSON, _ := strings.Cut(b.Command, " ")
 	fv, err := value.ParseString(filterJSON)
 	if err != nil {
 		return errLines(err)
 	}
-	proj, srt, coll, err := queryOptions(b.args)
+	proj, srt, coll, err := queryOptions(b.Args)
 	if err != nil {
 		return errLines(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/omgdb/omgdb/internal/golden"
 	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/query/value/valuetest"
 )
@@ -31,8 +32,8 @@ func TestQuery_GoldenInt32(t *testing.T) {
 	}
 	for _, path := range files {
 		var docs, idocs []value.Value
-		for _, b := range readBlocks(t, path) {
-			if b.command == "docs" {
+		for _, b := range golden.Read(t, path) {
+			if b.Command == "docs" {
 				docs = parseDocs(t, path, b)
 				idocs = make([]value.Value, len(docs))
 				for i, d := range docs {
@@ -40,20 +41,20 @@ func TestQuery_GoldenInt32(t *testing.T) {
 				}
 				continue
 			}
-			where := path + ":" + strconv.Itoa(b.line)
+			where := path + ":" + strconv.Itoa(b.Line)
 			if _, ok := int32Differs[where]; ok {
 				continue
 			}
 			got := runQuery(docs, b)
 			ib := b
-			ib.command = int32JSONTail(b.command)
-			ib.args = make([]string, len(b.args))
-			for i, a := range b.args {
-				ib.args[i] = int32JSONTail(a)
+			ib.Command = int32JSONTail(b.Command)
+			ib.Args = make([]string, len(b.Args))
+			for i, a := range b.Args {
+				ib.Args[i] = int32JSONTail(a)
 			}
 			igot := runQuery(idocs, ib)
 			if !sameLines(got, igot) {
-				t.Errorf("%s: %s %s\nwith longs:\n%s\nwith int32s:\n%s", where, b.command, strings.Join(b.args, " "),
+				t.Errorf("%s: %s %s\nwith longs:\n%s\nwith int32s:\n%s", where, b.Command, strings.Join(b.Args, " "),
 					strings.Join(got, "\n"), strings.Join(igot, "\n"))
 			}
 		}

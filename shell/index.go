@@ -55,6 +55,8 @@ func (s *Shell) keyPattern(spec value.Value) []store.IndexField {
 			parts = append(parts, f.Key)
 		case dir.IsNumber() && dir.Float() == -1:
 			parts = append(parts, f.Key+":-1")
+		case dir.Kind() == value.String && dir.Str() == store.Geo2DSphere:
+			parts = append(parts, f.Key+":"+store.Geo2DSphere)
 		default:
 			s.throw(errs.Errorf(errs.Invalid, "createIndex: %s: %s is not 1 or -1", f.Key, s.inspectValue(dir)).
 				WithHint("omgdb shell creates B-tree indexes: {field: 1} or {field: -1}; text and vector indexes have their own commands"))

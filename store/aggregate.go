@@ -52,6 +52,9 @@ func (c *Collection) Aggregate(ctx context.Context, p *agg.Pipeline, opts *Aggre
 	if env == nil {
 		env = c.tx.Env()
 	}
+	if g, rest := p.GeoNear(); g != nil {
+		return rest.Run(ctx, c.geoNear(ctx, g, opts.Redact), env)
+	}
 	if opts.Redact != nil {
 		return p.Run(ctx, c.Find(ctx, Query{Redact: opts.Redact}), env)
 	}

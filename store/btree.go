@@ -43,6 +43,7 @@ const MaxIndexKeysPerDocument = 100_000
 type IndexField struct {
 	Path string `json:"path"`           // dotted path
 	Desc bool   `json:"desc,omitempty"` // descending (-1)
+	Type string `json:"type,omitempty"` // "" for values; Geo2DSphere for the cells of a geometry (geoindex.go)
 }
 
 // BTreeSpec is the Spec of a "btree" IndexDef.
@@ -74,6 +75,9 @@ func (s *BTreeSpec) defaultName() string {
 		if f.Desc {
 			parts[i] = f.Path + "_-1"
 		}
+		if f.Type != "" {
+			parts[i] = f.Path + "_" + f.Type
+		}
 	}
 	return strings.Join(parts, "_")
 }
@@ -88,6 +92,9 @@ func (s *BTreeSpec) KeyPattern() value.Value {
 			dir = -1
 		}
 		fields[i] = value.Field{Key: f.Path, Value: value.LongValue(dir)}
+		if f.Type != "" {
+			fields[i].Value = value.StringValue(f.Type)
+		}
 	}
 	return value.ObjectValue(fields)
 }
@@ -107,7 +114,12 @@ func ParseKeyPattern(s string) ([]IndexField, error) {
 		case !hasDir || dir == "1":
 		case dir == "-1":
 			f.Desc = true
+		case dir == Geo2DSphere:
+			f.Type = Geo2DSphere
 		default:
+			if err := refusedIndexType(path, dir); err != nil {
+				return nil, err
+			}
 			return nil, errs.Errorf(errs.Usage, "index field `%s`: direction must be 1 or -1, got %q", path, dir).
 				WithHint("write age:-1 for descending, age or age:1 for ascending")
 		}
@@ -127,8 +139,13 @@ func parseKeyDocument(s string) ([]IndexField, error) {
 	var fields []IndexField
 	for _, f := range doc.Fields() {
 		switch {
+		case f.Value.Kind() == value.String && f.Value.Str() == Geo2DSphere:
+			fields = append(fields, IndexField{Path: f.Key, Type: Geo2DSphere})
 		case f.Value.Kind() == value.String:
-			return nil, errs.Errorf(errs.Usage, "index field `%s`: %q indexes are not supported; omgdb has B-tree indexes (1 or -1)", f.Key, f.Value.Str()).
+			if err := refusedIndexType(f.Key, f.Value.Str()); err != nil {
+				return nil, err
+			}
+			return nil, errs.Errorf(errs.Usage, "index field `%s`: %q indexes are not supported; omgdb has B-tree indexes (1 or -1) and 2dsphere", f.Key, f.Value.Str()).
 				WithHint("for full-text search use create-search-index, for vectors create-vector-index")
 		case value.IsInteger(f.Value, 1):
 			fields = append(fields, IndexField{Path: f.Key})
@@ -150,6 +167,9 @@ func FormatKeyPattern(fields []IndexField) string {
 		parts[i] = f.Path
 		if f.Desc {
 			parts[i] += ":-1"
+		}
+		if f.Type != "" {
+			parts[i] += ":" + f.Type
 		}
 	}
 	return strings.Join(parts, ",")
@@ -191,6 +211,9 @@ func (s *BTreeSpec) validate() error {
 			return errs.Errorf(errs.Usage, "field `%s` appears twice in the index", f.Path)
 		}
 		seen[f.Path] = true
+		if err := f.checkType(s); err != nil {
+			return err
+		}
 	}
 	return nil
 }

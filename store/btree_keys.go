@@ -14,6 +14,7 @@ import (
 type keyGen struct {
 	fields []genField
 	sparse bool
+	geo    bool // a 2dsphere index: arrays in several fields are allowed (every combination is an entry), as in MongoDB
 	walk   walker
 	vals   []keySet // per field: the encoded values the path yields
 }
@@ -24,17 +25,18 @@ type genField struct {
 	index []int // the array position each part names, or -1
 	desc  bool
 	coll  *collation.Collation // keys strings by their collation keys; nil: as they are
+	geo   bool                 // a 2dsphere field: its keys are cells (geoindex.go)
 }
 
 func newKeyGen(s *BTreeSpec) *keyGen {
-	g := &keyGen{sparse: s.Sparse, vals: make([]keySet, len(s.Fields))}
+	g := &keyGen{sparse: s.Sparse, geo: s.hasGeo(), vals: make([]keySet, len(s.Fields))}
 	for _, f := range s.Fields {
 		parts := strings.Split(f.Path, ".")
 		index := make([]int, len(parts))
 		for i, p := range parts {
 			index[i] = arrayIndex(p)
 		}
-		g.fields = append(g.fields, genField{path: f.Path, parts: parts, index: index, desc: f.Desc, coll: s.coll})
+		g.fields = append(g.fields, genField{path: f.Path, parts: parts, index: index, desc: f.Desc, coll: s.coll, geo: f.Type == Geo2DSphere})
 	}
 	return g
 }
@@ -65,6 +67,15 @@ func (g *keyGen) keys(doc value.Value, out *keySet) (uint64, error) {
 	for i := range g.fields {
 		f := &g.fields[i]
 		g.vals[i].reset()
+		if f.geo {
+			ok, err := g.geoKeys(f, doc, &g.vals[i])
+			if err != nil {
+				return mask, err
+			}
+			mask |= 1 << i
+			present = present || ok
+			continue
+		}
 		g.walk = walker{f: f, out: &g.vals[i], arrayDepth: -1, buf: g.walk.buf}
 		g.walk.fromObject(doc, 0)
 		if !g.walk.started {
@@ -74,7 +85,7 @@ func (g *keyGen) keys(doc value.Value, out *keySet) (uint64, error) {
 		if d := g.walk.arrayDepth; d >= 0 {
 			mask |= 1 << i
 			prefix := strings.Join(f.parts[:d+1], ".")
-			if arrayField >= 0 && prefix != arrayAt {
+			if arrayField >= 0 && prefix != arrayAt && !g.geo {
 				return mask, errs.Errorf(errs.Invalid, "cannot index parallel arrays [%s] [%s]", arrayAt, prefix).
 					WithHint("a compound index may draw on one array per document; index the two fields separately")
 			}
@@ -205,6 +216,10 @@ func (w *walker) fromObject(obj value.Value, i int) {
 		return
 	}
 	w.sawArray(j)
+	if j == len(parts)-1 && w.f.geo {
+		w.emit(v) // a legacy pair, or an array of locations: whole
+		return
+	}
 	if j == len(parts)-1 {
 		if v.Len() == 0 {
 			w.emit(v)

@@ -19,6 +19,9 @@ type fieldCond struct {
 	// exists: a matching document has a value at path (so a sparse index
 	// holds it).
 	exists bool
+	// geo: a geospatial condition, whose ranges are of a 2dsphere field's
+	// cell keys: it bounds 2dsphere fields only, and they only it.
+	geo bool
 	// group: conditions of one $elemMatch on values share a non-zero group:
 	// one array element must satisfy them all, so their bounds may be
 	// intersected even on a multikey field.
@@ -60,6 +63,9 @@ func predicateConds(p query.Predicate) ([]fieldCond, bool) {
 	}
 	if p.Op == "$elemMatch" {
 		return elemMatchConds(p.Path, p.Operand), true
+	}
+	if c, ok := geoCond(p); ok {
+		return []fieldCond{c}, true
 	}
 	c := opCond(p.Path, p.Op, p.Operand)
 	return []fieldCond{c}, !c.exact

@@ -38,10 +38,15 @@ func (c *Collection) Explain(ctx context.Context, q Query, opts *ExplainOptions)
 	if opts.Count {
 		q = Query{Filter: q.Filter, Hint: q.Hint}
 	}
+	near, err := c.explainNear(&q, opts.Count)
+	if err != nil {
+		return value.Value{}, err
+	}
 	ch, err := c.planQuery(q, opts.Count)
 	if err != nil {
 		return value.Value{}, err
 	}
+	ch.plan.near = near
 	fields := []value.Field{{Key: "collection", Value: value.StringValue(c.name)}, {Key: "filter", Value: FilterValue(q.Filter)}}
 	if coll := QueryCollation(q); coll != nil {
 		fields = append(fields, value.Field{Key: "collation", Value: coll.Value()})
@@ -95,6 +100,9 @@ func (c *Collection) stageTree(q Query, p *Plan, count bool) value.Value {
 	}
 	if count {
 		return obj("stage", str("COUNT"), "inputStage", tree)
+	}
+	if p.near != "" {
+		tree = obj("stage", str("GEO_NEAR_2DSPHERE"), "key", str(p.near), "sortBy", str("distance"), "inputStage", tree)
 	}
 	if q.sorted() && p.sortGroup == 0 {
 		tree = obj("stage", str("SORT"), "sortPattern", sortValue(q.Sort.Keys()), "type", str("in_memory"), "inputStage", tree)

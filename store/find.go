@@ -67,6 +67,11 @@ type RawSource interface {
 // results are the same, in the same order: by the sort, then _id, or by
 // _id when there is no sort.
 func (c *Collection) Find(ctx context.Context, q Query) agg.Source {
+	if q.Filter != nil {
+		if path, n := q.Filter.Near(); n != nil {
+			return c.findNear(ctx, q, path, n)
+		}
+	}
 	ch, err := c.planQuery(q, false)
 	if err != nil {
 		return &sliceSource{err: err}

@@ -158,6 +158,8 @@ func decodeBTreeSpecFast(js []byte) (s BTreeSpec, ok bool) {
 						f.Path, ok = d.plainString()
 					case "desc":
 						f.Desc, ok = d.bool()
+					case "type":
+						f.Type, ok = d.plainString()
 					}
 					return ok
 				}) {

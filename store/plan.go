@@ -37,6 +37,10 @@ type Plan struct {
 	// entries in bounds without fetching a document.
 	covered bool
 
+	// near is the path of the filter's $near, whose results a find sorts
+	// by distance (geo.go); for explain.
+	near string
+
 	estKeys   int64 // entries in bounds, counted up to estimateCap
 	estCapped bool
 	cost      float64
@@ -84,18 +88,22 @@ func (c *Collection) planID(conds []fieldCond, residual bool, sortKeys []query.S
 
 // planSpec builds the IXSCAN plan of an index with the given spec.
 func planSpec(name string, s *BTreeSpec, bucket *bolt.Bucket, multikey uint64, conds []fieldCond, residual bool, sortKeys []query.SortKey) (*Plan, string) {
+	multikey |= s.geoMask() // a geometry has many cells: always multikey
 	p := &Plan{Stage: "IXSCAN", Index: name, spec: s, bucket: bucket, multikey: multikey != 0,
 		spans: make([][]span, len(s.Fields)), bounded: make([]bool, len(s.Fields))}
 	exists, covered := false, !residual && multikey == 0
 	for i, f := range s.Fields {
 		var mine []fieldCond
 		for _, c := range conds {
-			if c.path == f.Path {
+			if c.path == f.Path && c.geo == (f.Type == Geo2DSphere) {
 				exists = exists || c.exists
 				mine = append(mine, c)
 			}
 		}
 		p.spans[i], p.bounded[i] = fieldSpans(f, mine, multikey&(1<<i) != 0)
+	}
+	if why := geoUnusable(s, p.bounded); why != "" {
+		return nil, why
 	}
 	for _, c := range conds {
 		covered = covered && c.exact && fieldIndex(s, c.path) >= 0
@@ -108,7 +116,7 @@ func planSpec(name string, s *BTreeSpec, bucket *bolt.Bucket, multikey uint64, c
 	p.buildRanges()
 	// A sparse index holds only the documents that have its fields: when
 	// the filter requires them, scanning all of it still narrows the query.
-	if !p.bounded[0] && p.sortGroup == 0 && !s.Sparse {
+	if !p.bounded[0] && p.sortGroup == 0 && !s.Sparse && !s.hasGeo() {
 		return p, "the filter does not restrict its first field `" + s.Fields[0].Path + "`, nor can it give the sort"
 	}
 	return p, ""

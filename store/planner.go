@@ -146,7 +146,7 @@ func irrelevant(def IndexDef, conds []fieldCond, sortKeys []query.SortKey) strin
 		return ""
 	}
 	for _, c := range conds {
-		if c.path == spec.Fields[0].Path || (spec.Sparse && fieldIndex(spec, c.path) >= 0) {
+		if c.path == spec.Fields[0].Path || (spec.Sparse && fieldIndex(spec, c.path) >= 0) || (c.geo && spec.geoField(c.path) >= 0) {
 			return ""
 		}
 	}

@@ -180,6 +180,10 @@ func (c *Collection) esrFields(preds []pred, sortKeys []query.SortKey, masks map
 			s.Notes = append(s.Notes, fmt.Sprintf("%s cannot use an index: only a conjunction of field conditions can", p.value()))
 			continue
 		}
+		if note := c.geoNote(p.path, p.op); note != "" {
+			s.Notes = append(s.Notes, note)
+			continue
+		}
 		cond := opCond(p.path, p.op, p.operand)
 		switch {
 		case !cond.bounded:

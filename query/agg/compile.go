@@ -64,12 +64,12 @@ func buildStageCompilers() {
 		"$setWindowFields": compileWindowStage,
 		"$fill":            compileFillStage,
 		"$densify":         compileDensifyStage,
+		"$geoNear":         compileGeoNearStage,
 	}
 }
 
 // refusedStages are stages omgdb knows and does not run, with the reason.
 var refusedStages = map[string]string{
-	"$geoNear":        "not supported: omgdb has no geospatial indexes",
 	"$search":         "not supported in pipelines: use the `search` command for full-text search",
 	"$searchMeta":     "not supported in pipelines: use the `search` command for full-text search",
 	"$vectorSearch":   "not supported in pipelines: use the `vsearch` command",
@@ -126,9 +126,9 @@ func compileStage(c *expr.Compiler, spec value.Value, where pipeWhere, first boo
 	case "$out", "$merge":
 		return nil, errs.Errorf(errs.Invalid, "`%s` is not supported: aggregation never writes", name).
 			WithHint("plan its writes with `omgdb plan-aggregate <store> <coll> <pipeline>`, then `omgdb apply`")
-	case "$documents":
+	case "$documents", "$geoNear":
 		if !first {
-			return nil, errs.Errorf(errs.Invalid, "$documents is only valid as the first stage in a pipeline")
+			return nil, errs.Errorf(errs.Invalid, "%s is only valid as the first stage in a pipeline", name)
 		}
 	case "$facet":
 		if where == pipeFacet {

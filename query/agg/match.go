@@ -138,6 +138,12 @@ func hasExpr(spec value.Value) bool {
 type matchStage struct{ m matcher }
 
 func compileMatchStage(c *expr.Compiler, spec value.Value, _ pipeWhere) (stage, error) {
+	for _, f := range spec.Fields() {
+		if f.Value.Kind() == value.Object && (f.Value.Has("$near") || f.Value.Has("$nearSphere") || f.Value.Has("$geoNear")) {
+			return nil, errs.Errorf(errs.Invalid, "$near and $nearSphere are not allowed in $match (field `%s`)", f.Key).
+				WithHint(`start the pipeline with {"$geoNear":{"near":…,"distanceField":"dist","key":"%s"}} instead`, f.Key)
+		}
+	}
 	m, err := compileMatch(c, spec)
 	if err != nil {
 		return nil, err
