@@ -15,7 +15,7 @@ import (
 
 // language lists the packages of the query language (query/...), from the
 // top layer down.
-var language = []string{"query/agg", "query", "query/expr", "query/value", "query/value/jsonscan", "query/errs"}
+var language = []string{"query/agg", "query", "query/text", "query/expr", "query/value", "query/value/jsonscan", "query/errs"}
 
 // allowed lists, for each package of DESIGN.md section 2, the omgdb
 // packages it may import. Imports point down only:
@@ -28,7 +28,8 @@ var allowed = map[string][]string{
 	"query/value/jsonscan": {},
 	"query/value":          {"query/value/jsonscan", "query/errs"},
 	"query/expr":           {"query/value", "query/errs"},
-	"query":                {"query/expr", "query/value", "query/errs"},
+	"query/text":           {"query/value", "query/errs"},
+	"query":                {"query/text", "query/expr", "query/value", "query/errs"},
 	"query/agg":            {"query", "query/expr", "query/value", "query/errs"},
 	"store":                language,
 	"changes":              append([]string{"store"}, language...),

@@ -19,6 +19,7 @@ type createIndexOptions struct {
 	fields         []string // one key pattern per index
 	name           string
 	unique, sparse bool
+	text           textIndexFlags
 }
 
 func newCreateIndexCmd(e *env) *cobra.Command {
@@ -44,8 +45,14 @@ index is created or, when one cannot be built, none.
 
 The indexes are built over the existing documents in the same transaction,
 with a progress bar on a terminal, and recorded in the journal. Prints
-"created index on ` + "`<collection>.<fields>`" + `" for each.`,
+"created index on ` + "`<collection>.<fields>`" + `" for each.
+
+A key pattern whose values are "text" ('{"title":"text","body":"text"}', or
+'{"$**":"text"}' for every string field) creates the collection's text index,
+which $text queries need (one per collection), with MongoDB's options
+--weights, --default-language and --language-override; see ` + "`omgdb docs filters`" + `.`,
 		Example: `  omgdb create-index app.omgdb users age
+  omgdb create-index app.omgdb posts '{"title":"text","body":"text"}' --weights '{"title":10}'  # for $text
   omgdb create-index app.omgdb users '{"city":1,"age":-1}'
   omgdb create-index app.omgdb users email --unique
   omgdb create-index app.omgdb users address.city,age:-1 --name city_age
@@ -61,6 +68,7 @@ with a progress bar on a terminal, and recorded in the journal. Prints
 	cmd.Flags().BoolVar(&opts.unique, "unique", false, "refuse two documents with the same key")
 	cmd.Flags().BoolVar(&opts.sparse, "sparse", false, "leave out documents that have none of the fields")
 	cmd.Flags().StringVar(&opts.name, "name", "", "the index's name (default: MongoDB's, such as age_1_name_-1)")
+	opts.text.register(cmd)
 	return cmd
 }
 
@@ -68,6 +76,16 @@ func (e *env) runCreateIndex(ctx context.Context, opts *createIndexOptions) erro
 	if opts.name != "" && len(opts.fields) > 1 {
 		return errs.Errorf(errs.Usage, "--name names one index, and %d key patterns are given", len(opts.fields)).
 			WithHint("create the named index in a command of its own")
+	}
+	if def, ok, err := opts.textIndexDef(); ok || err != nil {
+		if err != nil {
+			return err
+		}
+		return e.runCreateTextIndex(ctx, opts, def)
+	}
+	if opts.text.given() {
+		return errs.Errorf(errs.Usage, "--weights, --default-language and --language-override apply to a text index only").
+			WithHint(`write the key pattern as '{"title":"text"}'`)
 	}
 	defs := make([]store.IndexDef, len(opts.fields))
 	parsed := make([][]store.IndexField, len(opts.fields))

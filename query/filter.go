@@ -25,6 +25,7 @@ type Filter struct {
 	// condition on its value, decoding no object on the way.
 	direct  value.SlotTree
 	directs []slotPath
+	text    *textNode // the $text condition, nil when there is none
 }
 
 // slotPath is a condition on a field, or its negation ($ne, $nin,
@@ -137,7 +138,7 @@ func CompileFilter(spec value.Value) (*Filter, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Filter{preds: preds, fields: c.fields, prune: value.NewFieldSet(c.fields), whole: c.hasExpr}
+	f := &Filter{preds: preds, fields: c.fields, prune: value.NewFieldSet(c.fields), whole: c.hasExpr, text: c.textCond}
 	for _, p := range preds {
 		f.root = append(f.root, p.n)
 	}
@@ -222,9 +223,11 @@ func (f *Filter) HasExpr() bool { return f.whole }
 
 // compiler holds the state of one CompileFilter call.
 type compiler struct {
-	fields  []string
-	seen    map[string]bool
-	hasExpr bool // the filter has a $expr, which may read any field
+	fields   []string
+	seen     map[string]bool
+	hasExpr  bool // the filter has a $expr, which may read any field
+	nested   int  // depth inside $and, $or and $nor
+	textCond *textNode
 }
 
 func (c *compiler) addField(path string) {

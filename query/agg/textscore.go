@@ -1,0 +1,66 @@
+package agg
+
+import (
+	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
+)
+
+// A pipeline whose first stage is a $match with $text gets each document
+// with its textScore in the hidden field query.TextScoreField, from the
+// store; {"$meta":"textScore"} reads it in expressions and $sort, and
+// $project, $addFields, $set and $unset keep it, as MongoDB keeps a
+// document's metadata through them. The store removes it from the
+// pipeline's output.
+
+// keepTextScore carries in's textScore over to out, a projection of in.
+func keepTextScore(in, out value.Value) value.Value {
+	score := in.Get(query.TextScoreField)
+	if score.IsMissing() || out.Kind() != value.Object || out.Has(query.TextScoreField) {
+		return out
+	}
+	return out.With(query.TextScoreField, score)
+}
+
+// checkText refuses a $match with $text anywhere but first in the
+// top-level pipeline.
+func checkText(st stage, where pipeWhere, first bool) error {
+	m, ok := st.(*matchStage)
+	if !ok {
+		return nil
+	}
+	fm, ok := m.m.(filterMatcher)
+	if !ok || fm.f.Text() == nil {
+		return nil
+	}
+	if where != pipeTop {
+		return errs.Errorf(errs.Invalid, "$text is not allowed in a $lookup, $facet or $unionWith sub-pipeline").
+			WithHint("run the $text search as the first $match of the top-level pipeline")
+	}
+	if !first {
+		return errs.Errorf(errs.Invalid, "$match with $text is only allowed as the first pipeline stage").
+			WithHint("move the $match with $text to the start of the pipeline")
+	}
+	return nil
+}
+
+// checkTextSorts refuses a $sort by {"$meta":"textScore"} in a top-level
+// pipeline that does not start with a $match with $text: its documents
+// have no score (MongoDB's error).
+func checkTextSorts(stages []stage) error {
+	if len(stages) > 0 && checkText(stages[0], pipeTop, false) != nil {
+		return nil // the first stage is a $match with $text
+	}
+	for _, st := range stages {
+		s, ok := st.(*sortStage)
+		if !ok {
+			continue
+		}
+		for i := 0; i < s.spec.Len(); i++ {
+			if path, _ := s.spec.Key(i); path == query.TextScoreField {
+				return query.ErrNoTextScore()
+			}
+		}
+	}
+	return nil
+}
