@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/omgdb/omgdb/query"
-	"github.com/omgdb/omgdb/query/text"
 	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/text"
 	"github.com/omgdb/omgdb/query/value"
 )
 
