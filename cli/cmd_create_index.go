@@ -26,7 +26,7 @@ func newCreateIndexCmd(e *env) *cobra.Command {
 	opts := &createIndexOptions{}
 	cmd := &cobra.Command{
 		Use:   "create-index <store> <collection> <field>[,<field>…] [<field>[,<field>…]…]",
-		Short: "Create B-tree indexes on one or more fields, and build them",
+		Short: "Create B-tree indexes on one or more fields, or the text index, and build them",
 		Long: `Create a secondary index on one field or, comma-separated, several (a
 compound index). A field is a dotted path (address.city) with an optional
 direction: age:-1 is descending, age and age:1 ascending. The key pattern may
@@ -50,7 +50,7 @@ with a progress bar on a terminal, and recorded in the journal. Prints
 A key pattern whose values are "text" ('{"title":"text","body":"text"}', or
 '{"$**":"text"}' for every string field) creates the collection's text index,
 which $text queries need (one per collection), with MongoDB's options
---weights, --default-language and --language-override; see ` + "`omgdb docs filters`" + `.`,
+--weights, --default-language and --language-override (see: omgdb docs filters).`,
 		Example: `  omgdb create-index app.omgdb users age
   omgdb create-index app.omgdb posts '{"title":"text","body":"text"}' --weights '{"title":10}'  # for $text
   omgdb create-index app.omgdb users '{"city":1,"age":-1}'

@@ -179,9 +179,11 @@ func (p *projParser) meta(name string, arg value.Value) error {
 		return projError("unsupported $meta value %s for field `%s`: omgdb knows only \"textScore\"", arg, name).
 			WithHint(`write {"%s":{"$meta":"textScore"}} with a $text query`, name)
 	}
-	if strings.Contains(name, ".") || strings.HasPrefix(name, "$") {
-		return projError("$meta needs a top-level field name, got `%s`", name).
-			WithHint(`write {"score":{"$meta":"textScore"}}`)
+	for _, part := range strings.Split(name, ".") {
+		if part == "" || strings.HasPrefix(part, "$") {
+			return projError("invalid field path `%s` for $meta: field names may not be empty or start with '$'", name).
+				WithHint(`write {"score":{"$meta":"textScore"}}`)
+		}
 	}
 	p.metas = append(p.metas, name)
 	return nil
@@ -212,7 +214,7 @@ func (p *Projection) applyMeta(doc, out value.Value) (value.Value, error) {
 		out = out.Without(TextScoreField)
 	}
 	for _, m := range p.metas {
-		out = out.With(m, score)
+		out = value.SetPath(out, strings.Split(m, "."), score)
 	}
 	return out, nil
 }

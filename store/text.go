@@ -3,7 +3,9 @@ package store
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -105,8 +107,25 @@ func (textKind) Update(ix *Index, before, after value.Value) error {
 }
 
 func textEntryKey(term string, docKey []byte) []byte {
+	term = indexTerm(term)
 	k := make([]byte, 0, len(term)+1+len(docKey))
 	return append(append(append(k, term...), 0), docKey...)
+}
+
+// maxTermKey bounds the bytes of a term in an index key (a bbolt key is
+// at most 32 KiB, and a word may be a megabyte long).
+const maxTermKey = 128
+
+// indexTerm is the form of a term in the index's keys: the term, or for a
+// longer one its first bytes and a hash of the whole (as MongoDB hashes
+// long terms). Two long terms may then share entries: harmless, since
+// every document found is matched against the query on its own text.
+func indexTerm(t string) string {
+	if len(t) <= maxTermKey {
+		return t
+	}
+	sum := sha256.Sum256([]byte(t))
+	return t[:maxTermKey-33] + "\x01" + hex.EncodeToString(sum[:16])
 }
 
 // Check compares the index with the entries the documents give.
@@ -240,7 +259,7 @@ func (c *Collection) textSource(ctx context.Context, q Query, p *Plan) agg.Sourc
 	}
 	seen := map[string]bool{}
 	for _, t := range p.textFilter.TextTerms() {
-		prefix := append([]byte(t), 0)
+		prefix := append([]byte(indexTerm(t)), 0)
 		cur := p.bucket.Cursor()
 		for k, _ := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = cur.Next() {
 			if key := string(k[len(prefix):]); !seen[key] {

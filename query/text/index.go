@@ -194,8 +194,8 @@ func (s *Spec) walk(obj value.Value, lang *Language, parent string, inArray bool
 		}
 		exact := possible && s.keys[i] == path
 		weight := 1.0
-		if possible {
-			weight = s.Weights[s.keys[i]]
+		if exact {
+			weight = s.Weights[path] // "$**" gives the others 1 (SERVER-45363)
 		}
 		switch f.Value.Kind() {
 		case value.String:
