@@ -103,7 +103,8 @@ func (c *Collection) wrap(ctx context.Context, q Query, p *Plan, src agg.Source)
 	}
 	if q.Projection != nil {
 		src = &projectSource{ctx: ctx, src: src, p: q.Projection, filter: q.Filter}
-	} else if p.Stage == "TEXT" && !q.keepScore {
+	}
+	if p.Stage == "TEXT" && !q.keepScore {
 		src = stripScore{src}
 	}
 	return src

@@ -325,12 +325,50 @@ func (s *textSource) Close() error     { return nil }
 // stripScore removes the textScore a TEXT plan's documents carry.
 type stripScore struct{ agg.Source }
 
-func (s stripScore) Doc() value.Value {
-	d := s.Source.Doc()
-	if d.Has(query.TextScoreField) {
-		return d.Without(query.TextScoreField)
+func (s stripScore) Doc() value.Value { return withoutScore(s.Source.Doc()) }
+
+// withoutScore removes the textScore field from v at any depth: a
+// pipeline or projection may have copied $$ROOT, score included, into a
+// field or an array. It returns v itself when v holds none.
+func withoutScore(v value.Value) value.Value {
+	if !hasScore(v) {
+		return v
 	}
-	return d
+	switch v.Kind() {
+	case value.Object:
+		fields := make([]value.Field, 0, v.Len())
+		for _, f := range v.Fields() {
+			if f.Key != query.TextScoreField {
+				fields = append(fields, value.Field{Key: f.Key, Value: withoutScore(f.Value)})
+			}
+		}
+		return value.ObjectValue(fields)
+	case value.Array:
+		elems := make([]value.Value, len(v.Array()))
+		for i, e := range v.Array() {
+			elems[i] = withoutScore(e)
+		}
+		return value.ArrayValue(elems)
+	}
+	return v
+}
+
+func hasScore(v value.Value) bool {
+	switch v.Kind() {
+	case value.Object:
+		for _, f := range v.Fields() {
+			if f.Key == query.TextScoreField || hasScore(f.Value) {
+				return true
+			}
+		}
+	case value.Array:
+		for _, e := range v.Array() {
+			if hasScore(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // TextPattern reports whether a key pattern written as a JSON object
