@@ -28,7 +28,7 @@ type Spec struct {
 }
 
 // NewSpec builds and checks a spec from the fields of a key pattern
-// whose value is "text", the weights option (missing or an object), the
+// whose value is "text", the weights option (missing, an object or "$**"), the
 // default language ("" for english) and the language override field (""
 // for "language"). MongoDB's rules: weights are numbers in (0, 100000);
 // a field named only in weights is indexed too; the weight of "$**" has
@@ -40,6 +40,12 @@ func NewSpec(fields []string, weights value.Value, defaultLanguage, override str
 	}
 	switch weights.Kind() {
 	case value.Missing, value.Null:
+	case value.String: // weights: "$**", MongoDB's shorthand for {"$**": 1}
+		if weights.Str() != Wildcard {
+			return nil, errs.Errorf(errs.Invalid, "text index weights must be an object or \"$**\", got the string %q", weights.Str()).
+				WithHint(`write weights as {"title":10,"body":1}`)
+		}
+		s.add(Wildcard, 1)
 	case value.Object:
 		for _, f := range weights.Fields() {
 			if !f.Value.IsNumber() {
