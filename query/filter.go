@@ -226,7 +226,7 @@ type compiler struct {
 	fields   []string
 	seen     map[string]bool
 	hasExpr  bool // the filter has a $expr, which may read any field
-	nested   int  // depth inside $and, $or and $nor
+	nested   int  // depth inside $or and $nor
 	textCond *textNode
 }
 

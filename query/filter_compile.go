@@ -119,8 +119,10 @@ func (c *compiler) logical(name string, arg value.Value, top bool, prefix string
 			WithHint(`write {"%s":[{"a":1},{"b":2}]}`, name)
 	}
 	kids := make([]node, len(arg.Array()))
-	c.nested++
-	defer func() { c.nested-- }()
+	if name != "$and" { // $text may sit in a top-level $and, as in MongoDB
+		c.nested++
+		defer func() { c.nested-- }()
+	}
 	for i, e := range arg.Array() {
 		if e.Kind() != value.Object {
 			return nil, malformed("%s entries need to be objects, got %s at index %d", name, e.TypeName(), i)

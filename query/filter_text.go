@@ -51,10 +51,13 @@ func (n *textNode) match(doc value.Value, c *matchCtx) bool {
 }
 
 // text compiles $text: {$search, $language, $caseSensitive,
-// $diacriticSensitive}, allowed once, at the top level of a filter.
+// $diacriticSensitive}, allowed once, at the top level of a filter or in
+// a top-level $and (at any depth of $and), never under $or, $nor or
+// $elemMatch: the text index's candidates hold every document such a
+// filter can match.
 func (c *compiler) text(arg value.Value, top bool) ([]Predicate, error) {
 	if !top || c.nested > 0 {
-		return nil, malformed("$text can only be applied to the top-level document, not inside $elemMatch, $and, $or or $nor").
+		return nil, malformed("$text can only be applied to the top-level document or a top-level $and, not inside $elemMatch, $or or $nor").
 			WithHint("move $text to the top level of the filter: {\"$text\":{\"$search\":…},…}")
 	}
 	if c.textCond != nil {
@@ -141,13 +144,30 @@ func (f *Filter) BindText(spec *text.Spec) (*Filter, error) {
 	g.root = make(andNode, len(f.root))
 	g.preds = make([]Predicate, len(f.preds))
 	for i, p := range f.preds {
-		if p.n == node(f.text) {
-			p.n = bound
-		}
+		p.n = rebindText(p.n, f.text, bound)
 		g.preds[i] = p
 		g.root[i] = p.n
 	}
 	return &g, nil
+}
+
+// rebindText returns n with the $text node old replaced by bound, copying
+// the $and nodes on the way to it ($text sits at the top level or under
+// $and only); the filter n belongs to is left as it was.
+func rebindText(n node, old, bound *textNode) node {
+	switch t := n.(type) {
+	case *textNode:
+		if t == old {
+			return bound
+		}
+	case andNode:
+		out := make(andNode, len(t))
+		for i, k := range t {
+			out[i] = rebindText(k, old, bound)
+		}
+		return out
+	}
+	return n
 }
 
 // TextTerms returns the index terms a bound $text searches for (a

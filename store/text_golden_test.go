@@ -50,7 +50,7 @@ func TestText_Golden(t *testing.T) {
 	for i := 0; i < len(lines); i++ {
 		i = g.run(lines, i)
 	}
-	if g.checks < 211 {
+	if g.checks < 215 {
 		t.Errorf("only %d checks ran", g.checks)
 	}
 	t.Logf("%d checks in %d groups", g.checks, g.n)
