@@ -24,6 +24,8 @@ import (
 //
 //	=== title (jstests/…)  a new group, on a fresh collection
 //	doc JSON               insert (> and ! lines after it check the _id or the error)
+//	replace JSON           replace the document with its _id
+//	delete ID              delete the document with that _id
 //	index PATTERN [OPTS]   create the text index (OPTS: weights, default_language, language_override)
 //	drop INDEX             drop an index
 //	q FILTER               find FILTER sorted by textScore, as jstests' queryIDS: "= ids…" follows
@@ -50,6 +52,7 @@ func TestText_Golden(t *testing.T) {
 	for i := 0; i < len(lines); i++ {
 		i = g.run(lines, i)
 	}
+	g.verify()
 	if g.checks < 215 {
 		t.Errorf("only %d checks ran", g.checks)
 	}
@@ -62,6 +65,14 @@ type textGolden struct {
 	group  string
 	n      int
 	checks int
+}
+
+// verify checks the group's store, its text index entries included (a
+// replaced or deleted document must leave no entry behind).
+func (g *textGolden) verify() {
+	if g.db != nil {
+		g.t.Run(g.group, func(t *testing.T) { storetest.MustVerify(t, g.db) })
+	}
 }
 
 func (g *textGolden) fail(line int, format string, args ...any) {
@@ -78,6 +89,7 @@ func (g *textGolden) run(lines []string, i int) int {
 	case line == "" || strings.HasPrefix(line, "#"):
 		return i
 	case cmd == "===":
+		g.verify()
 		g.group, g.db = arg, storetest.MustOpen(g.t)
 		g.n++
 		return i
@@ -91,6 +103,13 @@ func (g *textGolden) run(lines []string, i int) int {
 			_, err := c.Insert(txtMustValue(g.t, arg))
 			return err
 		})
+	case "replace":
+		err = g.update(func(c *store.Collection) error {
+			d := txtMustValue(g.t, arg)
+			return c.Replace(d.Get("_id"), d)
+		})
+	case "delete":
+		err = g.update(func(c *store.Collection) error { return c.Delete(txtMustValue(g.t, arg)) })
 	case "index":
 		err = g.update(func(c *store.Collection) error { return createTextIndex(c, arg) })
 	case "drop":
@@ -177,7 +196,7 @@ compare:
 		if strings.Join(gotIDs, " ") != strings.Join(want, " ") {
 			g.fail(i, "%s:\n got ids  %v\n want ids %v", lines[i], gotIDs, want)
 		}
-	case strings.HasPrefix(lines[i], "doc ") || strings.HasPrefix(lines[i], "index ") || strings.HasPrefix(lines[i], "drop "):
+	case slices.ContainsFunc([]string{"doc ", "replace ", "delete ", "index ", "drop "}, func(p string) bool { return strings.HasPrefix(lines[i], p) }):
 		g.checks-- // a setup step that worked, with nothing more to check
 	default:
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
