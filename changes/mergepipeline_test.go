@@ -116,6 +116,22 @@ func TestPlanAggregate_MergePipeline(t *testing.T) {
 		{from: "omgdb", src: two, dst: c1, pipeline: m("insert", `[{"$set":{"_id":5}}]`, ""), err: "_id is immutable"},
 		{from: "omgdb", src: two, dst: c1, pipeline: `[{"$merge":{"into":"dst","whenMatched":"merge","let":{"x":1}}}]`, err: "'let' serves a whenMatched pipeline"},
 		{from: "omgdb", src: two, dst: c1, pipeline: m("insert", `[{"$group":{"_id":null}}]`, ""), err: "$group is not allowed to be used within an update"},
+		// null and missing: a let variable bound to a null field is null; one
+		// bound to a missing field is missing, so $set adds nothing.
+		{from: "omgdb", src: []string{`{"_id":1,"a":null}`}, dst: c1, pipeline: m("discard", `[{"$set":{"n":"$$x","m":"$$y","k":{"$type":"$$y"}}}]`, `,"let":{"x":"$a","y":"$nope"}`),
+			want: []string{`{"_id":1,"c":1,"n":null,"k":"missing"}`}},
+		// mixed numeric types: the on field matches across int32, long,
+		// double and decimal128, and arithmetic keeps MongoDB's widening.
+		{from: "omgdb", src: []string{`{"_id":{"$numberInt":"1"},"a":{"$numberInt":"2"}}`, `{"_id":{"$numberLong":"2"},"a":2.5}`, `{"_id":{"$numberDecimal":"3"},"a":{"$numberDecimal":"1.5"}}`},
+			dst:      []string{`{"_id":1.0,"b":{"$numberLong":"10"}}`, `{"_id":2.0,"b":{"$numberInt":"1"}}`, `{"_id":{"$numberLong":"3"},"b":1}`},
+			pipeline: m("fail", `[{"$set":{"s":{"$add":["$b","$$new.a"]},"t":{"$type":{"$add":["$b","$$new.a"]}}}}]`, ""),
+			want:     []string{`{"_id":1.0,"b":10,"s":12,"t":"long"}`, `{"_id":2.0,"b":{"$numberInt":"1"},"s":3.5,"t":"double"}`, `{"_id":3,"b":1,"s":{"$numberDecimal":"2.5"},"t":"decimal"}`}},
+		// arrays: $$new's array is kept whole, and an "on" field that is an
+		// array is refused, as MongoDB refuses it.
+		{from: "omgdb", src: []string{`{"_id":1,"a":[1,[2,null]]}`}, dst: c1, pipeline: m("discard", `[{"$set":{"a":"$$new.a","n":{"$size":"$$new.a"}}}]`, ""),
+			want: []string{`{"_id":1,"c":1,"a":[1,[2,null]],"n":2}`}},
+		{from: "omgdb", src: []string{`{"_id":1,"k":[1]}`}, dst: []string{`{"_id":1,"k":1}`}, unique: "k",
+			pipeline: `[{"$merge":{"into":"dst","on":"k","whenMatched":[{"$set":{"x":1}}]}}]`, err: "cannot be missing, null or an array"},
 	}
 	for i, c := range cases {
 		t.Run(c.from+"/"+string(rune('a'+i%26))+strings.Repeat("'", i/26), func(t *testing.T) { runMergeCase(t, c) })
