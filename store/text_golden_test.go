@@ -53,7 +53,7 @@ func TestText_Golden(t *testing.T) {
 		i = g.run(lines, i)
 	}
 	g.verify()
-	if g.checks < 215 {
+	if g.checks < 263 {
 		t.Errorf("only %d checks ran", g.checks)
 	}
 	t.Logf("%d checks in %d groups", g.checks, g.n)

@@ -44,22 +44,39 @@ func checkText(st stage, where pipeWhere, first bool) error {
 	return nil
 }
 
-// checkTextSorts refuses a $sort by {"$meta":"textScore"} in a top-level
-// pipeline that does not start with a $match with $text: its documents
-// have no score (MongoDB's error).
+// checkTextSorts refuses a $sort by {"$meta":"textScore"} where the
+// documents have no score (MongoDB's error): in a top-level pipeline that
+// does not start with a $match with $text, in its $facet sub-pipelines
+// then, and in every $lookup and $unionWith sub-pipeline (their
+// documents come from another read, never with a score).
 func checkTextSorts(stages []stage) error {
-	if len(stages) > 0 && checkText(stages[0], pipeTop, false) != nil {
-		return nil // the first stage is a $match with $text
-	}
+	scored := len(stages) > 0 && checkText(stages[0], pipeTop, false) != nil // starts with a $match with $text
+	return checkSorts(stages, scored)
+}
+
+func checkSorts(stages []stage, scored bool) error {
 	for _, st := range stages {
-		s, ok := st.(*sortStage)
-		if !ok {
-			continue
-		}
-		for i := 0; i < s.spec.Len(); i++ {
-			if path, _ := s.spec.Key(i); path == query.TextScoreField {
-				return query.ErrNoTextScore()
+		var err error
+		switch s := st.(type) {
+		case *sortStage:
+			for i := 0; i < s.spec.Len() && !scored; i++ {
+				if path, _ := s.spec.Key(i); path == query.TextScoreField {
+					return query.ErrNoTextScore()
+				}
 			}
+		case *facetStage:
+			for _, sub := range s.pipelines {
+				if err = checkSorts(sub, scored); err != nil {
+					break
+				}
+			}
+		case *lookupStage:
+			err = checkSorts(s.pipeline, false)
+		case *unionWithStage:
+			err = checkSorts(s.pipeline, false)
+		}
+		if err != nil {
+			return err
 		}
 	}
 	return nil
