@@ -4,7 +4,9 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"time"
 
+	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/query/agg"
 	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
@@ -41,6 +43,7 @@ func PlanAggregate(ctx context.Context, db *store.DB, coll string, pipeline valu
 	}
 	b := newBuilder(KindAggregate, opts)
 	b.p.Collection, b.p.Source, b.p.Pipeline = w.target, coll, &Doc{pipeline}
+	w.now = b.p.Created
 	err = db.Update(store.Change{Kind: "plan"}, func(tx *store.Tx) error {
 		c, err := tx.Collection(coll)
 		if err != nil {
@@ -87,6 +90,8 @@ type writeStage struct {
 	on             []string
 	whenMatched    string
 	whenNotMatched string
+	pipeline       *agg.MergeUpdate // whenMatched as a pipeline ("pipeline" in whenMatched)
+	now            time.Time        // $$NOW of the pipeline: the plan's creation
 }
 
 var mergeFields = []string{"into", "on", "whenMatched", "whenNotMatched", "let"}
@@ -163,13 +168,16 @@ func (w *writeStage) parseMerge(spec value.Value) error {
 	}
 	if wm := spec.Get("whenMatched"); !wm.IsMissing() {
 		if wm.Kind() == value.Array {
-			return errs.Errorf(errs.Invalid, "$merge: a whenMatched pipeline is not supported yet").
-				WithHint(`use "merge", "replace", "keepExisting" or "fail"`)
+			w.whenMatched = "pipeline"
+			w.pipeline, err = agg.CompileMergeUpdate(wm, spec.Get("let"))
+			if err != nil {
+				return errs.Errorf(errs.Invalid, "$merge: whenMatched pipeline: %v", err).WithHint("%s", errs.HintOf(err))
+			}
+		} else if wm.Kind() != value.String || !slices.Contains([]string{"merge", "replace", "keepExisting", "fail"}, wm.Str()) {
+			return errs.Errorf(errs.Invalid, "$merge: whenMatched must be \"merge\", \"replace\", \"keepExisting\", \"fail\" or a pipeline, found %s", wm)
+		} else {
+			w.whenMatched = wm.Str()
 		}
-		if wm.Kind() != value.String || !slices.Contains([]string{"merge", "replace", "keepExisting", "fail"}, wm.Str()) {
-			return errs.Errorf(errs.Invalid, "$merge: whenMatched must be \"merge\", \"replace\", \"keepExisting\" or \"fail\", found %s", wm)
-		}
-		w.whenMatched = wm.Str()
 	}
 	if wn := spec.Get("whenNotMatched"); !wn.IsMissing() {
 		if wn.Kind() != value.String || !slices.Contains([]string{"insert", "discard", "fail"}, wn.Str()) {
@@ -177,8 +185,9 @@ func (w *writeStage) parseMerge(spec value.Value) error {
 		}
 		w.whenNotMatched = wn.Str()
 	}
-	if !spec.Get("let").IsMissing() {
-		return errs.Errorf(errs.Invalid, "$merge: 'let' is not supported yet (it serves whenMatched pipelines)")
+	if let := spec.Get("let"); !let.IsMissing() && let.Kind() != value.Null && w.pipeline == nil {
+		return errs.Errorf(errs.Invalid, "$merge: 'let' serves a whenMatched pipeline, and whenMatched is %q", w.whenMatched).
+			WithHint(`give whenMatched as a pipeline, such as [{"$set":{"total":"$$total"}}], or drop 'let'`)
 	}
 	return nil
 }
@@ -325,6 +334,12 @@ func (w *writeStage) merge(r value.Value, docs map[string]*targetDoc, byOn map[s
 		case "discard":
 			return nil
 		}
+		if w.pipeline != nil { // an upsert: the pipeline over the 'on' fields
+			var err error
+			if r, err = w.upsertDoc(r); err != nil {
+				return err
+			}
+		}
 		k = string(value.AppendKey(nil, r.Get("_id")))
 		if t := docs[k]; t != nil && (t.js != nil || !t.after.IsMissing()) {
 			return errs.Errorf(errs.Conflict, "$merge: _id %s is already in `%s` with other 'on' values", r.Get("_id"), w.target)
@@ -343,6 +358,12 @@ func (w *writeStage) merge(r value.Value, docs map[string]*targetDoc, byOn map[s
 		return errs.Errorf(errs.Conflict, "$merge: whenMatched is \"fail\" and _id %s of `%s` matches a result", cur.Get("_id"), w.target)
 	case "keepExisting":
 		return nil
+	case "pipeline":
+		out, err := w.applyPipeline(cur, r)
+		if err != nil {
+			return err
+		}
+		t.after = out
 	case "replace":
 		if id := r.Get("_id"); !slices.Equal(w.on, []string{"_id"}) && value.Compare(id, cur.Get("_id")) != 0 {
 			r = r.With("_id", cur.Get("_id"))
@@ -392,4 +413,50 @@ func (w *writeStage) addItems(b *builder, docs map[string]*targetDoc, order []st
 		}
 	}
 	return nil
+}
+
+// applyPipeline runs the whenMatched pipeline on a matched document of
+// the target, with the result's variables. The document keeps its _id:
+// a pipeline that drops it gets it back, one that changes it is refused.
+func (w *writeStage) applyPipeline(doc, result value.Value) (value.Value, error) {
+	out, err := w.pipeline.Apply(doc, result, w.now)
+	if err != nil {
+		return value.Value{}, errs.Errorf(errs.Invalid, "$merge: whenMatched pipeline on _id %s of `%s`: %v", doc.Get("_id"), w.target, err).
+			WithHint("%s", errs.HintOf(err))
+	}
+	if out.Kind() != value.Object {
+		return value.Value{}, errs.Errorf(errs.Invalid, "$merge: the whenMatched pipeline returned %s, not a document", out.TypeName())
+	}
+	id := doc.Get("_id")
+	switch got := out.Get("_id"); {
+	case got.IsMissing() && !id.IsMissing():
+		out = value.ObjectValue(append([]value.Field{{Key: "_id", Value: id}}, out.Fields()...))
+	case !id.IsMissing() && value.Compare(got, id) != 0:
+		return value.Value{}, errs.Errorf(errs.Invalid, "$merge: the whenMatched pipeline would change _id %s of `%s` to %s: _id is immutable", id, w.target, got).
+			WithHint("leave _id alone in the pipeline")
+	}
+	return out, nil
+}
+
+// upsertDoc is the document a whenMatched pipeline inserts for a result
+// that matches nothing (whenNotMatched "insert"): the pipeline run on the
+// result's 'on' fields, as MongoDB's upsert does; the document gets a new
+// ObjectId unless _id is one of the 'on' fields.
+func (w *writeStage) upsertDoc(r value.Value) (value.Value, error) {
+	var eqs []value.Field
+	for _, f := range w.on {
+		v := r
+		for _, part := range strings.Split(f, ".") {
+			v = v.Get(part)
+		}
+		eqs = append(eqs, value.Field{Key: f, Value: v})
+	}
+	seed, err := query.UpsertSeed(value.ObjectValue(eqs))
+	if err != nil {
+		return value.Value{}, err
+	}
+	if seed.Get("_id").IsMissing() {
+		seed = value.ObjectValue(append([]value.Field{{Key: "_id", Value: value.ObjectIDValue(value.NewOID())}}, seed.Fields()...))
+	}
+	return w.applyPipeline(seed, r)
 }

@@ -179,6 +179,10 @@ func scanMatches(ctx context.Context, c *store.Collection, f *query.Filter, firs
 // is passed on, for the caller's decoded match to report. It checks ctx
 // before each document, and a $expr stops inside its evaluation.
 func scanMatchingJSON(ctx context.Context, c *store.Collection, f *query.Filter, fn func(cur *store.Cursor, js []byte) (more bool, err error)) error {
+	f, err := c.BindText(f) // $text matches through the collection's text index
+	if err != nil {
+		return err
+	}
 	cur := c.Scan()
 	defer cur.Close()
 	for cur.Next() {

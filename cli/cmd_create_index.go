@@ -20,13 +20,14 @@ type createIndexOptions struct {
 	name           string
 	unique, sparse bool
 	collation      string
+	text           textIndexFlags
 }
 
 func newCreateIndexCmd(e *env) *cobra.Command {
 	opts := &createIndexOptions{}
 	cmd := &cobra.Command{
 		Use:   "create-index <store> <collection> <field>[,<field>…] [<field>[,<field>…]…]",
-		Short: "Create B-tree and 2dsphere indexes on one or more fields, and build them",
+		Short: "Create B-tree and 2dsphere indexes on one or more fields, or the text index, and build them",
 		Long: `Create a secondary index on one field or, comma-separated, several (a
 compound index). A field is a dotted path (address.city) with an optional
 direction: age:-1 is descending, age and age:1 ascending. The key pattern may
@@ -52,8 +53,14 @@ index is created or, when one cannot be built, none.
 
 The indexes are built over the existing documents in the same transaction,
 with a progress bar on a terminal, and recorded in the journal. Prints
-"created index on ` + "`<collection>.<fields>`" + `" for each.`,
+"created index on ` + "`<collection>.<fields>`" + `" for each.
+
+A key pattern whose values are "text" ('{"title":"text","body":"text"}', or
+'{"$**":"text"}' for every string field) creates the collection's text index,
+which $text queries need (one per collection), with MongoDB's options
+--weights, --default-language and --language-override (see: omgdb docs filters).`,
 		Example: `  omgdb create-index app.omgdb users age
+  omgdb create-index app.omgdb posts '{"title":"text","body":"text"}' --weights '{"title":10}'  # for $text
   omgdb create-index app.omgdb users '{"city":1,"age":-1}'
   omgdb create-index app.omgdb places '{"loc":"2dsphere"}'
   omgdb create-index app.omgdb users email --unique
@@ -71,6 +78,7 @@ with a progress bar on a terminal, and recorded in the journal. Prints
 	cmd.Flags().BoolVar(&opts.sparse, "sparse", false, "leave out documents that have none of the fields")
 	cmd.Flags().StringVar(&opts.name, "name", "", "the index's name (default: MongoDB's, such as age_1_name_-1)")
 	cmd.Flags().StringVar(&opts.collation, "collation", "", `key strings by this collation, e.g. '{"locale":"en","strength":2}'; only queries with the same collation use the index for strings (default: the collection's)`)
+	opts.text.register(cmd)
 	return cmd
 }
 
@@ -78,6 +86,20 @@ func (e *env) runCreateIndex(ctx context.Context, opts *createIndexOptions) erro
 	if opts.name != "" && len(opts.fields) > 1 {
 		return errs.Errorf(errs.Usage, "--name names one index, and %d key patterns are given", len(opts.fields)).
 			WithHint("create the named index in a command of its own")
+	}
+	if def, ok, err := opts.textIndexDef(); ok || err != nil {
+		if err != nil {
+			return err
+		}
+		if opts.collation != "" {
+			return errs.Errorf(errs.Usage, "a text index takes no collation: it compares its terms by MongoDB's own rules (case and diacritic folding)").
+				WithHint("leave out --collation, or index the field with a B-tree key instead")
+		}
+		return e.runCreateTextIndex(ctx, opts, def)
+	}
+	if opts.text.given() {
+		return errs.Errorf(errs.Usage, "--weights, --default-language and --language-override apply to a text index only").
+			WithHint(`write the key pattern as '{"title":"text"}'`)
 	}
 	collDoc, coll, err := e.parseCollation(opts.collation)
 	if err != nil {

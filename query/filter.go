@@ -28,6 +28,7 @@ type Filter struct {
 	direct  value.SlotTree
 	directs []slotPath
 	coll    *collation.Collation // set by CompileFilterCollation; nil is binary
+	text    *textNode            // the $text condition, nil when there is none
 }
 
 // slotPath is a condition on a field, or its negation ($ne, $nin,
@@ -146,7 +147,7 @@ func compileFilter(spec value.Value, coll *collation.Collation) (*Filter, error)
 	if err := c.checkNear(preds); err != nil {
 		return nil, err
 	}
-	f := &Filter{preds: preds, fields: c.fields, prune: value.NewFieldSet(c.fields), whole: c.hasExpr, regex: hasRegex(spec)}
+	f := &Filter{preds: preds, fields: c.fields, prune: value.NewFieldSet(c.fields), whole: c.hasExpr, regex: hasRegex(spec), text: c.textCond}
 	for _, p := range preds {
 		f.root = append(f.root, p.n)
 	}
@@ -232,11 +233,13 @@ func (f *Filter) HasExpr() bool { return f.whole }
 
 // compiler holds the state of one CompileFilter call.
 type compiler struct {
-	fields  []string
-	seen    map[string]bool
-	hasExpr bool                 // the filter has a $expr, which may read any field
-	nears   int                  // $near and $nearSphere conditions compiled
-	coll    *collation.Collation // $expr's comparisons compare strings by it
+	fields   []string
+	seen     map[string]bool
+	hasExpr  bool                 // the filter has a $expr, which may read any field
+	nears    int                  // $near and $nearSphere conditions compiled
+	coll     *collation.Collation // $expr's comparisons compare strings by it
+	nested   int                  // depth inside $or and $nor
+	textCond *textNode
 }
 
 func (c *compiler) addField(path string) {

@@ -19,7 +19,7 @@ const (
 
 // Operator names, for validation and did-you-mean suggestions.
 var (
-	topLevelOperators = []string{"$and", "$or", "$nor", "$expr", "$jsonSchema", "$comment", "$alwaysTrue", "$alwaysFalse"}
+	topLevelOperators = []string{"$and", "$or", "$nor", "$expr", "$jsonSchema", "$text", "$comment", "$alwaysTrue", "$alwaysFalse"}
 	fieldOperators    = []string{
 		"$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin", "$all", "$exists", "$type",
 		"$size", "$mod", "$regex", "$options", "$elemMatch", "$not",
@@ -30,7 +30,7 @@ var (
 
 // pathlessRefused are the refused operators that apply to whole documents
 // rather than to a field.
-var pathlessRefused = []string{"$where", "$function", "$accumulator", "$text", "$sampleRate"}
+var pathlessRefused = []string{"$where", "$function", "$accumulator", "$sampleRate"}
 
 // refusal explains an operator omgdb knowingly does not support.
 type refusal struct{ why, hint string }
@@ -39,7 +39,6 @@ var refusedOperators = map[string]refusal{
 	"$where":       {"omgdb runs no JavaScript", "express the condition with $expr and aggregation operators"},
 	"$function":    {"omgdb runs no JavaScript", "express the condition with $expr and aggregation operators"},
 	"$accumulator": {"omgdb runs no JavaScript", "express the condition with $expr and aggregation operators"},
-	"$text":        {"omgdb has no $text operator", "use `omgdb search <store> <coll> <query>` with a search index (create-search-index)"},
 	"$sampleRate":  {"omgdb filters are deterministic", "use the aggregation stage $sample"},
 }
 
@@ -81,6 +80,8 @@ func (c *compiler) topLevel(name string, arg value.Value, top bool, prefix strin
 		return c.jsonSchema(arg, top)
 	case "$comment":
 		return nil, nil
+	case "$text":
+		return c.text(arg, top)
 	case "$ref", "$id", "$db":
 		// The fields of a DBRef, matched by equality as MongoDB does.
 		c.addField(joinPath(prefix, name))
@@ -113,6 +114,10 @@ func (c *compiler) logical(name string, arg value.Value, top bool, prefix string
 			WithHint(`write {"%s":[{"a":1},{"b":2}]}`, name)
 	}
 	kids := make([]node, len(arg.Array()))
+	if name != "$and" { // $text may sit in a top-level $and, as in MongoDB
+		c.nested++
+		defer func() { c.nested-- }()
+	}
 	for i, e := range arg.Array() {
 		if e.Kind() != value.Object {
 			return nil, malformed("%s entries need to be objects, got %s at index %d", name, e.TypeName(), i)

@@ -20,6 +20,7 @@ type Projection struct {
 	post      []postOp // $slice and positional steps, applied to the projected document
 	posName   string   // the positional projection's key as written ("grades.$")
 	posField  string   // its first component, which the filter must refer to
+	metas     []string // fields set to the textScore ({"$meta":"textScore"}), in order
 }
 
 type pkind uint8
@@ -85,6 +86,7 @@ type projParser struct {
 	idIncluded, idExcluded, idGiven bool
 	post                            []postOp
 	posName, posField               string
+	metas                           []string
 }
 
 // CompileProjection validates and compiles a projection. A missing, null
@@ -109,6 +111,9 @@ func CompileProjection(spec value.Value) (*Projection, error) {
 }
 
 func (p *projParser) finish() (*Projection, error) {
+	if p.typ == projUnknown && len(p.root.fields) == 0 && len(p.metas) > 0 {
+		return &Projection{empty: true, metas: p.metas}, nil
+	}
 	if p.typ == projUnknown {
 		p.typ = p.defaultType()
 	}
@@ -125,7 +130,7 @@ func (p *projParser) finish() (*Projection, error) {
 	markComputed(p.root)
 	return &Projection{
 		root: p.root, inclusion: p.typ == projInclusion, post: p.post,
-		posName: p.posName, posField: p.posField,
+		posName: p.posName, posField: p.posField, metas: p.metas,
 	}, nil
 }
 

@@ -24,6 +24,14 @@ func (p *Projection) ApplyWithFilter(doc value.Value, f *Filter) (value.Value, e
 // ApplyContext is ApplyWithFilter that stops evaluating an expression
 // when ctx is done, and then returns ctx's error. A nil ctx is never done.
 func (p *Projection) ApplyContext(ctx context.Context, doc value.Value, f *Filter) (value.Value, error) {
+	out, err := p.applyFields(ctx, doc, f)
+	if err != nil || doc.Kind() != value.Object {
+		return out, err
+	}
+	return p.applyMeta(doc, out)
+}
+
+func (p *Projection) applyFields(ctx context.Context, doc value.Value, f *Filter) (value.Value, error) {
 	if p.empty || doc.Kind() != value.Object {
 		return doc, nil
 	}

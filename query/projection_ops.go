@@ -62,8 +62,7 @@ func (p *projParser) operator(parent *pnode, name string, obj value.Value, paren
 	case "$elemMatch":
 		return p.elemMatch(parent, name, arg)
 	case "$meta":
-		return projError("$meta is not supported (field `%s`): omgdb has no text score", name).
-			WithHint("`omgdb search` returns results with their scores")
+		return p.meta(name, arg)
 	case "$literal":
 		return p.computed(parent, name, &pnode{kind: pLiteral, value: arg})
 	}

@@ -41,13 +41,26 @@ func CompileSort(spec value.Value) (*Sort, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := value.CheckSortPath(f.Key); err != nil {
+		path := f.Key
+		if value.IsTextScoreMeta(f.Value) {
+			path = TextScoreField
+		} else if err := value.CheckSortPath(f.Key); err != nil {
 			return nil, err
 		}
-		s.keys = append(s.keys, SortKey{Path: f.Key, Desc: desc})
-		s.paths = append(s.paths, value.ParsePath(f.Key))
+		s.keys = append(s.keys, SortKey{Path: path, Desc: desc})
+		s.paths = append(s.paths, value.ParsePath(path))
 	}
 	return s, nil
+}
+
+// NeedsTextScore reports whether the sort has a {"$meta":"textScore"} key.
+func (s *Sort) NeedsTextScore() bool {
+	for _, k := range s.keys {
+		if k.Path == TextScoreField {
+			return true
+		}
+	}
+	return false
 }
 
 // Keys returns the sort keys in order (empty for the natural order).

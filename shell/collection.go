@@ -79,6 +79,10 @@ func (s *Shell) readMethods(name string) map[string]method {
 				s.throw(errs.Errorf(errs.Invalid, "aggregate takes an array of stages, got %s", stages.TypeName()).
 					WithHint("db.users.aggregate([{$match: {age: {$gt: 30}}}, {$group: {_id: '$city', n: {$count: {}}}}])"))
 			}
+			if s.writesTo(stages) {
+				s.aggregateWrite(name, stages)
+				return s.newCursor(&cursor{s: s, coll: name, started: true, exhausted: true})
+			}
 			return s.newCursor(&cursor{s: s, coll: name, pipeline: stages, collation: s.optCollation(call, 1)})
 		},
 		"getIndexes": func(goja.FunctionCall) goja.Value { return s.docsToJS(s.indexes(name)) },
@@ -163,6 +167,11 @@ func indexDoc(in store.IndexInfo) value.Value {
 	}
 	if in.Sparse {
 		fields = append(fields, value.Field{Key: "sparse", Value: value.BoolValue(true)})
+	}
+	if in.Kind == store.TextKind { // weights, default_language, language_override, as mongosh shows them
+		if spec, err := value.Parse(in.Spec); err == nil {
+			fields = append(fields, spec.Fields()...)
+		}
 	}
 	return value.ObjectValue(fields)
 }

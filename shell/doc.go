@@ -17,8 +17,9 @@
 // does. Every write is one journaled change whose id the result carries
 // (changeId), so omgdb rollback undoes it: updates, replaces, deletes,
 // drops and renames are changes' one-step writes (those of omgdb update,
-// delete, drop and rename), the findOneAnd… methods plan and apply at
-// once, inserts and index changes run in a store write transaction.
+// delete, drop and rename), the findOneAnd… methods and an aggregate that
+// ends in $out or $merge plan and apply at once, inserts and index
+// changes run in a store write transaction.
 //
 // Run reads statements through a LineReader, the seam between the loop
 // and the terminal: a line editor on a terminal (readline.go), a plain

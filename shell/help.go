@@ -28,7 +28,7 @@ const helpCollection = `collection methods (as mongosh):
   findOne(filter, projection)          the first match, or null
   countDocuments(filter), estimatedDocumentCount()
   distinct(field, filter)              distinct values, array elements one by one
-  aggregate([stages])                  a cursor over the pipeline's result
+  aggregate([stages])                  a cursor over the pipeline's result ($out/$merge: one change)
   insertOne(doc), insertMany([docs])
   updateOne(filter, update, {upsert, arrayFilters, sort})
   updateMany(filter, update, {upsert, arrayFilters})
@@ -36,7 +36,7 @@ const helpCollection = `collection methods (as mongosh):
   deleteOne(filter), deleteMany(filter)
   findOneAndUpdate / findOneAndReplace(filter, update, {returnDocument: 'after', sort, projection, upsert})
   findOneAndDelete(filter, {sort, projection})
-  createIndex({field: 1}, {unique, sparse, name}), getIndexes(), dropIndex(name or keys)
+  createIndex({field: 1} or {field: 'text'}, {unique, sparse, name, weights…}), getIndexes(), dropIndex(name or keys)
   drop(), renameCollection(newName, dropTarget)
   explain().find(filter)               the query plan
 Each write is one journaled change; its result carries changeId.

@@ -13,19 +13,13 @@ import (
 func (s *Shell) indexMethods(name string) map[string]method {
 	return map[string]method{
 		"createIndex": func(call goja.FunctionCall) goja.Value {
-			fields := s.keyPattern(s.docArg(call, 0, "key pattern"))
 			opts := s.optDoc(call, 1, "options")
+			if def, ok := s.textIndex(s.docArg(call, 0, "key pattern"), opts); ok {
+				return s.createIndex(name, def)
+			}
+			fields := s.keyPattern(s.docArg(call, 0, "key pattern"))
 			def := store.BTreeIndex(opts.Get("name").Str(), store.BTreeSpec{Fields: fields, Unique: opts.Get("unique").Bool(), Sparse: opts.Get("sparse").Bool()})
-			change := s.write("create_index", false, func(tx *store.Tx) error {
-				c, err := tx.Collection(name)
-				if err != nil {
-					return err
-				}
-				_, err = c.CreateBTreeIndexes(def)
-				return err
-			})
-			s.note(change)
-			return s.rt.ToValue(def.Name)
+			return s.createIndex(name, def)
 		},
 		"dropIndex": func(call goja.FunctionCall) goja.Value {
 			arg := s.arg(call, 0)
@@ -59,7 +53,7 @@ func (s *Shell) keyPattern(spec value.Value) []store.IndexField {
 			parts = append(parts, f.Key+":"+store.Geo2DSphere)
 		default:
 			s.throw(errs.Errorf(errs.Invalid, "createIndex: %s: %s is not 1 or -1", f.Key, s.inspectValue(dir)).
-				WithHint("omgdb shell creates B-tree indexes: {field: 1} or {field: -1}; text and vector indexes have their own commands"))
+				WithHint("omgdb shell creates B-tree indexes ({field: 1} or {field: -1}) and the text index ({field: 'text'}); vector and search indexes have their own commands"))
 		}
 	}
 	fields, err := store.ParseKeyPattern(strings.Join(parts, ","))
@@ -81,4 +75,24 @@ func (s *Shell) indexName(c *store.Collection, arg value.Value) string {
 	s.throw(errs.Errorf(errs.Invalid, "dropIndex takes an index name or a key pattern, got %s", arg.TypeName()).
 		WithHint("db.users.dropIndex('age_1') or db.users.dropIndex({age: 1})"))
 	return ""
+}
+
+// createIndex creates a B-tree or text index in one change, prints the
+// change and returns the index's name. A B-tree index goes through
+// CreateBTreeIndexes, which refuses a second index on the same keys.
+func (s *Shell) createIndex(coll string, def store.IndexDef) goja.Value {
+	change := s.write("create_index", false, func(tx *store.Tx) error {
+		c, err := tx.Collection(coll)
+		if err != nil {
+			return err
+		}
+		if def.Kind == store.BTreeKind {
+			_, err = c.CreateBTreeIndexes(def)
+		} else {
+			_, err = c.CreateIndex(def)
+		}
+		return err
+	})
+	s.note(change)
+	return s.rt.ToValue(def.Name)
 }

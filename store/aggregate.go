@@ -55,6 +55,12 @@ func (c *Collection) Aggregate(ctx context.Context, p *agg.Pipeline, opts *Aggre
 	if g, rest := p.GeoNear(); g != nil {
 		return rest.Run(ctx, c.geoNear(ctx, g, opts.Redact), env)
 	}
+	if filter, _, afterMatch, _ := p.Leading(); filter.Text() != nil {
+		// $text: the store binds it to the text index and adds each
+		// document's score, which the pipeline reads and the output loses.
+		q := Query{Filter: filter, Redact: opts.Redact, keepScore: true}
+		return stripScore{afterMatch.Run(ctx, c.Find(ctx, q), env)}
+	}
 	if opts.Redact != nil {
 		return p.Run(ctx, c.Find(ctx, Query{Redact: opts.Redact}), env)
 	}

@@ -150,6 +150,10 @@ func (c *Collection) Diagnose(ctx context.Context, f *query.Filter, opts *Diagno
 	if f == nil {
 		f, _ = query.CompileFilter(value.Value{})
 	}
+	if f.Text() != nil {
+		return nil, errs.Errorf(errs.Invalid, "diagnose does not take $text: it counts each predicate on its own, and $text scores whole documents").
+			WithHint("diagnose the filter without $text, and try the $text search alone with find")
+	}
 	preds, err := flatten(f)
 	if err != nil {
 		return nil, err

@@ -93,6 +93,8 @@ func (c *Collection) stageTree(q Query, p *Plan, count bool) value.Value {
 	switch {
 	case p.Stage == "COLLSCAN":
 		tree = obj("stage", str("COLLSCAN"), "filter", filter, "direction", str("forward"))
+	case p.Stage == "TEXT":
+		tree = p.textValue(filter, q.Redact != nil)
 	case count && p.covered:
 		tree = p.ixscanValue("COUNT_SCAN")
 	default:

@@ -44,6 +44,9 @@ type Query struct {
 	// document it returns (Collection.Aggregate sets it from
 	// Pipeline.Fields).
 	fields *value.FieldSet
+	// keepScore leaves a $text query's textScore in each document
+	// (query.TextScoreField), for the pipeline that reads it.
+	keepScore bool
 }
 
 func (q *Query) sorted() bool { return q.Sort != nil && len(q.Sort.Keys()) > 0 }
@@ -87,8 +90,11 @@ func (c *Collection) execute(ctx context.Context, q Query, p *Plan) agg.Source {
 // baseSource reads what a plan reads: the matching documents, in index or
 // _id order, before any sort, paging or projection.
 func (c *Collection) baseSource(ctx context.Context, q Query, p *Plan) agg.Source {
-	if p.Stage == "IXSCAN" {
+	switch p.Stage {
+	case "IXSCAN":
 		return c.indexSource(ctx, p, q.Filter, q.sorted())
+	case "TEXT":
+		return c.textSource(ctx, q, p)
 	}
 	return &scanSource{ctx: ctx, cur: c.Scan(), filter: q.Filter, redact: q.Redact, fields: q.fields}
 }
@@ -102,6 +108,9 @@ func (c *Collection) wrap(ctx context.Context, q Query, p *Plan, src agg.Source)
 	}
 	if q.Projection != nil {
 		src = &projectSource{ctx: ctx, src: src, p: q.Projection, filter: q.Filter}
+	}
+	if p.Stage == "TEXT" && !q.keepScore {
+		src = stripScore{src}
 	}
 	return src
 }

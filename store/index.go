@@ -193,6 +193,9 @@ func (c *Collection) CreateIndexes(defs ...IndexDef) ([]*Index, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := c.checkOneText(def, prepared[:i]); err != nil {
+			return nil, err
+		}
 		for _, d := range c.meta.Indexes {
 			if d.Name == def.Name {
 				return nil, wrap(errs.Conflict, nil, "index `%s` already exists on collection `%s`", def.Name, c.name).

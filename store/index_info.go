@@ -12,7 +12,7 @@ import (
 type IndexInfo struct {
 	Name      string          `json:"name"`
 	Kind      string          `json:"kind"`
-	Key       json.RawMessage `json:"key,omitempty"`       // B-tree: the key pattern, {"age":-1,"name":1}
+	Key       json.RawMessage `json:"key,omitempty"`       // B-tree: the key pattern, {"age":-1,"name":1}; text: {"_fts":"text","_ftsx":1}
 	Unique    bool            `json:"unique,omitempty"`    // B-tree
 	Sparse    bool            `json:"sparse,omitempty"`    // B-tree
 	Multikey  []string        `json:"multikey,omitempty"`  // B-tree: fields that have met an array
@@ -33,6 +33,9 @@ func (c *Collection) IndexInfos() ([]IndexInfo, error) {
 		info := IndexInfo{Name: def.Name, Kind: def.Kind, Entries: ix.Entries(), SizeBytes: ix.SizeBytes()}
 		if def.Kind != BTreeKind {
 			info.Spec = def.Spec
+			if def.Kind == TextKind {
+				info.Key = json.RawMessage(`{"_fts":"text","_ftsx":1}`) // MongoDB's key of a text index
+			}
 			out = append(out, info)
 			continue
 		}

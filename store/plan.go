@@ -45,6 +45,8 @@ type Plan struct {
 	estCapped bool
 	cost      float64
 	why       string // why it won or lost
+
+	textFilter *query.Filter // TEXT: the filter bound to the text index
 }
 
 // keyRange is a range [lo, hi) of whole index entry keys; hi nil means

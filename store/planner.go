@@ -42,6 +42,12 @@ type choice struct {
 
 // planQuery chooses how to run q; count says the result is only counted.
 func (c *Collection) planQuery(q Query, count bool) (*choice, error) {
+	if err := checkTextScore(q); err != nil {
+		return nil, err
+	}
+	if q.Filter.Text() != nil {
+		return c.planText(q)
+	}
 	var sortKeys []query.SortKey
 	if q.sorted() {
 		sortKeys = q.Sort.Keys()

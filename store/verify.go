@@ -154,7 +154,7 @@ func verifyCollection(tx *Tx, name string, r *VerifyReport, checked func()) {
 			r.problem("collection %s: %v", name, err)
 			continue
 		}
-		if def.Kind != BTreeKind {
+		if def.Kind != BTreeKind && def.Kind != TextKind {
 			verifyIndexData(ix, func(format string, args ...any) {
 				r.problem("collection %s: index %s: %s", name, def.Name, fmt.Sprintf(format, args...))
 			})

@@ -89,6 +89,9 @@ func CompilePipeline(stages value.Value, opts *PipelineOptions) (*Pipeline, erro
 	if err != nil {
 		return nil, err
 	}
+	if err := checkTextSorts(list); err != nil {
+		return nil, err
+	}
 	p.stages, p.slots = list, c.Slots
 	p.fields, p.fieldsOK = pipelineFields(stages)
 	return p, nil

@@ -110,6 +110,9 @@ func compileStages(c *expr.Compiler, spec value.Value, where pipeWhere) ([]stage
 		if err != nil {
 			return nil, err
 		}
+		if err := checkText(st, where, i == 0); err != nil {
+			return nil, err
+		}
 		stages = append(stages, st)
 	}
 	coalesce(stages)

@@ -281,7 +281,7 @@ func (p *projection) run(r *runState, in Source) Source {
 			return value.Value{}, false, err
 		}
 		out, err := p.apply(r, doc)
-		return out, err == nil, err
+		return keepTextScore(doc, out), err == nil, err
 	}}
 }
 

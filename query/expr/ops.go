@@ -29,6 +29,7 @@ func exprOps() map[string]opCompiler {
 			registerExprDatepartsOps,
 			registerExprLogicOps,
 			registerExprMathOps,
+			registerExprMetaOps,
 			registerExprObjectOps,
 			registerPercentileOps,
 			registerExprRegexOps,

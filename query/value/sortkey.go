@@ -31,10 +31,13 @@ func CompileSortSpec(where string, spec Value) (*SortSpec, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := CheckSortPath(f.Key); err != nil {
+		path := f.Key
+		if IsTextScoreMeta(f.Value) {
+			path = TextScoreField
+		} else if err := CheckSortPath(f.Key); err != nil {
 			return nil, err
 		}
-		s.paths = append(s.paths, ParsePath(f.Key))
+		s.paths = append(s.paths, ParsePath(path))
 		s.desc = append(s.desc, desc)
 	}
 	return s, nil
@@ -82,6 +85,18 @@ func (s *SortSpec) AppendOrderKey(dst []byte, doc Value) []byte {
 	return dst
 }
 
+// TextScoreField is the field a $text query's stream adds to each
+// document for {"$meta":"textScore"} to read (query.TextScoreField): it
+// starts with '$', so no stored document can carry it.
+const TextScoreField = "$textScore"
+
+// IsTextScoreMeta reports whether v is {"$meta":"textScore"}, which
+// sorts by the textScore, highest first.
+func IsTextScoreMeta(v Value) bool {
+	return v.kind == Object && len(v.fields) == 1 && v.fields[0].Key == "$meta" &&
+		v.fields[0].Value.kind == String && v.fields[0].Value.str == "textScore"
+}
+
 // SortDirection reads the direction of the sort key named key: 1 is
 // ascending, -1 descending (long or double); anything else is an error.
 func SortDirection(key string, v Value) (desc bool, err error) {
@@ -90,9 +105,11 @@ func SortDirection(key string, v Value) (desc bool, err error) {
 		return false, nil
 	case IsInteger(v, -1):
 		return true, nil
+	case IsTextScoreMeta(v):
+		return true, nil
 	case v.kind == Object && len(v.fields) > 0 && v.fields[0].Key == "$meta":
-		return false, errs.Errorf(errs.Invalid, "invalid sort: {\"$meta\":…} sort keys are not supported (field `%s`)", key).
-			WithHint("`omgdb search` returns results ranked by score")
+		return false, errs.Errorf(errs.Invalid, "invalid sort: unsupported $meta sort key %s for `%s`: omgdb knows only {\"$meta\":\"textScore\"}", v, key).
+			WithHint(`sort by {"%s":{"$meta":"textScore"}} with a $text query`, key)
 	}
 	return false, errs.Errorf(errs.Invalid, "invalid sort: $sort key ordering must be 1 (for ascending) or -1 (for descending), got %s for `%s`", v, key).
 		WithHint(`write {"%s":1} or {"%s":-1}`, key, key)
