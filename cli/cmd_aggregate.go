@@ -59,6 +59,9 @@ func (e *env) runAggregate(ctx context.Context, opts *aggregateOptions) error {
 	if err != nil {
 		return err
 	}
+	if isMongo(opts.path) {
+		return e.mongoAggregate(ctx, opts, spec)
+	}
 	p, err := agg.CompilePipeline(spec, &agg.PipelineOptions{MaxMemory: opts.maxMemory, Seed: opts.seed, SpillDir: os.TempDir()})
 	if err != nil {
 		return err

@@ -51,6 +51,9 @@ one value. More than 100,000 distinct values is an error (narrow the filter).`,
 }
 
 func (e *env) runDistinct(ctx context.Context, opts *distinctOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoDistinct(ctx, opts)
+	}
 	filter, err := e.compileFilter(opts.filter)
 	if err != nil {
 		return err
@@ -73,8 +76,13 @@ func (e *env) runDistinct(ctx context.Context, opts *distinctOptions) error {
 	if err != nil {
 		return err
 	}
-	out := e.output(opts.pretty)
-	if opts.array {
+	return e.printValues(vals, opts.array, opts.pretty)
+}
+
+// printValues prints distinct values, one per line or as one array.
+func (e *env) printValues(vals []value.Value, array, pretty bool) error {
+	out := e.output(pretty)
+	if array {
 		vals = []value.Value{value.ArrayValue(vals)}
 	}
 	for _, v := range vals {

@@ -122,6 +122,9 @@ func (e *env) compileFind(opts *findOptions) (store.Query, error) {
 }
 
 func (e *env) runFind(ctx context.Context, opts *findOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoFind(ctx, opts)
+	}
 	q, err := e.compileFind(opts)
 	if err != nil {
 		return err
@@ -188,6 +191,9 @@ func newCountCmd(e *env) *cobra.Command {
 }
 
 func (e *env) runCount(ctx context.Context, opts *countOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoCount(ctx, opts)
+	}
 	filter, err := e.compileFilter(opts.filter)
 	if err != nil {
 		return err

@@ -81,6 +81,9 @@ result and error shapes.`,
 }
 
 func (e *env) runMCP(ctx context.Context, opts *mcpOptions) error {
+	if isMongo(opts.store) || isMongo(opts.root) {
+		return e.notOverMongo()
+	}
 	scope, err := mcpserver.ParseScope(opts.scope)
 	if err != nil {
 		return err

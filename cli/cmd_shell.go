@@ -76,6 +76,9 @@ func (o *shellOptions) setArgs(args []string) error {
 }
 
 func (e *env) runShell(ctx context.Context, opts *shellOptions) error {
+	if isMongo(opts.store) {
+		return e.notOverMongo()
+	}
 	sh := shell.New(&shell.Options{
 		Store:       opts.store,
 		Out:         e.stdout,

@@ -107,6 +107,26 @@ func Start(tb testing.TB) (s *Server, dbURI string) {
 	return s, strings.TrimSuffix(s.URI, "/") + "/" + name
 }
 
+// Own starts a server of the test's own, stopped when the test ends,
+// for packages whose TestMain cannot call Main. It skips the test when
+// -short is given.
+func Own(tb testing.TB) *Server {
+	tb.Helper()
+	if testing.Short() {
+		tb.Skip("starts the embedded FerretDB test server")
+	}
+	s, err := New()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			tb.Errorf("mongotest: stop FerretDB: %v", err)
+		}
+	})
+	return s
+}
+
 // Stop stops the test binary's server, if one was started. TestMain calls
 // it after m.Run.
 func Stop() {
