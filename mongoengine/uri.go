@@ -20,7 +20,7 @@ func IsURI(arg string) bool {
 }
 
 // Target is a resolved store argument: the URI to connect with and the
-// database it names.
+// database it names (the URI's path, or the one "mongodb:DB" names).
 type Target struct {
 	URI string // with credentials: never print it, print Redacted
 	DB  string
@@ -59,7 +59,23 @@ func Resolve(arg string, getenv func(string) string) (*Target, error) {
 			WithHint("name the database at the end of the URI: mongodb://host/DB")
 	}
 	t.DB = db
+	if db != pathDB {
+		t.Redacted = withDatabase(t.Redacted, db)
+	}
 	return t, nil
+}
+
+// withDatabase returns uri with its path naming db, its options kept,
+// for messages about a database other than the URI's own (the URI that
+// connects keeps its path, which is also the default authSource).
+func withDatabase(uri, db string) string {
+	scheme, auth, rest := hostPart(uri)
+	_, query, hasQuery := strings.Cut(rest, "?")
+	out := scheme + auth + "/" + url.PathEscape(db)
+	if hasQuery {
+		out += "?" + query
+	}
+	return out
 }
 
 // hostPart splits a URI into its scheme and "://", the authority, and

@@ -34,7 +34,7 @@ func TestResolve(t *testing.T) {
 		{arg: "mongodb://u:pw@h/app?authSource=admin", db: "app", redacted: "mongodb://***@h/app?authSource=admin"},
 		{arg: "mongodb+srv://u:p%2Fw@cluster0.example.net/shop", db: "shop", redacted: "mongodb+srv://***@cluster0.example.net/shop"},
 		{arg: "mongodb:", db: "prod", redacted: "mongodb://***@db1:27017,db2:27017/prod?replicaSet=rs0"},
-		{arg: "mongodb:other", db: "other", redacted: "mongodb://***@db1:27017,db2:27017/prod?replicaSet=rs0"},
+		{arg: "mongodb:other", db: "other", redacted: "mongodb://***@db1:27017,db2:27017/other?replicaSet=rs0"},
 		{arg: "mongodb://h:27017", err: "names no database"},
 		{arg: "mongodb://h:27017/?w=1", err: "names no database"},
 		{arg: "mongodb://u:pw@h/a.b", err: `"a.b" is not a MongoDB database name`},
