@@ -95,7 +95,7 @@ func (d *DB) collection(ctx context.Context, coll string) (*mongo.Collection, er
 	if len(names) == 0 {
 		e.Hint = "the database has no collections (is the database name in the URI right?)"
 	} else {
-		e.Hint = "list collections with `omgdb describe " + d.target.Redacted + "`"
+		e.Hint = "list collections with `omgdb collections " + d.target.Redacted + "`"
 	}
 	return nil, e
 }
