@@ -52,3 +52,8 @@ func openFile(t *testing.T, fixtures []enginetest.Fixture) engine.Reader {
 	t.Cleanup(func() { r.Close() })
 	return r
 }
+
+// TestRedacting_File runs the redaction suite against the store file.
+func TestRedacting_File(t *testing.T) {
+	enginetest.RunRedacting(t, openFile, nil)
+}

@@ -109,3 +109,10 @@ func loadFixture(t *testing.T, c *mongo.Collection, fx enginetest.Fixture) {
 		}
 	}
 }
+
+// TestRedacting_Conformance runs the redaction suite against the MongoDB
+// engine on the embedded FerretDB: the $unset, $match, … pipelines run
+// in the server.
+func TestRedacting_Conformance(t *testing.T) {
+	enginetest.RunRedacting(t, openFerret, nil)
+}
