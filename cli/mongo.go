@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/omgdb/omgdb/engine"
+	"github.com/omgdb/omgdb/mcpserver"
 	"github.com/omgdb/omgdb/mongoengine"
 	"github.com/omgdb/omgdb/query/agg"
 	"github.com/omgdb/omgdb/query/value"
@@ -17,7 +19,7 @@ import (
 
 // The commands that run over a MongoDB deployment so far, for the error
 // every other command gives on a mongodb:// store.
-const overMongo = "find, count, distinct, aggregate, indexes and collections"
+const overMongo = "find, count, distinct, aggregate, indexes, collections and mcp --scope read"
 
 // isMongo reports whether a store argument names a MongoDB deployment
 // (mongodb://…, mongodb+srv://…, or mongodb:[DB] for $OMGDB_MONGODB_URI).
@@ -288,4 +290,28 @@ func redactURIs(err error, args []string) error {
 		return runError{redactedError{re.err, uris}}
 	}
 	return redactedError{err, uris}
+}
+
+// mongoMCP opens the MongoDB store of `omgdb mcp --store`, which serves
+// read scope only for now: a wider scope is refused before connecting.
+func (e *env) mongoMCP(ctx context.Context, store string, scope mcpserver.Scope) (*mongoengine.DB, error) {
+	if scope != mcpserver.ScopeRead {
+		return nil, usage("--scope %s does not work over MongoDB yet", scope).
+			WithHint("over MongoDB the MCP server serves the read tools only (see `omgdb docs mongodb`); use --scope read, or serve a store file")
+	}
+	return e.openMongo(ctx, store)
+}
+
+// redactingWriter removes the credentials of uri from everything written
+// through it (the MCP server's log, whatever a record quotes).
+type redactingWriter struct {
+	w   io.Writer
+	uri string
+}
+
+func (r redactingWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(r.w, mongoengine.Redact(string(p), r.uri)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

@@ -129,7 +129,8 @@ func TestMongo_Errors(t *testing.T) {
 		{"update", uri, "users", "{}", `{"$set":{"x":1}}`},
 		{"history", uri},
 		{"shell", uri, "--eval", "1"},
-		{"mcp", "--store", uri},
+		{"mcp", "--store", uri, "--scope", "read-write"},
+		{"mcp", "--root", uri},
 		{"find", uri, "users", "--at", "1"},
 		{"count", uri, "users", "--hint", "_id_"},
 	} {
@@ -187,7 +188,8 @@ func TestMongo_CredentialsNeverPrinted(t *testing.T) {
 		{"find", up, "a", "b", "c", "d"},
 		{"find", up, "users", "--no-such-flag"},
 		{"describe", up},
-		{"mcp", "--store", up},
+		{"mcp", "--store", up, "--scope", "write"},
+		{"mcp", "--store", down},
 	}
 	for _, args := range runs {
 		code, stdout, stderr := runCLI(t, "", args...)
@@ -198,8 +200,26 @@ func TestMongo_CredentialsNeverPrinted(t *testing.T) {
 			t.Errorf("omgdb %s printed the credentials:\n%s%s", strings.Join(args, " "), stdout, stderr)
 		}
 	}
+	// The MCP server over the deployment answers, and its results and
+	// errors do not name the credentials either.
+	mongotest.Insert(t, mongotest.Client(t, s.URI), "app", "users", mongoUsers...)
+	calls := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"count","arguments":{"collection":"users","filter":{"city":"Paris"}}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"find","arguments":{"collection":"usrs"}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"insert","arguments":{"collection":"users","document":{}}}}`,
+	}, "\n") + "\n"
+	code, stdout, stderr := runCLI(t, calls, "mcp", "--store", up)
+	if code != 0 || strings.Count(stdout, "\n") != 4 || !strings.Contains(stdout, `\"count\":2`) ||
+		!strings.Contains(stdout, "did you mean `users`?") || !strings.Contains(stdout, "SCOPE_DENIED") {
+		t.Errorf("mcp over MongoDB: exit %d, stdout %s, stderr %q", code, stdout, stderr)
+	}
+	if strings.Contains(stdout+stderr, pw) || strings.Contains(stdout+stderr, user) || !strings.Contains(stdout, "mongodb://***@") {
+		t.Errorf("mcp over MongoDB printed the credentials (or no redacted URI):\n%s%s", stdout, stderr)
+	}
+
 	t.Setenv("OMGDB_MONGODB_URI", down)
-	code, stdout, stderr := runCLI(t, "", "find", "mongodb:", "users")
+	code, stdout, stderr = runCLI(t, "", "find", "mongodb:", "users")
 	if code != cli.ExitIO || strings.Contains(stdout+stderr, pw) || !strings.Contains(stderr, "***@"+closed) {
 		t.Errorf("env URI, server down: exit %d, output %q%q; want 74 naming the redacted URI", code, stdout, stderr)
 	}

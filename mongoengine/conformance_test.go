@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
@@ -115,4 +116,20 @@ func loadFixture(t *testing.T, c *mongo.Collection, fx enginetest.Fixture) {
 // in the server.
 func TestRedacting_Conformance(t *testing.T) {
 	enginetest.RunRedacting(t, openFerret, nil)
+}
+
+// TestDB_Distinct_Deadline: a distinct under a deadline (as every MCP
+// call has) runs on a server that refuses maxTimeMS on distinct, and
+// still gives its values.
+func TestDB_Distinct_Deadline(t *testing.T) {
+	d := openFerret(t, enginetest.RedactFixtures)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	vals, err := d.Distinct(ctx, "visits", "ward", value.MissingValue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vals) != 2 || vals[0].Str() != "A" || vals[1].Str() != "B" {
+		t.Fatalf("distinct ward = %v, want [A B]", vals)
+	}
 }

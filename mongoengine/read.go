@@ -87,7 +87,16 @@ func (d *DB) Distinct(ctx context.Context, coll, field string, filter value.Valu
 	if err != nil {
 		return nil, err
 	}
-	raw, err := c.Distinct(ctx, field, f).Raw()
+	// The driver would send the context's deadline as maxTimeMS, which
+	// some servers refuse on distinct (FerretDB v1: "unknown field"); the
+	// deadline is kept by the client instead: cancelling closes the call.
+	dctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancel()
+	defer context.AfterFunc(ctx, cancel)()
+	raw, err := c.Distinct(dctx, field, f).Raw()
+	if err != nil && ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
 	if err != nil {
 		return nil, wrapErr(d.target, "distinct in", err)
 	}
