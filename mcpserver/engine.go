@@ -167,17 +167,15 @@ func runAggregateEngine(ctx context.Context, c *call) (*output, error) {
 	if _, err := c.compilePipeline(pipeline); err != nil {
 		return nil, err
 	}
-	for _, name := range engine.Joins(pipeline) {
-		if !c.srv.policy.collectionAllowed(name) {
-			return nil, deniedCollection(name)
-		}
-	}
 	key := obj("tool", "aggregate", "path", c.storePath(), "collection", coll, "pipeline", pipeline)
 	skip, err := c.offset(key)
 	if err != nil {
 		return nil, err
 	}
 	if err := c.engineCollection(ctx, coll); err != nil {
+		return nil, err
+	}
+	if err := c.checkJoins(ctx, pipeline); err != nil {
 		return nil, err
 	}
 	src := engine.Stream(ctx, func(ctx context.Context, each func(value.Value) error) error {
@@ -189,6 +187,32 @@ func runAggregateEngine(ctx context.Context, c *call) (*output, error) {
 		return nil, err
 	}
 	return c.enginePage(coll, key, skip, matchCount{n: pg.seen}, pg, true), nil
+}
+
+// checkJoins refuses a pipeline that joins a collection the agent may not
+// see: one the policy leaves out, and one that is not among the visible
+// collections (missing, or system.… and omgdb.…, which MongoDB would
+// otherwise let a $unionWith read), as on a file.
+func (c *call) checkJoins(ctx context.Context, pipeline value.Value) error {
+	joined := engine.Joins(pipeline)
+	for _, name := range joined {
+		if !c.srv.policy.collectionAllowed(name) {
+			return deniedCollection(name)
+		}
+	}
+	if len(joined) == 0 {
+		return nil
+	}
+	names, err := c.engineCollections(ctx)
+	if err != nil {
+		return err
+	}
+	for _, name := range joined {
+		if !contains(names, name) {
+			return c.missingCollection(name, names)
+		}
+	}
+	return nil
 }
 
 // enginePage is the result of a find or aggregate page: as on a file,

@@ -116,6 +116,13 @@ func TestMongo_MCPReadScope_Hostile(t *testing.T) {
 		{name: "deny_facet_nested", tool: "aggregate", args: m{"collection": "visits", "pipeline": []any{
 			m{"$facet": m{"x": []any{m{"$unionWith": m{"coll": "visits", "pipeline": []any{m{"$lookup": m{"from": "secrets", "as": "s", "pipeline": []any{}}}}}}}}}}},
 			code: "POLICY_DENIED"},
+		{name: "join_system_collection", tool: "aggregate", args: m{"collection": "visits", "pipeline": []any{m{"$unionWith": "system.profile"}}}, code: "NOT_FOUND"},
+		{name: "join_missing_collection", tool: "aggregate", args: m{"collection": "visits", "pipeline": []any{
+			m{"$lookup": m{"from": "nowhere", "localField": "patient", "foreignField": "_id", "as": "n"}}}}, code: "NOT_FOUND"},
+		{name: "server_stage_collstats", tool: "aggregate", args: m{"collection": "visits", "pipeline": []any{m{"$collStats": m{}}}}, code: "INVALID_ARGUMENT"},
+		{name: "server_stage_currentop", tool: "aggregate", args: m{"collection": "visits", "pipeline": []any{m{"$currentOp": m{}}}}, code: "INVALID_ARGUMENT"},
+		{name: "javascript_function", tool: "find", args: m{"collection": "visits", "filter": m{"$expr": m{"$function": m{"body": "return true", "args": []any{}, "lang": "js"}}}},
+			code: "INVALID_FILTER"},
 		{name: "missing_collection_hides_denied", tool: "find", args: m{"collection": "secret"}, code: "NOT_FOUND", check: func(t *testing.T, sc map[string]any) {
 			if b, _ := json.Marshal(sc); strings.Contains(string(b), "secrets") {
 				t.Errorf("the error names the denied collection: %s", b)
