@@ -21,12 +21,15 @@ var mongoUsers = []string{
 
 // mongoStores returns a store file and a MongoDB URI (on a FerretDB of
 // the test's own) that hold the same users collection.
-func mongoStores(t *testing.T) (file, uri string) {
+func mongoStores(t *testing.T) (file, uri string) { return mongoStoresWith(t, mongoUsers) }
+
+// mongoStoresWith is mongoStores with other users.
+func mongoStoresWith(t *testing.T, users []string) (file, uri string) {
 	s := mongotest.Own(t)
 	uri = s.URI + "app"
-	mongotest.Insert(t, mongotest.Client(t, s.URI), "app", "users", mongoUsers...)
+	mongotest.Insert(t, mongotest.Client(t, s.URI), "app", "users", users...)
 	file = filepath.Join(t.TempDir(), "app.omgdb")
-	if code, _, stderr := runCLI(t, strings.Join(mongoUsers, "\n"), "insert", file, "users", "-"); code != 0 {
+	if code, _, stderr := runCLI(t, strings.Join(users, "\n"), "insert", file, "users", "-"); code != 0 {
 		t.Fatalf("insert into the file: exit %d: %s", code, stderr)
 	}
 	return file, uri
@@ -128,7 +131,7 @@ func TestMongo_Errors(t *testing.T) {
 		{"explain", uri, "users", "{}"},
 		{"update", uri, "users", "{}", `{"$set":{"x":1}}`},
 		{"history", uri},
-		{"shell", uri, "--eval", "1"},
+		{"shell", uri, "--eval", "db.users.insertOne({x: 1})"},
 		{"mcp", "--store", uri, "--scope", "read-write"},
 		{"mcp", "--root", uri},
 		{"find", uri, "users", "--at", "1"},
@@ -190,6 +193,9 @@ func TestMongo_CredentialsNeverPrinted(t *testing.T) {
 		{"describe", up},
 		{"mcp", "--store", up, "--scope", "write"},
 		{"mcp", "--store", down},
+		{"shell", up, "--eval", "db.users.insertOne({x: 1})"},
+		{"shell", up, "--eval", "db.nope.find().toArray()"},
+		{"shell", down, "--eval", "db.users.countDocuments()"},
 	}
 	for _, args := range runs {
 		code, stdout, stderr := runCLI(t, "", args...)
@@ -222,5 +228,62 @@ func TestMongo_CredentialsNeverPrinted(t *testing.T) {
 	code, stdout, stderr = runCLI(t, "", "find", "mongodb:", "users")
 	if code != cli.ExitIO || strings.Contains(stdout+stderr, pw) || !strings.Contains(stderr, "***@"+closed) {
 		t.Errorf("env URI, server down: exit %d, output %q%q; want 74 naming the redacted URI", code, stdout, stderr)
+	}
+}
+
+// TestMongo_ShellReadsMatchFile runs the shell's reads on the store file
+// and on the MongoDB database: the output must be the same, byte for
+// byte; writes and explain are refused over MongoDB with exit 64.
+//
+// Its numbers are longs and doubles: the shell of this branch prints an
+// int32 read back as {} (main's shell types change reads ints back as
+// numbers), and the MongoDB driver reads plain JSON integers as int32.
+func TestMongo_ShellReadsMatchFile(t *testing.T) {
+	file, uri := mongoStoresWith(t, []string{
+		`{"_id":{"$numberLong":"1"},"name":"ana","age":{"$numberLong":"30"},"tags":["a","b"],"city":"Paris"}`,
+		`{"_id":{"$numberLong":"2"},"name":"bob","age":{"$numberDouble":"25.5"},"tags":["b"],"city":"Lyon"}`,
+		`{"_id":{"$numberLong":"3"},"name":"cy","age":{"$numberLong":"35"},"tags":[],"city":"Paris"}`,
+		`{"_id":{"$numberLong":"4"},"name":"dee","score":{"$numberLong":"9007199254740993"}}`,
+	})
+	for _, code := range []string{
+		`db.users.find({age: {$gte: 30}}).sort({age: -1})`,
+		`db.users.find({tags: 'b'}, {name: 1}).toArray()`,
+		`db.users.find().skip(1).limit(2).toArray()`,
+		`db.users.find({age: null}, {_id: 1})`,
+		`db.users.find({score: {$gt: NumberLong('9007199254740992')}}, {score: 1, _id: 0}).toArray()`,
+		`db.users.find({tags: {$size: 0}}).next()`,
+		`db.users.findOne({city: 'Lyon'}, {name: 1})`,
+		`db.users.findOne({city: 'Nice'})`,
+		`db.users.countDocuments({city: 'Paris'})`,
+		`db.users.count()`,
+		`db.users.estimatedDocumentCount()`,
+		`db.users.distinct('tags')`,
+		`db.users.distinct('name', {age: {$lt: 31}})`,
+		`db.users.aggregate([{$match: {city: 'Paris'}}, {$sort: {age: 1}}, {$project: {name: 1, _id: 0}}])`,
+		`db.users.getIndexes()`,
+		`db.getCollectionNames()`,
+		`db.users.find({age: {$gtt: 1}}).toArray()`,
+		`db.users.aggregate([{$out: 'x'}])`,
+	} {
+		fcode, fout, ferr := runCLI(t, "", "shell", file, "--eval", code)
+		mcode, mout, merr := runCLI(t, "", "shell", uri, "--eval", code)
+		if mcode != fcode || mout != fout || merr != ferr {
+			t.Errorf("shell --eval %s:\n file  exit %d: %q %q\n mongo exit %d: %q %q", code, fcode, fout, ferr, mcode, mout, merr)
+		}
+	}
+	code, _, stderr := runCLI(t, "", "shell", uri, "--eval", "db.usrs.find().toArray()")
+	if code != cli.ExitNotFound || !strings.Contains(stderr, "did you mean `users`?") {
+		t.Errorf("missing collection in the shell: exit %d, stderr %q", code, stderr)
+	}
+	for _, code := range []string{`db.users.insertOne({x: 1})`, `db.users.deleteMany({})`, `db.users.find().explain()`, `db.stats()`} {
+		c, out, stderr := runCLI(t, "", "shell", uri, "--eval", code)
+		if c != cli.ExitUsage || !strings.Contains(stderr, "does not run over MongoDB yet") || strings.Contains(out, "changeId") {
+			t.Errorf("shell --eval %s over MongoDB: exit %d, stdout %q, stderr %q; want 64, refused", code, c, out, stderr)
+		}
+	}
+	// Statements from a pipe, as a session would type them.
+	code, out, stderr := runCLI(t, "show collections\ndb.users.countDocuments({tags: 'b'})\n", "shell", uri)
+	if code != 0 || out != "users\n2\n" {
+		t.Errorf("shell on a pipe: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
 }

@@ -46,9 +46,15 @@ func (s *Shell) readMethods(name string) map[string]method {
 			return s.newCursor(&cursor{s: s, coll: name, filter: s.docArg(call, 0, "filter"), proj: s.optDoc(call, 1, "projection")})
 		},
 		"findOne": func(call goja.FunctionCall) goja.Value {
-			q := s.compileQuery(s.docArg(call, 0, "filter"), s.optDoc(call, 1, "projection"), value.Value{})
-			q.Limit = 1
-			docs := s.findDocs(name, q)
+			filter, proj := s.docArg(call, 0, "filter"), s.optDoc(call, 1, "projection")
+			var docs []value.Value
+			if s.opts.Engine != nil {
+				docs = s.engineFind(name, filter, proj, value.Value{}, 0, 1)
+			} else {
+				q := s.compileQuery(filter, proj, value.Value{})
+				q.Limit = 1
+				docs = s.findDocs(name, q)
+			}
 			if len(docs) == 0 {
 				return goja.Null()
 			}
@@ -61,6 +67,9 @@ func (s *Shell) readMethods(name string) map[string]method {
 			return s.rt.ToValue(s.countDocs(name, s.docArg(call, 0, "filter")))
 		},
 		"estimatedDocumentCount": func(goja.FunctionCall) goja.Value {
+			if s.opts.Engine != nil {
+				return s.rt.ToValue(s.engineCount(name, value.Value{}))
+			}
 			var n int64
 			s.collection(name, func(c *store.Collection) error { n = c.Count(); return nil })
 			return s.rt.ToValue(n)
@@ -93,6 +102,9 @@ func (s *Shell) optDoc(call goja.FunctionCall, i int, what string) value.Value {
 }
 
 func (s *Shell) countDocs(coll string, filter value.Value) int64 {
+	if s.opts.Engine != nil {
+		return s.engineCount(coll, filter)
+	}
 	var f *query.Filter
 	if filter.Len() > 0 {
 		var err error
@@ -112,6 +124,11 @@ func (s *Shell) countDocs(coll string, filter value.Value) int64 {
 // match filter, with the store's Distinct (MongoDB's distinct: array
 // elements one by one, in MongoDB's sort order).
 func (s *Shell) distinct(coll, field string, filter value.Value) []value.Value {
+	if s.opts.Engine != nil {
+		vals, err := s.opts.Engine.Distinct(s.rctx(), coll, field, filter)
+		s.must(err)
+		return vals
+	}
 	q := s.compileQuery(filter, value.Value{}, value.Value{})
 	var out []value.Value
 	s.collection(coll, func(c *store.Collection) error {
@@ -127,6 +144,9 @@ func (s *Shell) distinct(coll, field string, filter value.Value) []value.Value {
 
 // indexes lists the indexes as mongosh's getIndexes: {v, key, name}.
 func (s *Shell) indexes(coll string) []value.Value {
+	if s.opts.Engine != nil {
+		return s.engineIndexes(coll)
+	}
 	var out []value.Value
 	s.collection(coll, func(c *store.Collection) error {
 		infos, err := c.IndexInfos()

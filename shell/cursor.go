@@ -58,9 +58,14 @@ func (c *cursor) fill(n int64) {
 		c.exhausted = true
 		return
 	}
-	q := c.s.compileQuery(c.filter, c.proj, c.sort)
-	q.Skip, q.Limit = c.skip+c.read+int64(len(c.buf)), want
-	got := c.s.findDocs(c.coll, q)
+	var got []value.Value
+	if skip := c.skip + c.read + int64(len(c.buf)); c.s.opts.Engine != nil {
+		got = c.s.engineFind(c.coll, c.filter, c.proj, c.sort, skip, want)
+	} else {
+		q := c.s.compileQuery(c.filter, c.proj, c.sort)
+		q.Skip, q.Limit = skip, want
+		got = c.s.findDocs(c.coll, q)
+	}
 	c.buf = append(c.buf, got...)
 	if int64(len(got)) < want || (c.limit > 0 && c.read+int64(len(c.buf)) >= c.limit) {
 		c.exhausted = true
@@ -136,6 +141,9 @@ func (s *Shell) findDocs(coll string, q store.Query) []value.Value {
 }
 
 func (s *Shell) runAggregate(coll string, stages value.Value) []value.Value {
+	if s.opts.Engine != nil {
+		return s.engineAggregate(coll, stages)
+	}
 	p, err := agg.CompilePipeline(stages, nil)
 	s.must(err)
 	var out []value.Value
