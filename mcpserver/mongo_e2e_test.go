@@ -46,6 +46,9 @@ func startMongoMCP(t *testing.T, extra ...string) (*mcp.ClientSession, string, s
 
 func TestMongo_MCPReadScope_Tools(t *testing.T) {
 	cs, _, _ := startMongoMCP(t)
+	if got := cs.InitializeResult().Instructions; !strings.HasPrefix(got, "omgdb serves a MongoDB database, read-only") {
+		t.Errorf("instructions %q do not say what is served", got)
+	}
 	tools := listTools(t, cs)
 	if got, want := toolNames(tools), "describe,find,count,distinct,aggregate,list_indexes"; got != want {
 		t.Fatalf("tools/list over MongoDB: %s, want %s", got, want)

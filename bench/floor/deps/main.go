@@ -22,6 +22,9 @@ import (
 	_ "github.com/viterin/vek/vek32"
 	_ "go.etcd.io/bbolt"
 	_ "go.etcd.io/bbolt/errors"
+	_ "go.mongodb.org/mongo-driver/v2/bson"
+	_ "go.mongodb.org/mongo-driver/v2/mongo"
+	_ "go.mongodb.org/mongo-driver/v2/mongo/options"
 	_ "golang.org/x/sys/cpu"
 	_ "golang.org/x/sys/unix"
 )
