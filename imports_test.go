@@ -39,9 +39,11 @@ var allowed = map[string][]string{
 	"store":                 language,
 	"changes":               append([]string{"store"}, language...),
 	"vector":                append([]string{"store"}, language...),
-	"mcpserver":             append([]string{"changes", "vector", "store", "docs"}, language...),
-	"shell":                 append([]string{"changes", "store"}, language...),
-	"cli":                   append([]string{"shell", "mcpserver", "changes", "vector", "store", "docs"}, language...),
+	"mcpserver":             append([]string{"changes", "vector", "engine", "store", "docs"}, language...),
+	"shell":                 append([]string{"changes", "engine", "store"}, language...),
+	"cli":                   append([]string{"shell", "mcpserver", "changes", "vector", "engine", "mongoengine", "store", "docs"}, language...),
+	"engine":                append([]string{"store"}, language...),
+	"mongoengine":           append([]string{"engine"}, language...),
 	"docs":                  {},
 	"bench":                 append([]string{"cli", "mcpserver", "changes", "vector", "store"}, language...),
 }
@@ -76,10 +78,17 @@ var onlyStore = []string{"go.etcd.io/bbolt"}
 // brings its whole index (scorch, its segment formats, their
 // initialisation) into every process. The binary uses bleve's query-string
 // parser (search/query) and its analysis parts, and keeps its own index.
-// The MongoDB driver's bson package is the test oracle of the Extended
-// JSON codec (DESIGN.md section 5), never part of the codec.
+// FerretDB (and its SQLite) is the test server of the MongoDB engine
+// (internal/mongotest), never part of the binary.
 // A name ending in "/..." stands for the packages below it too.
-var notInBinary = []string{"github.com/blevesearch/bleve/v2", "github.com/blevesearch/bleve/v2/index/...", "go.mongodb.org/mongo-driver/v2/..."}
+var notInBinary = []string{"github.com/blevesearch/bleve/v2", "github.com/blevesearch/bleve/v2/index/...", "github.com/FerretDB/FerretDB/..."}
+
+// onlyMongoEngine are imports reserved to mongoengine/ among the binary's
+// packages: the MongoDB driver is the MongoDB engine's client; its bson
+// package is also the test oracle of the Extended JSON codec (DESIGN.md
+// section 5), never part of the codec. Tests and test helpers may import
+// it.
+var onlyMongoEngine = []string{"go.mongodb.org/mongo-driver/v2"}
 
 // inBinary lists the internal packages that the binary's packages may
 // import, each with the omgdb packages it may import itself (at most the
@@ -141,10 +150,18 @@ func checkImport(t *testing.T, file, pkg, imp string) {
 			t.Errorf("%s imports %s, which only cli/ may import", file, imp)
 		}
 	}
+	if _, inBin := inBinary[path.Dir(filepath.ToSlash(file))]; pkg == "internal" && !inBin {
+		return // a test helper, which only tests may import: FerretDB and the driver are allowed
+	}
+	for _, m := range onlyMongoEngine {
+		if (imp == m || strings.HasPrefix(imp, m+"/")) && pkg != "mongoengine" {
+			t.Errorf("%s imports %s, which only mongoengine/ and tests may import", file, imp)
+		}
+	}
 	for _, m := range notInBinary {
 		tree, ok := strings.CutSuffix(m, "/...")
 		if imp == m || (ok && (imp == tree || strings.HasPrefix(imp, tree+"/"))) {
-			t.Errorf("%s imports %s, which only tests may import (it slows process start)", file, imp)
+			t.Errorf("%s imports %s, which only tests may import (notInBinary says why)", file, imp)
 		}
 	}
 	if !strings.HasPrefix(imp, module) || pkg == "main" {
@@ -157,7 +174,7 @@ func checkImport(t *testing.T, file, pkg, imp string) {
 		return
 	}
 	if pkg == "internal" {
-		if rules, ok := inBinary[path.Dir(filepath.ToSlash(file))]; ok && !slices.Contains(rules, rel) {
+		if rules := inBinary[path.Dir(filepath.ToSlash(file))]; !slices.Contains(rules, rel) {
 			t.Errorf("%s imports %s: the binary's packages import it, so it may import only %v", file, imp, rules)
 		}
 		return
@@ -211,8 +228,18 @@ func TestBinaryDeps(t *testing.T) {
 		if why, ok := slowInit[d]; ok {
 			t.Errorf("the binary links %s, which slows every process start: %s", d, why)
 		}
+		for _, m := range testOnlyModules {
+			if strings.HasPrefix(d+"/", m+"/") {
+				t.Errorf("the binary links %s, of %s, which only tests may use (the embedded FerretDB test server of internal/mongotest)", d, m)
+			}
+		}
 	}
 }
+
+// testOnlyModules are modules whose packages the binary must not link:
+// the embedded FerretDB test server and what it alone brings (its SQLite
+// and PostgreSQL backends).
+var testOnlyModules = []string{"github.com/FerretDB/FerretDB", "github.com/FerretDB/wire", "modernc.org/sqlite", "github.com/jackc/pgx/v5"}
 
 // The programs that time the dependencies' start-up: floorDeps links the
 // third-party packages omgdb's packages import, floorAll those and the

@@ -59,6 +59,9 @@ func (e *env) runAggregate(ctx context.Context, opts *aggregateOptions) error {
 	if err != nil {
 		return err
 	}
+	if isMongo(opts.path) {
+		return e.mongoAggregate(ctx, opts, spec)
+	}
 	_, coll, err := e.parseCollation(opts.collation)
 	if err != nil {
 		return err

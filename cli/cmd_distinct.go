@@ -57,6 +57,9 @@ one value. More than 100,000 distinct values is an error (narrow the filter).`,
 }
 
 func (e *env) runDistinct(ctx context.Context, opts *distinctOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoDistinct(ctx, opts)
+	}
 	spec, filter, err := e.compileFilterSpec(opts.filter, opts.collation)
 	if err != nil {
 		return err
@@ -90,9 +93,14 @@ func (e *env) runDistinct(ctx context.Context, opts *distinctOptions) error {
 	if err != nil {
 		return err
 	}
-	out := e.output(opts.pretty)
-	out.ejson = opts.ejson.mode
-	if opts.array {
+	return e.printValues(vals, opts.array, opts.pretty, opts.ejson.mode)
+}
+
+// printValues prints distinct values, one per line or as one array.
+func (e *env) printValues(vals []value.Value, array, pretty bool, mode value.EJSONMode) error {
+	out := e.output(pretty)
+	out.ejson = mode
+	if array {
 		vals = []value.Value{value.ArrayValue(vals)}
 	}
 	for _, v := range vals {

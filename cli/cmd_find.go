@@ -135,6 +135,9 @@ func (e *env) compileFind(opts *findOptions) (store.Query, error) {
 }
 
 func (e *env) runFind(ctx context.Context, opts *findOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoFind(ctx, opts)
+	}
 	q, err := e.compileFind(opts)
 	if err != nil {
 		return err
@@ -206,6 +209,9 @@ func newCountCmd(e *env) *cobra.Command {
 }
 
 func (e *env) runCount(ctx context.Context, opts *countOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoCount(ctx, opts)
+	}
 	spec, filter, err := e.compileFilterSpec(opts.filter, opts.collation)
 	if err != nil {
 		return err

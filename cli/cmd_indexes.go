@@ -47,7 +47,10 @@ array element for multikey fields). --format table prints a table.`,
 	return cmd
 }
 
-func (e *env) runIndexes(_ context.Context, opts *indexesOptions) error {
+func (e *env) runIndexes(ctx context.Context, opts *indexesOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoIndexes(ctx, opts)
+	}
 	var infos []store.IndexInfo
 	err := e.viewCollection(opts.path, opts.coll, opts.storeFlags, func(c *store.Collection) error {
 		var err error

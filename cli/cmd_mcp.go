@@ -3,12 +3,14 @@ package cli
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/omgdb/omgdb/engine"
 	"github.com/omgdb/omgdb/mcpserver"
 	"github.com/omgdb/omgdb/query/errs"
 )
@@ -43,7 +45,8 @@ result and error shapes.`,
   omgdb mcp --store app.omgdb --scope read-write --audit mcp-audit.jsonl
   omgdb mcp --store app.omgdb --redact users.ssn,users.email --deny-collections secrets
   OMGDB_MCP_TOKEN=s3cret omgdb mcp --http 127.0.0.1:8765 --store app.omgdb
-  omgdb mcp --scope read-write --list-tools`,
+  omgdb mcp --scope read-write --list-tools
+  OMGDB_MONGODB_URI=mongodb://reader:pw@db1/app omgdb mcp --store mongodb: --redact users.ssn`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return e.runMCP(cmd.Context(), opts)
@@ -51,7 +54,7 @@ result and error shapes.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.scope, "scope", "read", "what the agent may do: read (ro), read-write (rw, write) or dangerous (all)")
-	f.StringVar(&opts.store, "store", "", "serve only this store file; the path arguments of tools become optional")
+	f.StringVar(&opts.store, "store", "", "serve only this store file, or a MongoDB database (mongodb://…/DB, read scope); the path arguments of tools become optional")
 	f.StringVar(&opts.root, "root", ".", "directory that store paths are confined to")
 	f.StringSliceVar(&opts.collections, "collections", nil, "collections (names or globs) the agent may see; default all")
 	f.StringSliceVar(&opts.denyCollections, "deny-collections", nil, "collections (names or globs) hidden from the agent")
@@ -81,9 +84,23 @@ result and error shapes.`,
 }
 
 func (e *env) runMCP(ctx context.Context, opts *mcpOptions) error {
+	if isMongo(opts.root) {
+		return e.notOverMongo()
+	}
 	scope, err := mcpserver.ParseScope(opts.scope)
 	if err != nil {
 		return err
+	}
+	storeName, logOut := opts.store, e.stderr
+	var eng engine.Reader
+	if isMongo(opts.store) {
+		db, err := e.mongoMCP(ctx, opts.store, scope)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		eng, storeName = db, db.Target().Redacted
+		logOut = redactingWriter{w: e.stderr, uri: db.Target().URI}
 	}
 	if opts.maxSessions < 1 || opts.idleTimeout <= 0 {
 		return errs.Errorf(errs.Usage, "--max-sessions must be at least 1 and --idle-timeout above 0 (got %d and %s)", opts.maxSessions, opts.idleTimeout).
@@ -94,13 +111,13 @@ func (e *env) runMCP(ctx context.Context, opts *mcpOptions) error {
 		token = os.Getenv("OMGDB_MCP_TOKEN")
 	}
 	srv, err := mcpserver.New(mcpserver.Config{
-		Scope: scope, Store: opts.store, Root: opts.root,
+		Scope: scope, Store: storeName, Root: opts.root, Engine: eng,
 		Collections: opts.collections, DenyCollections: opts.denyCollections, Redact: opts.redact,
 		Tools: opts.tools, DenyTools: opts.denyTools, ToolsFile: opts.toolsFile, OnlyCanned: opts.onlyCanned,
 		MaxDocs: opts.maxDocs, MaxBytes: opts.maxBytes, MaxString: opts.maxString,
 		Timeout: opts.timeout, LockTimeout: opts.lockTimeout, Concurrency: opts.concurrency, IndexCheck: opts.indexCheck,
 		Audit: opts.audit, AuditKey: opts.auditKey, Version: Version,
-		Logger: mcpLogger(e),
+		Logger: mcpLogger(logOut),
 		HTTP: mcpserver.HTTPConfig{Addr: opts.httpAddr, Token: token, InsecureLoopback: opts.insecureLoopback,
 			AllowRemote: opts.allowRemote, AllowedOrigins: opts.allowOrigins,
 			MaxSessions: opts.maxSessions, IdleTimeout: opts.idleTimeout},
@@ -125,10 +142,10 @@ func (e *env) runMCP(ctx context.Context, opts *mcpOptions) error {
 
 // mcpLogger is the server's log, on standard error: warnings and errors,
 // and with OMGDB_DEBUG set the debug records too (the stack of a panic).
-func mcpLogger(e *env) *slog.Logger {
+func mcpLogger(w io.Writer) *slog.Logger {
 	level := slog.LevelInfo
 	if os.Getenv("OMGDB_DEBUG") != "" {
 		level = slog.LevelDebug
 	}
-	return slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/sys/unix"
 
+	"github.com/omgdb/omgdb/engine"
 	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/shell"
 )
@@ -40,10 +41,16 @@ error then exits with the code of its kind (65 bad data, 66 not found, ...).
 
 Reads never create a missing store; the first write creates it. Every write
 is one journaled change and prints its change id, for omgdb rollback. See
-omgdb docs shell.`,
+omgdb docs shell.
+
+A MongoDB URI (mongodb://…/DB, or mongodb: with $OMGDB_MONGODB_URI) as the
+store opens a shell whose reads run on that database: find, findOne,
+countDocuments, count, estimatedDocumentCount, distinct, aggregate,
+getIndexes, show collections. Writes are refused there (omgdb docs mongodb).`,
 		Example: `  omgdb shell app.omgdb
   omgdb shell app.omgdb --eval 'db.users.countDocuments({age: {$gt: 30}})'
-  omgdb shell app.omgdb migrate.js`,
+  omgdb shell app.omgdb migrate.js
+  omgdb shell mongodb://localhost:27017/app --eval 'db.users.find({age: {$gt: 30}})'`,
 		Args: cobra.RangeArgs(0, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.setArgs(args); err != nil {
@@ -76,10 +83,22 @@ func (o *shellOptions) setArgs(args []string) error {
 }
 
 func (e *env) runShell(ctx context.Context, opts *shellOptions) error {
+	storeName, errOut := opts.store, e.stderr
+	var eng engine.Reader
+	if isMongo(opts.store) {
+		db, err := e.openMongo(ctx, opts.store)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		eng, storeName = db, db.Target().Redacted
+		errOut = redactingWriter{w: e.stderr, uri: db.Target().URI}
+	}
 	sh := shell.New(&shell.Options{
-		Store:       opts.store,
+		Store:       storeName,
+		Engine:      eng,
 		Out:         e.stdout,
-		Err:         e.stderr,
+		Err:         errOut,
 		Color:       isTerminal(e.stdout) && os.Getenv("NO_COLOR") == "",
 		LockTimeout: opts.lockTimeout,
 	})
@@ -88,7 +107,7 @@ func (e *env) runShell(ctx context.Context, opts *shellOptions) error {
 	if opts.evalSet || opts.script != "" {
 		return e.runShellScript(ctx, sh, opts)
 	}
-	if opts.store != "" {
+	if opts.store != "" && eng == nil {
 		if _, err := os.Stat(opts.store); errors.Is(err, os.ErrNotExist) {
 			fmt.Fprintf(e.stderr, "note: %s does not exist yet: reads fail until the first write creates it\n", opts.store)
 		}

@@ -38,6 +38,9 @@ const (
 
 // open opens the store at path for a command.
 func (e *env) open(path string, mode openMode, f storeFlags) (*store.DB, error) {
+	if isMongo(path) {
+		return nil, e.notOverMongo()
+	}
 	timeout := f.lockTimeout
 	if timeout == 0 {
 		timeout = -1 // --lock-timeout 0: do not wait

@@ -36,6 +36,7 @@ const (
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	command        string // the subcommand's name, for messages
 }
 
 // Main runs the omgdb command line with args (without the program name) and
@@ -44,7 +45,7 @@ type env struct {
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	ctx, stop := interruptible(context.Background(), interruptAfter)
 	defer stop()
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, command: commandName(args)}
 	root := newRootCmdFor(e, args)
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -55,11 +56,11 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 			if os.Getenv("OMGDB_DEBUG") != "" {
 				fmt.Fprintf(stderr, "%s\n", debug.Stack())
 			}
-			code = printError(stderr, runError{fmt.Errorf("internal error: %v (please report this; set OMGDB_DEBUG=1 for a stack trace)", r)})
+			code = printError(stderr, redactURIs(runError{fmt.Errorf("internal error: %v (please report this; set OMGDB_DEBUG=1 for a stack trace)", r)}, args))
 		}
 	}()
 	if err := root.ExecuteContext(ctx); err != nil {
-		return printError(stderr, unknownCommand(root, args, err))
+		return printError(stderr, redactURIs(unknownCommand(root, args, err), args))
 	}
 	return ExitOK
 }
@@ -121,6 +122,9 @@ func printError(w io.Writer, err error) int {
 	}
 	fmt.Fprintf(w, "error: %s\n", err)
 	hint := errs.HintOf(err)
+	if rd := (redactedError{}); errors.As(err, &rd) {
+		hint = rd.redact(hint) // MongoDB credentials never reach stderr
+	}
 	code := exitCode(err)
 	if hint == "" && code == ExitUsage {
 		hint = "run `omgdb help` or `omgdb <command> --help` for usage"

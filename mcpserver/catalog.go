@@ -24,6 +24,7 @@ func (s *Server) builtins() []*tool {
 // are listed: those within the scope and allowed by the tool policy.
 func (s *Server) buildCatalog() error {
 	all := s.builtins()
+	s.useEngine(all)
 	canned, err := s.loadCanned()
 	if err != nil {
 		return err
@@ -43,7 +44,7 @@ func (s *Server) buildCatalog() error {
 }
 
 func (s *Server) lists(t *tool) bool {
-	return t.Scope <= s.cfg.Scope && s.policy.toolAllowed(t.Name) && (!s.cfg.OnlyCanned || t.canned)
+	return t.Run != nil && t.Scope <= s.cfg.Scope && s.policy.toolAllowed(t.Name) && (!s.cfg.OnlyCanned || t.canned)
 }
 
 // listed reports whether the tool is listed (and so callable).
@@ -98,6 +99,8 @@ func (s *Server) admit(name string) (*tool, *toolError) {
 		return nil, errorf(CodeScopeDenied, "tool `%s` requires `%s` scope but this server runs with `%s` scope", name, t.Scope, s.cfg.Scope).
 			withHint("only the user can widen the scope, by restarting the server with --scope %s; available now: %s", t.Scope, listed).
 			withContext("tool", name, "required_scope", t.Scope.String(), "server_scope", s.cfg.Scope.String())
+	case t.Run == nil:
+		return nil, s.notOnEngine(name)
 	case !s.lists(t):
 		return nil, errorf(CodePolicyDenied, "tool `%s` is not enabled on this server", name).
 			withHint("the server's --tools, --deny-tools or --only-canned policy leaves it out; available: %s", listed).

@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/omgdb/omgdb/cli"
+	"github.com/omgdb/omgdb/internal/mongotest"
 	"github.com/omgdb/omgdb/internal/storetest"
 	"github.com/omgdb/omgdb/mcpserver"
 	"github.com/omgdb/omgdb/store"
@@ -36,7 +37,8 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	mongotest.Main(m) // runs the tests, then stops the FerretDB the MongoDB ones started
+
 }
 
 // omgdb returns a command running `omgdb mcp args…` in dir.

@@ -90,7 +90,11 @@ func (s *Server) serverInfo() value.Value {
 // naming only tools it can call.
 func (s *Server) makeInstructions() string {
 	var b strings.Builder
-	b.WriteString("omgdb is a document database in one file, queried with MongoDB filters. ")
+	if s.cfg.Engine != nil {
+		b.WriteString("omgdb serves a MongoDB database, read-only, queried with MongoDB filters. ")
+	} else {
+		b.WriteString("omgdb is a document database in one file, queried with MongoDB filters. ")
+	}
 	switch {
 	case s.listed("describe") && s.listed("find"):
 		b.WriteString("Start with `describe` (collections, fields, types), then `find` with a small limit. ")

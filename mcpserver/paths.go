@@ -58,6 +58,10 @@ func (c *call) actor() string { return "mcp:" + c.sess.clientName() }
 // end in .omgdb).
 func (c *call) openStore(write bool) (*store.DB, error) {
 	s := c.srv
+	if s.cfg.Engine != nil {
+		return nil, errorf(CodeNotFound, "%s is a MongoDB deployment: this needs a store file", s.cfg.Store).
+			withHint("over MongoDB this server serves %s (see omgdb://docs/mongodb)", strings.Join(s.listedNames(), ", "))
+	}
 	readOnly := !write || c.tool.Scope == ScopeRead || s.cfg.Scope == ScopeRead
 	opts := &store.Options{ReadOnly: readOnly, Timeout: s.cfg.LockTimeout, Actor: c.actor()}
 	if s.cfg.Store != "" {

@@ -140,14 +140,20 @@ func (c *call) collection(tx *store.Tx, name string) (*store.Collection, error) 
 	}
 	names := p.collections(tx)
 	if !contains(names, name) {
-		e := errorf(CodeNotFound, "collection `%s` not found in %s%s", truncate(name, 120), c.storePath(), errs.DidYouMean(name, names)).
-			withNext("describe").withContext("collection", truncate(name, 120), "collections", names)
-		if len(names) == 0 {
-			return nil, e.withHint("the store has no collections yet")
-		}
-		return nil, e.withHint("collections: %s", strings.Join(names, ", "))
+		return nil, c.missingCollection(name, names)
 	}
 	return tx.Collection(name)
+}
+
+// missingCollection is NOT_FOUND for a collection that is not among the
+// visible ones, names, with a did-you-mean among them only.
+func (c *call) missingCollection(name string, names []string) error {
+	e := errorf(CodeNotFound, "collection `%s` not found in %s%s", truncate(name, 120), c.storePath(), errs.DidYouMean(name, names)).
+		withNext("describe").withContext("collection", truncate(name, 120), "collections", names)
+	if len(names) == 0 {
+		return e.withHint("the store has no collections yet")
+	}
+	return e.withHint("collections: %s", strings.Join(names, ", "))
 }
 
 // redact removes the given field paths from a document. Paths go through

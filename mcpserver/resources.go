@@ -34,7 +34,10 @@ func (ss *session) listResources(_ context.Context, p params) (value.Value, *rpc
 	s := ss.srv
 	var list []value.Value
 	stores := []string{s.cfg.Store}
-	if s.cfg.Store == "" {
+	switch {
+	case s.cfg.Engine != nil:
+		stores = nil // the store resources need a store file
+	case s.cfg.Store == "":
 		stores = s.storesUnderRoot(20)
 	}
 	for _, st := range stores {

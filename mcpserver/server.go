@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/omgdb/omgdb/engine"
 	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
 )
@@ -62,6 +63,12 @@ type Config struct {
 
 	HTTP HTTPConfig // used by ListenAndServe and Handler
 
+	// Engine, when set, is served instead of store files: a MongoDB
+	// deployment (package mongoengine), in read scope only, with the
+	// tools engine.go lists. Store then names it in messages (its URI
+	// with the credentials redacted) and is the only path accepted.
+	Engine engine.Reader
+
 	// Rand and Now replace crypto/rand and time.Now, for tests.
 	Rand io.Reader
 	Now  func() time.Time
@@ -82,12 +89,16 @@ type Server struct {
 	sem          chan struct{} // bounds calls running at once
 	httpState    *httpState    // HTTP sessions
 	exports      exportStore   // results of the export tool (export.go)
+	reader       engine.Reader // Config.Engine as the policy lets the agent see it; nil without one
 }
 
 // New checks cfg and builds a server. It opens the audit log, if any; the
 // caller closes the server with Close.
 func New(cfg Config) (*Server, error) {
 	if err := cfg.setDefaults(); err != nil {
+		return nil, err
+	}
+	if err := cfg.checkEngineConfig(); err != nil {
 		return nil, err
 	}
 	s := &Server{cfg: cfg, sem: make(chan struct{}, cfg.Concurrency), httpState: &httpState{sessions: map[string]*httpSession{}}}

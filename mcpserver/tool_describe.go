@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/omgdb/omgdb/query/agg"
 	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
@@ -95,6 +96,12 @@ type fieldStat struct {
 func (c *call) describeCollection(ctx context.Context, col *store.Collection, sample int) (value.Value, error) {
 	src := c.scan(ctx, col, store.Query{})
 	defer src.Close()
+	return c.describeDocs(col.Name(), col.Count(), src, sample)
+}
+
+// describeDocs describes a collection of count documents from the first
+// sample documents of src, redacted.
+func (c *call) describeDocs(name string, count int64, src agg.Source, sample int) (value.Value, error) {
 	stats := map[string]*fieldStat{}
 	n := 0
 	sampleDoc := value.MissingValue
@@ -116,10 +123,10 @@ func (c *call) describeCollection(ctx context.Context, col *store.Collection, sa
 		cutV = jv(true)
 	}
 	redacted := value.MissingValue
-	if names := c.srv.policy.redactedNames(col.Name()); len(names) > 0 {
+	if names := c.srv.policy.redactedNames(name); len(names) > 0 {
 		redacted = jv(names)
 	}
-	return obj("name", col.Name(), "count", col.Count(), "sampled", n, "fields", fields,
+	return obj("name", name, "count", count, "sampled", n, "fields", fields,
 		"fields_cut", cutV, "sample", sampleDoc, "redacted", redacted), nil
 }
 

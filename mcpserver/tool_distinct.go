@@ -51,11 +51,16 @@ func runDistinct(ctx context.Context, c *call) (*output, error) {
 	if err != nil {
 		return nil, err
 	}
+	return c.distinctOutput(coll, vals), nil
+}
+
+// distinctOutput is distinct's result: the values within the caps.
+func (c *call) distinctOutput(coll string, vals []value.Value) *output {
 	kept, limits := c.capValues(vals)
 	out := newOutput(obj("collection", coll, "values", arr(kept...), "distinct", len(vals), "applied_limits", limits))
 	out.fence = "values of `" + coll + "`"
 	out.returned, out.matched = int64(len(kept)), matchCount{n: int64(len(vals))}
-	return out, nil
+	return out
 }
 
 // capValues keeps the values that fit --max-docs and the byte cap, and

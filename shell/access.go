@@ -13,6 +13,9 @@ import (
 // (never creating it), read-write for writes (creating it, as insert
 // does, when create is set).
 func (s *Shell) open(write, create bool) *store.DB {
+	if s.opts.Engine != nil {
+		s.throw(s.notOnEngine())
+	}
 	if s.opts.Store == "" {
 		s.throw(errs.Errorf(errs.Usage, "no store: the shell was started without one").
 			WithHint("start it with a store file: omgdb shell app.omgdb"))

@@ -46,10 +46,17 @@ func (s *Shell) readMethods(name string) map[string]method {
 			return s.newCursor(&cursor{s: s, coll: name, filter: s.docArg(call, 0, "filter"), proj: s.optDoc(call, 1, "projection")})
 		},
 		"findOne": func(call goja.FunctionCall) goja.Value {
-			filter := s.docArg(call, 0, "filter")
-			q := s.compileQuery(filter, s.optDoc(call, 1, "projection"), value.Value{})
-			q.Limit = 1
-			docs := s.findDocsColl(name, q, filter, value.Value{}, s.optCollation(call, 2))
+			filter, proj := s.docArg(call, 0, "filter"), s.optDoc(call, 1, "projection")
+			collDoc := s.optCollation(call, 2)
+			var docs []value.Value
+			if s.opts.Engine != nil {
+				s.noCollationOverMongo(collDoc)
+				docs = s.engineFind(name, filter, proj, value.Value{}, 0, 1)
+			} else {
+				q := s.compileQuery(filter, proj, value.Value{})
+				q.Limit = 1
+				docs = s.findDocsColl(name, q, filter, value.Value{}, collDoc)
+			}
 			if len(docs) == 0 {
 				return goja.Null()
 			}
@@ -62,6 +69,9 @@ func (s *Shell) readMethods(name string) map[string]method {
 			return s.rt.ToValue(s.countDocs(name, s.docArg(call, 0, "filter"), s.optCollation(call, 1)))
 		},
 		"estimatedDocumentCount": func(goja.FunctionCall) goja.Value {
+			if s.opts.Engine != nil {
+				return s.rt.ToValue(s.engineCount(name, value.Value{}))
+			}
 			var n int64
 			s.collection(name, func(c *store.Collection) error { n = c.Count(); return nil })
 			return s.rt.ToValue(n)
@@ -98,6 +108,10 @@ func (s *Shell) optDoc(call goja.FunctionCall, i int, what string) value.Value {
 }
 
 func (s *Shell) countDocs(coll string, filter, collDoc value.Value) int64 {
+	if s.opts.Engine != nil {
+		s.noCollationOverMongo(collDoc)
+		return s.engineCount(coll, filter)
+	}
 	var f *query.Filter
 	if filter.Len() > 0 {
 		var err error
@@ -121,6 +135,12 @@ func (s *Shell) countDocs(coll string, filter, collDoc value.Value) int64 {
 // match filter, with the store's Distinct (MongoDB's distinct: array
 // elements one by one, in MongoDB's sort order).
 func (s *Shell) distinct(coll, field string, filter, collDoc value.Value) []value.Value {
+	if s.opts.Engine != nil {
+		s.noCollationOverMongo(collDoc)
+		vals, err := s.opts.Engine.Distinct(s.rctx(), coll, field, filter)
+		s.must(err)
+		return vals
+	}
 	q := s.compileQuery(filter, value.Value{}, value.Value{})
 	var out []value.Value
 	s.collection(coll, func(c *store.Collection) error {
@@ -136,6 +156,9 @@ func (s *Shell) distinct(coll, field string, filter, collDoc value.Value) []valu
 
 // indexes lists the indexes as mongosh's getIndexes: {v, key, name}.
 func (s *Shell) indexes(coll string) []value.Value {
+	if s.opts.Engine != nil {
+		return s.engineIndexes(coll)
+	}
 	var out []value.Value
 	s.collection(coll, func(c *store.Collection) error {
 		infos, err := c.IndexInfos()

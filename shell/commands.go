@@ -105,6 +105,10 @@ func (s *Shell) show(what string) {
 			s.printf("%s\n", n)
 		}
 	case "dbs", "databases":
+		if s.opts.Engine != nil {
+			s.printf("%s (a MongoDB database)\n", s.opts.Store)
+			return
+		}
 		if s.opts.Store == "" || !s.storeExists() {
 			s.printf("%s (does not exist yet: the first write creates it)\n", s.storeName())
 			return

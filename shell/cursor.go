@@ -59,9 +59,15 @@ func (c *cursor) fill(n int64) {
 		c.exhausted = true
 		return
 	}
-	q := c.s.compileQuery(c.filter, c.proj, c.sort)
-	q.Skip, q.Limit = c.skip+c.read+int64(len(c.buf)), want
-	got := c.s.findDocsColl(c.coll, q, c.filter, c.sort, c.collation)
+	var got []value.Value
+	if skip := c.skip + c.read + int64(len(c.buf)); c.s.opts.Engine != nil {
+		c.s.noCollationOverMongo(c.collation)
+		got = c.s.engineFind(c.coll, c.filter, c.proj, c.sort, skip, want)
+	} else {
+		q := c.s.compileQuery(c.filter, c.proj, c.sort)
+		q.Skip, q.Limit = skip, want
+		got = c.s.findDocsColl(c.coll, q, c.filter, c.sort, c.collation)
+	}
 	c.buf = append(c.buf, got...)
 	if int64(len(got)) < want || (c.limit > 0 && c.read+int64(len(c.buf)) >= c.limit) {
 		c.exhausted = true
@@ -137,6 +143,10 @@ func (s *Shell) findDocs(coll string, q store.Query) []value.Value {
 }
 
 func (s *Shell) runAggregate(coll string, stages, collDoc value.Value) []value.Value {
+	if s.opts.Engine != nil {
+		s.noCollationOverMongo(collDoc)
+		return s.engineAggregate(coll, stages)
+	}
 	_, err := agg.CompilePipeline(stages, nil) // errors before the store opens
 	s.must(err)
 	var out []value.Value

@@ -66,6 +66,11 @@ func (d *dbObject) Keys() []string              { return nil }
 
 // collectionNames lists the store's collections; none for a missing store.
 func (s *Shell) collectionNames() []string {
+	if s.opts.Engine != nil {
+		names, err := s.opts.Engine.Collections(s.rctx())
+		s.must(err)
+		return names
+	}
 	if s.opts.Store == "" || !s.storeExists() {
 		return nil
 	}

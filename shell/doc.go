@@ -21,6 +21,12 @@
 // ends in $out or $merge plan and apply at once, inserts and index
 // changes run in a store write transaction.
 //
+// With Options.Engine (a MongoDB deployment, package mongoengine) the
+// reads go to that engine instead of a store file (engine.go): find,
+// findOne, the counts, distinct, aggregate, getIndexes and the collection
+// names. Everything else that would open a store file (writes, explain,
+// stats) is refused with a usage error before anything is sent.
+//
 // Run reads statements through a LineReader, the seam between the loop
 // and the terminal: a line editor on a terminal (readline.go), a plain
 // reader for pipes and tests. A statement that is not finished (an open

@@ -11,6 +11,7 @@ import (
 
 	"github.com/dop251/goja"
 
+	"github.com/omgdb/omgdb/engine"
 	"github.com/omgdb/omgdb/internal/pretty"
 	"github.com/omgdb/omgdb/query/errs"
 )
@@ -33,6 +34,10 @@ type Options struct {
 	// LockTimeout bounds the wait for another process's lock: zero means
 	// the store's default, a negative value no wait.
 	LockTimeout time.Duration
+	// Engine, when set, is where the shell reads instead of a store file:
+	// a MongoDB deployment (engine.go), which Store then names (its URI
+	// with the credentials redacted). Writes are refused there.
+	Engine engine.Reader
 }
 
 // Shell is one shell session: a JavaScript runtime and the store it

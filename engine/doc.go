@@ -1,0 +1,26 @@
+// Package engine is the surface the CLI, the shell and the MCP server
+// read a store through, whichever engine holds it: a store file (package
+// store, adapted here by File) or a MongoDB deployment (package
+// mongoengine). A shared conformance suite (engine/enginetest) runs the
+// same cases against both and is what "the same behaviour" means.
+//
+// # The read half
+//
+// Reader lists collections, finds (filter, projection, sort, skip,
+// limit), counts, lists distinct values, runs aggregation pipelines and
+// lists indexes. Queries arrive as specifications (value.Value), and
+// Check compiles each one with omgdb's own query language before an
+// engine runs it, so a bad filter gets omgdb's error, with its hint,
+// whichever engine holds the data; a MongoDB engine then sends the
+// specification as it is, to run in the server's own engine.
+//
+// Every engine returns the same results in the same order: a find
+// without a sort returns documents in _id order, a sort is followed by _id
+// to break ties, and distinct values come in MongoDB's sort order
+// (value.Compare). A read of a missing collection is an errs.NotFound
+// error with a did-you-mean, never an empty result. A pipeline that
+// writes ($out, $merge) is refused by Check, so a Reader cannot write.
+//
+// Writes (as changes), history and plans are the next half of the
+// interface; until then the CLI keeps the store file's own write path.
+package engine
