@@ -43,7 +43,7 @@ func PlanAggregate(ctx context.Context, db *store.DB, coll string, pipeline valu
 	}
 	b := newBuilder(KindAggregate, opts)
 	b.p.Collection, b.p.Source, b.p.Pipeline = w.target, coll, &Doc{pipeline}
-	w.now = b.p.Created
+	w.now, w.ctx = b.p.Created, ctx
 	err = db.Update(store.Change{Kind: "plan"}, func(tx *store.Tx) error {
 		c, err := tx.Collection(coll)
 		if err != nil {
@@ -92,6 +92,7 @@ type writeStage struct {
 	whenNotMatched string
 	pipeline       *agg.MergeUpdate // whenMatched as a pipeline ("pipeline" in whenMatched)
 	now            time.Time        // $$NOW of the pipeline: the plan's creation
+	ctx            context.Context  // the planning call's: the pipeline stops when it is done
 }
 
 var mergeFields = []string{"into", "on", "whenMatched", "whenNotMatched", "let"}
@@ -419,7 +420,10 @@ func (w *writeStage) addItems(b *builder, docs map[string]*targetDoc, order []st
 // the target, with the result's variables. The document keeps its _id:
 // a pipeline that drops it gets it back, one that changes it is refused.
 func (w *writeStage) applyPipeline(doc, result value.Value) (value.Value, error) {
-	out, err := w.pipeline.Apply(doc, result, w.now)
+	out, err := w.pipeline.Apply(w.ctx, doc, result, w.now)
+	if err != nil && w.ctx != nil && w.ctx.Err() != nil {
+		return value.Value{}, w.ctx.Err()
+	}
 	if err != nil {
 		return value.Value{}, errs.Errorf(errs.Invalid, "$merge: whenMatched pipeline on _id %s of `%s`: %v", doc.Get("_id"), w.target, err).
 			WithHint("%s", errs.HintOf(err))

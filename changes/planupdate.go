@@ -116,7 +116,7 @@ func collectUpdates(ctx context.Context, tx *store.Tx, b *builder, f *query.Filt
 // matches while this one scans, matches and writes the plan (see
 // matchPipeline); the items are added in _id order either way.
 func planMatches(ctx context.Context, b *builder, c *store.Collection, f *query.Filter, u *query.Update, filter value.Value, first bool) error {
-	actx := query.ApplyContext{Now: b.p.Created, Query: filter}
+	actx := query.ApplyContext{Now: b.p.Created, Query: filter, Context: ctx}
 	plan := func(js []byte, doc value.Value) (item, error) {
 		id := doc.Get("_id")
 		it := item{coll: c.Name(), id: id, op: opNone, digest: digest(js)}
@@ -125,6 +125,9 @@ func planMatches(ctx context.Context, b *builder, c *store.Collection, f *query.
 			after, err = value.PrepareDocument(after)
 			it.op, it.before, it.after = opUpdate, doc, after
 			it.afterJSON = value.AppendJSON(nil, after)
+		}
+		if err != nil && ctx.Err() != nil {
+			return item{}, ctx.Err() // the deadline, not a fault of the document
 		}
 		if err != nil {
 			return item{}, updateError(c.Name(), id, err)

@@ -44,3 +44,39 @@ func TestTimeout_HugeStringRegex(t *testing.T) {
 		t.Fatalf("count of the short note: %s", resultText(res))
 	}
 }
+
+// TestTimeout_HugeStringRegexUpdates: the plan tools stop at the deadline
+// while they apply an update to a matched document, not only while they
+// match: a pipeline update's $regexMatch, a $pull condition, an array
+// filter and a $merge whenMatched pipeline over strings of 8 MiB and 6 MiB
+// (one document holds both). Before,
+// the update itself ignored the deadline (about 7 s against 300 ms).
+func TestTimeout_HugeStringRegexUpdates(t *testing.T) {
+	const timeout = 300 * time.Millisecond
+	f := newFixture(t, Config{Scope: ScopeReadWrite, Timeout: timeout})
+	path := filepath.Join(f.root, "huge.omgdb")
+	huge := strings.Repeat("a", 8<<20)
+	makeStore(t, path, map[string][]string{"notes": {
+		`{"_id":1,"title":"short","tags":["x"]}`,
+		`{"_id":2,"title":"` + huge + `","tags":["` + huge[:6<<20] + `"]}`,
+	}})
+	const re = `(a?){8}z`
+	coll := `"path":"huge.omgdb","collection":"notes"`
+	calls := []struct{ tool, args string }{
+		{"plan_update", `{` + coll + `,"filter":{"_id":2},"update":[{"$set":{"m":{"$regexMatch":{"input":"$title","regex":"` + re + `"}}}}]}`},
+		{"plan_update", `{` + coll + `,"filter":{"_id":2},"update":{"$pull":{"tags":{"$regex":"` + re + `"}}}}`},
+		{"plan_update", `{` + coll + `,"filter":{"_id":2},"update":{"$set":{"tags.$[t]":"y"}},"array_filters":[{"t":{"$regex":"` + re + `"}}]}`},
+		{"plan_aggregate", `{` + coll + `,"pipeline":[{"$match":{"_id":2}},{"$project":{"_id":1}},{"$merge":{"into":"notes","whenMatched":[{"$set":{"m":{"$regexMatch":{"input":"$title","regex":"` + re + `"}}}}]}}]}`},
+	}
+	for _, c := range calls {
+		if took, ok := f.withinTimeout(c.tool, c.args, CodeLimitExceeded); !ok {
+			t.Errorf("%s %.120s…: answered after %v, over the %v timeout plus %v", c.tool, c.args, took.Round(time.Millisecond), timeout, slack)
+		}
+	}
+	// On the short document the same updates succeed: the deadline is the
+	// only reason the calls above fail.
+	res := f.callTool("plan_update", `{`+coll+`,"filter":{"_id":1},"update":{"$pull":{"tags":{"$regex":"`+re+`"}}}}`)
+	if sc := structured(t, res); sc["matched"] != float64(1) {
+		t.Fatalf("plan_update of the short note: %s", resultText(res))
+	}
+}

@@ -2,6 +2,7 @@ package query
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"time"
 
@@ -21,17 +22,17 @@ type Update struct {
 	filters     map[string]*Filter // arrayFilters, by identifier
 	dynamic     bool               // some path holds $, $[] or $[<identifier>]
 	// pipe runs a pipeline-style update (NewPipelineUpdate).
-	pipe func(doc value.Value, now time.Time) (value.Value, error)
+	pipe func(ctx context.Context, doc value.Value, now time.Time) (value.Value, error)
 }
 
 // NewPipelineUpdate returns the Update of a pipeline-style update: spec is
 // the array of stages ($set/$addFields, $unset, $project,
 // $replaceRoot/$replaceWith) and run applies them to one document with
-// $$NOW set to now. Package agg compiles run (agg.CompileUpdatePipeline),
+// $$NOW set to now, stopping when ctx is done. Package agg compiles run (agg.CompileUpdatePipeline),
 // which this package cannot import; changes.CompileUpdate puts the two
 // together. Apply keeps the document's _id: a result without one gets it
 // back, first; a result with another fails.
-func NewPipelineUpdate(spec value.Value, run func(doc value.Value, now time.Time) (value.Value, error)) *Update {
+func NewPipelineUpdate(spec value.Value, run func(ctx context.Context, doc value.Value, now time.Time) (value.Value, error)) *Update {
 	return &Update{spec: spec, pipe: run}
 }
 
@@ -59,6 +60,12 @@ type ApplyContext struct {
 	// operator uses it to find the first array element it matched. The
 	// zero Value means no query (a $ path then fails).
 	Query value.Value
+	// Context, when not nil, bounds the update's work on the document: a
+	// pipeline-style update's expressions, and the filters of $pull,
+	// arrayFilters and the positional $ (a $regex over a long string, a
+	// costly $expr) stop when it is done, and Apply returns its error.
+	// Default: nil, never done.
+	Context context.Context
 }
 
 // IsReplacement reports whether the update is a replacement document
@@ -114,7 +121,7 @@ func (u *Update) applyPipeline(doc value.Value, ctx ApplyContext) (value.Value, 
 	if now.IsZero() {
 		now = time.Now()
 	}
-	out, err := u.pipe(doc, now)
+	out, err := u.pipe(ctx.Context, doc, now)
 	if err != nil {
 		return doc, false, err
 	}

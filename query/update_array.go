@@ -1,6 +1,7 @@
 package query
 
 import (
+	"context"
 	"math"
 	"slices"
 	"strings"
@@ -307,10 +308,11 @@ func (l popLeaf) apply(cur value.Value, s *step) (value.Value, bool, error) {
 	return value.ArrayValue(elems[:len(elems)-1]), true, nil
 }
 
-// pullLeaf is $pull and $pullAll: removes the elements that match.
+// pullLeaf is $pull and $pullAll: removes the elements that match. A
+// condition's filter stops when the update's context is done.
 type pullLeaf struct {
 	name  string
-	match func(value.Value) bool
+	match func(ctx context.Context, e value.Value) (bool, error)
 }
 
 // pullWrap is the field name that $pull conditions on values ({$gte: 6})
@@ -319,20 +321,27 @@ const pullWrap = "v"
 
 func makePull(arg value.Value, _ string) (leafOp, error) {
 	if arg.Kind() != value.Object {
-		return pullLeaf{"$pull", func(e value.Value) bool { return value.Equal(e, arg) }}, nil
+		return pullLeaf{"$pull", func(_ context.Context, e value.Value) (bool, error) { return value.Equal(e, arg), nil }}, nil
 	}
 	if fs := arg.Fields(); len(fs) > 0 && pullValueOperators[fs[0].Key] {
 		f, err := CompileFilter(value.ObjectValue([]value.Field{{Key: pullWrap, Value: arg}}))
 		if err != nil {
 			return nil, err
 		}
-		return pullLeaf{"$pull", func(e value.Value) bool { return f.Match(value.ObjectValue([]value.Field{{Key: pullWrap, Value: e}})) }}, nil
+		return pullLeaf{"$pull", func(ctx context.Context, e value.Value) (bool, error) {
+			return f.MatchContext(ctx, value.ObjectValue([]value.Field{{Key: pullWrap, Value: e}}))
+		}}, nil
 	}
 	f, err := CompileFilter(arg)
 	if err != nil {
 		return nil, err
 	}
-	return pullLeaf{"$pull", func(e value.Value) bool { return e.IsObject() && f.Match(e) }}, nil
+	return pullLeaf{"$pull", func(ctx context.Context, e value.Value) (bool, error) {
+		if !e.IsObject() {
+			return false, nil
+		}
+		return f.MatchContext(ctx, e)
+	}}, nil
 }
 
 // pullValueOperators are the query operators that apply to a field's value;
@@ -351,7 +360,7 @@ func makePullAll(arg value.Value, _ string) (leafOp, error) {
 		return nil, errs.Errorf(errs.Invalid, "$pullAll requires an array argument but was given a %s", arg.TypeName())
 	}
 	vals := arg.Array()
-	return pullLeaf{"$pullAll", func(e value.Value) bool { return containsValue(vals, e) }}, nil
+	return pullLeaf{"$pullAll", func(_ context.Context, e value.Value) (bool, error) { return containsValue(vals, e), nil }}, nil
 }
 
 func (pullLeaf) mode() pathMode { return modeViable }
@@ -364,7 +373,11 @@ func (l pullLeaf) apply(cur value.Value, s *step) (value.Value, bool, error) {
 	elems := cur.Array()
 	out := make([]value.Value, 0, len(elems))
 	for _, e := range elems {
-		if !l.match(e) {
+		pull, err := l.match(s.ap.ctx.Context, e)
+		if err != nil {
+			return cur, false, err
+		}
+		if !pull {
 			out = append(out, e)
 		}
 	}

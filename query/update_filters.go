@@ -1,6 +1,7 @@
 package query
 
 import (
+	"context"
 	"slices"
 	"strconv"
 	"strings"
@@ -161,8 +162,14 @@ func (ap *applier) expand(v value.Value, path []string, i int, prefix []string, 
 	}
 	id := path[i][2 : len(path[i])-1]
 	for j, e := range v.Array() {
-		if id != "" && !ap.u.filters[id].Match(value.ObjectValue([]value.Field{{Key: id, Value: e}})) {
-			continue
+		if id != "" {
+			ok, err := ap.u.filters[id].MatchContext(ap.ctx.Context, value.ObjectValue([]value.Field{{Key: id, Value: e}}))
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
 		}
 		p := append(prefix[:len(prefix):len(prefix)], strconv.Itoa(j))
 		if err := ap.expand(e, path, i+1, p, out); err != nil {
@@ -193,7 +200,11 @@ func (ap *applier) positional(op *fieldOp) (int, error) {
 	}
 	for i, e := range arr.Array() {
 		probe := replaceAtPath(ap.doc, prefix, value.ArrayValue([]value.Value{e}))
-		if matchAllFilters(filters, probe) {
+		ok, err := matchAllFilters(ap.ctx.Context, filters, probe)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
 			return i, nil
 		}
 	}
@@ -205,13 +216,13 @@ func errPositional(array string) error {
 		WithHint("the filter must select an element of '%s' (for example {\"%s\": value}); use $[] for every element", array, array)
 }
 
-func matchAllFilters(filters []*Filter, doc value.Value) bool {
+func matchAllFilters(ctx context.Context, filters []*Filter, doc value.Value) (bool, error) {
 	for _, f := range filters {
-		if !f.Match(doc) {
-			return false
+		if ok, err := f.MatchContext(ctx, doc); err != nil || !ok {
+			return false, err
 		}
 	}
-	return true
+	return true, nil
 }
 
 // queryClauses appends the clauses of query (top level or inside $and)

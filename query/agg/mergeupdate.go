@@ -1,6 +1,7 @@
 package agg
 
 import (
+	"context"
 	"time"
 
 	"github.com/omgdb/omgdb/query/errs"
@@ -61,9 +62,10 @@ func CompileMergeUpdate(spec, let value.Value) (*MergeUpdate, error) {
 }
 
 // Apply runs the pipeline on target, the matched document (or the seed of
-// an insert), with the variables evaluated against result, and $$NOW now.
-func (m *MergeUpdate) Apply(target, result value.Value, now time.Time) (value.Value, error) {
-	r := newUpdateRun(&m.opts, m.slots, now)
+// an insert), with the variables evaluated against result, and $$NOW now,
+// stopping when ctx is done (nil: never).
+func (m *MergeUpdate) Apply(ctx context.Context, target, result value.Value, now time.Time) (value.Value, error) {
+	r := newUpdateRun(ctx, &m.opts, m.slots, now)
 	vals := make([]value.Value, len(m.letVals))
 	for i, n := range m.letVals {
 		if n == nil {

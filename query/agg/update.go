@@ -16,9 +16,10 @@ var updateStages = []string{"$addFields", "$set", "$project", "$unset", "$replac
 
 // CompileUpdatePipeline compiles a pipeline-style update ([{"$set":…},
 // {"$unset":…}]) into a function that applies it to one document with
-// $$NOW set to now ($$ROOT is the document). query.NewPipelineUpdate
-// makes it an update; changes.CompileUpdate does both.
-func CompileUpdatePipeline(spec value.Value) (func(doc value.Value, now time.Time) (value.Value, error), error) {
+// $$NOW set to now ($$ROOT is the document), stopping when ctx is done
+// (a nil ctx never is). query.NewPipelineUpdate makes it an update;
+// changes.CompileUpdate does both.
+func CompileUpdatePipeline(spec value.Value) (func(ctx context.Context, doc value.Value, now time.Time) (value.Value, error), error) {
 	if err := checkUpdateStages(spec); err != nil {
 		return nil, err
 	}
@@ -26,16 +27,19 @@ func CompileUpdatePipeline(spec value.Value) (func(doc value.Value, now time.Tim
 	if err != nil {
 		return nil, err
 	}
-	return func(doc value.Value, now time.Time) (value.Value, error) {
-		return newUpdateRun(&p.opts, p.slots, now).one(p.stages, doc)
+	return func(ctx context.Context, doc value.Value, now time.Time) (value.Value, error) {
+		return newUpdateRun(ctx, &p.opts, p.slots, now).one(p.stages, doc)
 	}, nil
 }
 
 // newUpdateRun returns the run state of an update pipeline over one
-// document, with $$NOW now.
-func newUpdateRun(opts *PipelineOptions, slots int, now time.Time) *runState {
-	r := &runState{ctx: context.Background(), opts: opts}
-	r.ec = &expr.EvalCtx{Vars: make([]value.Value, slots), Now: value.DateValue(now.UnixMilli())}
+// document, with $$NOW now, that stops when ctx is done (nil: never).
+func newUpdateRun(ctx context.Context, opts *PipelineOptions, slots int, now time.Time) *runState {
+	r := &runState{ctx: ctx, opts: opts}
+	if ctx == nil {
+		r.ctx = context.Background()
+	}
+	r.ec = &expr.EvalCtx{Vars: make([]value.Value, slots), Now: value.DateValue(now.UnixMilli()), Ctx: ctx}
 	return r
 }
 
