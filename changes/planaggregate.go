@@ -101,7 +101,8 @@ var mergeFields = []string{"into", "on", "whenMatched", "whenNotMatched", "let"}
 // $out or $merge, and the stages before it.
 func parseWriteStage(pipeline value.Value) (*writeStage, value.Value, error) {
 	if pipeline.Kind() != value.Array || pipeline.Len() == 0 {
-		return nil, value.Value{}, errs.Errorf(errs.Invalid, "plan-aggregate takes a pipeline (an array of stages), found %s", pipeline)
+		return nil, value.Value{}, errs.Errorf(errs.Invalid, "plan-aggregate takes a pipeline (an array of stages), found %s", pipeline).
+			WithHint(`write the pipeline as an array, e.g. [{"$match":{…}},{"$out":"target"}]`)
 	}
 	stages := pipeline.Array()
 	last := stages[len(stages)-1]
@@ -127,7 +128,8 @@ func parseWriteStage(pipeline value.Value) (*writeStage, value.Value, error) {
 func targetName(stage string, v value.Value, key string) (string, error) {
 	if v.Kind() == value.Object {
 		if db := v.Get("db"); !db.IsMissing() && db.Kind() != value.String {
-			return "", errs.Errorf(errs.Invalid, "%s: 'db' must be a string, found %s", stage, db)
+			return "", errs.Errorf(errs.Invalid, "%s: 'db' must be a string, found %s", stage, db).
+				WithHint(`give the database as a string, or leave db out: a store has one database`)
 		}
 		v = v.Get(key)
 	}
@@ -144,11 +146,13 @@ func (w *writeStage) parseMerge(spec value.Value) error {
 		return nil
 	}
 	if spec.Kind() != value.Object {
-		return errs.Errorf(errs.Invalid, "$merge takes a collection name or an object with 'into', found %s", spec)
+		return errs.Errorf(errs.Invalid, "$merge takes a collection name or an object with 'into', found %s", spec).
+			WithHint(`write {"$merge":"target"} or {"$merge":{"into":"target","on":"_id"}}`)
 	}
 	for _, f := range spec.Fields() {
 		if !slices.Contains(mergeFields, f.Key) {
-			return errs.Errorf(errs.Invalid, "$merge: unknown field %s%s", f.Key, errs.DidYouMean(f.Key, mergeFields))
+			return errs.Errorf(errs.Invalid, "$merge: unknown field %s%s", f.Key, errs.DidYouMean(f.Key, mergeFields)).
+				WithHint("$merge takes into, on, whenMatched, whenNotMatched and let")
 		}
 	}
 	var err error
@@ -159,12 +163,14 @@ func (w *writeStage) parseMerge(spec value.Value) error {
 		w.on = nil
 		for _, f := range append([]value.Value{}, onList(on)...) {
 			if f.Kind() != value.String || f.Str() == "" {
-				return errs.Errorf(errs.Invalid, "$merge: 'on' must be a field name or an array of them, found %s", on)
+				return errs.Errorf(errs.Invalid, "$merge: 'on' must be a field name or an array of them, found %s", on).
+					WithHint(`write "on":"email" or "on":["city","name"]`)
 			}
 			w.on = append(w.on, f.Str())
 		}
 		if len(w.on) == 0 {
-			return errs.Errorf(errs.Invalid, "$merge: 'on' must name at least one field")
+			return errs.Errorf(errs.Invalid, "$merge: 'on' must name at least one field").
+				WithHint(`leave on out to match on _id, or name the fields: "on":["email"]`)
 		}
 	}
 	if wm := spec.Get("whenMatched"); !wm.IsMissing() {
@@ -175,14 +181,16 @@ func (w *writeStage) parseMerge(spec value.Value) error {
 				return errs.Errorf(errs.Invalid, "$merge: whenMatched pipeline: %v", err).WithHint("%s", errs.HintOf(err))
 			}
 		} else if wm.Kind() != value.String || !slices.Contains([]string{"merge", "replace", "keepExisting", "fail"}, wm.Str()) {
-			return errs.Errorf(errs.Invalid, "$merge: whenMatched must be \"merge\", \"replace\", \"keepExisting\", \"fail\" or a pipeline, found %s", wm)
+			return errs.Errorf(errs.Invalid, "$merge: whenMatched must be \"merge\", \"replace\", \"keepExisting\", \"fail\" or a pipeline, found %s", wm).
+				WithHint("a pipeline is an array of $set, $unset, $project, $replaceWith… stages")
 		} else {
 			w.whenMatched = wm.Str()
 		}
 	}
 	if wn := spec.Get("whenNotMatched"); !wn.IsMissing() {
 		if wn.Kind() != value.String || !slices.Contains([]string{"insert", "discard", "fail"}, wn.Str()) {
-			return errs.Errorf(errs.Invalid, "$merge: whenNotMatched must be \"insert\", \"discard\" or \"fail\", found %s", wn)
+			return errs.Errorf(errs.Invalid, "$merge: whenNotMatched must be \"insert\", \"discard\" or \"fail\", found %s", wn).
+				WithHint("whenNotMatched says what to do with a result no target document matches")
 		}
 		w.whenNotMatched = wn.Str()
 	}
@@ -322,7 +330,8 @@ func (w *writeStage) onKey(d value.Value) (bool, string) {
 func (w *writeStage) merge(r value.Value, docs map[string]*targetDoc, byOn map[string]string, order *[]string) error {
 	ok, key := w.onKey(r)
 	if !ok {
-		return errs.Errorf(errs.Invalid, "$merge: the 'on' fields %v of a result cannot be missing, null or an array: %.200s", w.on, r.String())
+		return errs.Errorf(errs.Invalid, "$merge: the 'on' fields %v of a result cannot be missing, null or an array: %.200s", w.on, r.String()).
+			WithHint("every result needs a value (not an array) in each of the on fields; add them with $set or $project before $merge")
 	}
 	k, matched := byOn[key]
 	if matched && docs[k].deleted {
@@ -331,7 +340,8 @@ func (w *writeStage) merge(r value.Value, docs map[string]*targetDoc, byOn map[s
 	if !matched {
 		switch w.whenNotMatched {
 		case "fail":
-			return errs.Errorf(errs.Conflict, "$merge: whenNotMatched is \"fail\" and no document of `%s` matches %.200s", w.target, r.String())
+			return errs.Errorf(errs.Conflict, "$merge: whenNotMatched is \"fail\" and no document of `%s` matches %.200s", w.target, r.String()).
+				WithHint(`use whenNotMatched "insert" or "discard", or match the target first`)
 		case "discard":
 			return nil
 		}
@@ -343,7 +353,8 @@ func (w *writeStage) merge(r value.Value, docs map[string]*targetDoc, byOn map[s
 		}
 		k = string(value.AppendKey(nil, r.Get("_id")))
 		if t := docs[k]; t != nil && (t.js != nil || !t.after.IsMissing()) {
-			return errs.Errorf(errs.Conflict, "$merge: _id %s is already in `%s` with other 'on' values", r.Get("_id"), w.target)
+			return errs.Errorf(errs.Conflict, "$merge: _id %s is already in `%s` with other 'on' values", r.Get("_id"), w.target).
+				WithHint(`a result keeps its _id; drop it with {"$unset":"_id"} to let the target keep its own`)
 		}
 		docs[k], byOn[key] = &targetDoc{after: r}, k
 		*order = append(*order, k)
@@ -356,7 +367,8 @@ func (w *writeStage) merge(r value.Value, docs map[string]*targetDoc, byOn map[s
 	}
 	switch w.whenMatched {
 	case "fail":
-		return errs.Errorf(errs.Conflict, "$merge: whenMatched is \"fail\" and _id %s of `%s` matches a result", cur.Get("_id"), w.target)
+		return errs.Errorf(errs.Conflict, "$merge: whenMatched is \"fail\" and _id %s of `%s` matches a result", cur.Get("_id"), w.target).
+			WithHint(`use whenMatched "merge", "replace" or "keepExisting" to write over it`)
 	case "keepExisting":
 		return nil
 	case "pipeline":
@@ -396,13 +408,15 @@ func (w *writeStage) addItems(b *builder, docs map[string]*targetDoc, order []st
 		case t.js == nil:
 			after, err := value.PrepareDocument(t.after)
 			if err != nil {
-				return errs.Errorf(errs.Invalid, "a result cannot be stored in `%s`: %v", w.target, err)
+				return errs.Errorf(errs.Invalid, "a result cannot be stored in `%s`: %v", w.target, err).
+					WithHint("fix the result with $project or $set before the write stage")
 			}
 			it = item{coll: w.target, id: after.Get("_id"), op: opInsert, after: after}
 		default:
 			after, err := value.PrepareDocument(t.after)
 			if err != nil {
-				return errs.Errorf(errs.Invalid, "a result cannot be stored in `%s`: %v", w.target, err)
+				return errs.Errorf(errs.Invalid, "a result cannot be stored in `%s`: %v", w.target, err).
+					WithHint("fix the result with $project or $set before the write stage")
 			}
 			it = item{coll: w.target, id: t.before.Get("_id"), op: opUpdate, digest: digest(t.js), before: t.before, after: after}
 			if string(value.JSON(after)) == string(t.js) {
@@ -429,7 +443,8 @@ func (w *writeStage) applyPipeline(doc, result value.Value) (value.Value, error)
 			WithHint("%s", errs.HintOf(err))
 	}
 	if out.Kind() != value.Object {
-		return value.Value{}, errs.Errorf(errs.Invalid, "$merge: the whenMatched pipeline returned %s, not a document", out.TypeName())
+		return value.Value{}, errs.Errorf(errs.Invalid, "$merge: the whenMatched pipeline returned %s, not a document", out.TypeName()).
+			WithHint("end the whenMatched pipeline with a stage that returns a document")
 	}
 	id := doc.Get("_id")
 	switch got := out.Get("_id"); {

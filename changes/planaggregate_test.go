@@ -58,3 +58,43 @@ func TestPlanAggregate_Merge(t *testing.T) {
 		t.Fatal("a refused plan wrote")
 	}
 }
+
+// TestPlanAggregate_ErrorsHaveHints: every refusal of a bad write stage
+// or of a result it cannot write names the problem and gives a hint.
+func TestPlanAggregate_ErrorsHaveHints(t *testing.T) {
+	db := storetest.MustOpen(t)
+	storetest.Insert(t, db, "src", `{"_id":1,"sku":"a"}`, `{"_id":2,"sku":null}`)
+	storetest.Insert(t, db, "dst", `{"_id":1,"sku":"z"}`, `{"_id":3,"sku":"a"}`)
+	err := db.Update(store.Change{Kind: "create_index"}, func(tx *store.Tx) error {
+		c, _ := tx.Collection("dst")
+		_, err := c.CreateIndex(store.BTreeIndex("", store.BTreeSpec{Fields: []store.IndexField{{Path: "sku"}}, Unique: true}))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{
+		`{"$out":"dst"}`,
+		`[{"$out":{"db":1,"coll":"dst"}}]`,
+		`[{"$merge":7}]`,
+		`[{"$merge":{"into":"dst","wenMatched":"fail"}}]`,
+		`[{"$merge":{"into":"dst","on":7}}]`,
+		`[{"$merge":{"into":"dst","on":[]}}]`,
+		`[{"$merge":{"into":"dst","whenMatched":"overwrite"}}]`,
+		`[{"$merge":{"into":"dst","whenNotMatched":"skip"}}]`,
+		`[{"$merge":{"into":"dst","on":"sku"}}]`,
+		`[{"$match":{"_id":1}},{"$set":{"sku":"q"}},{"$merge":{"into":"dst","on":"sku","whenNotMatched":"fail"}}]`,
+		`[{"$project":{"_id":{"$literal":1}}},{"$out":"dst"}]`,
+		`[{"$match":{"_id":1}},{"$merge":{"into":"dst","whenMatched":"fail"}}]`,
+		`[{"$match":{"_id":1}},{"$merge":{"into":"dst","whenMatched":[{"$replaceWith":"$x"}]}}]`,
+	} {
+		_, err := changes.PlanAggregate(ctx, db, "src", value.MustParse(p), nil)
+		if err == nil {
+			t.Errorf("%s: planned, want an error", p)
+			continue
+		}
+		if errs.HintOf(err) == "" {
+			t.Errorf("%s: %v, with no hint", p, err)
+		}
+	}
+}
