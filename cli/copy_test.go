@@ -1,0 +1,277 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/omgdb/omgdb/internal/crashtest"
+	"github.com/omgdb/omgdb/internal/mongotest"
+)
+
+// copyFixture is a dump (omgdb load's input) with three collections:
+// documents of every type the test server can store, arrays, nested
+// documents, null against missing, mixed numeric _ids; rules with a
+// validator; unique, sparse, descending and compound indexes; an empty
+// collection with an index. Cases of types and arrays follow jstests
+// core/query/type/type_array.js, core/query/null_query_semantics.js and
+// core/numberlong.js (int, long and double side by side, 2^53 + 1).
+var copyFixture = []string{
+	`{"collection":"users"}`,
+	`{"collection":"users","document":{"_id":{"$numberInt":"1"},"name":"ana","email":"ana@x","age":{"$numberInt":"30"},"tags":["a","b"],"nick":null}}`,
+	`{"collection":"users","document":{"_id":{"$numberLong":"2"},"name":"bob","email":"bob@x","age":{"$numberLong":"9007199254740993"},"tags":[],"address":{"city":"Paris","geo":{"lat":{"$numberDouble":"48.85"},"lng":2.35}}}}`,
+	`{"collection":"users","document":{"_id":{"$numberDouble":"2.5"},"name":"cy","email":"cy@x","age":{"$numberDouble":"1.0"},"tags":[{"k":"x"},{"k":null},{}],"nick":"c"}}`,
+	`{"collection":"users","document":{"_id":{"$numberInt":"3"},"name":"dee","email":"dee@x","notes":"unicode: ünï €"}}`,
+	`{"collection":"users","rules":{"required":["name"],"fields":{"age":["int","long","double"],"tags":"array"},"validator":{"email":{"$regex":"@"}}}}`,
+	`{"collection":"users","index":{"name":"age_-1_name_1","kind":"btree","spec":{"fields":[{"path":"age","desc":true},{"path":"name"}]}}}`,
+	`{"collection":"users","index":{"name":"email_1","kind":"btree","spec":{"fields":[{"path":"email"}],"unique":true}}}`,
+	`{"collection":"users","index":{"name":"nick_1","kind":"btree","spec":{"fields":[{"path":"nick"}],"sparse":true}}}`,
+	`{"collection":"events"}`,
+	`{"collection":"events","document":{"_id":{"$oid":"650000000000000000000001"},"at":{"$date":{"$numberLong":"1700000000123"}},"before":{"$date":{"$numberLong":"-5"}},"ts":{"$timestamp":{"t":1700000000,"i":7}},"re":{"$regularExpression":{"pattern":"^a.*z$","options":"im"}},"bin":{"$binary":{"base64":"AAEC","subType":"00"}},"uuid":{"$binary":{"base64":"c//SZESzTGmQ6OfR38A11A==","subType":"04"}},"user":{"$binary":{"base64":"/w==","subType":"80"}},"ok":true,"no":false}}`,
+	`{"collection":"events","document":{"_id":{"$oid":"650000000000000000000002"},"at":null,"nested":{"a":{"b":{"c":[{"$numberInt":"1"},{"$numberLong":"1"},{"$numberDouble":"1.5"}]}}}}}`,
+	`{"collection":"events","document":{"_id":{"$oid":"650000000000000000000003"}}}`,
+	`{"collection":"empty"}`,
+	`{"collection":"empty","index":{"name":"x_1","kind":"btree","spec":{"fields":[{"path":"x"}],"unique":true}}}`,
+}
+
+// loadFixture writes a store file from dump lines.
+func loadFixture(t *testing.T, lines []string) string {
+	t.Helper()
+	dir := t.TempDir()
+	in := filepath.Join(dir, "fixture.dump")
+	if err := os.WriteFile(in, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "src.omgdb")
+	if code, _, stderr := runCLI(t, "", "load", path, in); code != 0 {
+		t.Fatalf("load: exit %d: %s", code, stderr)
+	}
+	return path
+}
+
+// mustRun runs the CLI and fails the test unless it exits 0.
+func mustRun(t *testing.T, args ...string) string {
+	t.Helper()
+	code, stdout, stderr := runCLI(t, "", args...)
+	if code != 0 {
+		t.Fatalf("omgdb %s: exit %d: %s", strings.Join(args, " "), code, stderr)
+	}
+	return stdout
+}
+
+// copySummary reads copy's summary.
+type copySummaryOut struct {
+	Collections []struct {
+		Name         string          `json:"name"`
+		Copied       int64           `json:"copied"`
+		ResumedAfter json.RawMessage `json:"resumed_after"`
+		SourceCount  int64           `json:"source_count"`
+		TargetCount  int64           `json:"target_count"`
+		SourceDigest string          `json:"source_digest"`
+		TargetDigest string          `json:"target_digest"`
+		Verified     bool            `json:"verified"`
+	} `json:"collections"`
+	Verified bool `json:"verified"`
+}
+
+func parseCopySummary(t *testing.T, out string) copySummaryOut {
+	t.Helper()
+	var s copySummaryOut
+	if err := json.Unmarshal([]byte(out), &s); err != nil {
+		t.Fatalf("copy's summary %q: %v", out, err)
+	}
+	return s
+}
+
+// TestCopy_RoundTripFerretDB copies a store file into the test server
+// and back: the dump of the copy equals the dump of the original (every
+// document byte for byte, types included, and the rules and indexes,
+// sparse included, which the server itself drops), the verify step
+// passes both ways, and the copy into the file is journaled.
+func TestCopy_RoundTripFerretDB(t *testing.T) {
+	src := loadFixture(t, copyFixture)
+	uri := mongotest.Own(t).URI + "app"
+	out := mustRun(t, "copy", src, uri)
+	sum := parseCopySummary(t, out)
+	if !sum.Verified || len(sum.Collections) != 3 {
+		t.Fatalf("copy into MongoDB: %s", out)
+	}
+	for _, c := range sum.Collections {
+		want := map[string]int64{"users": 4, "events": 3, "empty": 0}[c.Name]
+		if c.Copied != want || c.SourceCount != want || c.TargetCount != want || c.SourceDigest != c.TargetDigest || !c.Verified {
+			t.Errorf("collection %s: %+v, want %d copied and verified", c.Name, c, want)
+		}
+	}
+	// Types as the server holds them, read back by omgdb's MongoDB engine.
+	for _, coll := range []string{"users", "events"} {
+		fileOut := mustRun(t, "find", src, coll, "--ejson", "canonical")
+		if got := mustRun(t, "find", uri, coll, "--ejson", "canonical"); got != fileOut {
+			t.Errorf("find %s on the server:\n%s\nwant (as on the file):\n%s", coll, got, fileOut)
+		}
+	}
+	if got := mustRun(t, "indexes", uri, "users"); !strings.Contains(got, `"name":"email_1","kind":"btree","key":{"email":1},"unique":true`) ||
+		!strings.Contains(got, `"name":"age_-1_name_1","kind":"btree","key":{"age":-1,"name":1}`) {
+		t.Errorf("indexes on the server:\n%s", got)
+	}
+	back := filepath.Join(t.TempDir(), "back.omgdb")
+	sum = parseCopySummary(t, mustRun(t, "copy", uri, back))
+	if !sum.Verified {
+		t.Fatalf("copy back: %+v", sum)
+	}
+	want, got := mustRun(t, "dump", src), mustRun(t, "dump", back)
+	if got != want {
+		t.Fatalf("dump after the round trip:\n%s\nwant:\n%s", got, want)
+	}
+	mustRun(t, "verify", back)
+	hist := mustRun(t, "history", back)
+	if strings.Count(hist, `"kind":"copy"`) < 3 {
+		t.Errorf("history of the copy:\n%s", hist)
+	}
+}
+
+// TestCopy_FileToFileRollback copies between two store files and rolls
+// the copy of a collection back: the documents go, as the journal says.
+func TestCopy_FileToFileRollback(t *testing.T) {
+	src := loadFixture(t, copyFixture)
+	dst := filepath.Join(t.TempDir(), "dst.omgdb")
+	sum := parseCopySummary(t, mustRun(t, "copy", src, dst, "--collections", "users,events", "--batch-size", "2"))
+	if !sum.Verified || len(sum.Collections) != 2 {
+		t.Fatalf("copy: %+v", sum)
+	}
+	if got := mustRun(t, "count", dst, "users"); got != "4\n" {
+		t.Fatalf("count after copy: %q", got)
+	}
+	var first struct {
+		Change string `json:"change"`
+		Kind   string `json:"kind"`
+	}
+	hist := strings.Split(strings.TrimSpace(mustRun(t, "history", dst)), "\n")
+	// Newest first: events' documents (events has no rules or indexes),
+	// users' rules and indexes, users' documents.
+	if len(hist) != 3 || !strings.Contains(hist[0], `"collections":["events"],"inserted":3`) || !strings.Contains(hist[2], `"collections":["users"],"inserted":4`) {
+		t.Fatalf("history: %q", hist)
+	}
+	if err := json.Unmarshal([]byte(hist[0]), &first); err != nil || first.Kind != "copy" {
+		t.Fatalf("history: %q (%v)", hist[0], err)
+	}
+	mustRun(t, "rollback", dst, first.Change)
+	if code, _, stderr := runCLI(t, "", "count", dst, "events"); code != 66 {
+		t.Errorf("events after the rollback of its copy: exit %d, %s", code, stderr)
+	}
+	if got := mustRun(t, "count", dst, "users"); got != "4\n" {
+		t.Errorf("users after the rollback of events: %q", got)
+	}
+}
+
+// TestCopy_BadInput: each mistake is refused with its exit code and a
+// hint, and writes nothing.
+func TestCopy_BadInput(t *testing.T) {
+	src := loadFixture(t, copyFixture)
+	dir := t.TempDir()
+	dst := filepath.Join(dir, "dst.omgdb")
+	mustRun(t, "copy", src, dst, "--collections", "users")
+	cases := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"missing source", []string{"copy", filepath.Join(dir, "nope.omgdb"), filepath.Join(dir, "x.omgdb")}, 66, "store not found"},
+		{"non-empty target", []string{"copy", src, dst, "--collections", "users"}, 69, "collection `users` in " + dst + " already holds 4 document(s)"},
+		{"unknown collection", []string{"copy", src, filepath.Join(dir, "y.omgdb"), "--collections", "userz"}, 66, "collection `userz` not found in " + src + " (did you mean `users`?)"},
+		{"history", []string{"copy", src, filepath.Join(dir, "z.omgdb"), "--history"}, 64, "--history is not supported yet"},
+		{"same store", []string{"copy", src, src}, 64, "the source and the target are the same store"},
+		{"batch size", []string{"copy", src, filepath.Join(dir, "w.omgdb"), "--batch-size", "0"}, 64, "--batch-size must be 1 or more"},
+	}
+	for _, c := range cases {
+		code, _, stderr := runCLI(t, "", c.args...)
+		if code != c.code || !strings.Contains(stderr, c.stderr) || !strings.Contains(stderr, "\nhint: ") && c.code != 64 {
+			t.Errorf("%s: exit %d, stderr %q; want exit %d and %q with a hint", c.name, code, stderr, c.code, c.stderr)
+		}
+	}
+	if got := mustRun(t, "count", dst, "users"); got != "4\n" {
+		t.Errorf("the refused copy changed the target: count %q", got)
+	}
+	for _, f := range []string{"x.omgdb", "y.omgdb", "z.omgdb", "w.omgdb"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("a refused copy left %s", f)
+		}
+	}
+}
+
+// TestCopy_BadInputFerretDB: what the server cannot hold is refused
+// before any document is written, naming the index, and credentials
+// never appear.
+func TestCopy_BadInputFerretDB(t *testing.T) {
+	s := mongotest.Own(t)
+	withText := loadFixture(t, append(append([]string(nil), copyFixture...),
+		`{"collection":"posts"}`,
+		`{"collection":"posts","document":{"_id":1,"title":"hello"}}`,
+		`{"collection":"posts","index":{"name":"title_text","kind":"text","spec":{"weights":{"title":1},"default_language":"english","language_override":"language"}}}`))
+	uri := s.URI + "app"
+	code, stdout, stderr := runCLI(t, "", "copy", withText, uri)
+	if code != 65 || !strings.Contains(stderr, "cannot hold index `title_text` of `posts`") || !strings.Contains(stderr, "\nhint: ") {
+		t.Fatalf("text index into FerretDB: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if got := mustRun(t, "collections", uri, "--json"); got != "[]\n" {
+		t.Errorf("a refused copy left collections on the server: %s", got)
+	}
+	// The same copy without posts goes through.
+	mustRun(t, "copy", withText, uri, "--collections", "users")
+	code, _, stderr = runCLI(t, "", "copy", withText, uri, "--collections", "users")
+	if code != 69 || !strings.Contains(stderr, "already holds 4 document(s)") {
+		t.Errorf("copy into a non-empty collection: exit %d, %q", code, stderr)
+	}
+	if got := mustRun(t, "count", uri, "users"); got != "4\n" {
+		t.Errorf("count after the refused copy: %q", got)
+	}
+	// A server that does not answer: the password is never printed.
+	secretURI := "mongodb://copier:s3cretpw@127.0.0.1:1/app?serverSelectionTimeoutMS=300"
+	code, stdout, stderr = runCLI(t, "", "copy", withText, secretURI)
+	if code != 74 || strings.Contains(stdout+stderr, "s3cretpw") || !strings.Contains(stderr, "mongodb://***@127.0.0.1:1/app") {
+		t.Errorf("unreachable target: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+}
+
+// TestCopy_ResumeAfterKill kills a copy into the test server at its
+// third batch (failpoint copy-batch), refuses to go on without --resume,
+// then resumes: the server holds every document once, and a copy back
+// dumps equal to the source.
+func TestCopy_ResumeAfterKill(t *testing.T) {
+	var lines []string
+	lines = append(lines, `{"collection":"c"}`)
+	for i := 0; i < 100; i++ {
+		lines = append(lines, fmt.Sprintf(`{"collection":"c","document":{"_id":{"$numberInt":"%d"},"i":{"$numberLong":"%d"},"pad":"%s"}}`, i, i*i, strings.Repeat("p", i)))
+	}
+	lines = append(lines, `{"collection":"c","index":{"name":"i_1","kind":"btree","spec":{"fields":[{"path":"i"}],"unique":true}}}`)
+	src := loadFixture(t, lines)
+	uri := mongotest.Own(t).URI + "app"
+	o, err := crashtest.Run(crashtest.Kill{Workload: "cli", Args: []string{"", "copy", src, uri, "--batch-size", "10"}, Failpoint: "copy-batch:3", Delay: time.Minute})
+	if err != nil || !o.Fired {
+		t.Fatalf("the copy was not killed at its third batch: %+v %v", o, err)
+	}
+	if got := mustRun(t, "count", uri, "c"); got != "30\n" {
+		t.Fatalf("after the kill the server holds %q documents, want 30 (three batches)", got)
+	}
+	code, _, stderr := runCLI(t, "", "copy", src, uri)
+	if code != 69 || !strings.Contains(stderr, "add --resume") {
+		t.Fatalf("copy again without --resume: exit %d, %q", code, stderr)
+	}
+	sum := parseCopySummary(t, mustRun(t, "copy", src, uri, "--resume", "--batch-size", "10"))
+	c := sum.Collections[0]
+	if !sum.Verified || c.Copied != 70 || string(c.ResumedAfter) != `{"$numberInt":"29"}` || c.TargetCount != 100 {
+		t.Fatalf("resumed copy: %+v", sum)
+	}
+	if got := mustRun(t, "count", uri, "c"); got != "100\n" {
+		t.Fatalf("after the resume the server holds %q documents", got)
+	}
+	back := filepath.Join(t.TempDir(), "back.omgdb")
+	mustRun(t, "copy", uri, back)
+	if got, want := mustRun(t, "dump", back), mustRun(t, "dump", src); got != want {
+		t.Fatalf("dump after kill, resume and copy back differs:\n%s\nwant:\n%s", got, want)
+	}
+}
