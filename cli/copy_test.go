@@ -275,3 +275,40 @@ func TestCopy_ResumeAfterKill(t *testing.T) {
 		t.Fatalf("dump after kill, resume and copy back differs:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestCopy_VerifyFindsDifferences: a resumed copy over a target that
+// changed after the first copy reports what differs and exits 74.
+func TestCopy_VerifyFindsDifferences(t *testing.T) {
+	src := loadFixture(t, copyFixture)
+	dst := filepath.Join(t.TempDir(), "dst.omgdb")
+	mustRun(t, "copy", src, dst, "--collections", "users")
+	mustRun(t, "update", dst, "users", `{"name":"bob"}`, `{"$set":{"age":{"$numberInt":"7"}}}`)
+	mustRun(t, "insert", dst, "users", `{"_id":"zzz","name":"extra","email":"e@x"}`)
+	code, stdout, stderr := runCLI(t, "", "copy", src, dst, "--collections", "users", "--resume")
+	if code != 74 || !strings.Contains(stderr, "error: verify: `users` differs: 4 document(s) in the source, 5 in the target; the documents at _id 2 differ") ||
+		!strings.Contains(stdout, `"verified":false`) {
+		t.Fatalf("verify of a changed target: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	mustRun(t, "delete", dst, "users", `{"_id":"zzz"}`)
+	code, _, stderr = runCLI(t, "", "copy", src, dst, "--collections", "users", "--resume", "--no-verify")
+	if code != 0 {
+		t.Fatalf("--no-verify: exit %d, %s", code, stderr)
+	}
+}
+
+// TestCopy_TypesFileToFile copies the types the test server cannot
+// store (decimal128, minKey, maxKey, arrays of arrays) between two files:
+// the dump is equal.
+func TestCopy_TypesFileToFile(t *testing.T) {
+	src := loadFixture(t, []string{
+		`{"collection":"t"}`,
+		`{"collection":"t","document":{"_id":{"$minKey":1},"d":{"$numberDecimal":"1.10"},"big":{"$numberDecimal":"9.999999999999999999999999999999999E+6144"}}}`,
+		`{"collection":"t","document":{"_id":{"$numberDecimal":"2.0"},"nested":[[1,[2]],[],[[]]],"neg0":{"$numberDouble":"-0.0"},"inf":{"$numberDouble":"Infinity"}}}`,
+		`{"collection":"t","document":{"_id":{"$maxKey":1},"m":[{"$minKey":1},{"$maxKey":1}]}}`,
+	})
+	dst := filepath.Join(t.TempDir(), "dst.omgdb")
+	mustRun(t, "copy", src, dst)
+	if got, want := mustRun(t, "dump", dst), mustRun(t, "dump", src); got != want {
+		t.Fatalf("dump of the copy:\n%s\nwant:\n%s", got, want)
+	}
+}
