@@ -165,7 +165,20 @@ func (f *fileEnd) write(ctx context.Context, coll string, feed func(each func(va
 	if ferr != nil && !errors.Is(ferr, errCopyStopped) {
 		return n, ferr // the source failed: its error, not the import's
 	}
-	return n, err
+	return n, f.documentError(coll, err, sum)
+}
+
+// documentError turns the error of an import stopped by a document the
+// collection refused ("line N: …", with a hint about import's flags) into
+// copy's: the document's error, naming the collection.
+func (f *fileEnd) documentError(coll string, err error, sum *store.ImportSummary) error {
+	var e *errs.Error
+	if err == nil || sum == nil || sum.StoppedAt == 0 || !errors.As(err, &e) || e.Err == nil {
+		return err
+	}
+	out := errs.Errorf(errs.KindOf(e.Err), "copy into `%s` of %s: %v", coll, f.path, e.Err)
+	out.Err, out.Hint = e.Err, errs.HintOf(e.Err)
+	return out
 }
 
 // errCopyStopped ends the feed of a write that stopped.

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -8,6 +9,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/omgdb/omgdb/internal/crashtest"
 	"github.com/omgdb/omgdb/internal/mongotest"
@@ -196,6 +201,21 @@ func TestCopy_BadInput(t *testing.T) {
 	if got := mustRun(t, "count", dst, "users"); got != "4\n" {
 		t.Errorf("the refused copy changed the target: count %q", got)
 	}
+	// A target whose empty collection has a unique index the source's
+	// documents break (two null nick keys: _id 1's null, _id 2's missing)
+	// stops at the document, which it names, and keeps the documents
+	// before it (the import commits its batch up to the bad document).
+	idx := filepath.Join(dir, "idx.omgdb")
+	mustRun(t, "insert", idx, "users", `{"_id":0}`)
+	mustRun(t, "delete", idx, "users", `{"_id":0}`)
+	mustRun(t, "create-index", idx, "users", "nick", "--unique")
+	code, _, stderr := runCLI(t, "", "copy", src, idx, "--collections", "users", "--batch-size", "2")
+	if code != 69 || !strings.HasPrefix(stderr, "error: copy into `users` of "+idx+": ") || !strings.Contains(stderr, "(writing _id 2)") || !strings.Contains(stderr, "1 document(s) of `users` copied in this run; once the cause is fixed, run the same command with --resume") {
+		t.Errorf("a document the target refuses: exit %d, %q", code, stderr)
+	}
+	if got := mustRun(t, "count", idx, "users"); got != "1\n" {
+		t.Errorf("after the refused document the target holds %q documents, want the one before it", got)
+	}
 	for _, f := range []string{"x.omgdb", "y.omgdb", "z.omgdb", "w.omgdb"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
 			t.Errorf("a refused copy left %s", f)
@@ -310,5 +330,29 @@ func TestCopy_TypesFileToFile(t *testing.T) {
 	mustRun(t, "copy", src, dst)
 	if got, want := mustRun(t, "dump", dst), mustRun(t, "dump", src); got != want {
 		t.Fatalf("dump of the copy:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestCopy_FromMongoWithoutRecord copies a database that omgdb did not
+// write (no omgdb.copy record): its indexes are converted from what the
+// server lists, and the documents keep their types.
+func TestCopy_FromMongoWithoutRecord(t *testing.T) {
+	file, uri := mongoStores(t)
+	c := mongotest.Client(t, strings.TrimSuffix(uri, "app"))
+	_, err := c.Database("app").Collection("users").Indexes().CreateOne(context.Background(),
+		mongo.IndexModel{Keys: bson.D{{Key: "age", Value: -1}, {Key: "name", Value: 1}}, Options: options.Index().SetUnique(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(t.TempDir(), "dst.omgdb")
+	sum := parseCopySummary(t, mustRun(t, "copy", uri, dst))
+	if !sum.Verified || sum.Collections[0].Copied != 4 {
+		t.Fatalf("copy: %+v", sum)
+	}
+	if got, want := mustRun(t, "find", dst, "users", "--ejson", "canonical"), mustRun(t, "find", file, "users", "--ejson", "canonical"); got != want {
+		t.Errorf("documents:\n%s\nwant:\n%s", got, want)
+	}
+	if got := mustRun(t, "indexes", dst, "users"); !strings.Contains(got, `"name":"age_-1_name_1","kind":"btree","key":{"age":-1,"name":1},"unique":true`) {
+		t.Errorf("indexes of the copy:\n%s", got)
 	}
 }
