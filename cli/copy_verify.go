@@ -6,7 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"hash"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,7 +49,10 @@ func (e *env) verifyCopy(ctx context.Context, src, dst copyEnd, sum *copySummary
 
 // digest is a running SHA-256 of documents and their count.
 type digest struct {
-	h hash.Hash
+	h interface {
+		io.Writer
+		Sum([]byte) []byte
+	} // a sha256 hash
 	n int64
 }
 
