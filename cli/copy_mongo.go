@@ -146,11 +146,15 @@ func (m *mongoEnd) write(ctx context.Context, coll string, feed func(each func(v
 	var buf []value.Value
 	size := 0
 	flush := func() error {
-		n, err := m.db.InsertMany(ctx, coll, buf)
+		// A batch in flight is not cancelled (Ctrl-C): the server might
+		// insert it after the call gave up, and the count would be wrong.
+		// It ends, and the copy stops before the next one.
+		n, err := m.db.InsertMany(context.WithoutCancel(ctx), coll, buf)
 		written += int64(n)
 		buf, size = buf[:0], 0
 		if err == nil {
 			failpoint.Hit(failpoint.CopyBatch)
+			err = ctx.Err()
 		}
 		return err
 	}

@@ -1,12 +1,16 @@
 package cli_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -354,5 +358,45 @@ func TestCopy_FromMongoWithoutRecord(t *testing.T) {
 	}
 	if got := mustRun(t, "indexes", dst, "users"); !strings.Contains(got, `"name":"age_-1_name_1","kind":"btree","key":{"age":-1,"name":1},"unique":true`) {
 		t.Errorf("indexes of the copy:\n%s", got)
+	}
+}
+
+// TestInterrupt_Copy: Ctrl-C during a copy into MongoDB exits 130, says
+// how many documents were copied, exactly that many are on the server,
+// and --resume completes the copy.
+func TestInterrupt_Copy(t *testing.T) {
+	lines := []string{`{"collection":"c"}`}
+	for i := 0; i < 20000; i++ {
+		lines = append(lines, fmt.Sprintf(`{"collection":"c","document":{"_id":{"$numberInt":"%d"}}}`, i))
+	}
+	src := loadFixture(t, lines)
+	uri := mongotest.Own(t).URI + "app"
+	cmd := exec.Command("omgdb", "copy", src, uri, "--batch-size", "100")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Signal once the first batches are on the server and the child is
+	// past its first 50 ms (when Ctrl-C ends a command at once).
+	time.Sleep(100 * time.Millisecond)
+	coll := mongotest.Client(t, strings.TrimSuffix(uri, "app")).Database("app").Collection("c")
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if n, _ := coll.CountDocuments(context.Background(), bson.D{}); n >= 300 {
+			break
+		}
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Wait()
+	m := regexp.MustCompile("^error: interrupted: ([0-9]+) document\\(s\\) of `c` copied in this run\nhint: run the same command with --resume").FindStringSubmatch(errb.String())
+	if cmd.ProcessState.ExitCode() != 130 || m == nil {
+		t.Fatalf("interrupted copy: exit %d, stdout %q, stderr %q", cmd.ProcessState.ExitCode(), out.String(), errb.String())
+	}
+	if got := mustRun(t, "count", uri, "c"); got != m[1]+"\n" {
+		t.Fatalf("the server holds %q documents, the copy said %s", got, m[1])
+	}
+	sum := parseCopySummary(t, mustRun(t, "copy", src, uri, "--resume"))
+	if !sum.Verified || sum.Collections[0].TargetCount != 20000 {
+		t.Fatalf("resume after Ctrl-C: %+v", sum)
 	}
 }
