@@ -131,7 +131,11 @@ func (f *fileEnd) state(ctx context.Context, coll string) (bool, int64, value.Va
 	return true, n, last, err
 }
 
-func (f *fileEnd) prepare(context.Context, string, copyDefs) error { return nil }
+// prepare refuses a collection name a store file cannot hold (a MongoDB
+// collection may have one), before any document is written.
+func (f *fileEnd) prepare(_ context.Context, coll string, _ copyDefs) error {
+	return store.ValidateCollectionName(coll)
+}
 
 // abandon has nothing to undo: prepare creates nothing in a store file.
 func (f *fileEnd) abandon(context.Context, string) error { return nil }

@@ -400,3 +400,21 @@ func TestInterrupt_Copy(t *testing.T) {
 		t.Fatalf("resume after Ctrl-C: %+v", sum)
 	}
 }
+
+// TestCopy_FromMongoBadName: a MongoDB collection whose name a store
+// file cannot hold stops the copy before any document is written, and
+// the new store is removed.
+func TestCopy_FromMongoBadName(t *testing.T) {
+	s := mongotest.Own(t)
+	c := mongotest.Client(t, s.URI)
+	mongotest.Insert(t, c, "app", "a", `{"_id":1}`)
+	mongotest.Insert(t, c, "app", "has space", `{"_id":1}`)
+	dst := filepath.Join(t.TempDir(), "dst.omgdb")
+	code, _, stderr := runCLI(t, "", "copy", s.URI+"app", dst)
+	if code != 65 || !strings.Contains(stderr, `invalid collection name "has space"`) {
+		t.Fatalf("copy of a collection named with a space: exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(dst); err == nil {
+		t.Errorf("the refused copy left %s", dst)
+	}
+}
