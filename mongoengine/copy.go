@@ -163,11 +163,15 @@ func (d *DB) InsertMany(ctx context.Context, coll string, docs []value.Value) (i
 	}
 	if err != nil {
 		var bw mongo.BulkWriteException
-		if errors.As(err, &bw) && len(bw.WriteErrors) > 0 {
-			n = bw.WriteErrors[0].Index
-			if bw.WriteErrors[0].Code == 11000 {
-				return n, errs.Errorf(errs.Conflict, "MongoDB at %s refused document %d of the batch into `%s`: %s", d.target.Redacted, n, coll, Redact(bw.WriteErrors[0].Message, d.target.URI))
+		if errors.As(err, &bw) && len(bw.WriteErrors) > 0 && bw.WriteErrors[0].Index < len(docs) {
+			we := bw.WriteErrors[0]
+			n = we.Index
+			kind := errs.Invalid // a document the server refuses, such as one its validator fails
+			if we.Code == 11000 {
+				kind = errs.Conflict
 			}
+			return n, errs.Errorf(kind, "MongoDB at %s refused document %d of the batch into `%s` (_id %s): %s", d.target.Redacted, n, coll,
+				value.AppendEJSON(nil, docs[n].Get("_id"), value.EJSONRelaxed), Redact(we.Message, d.target.URI))
 		}
 		return n, wrapErr(d.target, "insert into", err)
 	}

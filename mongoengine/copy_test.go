@@ -70,11 +70,11 @@ func TestDB_InsertMany_TypesByDriver(t *testing.T) {
 	if err != nil || n != 1 || value.Compare(last, doc.Get("_id")) != 0 {
 		t.Errorf("LastID: %v %d %v", last, n, err)
 	}
-	// A batch whose second document repeats an _id: the first is kept,
+	// A batch whose second document repeats the _id of the one stored: the first is kept,
 	// the count says 1, the error is a conflict.
 	dup, _ := value.ParseString(`{"_id":{"$oid":"650000000000000000000002"}}`)
 	n2, err := d.InsertMany(ctx, "t", []value.Value{dup, doc, dup})
-	if n2 != 1 || errs.KindOf(err) != errs.Conflict {
+	if n2 != 1 || errs.KindOf(err) != errs.Conflict || !strings.Contains(err.Error(), "refused document 1 of the batch into `t` (_id {\"$oid\":\"650000000000000000000001\"}): E11000") {
 		t.Errorf("InsertMany with a duplicate: %d, %v", n2, err)
 	}
 }
