@@ -23,10 +23,11 @@ const (
 	CompactCopy = "compact-copy" // store: after each key copied into a compaction's new file
 	BackupCopy  = "backup-copy"  // store: before each write of a backup's copy
 	SpillWrite  = "spill-write"  // spill: after each run of a sort written to a temporary file
+	CopyBatch   = "copy-batch"   // cli: after each batch copy inserted into MongoDB
 )
 
 // Points lists the named points.
-var Points = []string{Commit, ImportBatch, Apply, Rollback, CompactCopy, BackupCopy, SpillWrite}
+var Points = []string{Commit, ImportBatch, Apply, Rollback, CompactCopy, BackupCopy, SpillWrite, CopyBatch}
 
 var (
 	off   atomic.Bool // set once the point is known to be off: the fast path
