@@ -43,6 +43,9 @@ rollback). A plan applies once. Prints
 }
 
 func (e *env) runApply(ctx context.Context, opts *applyOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoApply(ctx, opts)
+	}
 	db, err := e.open(opts.path, readWrite, opts.storeFlags)
 	if err != nil {
 		return err
@@ -89,6 +92,9 @@ back to redo. Prints
 }
 
 func (e *env) runRollback(ctx context.Context, opts *rollbackOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoRollback(ctx, opts)
+	}
 	db, err := e.open(opts.path, readWrite, opts.storeFlags)
 	if err != nil {
 		return err

@@ -50,6 +50,9 @@ document as that operation left it (null after a delete).`,
 }
 
 func (e *env) runHistory(ctx context.Context, opts *historyOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoHistory(ctx, opts)
+	}
 	db, err := e.open(opts.path, readOnly, opts.storeFlags)
 	if err != nil {
 		return err

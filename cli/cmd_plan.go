@@ -91,6 +91,9 @@ bytes) is stored in the store file under a token. ` + planOutput,
 }
 
 func (e *env) runPlanUpdate(ctx context.Context, opts *planUpdateOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoPlanUpdate(ctx, opts)
+	}
 	filter, err := e.parseDocArg(opts.filter, "filter") // an upsert stores its values
 	if err != nil {
 		return err
@@ -152,6 +155,9 @@ stored in the store file under a token. ` + planOutput,
 }
 
 func (e *env) runPlanDelete(ctx context.Context, opts *planDeleteOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoPlanDelete(ctx, opts)
+	}
 	filter, err := e.parseArg(opts.filter, "filter")
 	if err != nil {
 		return err

@@ -1,0 +1,361 @@
+package cli_test
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/omgdb/omgdb/cli"
+	"github.com/omgdb/omgdb/internal/mongotest"
+)
+
+// planFields decodes a plan's JSON output without what differs between
+// two stores by design: the token, the expiry and, over MongoDB, the
+// next actions (no `plans show` or `discard` there yet).
+func planFields(t *testing.T, out string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatalf("plan output %q: %v", out, err)
+	}
+	delete(m, "token")
+	delete(m, "expires")
+	delete(m, "next_valid_actions")
+	return m
+}
+
+// planAndApply plans with args (STORE is the store) and applies the
+// plan; it returns the plan's output.
+func planAndApply(t *testing.T, store string, args []string) string {
+	t.Helper()
+	a := append([]string(nil), args...)
+	a[1] = store
+	code, out, stderr := runCLI(t, "", a...)
+	if code != 0 {
+		t.Fatalf("omgdb %s: exit %d: %s", strings.Join(a, " "), code, stderr)
+	}
+	var p struct{ Token string }
+	if err := json.Unmarshal([]byte(out), &p); err != nil || len(p.Token) != 24 {
+		t.Fatalf("plan output %q: no token (%v)", out, err)
+	}
+	code, aout, stderr := runCLI(t, "", "apply", store, p.Token)
+	if code != 0 {
+		t.Fatalf("apply %s: exit %d: %s%s", p.Token, code, aout, stderr)
+	}
+	return out
+}
+
+// dump is every document of users in canonical Extended JSON, in _id
+// order: what both stores must hold after the same change.
+func dump(t *testing.T, store string) string { return dumpColl(t, store, "users") }
+
+// dumpColl is dump of another collection.
+func dumpColl(t *testing.T, store, coll string) string {
+	t.Helper()
+	code, out, stderr := runCLI(t, "", "find", store, coll, "{}", "--ejson", "canonical")
+	if code != 0 {
+		t.Fatalf("find on %s: exit %d: %s", store, code, stderr)
+	}
+	return out
+}
+
+// TestMongo_PlanApplyMatchesFile plans and applies the same change on a
+// store file and on the deployment: the plans must say the same (matched,
+// modified, the before/after samples) and the collections must then hold
+// the same documents, type for type.
+func TestMongo_PlanApplyMatchesFile(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+	}{
+		// int + long gives a long; $set adds a field (jstests/core/write/update/update_inc_mixed_types.js? no: the manual's $inc).
+		{"inc_long_set", []string{"plan-update", "STORE", "users", `{"city":"Paris"}`, `{"$set":{"tier":"gold"},"$inc":{"age":{"$numberLong":"1"}}}`}},
+		// int * double gives a double; a missing field becomes 0 of the multiplier's type (jstests/core/write/update/update_mul_examples.js).
+		{"mul_double", []string{"plan-update", "STORE", "users", `{}`, `{"$mul":{"age":1.5}}`}},
+		{"array_filters", []string{"plan-update", "STORE", "users", `{"tags":"b"}`, `{"$set":{"tags.$[t]":"B"}}`, "--array-filters", `[{"t":"b"}]`}},
+		{"pipeline", []string{"plan-update", "STORE", "users", `{"_id":{"$lte":2}}`, `[{"$set":{"n":{"$size":"$tags"}}}]`}},
+		{"replacement", []string{"plan-update", "STORE", "users", `{"_id":2}`, `{"name":"bobby","age":{"$numberLong":"26"}}`}},
+		{"upsert", []string{"plan-update", "STORE", "users", `{"_id":9}`, `{"$set":{"name":"new"},"$setOnInsert":{"age":1}}`, "--upsert"}},
+		{"upsert_new_collection", []string{"plan-update", "STORE", "fresh", `{"_id":{"$numberLong":"5"}}`, `{"$set":{"d":{"$date":"2024-01-02T03:04:05.678Z"}}}`, "--upsert"}},
+		{"upsert_matches", []string{"plan-update", "STORE", "users", `{"_id":1}`, `{"$set":{"name":"ana2"}}`, "--upsert"}},
+		{"multi_false", []string{"plan-update", "STORE", "users", `{"city":"Paris"}`, `{"$set":{"first":true}}`, "--multi=false"}},
+		{"push_unset", []string{"plan-update", "STORE", "users", `{"_id":1}`, `{"$push":{"tags":"c"},"$unset":{"city":""}}`}},
+		// null matches a missing field; $set writes an explicit null (jstests/core/query/null_query_semantics.js).
+		{"null_missing", []string{"plan-update", "STORE", "users", `{"age":null}`, `{"$set":{"age":null,"seen":null}}`}},
+		{"unchanged", []string{"plan-update", "STORE", "users", `{"city":"Lyon"}`, `{"$set":{"city":"Lyon"}}`}},
+		{"delete", []string{"plan-delete", "STORE", "users", `{"tags":"b"}`}},
+		{"delete_first", []string{"plan-delete", "STORE", "users", `{}`, "--multi=false"}},
+		{"delete_none", []string{"plan-delete", "STORE", "users", `{"age":{"$gt":99}}`}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			file, uri := mongoStores(t)
+			fplan := planFields(t, planAndApply(t, file, c.args))
+			mplan := planFields(t, planAndApply(t, uri, c.args))
+			if !reflect.DeepEqual(fplan, mplan) {
+				t.Errorf("plans differ:\n file  %v\n mongo %v", fplan, mplan)
+			}
+			if f, m := dumpColl(t, file, c.args[2]), dumpColl(t, uri, c.args[2]); f != m || f == "" {
+				t.Errorf("after apply:\n file:\n%s mongo:\n%s", f, m)
+			}
+		})
+	}
+}
+
+// mongoPlan plans on the deployment and returns the token.
+func mongoPlan(t *testing.T, args ...string) string {
+	t.Helper()
+	code, out, stderr := runCLI(t, "", args...)
+	if code != 0 {
+		t.Fatalf("omgdb %s: exit %d: %s", strings.Join(args, " "), code, stderr)
+	}
+	var p struct{ Token string }
+	if err := json.Unmarshal([]byte(out), &p); err != nil {
+		t.Fatal(err)
+	}
+	return p.Token
+}
+
+type applyOut struct {
+	ChangeID   string `json:"change_id"`
+	RolledBack string `json:"rolled_back"`
+	Inserted   int64
+	Updated    int64
+	Deleted    int64
+	Conflicts  []struct {
+		ID     any `json:"_id"`
+		Reason string
+	}
+	Transaction bool
+}
+
+func decodeApply(t *testing.T, out string) applyOut {
+	t.Helper()
+	var a applyOut
+	if err := json.Unmarshal([]byte(out), &a); err != nil {
+		t.Fatalf("apply output %q: %v", out, err)
+	}
+	return a
+}
+
+// TestMongo_ApplyConflicts changes documents around omgdb between the
+// plan and the apply: without transactions (FerretDB) the others are
+// written, each changed one is reported with its reason and left as the
+// other writer left it, and the command exits 69.
+func TestMongo_ApplyConflicts(t *testing.T) {
+	_, uri := mongoStoresWith(t, append(mongoUsers, `{"_id":5,"name":"eve"}`))
+	c := mongotest.Client(t, strings.TrimSuffix(uri, "app"))
+	users := c.Database("app").Collection("users")
+	ctx := context.Background()
+	tok := mongoPlan(t, "plan-update", uri, "users", `{}`, `{"$set":{"v":1}}`)
+	// _id 2: a value changes; _id 3: only a type changes (int 35 to long
+	// 35); _id 4: deleted; _id 5: a field is added.
+	if _, err := users.UpdateOne(ctx, bson.M{"_id": 5}, bson.M{"$set": bson.M{"added": true}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := users.UpdateOne(ctx, bson.M{"_id": 2}, bson.M{"$set": bson.M{"name": "other"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := users.UpdateOne(ctx, bson.M{"_id": 3}, bson.M{"$set": bson.M{"age": int64(35)}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := users.DeleteOne(ctx, bson.M{"_id": 4}); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(t, "", "apply", uri, tok)
+	if code != cli.ExitConflict || !strings.Contains(stderr, "4 document(s) in `users` changed since the plan and were not written, the other 1 were written") {
+		t.Fatalf("apply: exit %d, stderr %q; want 69 naming the conflicts", code, stderr)
+	}
+	a := decodeApply(t, out)
+	got := []string{}
+	for _, c := range a.Conflicts {
+		b, _ := json.Marshal(c.ID)
+		got = append(got, string(b)+" "+c.Reason)
+	}
+	want := []string{"2 changed since the plan", "3 changed since the plan", "4 deleted since the plan", "5 changed since the plan"}
+	if a.Updated != 1 || a.Transaction || !reflect.DeepEqual(got, want) {
+		t.Errorf("apply result %+v, conflicts %q; want 1 updated, conflicts %q", a, got, want)
+	}
+	wantDocs := `{"_id":{"$numberInt":"1"},"name":"ana","age":{"$numberInt":"30"},"tags":["a","b"],"city":"Paris","v":{"$numberInt":"1"}}
+{"_id":{"$numberInt":"2"},"name":"other","age":{"$numberInt":"25"},"tags":["b"],"city":"Lyon"}
+{"_id":{"$numberInt":"3"},"name":"cy","age":{"$numberLong":"35"},"tags":[],"city":"Paris"}
+{"_id":{"$numberInt":"5"},"name":"eve","added":true}
+`
+	if got := dump(t, uri); got != wantDocs {
+		t.Errorf("after the apply:\n%s\nwant:\n%s", got, wantDocs)
+	}
+	// The journal has the change with its conflicts; applying again is refused.
+	code, out, _ = runCLI(t, "", "history", uri)
+	if code != 0 || !strings.Contains(out, `"change":"`+tok+`","kind":"apply","collections":["users"],"inserted":0,"updated":1,"deleted":0,"conflicts":4`) {
+		t.Errorf("history: exit %d, %s", code, out)
+	}
+	code, _, stderr = runCLI(t, "", "apply", uri, tok)
+	if code != cli.ExitConflict || !strings.Contains(stderr, "already applied") {
+		t.Errorf("second apply: exit %d, %q", code, stderr)
+	}
+}
+
+// TestMongo_UpsertConflict: an upsert whose _id was taken around omgdb
+// since the plan is a conflict, and the other document stays.
+func TestMongo_UpsertConflict(t *testing.T) {
+	_, uri := mongoStores(t)
+	tok := mongoPlan(t, "plan-update", uri, "users", `{"_id":7}`, `{"$set":{"name":"planned"}}`, "--upsert")
+	mongotest.Insert(t, mongotest.Client(t, strings.TrimSuffix(uri, "app")), "app", "users", `{"_id":7,"name":"other"}`)
+	code, out, _ := runCLI(t, "", "apply", uri, tok)
+	a := decodeApply(t, out)
+	if code != cli.ExitConflict || a.Inserted != 0 || len(a.Conflicts) != 1 || a.Conflicts[0].Reason != "a document with this _id exists now" {
+		t.Errorf("apply: exit %d, %s", code, out)
+	}
+	code, out, _ = runCLI(t, "", "find", uri, "users", `{"_id":7}`)
+	if code != 0 || out != "{\"_id\":7,\"name\":\"other\"}\n" {
+		t.Errorf("_id 7 after the apply: %q", out)
+	}
+}
+
+// TestMongo_Rollback applies a change, rolls it back (the documents are
+// as before, type for type), rolls the rollback back (redo), and checks
+// the journal and the refusals.
+func TestMongo_Rollback(t *testing.T) {
+	_, uri := mongoStores(t)
+	before := dump(t, uri)
+	tok := mongoPlan(t, "plan-update", uri, "users", `{"city":"Paris"}`, `{"$inc":{"age":{"$numberLong":"1"}},"$set":{"x":1.5}}`)
+	runCLI(t, "", "apply", uri, tok)
+	changed := dump(t, uri)
+	if changed == before {
+		t.Fatal("the apply changed nothing")
+	}
+	code, out, stderr := runCLI(t, "", "rollback", uri, tok)
+	rb := decodeApply(t, out)
+	if code != 0 || rb.Updated != 2 || rb.RolledBack != tok || len(rb.Conflicts) != 0 {
+		t.Fatalf("rollback: exit %d, %s%s", code, out, stderr)
+	}
+	if got := dump(t, uri); got != before {
+		t.Errorf("after rollback:\n%s\nwant:\n%s", got, before)
+	}
+	code, _, stderr = runCLI(t, "", "rollback", uri, tok)
+	if code != cli.ExitConflict || !strings.Contains(stderr, "already rolled back by "+rb.ChangeID) {
+		t.Errorf("second rollback: exit %d, %q", code, stderr)
+	}
+	code, out, stderr = runCLI(t, "", "rollback", uri, rb.ChangeID)
+	if code != 0 || dump(t, uri) != changed {
+		t.Errorf("rollback of the rollback: exit %d, %s%s; documents:\n%s", code, out, stderr, dump(t, uri))
+	}
+	code, out, _ = runCLI(t, "", "history", uri, "--limit", "2")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(lines) != 2 || !strings.Contains(lines[0], `"kind":"rollback"`) || !strings.Contains(lines[0], `"rollback_of":"`+rb.ChangeID+`"`) ||
+		!strings.Contains(lines[1], `"status":"rolled back by `) {
+		t.Errorf("history --limit 2: exit %d:\n%s", code, out)
+	}
+}
+
+// TestMongo_RollbackDeleteAndConflict rolls back a deletion (the
+// documents come back exactly), and a change whose document was edited
+// since: a conflict, reported, unless --force.
+func TestMongo_RollbackDeleteAndConflict(t *testing.T) {
+	_, uri := mongoStores(t)
+	before := dump(t, uri)
+	del := mongoPlan(t, "plan-delete", uri, "users", `{"city":"Paris"}`)
+	runCLI(t, "", "apply", uri, del)
+	if code, out, stderr := runCLI(t, "", "rollback", uri, del); code != 0 || dump(t, uri) != before {
+		t.Fatalf("rollback of a delete: exit %d %s%s", code, out, stderr)
+	}
+	upd := mongoPlan(t, "plan-update", uri, "users", `{"_id":{"$in":[1,2]}}`, `{"$set":{"v":1}}`)
+	runCLI(t, "", "apply", uri, upd)
+	c := mongotest.Client(t, strings.TrimSuffix(uri, "app"))
+	if _, err := c.Database("app").Collection("users").UpdateOne(context.Background(), bson.M{"_id": 2}, bson.M{"$set": bson.M{"v": 2}}); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := runCLI(t, "", "rollback", uri, upd)
+	rb := decodeApply(t, out)
+	if code != cli.ExitConflict || rb.Updated != 1 || len(rb.Conflicts) != 1 || rb.Conflicts[0].Reason != "changed since the plan" {
+		t.Fatalf("rollback over a later edit: exit %d, %s", code, out)
+	}
+	code, out, _ = runCLI(t, "", "find", uri, "users", `{"_id":2}`, "--project", `{"v":1}`)
+	if out != "{\"_id\":2,\"v\":2}\n" {
+		t.Errorf("_id 2 after the refused rollback: %q", out)
+	}
+	// The change is not marked rolled back: --force restores the rest.
+	code, out, stderr := runCLI(t, "", "rollback", uri, upd, "--force")
+	if code != 0 || dump(t, uri) != before {
+		t.Errorf("rollback --force: exit %d %s%s; documents:\n%s", code, out, stderr, dump(t, uri))
+	}
+}
+
+// TestMongo_WriteErrors: bad input, unknown, expired and malformed tokens,
+// flags that do not work over MongoDB, and omgdb's collections kept out
+// of `collections`.
+func TestMongo_WriteErrors(t *testing.T) {
+	_, uri := mongoStores(t)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"plan-update", uri, "users", `{"age":{"$gtt":1}}`, `{"$set":{"a":1}}`}, cli.ExitData, "$gtt"},
+		{[]string{"plan-update", uri, "users", `{}`, `{"$bogus":{"a":1}}`}, cli.ExitData, "$bogus"},
+		{[]string{"plan-update", uri, "users", `{}`, `{"$set":{"_id":5}}`}, cli.ExitData, "immutable field '_id'"},
+		{[]string{"plan-update", uri, "users", `{}`, `[{"$set":{"a":1}}]`, "--array-filters", `[{"t":1}]`}, cli.ExitData, "arrayFilters may not be specified for pipeline-style updates"},
+		{[]string{"plan-update", uri, "usrs", `{}`, `{"$set":{"a":1}}`}, cli.ExitNotFound, "did you mean `users`?"},
+		{[]string{"plan-delete", uri, "users", `{"$where":"1"}`}, cli.ExitData, "$where"},
+		{[]string{"plan-delete", uri, "users", `{}`, "--collation", `{"locale":"en"}`}, cli.ExitUsage, "--collation does not work over MongoDB yet"},
+		{[]string{"apply", uri, "665f1c2e9b1d4a0c8e7f6a5b"}, cli.ExitNotFound, "plan 665f1c2e9b1d4a0c8e7f6a5b not found"},
+		{[]string{"apply", uri, "nope"}, cli.ExitData, "invalid plan token"},
+		{[]string{"rollback", uri, "665f1c2e9b1d4a0c8e7f6a5b"}, cli.ExitNotFound, "writes made around omgdb are not in its journal"},
+		{[]string{"history", uri, "--id", "1"}, cli.ExitUsage, "--id does not work over MongoDB yet"},
+		{[]string{"plans", uri}, cli.ExitUsage, "not yet supported over MongoDB"},
+		{[]string{"update", uri, "users", "{}", `{"$set":{"x":1}}`}, cli.ExitUsage, "not yet supported over MongoDB"},
+	} {
+		code, stdout, stderr := runCLI(t, "", c.args...)
+		if code != c.code || stdout != "" || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, "hint: ") {
+			t.Errorf("omgdb %s: exit %d, stdout %q, stderr %q; want %d, %q and a hint", strings.Join(c.args, " "), code, stdout, stderr, c.code, c.want)
+		}
+	}
+	if got := dump(t, uri); strings.Contains(got, `"a":`) {
+		t.Errorf("a refused plan wrote: %s", got)
+	}
+	tok := mongoPlan(t, "plan-delete", uri, "users", `{}`, "--expiry", "1ms")
+	time.Sleep(20 * time.Millisecond)
+	code, _, stderr := runCLI(t, "", "apply", uri, tok)
+	if code != cli.ExitConflict || !strings.Contains(stderr, "expired") {
+		t.Errorf("expired plan: exit %d, %q", code, stderr)
+	}
+	if code, out, _ := runCLI(t, "", "count", uri, "users"); code != 0 || out != "4\n" {
+		t.Errorf("after the refused applies: count %q", out)
+	}
+	code, out, _ := runCLI(t, "", "collections", uri)
+	if code != 0 || out != "users\n" {
+		t.Errorf("collections: %q; want users only (omgdb.* hidden)", out)
+	}
+}
+
+// TestMongo_WriteCredentialsNeverPrinted: the write commands over a URI
+// with a user and password never print them, on success or failure.
+func TestMongo_WriteCredentialsNeverPrinted(t *testing.T) {
+	s := mongotest.Own(t)
+	mongotest.Insert(t, mongotest.Client(t, s.URI), "app", "users", mongoUsers...)
+	const user, pw = "omgdbadmin", "Hunter2Secret"
+	up := strings.Replace(s.URI, "mongodb://", "mongodb://"+user+":"+pw+"@", 1) + "app?authMechanism=PLAIN"
+	tok := mongoPlan(t, "plan-update", up, "users", `{"_id":2}`, `{"$set":{"v":1}}`)
+	var all string
+	for _, args := range [][]string{
+		{"plan-update", up, "users", `{"_id":1}`, `{"$set":{"v":1}}`},
+		{"plan-update", up, "usrs", `{}`, `{"$set":{"v":1}}`},
+		{"apply", up, tok},
+		{"apply", up, tok},
+		{"apply", up, "665f1c2e9b1d4a0c8e7f6a5b"},
+		{"history", up},
+		{"rollback", up, tok},
+		{"rollback", up, "665f1c2e9b1d4a0c8e7f6a5b"},
+	} {
+		_, stdout, stderr := runCLI(t, "", args...)
+		all += stdout + stderr
+	}
+	if strings.Contains(all, pw) || strings.Contains(all, user) || !strings.Contains(all, "mongodb://***@") || !strings.Contains(all, `"rolled_back":"`+tok) {
+		t.Errorf("write commands printed the credentials, or did not run:\n%s", all)
+	}
+}

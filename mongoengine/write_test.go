@@ -1,0 +1,155 @@
+package mongoengine
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/omgdb/omgdb/internal/mongotest"
+	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/value"
+)
+
+// openWrite opens the engine on a database of its own on the test server.
+func openWrite(t *testing.T) *DB {
+	_, uri := mongotest.Start(t)
+	target, err := Resolve(uri, os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Open(context.Background(), target, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+// TestPrecondition_Server runs the filter a write goes through against a
+// document that another writer changed between omgdb's exact read and
+// its write: each change below must make the write match nothing. The
+// last case is the documented limit: a field added in that window is
+// seen only by the exact read (checkBefore), not by the filter.
+func TestPrecondition_Server(t *testing.T) {
+	d := openWrite(t)
+	ctx := context.Background()
+	c := d.db.Collection("docs")
+	beforeJS := `{"_id":1,"a":1,"b":[1,2],"c":null,"d":{"x":1},"s":"x","l":{"$numberLong":"9007199254740993"}}`
+	before := input(beforeJS)
+	cases := []struct {
+		name    string
+		change  bson.M // an update applied around omgdb; nil: none
+		matches bool
+	}{
+		{"unchanged", nil, true},
+		{"int_to_long_same_value", bson.M{"$set": bson.M{"a": int64(1)}}, false},
+		{"int_to_double_same_value", bson.M{"$set": bson.M{"a": 1.0}}, false},
+		{"value", bson.M{"$set": bson.M{"a": int32(2)}}, false},
+		{"array_appended", bson.M{"$push": bson.M{"b": int32(3)}}, false},
+		{"array_reordered", bson.M{"$set": bson.M{"b": bson.A{int32(2), int32(1)}}}, false},
+		{"array_to_scalar_element", bson.M{"$set": bson.M{"b": int32(1)}}, false},
+		{"null_to_missing", bson.M{"$unset": bson.M{"c": ""}}, false},
+		{"null_to_value", bson.M{"$set": bson.M{"c": int32(0)}}, false},
+		{"subdocument_field_added", bson.M{"$set": bson.M{"d.y": int32(2)}}, false},
+		{"string", bson.M{"$set": bson.M{"s": "y"}}, false},
+		{"long_beyond_double", bson.M{"$set": bson.M{"l": int64(9007199254740992)}}, false},
+		{"field_added_is_a_known_limit", bson.M{"$set": bson.M{"z": int32(1)}}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := c.DeleteMany(ctx, bson.D{}); err != nil {
+				t.Fatal(err)
+			}
+			doc, _ := docToBSON(before)
+			if _, err := c.InsertOne(ctx, doc); err != nil {
+				t.Fatal(err)
+			}
+			if tc.change != nil {
+				if _, err := c.UpdateOne(ctx, bson.M{"_id": int32(1)}, tc.change); err != nil {
+					t.Fatal(err)
+				}
+			}
+			f, err := precondition(before)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := c.ReplaceOne(ctx, f, bson.D{{Key: "_id", Value: int32(1)}, {Key: "written", Value: true}})
+			if err != nil {
+				t.Fatalf("replace with %v: %v", f, err)
+			}
+			if got := r.MatchedCount == 1; got != tc.matches {
+				t.Errorf("precondition %v matched %v, want %v", f, got, tc.matches)
+			}
+		})
+	}
+}
+
+// TestApply_TypesSurvive plans, applies and rolls back an update of a
+// document holding every BSON type the test server stores: the images
+// in omgdb.plan_items and the documents written keep each type exactly.
+func TestApply_TypesSurvive(t *testing.T) {
+	d := openWrite(t)
+	ctx := context.Background()
+	js := `{"_id":{"$oid":"665f1c2e9b1d4a0c8e7f6a5b"},"i":1,"l":{"$numberLong":"9007199254740993"},"d":2.5,` +
+		`"dt":{"$date":{"$numberLong":"1704164645678"}},"bin":{"$binary":{"base64":"AQI=","subType":"04"}},` +
+		`"ts":{"$timestamp":{"t":1,"i":2}},"re":{"$regularExpression":{"pattern":"a.b","options":"i"}},` +
+		`"arr":[1,{"$numberLong":"2"},3.5,null,{"k":true}],"n":null,"o":{"z":1,"a":2}}`
+	orig := input(js)
+	doc, _ := docToBSON(orig)
+	if _, err := d.db.Collection("t").InsertOne(ctx, doc); err != nil {
+		t.Fatal(err)
+	}
+	spec := &PlanSpec{Collection: "t", Filter: input(`{}`), Update: input(`{"$set":{"added":{"$numberLong":"7"}}}`)}
+	var err error
+	if spec.Compiled, err = compileForTest(spec.Update); err != nil {
+		t.Fatal(err)
+	}
+	p, err := d.PlanUpdate(ctx, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := d.LoadPlan(ctx, p.Token)
+	if err != nil || len(stored.Items) != 1 || !sameDoc(stored.Items[0].Before, orig) {
+		t.Fatalf("stored plan %+v (%v): before-image differs from %s", stored, err, js)
+	}
+	res, err := d.Apply(ctx, p.Token, nil)
+	if err != nil || res.Updated != 1 {
+		t.Fatalf("apply: %+v %v", res, err)
+	}
+	want := input(js[:len(js)-1] + `,"added":{"$numberLong":"7"}}`)
+	if got := readOne(t, d, "t"); !sameDoc(got, want) {
+		t.Errorf("after apply:\n%s\nwant\n%s", value.AppendJSON(nil, got), value.AppendJSON(nil, want))
+	}
+	if _, err := d.Rollback(ctx, p.Token, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := readOne(t, d, "t"); !sameDoc(got, orig) {
+		t.Errorf("after rollback:\n%s\nwant\n%s", value.AppendJSON(nil, got), js)
+	}
+}
+
+func readOne(t *testing.T, d *DB, coll string) value.Value {
+	t.Helper()
+	raw, err := d.db.Collection(coll).FindOne(context.Background(), bson.D{}).Raw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := fromDoc(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func compileForTest(spec value.Value) (*query.Update, error) { return query.CompileUpdate(spec, nil) }
+
+// input parses Extended JSON as a user's input: a plain integer is an int.
+func input(s string) value.Value {
+	v, err := value.ParseInput([]byte(s))
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
