@@ -46,6 +46,9 @@ documents stay in the journal, so rollback brings them back. ` + writeOutput,
 }
 
 func (e *env) runDelete(ctx context.Context, opts *deleteOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoDelete(ctx, opts)
+	}
 	filter, err := e.parseArg(opts.filter, "filter")
 	if err != nil {
 		return err

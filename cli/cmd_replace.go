@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omgdb/omgdb/changes"
+	"github.com/omgdb/omgdb/mongoengine"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -44,6 +45,10 @@ no match, the document is inserted. ` + writeOutput,
 }
 
 func (e *env) runReplace(ctx context.Context, opts *replaceOptions) error {
+	if isMongo(opts.path) {
+		spec := &mongoengine.PlanSpec{Upsert: opts.upsert, First: true}
+		return e.mongoUpdate(ctx, changes.KindReplace, opts.path, opts.coll, opts.filter, opts.doc, &opts.writeFlags, spec)
+	}
 	filter, doc, err := e.parseFilterAnd(opts.filter, opts.doc, "document")
 	if err != nil {
 		return err

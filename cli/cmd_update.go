@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omgdb/omgdb/changes"
+	"github.com/omgdb/omgdb/mongoengine"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -51,6 +52,14 @@ when someone should review the change before it is written. ` + writeOutput,
 }
 
 func (e *env) runUpdate(ctx context.Context, opts *updateOptions) error {
+	if isMongo(opts.path) {
+		af, err := e.parseArrayFilters(opts.arrayFilters)
+		if err != nil {
+			return err
+		}
+		spec := &mongoengine.PlanSpec{ArrayFilters: af, Upsert: opts.upsert, First: opts.one}
+		return e.mongoUpdate(ctx, changes.KindUpdate, opts.path, opts.coll, opts.filter, opts.update, &opts.writeFlags, spec)
+	}
 	filter, update, err := e.parseFilterAnd(opts.filter, opts.update, "update")
 	if err != nil {
 		return err

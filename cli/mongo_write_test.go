@@ -302,13 +302,19 @@ func TestMongo_WriteErrors(t *testing.T) {
 		{[]string{"plan-update", uri, "users", `{}`, `[{"$set":{"a":1}}]`, "--array-filters", `[{"t":1}]`}, cli.ExitData, "arrayFilters may not be specified for pipeline-style updates"},
 		{[]string{"plan-update", uri, "usrs", `{}`, `{"$set":{"a":1}}`}, cli.ExitNotFound, "did you mean `users`?"},
 		{[]string{"plan-delete", uri, "users", `{"$where":"1"}`}, cli.ExitData, "$where"},
+		{[]string{"plan-update", uri, "omgdb.changes", `{"_id":1}`, `{"$set":{"a":1}}`, "--upsert"}, cli.ExitData, "is not one omgdb writes"},
+		{[]string{"plan-delete", uri, "system.profile", `{}`}, cli.ExitData, "is not one omgdb writes"},
 		{[]string{"plan-delete", uri, "users", `{}`, "--collation", `{"locale":"en"}`}, cli.ExitUsage, "--collation does not work over MongoDB yet"},
 		{[]string{"apply", uri, "665f1c2e9b1d4a0c8e7f6a5b"}, cli.ExitNotFound, "plan 665f1c2e9b1d4a0c8e7f6a5b not found"},
 		{[]string{"apply", uri, "nope"}, cli.ExitData, "invalid plan token"},
 		{[]string{"rollback", uri, "665f1c2e9b1d4a0c8e7f6a5b"}, cli.ExitNotFound, "writes made around omgdb are not in its journal"},
 		{[]string{"history", uri, "--id", "1"}, cli.ExitUsage, "--id does not work over MongoDB yet"},
 		{[]string{"plans", uri}, cli.ExitUsage, "not yet supported over MongoDB"},
-		{[]string{"update", uri, "users", "{}", `{"$set":{"x":1}}`}, cli.ExitUsage, "not yet supported over MongoDB"},
+		{[]string{"insert", uri, "users", `{"x":1}`}, cli.ExitUsage, "not yet supported over MongoDB"},
+		{[]string{"update", uri, "users", "{}", `{"x":1}`}, cli.ExitData, "update document requires update operators"},
+		{[]string{"replace", uri, "users", "{}", `{"$set":{"x":1}}`}, cli.ExitData, "replacement document must not contain update operators"},
+		{[]string{"replace", uri, "users", "{}", `[{"$set":{"x":1}}]`}, cli.ExitData, "a replacement must be a document"},
+		{[]string{"delete", uri, "usrs", "{}"}, cli.ExitNotFound, "did you mean `users`?"},
 	} {
 		code, stdout, stderr := runCLI(t, "", c.args...)
 		if code != c.code || stdout != "" || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, "hint: ") {
@@ -357,5 +363,60 @@ func TestMongo_WriteCredentialsNeverPrinted(t *testing.T) {
 	}
 	if strings.Contains(all, pw) || strings.Contains(all, user) || !strings.Contains(all, "mongodb://***@") || !strings.Contains(all, `"rolled_back":"`+tok) {
 		t.Errorf("write commands printed the credentials, or did not run:\n%s", all)
+	}
+}
+
+// TestMongo_OneStepMatchesFile runs update, replace and delete (and their
+// --dry-run) on a store file and on the deployment: the results say the
+// same and the collections then hold the same documents; rolling the
+// change back over MongoDB restores the documents.
+func TestMongo_OneStepMatchesFile(t *testing.T) {
+	cases := [][]string{
+		{"update", "STORE", "users", `{"city":"Paris"}`, `{"$inc":{"age":1},"$set":{"seen":{"$date":"2024-01-02T03:04:05Z"}}}`},
+		{"update", "STORE", "users", `{"_id":8}`, `{"$set":{"name":"h"}}`, "--one", "--upsert"},
+		{"update", "STORE", "users", `{"tags":"b"}`, `{"$set":{"tags.$[t]":"B"}}`, "--array-filters", `[{"t":"b"}]`},
+		{"update", "STORE", "users", `{}`, `[{"$set":{"n":{"$size":{"$ifNull":["$tags",[]]}}}}]`},
+		{"update", "STORE", "users", `{"age":{"$gt":99}}`, `{"$set":{"x":1}}`},
+		{"update", "STORE", "users", `{"city":"Lyon"}`, `{"$set":{"city":"Lyon"}}`},
+		{"replace", "STORE", "users", `{"name":"bob"}`, `{"name":"robert","age":{"$numberLong":"26"}}`},
+		{"replace", "STORE", "users", `{"_id":9}`, `{"name":"new"}`, "--upsert"},
+		{"delete", "STORE", "users", `{"city":"Paris"}`},
+		{"delete", "STORE", "users", `{}`, "--one"},
+		{"delete", "STORE", "users", `{"city":"Paris"}`, "--dry-run"},
+	}
+	for _, args := range cases {
+		t.Run(strings.Join(args[3:], " "), func(t *testing.T) {
+			file, uri := mongoStores(t)
+			before := dump(t, uri)
+			res := map[string]map[string]any{}
+			for _, store := range []string{file, uri} {
+				a := append([]string(nil), args...)
+				a[1] = store
+				code, out, stderr := runCLI(t, "", a...)
+				if code != 0 {
+					t.Fatalf("omgdb %s: exit %d: %s", strings.Join(a, " "), code, stderr)
+				}
+				m := planFields(t, out)
+				if store == uri {
+					if id, _ := m["change_id"].(string); id != "" {
+						defer func() {
+							if code, out, stderr := runCLI(t, "", "rollback", uri, id); code != 0 || dump(t, uri) != before {
+								t.Errorf("rollback of %s: exit %d %s%s", id, code, out, stderr)
+							}
+						}()
+					}
+				}
+				for _, k := range []string{"change_id", "lsn", "conflicts", "transaction"} {
+					delete(m, k)
+				}
+				res[store] = m
+			}
+			if !reflect.DeepEqual(res[file], res[uri]) {
+				t.Errorf("results differ:\n file  %v\n mongo %v", res[file], res[uri])
+			}
+			if f, m := dump(t, file), dump(t, uri); f != m {
+				t.Errorf("after the write:\n file:\n%s mongo:\n%s", f, m)
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package mongoengine
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -31,10 +32,11 @@ const (
 // Plan statuses. A plan is pending until apply claims it (applying), then
 // applied; a plan past its expiry is expired.
 const (
-	StatusPending  = "pending"
-	StatusApplying = "applying"
-	StatusApplied  = "applied"
-	StatusExpired  = "expired"
+	StatusPending   = "pending"
+	StatusApplying  = "applying"
+	StatusApplied   = "applied"
+	StatusExpired   = "expired"
+	StatusDiscarded = "discarded"
 )
 
 // Item operations.
@@ -98,6 +100,9 @@ type Plan struct {
 // leaves as they are count as matched and are not written. With
 // spec.Upsert and no match, the plan inserts the document MongoDB would.
 func (d *DB) PlanUpdate(ctx context.Context, spec *PlanSpec) (*Plan, error) {
+	if err := writable(spec.Collection); err != nil {
+		return nil, err
+	}
 	p := newPlan(KindUpdate, spec)
 	actx := query.ApplyContext{Now: p.Created, Query: spec.Filter}
 	var err error
@@ -133,6 +138,9 @@ func (d *DB) PlanUpdate(ctx context.Context, spec *PlanSpec) (*Plan, error) {
 // PlanDelete reads the documents of spec.Collection that spec.Filter
 // matches and stores the plan that deletes them.
 func (d *DB) PlanDelete(ctx context.Context, spec *PlanSpec) (*Plan, error) {
+	if err := writable(spec.Collection); err != nil {
+		return nil, err
+	}
 	p := newPlan(KindDelete, spec)
 	_, err := d.matches(ctx, spec, func(doc value.Value) error {
 		p.Matched++
@@ -144,6 +152,16 @@ func (d *DB) PlanDelete(ctx context.Context, spec *PlanSpec) (*Plan, error) {
 	}
 	p.Modified = int64(len(p.Items))
 	return p, d.savePlan(ctx, p)
+}
+
+// writable refuses a collection omgdb does not write through plans: its
+// own (omgdb.*), the server's (system.*), and an empty name.
+func writable(coll string) error {
+	if strings.HasPrefix(coll, "omgdb.") || strings.HasPrefix(coll, "system.") || coll == "" || strings.ContainsAny(coll, "$\x00") {
+		return errs.Errorf(errs.Invalid, "collection name %q is not one omgdb writes: names starting with \"omgdb.\" hold omgdb's plans and journal, \"system.\" the server's own", coll).
+			WithHint("choose another collection name; omgdb's collections change only through plan, apply and rollback")
+	}
+	return nil
 }
 
 func newPlan(kind string, spec *PlanSpec) *Plan {

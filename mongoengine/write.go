@@ -158,6 +158,21 @@ func (d *DB) claim(ctx context.Context, p *Plan) error {
 	return nil
 }
 
+// Discard drops a pending plan that will not be applied (a one-step
+// write that changes nothing): its status becomes discarded.
+func (d *DB) Discard(ctx context.Context, token string) error {
+	tok, err := checkToken(token, "plan token")
+	if err != nil {
+		return err
+	}
+	_, err = d.db.Collection(PlansColl).UpdateOne(ctx, bson.D{{Key: "_id", Value: tok}, {Key: "status", Value: StatusPending}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "status", Value: StatusDiscarded}, {Key: "status_time", Value: bson.NewDateTimeFromTime(time.Now())}}}})
+	if err != nil {
+		return wrapErr(d.target, "discard the plan in", err)
+	}
+	return nil
+}
+
 // unclaim makes a plan pending again and drops its change from the
 // journal, after a transaction that wrote nothing.
 func (d *DB) unclaim(ctx context.Context, p *Plan) error {
