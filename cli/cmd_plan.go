@@ -67,7 +67,7 @@ func newPlanUpdateCmd(e *env) *cobra.Command {
 ({"$set":…}), a replacement document or an update pipeline ([{"$set":…}]),
 without writing any document. The plan
 (every matched document with its before and after image and a digest of its
-bytes) is stored in the store file under a token. ` + planOutput,
+bytes) is stored in the store file under a token. ` + planOutput + overMongoWrites,
 		Example: `  omgdb plan-update app.omgdb users '{"tier":"trial"}' '{"$set":{"tier":"free"}}'
   omgdb plan-update app.omgdb users '{"email":"a@x.io"}' '{"$inc":{"logins":1}}' --upsert
   omgdb plan-update app.omgdb users '{}' '{"$set":{"tags.$[t]":"vip"}}' --array-filters '[{"t":"gold"}]'
@@ -135,7 +135,7 @@ func newPlanDeleteCmd(e *env) *cobra.Command {
 		Short: "Plan a deletion as a reviewable dry run; writes no document",
 		Long: `Plan the deletion of the documents that match a filter, without deleting
 anything. The plan (every matched document and a digest of its bytes) is
-stored in the store file under a token. ` + planOutput,
+stored in the store file under a token. ` + planOutput + overMongoWrites,
 		Example: `  omgdb plan-delete app.omgdb sessions '{"expired":true}'
   omgdb plan-delete app.omgdb users '{"_id":7}' --multi=false`,
 		Args: cobra.ExactArgs(3),

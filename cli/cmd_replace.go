@@ -29,7 +29,7 @@ func newReplaceCmd(e *env) *cobra.Command {
 document, keeping its _id, in one transaction that is one change in the
 journal: MongoDB's replaceOne. The document must not contain update operators
 (use omgdb update); it may repeat the _id but not change it. With --upsert and
-no match, the document is inserted. ` + writeOutput,
+no match, the document is inserted. ` + writeOutput + overMongoWrites,
 		Example: `  omgdb replace app.omgdb users '{"_id":7}' '{"name":"ada","age":37}'
   omgdb replace app.omgdb users '{"email":"a@x.io"}' '{"email":"a@x.io","tier":"pro"}' --upsert`,
 		Args: cobra.ExactArgs(4),

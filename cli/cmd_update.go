@@ -32,7 +32,7 @@ order with --one), in one transaction that is one change in
 the journal: MongoDB's updateMany and updateOne. A replacement document is
 refused: use omgdb replace. Indexes and validation rules are enforced; if any
 document is refused, nothing is written. Use plan-update and apply instead
-when someone should review the change before it is written. ` + writeOutput,
+when someone should review the change before it is written. ` + writeOutput + overMongoWrites,
 		Example: `  omgdb update app.omgdb users '{"tier":"trial"}' '{"$set":{"tier":"free"}}'
   omgdb update app.omgdb users '{"email":"a@x.io"}' '{"$inc":{"logins":1}}' --one --upsert
   omgdb update app.omgdb users '{}' '{"$set":{"tags.$[t]":"vip"}}' --array-filters '[{"t":"gold"}]'

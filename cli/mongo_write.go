@@ -13,6 +13,16 @@ import (
 	"github.com/omgdb/omgdb/query/errs"
 )
 
+// overMongoWrites ends the help of the commands that write over MongoDB.
+const overMongoWrites = `
+
+Over a MongoDB deployment (mongodb://…/DB) plans and the journal are kept
+in the database's omgdb.plans, omgdb.plan_items and omgdb.changes; apply
+writes in one transaction on a replica set or sharded cluster, and
+elsewhere document by document, each only if it still equals its planned
+before-image, listing every other as a conflict (exit 69). See omgdb docs
+mongodb.`
+
 // mongoPlanUpdate plans an update on the deployment: omgdb's compiler
 // checks the filter and update, its update engine computes the
 // after-images, and the plan is stored in omgdb.plans.
