@@ -337,6 +337,15 @@ func TestMongo_WriteErrors(t *testing.T) {
 	if code != 0 || out != "users\n" {
 		t.Errorf("collections: %q; want users only (omgdb.* hidden)", out)
 	}
+	for _, coll := range []string{"omgdb.plans", "omgdb.plan_items"} {
+		if code, out, stderr := runCLI(t, "", "find", uri, coll); code != cli.ExitNotFound || out != "" {
+			t.Errorf("find %s: exit %d, %q %q; want 66 (omgdb's collections are not readable)", coll, code, out, stderr)
+		}
+	}
+	code, out, _ = runCLI(t, "", "shell", uri, "--eval", "db.getCollectionNames()")
+	if code != 0 || strings.Contains(out, "omgdb.") || !strings.Contains(out, "users") {
+		t.Errorf("shell getCollectionNames: exit %d, %q; want no omgdb.* collection", code, out)
+	}
 }
 
 // TestMongo_WriteCredentialsNeverPrinted: the write commands over a URI
