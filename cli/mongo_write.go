@@ -139,7 +139,11 @@ func applyOutput(res *mongoengine.ApplyResult) *mongoApplyResult {
 	for _, c := range res.Conflicts {
 		out.Conflicts = append(out.Conflicts, mongoConflict{ID: changes.Doc{Value: c.ID}, Reason: c.Reason})
 	}
-	if res.Written() == 0 {
+	switch {
+	case res.Written() == 0 && len(res.Conflicts) == 0:
+		out.Message = "the plan changes nothing: no document was written"
+		out.NextValidActions = []string{}
+	case res.Written() == 0:
 		out.Message = "no document was written"
 		out.NextValidActions = []string{}
 	}

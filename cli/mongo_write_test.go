@@ -324,16 +324,24 @@ func TestMongo_WriteErrors(t *testing.T) {
 	if got := dump(t, uri); strings.Contains(got, `"a":`) {
 		t.Errorf("a refused plan wrote: %s", got)
 	}
+	empty := mongoPlan(t, "plan-delete", uri, "users", `{"age":{"$gt":99}}`)
+	code, out, stderr := runCLI(t, "", "apply", uri, empty)
+	if code != 0 || !strings.Contains(out, `"message":"the plan changes nothing: no document was written"`) {
+		t.Errorf("apply of an empty plan: exit %d, %s%s", code, out, stderr)
+	}
+	if code, out, _ := runCLI(t, "", "history", uri); code != 0 || out != "" {
+		t.Errorf("history after an empty plan: %q; want no change", out)
+	}
 	tok := mongoPlan(t, "plan-delete", uri, "users", `{}`, "--expiry", "1ms")
 	time.Sleep(20 * time.Millisecond)
-	code, _, stderr := runCLI(t, "", "apply", uri, tok)
+	code, _, stderr = runCLI(t, "", "apply", uri, tok)
 	if code != cli.ExitConflict || !strings.Contains(stderr, "expired") {
 		t.Errorf("expired plan: exit %d, %q", code, stderr)
 	}
 	if code, out, _ := runCLI(t, "", "count", uri, "users"); code != 0 || out != "4\n" {
 		t.Errorf("after the refused applies: count %q", out)
 	}
-	code, out, _ := runCLI(t, "", "collections", uri)
+	code, out, _ = runCLI(t, "", "collections", uri)
 	if code != 0 || out != "users\n" {
 		t.Errorf("collections: %q; want users only (omgdb.* hidden)", out)
 	}

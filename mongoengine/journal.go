@@ -64,14 +64,19 @@ func (d *DB) journalEnd(ctx context.Context, p *Plan, res *ApplyResult) error {
 		}
 		conflicts = append(conflicts, bson.D{{Key: "_id", Value: id}, {Key: "reason", Value: c.Reason}})
 	}
-	now := bson.NewDateTimeFromTime(time.Now())
-	set := bson.D{{Key: "status", Value: StatusApplied}, {Key: "time", Value: now}, {Key: "inserted", Value: res.Inserted},
+	set := bson.D{{Key: "status", Value: StatusApplied}, {Key: "time", Value: bson.NewDateTimeFromTime(time.Now())}, {Key: "inserted", Value: res.Inserted},
 		{Key: "updated", Value: res.Updated}, {Key: "deleted", Value: res.Deleted}, {Key: "conflicts", Value: conflicts}}
 	if _, err := d.db.Collection(ChangesColl).UpdateOne(ctx, bson.D{{Key: "_id", Value: tok}}, bson.D{{Key: "$set", Value: set}}); err != nil {
 		return wrapErr(d.target, "journal the change in", err)
 	}
+	return d.markApplied(ctx, p)
+}
+
+// markApplied marks a plan applied.
+func (d *DB) markApplied(ctx context.Context, p *Plan) error {
+	tok, _ := bson.ObjectIDFromHex(p.Token)
 	_, err := d.db.Collection(PlansColl).UpdateOne(ctx, bson.D{{Key: "_id", Value: tok}},
-		bson.D{{Key: "$set", Value: bson.D{{Key: "status", Value: StatusApplied}, {Key: "status_time", Value: now}}}})
+		bson.D{{Key: "$set", Value: bson.D{{Key: "status", Value: StatusApplied}, {Key: "status_time", Value: bson.NewDateTimeFromTime(time.Now())}}}})
 	if err != nil {
 		return wrapErr(d.target, "mark the plan applied in", err)
 	}

@@ -70,6 +70,9 @@ func (d *DB) Apply(ctx context.Context, token string, opts *ApplyOptions) (*Appl
 		return nil, err
 	}
 	res := &ApplyResult{Token: token, ChangeID: token, Kind: p.Kind, Collection: p.Collection}
+	if len(p.Items) == 0 {
+		return res, d.markApplied(ctx, p) // nothing to write: no change in the journal
+	}
 	if err := d.journalStart(ctx, p, opts.Actor); err != nil {
 		return nil, err
 	}
