@@ -2,11 +2,15 @@ package mongoengine
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"testing"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 
+	"github.com/omgdb/omgdb/engine"
 	"github.com/omgdb/omgdb/internal/mongotest"
 	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/query/value"
@@ -152,4 +156,121 @@ func input(s string) value.Value {
 		panic(err)
 	}
 	return v
+}
+
+// TestApplyRollback_Property plans random updates of random documents
+// (ints, longs, doubles, strings, booleans, null, dates, arrays,
+// subdocuments, missing fields), applies them and rolls them back: after the apply
+// each document must be exactly the plan's after-image, and after the
+// rollback exactly what it was, field order and types included.
+func TestApplyRollback_Property(t *testing.T) {
+	d := openWrite(t)
+	ctx := context.Background()
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	r := rand.New(rand.NewPCG(seed, 1))
+	scalar := func() string {
+		switch r.IntN(7) {
+		case 0:
+			return fmt.Sprint(r.IntN(100) - 50)
+		case 1:
+			return fmt.Sprintf(`{"$numberLong":"%d"}`, r.Int64N(1<<62)-(1<<61))
+		case 2:
+			return fmt.Sprintf("%d.5", r.IntN(100))
+		case 3:
+			return fmt.Sprintf(`"s%d"`, r.IntN(5))
+		case 4:
+			return "null"
+		case 5:
+			return `true`
+		}
+		return fmt.Sprintf(`{"$date":{"$numberLong":"%d"}}`, r.Int64N(1e12))
+	}
+	updates := []func() string{
+		func() string { return `{"$set":{"a":` + scalar() + `}}` },
+		func() string { return `{"$inc":{"n":` + []string{"1", `{"$numberLong":"1"}`, "0.5"}[r.IntN(3)] + `}}` },
+		func() string { return `{"$unset":{"b":""}}` },
+		func() string { return `{"$push":{"arr":` + scalar() + `}}` },
+		func() string { return `{"$set":{"o.x":` + scalar() + `,"o.y":[` + scalar() + `]}}` },
+		func() string { return `{"$mul":{"n":2.5}}` },
+		func() string { return `{"$set":{"c":"x"},"$min":{"n":` + scalar() + `}}` },
+		func() string { return `{"$rename":{"a":"z"}}` },
+	}
+	for iter := 0; iter < 8; iter++ {
+		coll := fmt.Sprintf("p%d", iter)
+		var docs []any
+		var orig []value.Value
+		for i := 0; i < 6; i++ {
+			js := fmt.Sprintf(`{"_id":%d`, i)
+			for _, f := range []string{"a", "b"} {
+				if r.IntN(4) > 0 {
+					js += `,"` + f + `":` + scalar()
+				}
+			}
+			if r.IntN(4) > 0 {
+				js += `,"n":` + []string{"7", `{"$numberLong":"9007199254740993"}`, "-2.25"}[r.IntN(3)]
+			}
+			if r.IntN(2) == 0 {
+				js += `,"arr":[` + scalar() + `,` + scalar() + `]`
+			}
+			if r.IntN(2) == 0 {
+				js += `,"o":{"x":` + scalar() + `}`
+			}
+			v := input(js + "}")
+			orig = append(orig, v)
+			b, _ := docToBSON(v)
+			docs = append(docs, b)
+		}
+		if _, err := d.db.Collection(coll).InsertMany(ctx, docs); err != nil {
+			t.Fatal(err)
+		}
+		upd := updates[r.IntN(len(updates))]()
+		spec := &PlanSpec{Collection: coll, Filter: input(fmt.Sprintf(`{"_id":{"$gte":%d}}`, r.IntN(4))), Update: input(upd)}
+		var err error
+		if spec.Compiled, err = compileForTest(spec.Update); err != nil {
+			t.Fatalf("%s: %v", upd, err)
+		}
+		p, err := d.PlanUpdate(ctx, spec)
+		if err != nil {
+			t.Errorf("iteration %d: %s refused: %v", iter, upd, err)
+			continue
+		}
+		if _, err := d.Apply(ctx, p.Token, nil); err != nil {
+			t.Fatalf("apply %s: %v", upd, err)
+		}
+		want := map[string]value.Value{}
+		for _, o := range orig {
+			want[string(value.AppendJSON(nil, o.Get("_id")))] = o
+		}
+		for _, it := range p.Items {
+			want[string(value.AppendJSON(nil, it.ID))] = it.After
+		}
+		checkColl(t, d, coll, want, "after "+upd)
+		if len(p.Items) > 0 {
+			if _, err := d.Rollback(ctx, p.Token, nil); err != nil {
+				t.Fatalf("rollback %s: %v", upd, err)
+			}
+		}
+		for _, o := range orig {
+			want[string(value.AppendJSON(nil, o.Get("_id")))] = o
+		}
+		checkColl(t, d, coll, want, "after rolling back "+upd)
+	}
+}
+
+// checkColl compares every document of coll with want (by _id), exactly.
+func checkColl(t *testing.T, d *DB, coll string, want map[string]value.Value, when string) {
+	t.Helper()
+	n := 0
+	err := d.Find(context.Background(), coll, &engine.Find{}, func(v value.Value) error {
+		n++
+		w := want[string(value.AppendJSON(nil, v.Get("_id")))]
+		if !sameDoc(v, w) {
+			t.Errorf("%s: got %s, want %s", when, value.AppendJSON(nil, v), value.AppendJSON(nil, w))
+		}
+		return nil
+	})
+	if err != nil || n != len(want) {
+		t.Errorf("%s: %d documents (%v), want %d", when, n, err, len(want))
+	}
 }
