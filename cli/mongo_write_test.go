@@ -3,6 +3,7 @@ package cli_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -93,17 +94,78 @@ func TestMongo_PlanApplyMatchesFile(t *testing.T) {
 		{"delete_none", []string{"plan-delete", "STORE", "users", `{"age":{"$gt":99}}`}},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			file, uri := mongoStores(t)
-			fplan := planFields(t, planAndApply(t, file, c.args))
-			mplan := planFields(t, planAndApply(t, uri, c.args))
-			if !reflect.DeepEqual(fplan, mplan) {
-				t.Errorf("plans differ:\n file  %v\n mongo %v", fplan, mplan)
-			}
-			if f, m := dumpColl(t, file, c.args[2]), dumpColl(t, uri, c.args[2]); f != m || f == "" {
-				t.Errorf("after apply:\n file:\n%s mongo:\n%s", f, m)
-			}
+		t.Run(c.name, func(t *testing.T) { planApplyParity(t, mongoUsers, c.args) })
+	}
+}
+
+// planApplyParity plans and applies args on a store file and on the
+// deployment, both holding users: the plans and then the documents must
+// be the same.
+func planApplyParity(t *testing.T, users []string, args []string) {
+	t.Helper()
+	file, uri := mongoStoresWith(t, users)
+	fplan := planFields(t, planAndApply(t, file, args))
+	mplan := planFields(t, planAndApply(t, uri, args))
+	if !reflect.DeepEqual(fplan, mplan) {
+		t.Errorf("plans differ:\n file  %v\n mongo %v", fplan, mplan)
+	}
+	if f, m := dumpColl(t, file, args[2]), dumpColl(t, uri, args[2]); f != m || f == "" {
+		t.Errorf("after apply:\n file:\n%s mongo:\n%s", f, m)
+	}
+}
+
+// jstestUsers are the documents of the cases ported from MongoDB's
+// jstests below.
+var jstestUsers = []string{
+	`{"_id":1,"a":{"$numberInt":"2147483647"}}`,
+	`{"_id":2,"a":{"$numberInt":"-2147483648"}}`,
+	`{"_id":3,"a":2}`,
+	`{"_id":4,"a":{"$date":"2021-08-11T12:29:31.757Z"}}`,
+	`{"_id":5,"a":1e-15}`,
+	`{"_id":7,"y":[{"a":2},{"a":6},{"a":[9,1,1]}]}`,
+	`{"_id":9,"a":{"$numberLong":"9223372036854775807"}}`,
+}
+
+// TestMongo_PlanApplyJSTests ports update cases of MongoDB's jstests to
+// plan and apply on both stores (planApplyParity); the expected values
+// are the jstests' own, checked on the deployment after the apply.
+func TestMongo_PlanApplyJSTests(t *testing.T) {
+	cases := []struct {
+		from, filter, update, want string
+	}{
+		// jstests/core/inc-SERVER-7446.js: an int32 overflow or underflow spills to a long.
+		{"inc-SERVER-7446.js", `{"_id":1}`, `{"$inc":{"a":{"$numberInt":"1"}}}`, `{"_id":1,"a":{"$numberLong":"2147483648"}}`},
+		{"inc-SERVER-7446.js", `{"_id":2}`, `{"$inc":{"a":{"$numberInt":"-1"}}}`, `{"_id":2,"a":{"$numberLong":"-2147483649"}}`},
+		// jstests/core/query/set/set_type_change.js: $set changing only the type is a modification.
+		{"set_type_change.js", `{"_id":3}`, `{"$set":{"a":{"$numberLong":"2"}}}`, `{"_id":3,"a":{"$numberLong":"2"}}`},
+		// jstests/core/write/update/update_min_max_examples.js
+		{"update_min_max_examples.js", `{"_id":3}`, `{"$min":{"a":1}}`, `{"_id":3,"a":1}`},
+		{"update_min_max_examples.js", `{"_id":3}`, `{"$max":{"a":1}}`, `{"_id":3,"a":2}`},
+		{"update_min_max_examples.js", `{"_id":4}`, `{"$min":{"a":{"$date":"2021-08-11T12:29:31.759Z"}}}`, `{"_id":4,"a":{"$date":"2021-08-11T12:29:31.757Z"}}`},
+		{"update_min_max_examples.js", `{"_id":4}`, `{"$max":{"a":{"$date":"2021-08-11T12:29:31.759Z"}}}`, `{"_id":4,"a":{"$date":"2021-08-11T12:29:31.759Z"}}`},
+		{"update_min_max_examples.js", `{"_id":5}`, `{"$max":{"a":1.000000000000001e-15}}`, `{"_id":5,"a":1.000000000000001e-15}`},
+		{"update_min_max_examples.js", `{"_id":7,"y.a":6}`, `{"$max":{"y.$.a":7}}`, `{"_id":7,"y":[{"a":2},{"a":7},{"a":[9,1,1]}]}`},
+		{"update_min_max_examples.js", `{"_id":7,"y.a":6}`, `{"$min":{"y.$.a":5}}`, `{"_id":7,"y":[{"a":2},{"a":5},{"a":[9,1,1]}]}`},
+		// jstests/core/write/update/update_mul_examples.js
+		{"update_mul_examples.js", `{"_id":3}`, `{"$mul":{"a":1.1}}`, `{"_id":3,"a":2.2}`},
+		{"update_mul_examples.js", `{"_id":3}`, `{"$mul":{"a":-10}}`, `{"_id":3,"a":-20}`},
+	}
+	for _, c := range cases {
+		t.Run(c.from+" "+c.update, func(t *testing.T) {
+			args := []string{"plan-update", "STORE", "users", c.filter, c.update}
+			planApplyParity(t, jstestUsers, args)
 		})
+	}
+	// jstests/core/inc-SERVER-7446.js: a long overflow is an error, on
+	// both stores alike, and nothing is planned.
+	file, uri := mongoStoresWith(t, jstestUsers)
+	var got []string
+	for _, store := range []string{file, uri} {
+		code, out, stderr := runCLI(t, "", "plan-update", store, "users", `{"_id":9}`, `{"$inc":{"a":{"$numberInt":"1"}}}`)
+		got = append(got, fmt.Sprintf("exit %d %s%s", code, out, strings.ReplaceAll(stderr, store, "STORE")))
+	}
+	if got[0] != got[1] || !strings.HasPrefix(got[0], "exit 65 error: update of _id 9") {
+		t.Errorf("long overflow:\n file  %s\n mongo %s", got[0], got[1])
 	}
 }
 

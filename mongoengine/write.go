@@ -268,11 +268,37 @@ func (d *DB) writeItem(ctx context.Context, c *mongo.Collection, it Item, force 
 			return "", wrapErr(d.target, "replace in", err)
 		}
 		matched = r.MatchedCount + r.UpsertedCount
+		if r.MatchedCount == 1 && r.ModifiedCount == 0 {
+			if err := d.setFields(ctx, c, filter, after); err != nil {
+				return "", err
+			}
+		}
 	}
 	if matched == 0 {
 		return "changed during the apply (its precondition no longer matched)", nil
 	}
 	return "", nil
+}
+
+// setFields sets every field of after with $set: a server that took a
+// replacement equal by value to the document as no change (FerretDB
+// v1.24.2 does, for an int replaced by an equal long) gets the types
+// written. The plan's after-image always differs from the before-image,
+// so an unmodified replacement is never what the plan wants.
+func (d *DB) setFields(ctx context.Context, c *mongo.Collection, filter, after bson.D) error {
+	set := bson.D{}
+	for _, e := range after {
+		if e.Key != "_id" {
+			set = append(set, e)
+		}
+	}
+	if len(set) == 0 {
+		return nil
+	}
+	if _, err := c.UpdateOne(ctx, filter, bson.D{{Key: "$set", Value: set}}); err != nil {
+		return wrapErr(d.target, "update in", err)
+	}
+	return nil
 }
 
 // insertItem inserts an upserted (or rolled-back deleted) document,
