@@ -13,6 +13,7 @@ import (
 
 	"github.com/omgdb/omgdb/cli"
 	"github.com/omgdb/omgdb/internal/mongotest"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // planFields decodes a plan's JSON output without what differs between
@@ -74,9 +75,10 @@ func TestMongo_PlanApplyMatchesFile(t *testing.T) {
 		name string
 		args []string
 	}{
-		// int + long gives a long; $set adds a field (jstests/core/write/update/update_inc_mixed_types.js? no: the manual's $inc).
+		// int + long gives a long; $set adds a field (the manual's $inc and $set).
 		{"inc_long_set", []string{"plan-update", "STORE", "users", `{"city":"Paris"}`, `{"$set":{"tier":"gold"},"$inc":{"age":{"$numberLong":"1"}}}`}},
-		// int * double gives a double; a missing field becomes 0 of the multiplier's type (jstests/core/write/update/update_mul_examples.js).
+		// int * double gives a double (jstests/core/write/update/update_mul_examples.js); a
+		// missing field becomes 0 of the multiplier's type (the manual's $mul).
 		{"mul_double", []string{"plan-update", "STORE", "users", `{}`, `{"$mul":{"age":1.5}}`}},
 		{"array_filters", []string{"plan-update", "STORE", "users", `{"tags":"b"}`, `{"$set":{"tags.$[t]":"B"}}`, "--array-filters", `[{"t":"b"}]`}},
 		{"pipeline", []string{"plan-update", "STORE", "users", `{"_id":{"$lte":2}}`, `[{"$set":{"n":{"$size":"$tags"}}}]`}},
@@ -101,7 +103,7 @@ func TestMongo_PlanApplyMatchesFile(t *testing.T) {
 // planApplyParity plans and applies args on a store file and on the
 // deployment, both holding users: the plans and then the documents must
 // be the same.
-func planApplyParity(t *testing.T, users []string, args []string) {
+func planApplyParity(t *testing.T, users []string, args []string) string {
 	t.Helper()
 	file, uri := mongoStoresWith(t, users)
 	fplan := planFields(t, planAndApply(t, file, args))
@@ -112,6 +114,7 @@ func planApplyParity(t *testing.T, users []string, args []string) {
 	if f, m := dumpColl(t, file, args[2]), dumpColl(t, uri, args[2]); f != m || f == "" {
 		t.Errorf("after apply:\n file:\n%s mongo:\n%s", f, m)
 	}
+	return uri
 }
 
 // jstestUsers are the documents of the cases ported from MongoDB's
@@ -153,7 +156,16 @@ func TestMongo_PlanApplyJSTests(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.from+" "+c.update, func(t *testing.T) {
 			args := []string{"plan-update", "STORE", "users", c.filter, c.update}
-			planApplyParity(t, jstestUsers, args)
+			uri := planApplyParity(t, jstestUsers, args)
+			want, err := value.ParseInput([]byte(c.want))
+			if err != nil {
+				t.Fatal(err)
+			}
+			code, out, _ := runCLI(t, "", "find", uri, "users", `{"_id":`+want.Get("_id").String()+`}`, "--ejson", "canonical")
+			got, perr := value.ParseInput([]byte(out))
+			if code != 0 || perr != nil || string(value.AppendJSON(nil, got)) != string(value.AppendJSON(nil, want)) {
+				t.Errorf("on the deployment: %s, want %s (exit %d, %v)", out, c.want, code, perr)
+			}
 		})
 	}
 	// jstests/core/inc-SERVER-7446.js: a long overflow is an error, on
