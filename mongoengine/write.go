@@ -85,8 +85,10 @@ func (d *DB) Apply(ctx context.Context, token string, opts *ApplyOptions) (*Appl
 		err = d.writeItems(ctx, p, opts.Force, res)
 	}
 	if err != nil {
-		return nil, errs.Errorf(errs.KindOf(err), "apply %s: %v (change %s stays \"applying\" in %s: each document is as planned before or after; compare them with `omgdb plans show`)",
-			token, err, token, ChangesColl).WithHint("check the deployment, then plan again: the documents not yet written are still as they were")
+		e := errs.Errorf(errs.KindOf(err), "apply %s: %v (change %s stays \"applying\" in %s: the documents its items in %s mark applied hold their after-image, the others their before-image but for the one being written)",
+			token, err, token, ChangesColl, PlanItemsColl).WithHint("check the deployment, then plan again: the documents not yet written are still as they were")
+		e.Err = err
+		return nil, e
 	}
 	return res, d.journalEnd(ctx, p, res)
 }
