@@ -14,6 +14,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/omgdb/omgdb/cli"
 	"github.com/omgdb/omgdb/internal/crashtest"
 	"github.com/omgdb/omgdb/internal/mongotest"
 )
@@ -61,6 +62,9 @@ func TestCrash_KillMongoApply(t *testing.T) {
 			t.Fatalf("cycle %d: apply exited %d: %s", c, o.ExitCode, o.Stderr)
 		}
 		outcome := checkMongoApply(t, db, coll, tok, docs, o.Exited)
+		if outcomes[outcome] == 0 && strings.HasPrefix(outcome, "journaled applying") {
+			checkInterrupted(t, s.URI+"app", tok)
+		}
 		outcomes[outcome]++
 	}
 	t.Logf("%d cycles, documents neither before nor after: 0; outcomes: %v", cycles, outcomes)
@@ -138,4 +142,22 @@ func checkMongoApply(t *testing.T, db *mongo.Database, coll, tok string, docs in
 		return "applied"
 	}
 	return "journaled " + ch.Status + " with " + map[bool]string{true: "none", false: "some"}[after == 0] + " written"
+}
+
+// checkInterrupted checks what the CLI says of an interrupted apply:
+// history shows it applying, and neither apply nor rollback touches it.
+func checkInterrupted(t *testing.T, uri, tok string) {
+	t.Helper()
+	code, out, _ := runCLI(t, "", "history", uri, "--limit", "1")
+	if code != 0 || !strings.Contains(out, `"change":"`+tok+`"`) || !strings.Contains(out, `"status":"applying"`) {
+		t.Errorf("history after an interrupted apply: exit %d, %s", code, out)
+	}
+	code, _, stderr := runCLI(t, "", "apply", uri, tok)
+	if code != cli.ExitConflict || !strings.Contains(stderr, "an apply of it was interrupted") {
+		t.Errorf("apply of an interrupted plan: exit %d, %s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "", "rollback", uri, tok)
+	if code != cli.ExitConflict || !strings.Contains(stderr, "its apply did not finish") {
+		t.Errorf("rollback of an interrupted change: exit %d, %s", code, stderr)
+	}
 }
