@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/omgdb/omgdb/engine"
@@ -201,6 +202,12 @@ func sameDoc(a, b value.Value) bool {
 func (d *DB) savePlan(ctx context.Context, p *Plan) error {
 	tok, _ := bson.ObjectIDFromHex(p.Token)
 	if len(p.Items) > 0 {
+		// Apply marks each item by {plan, seq}: without this index each
+		// mark would scan every item of every plan ever made.
+		ix := mongo.IndexModel{Keys: bson.D{{Key: "plan", Value: 1}, {Key: "seq", Value: 1}}}
+		if _, err := d.db.Collection(PlanItemsColl).Indexes().CreateOne(ctx, ix); err != nil {
+			return wrapErr(d.target, "index the plans in", err)
+		}
 		docs := make([]any, len(p.Items))
 		for i, it := range p.Items {
 			doc, err := itemDoc(tok, i, it)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -272,5 +273,30 @@ func checkColl(t *testing.T, d *DB, coll string, want map[string]value.Value, wh
 	})
 	if err != nil || n != len(want) {
 		t.Errorf("%s: %d documents (%v), want %d", when, n, err, len(want))
+	}
+}
+
+// TestSavePlan_IndexesItems: the items' collection has the {plan, seq}
+// index apply looks each item up by.
+func TestSavePlan_IndexesItems(t *testing.T) {
+	d := openWrite(t)
+	ctx := context.Background()
+	b, _ := docToBSON(input(`{"_id":1,"a":1}`))
+	if _, err := d.db.Collection("t").InsertOne(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.PlanDelete(ctx, &PlanSpec{Collection: "t", Filter: input(`{}`)}); err != nil {
+		t.Fatal(err)
+	}
+	ixs, err := d.db.Collection(PlanItemsColl).Indexes().ListSpecifications(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, ix := range ixs {
+		keys = append(keys, ix.KeysDocument.String())
+	}
+	if len(keys) != 2 || !strings.Contains(keys[1], `"plan"`) || !strings.Contains(keys[1], `"seq"`) {
+		t.Errorf("indexes of %s: %v, want _id and {plan, seq}", PlanItemsColl, keys)
 	}
 }
