@@ -148,7 +148,7 @@ func updateDocs(ctx context.Context, db *store.DB, kind, coll string, filter, up
 	if err != nil {
 		return nil, err
 	}
-	if err := checkUpdateKind(kind, update, u); err != nil {
+	if err := CheckUpdateKind(kind, update, u); err != nil {
 		return nil, err
 	}
 	if opts.DryRun {
@@ -177,10 +177,11 @@ func updateDocs(ctx context.Context, db *store.DB, kind, coll string, filter, up
 	return res.finish(), nil
 }
 
-// checkUpdateKind refuses a replacement document given to Update, and
-// update operators or a pipeline given to Replace, as MongoDB's
-// updateMany/updateOne and replaceOne do. Update takes a pipeline.
-func checkUpdateKind(kind string, update value.Value, u *query.Update) error {
+// CheckUpdateKind refuses a replacement document given to Update (kind
+// KindUpdate), and update operators or a pipeline given to Replace
+// (KindReplace), as MongoDB's updateMany/updateOne and replaceOne do.
+// Update takes a pipeline.
+func CheckUpdateKind(kind string, update value.Value, u *query.Update) error {
 	switch {
 	case kind == KindUpdate && u.IsReplacement():
 		return errs.Errorf(errs.Invalid, "update document requires update operators such as $set: got a replacement document").

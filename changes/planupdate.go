@@ -99,7 +99,7 @@ func collectUpdates(ctx context.Context, tx *store.Tx, b *builder, f *query.Filt
 		}
 	}
 	if opts.Upsert && b.p.Matched == 0 {
-		doc, err := upsertDoc(u, filter, b)
+		doc, err := query.UpsertDocument(u, filter, b.p.Created)
 		if err != nil {
 			return missing, err
 		}
@@ -130,7 +130,7 @@ func planMatches(ctx context.Context, b *builder, c *store.Collection, f *query.
 			return item{}, ctx.Err() // the deadline, not a fault of the document
 		}
 		if err != nil {
-			return item{}, updateError(c.Name(), id, err)
+			return item{}, query.DocumentError(c.Name(), id, err)
 		}
 		return it, nil
 	}
@@ -269,30 +269,4 @@ func planBatch(mb *matchBatch, raw func([]byte) (item, bool), plan func([]byte, 
 		}
 		mb.items = append(mb.items, it)
 	}
-}
-
-// upsertDoc returns the document an upsert inserts.
-func upsertDoc(u *query.Update, filter value.Value, b *builder) (value.Value, error) {
-	seed, err := query.UpsertSeed(filter)
-	if err != nil {
-		return value.Value{}, err
-	}
-	doc, _, err := u.Apply(seed, query.ApplyContext{Now: b.p.Created, Insert: true, Query: filter})
-	if err != nil {
-		return value.Value{}, err
-	}
-	if doc.Get("_id").IsMissing() {
-		doc = value.ObjectValue(append([]value.Field{{Key: "_id", Value: value.ObjectIDValue(value.NewOID())}}, doc.Fields()...))
-	}
-	return value.PrepareDocument(doc)
-}
-
-// updateError names the document an update failed on.
-func updateError(coll string, id value.Value, err error) error {
-	e := errs.Errorf(errs.KindOf(err), "update of _id %s in `%s`: %v", id, coll, err)
-	e.Err, e.Hint = err, errs.HintOf(err)
-	if e.Hint == "" {
-		e.Hint = "nothing was planned; fix the update (or narrow the filter) and plan again"
-	}
-	return e
 }

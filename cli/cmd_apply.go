@@ -29,7 +29,7 @@ nothing is written and the command fails with a conflict (exit 69) that lists
 them: plan again. Otherwise every after image is written, the plan is marked
 applied, and the token becomes the change id (roll it back with omgdb
 rollback). A plan applies once. Prints
-{"token","change_id","kind","inserted","updated","deleted","lsn","next_valid_actions"}.`,
+{"token","change_id","kind","inserted","updated","deleted","lsn","next_valid_actions"}.` + overMongoWrites,
 		Example: `  omgdb apply app.omgdb 665f1c2e9b1d4a0c8e7f6a5b`,
 		Args:    cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -43,6 +43,9 @@ rollback). A plan applies once. Prints
 }
 
 func (e *env) runApply(ctx context.Context, opts *applyOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoApply(ctx, opts)
+	}
 	db, err := e.open(opts.path, readWrite, opts.storeFlags)
 	if err != nil {
 		return err
@@ -74,7 +77,7 @@ or an import (see omgdb history), or a rollback. If a document changed after
 the change, nothing is written and the command fails with a conflict (exit 69)
 that lists them, unless --force. The rollback is a change of its own: roll it
 back to redo. Prints
-{"change_id","rolled_back","inserted","updated","deleted","overwritten","lsn","next_valid_actions"}.`,
+{"change_id","rolled_back","inserted","updated","deleted","overwritten","lsn","next_valid_actions"}.` + overMongoWrites,
 		Example: `  omgdb rollback app.omgdb 665f1c2e9b1d4a0c8e7f6a5b`,
 		Args:    cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -89,6 +92,9 @@ back to redo. Prints
 }
 
 func (e *env) runRollback(ctx context.Context, opts *rollbackOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoRollback(ctx, opts)
+	}
 	db, err := e.open(opts.path, readWrite, opts.storeFlags)
 	if err != nil {
 		return err

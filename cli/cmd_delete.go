@@ -29,7 +29,7 @@ func newDeleteCmd(e *env) *cobra.Command {
 --one), in one transaction that is one change in the journal: MongoDB's
 deleteMany and deleteOne. The filter is required: '{}' deletes every document
 of the collection (omgdb drop removes the collection itself). The deleted
-documents stay in the journal, so rollback brings them back. ` + writeOutput,
+documents stay in the journal, so rollback brings them back. ` + writeOutput + overMongoWrites,
 		Example: `  omgdb delete app.omgdb sessions '{"expired":true}'
   omgdb delete app.omgdb users '{"_id":7}' --one
   omgdb remove app.omgdb sessions '{}' --dry-run`,
@@ -46,6 +46,9 @@ documents stay in the journal, so rollback brings them back. ` + writeOutput,
 }
 
 func (e *env) runDelete(ctx context.Context, opts *deleteOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoDelete(ctx, opts)
+	}
 	filter, err := e.parseArg(opts.filter, "filter")
 	if err != nil {
 		return err

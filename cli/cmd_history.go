@@ -29,7 +29,7 @@ func newHistoryCmd(e *env) *cobra.Command {
 "rolled back by <change id>". An import is one change however many batches it
 took. With --id, the versions of one document instead, newest first:
 {"lsn","change","kind","time","actor","collection","op","doc"} where doc is the
-document as that operation left it (null after a delete).`,
+document as that operation left it (null after a delete).` + overMongoWrites,
 		Example: `  omgdb history app.omgdb --limit 10
   omgdb history app.omgdb --coll users --id 7`,
 		Args: cobra.ExactArgs(1),
@@ -50,6 +50,9 @@ document as that operation left it (null after a delete).`,
 }
 
 func (e *env) runHistory(ctx context.Context, opts *historyOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoHistory(ctx, opts)
+	}
 	db, err := e.open(opts.path, readOnly, opts.storeFlags)
 	if err != nil {
 		return err

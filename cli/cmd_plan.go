@@ -67,7 +67,7 @@ func newPlanUpdateCmd(e *env) *cobra.Command {
 ({"$set":…}), a replacement document or an update pipeline ([{"$set":…}]),
 without writing any document. The plan
 (every matched document with its before and after image and a digest of its
-bytes) is stored in the store file under a token. ` + planOutput,
+bytes) is stored in the store file under a token. ` + planOutput + overMongoWrites,
 		Example: `  omgdb plan-update app.omgdb users '{"tier":"trial"}' '{"$set":{"tier":"free"}}'
   omgdb plan-update app.omgdb users '{"email":"a@x.io"}' '{"$inc":{"logins":1}}' --upsert
   omgdb plan-update app.omgdb users '{}' '{"$set":{"tags.$[t]":"vip"}}' --array-filters '[{"t":"gold"}]'
@@ -91,6 +91,9 @@ bytes) is stored in the store file under a token. ` + planOutput,
 }
 
 func (e *env) runPlanUpdate(ctx context.Context, opts *planUpdateOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoPlanUpdate(ctx, opts)
+	}
 	filter, err := e.parseDocArg(opts.filter, "filter") // an upsert stores its values
 	if err != nil {
 		return err
@@ -132,7 +135,7 @@ func newPlanDeleteCmd(e *env) *cobra.Command {
 		Short: "Plan a deletion as a reviewable dry run; writes no document",
 		Long: `Plan the deletion of the documents that match a filter, without deleting
 anything. The plan (every matched document and a digest of its bytes) is
-stored in the store file under a token. ` + planOutput,
+stored in the store file under a token. ` + planOutput + overMongoWrites,
 		Example: `  omgdb plan-delete app.omgdb sessions '{"expired":true}'
   omgdb plan-delete app.omgdb users '{"_id":7}' --multi=false`,
 		Args: cobra.ExactArgs(3),
@@ -152,6 +155,9 @@ stored in the store file under a token. ` + planOutput,
 }
 
 func (e *env) runPlanDelete(ctx context.Context, opts *planDeleteOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoPlanDelete(ctx, opts)
+	}
 	filter, err := e.parseArg(opts.filter, "filter")
 	if err != nil {
 		return err

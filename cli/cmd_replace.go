@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omgdb/omgdb/changes"
+	"github.com/omgdb/omgdb/mongoengine"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -28,7 +29,7 @@ func newReplaceCmd(e *env) *cobra.Command {
 document, keeping its _id, in one transaction that is one change in the
 journal: MongoDB's replaceOne. The document must not contain update operators
 (use omgdb update); it may repeat the _id but not change it. With --upsert and
-no match, the document is inserted. ` + writeOutput,
+no match, the document is inserted. ` + writeOutput + overMongoWrites,
 		Example: `  omgdb replace app.omgdb users '{"_id":7}' '{"name":"ada","age":37}'
   omgdb replace app.omgdb users '{"email":"a@x.io"}' '{"email":"a@x.io","tier":"pro"}' --upsert`,
 		Args: cobra.ExactArgs(4),
@@ -44,6 +45,10 @@ no match, the document is inserted. ` + writeOutput,
 }
 
 func (e *env) runReplace(ctx context.Context, opts *replaceOptions) error {
+	if isMongo(opts.path) {
+		spec := &mongoengine.PlanSpec{Upsert: opts.upsert, First: true}
+		return e.mongoUpdate(ctx, changes.KindReplace, opts.path, opts.coll, opts.filter, opts.doc, &opts.writeFlags, spec)
+	}
 	filter, doc, err := e.parseFilterAnd(opts.filter, opts.doc, "document")
 	if err != nil {
 		return err

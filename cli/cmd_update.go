@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omgdb/omgdb/changes"
+	"github.com/omgdb/omgdb/mongoengine"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -31,7 +32,7 @@ order with --one), in one transaction that is one change in
 the journal: MongoDB's updateMany and updateOne. A replacement document is
 refused: use omgdb replace. Indexes and validation rules are enforced; if any
 document is refused, nothing is written. Use plan-update and apply instead
-when someone should review the change before it is written. ` + writeOutput,
+when someone should review the change before it is written. ` + writeOutput + overMongoWrites,
 		Example: `  omgdb update app.omgdb users '{"tier":"trial"}' '{"$set":{"tier":"free"}}'
   omgdb update app.omgdb users '{"email":"a@x.io"}' '{"$inc":{"logins":1}}' --one --upsert
   omgdb update app.omgdb users '{}' '{"$set":{"tags.$[t]":"vip"}}' --array-filters '[{"t":"gold"}]'
@@ -51,6 +52,14 @@ when someone should review the change before it is written. ` + writeOutput,
 }
 
 func (e *env) runUpdate(ctx context.Context, opts *updateOptions) error {
+	if isMongo(opts.path) {
+		af, err := e.parseArrayFilters(opts.arrayFilters)
+		if err != nil {
+			return err
+		}
+		spec := &mongoengine.PlanSpec{ArrayFilters: af, Upsert: opts.upsert, First: opts.one}
+		return e.mongoUpdate(ctx, changes.KindUpdate, opts.path, opts.coll, opts.filter, opts.update, &opts.writeFlags, spec)
+	}
 	filter, update, err := e.parseFilterAnd(opts.filter, opts.update, "update")
 	if err != nil {
 		return err

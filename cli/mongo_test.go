@@ -129,8 +129,6 @@ func TestMongo_Errors(t *testing.T) {
 		{"describe", uri},
 		{"inspect", uri},
 		{"explain", uri, "users", "{}"},
-		{"update", uri, "users", "{}", `{"$set":{"x":1}}`},
-		{"history", uri},
 		{"shell", uri, "--eval", "db.users.insertOne({x: 1})"},
 		{"mcp", "--store", uri, "--scope", "read-write"},
 		{"mcp", "--root", uri},

@@ -19,7 +19,27 @@
 // user name, and Target.Redacted is the only form of the URI that is
 // meant to be printed.
 //
-// Only reads exist so far (the engine.Reader interface); a pipeline that
-// writes ($out, $merge) is refused before anything is sent. Collections
-// whose names start with "system." or "omgdb." are not listed.
+// Reads are the engine.Reader interface; a pipeline that writes ($out,
+// $merge) is refused before anything is sent. Collections whose names
+// start with "system." or "omgdb." are not listed, so not readable.
+//
+// Writes are reviewable and reversible (plan.go, write.go, journal.go):
+// PlanUpdate and PlanDelete read the matching documents and compute the
+// after-images with omgdb's own update engine (the caller compiles the
+// update), and store the plan in omgdb.plans and omgdb.plan_items. Apply
+// claims a pending plan, journals the change in omgdb.changes, and writes
+// each document under a precondition (an exact read compared with the
+// before-image, then a replaceOne or deleteOne whose filter holds each
+// top-level field's value and type; insertOne for an insert). With
+// transactions (a replica set or mongos, per hello) every write is in one
+// transaction and a conflict writes nothing; without, the other documents
+// are written and each conflict is returned. Rollback applies the reverse
+// of a change the same way; History lists the journal. Only writes made
+// through this package are journaled.
+//
+// Guarantees without transactions: not atomic across documents; after a
+// crash each document is its before- or after-image, every item marked
+// applied holds its after-image, and at most one unmarked document (the
+// one being written) may hold its after-image. The transaction path has
+// not been run (the test server, FerretDB, has none).
 package mongoengine

@@ -3,6 +3,7 @@ package query
 import (
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
@@ -126,4 +127,34 @@ func buildSeed(eqs []seedEquality) (value.Value, error) {
 		return value.Value{}, err
 	}
 	return doc.IDFirst(), nil
+}
+
+// UpsertDocument returns the document an update upserts when filter
+// matches nothing: UpsertSeed, then u applied with ApplyContext.Insert at
+// time now, with a new ObjectId _id when neither sets one, prepared for
+// storage (value.PrepareDocument).
+func UpsertDocument(u *Update, filter value.Value, now time.Time) (value.Value, error) {
+	seed, err := UpsertSeed(filter)
+	if err != nil {
+		return value.Value{}, err
+	}
+	doc, _, err := u.Apply(seed, ApplyContext{Now: now, Insert: true, Query: filter})
+	if err != nil {
+		return value.Value{}, err
+	}
+	if doc.Get("_id").IsMissing() {
+		doc = value.ObjectValue(append([]value.Field{{Key: "_id", Value: value.ObjectIDValue(value.NewOID())}}, doc.Fields()...))
+	}
+	return value.PrepareDocument(doc)
+}
+
+// DocumentError names the document of coll an update failed on, keeping
+// err's kind and hint (by default: fix the update and plan again).
+func DocumentError(coll string, id value.Value, err error) error {
+	e := errs.Errorf(errs.KindOf(err), "update of _id %s in `%s`: %v", id, coll, err)
+	e.Err, e.Hint = err, errs.HintOf(err)
+	if e.Hint == "" {
+		e.Hint = "nothing was planned; fix the update (or narrow the filter) and plan again"
+	}
+	return e
 }

@@ -1,0 +1,250 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/omgdb/omgdb/changes"
+	"github.com/omgdb/omgdb/engine"
+	"github.com/omgdb/omgdb/mongoengine"
+	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
+)
+
+// overMongoWrites ends the help of the commands that write over MongoDB.
+const overMongoWrites = `
+
+Over a MongoDB deployment (mongodb://…/DB) plans and the journal are kept
+in the database's omgdb.plans, omgdb.plan_items and omgdb.changes; apply
+writes in one transaction on a replica set or sharded cluster, and
+elsewhere document by document, each only if it still equals its planned
+before-image, listing every other as a conflict (exit 69). See omgdb docs
+mongodb.`
+
+// mongoPlanUpdate plans an update on the deployment: omgdb's compiler
+// checks the filter and update, its update engine computes the
+// after-images, and the plan is stored in omgdb.plans.
+func (e *env) mongoPlanUpdate(ctx context.Context, opts *planUpdateOptions) error {
+	if err := refuseOverMongo("--collation", opts.collation != ""); err != nil {
+		return err
+	}
+	spec, err := e.mongoPlanSpec(&opts.planFlags, opts.coll, opts.filter)
+	if err != nil {
+		return err
+	}
+	if spec.Update, err = e.parseDocArg(opts.update, "update"); err != nil {
+		return err
+	}
+	if spec.ArrayFilters, err = e.parseArrayFilters(opts.arrayFilters); err != nil {
+		return err
+	}
+	spec.Upsert, spec.First = opts.upsert, !opts.multi
+	if spec.Compiled, err = changes.CompileUpdate(spec.Update, &query.UpdateOptions{ArrayFilters: spec.ArrayFilters}); err != nil {
+		return err
+	}
+	return e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {
+		p, err := db.PlanUpdate(ctx, spec)
+		if err != nil {
+			return err
+		}
+		return e.printJSON(planResult(p, opts.sample), opts.pretty)
+	})
+}
+
+// mongoPlanDelete plans a deletion on the deployment.
+func (e *env) mongoPlanDelete(ctx context.Context, opts *planDeleteOptions) error {
+	if err := refuseOverMongo("--collation", opts.collation != ""); err != nil {
+		return err
+	}
+	spec, err := e.mongoPlanSpec(&opts.planFlags, opts.coll, opts.filter)
+	if err != nil {
+		return err
+	}
+	spec.First = !opts.multi
+	return e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {
+		p, err := db.PlanDelete(ctx, spec)
+		if err != nil {
+			return err
+		}
+		return e.printJSON(planResult(p, opts.sample), opts.pretty)
+	})
+}
+
+// mongoPlanSpec parses and checks a plan's filter.
+func (e *env) mongoPlanSpec(f *planFlags, coll, filterArg string) (*mongoengine.PlanSpec, error) {
+	filter, err := e.parseDocArg(filterArg, "filter") // an upsert stores its values
+	if err != nil {
+		return nil, err
+	}
+	if _, err := engine.CheckFilter(filter); err != nil {
+		return nil, err
+	}
+	return &mongoengine.PlanSpec{Collection: coll, Filter: filter, Expiry: f.expiry, Actor: "cli"}, nil
+}
+
+// planResult is a plan as plan-update and plan-delete print it on a
+// store file.
+func planResult(p *mongoengine.Plan, sample int) *changes.PlanResult {
+	r := &changes.PlanResult{Token: p.Token, Matched: p.Matched, Modified: p.Modified, SampleBeforeAfter: []changes.BeforeAfter{},
+		Kind: p.Kind, Collection: p.Collection, Expires: p.Expires,
+		NextValidActions: []string{changes.ActionApply}}
+	for _, it := range p.Items {
+		if len(r.SampleBeforeAfter) == sample {
+			break
+		}
+		r.SampleBeforeAfter = append(r.SampleBeforeAfter, changes.BeforeAfter{Before: changes.Doc{Value: it.Before}, After: changes.Doc{Value: it.After}})
+	}
+	if !p.UpsertedID.IsMissing() {
+		r.UpsertedID = &changes.Doc{Value: p.UpsertedID}
+	}
+	switch {
+	case p.NewCollection:
+		r.Message = "collection `" + p.Collection + "` does not exist: applying this plan creates it with the upserted document"
+	case p.Matched == 0 && p.Modified == 0:
+		r.Message = fmt.Sprintf("the filter matches no document in `%s`: applying this plan changes nothing", p.Collection)
+	case p.Modified == 0:
+		r.Message = "no matched document would change: applying this plan changes nothing"
+	}
+	return r
+}
+
+// mongoApplyResult is what apply and rollback print over MongoDB: the
+// keys of a store file's, with the documents not written (conflicts) and
+// whether one transaction wrote them all.
+type mongoApplyResult struct {
+	Token            string          `json:"token,omitempty"`
+	ChangeID         string          `json:"change_id"`
+	RolledBack       string          `json:"rolled_back,omitempty"`
+	Kind             string          `json:"kind,omitempty"`
+	Inserted         int64           `json:"inserted"`
+	Updated          int64           `json:"updated"`
+	Deleted          int64           `json:"deleted"`
+	Conflicts        []mongoConflict `json:"conflicts"`
+	Transaction      bool            `json:"transaction"`
+	Message          string          `json:"message,omitempty"`
+	NextValidActions []string        `json:"next_valid_actions"`
+}
+
+type mongoConflict struct {
+	ID     changes.Doc `json:"_id"`
+	Reason string      `json:"reason"`
+}
+
+func applyOutput(res *mongoengine.ApplyResult) *mongoApplyResult {
+	out := &mongoApplyResult{Token: res.Token, ChangeID: res.ChangeID, Kind: res.Kind, Inserted: res.Inserted,
+		Updated: res.Updated, Deleted: res.Deleted, Conflicts: []mongoConflict{}, Transaction: res.Transaction,
+		NextValidActions: []string{changes.ActionRollback}}
+	for _, c := range res.Conflicts {
+		out.Conflicts = append(out.Conflicts, mongoConflict{ID: changes.Doc{Value: c.ID}, Reason: c.Reason})
+	}
+	switch {
+	case res.Written() == 0 && len(res.Conflicts) == 0:
+		out.Message = "the plan changes nothing: no document was written"
+		out.NextValidActions = []string{}
+	case res.Written() == 0:
+		out.Message = "no document was written"
+		out.NextValidActions = []string{}
+	}
+	return out
+}
+
+// conflictError is the error of an apply or rollback that left documents
+// unwritten, after its result was printed: exit 69.
+func conflictError(res *mongoengine.ApplyResult, what string) error {
+	if len(res.Conflicts) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(res.Conflicts))
+	for _, c := range res.Conflicts {
+		ids = append(ids, fmt.Sprintf("_id %s (%s)", c.ID, c.Reason))
+		if len(ids) == 10 && len(res.Conflicts) > 10 {
+			ids = append(ids, fmt.Sprintf("and %d more", len(res.Conflicts)-10))
+			break
+		}
+	}
+	written := fmt.Sprintf("the other %d were written", res.Written())
+	if res.Transaction {
+		written = "nothing was written (one transaction)"
+	}
+	return errs.Errorf(errs.Conflict, "%s: %d document(s) in `%s` changed since the plan and were not written, %s: %s",
+		what, len(res.Conflicts), res.Collection, written, strings.Join(ids, ", ")).
+		WithHint("read them again and plan again for them; the conflicts are listed in the output and in the journal (omgdb history)")
+}
+
+// mongoApply applies a plan on the deployment.
+func (e *env) mongoApply(ctx context.Context, opts *applyOptions) error {
+	return e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {
+		res, err := db.Apply(ctx, opts.token, &mongoengine.ApplyOptions{Actor: "cli"})
+		if err != nil {
+			return err
+		}
+		if err := e.printJSON(applyOutput(res), opts.pretty); err != nil {
+			return err
+		}
+		return conflictError(res, "apply "+opts.token)
+	})
+}
+
+// mongoRollback rolls back a change made through omgdb on the deployment.
+func (e *env) mongoRollback(ctx context.Context, opts *rollbackOptions) error {
+	return e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {
+		res, err := db.Rollback(ctx, opts.change, &mongoengine.ApplyOptions{Actor: "cli", Force: opts.force})
+		if err != nil {
+			return err
+		}
+		out := applyOutput(&res.ApplyResult)
+		out.Token, out.Kind, out.RolledBack = "", "", res.RolledBack
+		if err := e.printJSON(out, opts.pretty); err != nil {
+			return err
+		}
+		return conflictError(&res.ApplyResult, "rollback "+opts.change)
+	})
+}
+
+// mongoChange is a line of `omgdb history` over MongoDB.
+type mongoChange struct {
+	ID           string    `json:"change"`
+	Kind         string    `json:"kind"`
+	Collections  []string  `json:"collections"`
+	Inserted     int64     `json:"inserted"`
+	Updated      int64     `json:"updated"`
+	Deleted      int64     `json:"deleted"`
+	Conflicts    int64     `json:"conflicts"`
+	Time         time.Time `json:"time"`
+	Actor        string    `json:"actor"`
+	Note         string    `json:"note,omitempty"`
+	Status       string    `json:"status"`
+	RolledBackBy string    `json:"rolled_back_by,omitempty"`
+	RollbackOf   string    `json:"rollback_of,omitempty"`
+}
+
+// mongoHistory lists the changes made through omgdb on the deployment.
+func (e *env) mongoHistory(ctx context.Context, opts *historyOptions) error {
+	if err := refuseOverMongo("--id", opts.id != ""); err != nil {
+		return err
+	}
+	out, err := e.docOutput(&opts.out)
+	if err != nil {
+		return err
+	}
+	return e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {
+		hist, err := db.History(ctx, opts.coll, opts.limit)
+		if err != nil {
+			return out.close(err)
+		}
+		for _, c := range hist {
+			row := mongoChange{ID: c.ID, Kind: c.Kind, Collections: []string{c.Collection}, Inserted: c.Inserted,
+				Updated: c.Updated, Deleted: c.Deleted, Conflicts: c.Conflicts, Time: c.Time, Actor: c.Actor,
+				Note: "plan-" + c.PlanKind + " " + c.Collection, Status: c.Status, RolledBackBy: c.RolledBackBy, RollbackOf: c.RollbackOf}
+			if c.RolledBackBy != "" {
+				row.Status = "rolled back by " + c.RolledBackBy
+			}
+			if err := out.encode(row); err != nil {
+				return out.close(err)
+			}
+		}
+		return out.close(nil)
+	})
+}

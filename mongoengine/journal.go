@@ -1,0 +1,204 @@
+package mongoengine
+
+import (
+	"context"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
+)
+
+// Change is an entry of the journal (omgdb.changes): a plan applied
+// through omgdb. Its documents' before- and after-images are its plan's
+// items (omgdb.plan_items, state "applied").
+type Change struct {
+	ID           string
+	Kind         string // "apply", or "rollback" for a rollback's change
+	PlanKind     string // update, delete or rollback
+	Collection   string
+	Inserted     int64
+	Updated      int64
+	Deleted      int64
+	Conflicts    int64 // documents not written
+	Time         time.Time
+	Actor        string
+	Status       string // applying (interrupted or in progress) or applied
+	RolledBackBy string // the rollback that undid it
+	RollbackOf   string // for a rollback: the change it undid
+}
+
+// journalStart records the change as applying, before any document is
+// written: an interrupted apply stays so in the journal.
+func (d *DB) journalStart(ctx context.Context, p *Plan, actor string) error {
+	tok, _ := bson.ObjectIDFromHex(p.Token)
+	kind := "apply"
+	if p.Kind == KindRollback {
+		kind = "rollback"
+	}
+	doc := bson.D{{Key: "_id", Value: tok}, {Key: "kind", Value: kind}, {Key: "plan_kind", Value: p.Kind},
+		{Key: "collection", Value: p.Collection}, {Key: "actor", Value: actor},
+		{Key: "time", Value: bson.NewDateTimeFromTime(time.Now())}, {Key: "status", Value: StatusApplying}}
+	if p.RollbackOf != "" {
+		doc = append(doc, bson.E{Key: "rollback_of", Value: p.RollbackOf})
+	}
+	if _, err := d.db.Collection(ChangesColl).InsertOne(ctx, doc); err != nil {
+		return wrapErr(d.target, "journal the change in", err)
+	}
+	return nil
+}
+
+// journalEnd records what the apply wrote, and marks the plan applied.
+func (d *DB) journalEnd(ctx context.Context, p *Plan, res *ApplyResult) error {
+	tok, _ := bson.ObjectIDFromHex(p.Token)
+	if res.Transaction && len(res.Conflicts) > 0 {
+		return nil // nothing was written: unclaim dropped the change
+	}
+	conflicts := bson.A{}
+	for _, c := range res.Conflicts {
+		id, err := toBSON(c.ID)
+		if err != nil {
+			return err
+		}
+		conflicts = append(conflicts, bson.D{{Key: "_id", Value: id}, {Key: "reason", Value: c.Reason}})
+	}
+	set := bson.D{{Key: "status", Value: StatusApplied}, {Key: "time", Value: bson.NewDateTimeFromTime(time.Now())}, {Key: "inserted", Value: res.Inserted},
+		{Key: "updated", Value: res.Updated}, {Key: "deleted", Value: res.Deleted}, {Key: "conflicts", Value: conflicts}}
+	if _, err := d.db.Collection(ChangesColl).UpdateOne(ctx, bson.D{{Key: "_id", Value: tok}}, bson.D{{Key: "$set", Value: set}}); err != nil {
+		return wrapErr(d.target, "journal the change in", err)
+	}
+	return d.markApplied(ctx, p)
+}
+
+// markApplied marks a plan applied.
+func (d *DB) markApplied(ctx context.Context, p *Plan) error {
+	tok, _ := bson.ObjectIDFromHex(p.Token)
+	_, err := d.db.Collection(PlansColl).UpdateOne(ctx, bson.D{{Key: "_id", Value: tok}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "status", Value: StatusApplied}, {Key: "status_time", Value: bson.NewDateTimeFromTime(time.Now())}}}})
+	if err != nil {
+		return wrapErr(d.target, "mark the plan applied in", err)
+	}
+	return nil
+}
+
+// History lists the journal's changes, newest first: those to coll only
+// when coll is not empty, at most limit when limit is positive. Writes
+// made around omgdb are not in it.
+func (d *DB) History(ctx context.Context, coll string, limit int) ([]Change, error) {
+	filter := bson.D{}
+	if coll != "" {
+		filter = append(filter, bson.E{Key: "collection", Value: coll})
+	}
+	opts := options.Find().SetSort(bson.D{{Key: "_id", Value: -1}})
+	if limit > 0 {
+		opts.SetLimit(int64(limit))
+	}
+	cur, err := d.db.Collection(ChangesColl).Find(ctx, filter, opts)
+	if err != nil {
+		return nil, wrapErr(d.target, "read the journal from", err)
+	}
+	var out []Change
+	err = d.drain(ctx, cur, func(v value.Value) error {
+		out = append(out, changeOf(v))
+		return nil
+	})
+	return out, err
+}
+
+func changeOf(v value.Value) Change {
+	return Change{ID: v.Get("_id").OID().Hex(), Kind: v.Get("kind").Str(), PlanKind: v.Get("plan_kind").Str(),
+		Collection: v.Get("collection").Str(), Inserted: v.Get("inserted").Long(), Updated: v.Get("updated").Long(),
+		Deleted: v.Get("deleted").Long(), Conflicts: int64(v.Get("conflicts").Len()),
+		Time: time.UnixMilli(v.Get("time").Date()).UTC(), Actor: v.Get("actor").Str(), Status: v.Get("status").Str(),
+		RolledBackBy: v.Get("rolled_back_by").Str(), RollbackOf: v.Get("rollback_of").Str()}
+}
+
+// RollbackResult is what Rollback did: the rollback is a change of its
+// own (roll it back to redo).
+type RollbackResult struct {
+	ApplyResult
+	RolledBack string // the change undone
+}
+
+// Rollback plans the reverse of an applied change (each document it wrote
+// back to its before-image: updated ones replaced, inserted ones deleted,
+// deleted ones inserted) and applies it with the same preconditions: a
+// document changed since the change is a conflict, unless opts.Force. The
+// change is marked rolled back when no document conflicted.
+func (d *DB) Rollback(ctx context.Context, changeID string, opts *ApplyOptions) (*RollbackResult, error) {
+	if opts == nil {
+		opts = &ApplyOptions{}
+	}
+	ch, err := d.change(ctx, changeID)
+	if err != nil {
+		return nil, err
+	}
+	tok, _ := bson.ObjectIDFromHex(changeID)
+	items, err := d.planItems(ctx, tok, "applied")
+	if err != nil {
+		return nil, err
+	}
+	p := newPlan(KindRollback, &PlanSpec{Collection: ch.Collection, Actor: opts.Actor})
+	p.RollbackOf, p.Matched = changeID, int64(len(items))
+	for i := len(items) - 1; i >= 0; i-- {
+		p.Items = append(p.Items, reverse(items[i]))
+	}
+	if err := d.savePlan(ctx, p); err != nil {
+		return nil, err
+	}
+	res, err := d.Apply(ctx, p.Token, opts)
+	if err != nil {
+		return nil, err
+	}
+	if len(res.Conflicts) == 0 {
+		_, err = d.db.Collection(ChangesColl).UpdateOne(ctx, bson.D{{Key: "_id", Value: tok}},
+			bson.D{{Key: "$set", Value: bson.D{{Key: "rolled_back_by", Value: p.Token}}}})
+		if err != nil {
+			return nil, wrapErr(d.target, "journal the rollback in", err)
+		}
+	}
+	return &RollbackResult{ApplyResult: *res, RolledBack: changeID}, nil
+}
+
+// reverse is the item that undoes it.
+func reverse(it Item) Item {
+	switch it.Op {
+	case OpInsert:
+		return Item{ID: it.ID, Op: OpDelete, Before: it.After}
+	case OpDelete:
+		return Item{ID: it.ID, Op: OpInsert, After: it.Before}
+	}
+	return Item{ID: it.ID, Op: OpUpdate, Before: it.After, After: it.Before}
+}
+
+// change reads an applied change that has not been rolled back.
+func (d *DB) change(ctx context.Context, changeID string) (*Change, error) {
+	tok, err := checkToken(changeID, "change id")
+	if err != nil {
+		return nil, err
+	}
+	raw, err := d.db.Collection(ChangesColl).FindOne(ctx, bson.D{{Key: "_id", Value: tok}}).Raw()
+	if isNoDocuments(err) {
+		return nil, errs.Errorf(errs.NotFound, "change %s not found in the journal of %s", changeID, d.target.Redacted).
+			WithHint("list the changes made through omgdb with `omgdb history %s`; writes made around omgdb are not in its journal", d.target.Redacted)
+	}
+	if err != nil {
+		return nil, wrapErr(d.target, "read the journal from", err)
+	}
+	v, err := fromDoc(raw)
+	if err != nil {
+		return nil, err
+	}
+	ch := changeOf(v)
+	switch {
+	case ch.RolledBackBy != "":
+		return nil, errs.Errorf(errs.Conflict, "change %s was already rolled back by %s", changeID, ch.RolledBackBy).
+			WithHint("roll back %s to redo it", ch.RolledBackBy)
+	case ch.Status != StatusApplied:
+		return nil, errs.Errorf(errs.Conflict, "change %s is %s: its apply did not finish", changeID, ch.Status).
+			WithHint("compare its documents with the plan (omgdb.plan_items) before writing them by hand")
+	}
+	return &ch, nil
+}

@@ -1,0 +1,389 @@
+package mongoengine
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
+)
+
+// ApplyOptions configure Apply. The zero value is the default.
+type ApplyOptions struct {
+	Actor string // who applies it
+	// Force writes over documents that changed since the plan (a
+	// rollback's --force): the only precondition is the _id.
+	Force bool
+}
+
+// Conflict is a planned document that apply did not write because its
+// precondition failed.
+type Conflict struct {
+	ID     value.Value
+	Reason string
+}
+
+// ApplyResult is what Apply did.
+type ApplyResult struct {
+	Token      string
+	ChangeID   string // the plan's token: the change's id in omgdb.changes
+	Kind       string // the plan's kind
+	Collection string
+	Inserted   int64
+	Updated    int64
+	Deleted    int64
+	Conflicts  []Conflict // documents not written, in plan order
+	// Transaction is true when the plan was applied in one
+	// multi-document transaction: then a conflict writes nothing.
+	Transaction bool
+}
+
+// Written is how many documents the apply wrote.
+func (r *ApplyResult) Written() int64 { return r.Inserted + r.Updated + r.Deleted }
+
+// errAbort aborts a transaction whose preconditions failed.
+var errAbort = errors.New("mongoengine: a precondition failed")
+
+// Apply applies a pending plan. It claims the plan (pending to applying,
+// so that it applies once), journals the change in omgdb.changes, then
+// writes each document under a precondition: it must still equal its
+// before-image (or, for an insert, its _id must still be free). On a
+// deployment with transactions (a replica set or mongos) every write is
+// in one transaction, and any conflict writes nothing; elsewhere the
+// documents are written one by one, the others are written, and every
+// conflict is listed in the result.
+func (d *DB) Apply(ctx context.Context, token string, opts *ApplyOptions) (*ApplyResult, error) {
+	if opts == nil {
+		opts = &ApplyOptions{}
+	}
+	p, err := d.LoadPlan(ctx, token)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.claim(ctx, p); err != nil {
+		return nil, err
+	}
+	res := &ApplyResult{Token: token, ChangeID: token, Kind: p.Kind, Collection: p.Collection}
+	if len(p.Items) == 0 {
+		return res, d.markApplied(ctx, p) // nothing to write: no change in the journal
+	}
+	if err := d.journalStart(ctx, p, opts.Actor); err != nil {
+		return nil, err
+	}
+	if res.Transaction, err = d.transactions(ctx); err != nil {
+		return nil, err
+	}
+	if res.Transaction {
+		err = d.applyInTransaction(ctx, p, opts.Force, res)
+	} else {
+		err = d.writeItems(ctx, p, opts.Force, res)
+	}
+	if err != nil {
+		e := errs.Errorf(errs.KindOf(err), "apply %s: %v (change %s stays \"applying\" in %s: the documents its items in %s mark applied hold their after-image, the others their before-image but for the one being written)",
+			token, err, token, ChangesColl, PlanItemsColl).WithHint("check the deployment, then plan again: the documents not yet written are still as they were")
+		e.Err = err
+		return nil, e
+	}
+	return res, d.journalEnd(ctx, p, res)
+}
+
+// applyInTransaction writes the plan in one transaction; on a conflict
+// nothing is written, the change is dropped from the journal and the
+// plan is pending again.
+func (d *DB) applyInTransaction(ctx context.Context, p *Plan, force bool, res *ApplyResult) error {
+	s, err := d.client.StartSession()
+	if err != nil {
+		return wrapErr(d.target, "start a session on", err)
+	}
+	defer s.EndSession(context.Background())
+	_, err = s.WithTransaction(ctx, func(tx context.Context) (any, error) {
+		res.Inserted, res.Updated, res.Deleted, res.Conflicts = 0, 0, 0, nil
+		if err := d.writeItems(tx, p, force, res); err != nil {
+			return nil, err
+		}
+		if len(res.Conflicts) > 0 {
+			return nil, errAbort
+		}
+		return nil, nil
+	})
+	if !errors.Is(err, errAbort) {
+		return err
+	}
+	res.Inserted, res.Updated, res.Deleted = 0, 0, 0
+	return d.unclaim(ctx, p)
+}
+
+// transactions reports whether the deployment runs multi-document
+// transactions: a replica set member or a mongos answers hello with a
+// setName or msg "isdbgrid".
+func (d *DB) transactions(ctx context.Context) (bool, error) {
+	var h struct {
+		SetName string `bson:"setName"`
+		Msg     string `bson:"msg"`
+	}
+	if err := d.db.RunCommand(ctx, bson.D{{Key: "hello", Value: 1}}).Decode(&h); err != nil {
+		return false, wrapErr(d.target, "ask", err)
+	}
+	return h.SetName != "" || h.Msg == "isdbgrid", nil
+}
+
+// claim moves a pending plan to applying, atomically, so that two applies
+// of one plan cannot both write.
+func (d *DB) claim(ctx context.Context, p *Plan) error {
+	now := time.Now().UTC()
+	switch {
+	case p.Status == StatusApplied:
+		return errs.Errorf(errs.Conflict, "plan %s was already applied as change %s", p.Token, p.Token).
+			WithHint("a plan applies once; to undo it run `omgdb rollback %s %s`, to change more plan again", d.target.Redacted, p.Token)
+	case p.Status == StatusApplying:
+		return errs.Errorf(errs.Conflict, "plan %s is being applied, or an apply of it was interrupted", p.Token).
+			WithHint("see `omgdb history %s`: an interrupted apply stays \"applying\"; plan again", d.target.Redacted)
+	case p.Status != StatusPending:
+		return errs.Errorf(errs.Conflict, "plan %s is %s", p.Token, p.Status).WithHint("plan the change again")
+	case now.After(p.Expires):
+		return errs.Errorf(errs.Conflict, "plan %s expired at %s", p.Token, p.Expires.Format(time.RFC3339)).
+			WithHint("plans stay pending for 24 h by default; plan the change again and apply the new token")
+	}
+	tok, _ := bson.ObjectIDFromHex(p.Token)
+	r, err := d.db.Collection(PlansColl).UpdateOne(ctx, bson.D{{Key: "_id", Value: tok}, {Key: "status", Value: StatusPending}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "status", Value: StatusApplying}, {Key: "status_time", Value: bson.NewDateTimeFromTime(now)}}}})
+	if err != nil {
+		return wrapErr(d.target, "claim the plan in", err)
+	}
+	if r.MatchedCount == 0 {
+		return errs.Errorf(errs.Conflict, "plan %s was claimed by another apply", p.Token).
+			WithHint("a plan applies once; see `omgdb history %s`", d.target.Redacted)
+	}
+	return nil
+}
+
+// Discard drops a pending plan that will not be applied (a one-step
+// write that changes nothing): its status becomes discarded.
+func (d *DB) Discard(ctx context.Context, token string) error {
+	tok, err := checkToken(token, "plan token")
+	if err != nil {
+		return err
+	}
+	_, err = d.db.Collection(PlansColl).UpdateOne(ctx, bson.D{{Key: "_id", Value: tok}, {Key: "status", Value: StatusPending}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "status", Value: StatusDiscarded}, {Key: "status_time", Value: bson.NewDateTimeFromTime(time.Now())}}}})
+	if err != nil {
+		return wrapErr(d.target, "discard the plan in", err)
+	}
+	return nil
+}
+
+// unclaim makes a plan pending again and drops its change from the
+// journal, after a transaction that wrote nothing.
+func (d *DB) unclaim(ctx context.Context, p *Plan) error {
+	tok, _ := bson.ObjectIDFromHex(p.Token)
+	if _, err := d.db.Collection(ChangesColl).DeleteOne(ctx, bson.D{{Key: "_id", Value: tok}}); err != nil {
+		return wrapErr(d.target, "journal the change in", err)
+	}
+	_, err := d.db.Collection(PlansColl).UpdateOne(ctx, bson.D{{Key: "_id", Value: tok}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "status", Value: StatusPending}}}})
+	if err != nil {
+		return wrapErr(d.target, "release the plan in", err)
+	}
+	return nil
+}
+
+// writeItems writes every item of p under its precondition, recording in
+// omgdb.plan_items whether each was applied or conflicted.
+func (d *DB) writeItems(ctx context.Context, p *Plan, force bool, res *ApplyResult) error {
+	c := d.db.Collection(p.Collection)
+	items := d.db.Collection(PlanItemsColl)
+	tok, _ := bson.ObjectIDFromHex(p.Token)
+	for i, it := range p.Items {
+		reason, err := d.writeItem(ctx, c, it, force)
+		if err != nil {
+			return err
+		}
+		state := bson.D{{Key: "state", Value: "applied"}}
+		if reason != "" {
+			state = bson.D{{Key: "state", Value: "conflict"}, {Key: "reason", Value: reason}}
+			res.Conflicts = append(res.Conflicts, Conflict{ID: it.ID, Reason: reason})
+		} else {
+			res.count(it.Op)
+		}
+		_, err = items.UpdateOne(ctx, bson.D{{Key: "plan", Value: tok}, {Key: "seq", Value: int64(i)}}, bson.D{{Key: "$set", Value: state}})
+		if err != nil {
+			return wrapErr(d.target, "journal the change in", err)
+		}
+	}
+	return nil
+}
+
+func (r *ApplyResult) count(op string) {
+	switch op {
+	case OpInsert:
+		r.Inserted++
+	case OpUpdate:
+		r.Updated++
+	case OpDelete:
+		r.Deleted++
+	}
+}
+
+// writeItem writes one document and returns why it was not written (a
+// conflict), or "" when it was.
+func (d *DB) writeItem(ctx context.Context, c *mongo.Collection, it Item, force bool) (string, error) {
+	id, err := toBSON(it.ID)
+	if err != nil {
+		return "", err
+	}
+	byID := bson.D{{Key: "_id", Value: id}}
+	if it.Op == OpInsert {
+		return d.insertItem(ctx, c, byID, it, force)
+	}
+	filter := byID
+	if !force {
+		if reason, err := d.checkBefore(ctx, c, byID, it.Before); reason != "" || err != nil {
+			return reason, err
+		}
+		if filter, err = precondition(it.Before); err != nil {
+			return "", err
+		}
+	}
+	var matched int64
+	if it.Op == OpDelete {
+		r, err := c.DeleteOne(ctx, filter)
+		if err != nil {
+			return "", wrapErr(d.target, "delete in", err)
+		}
+		matched = r.DeletedCount
+		if force {
+			return "", nil // already gone is what a forced delete wants
+		}
+	} else {
+		after, err := docToBSON(it.After)
+		if err != nil {
+			return "", err
+		}
+		r, err := c.ReplaceOne(ctx, filter, after, options.Replace().SetUpsert(force))
+		if err != nil {
+			return "", wrapErr(d.target, "replace in", err)
+		}
+		matched = r.MatchedCount + r.UpsertedCount
+		if r.MatchedCount == 1 && r.ModifiedCount == 0 {
+			if err := d.setFields(ctx, c, filter, after); err != nil {
+				return "", err
+			}
+		}
+	}
+	if matched == 0 {
+		return "changed during the apply (its precondition no longer matched)", nil
+	}
+	return "", nil
+}
+
+// setFields sets every field of after with $set: a server that took a
+// replacement equal by value to the document as no change (FerretDB
+// v1.24.2 does, for an int replaced by an equal long) gets the types
+// written. The plan's after-image always differs from the before-image,
+// so an unmodified replacement is never what the plan wants.
+func (d *DB) setFields(ctx context.Context, c *mongo.Collection, filter, after bson.D) error {
+	set := bson.D{}
+	for _, e := range after {
+		if e.Key != "_id" {
+			set = append(set, e)
+		}
+	}
+	if len(set) == 0 {
+		return nil
+	}
+	if _, err := c.UpdateOne(ctx, filter, bson.D{{Key: "$set", Value: set}}); err != nil {
+		return wrapErr(d.target, "update in", err)
+	}
+	return nil
+}
+
+// insertItem inserts an upserted (or rolled-back deleted) document,
+// refusing when its _id is taken (unless force, which replaces it).
+func (d *DB) insertItem(ctx context.Context, c *mongo.Collection, byID bson.D, it Item, force bool) (string, error) {
+	doc, err := docToBSON(it.After)
+	if err != nil {
+		return "", err
+	}
+	if force {
+		if _, err := c.ReplaceOne(ctx, byID, doc, options.Replace().SetUpsert(true)); err != nil {
+			return "", wrapErr(d.target, "insert in", err)
+		}
+		return "", nil
+	}
+	_, err = c.InsertOne(ctx, doc)
+	if mongo.IsDuplicateKeyError(err) {
+		if n, cerr := c.CountDocuments(ctx, byID); cerr == nil && n > 0 {
+			return "a document with this _id exists now", nil
+		}
+		return "a unique index refuses it: " + Redact(err.Error(), d.target.URI), nil
+	}
+	if err != nil {
+		return "", wrapErr(d.target, "insert in", err)
+	}
+	return "", nil
+}
+
+// checkBefore reads the document and compares it with its before-image,
+// exactly (fields, order, types and values).
+func (d *DB) checkBefore(ctx context.Context, c *mongo.Collection, byID bson.D, before value.Value) (string, error) {
+	raw, err := c.FindOne(ctx, byID).Raw()
+	if isNoDocuments(err) {
+		return "deleted since the plan", nil
+	}
+	if err != nil {
+		return "", wrapErr(d.target, "read from", err)
+	}
+	cur, err := fromDoc(raw)
+	if err != nil {
+		return "", err
+	}
+	if !sameDoc(cur, before) {
+		return "changed since the plan", nil
+	}
+	return "", nil
+}
+
+// precondition is the filter a write goes through: the _id, and each
+// top-level field of the before-image with its value and type (an array
+// with its length). It is what makes the check and the write one
+// operation on the server; checkBefore, just before, compares the whole
+// document exactly, including fields added since.
+func precondition(before value.Value) (bson.D, error) {
+	f := bson.D{}
+	for _, fl := range before.Fields() {
+		if fl.Key != "_id" && (strings.HasPrefix(fl.Key, "$") || strings.Contains(fl.Key, ".")) {
+			continue // not a path a filter can name; checkBefore compared it
+		}
+		v, err := toBSON(fl.Value)
+		if err != nil {
+			return nil, err
+		}
+		cond := bson.D{{Key: "$eq", Value: v}}
+		switch k := fl.Value.Kind(); k {
+		case value.Array:
+			cond = append(cond, bson.E{Key: "$size", Value: int64(fl.Value.Len())})
+		case value.Object:
+		case value.Regex:
+			cond = bson.D{{Key: "$type", Value: "regex"}}
+		default:
+			cond = append(cond, bson.E{Key: "$type", Value: typeAlias[k]})
+		}
+		f = append(f, bson.E{Key: fl.Key, Value: cond})
+	}
+	return f, nil
+}
+
+// typeAlias is the $type alias of each scalar kind.
+var typeAlias = map[value.Kind]string{
+	value.Null: "null", value.Bool: "bool", value.Int: "int", value.Long: "long", value.Double: "double",
+	value.Decimal: "decimal", value.String: "string", value.Binary: "binData", value.ObjectID: "objectId",
+	value.Date: "date", value.Timestamp: "timestamp", value.MinKey: "minKey", value.MaxKey: "maxKey",
+}
+
+func isNoDocuments(err error) bool { return errors.Is(err, mongo.ErrNoDocuments) }
