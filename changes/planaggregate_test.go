@@ -20,14 +20,7 @@ func TestPlanAggregate_Merge(t *testing.T) {
 	db := storetest.MustOpen(t)
 	storetest.Insert(t, db, "src", `{"_id":1,"sku":"a","qty":5}`, `{"_id":2,"sku":"b","qty":7}`)
 	storetest.Insert(t, db, "dst", `{"_id":10,"sku":"a","qty":1,"old":true}`)
-	err := db.Update(store.Change{Kind: "create_index"}, func(tx *store.Tx) error {
-		c, _ := tx.Collection("dst")
-		_, err := c.CreateIndex(store.BTreeIndex("", store.BTreeSpec{Fields: []store.IndexField{{Path: "sku"}}, Unique: true}))
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	uniqueIndex(t, db, "dst", "sku")
 	before := dump(t, db)
 	plan := func(p string) (*changes.PlanResult, error) {
 		return changes.PlanAggregate(ctx, db, "src", value.MustParse(p), nil)
@@ -65,14 +58,7 @@ func TestPlanAggregate_ErrorsHaveHints(t *testing.T) {
 	db := storetest.MustOpen(t)
 	storetest.Insert(t, db, "src", `{"_id":1,"sku":"a"}`, `{"_id":2,"sku":null}`)
 	storetest.Insert(t, db, "dst", `{"_id":1,"sku":"z"}`, `{"_id":3,"sku":"a"}`)
-	err := db.Update(store.Change{Kind: "create_index"}, func(tx *store.Tx) error {
-		c, _ := tx.Collection("dst")
-		_, err := c.CreateIndex(store.BTreeIndex("", store.BTreeSpec{Fields: []store.IndexField{{Path: "sku"}}, Unique: true}))
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	uniqueIndex(t, db, "dst", "sku")
 	for _, p := range []string{
 		`{"$out":"dst"}`,
 		`[{"$out":{"db":1,"coll":"dst"}}]`,
@@ -96,5 +82,21 @@ func TestPlanAggregate_ErrorsHaveHints(t *testing.T) {
 		if errs.HintOf(err) == "" {
 			t.Errorf("%s: %v, with no hint", p, err)
 		}
+	}
+}
+
+// uniqueIndex creates a unique index on one field of coll.
+func uniqueIndex(t *testing.T, db *store.DB, coll, field string) {
+	t.Helper()
+	err := db.Update(store.Change{Kind: "create_index"}, func(tx *store.Tx) error {
+		c, err := tx.Collection(coll)
+		if err != nil {
+			return err
+		}
+		_, err = c.CreateIndex(store.BTreeIndex("", store.BTreeSpec{Fields: []store.IndexField{{Path: field}}, Unique: true}))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
