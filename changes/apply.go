@@ -84,7 +84,11 @@ func applyPlan(ctx context.Context, tx *store.Tx, token string, res *ApplyResult
 	if err := applyItems(ctx, tx, p, res); err != nil {
 		return err
 	}
-	if res.Inserted+res.Updated+res.Deleted > 0 {
+	created, err := createTarget(tx, p)
+	if err != nil {
+		return err
+	}
+	if created || res.Inserted+res.Updated+res.Deleted > 0 {
 		res.LSN = tx.LastLSN() + 1 // the record this transaction appends at commit
 		p.AppliedLSN = res.LSN
 	}
@@ -238,6 +242,19 @@ func upsertMatches(ctx context.Context, tx *store.Tx, p *Plan) ([]DocRef, error)
 		return nil
 	})
 	return refs, err
+}
+
+// createTarget creates the target of a $out plan that asked for it and
+// that still does not exist (the items, when there are any, created it).
+func createTarget(tx *store.Tx, p *Plan) (bool, error) {
+	if !p.CreateTarget {
+		return false, nil
+	}
+	if _, err := tx.Collection(p.Collection); !isNotFound(err) {
+		return false, err
+	}
+	_, err := tx.CreateCollection(p.Collection)
+	return err == nil, err
 }
 
 // currentJSON returns a document's canonical JSON, or nil when it (or its

@@ -54,6 +54,10 @@ type Plan struct {
 	Revision     *Revision `json:"revision,omitempty"`   // revert: the revision it goes back to
 	Source       string    `json:"source,omitempty"`     // aggregate: the collection the pipeline reads
 	Pipeline     *Doc      `json:"pipeline,omitempty"`   // aggregate: the pipeline, its $out or $merge included
+	// CreateTarget is set on a $out plan whose target does not exist:
+	// apply creates it even when the pipeline returns no document, as
+	// MongoDB's $out does.
+	CreateTarget bool      `json:"create_target,omitempty"`
 	Matched      int64     `json:"matched"`
 	Modified     int64     `json:"modified"`
 	BaseLSN      uint64    `json:"base_lsn"` // the journal's last lsn when planned

@@ -57,6 +57,11 @@ func PlanAggregate(ctx context.Context, db *store.DB, coll string, pipeline valu
 			return err
 		}
 		defer b.w.finish()
+		if w.out {
+			if _, err := tx.Collection(w.target); isNotFound(err) {
+				b.p.CreateTarget = true
+			}
+		}
 		if err := w.plan(tx, results, b); err != nil {
 			return err
 		}

@@ -100,3 +100,48 @@ func uniqueIndex(t *testing.T, db *store.DB, coll, field string) {
 		t.Fatal(err)
 	}
 }
+
+// TestPlanAggregate_EmptyOutCreates: a $out whose pipeline returns no
+// document creates its missing target, empty, as MongoDB's $out does
+// (the manual's $out page, "Create New Collection": $out creates the
+// collection if it does not already exist); the plan says so; rollback
+// drops it again. An existing target is emptied and kept.
+func TestPlanAggregate_EmptyOutCreates(t *testing.T) {
+	db := storetest.MustOpen(t)
+	storetest.Insert(t, db, "src", `{"_id":1,"a":1}`)
+	before := dump(t, db)
+	res, err := changes.PlanAggregate(ctx, db, "src", value.MustParse(`[{"$match":{"a":2}},{"$out":"empty"}]`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.CreatesCollection || res.Modified != 0 || !strings.Contains(res.Message, "creates `empty`") {
+		t.Fatalf("plan of an empty $out into a missing collection: %+v", res)
+	}
+	ap := mustApply(t, db, res.Token)
+	if ap.LSN == 0 {
+		t.Fatalf("apply wrote nothing: %+v", ap)
+	}
+	err = db.View(func(tx *store.Tx) error {
+		c, err := tx.Collection("empty")
+		if err == nil && c.Count() != 0 {
+			t.Errorf("the created collection holds %d documents", c.Count())
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatalf("after apply: %v", err)
+	}
+	mustRollback(t, db, ap.ChangeID, false)
+	if got := dump(t, db); got != before {
+		t.Fatalf("after rollback:\n%s\nwant:\n%s", got, before)
+	}
+	// An existing target: emptied and kept, and no collection is created.
+	storetest.Insert(t, db, "full", `{"_id":7}`)
+	res, err = changes.PlanAggregate(ctx, db, "src", value.MustParse(`[{"$match":{"a":2}},{"$out":"full"}]`), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.CreatesCollection || res.Modified != 1 {
+		t.Fatalf("plan of an empty $out into an existing collection: %+v", res)
+	}
+}

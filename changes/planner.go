@@ -39,7 +39,8 @@ type PlanResult struct {
 	Kind              string        `json:"kind"`
 	Collection        string        `json:"collection,omitempty"`
 	Collections       []string      `json:"collections,omitempty"`
-	UpsertedID        *Doc          `json:"upsertedId,omitempty"` // the _id an upsert inserts
+	UpsertedID        *Doc          `json:"upsertedId,omitempty"`         // the _id an upsert inserts
+	CreatesCollection bool          `json:"creates_collection,omitempty"` // a $out into a missing collection creates it
 	Expires           time.Time     `json:"expires"`
 	Message           string        `json:"message,omitempty"`
 	NextValidActions  []string      `json:"next_valid_actions"`
@@ -135,11 +136,13 @@ func (b *builder) result() *PlanResult {
 	p := b.p
 	r := &PlanResult{Token: p.Token, Matched: p.Matched, Modified: p.Modified, SampleBeforeAfter: b.sample,
 		Kind: p.Kind, Collection: p.Collection, Collections: p.Collections, Expires: p.Expires,
-		UpsertedID: b.upserted, NextValidActions: []string{ActionApply, ActionShow, ActionDiscard}}
+		UpsertedID: b.upserted, CreatesCollection: p.CreateTarget, NextValidActions: []string{ActionApply, ActionShow, ActionDiscard}}
 	if r.SampleBeforeAfter == nil {
 		r.SampleBeforeAfter = []BeforeAfter{}
 	}
 	switch {
+	case p.CreateTarget && p.Modified == 0:
+		r.Message = fmt.Sprintf("the pipeline returns no document: applying this plan creates `%s`, empty", p.Collection)
 	case p.Kind == KindRevert && p.Modified == 0:
 		r.Message = fmt.Sprintf("the store is already as it was at revision %s: applying this plan changes nothing", p.Revision.Spec)
 	case p.Matched == 0 && p.Modified == 0:

@@ -126,7 +126,7 @@ func (s *Shell) planApply(create bool, plan func(*store.DB) (*changes.PlanResult
 		if err != nil {
 			return err
 		}
-		if p.Modified == 0 && p.UpsertedID == nil && (p.Kind != "delete" || p.Matched == 0) {
+		if p.Modified == 0 && p.UpsertedID == nil && !p.CreatesCollection && (p.Kind != "delete" || p.Matched == 0) {
 			_, err := changes.Discard(s.ctx, db, p.Token)
 			return err
 		}
