@@ -54,7 +54,7 @@ result and error shapes.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.scope, "scope", "read", "what the agent may do: read (ro), read-write (rw, write) or dangerous (all)")
-	f.StringVar(&opts.store, "store", "", "serve only this store file, or a MongoDB database (mongodb://…/DB, read scope); the path arguments of tools become optional")
+	f.StringVar(&opts.store, "store", "", "serve only this store file, or a MongoDB database (mongodb://…/DB, read or read-write scope); the path arguments of tools become optional")
 	f.StringVar(&opts.root, "root", ".", "directory that store paths are confined to")
 	f.StringSliceVar(&opts.collections, "collections", nil, "collections (names or globs) the agent may see; default all")
 	f.StringSliceVar(&opts.denyCollections, "deny-collections", nil, "collections (names or globs) hidden from the agent")

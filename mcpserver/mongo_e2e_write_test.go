@@ -249,6 +249,8 @@ func TestMongo_MCPReadWrite_Policy(t *testing.T) {
 		{name: "update_renames_redacted", tool: "plan_update", args: m{"collection": "patients", "filter": m{}, "update": m{"$rename": m{"ssn": "s"}}}, code: "POLICY_DENIED"},
 		{name: "update_pipeline_redacted_coll", tool: "plan_update", args: m{"collection": "patients", "filter": m{}, "update": []any{m{"$set": m{"x": "$name"}}}},
 			code: "POLICY_DENIED", check: wantMessage("update pipeline")},
+		{name: "replacement_redacted_coll", tool: "plan_update", args: m{"collection": "patients", "filter": m{"_id": 3}, "update": m{"_id": 3, "name": "cy", "age": 25.5}},
+			code: "POLICY_DENIED", check: wantMessage("replacement document")},
 		{name: "array_filter_redacted", tool: "plan_update", args: m{"collection": "patients", "filter": m{"_id": 2},
 			"update": m{"$set": m{"card.$[c].exp": "x"}}, "array_filters": []any{m{"c.number": "4222"}}}, code: "POLICY_DENIED"},
 		{name: "upsert_filter_redacted", tool: "plan_update", args: m{"collection": "patients", "filter": m{"_id": 9, "ssn": "123"},

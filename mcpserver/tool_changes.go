@@ -84,13 +84,21 @@ func (c *call) planUpdateArgs(coll string) (*changes.PlanOptions, *query.Update,
 	}
 	if c.value("update").Kind() == value.Array && c.srv.policy.specRedactor(coll) != nil {
 		return nil, nil, errorf(CodePolicyDenied, "an update pipeline on `%s`, which has redacted fields, is refused: its expressions could copy a redacted value into another field",
-			truncate(coll, 120)).withHint("use update operators ({\"$set\":…}) that leave the redacted fields alone").withContext("argument", "update")
+			truncate(coll, 120)).withHint(leaveRedactedHint).withContext("argument", "update")
+	}
+	if u := c.value("update"); u.Kind() == value.Object && !isOperatorObject(u) && c.srv.policy.specRedactor(coll) != nil {
+		return nil, nil, errorf(CodePolicyDenied, "a replacement document on `%s`, which has redacted fields, is refused: it would remove them, and whether it changes a document would tell whether the document has them",
+			truncate(coll, 120)).withHint(leaveRedactedHint).withContext("argument", "update")
 	}
 	if err := c.refuseRedactedSpecs(coll, c.filterArg(), c.value("update"), po.ArrayFilters); err != nil {
 		return nil, nil, err
 	}
 	return po, u, nil
 }
+
+// leaveRedactedHint is the hint of a refused update on a collection
+// with redacted fields.
+const leaveRedactedHint = "use update operators ({\"$set\":…}) that leave the redacted fields alone"
 
 func (s *Server) planDeleteTool() *tool {
 	return &tool{
