@@ -9,6 +9,7 @@ import (
 
 	"github.com/omgdb/omgdb/changes"
 	"github.com/omgdb/omgdb/query"
+	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
 )
 
@@ -188,14 +189,18 @@ func (c *call) enginePlan(ctx context.Context, coll string, upsert bool) (*Engin
 }
 
 // engineAllowed refuses a plan or change (by token) on a collection the
-// policy hides. An unknown token passes: the apply or rollback says so.
+// policy hides. An unknown or malformed token passes: the apply or
+// rollback says so; any other failure to read the plan is the call's.
 func (c *call) engineAllowed(ctx context.Context, token string) error {
-	if err := c.enginePath(); err != nil {
+	if err := c.enginePath(); err != nil || !c.srv.policy.restrictsCollections() {
 		return err
 	}
 	coll, err := c.srv.cfg.Writer.PlanCollection(ctx, token)
-	if err != nil {
+	if k := errs.KindOf(err); k == errs.NotFound || k == errs.Invalid {
 		return nil
+	}
+	if err != nil {
+		return err
 	}
 	if !c.srv.policy.collectionAllowed(coll) {
 		return deniedCollection(coll)
@@ -203,12 +208,28 @@ func (c *call) engineAllowed(ctx context.Context, token string) error {
 	return nil
 }
 
+// uninterrupted is the context of an apply or rollback: once started it
+// runs to its end, whatever the call's deadline or a cancellation, since
+// an apply interrupted between documents is left "applying", which
+// omgdb cannot roll back. One that has not started when the deadline
+// passes does not start.
+func uninterrupted(ctx context.Context) (context.Context, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return context.WithoutCancel(ctx), nil
+}
+
 func runApplyEngine(ctx context.Context, c *call) (*output, error) {
 	tok := c.str("token")
 	if err := c.engineAllowed(ctx, tok); err != nil {
 		return nil, err
 	}
-	res, err := c.srv.cfg.Writer.Apply(ctx, tok, c.actor())
+	actx, err := uninterrupted(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.srv.cfg.Writer.Apply(actx, tok, c.actor())
 	if err != nil {
 		return nil, c.engineWriteError("", err)
 	}
@@ -220,7 +241,11 @@ func runRollbackEngine(ctx context.Context, c *call) (*output, error) {
 	if err := c.engineAllowed(ctx, id); err != nil {
 		return nil, err
 	}
-	res, err := c.srv.cfg.Writer.Rollback(ctx, id, c.actor(), c.value("force").Bool())
+	actx, err := uninterrupted(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.srv.cfg.Writer.Rollback(actx, id, c.actor(), c.value("force").Bool())
 	if err != nil {
 		return nil, c.engineWriteError("", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -329,4 +330,37 @@ func TestMongo_MCPReadWrite_Policy(t *testing.T) {
 	checkLeaks(t, texts, "Untrusted planned documents", audit, calls,
 		[]string{"111-11", "4111", "4222", "4333", "topsecret", "a@x.org", "b@x.org"},
 		[]string{"111-11", "4111", "a@x.org", "topsecret", uri, `"z"`})
+}
+
+// TestMongo_MCPReadWrite_ApplyOutlivesTimeout: an apply, once started,
+// runs to its end even past the call's --timeout, since an apply cut
+// between documents would be left "applying", which omgdb cannot roll
+// back. (It writes 150 documents under a 100 ms limit; on FerretDB an
+// apply takes milliseconds per document.)
+func TestMongo_MCPReadWrite_ApplyOutlivesTimeout(t *testing.T) {
+	_, uri := mongotest.Start(t)
+	c := mongotest.Client(t, uri)
+	db := c.Database(uri[strings.LastIndex(uri, "/")+1:])
+	docs := make([]string, 150)
+	for i := range docs {
+		docs[i] = `{"_id":` + strconv.Itoa(i) + `,"n":{"$numberLong":"1"}}`
+	}
+	mongotest.Insert(t, c, db.Name(), "many", docs...)
+	cmd := exec.Command(os.Args[0], "plan-update", uri, "many", "{}", `{"$inc":{"n":{"$numberLong":"1"}}}`)
+	cmd.Env = append(os.Environ(), "OMGDB_TEST_MAIN=1")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan struct{ Token string }
+	if err := json.Unmarshal(out, &plan); err != nil {
+		t.Fatal(err)
+	}
+	cs := startStdio(t, t.TempDir(), "--store", uri, "--scope", "read-write", "--timeout", "100ms")
+	tools := listTools(t, cs)
+	applied, _ := callMongo(t, cs, tools, mongoCase{tool: "apply", args: m{"token": plan.Token}})
+	wantField("updated", 150.0)(t, applied)
+	if n, err := db.Collection("many").CountDocuments(context.Background(), bson.D{{Key: "n", Value: int64(2)}}); err != nil || n != 150 {
+		t.Errorf("%d documents have n 2 (%v), want 150", n, err)
+	}
 }
