@@ -158,6 +158,14 @@ func TestMongo_MCPReadWrite_Lifecycle(t *testing.T) {
 	callMongo(t, cs, tools, mongoCase{tool: "rollback", args: m{"change_id": applied["change_id"]}})
 	wantRaw(t, db, "visits", orig...)
 
+	// Plan samples are kept within max_bytes, and say so.
+	capped, _ := callMongo(t, cs, tools, mongoCase{tool: "plan_update", args: m{"collection": "visits", "filter": m{}, "update": m{"$set": m{"x": 1}}, "max_bytes": 200}})
+	wantField("applied_limits", m{"max_bytes": 200.0})(t, capped)
+	wantField("matched", 3.0)(t, capped)
+	if s, _ := capped["sampleBeforeAfter"].([]any); len(s) != 1 {
+		t.Errorf("samples within 200 bytes: %v, want 1 pair", capped["sampleBeforeAfter"])
+	}
+
 	// An upsert into a collection that does not exist creates it; a plan
 	// on a missing collection without upsert is NOT_FOUND.
 	callMongo(t, cs, tools, mongoCase{tool: "plan_update", args: m{"collection": "wards", "filter": m{"_id": 1}, "update": m{"$set": m{"a": 1}}}, code: "NOT_FOUND"})
