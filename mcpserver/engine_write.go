@@ -114,7 +114,17 @@ func (s *Server) useEngineWriter(t *tool) {
 	switch t.Name {
 	case "history":
 		t.Params = slices.DeleteFunc(t.Params, func(p param) bool { return p.Name == "id" })
-	case "apply", "rollback":
+		t.Description = "Changes made through omgdb, newest first (change id, kind, counts, time, status); change ids feed rollback."
+	case "apply":
+		t.Description = sentence("Apply a pending plan by its token, only after the user confirmed it. Each document is written only",
+			"if it still equals its planned before-image (in one transaction where the deployment has them); otherwise the others",
+			"are written and CONFLICT lists the changed ones with the change_id that rolls back the rest. Example:",
+			s.example("token", "<token>"))
+	case "rollback":
+		t.Description = sentence("Undo a change made through omgdb by its change_id. Documents changed since are left",
+			"alone and reported (CONFLICT), unless force. Example:", s.example("change_id", "<change id>"))
+	}
+	if t.Name == "apply" || t.Name == "rollback" {
 		t.Output = t.Output.With("properties", t.Output.Get("properties").With("conflicts", tList()).With("transaction", tBool()))
 	}
 }

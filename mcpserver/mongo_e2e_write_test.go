@@ -81,6 +81,13 @@ func TestMongo_MCPReadWrite_Tools(t *testing.T) {
 		if tl.Annotations == nil || (tl.Annotations.DestructiveHint != nil && *tl.Annotations.DestructiveHint) != destructive {
 			t.Errorf("%s: destructiveHint is not %v", tl.Name, destructive)
 		}
+		// Descriptions promise nothing the deployment does not keep: no
+		// all-or-nothing apply without a transaction, no diff or at.
+		for _, promise := range []string{"If any planned document changed since, nothing is written", "diff", " at"} {
+			if strings.Contains(tl.Description, promise) {
+				t.Errorf("%s's description promises %q: %s", tl.Name, promise, tl.Description)
+			}
+		}
 		props, _ := tl.InputSchema.(map[string]any)["properties"].(map[string]any)
 		for _, p := range []string{"at", "collation", "id"} {
 			if _, ok := props[p]; ok {
