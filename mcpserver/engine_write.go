@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -144,8 +145,8 @@ func (c *call) engineWritable(ctx context.Context, coll string, upsert bool) err
 }
 
 func isCode(err error, code string) bool {
-	te, ok := err.(*toolError)
-	return ok && te.code == code
+	var te *toolError
+	return errors.As(err, &te) && te.code == code
 }
 
 func runPlanUpdateEngine(ctx context.Context, c *call) (*output, error) {
