@@ -54,7 +54,7 @@ result and error shapes.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.scope, "scope", "read", "what the agent may do: read (ro), read-write (rw, write) or dangerous (all)")
-	f.StringVar(&opts.store, "store", "", "serve only this store file, or a MongoDB database (mongodb://…/DB, read scope); the path arguments of tools become optional")
+	f.StringVar(&opts.store, "store", "", "serve only this store file, or a MongoDB database (mongodb://…/DB, read or read-write scope); the path arguments of tools become optional")
 	f.StringVar(&opts.root, "root", ".", "directory that store paths are confined to")
 	f.StringSliceVar(&opts.collections, "collections", nil, "collections (names or globs) the agent may see; default all")
 	f.StringSliceVar(&opts.denyCollections, "deny-collections", nil, "collections (names or globs) hidden from the agent")
@@ -93,13 +93,14 @@ func (e *env) runMCP(ctx context.Context, opts *mcpOptions) error {
 	}
 	storeName, logOut := opts.store, e.stderr
 	var eng engine.Reader
+	var writer mcpserver.EngineWriter
 	if isMongo(opts.store) {
-		db, err := e.mongoMCP(ctx, opts.store, scope)
+		db, r, w, err := e.mongoMCP(ctx, opts.store, scope)
 		if err != nil {
 			return err
 		}
 		defer db.Close()
-		eng, storeName = db, db.Target().Redacted
+		eng, writer, storeName = r, w, db.Target().Redacted
 		logOut = redactingWriter{w: e.stderr, uri: db.Target().URI}
 	}
 	if opts.maxSessions < 1 || opts.idleTimeout <= 0 {
@@ -111,7 +112,7 @@ func (e *env) runMCP(ctx context.Context, opts *mcpOptions) error {
 		token = os.Getenv("OMGDB_MCP_TOKEN")
 	}
 	srv, err := mcpserver.New(mcpserver.Config{
-		Scope: scope, Store: storeName, Root: opts.root, Engine: eng,
+		Scope: scope, Store: storeName, Root: opts.root, Engine: eng, Writer: writer,
 		Collections: opts.collections, DenyCollections: opts.denyCollections, Redact: opts.redact,
 		Tools: opts.tools, DenyTools: opts.denyTools, ToolsFile: opts.toolsFile, OnlyCanned: opts.onlyCanned,
 		MaxDocs: opts.maxDocs, MaxBytes: opts.maxBytes, MaxString: opts.maxString,

@@ -293,14 +293,26 @@ func redactURIs(err error, args []string) error {
 }
 
 // mongoMCP opens the MongoDB store of `omgdb mcp --store`, which serves
-// read scope only for now: a wider scope is refused before connecting.
-func (e *env) mongoMCP(ctx context.Context, store string, scope mcpserver.Scope) (*mongoengine.DB, error) {
-	if scope != mcpserver.ScopeRead {
-		return nil, usage("--scope %s does not work over MongoDB yet", scope).
-			WithHint("over MongoDB the MCP server serves the read tools only (see `omgdb docs mongodb`); use --scope read, or serve a store file")
+// read and read-write scope: dangerous scope is refused before
+// connecting. At read scope the server gets the engine as a bare
+// engine.Reader (nothing it holds has a write method) and no writer.
+func (e *env) mongoMCP(ctx context.Context, store string, scope mcpserver.Scope) (*mongoengine.DB, engine.Reader, mcpserver.EngineWriter, error) {
+	if scope > mcpserver.ScopeReadWrite {
+		return nil, nil, nil, usage("--scope %s does not work over MongoDB yet", scope).
+			WithHint("over MongoDB the MCP server serves the read tools, and at --scope read-write the plan, apply, rollback and history tools (see `omgdb docs mongodb`); use --scope read-write, or serve a store file")
 	}
-	return e.openMongo(ctx, store)
+	db, err := e.openMongo(ctx, store)
+	switch {
+	case err != nil:
+		return nil, nil, nil, err
+	case scope == mcpserver.ScopeRead:
+		return db, readerOnly{db}, nil, nil
+	}
+	return db, db, mcpWriter{db}, nil
 }
+
+// readerOnly hides every method of an engine but engine.Reader's.
+type readerOnly struct{ engine.Reader }
 
 // redactingWriter removes the credentials of uri from everything written
 // through it (the MCP server's log, whatever a record quotes).

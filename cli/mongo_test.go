@@ -130,7 +130,7 @@ func TestMongo_Errors(t *testing.T) {
 		{"inspect", uri},
 		{"explain", uri, "users", "{}"},
 		{"shell", uri, "--eval", "db.users.insertOne({x: 1})"},
-		{"mcp", "--store", uri, "--scope", "read-write"},
+		{"mcp", "--store", uri, "--scope", "dangerous"},
 		{"mcp", "--root", uri},
 		{"find", uri, "users", "--at", "1"},
 		{"count", uri, "users", "--hint", "_id_"},
@@ -194,7 +194,7 @@ func TestMongo_CredentialsNeverPrinted(t *testing.T) {
 		{"find", up, "a", "b", "c", "d"},
 		{"find", up, "users", "--no-such-flag"},
 		{"describe", up},
-		{"mcp", "--store", up, "--scope", "write"},
+		{"mcp", "--store", up, "--scope", "all"},
 		{"mcp", "--store", down},
 		{"shell", up, "--eval", "db.users.insertOne({x: 1})"},
 		{"shell", up, "--eval", "db.nope.find().toArray()"},
@@ -225,6 +225,21 @@ func TestMongo_CredentialsNeverPrinted(t *testing.T) {
 	}
 	if strings.Contains(stdout+stderr, pw) || strings.Contains(stdout+stderr, user) || !strings.Contains(stdout, "mongodb://***@") {
 		t.Errorf("mcp over MongoDB printed the credentials (or no redacted URI):\n%s%s", stdout, stderr)
+	}
+	// At read-write scope too: a plan, an unknown plan, the journal.
+	calls = strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"plan_delete","arguments":{"collection":"users","filter":{"city":"Paris"}}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"apply","arguments":{"token":"665f1c2e9b1d4a0c8e7f6a5b"}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"history","arguments":{}}}`,
+	}, "\n") + "\n"
+	code, stdout, stderr = runCLI(t, calls, "mcp", "--store", up, "--scope", "read-write")
+	if code != 0 || strings.Count(stdout, "\n") != 4 || !strings.Contains(stdout, `\"matched\":2`) ||
+		!strings.Contains(stdout, "plan 665f1c2e9b1d4a0c8e7f6a5b not found in mongodb://***@") || !strings.Contains(stdout, `\"returned\":0`) {
+		t.Errorf("mcp --scope read-write over MongoDB: exit %d, stdout %s, stderr %q", code, stdout, stderr)
+	}
+	if strings.Contains(stdout+stderr, pw) || strings.Contains(stdout+stderr, user) {
+		t.Errorf("mcp --scope read-write over MongoDB printed the credentials:\n%s%s", stdout, stderr)
 	}
 
 	t.Setenv("OMGDB_MONGODB_URI", down)

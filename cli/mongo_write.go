@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/omgdb/omgdb/changes"
 	"github.com/omgdb/omgdb/engine"
+	"github.com/omgdb/omgdb/mcpserver"
 	"github.com/omgdb/omgdb/mongoengine"
 	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/query/errs"
@@ -203,22 +203,9 @@ func (e *env) mongoRollback(ctx context.Context, opts *rollbackOptions) error {
 	})
 }
 
-// mongoChange is a line of `omgdb history` over MongoDB.
-type mongoChange struct {
-	ID           string    `json:"change"`
-	Kind         string    `json:"kind"`
-	Collections  []string  `json:"collections"`
-	Inserted     int64     `json:"inserted"`
-	Updated      int64     `json:"updated"`
-	Deleted      int64     `json:"deleted"`
-	Conflicts    int64     `json:"conflicts"`
-	Time         time.Time `json:"time"`
-	Actor        string    `json:"actor"`
-	Note         string    `json:"note,omitempty"`
-	Status       string    `json:"status"`
-	RolledBackBy string    `json:"rolled_back_by,omitempty"`
-	RollbackOf   string    `json:"rollback_of,omitempty"`
-}
+// mongoChange is a line of `omgdb history` over MongoDB, as the MCP
+// server's history tool shows it too.
+type mongoChange = mcpserver.EngineChange
 
 // mongoHistory lists the changes made through omgdb on the deployment.
 func (e *env) mongoHistory(ctx context.Context, opts *historyOptions) error {
@@ -235,13 +222,7 @@ func (e *env) mongoHistory(ctx context.Context, opts *historyOptions) error {
 			return out.close(err)
 		}
 		for _, c := range hist {
-			row := mongoChange{ID: c.ID, Kind: c.Kind, Collections: []string{c.Collection}, Inserted: c.Inserted,
-				Updated: c.Updated, Deleted: c.Deleted, Conflicts: c.Conflicts, Time: c.Time, Actor: c.Actor,
-				Note: "plan-" + c.PlanKind + " " + c.Collection, Status: c.Status, RolledBackBy: c.RolledBackBy, RollbackOf: c.RollbackOf}
-			if c.RolledBackBy != "" {
-				row.Status = "rolled back by " + c.RolledBackBy
-			}
-			if err := out.encode(row); err != nil {
+			if err := out.encode(historyRow(c)); err != nil {
 				return out.close(err)
 			}
 		}

@@ -35,7 +35,10 @@
 // it; tools/call refuses any other tool before reading its arguments or
 // touching a file; and a read tool, or any tool of a read-scope server,
 // opens the store read-only, so the engine refuses to write whatever the
-// tool's code does. Paths are confined to the root (see paths.go for the
+// tool's code does. Over an engine (Config.Engine, a MongoDB
+// deployment) a read-scope server holds only its engine.Reader: New
+// refuses a Config.Writer at read scope, so no tool can reach a write
+// function (engine.go, engine_write.go). Paths are confined to the root (see paths.go for the
 // exact steps and the remaining window where /proc is missing). Redacted
 // fields are removed where documents are read, before filters see them;
 // the values plans, change notes and error messages give to redacted
@@ -52,6 +55,9 @@
 //
 // # Caveats
 //
+// Over an engine, apply and rollback run to their end past the call's
+// deadline once started: the engine's apply is not atomic without a
+// transaction, and one cut between documents could not be rolled back.
 // Calls stop at their deadline cooperatively: scans check their context
 // before every document, expression evaluation every expr.CheckEvery
 // steps, so a call answers within about a millisecond of its deadline

@@ -13,9 +13,11 @@ import (
 )
 
 // Serving an engine (Config.Engine, a MongoDB deployment) instead of store
-// files. Only read scope is served, and only the tools of engineRuns are
-// listed and callable; every other tool's Run is nil, which the catalog
-// never lists and admit refuses. Each read goes through
+// files. Read scope serves the tools of engineRuns; read-write scope,
+// with Config.Writer, also those of engineWriteRuns (engine_write.go);
+// dangerous scope is refused. Only those tools are listed and callable;
+// every other tool's Run is nil, which the catalog never lists and admit
+// refuses. Each read goes through
 // engine.Redacting, so the redacted paths are removed by the first stage
 // of the pipeline the server runs, before the caller's filter or stages;
 // the collections a pipeline joins are checked against the collection
@@ -34,15 +36,22 @@ var engineRuns = map[string]func(context.Context, *call) (*output, error){
 // yet.
 func (c *Config) checkEngineConfig() error {
 	if c.Engine == nil {
+		if c.Writer != nil {
+			return errs.Errorf(errs.Usage, "mcp: Config.Writer needs Config.Engine")
+		}
 		return nil
 	}
 	refuse := func(what string) error {
 		return errs.Errorf(errs.Usage, "%s does not work over MongoDB yet", what).
-			WithHint("over MongoDB the MCP server serves the read tools only (see `omgdb docs mongodb`); leave it out, or serve a store file")
+			WithHint("over MongoDB the MCP server serves the read tools, and at --scope read-write plan_update, plan_delete, apply, rollback and history (see `omgdb docs mongodb`); leave it out, or serve a store file")
 	}
 	switch {
-	case c.Scope != ScopeRead:
+	case c.Scope == ScopeDangerous:
 		return refuse("--scope " + c.Scope.String())
+	case c.Scope == ScopeRead && c.Writer != nil:
+		return errs.Errorf(errs.Usage, "mcp: a read-scope server must not be handed Config.Writer")
+	case c.Scope == ScopeReadWrite && c.Writer == nil:
+		return errs.Errorf(errs.Usage, "mcp: a read-write server over an engine needs Config.Writer")
 	case c.ToolsFile != "" || c.OnlyCanned:
 		return refuse("--tools-file")
 	case c.IndexCheck:
@@ -66,6 +75,7 @@ func (s *Server) useEngine(tools []*tool) {
 	for _, t := range tools {
 		t.Run = engineRuns[t.Name]
 		t.Params = slices.DeleteFunc(t.Params, func(p param) bool { return p.Name == "at" || p.Name == "collation" })
+		s.useEngineWriter(t)
 	}
 }
 

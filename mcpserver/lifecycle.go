@@ -91,7 +91,11 @@ func (s *Server) serverInfo() value.Value {
 func (s *Server) makeInstructions() string {
 	var b strings.Builder
 	if s.cfg.Engine != nil {
-		b.WriteString("omgdb serves a MongoDB database, read-only, queried with MongoDB filters. ")
+		if s.cfg.Writer != nil {
+			b.WriteString("omgdb serves a MongoDB database, queried with MongoDB filters, written through reviewable plans. ")
+		} else {
+			b.WriteString("omgdb serves a MongoDB database, read-only, queried with MongoDB filters. ")
+		}
 	} else {
 		b.WriteString("omgdb is a document database in one file, queried with MongoDB filters. ")
 	}

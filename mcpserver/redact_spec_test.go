@@ -79,6 +79,9 @@ func TestRedaction_PlansRefuseRedactedFields(t *testing.T) {
 		{"plan_update", `{"path":"app.omgdb","collection":"users","filter":{"_id":1},"update":{"$set":{"ssn":"111-11-1111"}}}`},
 		{"plan_update", `{"path":"app.omgdb","collection":"users","filter":{"_id":1},"update":{"$rename":{"ssn":"tax"}}}`},
 		{"plan_delete", `{"path":"app.omgdb","collection":"users","filter":{"ssn":"111-11-1111"}}`},
+		// A replacement would remove the redacted fields, and whether it
+		// modifies a document tells whether the document has them.
+		{"plan_update", `{"path":"app.omgdb","collection":"users","filter":{"_id":1},"update":{"name":"ann"}}`},
 	} {
 		res := f.callTool(tc.tool, tc.args)
 		if errorCode(res) != CodePolicyDenied || strings.Contains(resultText(res), "111-11-1111") {

@@ -64,10 +64,15 @@ type Config struct {
 	HTTP HTTPConfig // used by ListenAndServe and Handler
 
 	// Engine, when set, is served instead of store files: a MongoDB
-	// deployment (package mongoengine), in read scope only, with the
-	// tools engine.go lists. Store then names it in messages (its URI
+	// deployment (package mongoengine), with the tools engine.go lists
+	// (and those of engine_write.go with Writer). Store then names it in messages (its URI
 	// with the credentials redacted) and is the only path accepted.
 	Engine engine.Reader
+	// Writer, when set with Engine, serves the write tools of
+	// engine_write.go at read-write scope. A read-scope server must not
+	// be given one (New refuses it), so that its tools cannot reach a
+	// write function.
+	Writer EngineWriter
 
 	// Rand and Now replace crypto/rand and time.Now, for tests.
 	Rand io.Reader

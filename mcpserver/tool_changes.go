@@ -44,27 +44,8 @@ func (s *Server) planUpdateTool() *tool {
 
 func runPlanUpdate(ctx context.Context, c *call) (*output, error) {
 	coll := c.str("collection")
-	if !c.srv.policy.collectionAllowed(coll) {
-		return nil, deniedCollection(coll)
-	}
-	if _, err := c.collation(); err != nil {
-		return nil, err
-	}
-	po := c.planOptions()
-	po.Upsert = c.value("upsert").Bool()
-	if v := c.value("array_filters"); !v.IsMissing() {
-		po.ArrayFilters = v.Array()
-	}
-	// A bad update is the update's fault, not the filter's (planError
-	// would call it INVALID_FILTER).
-	if _, err := changes.CompileUpdate(c.value("update"), &query.UpdateOptions{ArrayFilters: po.ArrayFilters}); err != nil {
-		return nil, argError(err, "update")
-	}
-	if c.value("update").Kind() == value.Array && c.srv.policy.specRedactor(coll) != nil {
-		return nil, errorf(CodePolicyDenied, "an update pipeline on `%s`, which has redacted fields, is refused: its expressions could copy a redacted value into another field",
-			truncate(coll, 120)).withHint("use update operators ({\"$set\":…}) that leave the redacted fields alone").withContext("argument", "update")
-	}
-	if err := c.refuseRedactedSpecs(coll, c.filterArg(), c.value("update"), po.ArrayFilters); err != nil {
+	po, _, err := c.planUpdateArgs(coll)
+	if err != nil {
 		return nil, err
 	}
 	db, err := c.openStore(true)
@@ -78,6 +59,46 @@ func runPlanUpdate(ctx context.Context, c *call) (*output, error) {
 	}
 	return c.planOutput(res)
 }
+
+// planUpdateArgs checks a plan_update's collection against the policy,
+// compiles its update, and refuses what would test or write a redacted
+// field (an update pipeline on a collection with redactions, a filter,
+// update or array filter that names one), on a file as over an engine.
+func (c *call) planUpdateArgs(coll string) (*changes.PlanOptions, *query.Update, error) {
+	if !c.srv.policy.collectionAllowed(coll) {
+		return nil, nil, deniedCollection(coll)
+	}
+	if _, err := c.collation(); err != nil {
+		return nil, nil, err
+	}
+	po := c.planOptions()
+	po.Upsert = c.value("upsert").Bool()
+	if v := c.value("array_filters"); !v.IsMissing() {
+		po.ArrayFilters = v.Array()
+	}
+	// A bad update is the update's fault, not the filter's (planError
+	// would call it INVALID_FILTER).
+	u, err := changes.CompileUpdate(c.value("update"), &query.UpdateOptions{ArrayFilters: po.ArrayFilters})
+	if err != nil {
+		return nil, nil, argError(err, "update")
+	}
+	if c.value("update").Kind() == value.Array && c.srv.policy.specRedactor(coll) != nil {
+		return nil, nil, errorf(CodePolicyDenied, "an update pipeline on `%s`, which has redacted fields, is refused: its expressions could copy a redacted value into another field",
+			truncate(coll, 120)).withHint(leaveRedactedHint).withContext("argument", "update")
+	}
+	if u := c.value("update"); u.Kind() == value.Object && !isOperatorObject(u) && c.srv.policy.specRedactor(coll) != nil {
+		return nil, nil, errorf(CodePolicyDenied, "a replacement document on `%s`, which has redacted fields, is refused: it would remove them, and whether it changes a document would tell whether the document has them",
+			truncate(coll, 120)).withHint(leaveRedactedHint).withContext("argument", "update")
+	}
+	if err := c.refuseRedactedSpecs(coll, c.filterArg(), c.value("update"), po.ArrayFilters); err != nil {
+		return nil, nil, err
+	}
+	return po, u, nil
+}
+
+// leaveRedactedHint is the hint of a refused update on a collection
+// with redacted fields.
+const leaveRedactedHint = "use update operators ({\"$set\":…}) that leave the redacted fields alone"
 
 func (s *Server) planDeleteTool() *tool {
 	return &tool{
