@@ -237,7 +237,7 @@ func (e *env) mongoHistory(ctx context.Context, opts *historyOptions) error {
 		for _, c := range hist {
 			row := mongoChange{ID: c.ID, Kind: c.Kind, Collections: []string{c.Collection}, Inserted: c.Inserted,
 				Updated: c.Updated, Deleted: c.Deleted, Conflicts: c.Conflicts, Time: c.Time, Actor: c.Actor,
-				Note: "plan-" + c.PlanKind + " " + c.Collection, Status: c.Status, RolledBackBy: c.RolledBackBy, RollbackOf: c.RollbackOf}
+				Note: mongoChangeNote(c), Status: c.Status, RolledBackBy: c.RolledBackBy, RollbackOf: c.RollbackOf}
 			if c.RolledBackBy != "" {
 				row.Status = "rolled back by " + c.RolledBackBy
 			}
@@ -247,4 +247,13 @@ func (e *env) mongoHistory(ctx context.Context, opts *historyOptions) error {
 		}
 		return out.close(nil)
 	})
+}
+
+// mongoChangeNote is a change's note in history: the plan it applied
+// (none for an insert or import, as on a store file).
+func mongoChangeNote(c mongoengine.Change) string {
+	if c.Kind == mongoengine.KindInsert || c.Kind == mongoengine.KindImport {
+		return ""
+	}
+	return "plan-" + c.PlanKind + " " + c.Collection
 }
