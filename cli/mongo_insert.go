@@ -34,7 +34,7 @@ func (e *env) mongoInsert(ctx context.Context, opts *insertOptions) error {
 		ids, werr := insertAll(ctx, ins, docs)
 		res, err := ins.Close(context.WithoutCancel(ctx))
 		if werr != nil {
-			return e.undoInsert(db, werr, res, opts.path)
+			return undoInsert(db, werr, res, opts.path)
 		}
 		if err != nil {
 			return err
@@ -95,7 +95,7 @@ func insertAll(ctx context.Context, ins *mongoengine.Inserter, docs []value.Valu
 
 // undoInsert rolls back the documents an insert wrote before the server
 // refused one, and returns the error that says so.
-func (e *env) undoInsert(db *mongoengine.DB, err error, res *mongoengine.ApplyResult, path string) error {
+func undoInsert(db *mongoengine.DB, err error, res *mongoengine.ApplyResult, path string) error {
 	qe := errs.Errorf(errs.KindOf(err), "%v", err)
 	qe.Err, qe.Hint = err, errs.HintOf(err)
 	if qe.Hint != "" {

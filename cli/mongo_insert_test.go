@@ -332,3 +332,114 @@ func TestMongo_InsertCredentialsNeverPrinted(t *testing.T) {
 		t.Errorf("insert and import printed the credentials, or did not run:\n%s", all)
 	}
 }
+
+// shellWrites are the shell's writes that run over MongoDB, each printed
+// (with its change id) and followed by a read of what it did.
+var shellWrites = []string{
+	`db.items.insertOne({_id: 1, i: NumberInt(5), l: NumberLong(6), d: 1.5, n: null, a: [1, NumberLong(2), 'x', null], o: {p: 1}})`,
+	`db.items.insertMany([{_id: 2, v: NumberInt(1)}, {_id: 3, v: NumberLong(1)}, {_id: 4, v: 1.0}, {_id: 5}])`,
+	`db.items.insertOne({_id: 2, again: true})`,
+	`db.items.insertMany([{_id: 6}, {_id: 2, again: true}])`,
+	`db.items.insertOne([1, 2])`,
+	`db.items.updateOne({_id: 2}, {$inc: {v: NumberLong(1)}})`,
+	`db.items.updateMany({v: {$exists: true}}, {$mul: {v: 2.5}})`,
+	`db.items.updateMany({n: null}, {$set: {seen: true}})`,
+	`db.items.updateOne({_id: 9}, {$set: {u: NumberInt(1)}}, {upsert: true})`,
+	`db.items.updateOne({_id: 1}, {$set: {'a.$[e]': 0}}, {arrayFilters: [{e: null}]})`,
+	`db.items.updateOne({}, {$set: {first: true}}, {sort: {_id: -1}})`,
+	`db.items.updateOne({_id: 42}, {$set: {x: 1}})`,
+	`db.items.updateOne({_id: 1}, {$set: {i: NumberInt(5)}})`,
+	`db.items.replaceOne({_id: 3}, {w: NumberInt(3), z: [[]].length})`,
+	`db.items.replaceOne({_id: 3}, {$set: {w: 1}})`,
+	`db.items.updateOne({_id: 3}, {w: 1})`,
+	`db.items.updateOne({_id: 3}, {$bogus: {w: 1}})`,
+	`db.items.deleteOne({v: {$gt: 0}})`,
+	`db.items.deleteMany({_id: {$in: [4, 5, 77]}})`,
+	`db.items.deleteMany({nothing: 1})`,
+	`db.omgdb.changes.insertOne({x: 1})`,
+	`db.items.find().toArray()`,
+}
+
+// TestMongo_ShellWritesMatchFile runs the shell's writes on a store file
+// and on the deployment, statement by statement: the same output (change
+// ids aside), the same errors and exit codes, and the same documents
+// after. Each change id printed over MongoDB is in history, and rolling
+// the insertMany back removes its documents.
+func TestMongo_ShellWritesMatchFile(t *testing.T) {
+	srv := mongotest.Own(t)
+	file, uri := filepath.Join(t.TempDir(), "app.omgdb"), srv.URI+"app"
+	var changes [][]string
+	for _, code := range shellWrites {
+		fcode, fout, ferr := runCLI(t, "", "shell", file, "--eval", code)
+		mcode, mout, merr := runCLI(t, "", "shell", uri, "--eval", code)
+		changes = append(changes, regexp.MustCompile(`changeId: '([0-9a-f]{24})'`).FindAllStringSubmatch(mout, -1)...)
+		norm := func(s string) string { return changeID.ReplaceAllString(s, "ID") }
+		// The errors must say the same; over MongoDB the hint says more
+		// (what was written and rolled back), and the file is created.
+		errLine := func(s string) string {
+			return strings.SplitN(strings.TrimPrefix(s, "created store "+file+"\n"), "\nhint: ", 2)[0]
+		}
+		if mcode != fcode || norm(mout) != norm(fout) || errLine(merr) != errLine(ferr) {
+			t.Errorf("shell --eval %s:\n file  exit %d: %q %q\n mongo exit %d: %q %q", code, fcode, fout, ferr, mcode, mout, merr)
+		}
+	}
+	if f, m := dumpColl(t, file, "items"), dumpColl(t, uri, "items"); f != m {
+		t.Errorf("after the shell's writes:\nfile:\n%s\nmongo:\n%s", f, m)
+	}
+	// History holds each printed change, in order, and the insertMany
+	// refused half-way with the rollback that removed its first document.
+	var kept []historyRow
+	rolledBack := 0
+	for _, h := range mongoHistoryRows(t, uri) {
+		switch {
+		case h.Kind == "rollback":
+			rolledBack++
+		case strings.HasPrefix(h.Status, "rolled back by "):
+			rolledBack++
+		default:
+			kept = append([]historyRow{h}, kept...)
+		}
+	}
+	if len(changes) != len(kept) || rolledBack != 2 || len(kept) < 10 {
+		t.Fatalf("%d change ids printed, %d changes in history and %d rolled back or rollbacks", len(changes), len(kept), rolledBack)
+	}
+	for i, c := range changes {
+		if kept[i].Change != c[1] {
+			t.Errorf("change %d: printed %s, history has %s", i, c[1], kept[i].Change)
+		}
+	}
+	if kept[1].Kind != "insert" || kept[1].Inserted != 4 {
+		t.Errorf("the insertMany in history: %+v", kept[1])
+	}
+}
+
+// TestMongo_ShellWritesMatchCLI: the same writes from the shell and from
+// the CLI over MongoDB leave the same documents.
+func TestMongo_ShellWritesMatchCLI(t *testing.T) {
+	srv := mongotest.Own(t)
+	sh, cl := srv.URI+"shell", srv.URI+"cli"
+	for _, step := range []struct {
+		code string
+		args []string
+	}{
+		{`db.items.insertMany([{_id: 1, v: NumberInt(1), t: ['a']}, {_id: 2, v: NumberLong(2)}, {_id: 3, v: 3.5}])`,
+			[]string{"insert", "STORE", "items", "-"}},
+		{`db.items.updateMany({v: {$gte: 2}}, {$inc: {v: NumberInt(1)}, $push: {t: 'b'}})`,
+			[]string{"update", "STORE", "items", `{"v":{"$gte":2}}`, `{"$inc":{"v":{"$numberInt":"1"}},"$push":{"t":"b"}}`}},
+		{`db.items.replaceOne({_id: 1}, {w: null})`, []string{"replace", "STORE", "items", `{"_id":1}`, `{"w":null}`}},
+		{`db.items.deleteOne({_id: 2})`, []string{"delete", "STORE", "items", `{"_id":2}`, "--one"}},
+	} {
+		if code, _, stderr := runCLI(t, "", "shell", sh, "--eval", step.code); code != 0 {
+			t.Fatalf("shell %s: exit %d %s", step.code, code, stderr)
+		}
+		a := append([]string(nil), step.args...)
+		a[1] = cl
+		stdin := `{"_id":1,"v":1,"t":["a"]}` + "\n" + `{"_id":2,"v":{"$numberLong":"2"}}` + "\n" + `{"_id":3,"v":3.5}`
+		if code, _, stderr := runCLI(t, stdin, a...); code != 0 {
+			t.Fatalf("omgdb %v: exit %d %s", a, code, stderr)
+		}
+		if s, c := dumpColl(t, sh, "items"), dumpColl(t, cl, "items"); s != c {
+			t.Fatalf("after %s:\nshell:\n%s\ncli:\n%s", step.code, s, c)
+		}
+	}
+}
