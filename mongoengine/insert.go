@@ -25,13 +25,16 @@ const (
 var ErrDuplicateID = errors.New("mongoengine: duplicate key")
 
 // Inserter is one insert or import: one change in omgdb.changes, written
-// in ordered insertMany batches. Each batch's documents are stored as the
-// change's items (omgdb.plan_items, op insert) before the batch is sent,
-// and those the server wrote are marked applied after it, so that
-// Rollback deletes exactly the inserted documents (each under its
-// precondition: still equal to what was inserted). The change is
-// journaled with the first batch that has documents: an Inserter that
-// writes nothing leaves no change. It is not safe for concurrent use.
+// in ordered insertMany batches. Before a batch is sent, the _ids of its
+// documents are recorded in the change (field "pending"); once the
+// server has written them, the documents it wrote are stored as the
+// change's items (omgdb.plan_items, op insert, state applied) and the
+// pending list is cleared, so that Rollback deletes exactly the inserted
+// documents (each under its precondition: still equal to what was
+// inserted). After a crash, the documents written without an item are
+// among the change's pending _ids. The change is journaled with the
+// first batch that has documents: an Inserter that writes nothing leaves
+// no change. It is not safe for concurrent use.
 type Inserter struct {
 	d       *DB
 	p       *Plan
@@ -67,41 +70,37 @@ func (in *Inserter) ChangeID() string {
 func (in *Inserter) Inserted() int64 { return in.res.Inserted }
 
 // Insert writes docs (prepared documents; a missing _id gets an ObjectId,
-// first) in one ordered insertMany, and returns their _ids and how many
-// were written: all of them, or those before the first the server
-// refused, whose error (wrapping ErrDuplicateID for a taken key) is
-// returned with its index. Any other error leaves the batch's writes
-// unknown: the change stays applying in the journal.
+// first) in one ordered insertMany, and returns their _ids, how many were
+// written (all of them, or those before the first the server refused)
+// and the index of the refused one (-1 for none), whose error (wrapping
+// ErrDuplicateID for a taken key) is returned. Any other error leaves the
+// batch's writes unknown: the change stays applying in the journal, with
+// the batch's _ids pending.
 func (in *Inserter) Insert(ctx context.Context, docs []value.Value) (ids []value.Value, n int, bad int, err error) {
-	bad = -1
-	rows, ids, items, err := in.prepare(docs)
-	if err != nil {
-		return nil, 0, -1, err
-	}
-	if len(rows) == 0 {
-		return ids, 0, -1, nil
+	rows, ids, bids, err := in.prepare(docs)
+	if err != nil || len(rows) == 0 {
+		return ids, 0, -1, err
 	}
 	if err := in.start(ctx); err != nil {
 		return nil, 0, -1, err
 	}
-	if _, err := in.d.db.Collection(PlanItemsColl).InsertMany(ctx, items); err != nil {
-		return nil, 0, -1, wrapErr(in.d.target, "journal the change in", err)
+	if err := in.pending(ctx, bids); err != nil {
+		return nil, 0, -1, err
 	}
 	_, ierr := in.d.db.Collection(in.p.Collection).InsertMany(ctx, rows, options.InsertMany().SetOrdered(true))
 	n, bad, ierr = in.written(ierr, ids)
 	if ierr != nil && bad < 0 {
 		return ids, 0, -1, wrapErr(in.d.target, "insert in", ierr)
 	}
-	if err := in.mark(ctx, n, len(rows)); err != nil {
+	if err := in.record(ctx, rows[:n], bids[:n]); err != nil {
 		return ids, n, bad, err
 	}
 	return ids, n, bad, ierr
 }
 
-// prepare gives each document its _id and converts it to BSON, with its
-// item for omgdb.plan_items.
-func (in *Inserter) prepare(docs []value.Value) (rows []any, ids []value.Value, items []any, err error) {
-	for i, doc := range docs {
+// prepare gives each document its _id and converts it to BSON.
+func (in *Inserter) prepare(docs []value.Value) (rows []any, ids []value.Value, bids bson.A, err error) {
+	for _, doc := range docs {
 		id := doc.Get("_id")
 		if id.IsMissing() {
 			id = value.ObjectIDValue(value.NewOID())
@@ -111,13 +110,46 @@ func (in *Inserter) prepare(docs []value.Value) (rows []any, ids []value.Value, 
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		item, err := itemDoc(in.tok, int(in.seq)+i, Item{ID: id, Op: OpInsert, After: doc})
+		bid, err := toBSON(id)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		rows, ids, items = append(rows, row), append(ids, id), append(items, item)
+		rows, ids, bids = append(rows, row), append(ids, id), append(bids, bid)
 	}
-	return rows, ids, items, nil
+	return rows, ids, bids, nil
+}
+
+// pending records in the change the _ids of the batch about to be sent
+// (nil: none), so that after a crash the documents written without an
+// item are known.
+func (in *Inserter) pending(ctx context.Context, ids bson.A) error {
+	if ids == nil {
+		ids = bson.A{}
+	}
+	_, err := in.d.db.Collection(ChangesColl).UpdateOne(ctx, bson.D{{Key: "_id", Value: in.tok}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "pending", Value: ids}}}})
+	if err != nil {
+		return wrapErr(in.d.target, "journal the change in", err)
+	}
+	return nil
+}
+
+// record stores the documents the server wrote as the change's items,
+// applied, and clears the pending _ids.
+func (in *Inserter) record(ctx context.Context, rows []any, ids bson.A) error {
+	if len(rows) > 0 {
+		items := make([]any, len(rows))
+		for i, row := range rows {
+			items[i] = bson.D{{Key: "plan", Value: in.tok}, {Key: "seq", Value: in.seq + int64(i)}, {Key: "id", Value: ids[i]},
+				{Key: "op", Value: OpInsert}, {Key: "after", Value: row}, {Key: "state", Value: "applied"}}
+		}
+		if _, err := in.d.db.Collection(PlanItemsColl).InsertMany(ctx, items); err != nil {
+			return wrapErr(in.d.target, "journal the change in", err)
+		}
+	}
+	in.seq += int64(len(rows))
+	in.res.Inserted += int64(len(rows))
+	return in.pending(ctx, nil)
 }
 
 // start journals the change as applying, with its plan, before its first
@@ -163,30 +195,6 @@ func (in *Inserter) written(err error, ids []value.Value) (int, int, error) {
 	}
 	return we.Index, we.Index, errs.Errorf(errs.Invalid, "the server refused the document with _id %s: %s", ids[we.Index], msg).
 		WithHint("fix the document; the documents before it were written")
-}
-
-// mark marks the batch's first n items applied and removes the others
-// (never written), so that the items marked applied are exactly the
-// documents the change inserted.
-func (in *Inserter) mark(ctx context.Context, n, total int) error {
-	items := in.d.db.Collection(PlanItemsColl)
-	from, to := in.seq, in.seq+int64(n)
-	if n > 0 {
-		_, err := items.UpdateMany(ctx, bson.D{{Key: "plan", Value: in.tok}, {Key: "seq", Value: bson.D{{Key: "$gte", Value: from}, {Key: "$lt", Value: to}}}},
-			bson.D{{Key: "$set", Value: bson.D{{Key: "state", Value: "applied"}}}})
-		if err != nil {
-			return wrapErr(in.d.target, "journal the change in", err)
-		}
-	}
-	if n < total {
-		_, err := items.DeleteMany(ctx, bson.D{{Key: "plan", Value: in.tok}, {Key: "seq", Value: bson.D{{Key: "$gte", Value: to}}}})
-		if err != nil {
-			return wrapErr(in.d.target, "journal the change in", err)
-		}
-	}
-	in.seq = to
-	in.res.Inserted += int64(n)
-	return nil
 }
 
 // Close ends the change: it is applied in the journal with the count of
