@@ -44,6 +44,12 @@ func (m *mongoImporter) run(ctx context.Context) (*store.ImportSummary, error) {
 	defer m.rd.Close()
 	for {
 		docs, lines, eof, stop := m.read(ctx)
+		if ctx.Err() != nil {
+			// Interrupted: send nothing more; the batch read is not
+			// written, the lines before it are.
+			m.sum.CommittedThrough = m.last
+			return m.end(), ctx.Err()
+		}
 		if len(docs) > 0 {
 			if err := m.write(ctx, docs, lines); err != nil {
 				m.sum.CommittedThrough = m.last

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -149,5 +150,40 @@ func checkImportInterrupted(t *testing.T, db *mongo.Database, uri, coll string) 
 	code, _, stderr := runCLI(t, "", "rollback", uri, ch.ID.Hex())
 	if code != cli.ExitConflict || !strings.Contains(stderr, "its apply did not finish") {
 		t.Errorf("rollback of an interrupted import: exit %d, %s", code, stderr)
+	}
+}
+
+// TestInterrupt_MongoImport: Ctrl-C during an import over MongoDB exits
+// 130, says how many documents were committed through which line, and
+// exactly those are on the server; the change is applied in the journal
+// with that count, nothing pending.
+func TestInterrupt_MongoImport(t *testing.T) {
+	_, s, db := mongoCrashSetup(t)
+	uri := s.URI + "app"
+	code, _, stderr := interruptImport(t, uri)
+	m := regexp.MustCompile(`(?m)^error: interrupted: (\d+) document\(s\) committed, through line (\d+) of standard input\nhint: the rest starts at line (\d+): feed the same input to omgdb import \S+ c --resume-from-line (\d+)\n`).FindStringSubmatch(stderr)
+	if code != 130 || m == nil {
+		t.Fatalf("exit %d, stderr:\n%s\nwant exit 130 and what was committed", code, stderr)
+	}
+	n, _ := strconv.Atoi(m[1])
+	if line, _ := strconv.Atoi(m[2]); n == 0 || n != line || m[3] != strconv.Itoa(line+1) {
+		t.Fatalf("stderr:\n%s\nwant a non-zero count equal to the line, and the next line to resume at", stderr)
+	}
+	if _, out, _ := runCLI(t, "", "count", uri, "c", fmt.Sprintf(`{"_id":{"$lt":%d}}`, n)); out != fmt.Sprintf("%d\n", n) {
+		t.Errorf("documents of lines 1..%d on the server: %s", n, out)
+	}
+	if _, out, _ := runCLI(t, "", "count", uri, "c"); out != fmt.Sprintf("%d\n", n) {
+		t.Errorf("documents on the server: %s, want %d", out, n)
+	}
+	var ch struct {
+		Status   string `bson:"status"`
+		Inserted int64  `bson:"inserted"`
+		Pending  bson.A `bson:"pending"`
+	}
+	if err := db.Collection("omgdb.changes").FindOne(context.Background(), bson.D{}).Decode(&ch); err != nil {
+		t.Fatal(err)
+	}
+	if ch.Status != "applied" || ch.Inserted != int64(n) || len(ch.Pending) != 0 {
+		t.Errorf("journal after the interrupt: %+v; want applied with %d inserted, nothing pending", ch, n)
 	}
 }

@@ -40,6 +40,7 @@ type Inserter struct {
 	p       *Plan
 	tok     bson.ObjectID
 	started bool
+	unknown bool // a batch's outcome is unknown: the change stays applying
 	seq     int64
 	res     ApplyResult
 }
@@ -90,9 +91,11 @@ func (in *Inserter) Insert(ctx context.Context, docs []value.Value) (ids []value
 	_, ierr := in.d.db.Collection(in.p.Collection).InsertMany(ctx, rows, options.InsertMany().SetOrdered(true))
 	n, bad, ierr = in.written(ierr, ids)
 	if ierr != nil && bad < 0 {
+		in.unknown = true
 		return ids, 0, -1, wrapErr(in.d.target, "insert in", ierr)
 	}
 	if err := in.record(ctx, rows[:n], bids[:n]); err != nil {
+		in.unknown = true
 		return ids, n, bad, err
 	}
 	return ids, n, bad, ierr
@@ -200,9 +203,13 @@ func (in *Inserter) written(err error, ids []value.Value) (int, int, error) {
 // Close ends the change: it is applied in the journal with the count of
 // documents inserted (history lists it; rollback undoes it). A change
 // that inserted nothing is removed, with its plan. The result's ChangeID
-// is empty when nothing was journaled.
+// is empty when nothing was journaled. After a batch whose outcome is
+// unknown, the change is left applying, with that batch's _ids pending.
 func (in *Inserter) Close(ctx context.Context) (*ApplyResult, error) {
 	res := in.res
+	if in.unknown {
+		return &res, nil
+	}
 	if !in.started {
 		res.ChangeID = ""
 		return &res, nil
