@@ -130,10 +130,14 @@ func (m *mongoImporter) bad(d store.ImportDoc, err error) bool {
 // write inserts a batch; a document the server refuses is a bad document
 // (skipped with Skip: the rest of the batch is sent on).
 func (m *mongoImporter) write(ctx context.Context, docs []value.Value, lines []store.ImportDoc) error {
+	wrote := false
 	for len(docs) > 0 {
 		ids, n, bad, err := m.in.Insert(ctx, docs)
+		if n > 0 && !wrote {
+			m.sum.Batches++ // a batch, as on a file, however many calls it takes
+			wrote = true
+		}
 		if n > 0 {
-			m.sum.Batches++
 			m.sum.Inserted += int64(n)
 			if err := m.inserted(ids[:n]); err != nil {
 				return err

@@ -113,6 +113,8 @@ func TestMongo_InsertImportMatchesFile(t *testing.T) {
 		{"import_bad_line_skip", "", []string{"import", "STORE", "items", bad, "--batch-size", "2", "--on-error", "skip"}, false},
 		{"import_resume", "", []string{"import", "STORE", "items", bad, "--resume-from-line", "4"}, false},
 		{"import_dup_abort", "", []string{"import", "STORE", "items", dup, "--batch-size", "10"}, false},
+		{"import_dup_skip", "", []string{"import", "STORE", "items", dup, "--on-error", "skip"}, false},
+		{"import_dup_skip_batches", "", []string{"import", "STORE", "items", dup, "--on-error", "skip", "--batch-size", "2"}, false},
 		{"import_multi_per_line", "", []string{"import", "STORE", "items", multi, "--batch-size", "2"}, false},
 		{"import_empty", "", []string{"import", "STORE", "items", "--jsonArray"}, false},
 		{"import_not_json", "a,b\n1,2\n", []string{"import", "STORE", "items"}, false},
