@@ -93,7 +93,7 @@ func (e *env) runImport(ctx context.Context, opts *importOptions) error {
 		return err
 	}
 	if isMongo(opts.path) {
-		return e.mongoImport(ctx, opts, in, iopts)
+		return e.mongoImport(ctx, opts, in, size, iopts)
 	}
 	db, err := e.open(opts.path, createIfNone, opts.storeFlags)
 	if err != nil {

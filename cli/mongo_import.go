@@ -148,6 +148,9 @@ func (m *mongoImporter) write(ctx context.Context, docs []value.Value, lines []s
 		}
 		if err == nil {
 			m.last = lines[len(lines)-1].Last
+			if m.opts.Progress != nil {
+				m.opts.Progress(m.rd.Lines(), m.rd.Bytes())
+			}
 			return nil
 		}
 		m.last = max(m.last, lines[bad].Line-1)
@@ -223,20 +226,23 @@ func (o *importOptions) refuseOverMongo() error {
 
 // mongoImport is import over MongoDB (mode insert only): one change,
 // ordered insertMany batches.
-func (e *env) mongoImport(ctx context.Context, opts *importOptions, in io.Reader, iopts *store.ImportOptions) error {
+func (e *env) mongoImport(ctx context.Context, opts *importOptions, in io.Reader, size int64, iopts *store.ImportOptions) error {
 	return e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {
 		ins, err := db.NewInserter(opts.coll, mongoengine.KindImport, "cli")
 		if err != nil {
 			return err
 		}
+		bar := e.progress("importing", size)
+		iopts.Progress = func(lines, bytes int64) { bar.update(lines, bytes) }
 		sum, err := newMongoImporter(ins, in, iopts).run(ctx)
+		bar.done()
 		if _, cerr := ins.Close(context.WithoutCancel(ctx)); cerr != nil && err == nil {
 			err = cerr
 		}
 		js, _ := json.Marshal(sum)
 		e.stdout.Write(append(js, '\n'))
 		if err != nil && errors.Is(context.Cause(ctx), errInterrupted) {
-			return importInterrupted(opts.path, opts.coll, opts.file, sum.Inserted, sum.CommittedThrough)
+			return importInterrupted(mongoengine.RedactURI(opts.path), opts.coll, opts.file, sum.Inserted, sum.CommittedThrough)
 		}
 		return withResumeHint(err, sum, opts)
 	})
