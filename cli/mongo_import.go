@@ -132,7 +132,10 @@ func (m *mongoImporter) bad(d store.ImportDoc, err error) bool {
 func (m *mongoImporter) write(ctx context.Context, docs []value.Value, lines []store.ImportDoc) error {
 	wrote := false
 	for len(docs) > 0 {
-		ids, n, bad, err := m.in.Insert(ctx, docs)
+		// A batch once begun is finished and recorded, even after Ctrl-C
+		// (run stops before the next one): so an interrupt never leaves a
+		// batch half known.
+		ids, n, bad, err := m.in.Insert(context.WithoutCancel(ctx), docs)
 		if n > 0 && !wrote {
 			m.sum.Batches++ // a batch, as on a file, however many calls it takes
 			wrote = true

@@ -78,12 +78,17 @@ func (e *env) mongoInsertDocs(arg string) ([]value.Value, error) {
 	}
 }
 
-// insertAll inserts docs in batches and returns the _ids written.
+// insertAll inserts docs in batches and returns the _ids written. A
+// batch once sent is finished even if ctx ends; ctx is checked between
+// batches.
 func insertAll(ctx context.Context, ins *mongoengine.Inserter, docs []value.Value) ([]value.Value, error) {
 	var all []value.Value
 	for len(docs) > 0 {
+		if err := ctx.Err(); err != nil {
+			return all, err // interrupted between batches: the caller undoes them
+		}
 		n := min(len(docs), mongoInsertBatch)
-		ids, written, _, err := ins.Insert(ctx, docs[:n])
+		ids, written, _, err := ins.Insert(context.WithoutCancel(ctx), docs[:n])
 		all = append(all, ids[:written]...)
 		if err != nil {
 			return all, err
