@@ -80,6 +80,9 @@ and prints the --resume-from-line that goes on. Prints a JSON summary:
 }
 
 func (e *env) runImport(ctx context.Context, opts *importOptions) error {
+	if err := opts.refuseOverMongo(); err != nil {
+		return err
+	}
 	in, size, err := e.openInput(opts.file)
 	if err != nil {
 		return err
@@ -88,6 +91,9 @@ func (e *env) runImport(ctx context.Context, opts *importOptions) error {
 	iopts, err := opts.storeOptions()
 	if err != nil {
 		return err
+	}
+	if isMongo(opts.path) {
+		return e.mongoImport(ctx, opts, in, size, iopts)
 	}
 	db, err := e.open(opts.path, createIfNone, opts.storeFlags)
 	if err != nil {

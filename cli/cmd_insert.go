@@ -39,6 +39,9 @@ collection is created (the store's creation is reported on stderr).`,
 }
 
 func (e *env) runInsert(ctx context.Context, opts *insertOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoInsert(ctx, opts)
+	}
 	var doc value.Value
 	if opts.doc != "-" {
 		var err error

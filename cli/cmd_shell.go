@@ -44,9 +44,12 @@ is one journaled change and prints its change id, for omgdb rollback. See
 omgdb docs shell.
 
 A MongoDB URI (mongodb://…/DB, or mongodb: with $OMGDB_MONGODB_URI) as the
-store opens a shell whose reads run on that database: find, findOne,
+store opens a shell on that database. It reads with find, findOne,
 countDocuments, count, estimatedDocumentCount, distinct, aggregate,
-getIndexes, show collections. Writes are refused there (omgdb docs mongodb).`,
+getIndexes and show collections, and writes with insertOne, insertMany,
+updateOne, updateMany, replaceOne, deleteOne and deleteMany, each one
+journaled change with its change id; the other writes are refused there
+(omgdb docs mongodb).`,
 		Example: `  omgdb shell app.omgdb
   omgdb shell app.omgdb --eval 'db.users.countDocuments({age: {$gt: 30}})'
   omgdb shell app.omgdb migrate.js
@@ -85,6 +88,7 @@ func (o *shellOptions) setArgs(args []string) error {
 func (e *env) runShell(ctx context.Context, opts *shellOptions) error {
 	storeName, errOut := opts.store, e.stderr
 	var eng engine.Reader
+	var writer shell.Writer
 	if isMongo(opts.store) {
 		db, err := e.openMongo(ctx, opts.store)
 		if err != nil {
@@ -92,11 +96,13 @@ func (e *env) runShell(ctx context.Context, opts *shellOptions) error {
 		}
 		defer db.Close()
 		eng, storeName = db, db.Target().Redacted
+		writer = mongoShellWriter{db: db, path: opts.store}
 		errOut = redactingWriter{w: e.stderr, uri: db.Target().URI}
 	}
 	sh := shell.New(&shell.Options{
 		Store:       storeName,
 		Engine:      eng,
+		Writer:      writer,
 		Out:         e.stdout,
 		Err:         errOut,
 		Color:       isTerminal(e.stdout) && os.Getenv("NO_COLOR") == "",

@@ -90,7 +90,7 @@ func (w mcpWriter) History(ctx context.Context, coll string, limit int) ([]mcpse
 func historyRow(c mongoengine.Change) mongoChange {
 	row := mongoChange{ID: c.ID, Kind: c.Kind, Collections: []string{c.Collection}, Inserted: c.Inserted,
 		Updated: c.Updated, Deleted: c.Deleted, Conflicts: c.Conflicts, Time: c.Time, Actor: c.Actor,
-		Note: "plan-" + c.PlanKind + " " + c.Collection, Status: c.Status, RolledBackBy: c.RolledBackBy, RollbackOf: c.RollbackOf}
+		Note: mongoChangeNote(c), Status: c.Status, RolledBackBy: c.RolledBackBy, RollbackOf: c.RollbackOf}
 	if c.RolledBackBy != "" {
 		row.Status = "rolled back by " + c.RolledBackBy
 	}

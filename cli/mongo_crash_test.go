@@ -28,17 +28,7 @@ import (
 // apply the journal (omgdb.changes) says is applied, or that exited 0,
 // must have written every document.
 func TestCrash_KillMongoApply(t *testing.T) {
-	if testing.Short() {
-		t.Skip("FerretDB")
-	}
-	seed, err := strconv.ParseUint(os.Getenv("OMGDB_CRASH_SEED"), 10, 64)
-	if err != nil {
-		seed = uint64(time.Now().UnixNano())
-	}
-	t.Logf("seed %d (replay with OMGDB_CRASH_SEED=%d)", seed, seed)
-	s := mongotest.Own(t)
-	client := mongotest.Client(t, s.URI)
-	db := client.Database("app")
+	seed, s, db := mongoCrashSetup(t)
 	const docs = 40
 	cycles := 12
 	outcomes := map[string]int{}
@@ -68,6 +58,23 @@ func TestCrash_KillMongoApply(t *testing.T) {
 		outcomes[outcome]++
 	}
 	t.Logf("%d cycles, documents neither before nor after: 0; outcomes: %v", cycles, outcomes)
+}
+
+// mongoCrashSetup skips a crash test with -short, and otherwise returns
+// its seed ($OMGDB_CRASH_SEED, or the time), its own FerretDB and that
+// server's database app.
+func mongoCrashSetup(t *testing.T) (uint64, *mongotest.Server, *mongo.Database) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("FerretDB")
+	}
+	seed, err := strconv.ParseUint(os.Getenv("OMGDB_CRASH_SEED"), 10, 64)
+	if err != nil {
+		seed = uint64(time.Now().UnixNano())
+	}
+	t.Logf("seed %d (replay with OMGDB_CRASH_SEED=%d)", seed, seed)
+	s := mongotest.Own(t)
+	return seed, s, mongotest.Client(t, s.URI).Database("app")
 }
 
 // checkMongoApply checks one killed apply and says how far it went.

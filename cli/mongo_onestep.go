@@ -71,32 +71,42 @@ func (e *env) mongoWrite(ctx context.Context, kind, path string, f *writeFlags, 
 		if f.dryRun {
 			return e.printJSON(planResult(p, changes.DefaultSample), f.pretty)
 		}
-		out := &mongoWriteResult{Kind: kind, Collection: p.Collection, Matched: p.Matched, Conflicts: []mongoConflict{}, NextValidActions: []string{}}
-		if p.Modified == 0 {
-			out.Message = "no matched document changed: nothing was written"
-			if p.Matched == 0 {
-				out.Message = fmt.Sprintf("the filter matches no document in `%s`: nothing was written", p.Collection)
-			}
-			if err := db.Discard(ctx, p.Token); err != nil {
-				return err
-			}
-			return e.printJSON(out, f.pretty)
-		}
-		res, err := db.Apply(ctx, p.Token, &mongoengine.ApplyOptions{Actor: "cli"})
+		out, res, err := applyNow(ctx, db, kind, p, "cli")
 		if err != nil {
 			return err
-		}
-		out.Modified, out.Deleted, out.Upserted, out.Transaction = res.Updated, res.Deleted, res.Inserted, res.Transaction
-		if res.Inserted > 0 {
-			out.UpsertedID = &changes.Doc{Value: p.UpsertedID}
-		}
-		out.Conflicts = applyOutput(res).Conflicts
-		if res.Written() > 0 {
-			out.ChangeID, out.NextValidActions = res.ChangeID, []string{changes.ActionRollback}
 		}
 		if err := e.printJSON(out, f.pretty); err != nil {
 			return err
 		}
+		if res == nil {
+			return nil
+		}
 		return conflictError(res, kind)
 	})
+}
+
+// applyNow applies a plan at once, by actor, and says what it did; a plan
+// that writes nothing is discarded (and res is nil).
+func applyNow(ctx context.Context, db *mongoengine.DB, kind string, p *mongoengine.Plan, actor string) (out *mongoWriteResult, res *mongoengine.ApplyResult, err error) {
+	out = &mongoWriteResult{Kind: kind, Collection: p.Collection, Matched: p.Matched, Conflicts: []mongoConflict{}, NextValidActions: []string{}}
+	if p.Modified == 0 {
+		out.Message = "no matched document changed: nothing was written"
+		if p.Matched == 0 {
+			out.Message = fmt.Sprintf("the filter matches no document in `%s`: nothing was written", p.Collection)
+		}
+		return out, nil, db.Discard(ctx, p.Token)
+	}
+	res, err = db.Apply(ctx, p.Token, &mongoengine.ApplyOptions{Actor: actor})
+	if err != nil {
+		return nil, nil, err
+	}
+	out.Modified, out.Deleted, out.Upserted, out.Transaction = res.Updated, res.Deleted, res.Inserted, res.Transaction
+	if res.Inserted > 0 {
+		out.UpsertedID = &changes.Doc{Value: p.UpsertedID}
+	}
+	out.Conflicts = applyOutput(res).Conflicts
+	if res.Written() > 0 {
+		out.ChangeID, out.NextValidActions = res.ChangeID, []string{changes.ActionRollback}
+	}
+	return out, res, nil
 }

@@ -229,3 +229,12 @@ func (e *env) mongoHistory(ctx context.Context, opts *historyOptions) error {
 		return out.close(nil)
 	})
 }
+
+// mongoChangeNote is a change's note in history: the plan it applied
+// (none for an insert or import, as on a store file).
+func mongoChangeNote(c mongoengine.Change) string {
+	if c.Kind == mongoengine.KindInsert || c.Kind == mongoengine.KindImport {
+		return ""
+	}
+	return "plan-" + c.PlanKind + " " + c.Collection
+}

@@ -384,7 +384,7 @@ func TestMongo_WriteErrors(t *testing.T) {
 		{[]string{"rollback", uri, "665f1c2e9b1d4a0c8e7f6a5b"}, cli.ExitNotFound, "writes made around omgdb are not in its journal"},
 		{[]string{"history", uri, "--id", "1"}, cli.ExitUsage, "--id does not work over MongoDB yet"},
 		{[]string{"plans", uri}, cli.ExitUsage, "not yet supported over MongoDB"},
-		{[]string{"insert", uri, "users", `{"x":1}`}, cli.ExitUsage, "not yet supported over MongoDB"},
+		{[]string{"insert", uri, "users", `{"_id":1,"a":1}`}, cli.ExitConflict, "duplicate _id 1 in collection `users`"},
 		{[]string{"update", uri, "users", "{}", `{"x":1}`}, cli.ExitData, "update document requires update operators"},
 		{[]string{"replace", uri, "users", "{}", `{"$set":{"x":1}}`}, cli.ExitData, "replacement document must not contain update operators"},
 		{[]string{"replace", uri, "users", "{}", `[{"$set":{"x":1}}]`}, cli.ExitData, "a replacement must be a document"},

@@ -37,6 +37,13 @@
 // of a change the same way; History lists the journal. Only writes made
 // through this package are journaled.
 //
+// Inserts and imports (insert.go) are an Inserter: one change, written in
+// ordered insertMany batches. A batch's _ids are recorded in the change
+// ("pending") before it is sent, and the documents the server wrote are
+// stored as the change's items (op insert, state applied) after, so
+// Rollback deletes exactly the inserted documents; after a crash the
+// documents written without an item are among the pending _ids.
+//
 // Guarantees without transactions: not atomic across documents; after a
 // crash each document is its before- or after-image, every item marked
 // applied holds its after-image, and at most one unmarked document (the

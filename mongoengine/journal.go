@@ -16,8 +16,8 @@ import (
 // items (omgdb.plan_items, state "applied").
 type Change struct {
 	ID           string
-	Kind         string // "apply", or "rollback" for a rollback's change
-	PlanKind     string // update, delete or rollback
+	Kind         string // "apply", "rollback", "insert" or "import"
+	PlanKind     string // update, delete, rollback, insert or import
 	Collection   string
 	Inserted     int64
 	Updated      int64
@@ -35,8 +35,9 @@ type Change struct {
 func (d *DB) journalStart(ctx context.Context, p *Plan, actor string) error {
 	tok, _ := bson.ObjectIDFromHex(p.Token)
 	kind := "apply"
-	if p.Kind == KindRollback {
-		kind = "rollback"
+	switch p.Kind {
+	case KindRollback, KindInsert, KindImport:
+		kind = p.Kind
 	}
 	doc := bson.D{{Key: "_id", Value: tok}, {Key: "kind", Value: kind}, {Key: "plan_kind", Value: p.Kind},
 		{Key: "collection", Value: p.Collection}, {Key: "actor", Value: actor},

@@ -13,8 +13,45 @@ import (
 // estimatedDocumentCount, distinct, aggregate, getIndexes and the
 // collection names (show collections, db.getCollectionNames, completion).
 // The engine checks every filter, projection, sort and pipeline with
-// omgdb's compiler first, so errors read as on a file. Everything that
-// needs a store file (writes, explain, stats) is refused by open.
+// omgdb's compiler first, so errors read as on a file. With
+// Options.Writer, insertOne, insertMany, updateOne, updateMany,
+// replaceOne, deleteOne and deleteMany write through it, each one
+// journaled change. Everything else that needs a store file (the other
+// writes, explain, stats) is refused by open.
+
+// Writer writes a collection of an engine, each call one journaled change
+// (its id is returned; "" when nothing was written). An error is returned
+// as the shell prints it.
+type Writer interface {
+	// Insert inserts docs, all or none, and returns their _ids.
+	Insert(ctx context.Context, coll string, docs []value.Value) (ids []value.Value, change string, err error)
+	// Update updates (or replaces, with u.Replace) the documents filter
+	// matches (the first in _id order with u.One).
+	Update(ctx context.Context, coll string, filter, update value.Value, u *WriteSpec) (*WriteResult, error)
+	// Delete deletes the documents filter matches (the first with one).
+	Delete(ctx context.Context, coll string, filter value.Value, one bool) (*WriteResult, error)
+}
+
+// WriteSpec is the options of a Writer's Update.
+type WriteSpec struct {
+	One, Replace, Upsert bool
+	ArrayFilters         []value.Value
+}
+
+// WriteResult is what a Writer's Update or Delete did.
+type WriteResult struct {
+	Matched, Modified, Upserted, Deleted int64
+	UpsertedID                           value.Value // missing when none
+	ChangeID                             string
+}
+
+// writer is the engine's writer, or the refusal when there is none.
+func (s *Shell) writer() Writer {
+	if s.opts.Writer == nil {
+		s.throw(s.notOnEngine())
+	}
+	return s.opts.Writer
+}
 
 // rctx is the context of an engine read: the running statement's, or
 // the background outside one (completion).
@@ -28,7 +65,7 @@ func (s *Shell) rctx() context.Context {
 // notOnEngine is the refusal of what needs a store file.
 func (s *Shell) notOnEngine() error {
 	return errs.Errorf(errs.Usage, "this does not run over MongoDB yet: it needs a store file").
-		WithHint("over MongoDB the shell runs find, findOne, countDocuments, count, estimatedDocumentCount, distinct, aggregate, getIndexes and show collections (see omgdb docs mongodb)")
+		WithHint("over MongoDB the shell runs find, findOne, countDocuments, count, estimatedDocumentCount, distinct, aggregate, getIndexes, show collections, insertOne, insertMany, updateOne, updateMany, replaceOne, deleteOne and deleteMany (see omgdb docs mongodb)")
 }
 
 // engineFind runs a find on the engine and returns its documents.
@@ -96,4 +133,26 @@ func (s *Shell) noCollationOverMongo(collDoc value.Value) {
 		s.throw(errs.Errorf(errs.Usage, "a collation does not work over MongoDB yet").
 			WithHint("leave the collation out, or run the shell on a store file"))
 	}
+}
+
+// engineInsert is insert over the engine.
+func (s *Shell) engineInsert(coll string, docs []value.Value) ([]value.Value, string) {
+	for _, d := range docs {
+		if d.Kind() != value.Object {
+			s.throw(errs.Errorf(errs.Invalid, "insert: a document must be an object, got %s", d.TypeName()).
+				WithHint("write each document as {field: value}"))
+		}
+	}
+	ids, change, err := s.writer().Insert(s.rctx(), coll, docs)
+	s.must(err)
+	return ids, change
+}
+
+// engineFirstBySort is firstBySort over the engine.
+func (s *Shell) engineFirstBySort(coll string, filter, sort value.Value) value.Value {
+	docs := s.engineFind(coll, filter, value.MustParse(`{"_id":1}`), sort, 0, 1)
+	if len(docs) == 0 {
+		return filter
+	}
+	return value.ObjectValue([]value.Field{field("_id", docs[0].Get("_id"))})
 }

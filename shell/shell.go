@@ -37,8 +37,12 @@ type Options struct {
 	LockTimeout time.Duration
 	// Engine, when set, is where the shell reads instead of a store file:
 	// a MongoDB deployment (engine.go), which Store then names (its URI
-	// with the credentials redacted). Writes are refused there.
+	// with the credentials redacted). Writes are refused there, but for
+	// those Writer serves.
 	Engine engine.Reader
+	// Writer, with Engine, is where the shell's inserts, updates,
+	// replacements and deletions go (engine.go). Nil: they are refused.
+	Writer Writer
 }
 
 // Shell is one shell session: a JavaScript runtime and the store it

@@ -101,6 +101,9 @@ func (s *Shell) firstBySort(coll string, filter, sort value.Value) value.Value {
 // updateResult runs updateOne, updateMany or replaceOne as one-step
 // writes (changes.Update and Replace): one journaled change.
 func (s *Shell) updateResult(coll string, u updateSpec) goja.Value {
+	if s.opts.Engine != nil {
+		return s.engineUpdate(coll, u)
+	}
 	if sort := u.opts.Get("sort"); sort.Len() > 0 && u.one {
 		u.filter = s.firstBySort(coll, u.filter, sort)
 	}
@@ -120,6 +123,15 @@ func (s *Shell) updateResult(coll string, u updateSpec) goja.Value {
 	if res.UpsertedID != nil {
 		inserted = res.UpsertedID.Value
 	}
+	return s.updateJS(&WriteResult{Matched: res.Matched, Modified: res.Modified, Upserted: res.Upserted, UpsertedID: inserted, ChangeID: res.ChangeID})
+}
+
+// updateJS is the result of updateOne, updateMany and replaceOne.
+func (s *Shell) updateJS(res *WriteResult) goja.Value {
+	inserted := res.UpsertedID
+	if inserted.IsMissing() {
+		inserted = value.NullValue()
+	}
 	return s.toJS(value.ObjectValue([]value.Field{
 		acknowledged,
 		field("insertedId", inserted),
@@ -128,6 +140,18 @@ func (s *Shell) updateResult(coll string, u updateSpec) goja.Value {
 		field("upsertedCount", value.LongValue(res.Upserted)),
 		changeField(res.ChangeID),
 	}))
+}
+
+// engineUpdate is updateResult over the engine.
+func (s *Shell) engineUpdate(coll string, u updateSpec) goja.Value {
+	w := s.writer()
+	if sort := u.opts.Get("sort"); sort.Len() > 0 && u.one {
+		u.filter = s.engineFirstBySort(coll, u.filter, sort)
+	}
+	p := u.planOptions()
+	res, err := w.Update(s.rctx(), coll, u.filter, u.update, &WriteSpec{One: u.one, Replace: u.replace, Upsert: p.Upsert, ArrayFilters: p.ArrayFilters})
+	s.must(err)
+	return s.updateJS(res)
 }
 
 // findAndModify returns the document before the change, or after it with

@@ -83,6 +83,9 @@ func (s *Shell) note(change string) {
 // insert inserts docs in one change, creating the store and the
 // collection when missing, and returns their ids.
 func (s *Shell) insert(coll string, docs []value.Value) ([]value.Value, string) {
+	if s.opts.Engine != nil {
+		return s.engineInsert(coll, docs)
+	}
 	ids := make([]value.Value, 0, len(docs))
 	change := s.write("insert", true, func(tx *store.Tx) error {
 		c, err := tx.CreateCollection(coll)
@@ -107,6 +110,11 @@ func (s *Shell) insert(coll string, docs []value.Value) ([]value.Value, string) 
 
 func (s *Shell) deleteResult(coll string, call goja.FunctionCall, one bool) goja.Value {
 	filter := s.docArg(call, 0, "filter")
+	if s.opts.Engine != nil {
+		res, err := s.writer().Delete(s.rctx(), coll, filter, one)
+		s.must(err)
+		return s.toJS(value.ObjectValue([]value.Field{acknowledged, field("deletedCount", value.LongValue(res.Deleted)), changeField(res.ChangeID)}))
+	}
 	var res *changes.WriteResult
 	s.withDB(false, func(db *store.DB) error {
 		var err error

@@ -1,0 +1,251 @@
+package mongoengine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
+
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
+)
+
+// Kinds of the changes an Inserter journals.
+const (
+	KindInsert = "insert"
+	KindImport = "import"
+)
+
+// ErrDuplicateID is wrapped by the error of a document whose _id (or a
+// unique key) is taken.
+var ErrDuplicateID = errors.New("mongoengine: duplicate key")
+
+// Inserter is one insert or import: one change in omgdb.changes, written
+// in ordered insertMany batches. Before a batch is sent, the _ids of its
+// documents are recorded in the change (field "pending"); once the
+// server has written them, the documents it wrote are stored as the
+// change's items (omgdb.plan_items, op insert, state applied) and the
+// pending list is cleared, so that Rollback deletes exactly the inserted
+// documents (each under its precondition: still equal to what was
+// inserted). After a crash, the documents written without an item are
+// among the change's pending _ids. The change is journaled with the
+// first batch that has documents: an Inserter that writes nothing leaves
+// no change. It is not safe for concurrent use.
+type Inserter struct {
+	d       *DB
+	p       *Plan
+	tok     bson.ObjectID
+	started bool
+	unknown bool // a batch's outcome is unknown: the change stays applying
+	seq     int64
+	res     ApplyResult
+}
+
+// NewInserter starts an insert (kind KindInsert) or import (KindImport)
+// into coll, by actor. Nothing is written until Insert.
+func (d *DB) NewInserter(coll, kind, actor string) (*Inserter, error) {
+	if err := writable(coll); err != nil {
+		return nil, err
+	}
+	p := newPlan(kind, &PlanSpec{Collection: coll, Actor: actor})
+	tok, _ := bson.ObjectIDFromHex(p.Token)
+	in := &Inserter{d: d, p: p, tok: tok}
+	in.res = ApplyResult{Token: p.Token, ChangeID: p.Token, Kind: kind, Collection: coll}
+	return in, nil
+}
+
+// ChangeID is the id of the change in the journal (empty until a batch
+// has been sent).
+func (in *Inserter) ChangeID() string {
+	if !in.started {
+		return ""
+	}
+	return in.p.Token
+}
+
+// Inserted is how many documents the server wrote so far.
+func (in *Inserter) Inserted() int64 { return in.res.Inserted }
+
+// Insert writes docs (prepared documents; a missing _id gets an ObjectId,
+// first) in one ordered insertMany, and returns their _ids, how many were
+// written (all of them, or those before the first the server refused)
+// and the index of the refused one (-1 for none), whose error (wrapping
+// ErrDuplicateID for a taken key) is returned. Any other error leaves the
+// batch's writes unknown: the change stays applying in the journal, with
+// the batch's _ids pending.
+func (in *Inserter) Insert(ctx context.Context, docs []value.Value) (ids []value.Value, n int, bad int, err error) {
+	rows, ids, bids, err := in.prepare(docs)
+	if err != nil || len(rows) == 0 {
+		return ids, 0, -1, err
+	}
+	if err := in.start(ctx); err != nil {
+		return nil, 0, -1, err
+	}
+	if err := in.pending(ctx, bids); err != nil {
+		return nil, 0, -1, err
+	}
+	_, ierr := in.d.db.Collection(in.p.Collection).InsertMany(ctx, rows, options.InsertMany().SetOrdered(true))
+	n, bad, ierr = in.written(ierr, ids)
+	if ierr != nil && bad < 0 {
+		in.unknown = true
+		return ids, 0, -1, wrapErr(in.d.target, "insert in", ierr)
+	}
+	if err := in.record(ctx, rows[:n], bids[:n]); err != nil {
+		in.unknown = true
+		return ids, n, bad, err
+	}
+	return ids, n, bad, ierr
+}
+
+// prepare gives each document its _id and converts it to BSON.
+func (in *Inserter) prepare(docs []value.Value) (rows []any, ids []value.Value, bids bson.A, err error) {
+	for _, doc := range docs {
+		id := doc.Get("_id")
+		if id.IsMissing() {
+			id = value.ObjectIDValue(value.NewOID())
+			doc = value.ObjectValue(append([]value.Field{{Key: "_id", Value: id}}, doc.Fields()...))
+		}
+		row, err := docToBSON(doc)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		bid, err := toBSON(id)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		rows, ids, bids = append(rows, row), append(ids, id), append(bids, bid)
+	}
+	return rows, ids, bids, nil
+}
+
+// pending records in the change the _ids of the batch about to be sent
+// (nil: none), so that after a crash the documents written without an
+// item are known.
+func (in *Inserter) pending(ctx context.Context, ids bson.A) error {
+	if ids == nil {
+		ids = bson.A{}
+	}
+	_, err := in.d.db.Collection(ChangesColl).UpdateOne(ctx, bson.D{{Key: "_id", Value: in.tok}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "pending", Value: ids}}}})
+	if err != nil {
+		return wrapErr(in.d.target, "journal the change in", err)
+	}
+	return nil
+}
+
+// record stores the documents the server wrote as the change's items,
+// applied, and clears the pending _ids.
+func (in *Inserter) record(ctx context.Context, rows []any, ids bson.A) error {
+	if len(rows) > 0 {
+		items := make([]any, len(rows))
+		for i, row := range rows {
+			items[i] = bson.D{{Key: "plan", Value: in.tok}, {Key: "seq", Value: in.seq + int64(i)}, {Key: "id", Value: ids[i]},
+				{Key: "op", Value: OpInsert}, {Key: "after", Value: row}, {Key: "state", Value: "applied"}}
+		}
+		if _, err := in.d.db.Collection(PlanItemsColl).InsertMany(ctx, items); err != nil {
+			return wrapErr(in.d.target, "journal the change in", err)
+		}
+	}
+	in.seq += int64(len(rows))
+	in.res.Inserted += int64(len(rows))
+	return in.pending(ctx, nil)
+}
+
+// start journals the change as applying, with its plan, before its first
+// batch is sent.
+func (in *Inserter) start(ctx context.Context) error {
+	if in.started {
+		return nil
+	}
+	p := in.p
+	p.Status = StatusApplying
+	ix := mongo.IndexModel{Keys: bson.D{{Key: "plan", Value: 1}, {Key: "seq", Value: 1}}}
+	if _, err := in.d.db.Collection(PlanItemsColl).Indexes().CreateOne(ctx, ix); err != nil {
+		return wrapErr(in.d.target, "index the plans in", err)
+	}
+	if _, err := in.d.db.Collection(PlansColl).InsertOne(ctx, planDoc(in.tok, p)); err != nil {
+		return wrapErr(in.d.target, "store the plan in", err)
+	}
+	if err := in.d.journalStart(ctx, p, p.Actor); err != nil {
+		return err
+	}
+	in.started = true
+	return nil
+}
+
+// written reads an ordered insertMany's error: how many documents were
+// written, and the index and error of the one refused (-1 and the error
+// when the outcome is unknown).
+func (in *Inserter) written(err error, ids []value.Value) (int, int, error) {
+	if err == nil {
+		return len(ids), -1, nil
+	}
+	var bw mongo.BulkWriteException
+	if !errors.As(err, &bw) || len(bw.WriteErrors) == 0 || bw.WriteConcernError != nil {
+		return 0, -1, err
+	}
+	we := bw.WriteErrors[0]
+	if we.Index < 0 || we.Index >= len(ids) {
+		return 0, -1, err
+	}
+	msg := Redact(we.Message, in.d.target.URI)
+	if mongo.IsDuplicateKeyError(we) {
+		return we.Index, we.Index, duplicate(ids[we.Index], in.p.Collection, msg)
+	}
+	return we.Index, we.Index, errs.Errorf(errs.Invalid, "the server refused the document with _id %s: %s", ids[we.Index], msg).
+		WithHint("fix the document; the documents before it were written")
+}
+
+// Close ends the change: it is applied in the journal with the count of
+// documents inserted (history lists it; rollback undoes it). A change
+// that inserted nothing is removed, with its plan. The result's ChangeID
+// is empty when nothing was journaled. After a batch whose outcome is
+// unknown, the change is left applying, with that batch's _ids pending.
+func (in *Inserter) Close(ctx context.Context) (*ApplyResult, error) {
+	res := in.res
+	if in.unknown {
+		return &res, nil
+	}
+	if !in.started {
+		res.ChangeID = ""
+		return &res, nil
+	}
+	if res.Inserted == 0 {
+		res.ChangeID = ""
+		return &res, in.d.forget(ctx, in.tok)
+	}
+	if err := in.d.journalEnd(ctx, in.p, &res); err != nil {
+		return nil, err
+	}
+	return &res, nil
+}
+
+// forget removes a change that wrote nothing, and its plan.
+func (d *DB) forget(ctx context.Context, tok bson.ObjectID) error {
+	for _, c := range []string{ChangesColl, PlansColl} {
+		if _, err := d.db.Collection(c).DeleteOne(ctx, bson.D{{Key: "_id", Value: tok}}); err != nil {
+			return wrapErr(d.target, fmt.Sprintf("remove an empty change from %s in", c), err)
+		}
+	}
+	if _, err := d.db.Collection(PlanItemsColl).DeleteMany(ctx, bson.D{{Key: "plan", Value: tok}}); err != nil {
+		return wrapErr(d.target, "remove an empty change from", err)
+	}
+	return nil
+}
+
+// duplicate is the error of a document whose key is taken: its _id (as
+// on a store file), or the unique index the server names.
+func duplicate(id value.Value, coll, msg string) error {
+	e := errs.Errorf(errs.Conflict, "duplicate _id %s in collection `%s`", id, coll).
+		WithHint("each document needs a unique _id; omit _id to have one generated")
+	if strings.Contains(msg, "index: ") && !strings.Contains(msg, "index: _id_ ") {
+		e = errs.Errorf(errs.Conflict, "the document with _id %s in collection `%s` breaks a unique index: %s", id, coll, msg).
+			WithHint("change the document's value of the index's fields, or leave it out")
+	}
+	e.Err = ErrDuplicateID
+	return e
+}
