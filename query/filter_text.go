@@ -34,7 +34,7 @@ type textNode struct {
 // ErrTextIndexRequired is the error of a $text query on a collection
 // without a text index.
 var ErrTextIndexRequired = errs.Errorf(errs.Invalid, "text index required for $text query").
-	WithHint(`create one with omgdb create-index <store> <coll> '{"title":"text"}'`)
+	WithHint(`create one with omgdb create-index <store> <coll> '{"title":"text"}' (in omgdb shell: db.<coll>.createIndex({title: 'text'}))`)
 
 func (n *textNode) match(doc value.Value, c *matchCtx) bool {
 	if n.spec == nil {

@@ -13,7 +13,6 @@ import (
 
 	"github.com/omgdb/omgdb/engine"
 	"github.com/omgdb/omgdb/internal/pretty"
-	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/query/errs"
 )
 
@@ -203,10 +202,6 @@ func (s *Shell) throw(err error) {
 func (s *Shell) must(err error) {
 	if errors.Is(err, context.Canceled) {
 		err = ErrInterrupted
-	}
-	if errors.Is(err, query.ErrTextIndexRequired) { // its hint names the CLI
-		err = errs.Errorf(errs.Invalid, "%s", query.ErrTextIndexRequired.Message).
-			WithHint("create one with db.<collection>.createIndex({title: 'text'})")
 	}
 	if err != nil {
 		s.throw(err)
