@@ -47,7 +47,8 @@ A MongoDB URI (mongodb://…/DB, or mongodb: with $OMGDB_MONGODB_URI) as the
 store opens a shell on that database. It reads with find, findOne,
 countDocuments, count, estimatedDocumentCount, distinct, aggregate,
 getIndexes and show collections, and writes with insertOne, insertMany,
-updateOne, updateMany, replaceOne, deleteOne and deleteMany, each one
+updateOne, updateMany, replaceOne, deleteOne, deleteMany,
+findOneAndUpdate, findOneAndReplace and findOneAndDelete, each one
 journaled change with its change id; the other writes are refused there
 (omgdb docs mongodb).`,
 		Example: `  omgdb shell app.omgdb

@@ -192,8 +192,8 @@ func TestMongo_ImportStopsAtBadLine(t *testing.T) {
 }
 
 type historyRow struct {
-	Change, Kind, Status string
-	Inserted, Deleted    int64
+	Change, Kind, Status, Actor string
+	Inserted, Deleted           int64
 }
 
 func mongoHistoryRows(t *testing.T, uri string) []historyRow {
@@ -372,18 +372,8 @@ func TestMongo_ShellWritesMatchFile(t *testing.T) {
 	file, uri := filepath.Join(t.TempDir(), "app.omgdb"), srv.URI+"app"
 	var changes [][]string
 	for _, code := range shellWrites {
-		fcode, fout, ferr := runCLI(t, "", "shell", file, "--eval", code)
-		mcode, mout, merr := runCLI(t, "", "shell", uri, "--eval", code)
+		mout := shellSameOutput(t, file, uri, code)
 		changes = append(changes, regexp.MustCompile(`changeId: '([0-9a-f]{24})'`).FindAllStringSubmatch(mout, -1)...)
-		norm := func(s string) string { return changeID.ReplaceAllString(s, "ID") }
-		// The errors must say the same; over MongoDB the hint says more
-		// (what was written and rolled back), and the file is created.
-		errLine := func(s string) string {
-			return strings.SplitN(strings.TrimPrefix(s, "created store "+file+"\n"), "\nhint: ", 2)[0]
-		}
-		if mcode != fcode || norm(mout) != norm(fout) || errLine(merr) != errLine(ferr) {
-			t.Errorf("shell --eval %s:\n file  exit %d: %q %q\n mongo exit %d: %q %q", code, fcode, fout, ferr, mcode, mout, merr)
-		}
 	}
 	if f, m := dumpColl(t, file, "items"), dumpColl(t, uri, "items"); f != m {
 		t.Errorf("after the shell's writes:\nfile:\n%s\nmongo:\n%s", f, m)
@@ -413,6 +403,28 @@ func TestMongo_ShellWritesMatchFile(t *testing.T) {
 	if kept[1].Kind != "insert" || kept[1].Inserted != 4 {
 		t.Errorf("the insertMany in history: %+v", kept[1])
 	}
+}
+
+// shellSameOutput runs code in the shell on the store file and on the
+// deployment uri and requires the same exit code, output (change ids
+// and the store's name aside) and error; it returns the output over
+// MongoDB.
+func shellSameOutput(t *testing.T, file, uri, code string) string {
+	t.Helper()
+	fcode, fout, ferr := runCLI(t, "", "shell", file, "--eval", code)
+	mcode, mout, merr := runCLI(t, "", "shell", uri, "--eval", code)
+	norm := func(s, store string) string {
+		return changeID.ReplaceAllString(strings.ReplaceAll(s, store, "STORE"), "ID")
+	}
+	// The errors must say the same; over MongoDB the hint says more
+	// (what was written and rolled back), and the file is created.
+	errLine := func(s, store string) string {
+		return norm(strings.SplitN(strings.TrimPrefix(s, "created store "+file+"\n"), "\nhint: ", 2)[0], store)
+	}
+	if mcode != fcode || norm(mout, uri) != norm(fout, file) || errLine(merr, uri) != errLine(ferr, file) {
+		t.Errorf("shell --eval %s:\n file  exit %d: %q %q\n mongo exit %d: %q %q", code, fcode, fout, ferr, mcode, mout, merr)
+	}
+	return mout
 }
 
 // TestMongo_ShellWritesMatchCLI: the same writes from the shell and from

@@ -83,6 +83,9 @@ func (w mongoShellWriter) apply(ctx context.Context, kind string, p *mongoengine
 	if out.UpsertedID != nil {
 		r.UpsertedID = out.UpsertedID.Value
 	}
+	if res != nil && res.Written() > 0 && len(p.Items) > 0 {
+		r.Before, r.After = p.Items[0].Before, p.Items[0].After
+	}
 	if res != nil {
 		return r, conflictError(res, kind)
 	}

@@ -15,8 +15,8 @@ import (
 // The engine checks every filter, projection, sort and pipeline with
 // omgdb's compiler first, so errors read as on a file. With
 // Options.Writer, insertOne, insertMany, updateOne, updateMany,
-// replaceOne, deleteOne and deleteMany write through it, each one
-// journaled change. Everything else that needs a store file (the other
+// replaceOne, deleteOne, deleteMany, findOneAndUpdate, findOneAndReplace
+// and findOneAndDelete write through it, each one journaled change. Everything else that needs a store file (the other
 // writes, explain, stats) is refused by open.
 
 // Writer writes a collection of an engine, each call one journaled change
@@ -43,6 +43,10 @@ type WriteResult struct {
 	Matched, Modified, Upserted, Deleted int64
 	UpsertedID                           value.Value // missing when none
 	ChangeID                             string
+	// Before and After are the images of the first document written
+	// (Before missing for an insert, After for a deletion; both missing
+	// when nothing was written): what findOneAnd* return.
+	Before, After value.Value
 }
 
 // writer is the engine's writer, or the refusal when there is none.
@@ -65,7 +69,7 @@ func (s *Shell) rctx() context.Context {
 // notOnEngine is the refusal of what needs a store file.
 func (s *Shell) notOnEngine() error {
 	return errs.Errorf(errs.Usage, "this does not run over MongoDB yet: it needs a store file").
-		WithHint("over MongoDB the shell runs find, findOne, countDocuments, count, estimatedDocumentCount, distinct, aggregate, getIndexes, show collections, insertOne, insertMany, updateOne, updateMany, replaceOne, deleteOne and deleteMany (see omgdb docs mongodb)")
+		WithHint("over MongoDB the shell runs find, findOne, countDocuments, count, estimatedDocumentCount, distinct, aggregate, getIndexes, show collections, insertOne, insertMany, updateOne, updateMany, replaceOne, deleteOne, deleteMany, findOneAndUpdate, findOneAndReplace and findOneAndDelete (see omgdb docs mongodb)")
 }
 
 // engineFind runs a find on the engine and returns its documents.

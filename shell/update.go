@@ -157,6 +157,9 @@ func (s *Shell) engineUpdate(coll string, u updateSpec) goja.Value {
 // findAndModify returns the document before the change, or after it with
 // {returnDocument: 'after'} or {returnNewDocument: true}.
 func (s *Shell) findAndModify(coll string, u updateSpec) goja.Value {
+	if s.opts.Engine != nil {
+		return s.engineFindAndModify(coll, u)
+	}
 	plan, change := s.plan(coll, u, 1)
 	s.note(change)
 	if len(plan.SampleBeforeAfter) == 0 {
@@ -197,6 +200,9 @@ func (s *Shell) project(doc, proj value.Value) value.Value {
 }
 
 func (s *Shell) findAndDelete(coll string, filter, opts value.Value) goja.Value {
+	if s.opts.Engine != nil {
+		return s.engineFindAndDelete(coll, filter, opts)
+	}
 	if sort := opts.Get("sort"); sort.Len() > 0 {
 		filter = s.firstBySort(coll, filter, sort)
 	}

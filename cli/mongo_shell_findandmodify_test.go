@@ -1,0 +1,77 @@
+package cli_test
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/omgdb/omgdb/internal/mongotest"
+)
+
+// shellFindAndModify are findOneAndUpdate, findOneAndReplace and
+// findOneAndDelete with each option, over int, long, double, null,
+// missing fields and arrays, then a read of what they left.
+var shellFindAndModify = []string{
+	`db.fam.insertMany([{_id: 1, i: NumberInt(5), l: NumberLong(6), d: 1.5, n: null, a: [1, NumberLong(2), 'x', null], g: 'b'}, {_id: 2, i: NumberInt(1), g: 'a', a: []}, {_id: 3, d: 2.5, g: 'a'}])`,
+	`db.fam.findOneAndUpdate({g: 'a'}, {$inc: {i: NumberLong(1)}})`,
+	`db.fam.findOneAndUpdate({g: 'a'}, {$inc: {i: NumberInt(1)}}, {returnDocument: 'after'})`,
+	`db.fam.findOneAndUpdate({g: 'a'}, {$mul: {d: 2}}, {sort: {_id: -1}, returnNewDocument: true, projection: {d: 1}})`,
+	`db.fam.findOneAndUpdate({}, {$set: {top: true}}, {sort: {d: -1, _id: 1}, projection: {_id: 0, top: 1, d: 1}})`,
+	`db.fam.findOneAndUpdate({_id: 1}, {$set: {'a.$[e]': 0}}, {arrayFilters: [{e: null}], returnDocument: 'after'})`,
+	`db.fam.findOneAndUpdate({n: null, g: 'b'}, {$unset: {n: ''}}, {returnDocument: 'after', projection: {n: 1, a: 1}})`,
+	`db.fam.findOneAndUpdate({_id: 7}, {$set: {u: NumberInt(1)}}, {upsert: true, returnDocument: 'after'})`,
+	`db.fam.findOneAndUpdate({_id: 8}, {$set: {u: 2}}, {upsert: true})`,
+	`db.fam.findOneAndUpdate({_id: 42}, {$set: {x: 1}})`,
+	`db.fam.findOneAndUpdate({_id: 1}, {$set: {g: 'b'}})`,
+	`db.fam.findOneAndUpdate({_id: 1}, {g: 'c'})`,
+	`db.fam.findOneAndUpdate({_id: 1}, {$bogus: {g: 1}})`,
+	`db.fam.findOneAndReplace({_id: 2}, {w: NumberInt(3), l: NumberLong(4), a: [null]})`,
+	`db.fam.findOneAndReplace({g: 'a'}, {w: 1.0}, {returnDocument: 'after', sort: {_id: -1}})`,
+	`db.fam.findOneAndReplace({_id: 9}, {w: null}, {upsert: true, returnNewDocument: true})`,
+	`db.fam.findOneAndReplace({_id: 1}, {$set: {w: 1}})`,
+	`db.fam.findOneAndDelete({w: {$exists: true}}, {sort: {_id: -1}, projection: {w: 1}})`,
+	`db.fam.findOneAndDelete({_id: 8})`,
+	`db.fam.findOneAndDelete({_id: 77})`,
+	`db.nothere.findOneAndDelete({})`,
+	`db.nothere.findOneAndUpdate({}, {$set: {a: 1}})`,
+	`db.omgdb.changes.findOneAndDelete({})`,
+	`db.fam.find().toArray()`,
+}
+
+// TestMongo_ShellFindAndModifyMatchFile runs findOneAndUpdate,
+// findOneAndReplace and findOneAndDelete on a store file and on the
+// deployment, statement by statement: the same result documents, errors
+// and exit codes, and the same documents after. Every change printed is
+// in history, and rolling back the last findOneAndUpdate restores the
+// document.
+func TestMongo_ShellFindAndModifyMatchFile(t *testing.T) {
+	srv := mongotest.Own(t)
+	file, uri := filepath.Join(t.TempDir(), "app.omgdb"), srv.URI+"app"
+	var printed []string
+	for _, code := range shellFindAndModify {
+		out := shellSameOutput(t, file, uri, code)
+		for _, m := range regexp.MustCompile(`// change ([0-9a-f]{24})`).FindAllStringSubmatch(out, -1) {
+			printed = append(printed, m[1])
+		}
+	}
+	if f, m := dumpColl(t, file, "fam"), dumpColl(t, uri, "fam"); f != m {
+		t.Errorf("after findOneAnd*:\nfile:\n%s\nmongo:\n%s", f, m)
+	}
+	hist := mongoHistoryRows(t, uri)
+	if len(printed) != 13 || len(hist) != len(printed)+1 {
+		t.Fatalf("%d changes printed, %d in history (with the insertMany)", len(printed), len(hist))
+	}
+	for i, c := range printed {
+		if h := hist[len(printed)-1-i]; h.Change != c || h.Actor != "shell" {
+			t.Errorf("change %d: printed %s, history has %+v", i, c, h)
+		}
+	}
+	// The upsert of _id 7 then its rollback: the document is gone again.
+	if code, _, stderr := runCLI(t, "", "rollback", uri, printed[6]); code != 0 {
+		t.Fatalf("rollback: exit %d %s", code, stderr)
+	}
+	if out := dumpColl(t, uri, "fam"); strings.Contains(out, `"_id":{"$numberInt":"7"}`) || !strings.Contains(out, `"_id":{"$numberInt":"1"}`) {
+		t.Errorf("after the rollback of the upsert:\n%s", out)
+	}
+}
