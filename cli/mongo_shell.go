@@ -27,14 +27,22 @@ func (w mongoShellWriter) Insert(ctx context.Context, coll string, docs []value.
 		}
 		docs[i] = d
 	}
-	ins, err := w.db.NewInserter(coll, mongoengine.KindInsert, "shell")
+	return insertChange(ctx, w.db, coll, "shell", w.path, docs)
+}
+
+// insertChange inserts docs into coll as one change of kind insert by
+// actor, all or none: when the server refuses a document, the documents
+// written before it are rolled back, and the error says so (path names
+// the store in its hint).
+func insertChange(ctx context.Context, db *mongoengine.DB, coll, actor, path string, docs []value.Value) ([]value.Value, string, error) {
+	ins, err := db.NewInserter(coll, mongoengine.KindInsert, actor)
 	if err != nil {
 		return nil, "", err
 	}
 	ids, werr := insertAll(ctx, ins, docs)
 	res, err := ins.Close(context.WithoutCancel(ctx))
 	if werr != nil {
-		return nil, "", undoInsert(w.db, werr, res, w.path)
+		return nil, "", undoInsert(db, werr, res, path)
 	}
 	if err != nil {
 		return nil, "", err

@@ -15,7 +15,8 @@ import (
 )
 
 // The write scope over an engine (Config.Writer): plan_update,
-// plan_delete, apply, rollback and history. A read-scope server is never
+// plan_delete, apply, rollback and history (and insert and insert_many:
+// engine_insert.go). A read-scope server is never
 // handed a Writer (New refuses one), so its tools cannot reach a write
 // function: the engine's counterpart of a store file opened read-only.
 // The policy checks are the file server's own (planUpdateArgs,

@@ -74,12 +74,17 @@ func (c *call) refuseUniqueRedacted(col *store.Collection, doc value.Value) erro
 		}
 		for _, f := range spec.Fields {
 			if c.srv.policy.overlapsRedacted(col.Name(), f.Path) {
-				return errorf(CodePolicyDenied, "the document sets `%s`, a redacted field of `%s` under the unique index `%s`: this server cannot write it",
-					f.Path, truncate(col.Name(), 120), def.Name).
-					withHint("whether the write met a duplicate key would reveal other documents' redacted values; leave the field out, or have the user write it").
-					withContext("collection", truncate(col.Name(), 120), "index", def.Name)
+				return uniqueRedacted(col.Name(), f.Path, def.Name)
 			}
 		}
 	}
 	return nil
+}
+
+// uniqueRedacted is the refusal of refuseUniqueRedacted.
+func uniqueRedacted(coll, path, index string) error {
+	return errorf(CodePolicyDenied, "the document sets `%s`, a redacted field of `%s` under the unique index `%s`: this server cannot write it",
+		path, truncate(coll, 120), index).
+		withHint("whether the write met a duplicate key would reveal other documents' redacted values; leave the field out, or have the user write it").
+		withContext("collection", truncate(coll, 120), "index", index)
 }
