@@ -35,7 +35,9 @@ mongoexport's options choose and shape the output: --query, --fields,
 --type csv (with --fields: a header line, then one row per document, nested
 fields by dotted name); --out FILE writes a file, whole or not at all. See
 omgdb docs import-export. Printed to a terminal without those options, the
-documents are shown as find shows them; --format chooses.`,
+documents are shown as find shows them; --format chooses. A MongoDB URI
+as the store exports from that database with every option, streaming,
+with the same output (omgdb docs mongodb).`,
 		Example: `  omgdb export app.omgdb users > users.ndjson
   omgdb export app.omgdb users --ejson canonical > users.json
   omgdb export app.omgdb users --query '{"age":{"$gte":30}}' --sort '{"age":-1}' --limit 100

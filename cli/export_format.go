@@ -117,6 +117,9 @@ func (e *env) runExport(ctx context.Context, opts *exportOptions) error {
 		return err
 	}
 	fo := f.findOptions(fields)
+	if isMongo(opts.path) {
+		return e.mongoExport(ctx, opts, fo, fields)
+	}
 	q, err := e.compileFind(fo)
 	if err != nil {
 		return err
