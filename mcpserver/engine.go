@@ -43,7 +43,7 @@ func (c *Config) checkEngineConfig() error {
 	}
 	refuse := func(what string) error {
 		return errs.Errorf(errs.Usage, "%s does not work over MongoDB yet", what).
-			WithHint("over MongoDB the MCP server serves the read tools, and at --scope read-write plan_update, plan_delete, apply, rollback and history (see `omgdb docs mongodb`); leave it out, or serve a store file")
+			WithHint("over MongoDB the MCP server serves the read tools, and at --scope read-write plan_update, plan_delete, apply, rollback, history, insert and insert_many (see `omgdb docs mongodb`); leave it out, or serve a store file")
 	}
 	switch {
 	case c.Scope == ScopeDangerous:
@@ -133,12 +133,13 @@ func (c *call) engineCollections(ctx context.Context) ([]string, error) {
 	return slices.DeleteFunc(all, func(n string) bool { return !c.srv.policy.collectionAllowed(n) }), nil
 }
 
-func runFindEngine(ctx context.Context, c *call) (*output, error) {
-	coll, spec := c.str("collection"), c.value("filter")
-	if _, err := compileFilter(spec); err != nil {
+// engineFind checks a find's filter, sort and project arguments with
+// omgdb's compiler and returns the find.
+func (c *call) engineFind() (*engine.Find, error) {
+	q := &engine.Find{Filter: c.value("filter"), Sort: c.value("sort"), Projection: c.value("project")}
+	if _, err := compileFilter(q.Filter); err != nil {
 		return nil, err
 	}
-	q := &engine.Find{Filter: spec, Sort: c.value("sort"), Projection: c.value("project")}
 	if !q.Sort.IsMissing() {
 		if _, err := query.CompileSort(q.Sort); err != nil {
 			return nil, argError(err, "sort")
@@ -148,6 +149,15 @@ func runFindEngine(ctx context.Context, c *call) (*output, error) {
 		if _, err := query.CompileProjection(q.Projection); err != nil {
 			return nil, argError(err, "project")
 		}
+	}
+	return q, nil
+}
+
+func runFindEngine(ctx context.Context, c *call) (*output, error) {
+	coll, spec := c.str("collection"), c.value("filter")
+	q, err := c.engineFind()
+	if err != nil {
+		return nil, err
 	}
 	key := obj("tool", "find", "path", c.storePath(), "collection", coll, "filter", spec, "sort", q.Sort, "project", q.Projection)
 	skip, err := c.offset(key)

@@ -56,11 +56,17 @@ func runExport(ctx context.Context, c *call) (*output, error) {
 	if err != nil {
 		return nil, err
 	}
+	return c.exportOutput(coll, lines, limits), nil
+}
+
+// exportOutput keeps the lines as an export and returns the tool's
+// result that names it.
+func (c *call) exportOutput(coll string, lines [][]byte, limits value.Value) *output {
 	e := c.keepExport(lines)
 	out := newOutput(obj("collection", coll, "uri", exportURI(e.store, e.id, 1), "documents", e.docs, "bytes", e.bytes,
 		"pages", len(e.pages), "expires", e.expires.UTC().Format(time.RFC3339), "applied_limits", limits))
 	out.returned = int64(e.docs)
-	return out, nil
+	return out
 }
 
 // exportLines reads up to limit documents as NDJSON lines, within
