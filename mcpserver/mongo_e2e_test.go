@@ -25,6 +25,12 @@ import (
 // starts `omgdb mcp --store URI` with a redaction, a deny list and an
 // audit log; it returns the session and the audit file.
 func startMongoMCP(t *testing.T, extra ...string) (*mcp.ClientSession, string, string) {
+	return startMongoMCPWith(t, startStdio, extra...)
+}
+
+// startMongoMCPWith is startMongoMCP over the transport that start
+// connects (startStdio or startHTTP).
+func startMongoMCPWith(t *testing.T, start starter, extra ...string) (*mcp.ClientSession, string, string) {
 	_, uri := mongotest.Start(t)
 	c := mongotest.Client(t, uri)
 	db := uri[strings.LastIndex(uri, "/")+1:]
@@ -41,7 +47,7 @@ func startMongoMCP(t *testing.T, extra ...string) (*mcp.ClientSession, string, s
 	audit := filepath.Join(dir, "audit.jsonl")
 	args := append([]string{"--store", uri, "--redact", "patients.ssn,patients.card.number",
 		"--deny-collections", "secrets", "--audit", audit}, extra...)
-	return startStdio(t, dir, args...), uri, audit
+	return start(t, dir, args...), uri, audit
 }
 
 func TestMongo_MCPReadScope_Tools(t *testing.T) {
@@ -73,8 +79,12 @@ type mongoCase struct {
 	check func(*testing.T, map[string]any) // the structuredContent
 }
 
-func TestMongo_MCPReadScope_Hostile(t *testing.T) {
-	cs, uri, audit := startMongoMCP(t, "--max-docs", "50")
+func TestMongo_MCPReadScope_Hostile(t *testing.T) { runMongoHostile(t, startStdio) }
+
+// runMongoHostile runs the read-scope hostile cases over the transport
+// that start connects.
+func runMongoHostile(t *testing.T, start starter) {
+	cs, uri, audit := startMongoMCPWith(t, start, "--max-docs", "50")
 	tools := listTools(t, cs)
 	cases := []mongoCase{
 		// Write routes and tools the engine does not serve.
