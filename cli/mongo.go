@@ -309,7 +309,7 @@ func redactURIs(err error, args []string) error {
 func (e *env) mongoMCP(ctx context.Context, store string, scope mcpserver.Scope) (*mongoengine.DB, engine.Reader, mcpserver.EngineWriter, error) {
 	if scope > mcpserver.ScopeReadWrite {
 		return nil, nil, nil, usage("--scope %s does not work over MongoDB yet", scope).
-			WithHint("over MongoDB the MCP server serves the read tools, and at --scope read-write the plan, apply, rollback and history tools (see `omgdb docs mongodb`); use --scope read-write, or serve a store file")
+			WithHint("over MongoDB the MCP server serves the read tools, and at --scope read-write the plan, apply, rollback, history, insert and insert_many tools (see `omgdb docs mongodb`); use --scope read-write, or serve a store file")
 	}
 	db, err := e.openMongo(ctx, store)
 	switch {

@@ -75,3 +75,28 @@ func TestMongo_ShellFindAndModifyMatchFile(t *testing.T) {
 		t.Errorf("after the rollback of the upsert:\n%s", out)
 	}
 }
+
+// TestMongo_ShellFindAndModifyExportCredentials: the change note of
+// findOneAnd*, an export and their errors never print the URI's
+// credentials.
+func TestMongo_ShellFindAndModifyExportCredentials(t *testing.T) {
+	s := mongotest.Own(t)
+	const user, pw = "omgdbadmin", "Hunter2Secret"
+	up := strings.Replace(s.URI, "mongodb://", "mongodb://"+user+":"+pw+"@", 1) + "app?authMechanism=PLAIN"
+	var all string
+	for _, args := range [][]string{
+		{"shell", up, "--eval", `db.items.insertOne({_id: 1, v: 1})`},
+		{"shell", up, "--eval", `db.items.findOneAndUpdate({_id: 1}, {$inc: {v: 1}}, {returnDocument: 'after'})`},
+		{"shell", up, "--eval", `db.items.findOneAndDelete({_id: 1})`},
+		{"shell", up, "--eval", `db.itemz.findOneAndDelete({})`},
+		{"export", up, "items", "--jsonArray"},
+		{"export", up, "itemz"},
+	} {
+		_, stdout, stderr := runCLI(t, "", args...)
+		all += stdout + stderr
+	}
+	if strings.Contains(all, pw) || strings.Contains(all, user) || strings.Count(all, "// change ") != 2 ||
+		!strings.Contains(all, "{ _id: 1, v: 2 }") || !strings.Contains(all, "[]\n") || !strings.Contains(all, "did you mean `items`?") {
+		t.Errorf("findOneAnd* or export printed the credentials, or did not run:\n%s", all)
+	}
+}
