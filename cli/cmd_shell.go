@@ -48,8 +48,8 @@ store opens a shell on that database. It reads with find, findOne,
 countDocuments, count, estimatedDocumentCount, distinct, aggregate,
 getIndexes and show collections, and writes with insertOne, insertMany,
 updateOne, updateMany, replaceOne, deleteOne, deleteMany,
-findOneAndUpdate, findOneAndReplace and findOneAndDelete, each one
-journaled change with its change id; the other writes are refused there
+findOneAndUpdate, findOneAndReplace, findOneAndDelete and bulkWrite,
+each one journaled change (bulkWrite one per operation) with its change id; the other writes are refused there
 (omgdb docs mongodb).`,
 		Example: `  omgdb shell app.omgdb
   omgdb shell app.omgdb --eval 'db.users.countDocuments({age: {$gt: 30}})'

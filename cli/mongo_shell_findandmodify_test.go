@@ -46,17 +46,20 @@ var shellFindAndModify = []string{
 // in history, and rolling back the last findOneAndUpdate restores the
 // document.
 func TestMongo_ShellFindAndModifyMatchFile(t *testing.T) {
-	srv := mongotest.Own(t)
-	file, uri := filepath.Join(t.TempDir(), "app.omgdb"), srv.URI+"app"
+	uri, outs, after := shellBoth(t, "fam", shellFindAndModify)
 	var printed []string
-	for _, code := range shellFindAndModify {
-		out := shellSameOutput(t, file, uri, code)
+	for _, out := range outs {
 		for _, m := range regexp.MustCompile(`// change ([0-9a-f]{24})`).FindAllStringSubmatch(out, -1) {
 			printed = append(printed, m[1])
 		}
 	}
-	if f, m := dumpColl(t, file, "fam"), dumpColl(t, uri, "fam"); f != m {
-		t.Errorf("after findOneAnd*:\nfile:\n%s\nmongo:\n%s", f, m)
+	want := `{"_id":{"$numberInt":"1"},"i":{"$numberInt":"5"},"l":{"$numberLong":"6"},"d":{"$numberDouble":"1.5"},"a":[{"$numberInt":"1"},{"$numberLong":"2"},"x",{"$numberInt":"0"}],"g":"b"}
+{"_id":{"$numberInt":"2"},"w":{"$numberInt":"3"},"l":{"$numberLong":"4"},"a":[null]}
+{"_id":{"$numberInt":"3"},"w":{"$numberInt":"1"}}
+{"_id":{"$numberInt":"7"},"u":{"$numberInt":"1"}}
+`
+	if after != want {
+		t.Errorf("after findOneAnd*:\n%s", after)
 	}
 	hist := mongoHistoryRows(t, uri)
 	if len(printed) != 13 || len(hist) != len(printed)+1 {
@@ -99,4 +102,72 @@ func TestMongo_ShellFindAndModifyExportCredentials(t *testing.T) {
 		!strings.Contains(all, "{ _id: 1, v: 2 }") || !strings.Contains(all, "[]\n") || !strings.Contains(all, "did you mean `items`?") {
 		t.Errorf("findOneAnd* or export printed the credentials, or did not run:\n%s", all)
 	}
+}
+
+// shellBulkWrites are bulkWrite calls with every kind of operation,
+// ordered and not, failing half-way and refused before writing.
+var shellBulkWrites = []string{
+	`db.bw.bulkWrite([{insertOne: {document: {_id: 1, v: NumberInt(1), a: [1, null]}}}, {insertOne: {document: {_id: 2, v: NumberLong(2)}}},
+		{updateOne: {filter: {_id: 1}, update: {$inc: {v: NumberLong(1)}}}}, {updateMany: {filter: {}, update: {$set: {t: true}}}},
+		{replaceOne: {filter: {_id: 2}, replacement: {w: 2.5}}}, {updateOne: {filter: {_id: 3}, update: {$set: {u: null}}, upsert: true}},
+		{updateOne: {filter: {_id: 1}, update: {$set: {'a.$[e]': 0}}, arrayFilters: [{e: null}]}}, {deleteOne: {filter: {_id: 2}}}])`,
+	`db.bw.bulkWrite([{updateOne: {filter: {}, update: {$set: {first: 1}}, sort: {_id: -1}}}, {updateMany: {filter: {nothing: 1}, update: {$set: {x: 1}}}}, {deleteMany: {filter: {nothing: 1}}}])`,
+	`db.bw.bulkWrite([{insertOne: {document: {_id: 5}}}, {insertOne: {document: {_id: 1}}}, {insertOne: {document: {_id: 6}}}])`,
+	`db.bw.bulkWrite([{insertOne: {document: {_id: 7}}}, {insertOne: {document: {_id: 1}}}, {deleteMany: {filter: {_id: {$gte: 5}}}}, {updateOne: {filter: {_id: 1}, update: {$bad: 1}}}], {ordered: false})`,
+	`db.bw.bulkWrite([{insertOne: {document: {_id: 8}}}, {insertOne: {doc: {}}}])`,
+	`db.bw.bulkWrite([{updateOne: {filter: {}, update: {x: 1}}}])`,
+	`db.bw.bulkWrite([{replaceOne: {filter: {}, replacement: {$set: {x: 1}}}}])`,
+	`db.bw.bulkWrite([{upsertOne: {}}])`,
+	`db.bw.bulkWrite([])`,
+	`db.bw.bulkWrite([{deleteMany: {filter: {}}}], {w: 1})`,
+	`db.omgdb.plans.bulkWrite([{insertOne: {document: {x: 1}}}])`,
+	`db.bw.find().toArray()`,
+}
+
+// TestMongo_ShellBulkWriteMatchFile runs bulkWrite on a store file and
+// on the deployment: the same results, errors and exit codes, the same
+// documents after; each change id it prints is in history.
+func TestMongo_ShellBulkWriteMatchFile(t *testing.T) {
+	uri, outs, after := shellBoth(t, "bw", shellBulkWrites)
+	var printed []string
+	for i, out := range outs {
+		if want := "insertedCount: 2,\n  insertedIds: { '0': 1, '1': 2 },\n  matchedCount: 5,\n  modifiedCount: 5,\n  deletedCount: 1,\n" +
+			"  upsertedCount: 1,\n  upsertedIds: { '5': 3 },"; i == 0 && !strings.Contains(out, want) {
+			t.Errorf("the first bulkWrite's result:\n%s\nwant in it:\n%s", out, want)
+		}
+		printed = append(printed, regexp.MustCompile(`'([0-9a-f]{24})'`).FindAllString(out, -1)...)
+	}
+	if !strings.Contains(after, `"a":[{"$numberInt":"1"},{"$numberInt":"0"}]`) {
+		t.Errorf("after bulkWrite:\n%s", after)
+	}
+	// 8 changes from the first call, 1 from the second, and the failed
+	// calls' written operations (5; 7 and the deleteMany), listed in the
+	// error, not printed.
+	hist := mongoHistoryRows(t, uri)
+	if len(printed) != 9 || len(hist) != 12 {
+		t.Fatalf("%d change ids printed, %d changes in history", len(printed), len(hist))
+	}
+	for i, c := range printed {
+		if h := hist[len(hist)-1-i]; "'"+h.Change+"'" != c || h.Actor != "shell" {
+			t.Errorf("change %d: printed %s, history has %+v", i, c, h)
+		}
+	}
+}
+
+// shellBoth runs statements in the shell on a fresh store file and a
+// fresh database, each with the same output (shellSameOutput), then
+// requires the same documents in coll; it returns the database's URI,
+// the outputs over MongoDB and the documents.
+func shellBoth(t *testing.T, coll string, statements []string) (uri string, outs []string, after string) {
+	t.Helper()
+	srv := mongotest.Own(t)
+	file := filepath.Join(t.TempDir(), "app.omgdb")
+	uri = srv.URI + "app"
+	for _, code := range statements {
+		outs = append(outs, shellSameOutput(t, file, uri, code))
+	}
+	if f, m := dumpColl(t, file, coll), dumpColl(t, uri, coll); f != m {
+		t.Errorf("after the statements:\nfile:\n%s\nmongo:\n%s", f, m)
+	}
+	return uri, outs, dumpColl(t, uri, coll)
 }

@@ -36,6 +36,7 @@ const helpCollection = `collection methods (as mongosh):
   deleteOne(filter), deleteMany(filter)
   findOneAndUpdate / findOneAndReplace(filter, update, {returnDocument: 'after', sort, projection, upsert})
   findOneAndDelete(filter, {sort, projection})
+  bulkWrite([{insertOne: {document}}, {updateOne: {filter, update, upsert}}, {deleteMany: {filter}}, …], {ordered})
   createIndex({field: 1} or {field: 'text'}, {unique, sparse, name, weights…}), getIndexes(), dropIndex(name or keys)
   drop(), renameCollection(newName, dropTarget)
   explain().find(filter)               the query plan

@@ -101,6 +101,11 @@ func (s *Shell) firstBySort(coll string, filter, sort value.Value) value.Value {
 // updateResult runs updateOne, updateMany or replaceOne as one-step
 // writes (changes.Update and Replace): one journaled change.
 func (s *Shell) updateResult(coll string, u updateSpec) goja.Value {
+	return s.updateJS(s.updateWrite(coll, u))
+}
+
+// updateWrite is the write of updateResult, and its result.
+func (s *Shell) updateWrite(coll string, u updateSpec) *WriteResult {
 	if s.opts.Engine != nil {
 		return s.engineUpdate(coll, u)
 	}
@@ -123,7 +128,7 @@ func (s *Shell) updateResult(coll string, u updateSpec) goja.Value {
 	if res.UpsertedID != nil {
 		inserted = res.UpsertedID.Value
 	}
-	return s.updateJS(&WriteResult{Matched: res.Matched, Modified: res.Modified, Upserted: res.Upserted, UpsertedID: inserted, ChangeID: res.ChangeID})
+	return &WriteResult{Matched: res.Matched, Modified: res.Modified, Upserted: res.Upserted, UpsertedID: inserted, ChangeID: res.ChangeID}
 }
 
 // updateJS is the result of updateOne, updateMany and replaceOne.
@@ -142,8 +147,8 @@ func (s *Shell) updateJS(res *WriteResult) goja.Value {
 	}))
 }
 
-// engineUpdate is updateResult over the engine.
-func (s *Shell) engineUpdate(coll string, u updateSpec) goja.Value {
+// engineUpdate is updateWrite over the engine.
+func (s *Shell) engineUpdate(coll string, u updateSpec) *WriteResult {
 	w := s.writer()
 	if sort := u.opts.Get("sort"); sort.Len() > 0 && u.one {
 		u.filter = s.engineFirstBySort(coll, u.filter, sort)
@@ -151,7 +156,7 @@ func (s *Shell) engineUpdate(coll string, u updateSpec) goja.Value {
 	p := u.planOptions()
 	res, err := w.Update(s.rctx(), coll, u.filter, u.update, &WriteSpec{One: u.one, Replace: u.replace, Upsert: p.Upsert, ArrayFilters: p.ArrayFilters})
 	s.must(err)
-	return s.updateJS(res)
+	return res
 }
 
 // findAndModify returns the document before the change, or after it with

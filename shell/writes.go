@@ -41,6 +41,7 @@ func (s *Shell) writeMethods(name string) map[string]method {
 			return s.toJS(value.ObjectValue([]value.Field{acknowledged, field("insertedIds", value.ObjectValue(idFields)), changeField(change)}))
 		},
 		"deleteOne":  func(call goja.FunctionCall) goja.Value { return s.deleteResult(name, call, true) },
+		"bulkWrite":  func(call goja.FunctionCall) goja.Value { return s.bulkWrite(name, call) },
 		"deleteMany": func(call goja.FunctionCall) goja.Value { return s.deleteResult(name, call, false) },
 		"drop": func(goja.FunctionCall) goja.Value {
 			var res *changes.CollectionResult
@@ -109,11 +110,17 @@ func (s *Shell) insert(coll string, docs []value.Value) ([]value.Value, string) 
 }
 
 func (s *Shell) deleteResult(coll string, call goja.FunctionCall, one bool) goja.Value {
-	filter := s.docArg(call, 0, "filter")
+	res := s.deleteWrite(coll, s.docArg(call, 0, "filter"), one)
+	return s.toJS(value.ObjectValue([]value.Field{acknowledged, field("deletedCount", value.LongValue(res.Deleted)), changeField(res.ChangeID)}))
+}
+
+// deleteWrite deletes what filter matches (the first with one) in one
+// change, and says what it did.
+func (s *Shell) deleteWrite(coll string, filter value.Value, one bool) *WriteResult {
 	if s.opts.Engine != nil {
 		res, err := s.writer().Delete(s.rctx(), coll, filter, one)
 		s.must(err)
-		return s.toJS(value.ObjectValue([]value.Field{acknowledged, field("deletedCount", value.LongValue(res.Deleted)), changeField(res.ChangeID)}))
+		return res
 	}
 	var res *changes.WriteResult
 	s.withDB(false, func(db *store.DB) error {
@@ -121,7 +128,7 @@ func (s *Shell) deleteResult(coll string, call goja.FunctionCall, one bool) goja
 		res, err = changes.Delete(s.ctx, db, coll, filter, &changes.WriteOptions{One: one, Actor: "shell"})
 		return err
 	})
-	return s.toJS(value.ObjectValue([]value.Field{acknowledged, field("deletedCount", value.LongValue(res.Deleted)), changeField(res.ChangeID)}))
+	return &WriteResult{Deleted: res.Deleted, ChangeID: res.ChangeID}
 }
 
 // planApply plans a change with plan and applies it at once, in the
