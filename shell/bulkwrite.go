@@ -8,6 +8,8 @@ import (
 
 	"github.com/dop251/goja"
 
+	"github.com/omgdb/omgdb/changes"
+	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
 )
@@ -123,14 +125,29 @@ func (s *Shell) bulkOp(v value.Value) (op bulkOp, err error) {
 			return op, errs.Errorf(errs.Invalid, "%s's %s must be an object, got %s", f.Key, name, d.TypeName())
 		}
 	}
-	if strings.HasPrefix(f.Key, "update") || f.Key == "replaceOne" {
-		op.u = updateSpec{filter: orEmpty(f.Value.Get("filter")), update: f.Value.Get("update"), one: f.Key != "updateMany",
-			replace: f.Key == "replaceOne", opts: f.Value}
-		if op.u.replace {
-			op.u.update = f.Value.Get("replacement")
-		}
-		err = s.catch(func() { s.checkUpdate(op.u) })
+	if _, err := query.CompileFilter(orEmpty(f.Value.Get("filter"))); err != nil {
+		return op, err
 	}
+	if strings.HasPrefix(f.Key, "update") || f.Key == "replaceOne" {
+		return s.bulkUpdate(op)
+	}
+	return op, nil
+}
+
+// bulkUpdate checks an update operation as the update methods do, and
+// compiles its update.
+func (s *Shell) bulkUpdate(op bulkOp) (bulkOp, error) {
+	b := op.body
+	op.u = updateSpec{filter: orEmpty(b.Get("filter")), update: b.Get("update"), one: op.kind != "updateMany",
+		replace: op.kind == "replaceOne", opts: b}
+	if op.u.replace {
+		op.u.update = b.Get("replacement")
+	}
+	if err := s.catch(func() { s.checkUpdate(op.u) }); err != nil {
+		return op, err
+	}
+	o := op.u.planOptions()
+	_, err := changes.CompileUpdate(op.u.update, &query.UpdateOptions{ArrayFilters: o.ArrayFilters})
 	return op, err
 }
 
