@@ -80,18 +80,8 @@ func checkMongoImport(t *testing.T, db *mongo.Database, coll string, docs, batch
 	}
 	marked := map[int32]bool{}
 	if !ch.ID.IsZero() {
-		cur, err := db.Collection("omgdb.plan_items").Find(ctx, bson.D{{Key: "plan", Value: ch.ID}, {Key: "state", Value: "applied"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var items []struct {
-			ID int32 `bson:"id"`
-		}
-		if err := cur.All(ctx, &items); err != nil {
-			t.Fatal(err)
-		}
-		for _, it := range items {
-			marked[it.ID] = true
+		for _, id := range itemIDs(t, db, ch.ID) {
+			marked[id] = true
 		}
 	}
 	cur, err := db.Collection(coll).Find(ctx, bson.D{}, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
