@@ -89,7 +89,7 @@ func (in *Inserter) Insert(ctx context.Context, docs []value.Value) (ids []value
 		return nil, 0, -1, err
 	}
 	_, ierr := in.d.db.Collection(in.p.Collection).InsertMany(ctx, rows, options.InsertMany().SetOrdered(true))
-	n, bad, ierr = in.written(ierr, ids)
+	n, bad, ierr = in.written(ctx, ierr, ids)
 	if ierr != nil && bad < 0 {
 		in.unknown = true
 		return ids, 0, -1, wrapErr(in.d.target, "insert in", ierr)
@@ -180,7 +180,7 @@ func (in *Inserter) start(ctx context.Context) error {
 // written reads an ordered insertMany's error: how many documents were
 // written, and the index and error of the one refused (-1 and the error
 // when the outcome is unknown).
-func (in *Inserter) written(err error, ids []value.Value) (int, int, error) {
+func (in *Inserter) written(ctx context.Context, err error, ids []value.Value) (int, int, error) {
 	if err == nil {
 		return len(ids), -1, nil
 	}
@@ -194,7 +194,7 @@ func (in *Inserter) written(err error, ids []value.Value) (int, int, error) {
 	}
 	msg := Redact(we.Message, in.d.target.URI)
 	if mongo.IsDuplicateKeyError(we) {
-		return we.Index, we.Index, duplicate(ids[we.Index], in.p.Collection, msg)
+		return we.Index, we.Index, in.duplicate(ctx, ids[we.Index], msg)
 	}
 	return we.Index, we.Index, errs.Errorf(errs.Invalid, "the server refused the document with _id %s: %s", ids[we.Index], msg).
 		WithHint("fix the document; the documents before it were written")
@@ -238,11 +238,22 @@ func (d *DB) forget(ctx context.Context, tok bson.ObjectID) error {
 }
 
 // duplicate is the error of a document whose key is taken: its _id (as
-// on a store file), or the unique index the server names.
-func duplicate(id value.Value, coll, msg string) error {
+// on a store file), or a unique index. MongoDB names the index in its
+// message ("index: email_1 dup key: …"); a server that does not (FerretDB
+// says only "E11000 duplicate key error collection: …") is asked whether
+// the _id is taken, so that a unique index is never reported as an _id.
+func (in *Inserter) duplicate(ctx context.Context, id value.Value, msg string) error {
+	coll := in.p.Collection
+	byIndex := strings.Contains(msg, "index: ") && !strings.Contains(msg, "index: _id_ ")
+	if !strings.Contains(msg, "index: ") {
+		if bid, err := toBSON(id); err == nil {
+			n, err := in.d.db.Collection(coll).CountDocuments(ctx, bson.D{{Key: "_id", Value: bid}})
+			byIndex = err == nil && n == 0
+		}
+	}
 	e := errs.Errorf(errs.Conflict, "duplicate _id %s in collection `%s`", id, coll).
 		WithHint("each document needs a unique _id; omit _id to have one generated")
-	if strings.Contains(msg, "index: ") && !strings.Contains(msg, "index: _id_ ") {
+	if byIndex {
 		e = errs.Errorf(errs.Conflict, "the document with _id %s in collection `%s` breaks a unique index: %s", id, coll, msg).
 			WithHint("change the document's value of the index's fields, or leave it out")
 	}

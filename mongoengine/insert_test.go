@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/omgdb/omgdb/engine"
 	"github.com/omgdb/omgdb/query/value"
@@ -107,5 +109,32 @@ func TestInserter_NothingWritten(t *testing.T) {
 		if n, err := d.db.Collection(c).CountDocuments(ctx, bson.M{}); err != nil || n != 0 {
 			t.Errorf("%s holds %d documents after an insert that wrote nothing (%v)", c, n, err)
 		}
+	}
+}
+
+// TestInserter_UniqueIndexNotID: a document refused by a unique index
+// other than _id's is reported as breaking a unique index, never as a
+// duplicate _id, even from a server whose message does not name the index
+// (FerretDB's); a taken _id is still a duplicate _id.
+func TestInserter_UniqueIndexNotID(t *testing.T) {
+	d := openWrite(t)
+	ctx := context.Background()
+	if _, err := d.db.Collection("u").Indexes().CreateOne(ctx, mongo.IndexModel{Keys: bson.D{{Key: "email", Value: 1}}, Options: options.Index().SetUnique(true)}); err != nil {
+		t.Fatal(err)
+	}
+	ins, err := d.NewInserter("u", KindImport, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, n, bad, err := ins.Insert(ctx, []value.Value{input(`{"_id":1,"email":"a"}`), input(`{"_id":2,"email":"a"}`)})
+	if n != 1 || bad != 1 || err == nil || !strings.Contains(err.Error(), "the document with _id 2 in collection `u` breaks a unique index") {
+		t.Fatalf("unique index: n %d, bad %d, %v", n, bad, err)
+	}
+	_, n, bad, err = ins.Insert(ctx, []value.Value{input(`{"_id":1,"email":"b"}`)})
+	if n != 0 || bad != 0 || err == nil || !strings.Contains(err.Error(), "duplicate _id 1 in collection `u`") {
+		t.Fatalf("taken _id: n %d, bad %d, %v", n, bad, err)
+	}
+	if _, err := ins.Close(ctx); err != nil {
+		t.Fatal(err)
 	}
 }
