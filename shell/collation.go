@@ -89,3 +89,15 @@ func (s *Shell) compilePipelineIn(c *store.Collection, stages, doc value.Value) 
 	s.must(err)
 	return p
 }
+
+// writeOpts is the options argument of a write method at position i: a
+// collation there is refused, never ignored (a write uses the collection's
+// default collation; the CLI's plan-update and plan-delete take another).
+func (s *Shell) writeOpts(call goja.FunctionCall, i int) value.Value {
+	opts := s.optDoc(call, i, "options")
+	if !opts.Get("collation").IsMissing() {
+		s.throw(errs.Errorf(errs.Usage, "the shell's write methods do not take a collation").
+			WithHint("leave collation out (the write matches with the collection's default collation), or plan the write with `omgdb plan-update --collation` or `omgdb plan-delete --collation`"))
+	}
+	return opts
+}

@@ -83,3 +83,35 @@ func evalShellErr(t *testing.T, store, code string) error {
 	sh := shell.New(&shell.Options{Store: store, Out: &out, Err: &out})
 	return sh.Eval(context.Background(), "test", code)
 }
+
+// TestShell_WriteCollationRefused: a collation given to a write method is
+// refused before anything is written, never ignored (the write would
+// otherwise match with the collection's default collation).
+func TestShell_WriteCollationRefused(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "app.omgdb")
+	if err := evalShellErr(t, store, `db.users.insertOne({_id: 1, name: 'Ada'})`); err != nil {
+		t.Fatal(err)
+	}
+	coll := `{collation: {locale: 'en', strength: 2}}`
+	for _, code := range []string{
+		`db.users.updateOne({name: 'ADA'}, {$set: {x: 1}}, ` + coll + `)`,
+		`db.users.updateMany({name: 'ADA'}, {$set: {x: 1}}, ` + coll + `)`,
+		`db.users.replaceOne({name: 'ADA'}, {x: 1}, ` + coll + `)`,
+		`db.users.deleteOne({name: 'ADA'}, ` + coll + `)`,
+		`db.users.deleteMany({name: 'ADA'}, ` + coll + `)`,
+		`db.users.findOneAndUpdate({name: 'ADA'}, {$set: {x: 1}}, ` + coll + `)`,
+		`db.users.findOneAndReplace({name: 'ADA'}, {x: 1}, ` + coll + `)`,
+		`db.users.findOneAndDelete({name: 'ADA'}, ` + coll + `)`,
+		`db.users.bulkWrite([{deleteOne: {filter: {name: 'ADA'}, collation: {locale: 'en'}}}])`,
+	} {
+		err := evalShellErr(t, store, code)
+		if err == nil || !strings.Contains(err.Error(), "collation") {
+			t.Errorf("%s: %v, want a collation refused", code, err)
+		}
+	}
+	var out bytes.Buffer
+	sh := shell.New(&shell.Options{Store: store, Out: &out, Err: &out})
+	if err := sh.Eval(context.Background(), "test", `printjson(db.users.find().toArray())`); err != nil || !strings.Contains(out.String(), "Ada") || strings.Contains(out.String(), "x") {
+		t.Fatalf("after the refused writes: %v\n%s", err, out.String())
+	}
+}

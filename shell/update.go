@@ -19,7 +19,7 @@ type updateSpec struct {
 
 func (s *Shell) updateMethods(name string) map[string]method {
 	spec := func(call goja.FunctionCall, one, replace bool) updateSpec {
-		u := updateSpec{filter: s.docArg(call, 0, "filter"), one: one, replace: replace, opts: s.optDoc(call, 2, "options")}
+		u := updateSpec{filter: s.docArg(call, 0, "filter"), one: one, replace: replace, opts: s.writeOpts(call, 2)}
 		u.update = s.arg(call, 1)
 		s.checkUpdate(u)
 		return u
@@ -35,7 +35,7 @@ func (s *Shell) updateMethods(name string) map[string]method {
 			return s.findAndModify(name, spec(call, true, true))
 		},
 		"findOneAndDelete": func(call goja.FunctionCall) goja.Value {
-			return s.findAndDelete(name, s.docArg(call, 0, "filter"), s.optDoc(call, 1, "options"))
+			return s.findAndDelete(name, s.docArg(call, 0, "filter"), s.writeOpts(call, 1))
 		},
 	}
 }

@@ -110,7 +110,9 @@ func (s *Shell) insert(coll string, docs []value.Value) ([]value.Value, string) 
 }
 
 func (s *Shell) deleteResult(coll string, call goja.FunctionCall, one bool) goja.Value {
-	res := s.deleteWrite(coll, s.docArg(call, 0, "filter"), one)
+	filter := s.docArg(call, 0, "filter")
+	s.writeOpts(call, 1)
+	res := s.deleteWrite(coll, filter, one)
 	return s.toJS(value.ObjectValue([]value.Field{acknowledged, field("deletedCount", value.LongValue(res.Deleted)), changeField(res.ChangeID)}))
 }
 
