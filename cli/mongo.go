@@ -19,7 +19,7 @@ import (
 
 // The commands that run over a MongoDB deployment so far, for the error
 // every other command gives on a mongodb:// store.
-const overMongo = "find, count, distinct, aggregate, indexes, collections, copy, insert, import, update, replace, delete, plan-update, plan-delete, apply, rollback, history, the shell's reads and mcp --scope read"
+const overMongo = "find, count, distinct, aggregate (with --at too), indexes, collections, copy, insert, import, update, replace, delete, plan-update, plan-delete, apply, rollback, history, diff, log, snapshot, revert, the shell's reads and mcp --scope read"
 
 // isMongo reports whether a store argument names a MongoDB deployment
 // (mongodb://…, mongodb+srv://…, or mongodb:[DB] for $OMGDB_MONGODB_URI).
@@ -71,7 +71,7 @@ func refuseOverMongo(flags ...any) error {
 // mongoFind parses and checks a find's parts, then runs it on the
 // deployment and prints the documents as find prints them.
 func (e *env) mongoFind(ctx context.Context, opts *findOptions) error {
-	if err := refuseOverMongo("--at", opts.at != "", "--hint", opts.hint != "", "--max-memory", opts.maxMemory != sortMemory, "--collation", opts.collation != ""); err != nil {
+	if err := refuseOverMongo("--hint", opts.hint != "", "--max-memory", opts.maxMemory != sortMemory, "--collation", opts.collation != ""); err != nil {
 		return err
 	}
 	q := &engine.Find{Skip: opts.skip, Limit: opts.limit}
@@ -93,7 +93,11 @@ func (e *env) mongoFind(ctx context.Context, opts *findOptions) error {
 		return err
 	}
 	return e.mongoStream(ctx, opts.path, &opts.out, func(db *mongoengine.DB, each func(value.Value) error) error {
-		return db.Find(ctx, opts.coll, q, each)
+		r, err := mongoAt(ctx, db, opts.at)
+		if err != nil {
+			return err
+		}
+		return r.Find(ctx, opts.coll, q, each)
 	})
 }
 
@@ -121,7 +125,7 @@ func (e *env) withMongo(ctx context.Context, store string, fn func(*mongoengine.
 
 // mongoCount counts on the deployment.
 func (e *env) mongoCount(ctx context.Context, opts *countOptions) error {
-	if err := refuseOverMongo("--at", opts.at != "", "--hint", opts.hint != "", "--collation", opts.collation != ""); err != nil {
+	if err := refuseOverMongo("--hint", opts.hint != "", "--collation", opts.collation != ""); err != nil {
 		return err
 	}
 	filter, err := e.mongoFilter(opts.filter)
@@ -129,7 +133,11 @@ func (e *env) mongoCount(ctx context.Context, opts *countOptions) error {
 		return err
 	}
 	return e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {
-		n, err := db.Count(ctx, opts.coll, filter)
+		r, err := mongoAt(ctx, db, opts.at)
+		if err != nil {
+			return err
+		}
+		n, err := r.Count(ctx, opts.coll, filter)
 		if err != nil {
 			return err
 		}
@@ -144,7 +152,7 @@ func (e *env) mongoCount(ctx context.Context, opts *countOptions) error {
 // mongoDistinct lists distinct values on the deployment, printed as
 // distinct prints them.
 func (e *env) mongoDistinct(ctx context.Context, opts *distinctOptions) error {
-	if err := refuseOverMongo("--at", opts.at != "", "--collation", opts.collation != ""); err != nil {
+	if err := refuseOverMongo("--collation", opts.collation != ""); err != nil {
 		return err
 	}
 	filter, err := e.mongoFilter(opts.filter)
@@ -155,7 +163,11 @@ func (e *env) mongoDistinct(ctx context.Context, opts *distinctOptions) error {
 		return err
 	}
 	return e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {
-		vals, err := db.Distinct(ctx, opts.coll, opts.field, filter)
+		r, err := mongoAt(ctx, db, opts.at)
+		if err != nil {
+			return err
+		}
+		vals, err := r.Distinct(ctx, opts.coll, opts.field, filter)
 		if err != nil {
 			return err
 		}
@@ -166,14 +178,18 @@ func (e *env) mongoDistinct(ctx context.Context, opts *distinctOptions) error {
 // mongoAggregate checks a pipeline with omgdb's compiler (no $out or
 // $merge) and runs it on the deployment.
 func (e *env) mongoAggregate(ctx context.Context, opts *aggregateOptions, spec value.Value) error {
-	if err := refuseOverMongo("--at", opts.at != "", "--seed", opts.seed != 0, "--max-memory", opts.maxMemory != agg.DefaultMaxMemory, "--collation", opts.collation != ""); err != nil {
+	if err := refuseOverMongo("--seed", opts.seed != 0, "--max-memory", opts.maxMemory != agg.DefaultMaxMemory, "--collation", opts.collation != ""); err != nil {
 		return err
 	}
 	if _, err := engine.CheckPipeline(spec, nil); err != nil {
 		return err
 	}
 	return e.mongoStream(ctx, opts.path, &opts.out, func(db *mongoengine.DB, each func(value.Value) error) error {
-		return db.Aggregate(ctx, opts.coll, spec, each)
+		r, err := mongoAt(ctx, db, opts.at)
+		if err != nil {
+			return err
+		}
+		return r.Aggregate(ctx, opts.coll, spec, each)
 	})
 }
 
