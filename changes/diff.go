@@ -123,7 +123,7 @@ func docDiff(d *docState, after value.Value) (DocDiff, bool) {
 }
 
 func (r *DiffResult) add(dd DocDiff) {
-	tally(dd.Change, &r.Inserted, &r.Deleted, &r.Updated)
+	Tally(dd.Change, &r.Inserted, &r.Deleted, &r.Updated)
 	r.Documents = append(r.Documents, dd)
 }
 

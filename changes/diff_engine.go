@@ -25,12 +25,12 @@ func (r *EngineDiff[R]) Add(coll string, id, before, after value.Value) {
 	if !ok {
 		return
 	}
-	tally(dd.Change, &r.Inserted, &r.Deleted, &r.Updated)
+	Tally(dd.Change, &r.Inserted, &r.Deleted, &r.Updated)
 	r.Documents = append(r.Documents, dd)
 }
 
-// tally counts a document's change in a diff's counts.
-func tally(change string, inserted, deleted, updated *int) {
+// Tally counts a document's change in a diff's counts.
+func Tally(change string, inserted, deleted, updated *int) {
 	switch change {
 	case Inserted:
 		*inserted++

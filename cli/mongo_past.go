@@ -7,6 +7,7 @@ import (
 
 	"github.com/omgdb/omgdb/changes"
 	"github.com/omgdb/omgdb/engine"
+	"github.com/omgdb/omgdb/mcpserver"
 	"github.com/omgdb/omgdb/mongoengine"
 	"github.com/omgdb/omgdb/query/value"
 )
@@ -25,25 +26,12 @@ func mongoAt(ctx context.Context, db *mongoengine.DB, at string) (engine.Reader,
 	return r, err
 }
 
-// mongoDiffResult is what diff gives over MongoDB: a store file's keys,
-// with revisions that name a change and its seq instead of an lsn.
-type mongoDiffResult = changes.EngineDiff[engine.Revision]
-
-// diffOf is an engine's diff with each document's field-level diff.
-func diffOf(d *engine.Diff) *mongoDiffResult {
-	res := &mongoDiffResult{From: d.From, To: d.To, Documents: []changes.DocDiff{}}
-	for _, dc := range d.Documents {
-		res.Add(dc.Collection, dc.ID, dc.Before, dc.After)
-	}
-	return res
-}
-
 func (e *env) mongoDiff(ctx context.Context, opts *diffOptions) error {
-	var res *mongoDiffResult
+	var res *changes.EngineDiff[engine.Revision]
 	err := e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {
 		d, err := db.Diff(ctx, opts.from, opts.to, opts.coll)
 		if err == nil {
-			res = diffOf(d)
+			res = mcpserver.DiffOf(d) // the MCP server's diff tool gives the same
 		}
 		return err
 	})
