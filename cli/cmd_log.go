@@ -32,7 +32,7 @@ JSON; on a terminal it is shown as find shows documents (see --format).
 Over MongoDB (mongodb://…/DB) the journal is omgdb.changes, in journal
 order: {"seq","ts","change","kind","actor","status","ops":[{"op","coll","id","before","after"}]},
 one record per change made through omgdb, with seq (the journal's
-counter) where a file has an lsn; --since takes a seq.`,
+order) where a file has an lsn; --since takes a seq.`,
 		Example: `  omgdb log app.omgdb --since 100`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

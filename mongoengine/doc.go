@@ -45,8 +45,9 @@
 // documents written without an item are among the pending _ids.
 //
 // Time travel (revision.go, timetravel.go, snapshot.go, revert.go,
-// log.go) reads the same journal. Each change takes a seq from a counter
-// (omgdb.counters) when it is journaled: the journal's order, as the lsn
+// log.go) reads the same journal. Each change takes a seq (a document
+// of omgdb.seqs, whose _id the server keeps unique) when it is journaled:
+// the journal's order, as the lsn
 // is a store file's. A revision is now, a snapshot name (omgdb.snapshots),
 // a seq, a change id or a time. A collection at revision R is its current
 // documents, where each document written by a change after R takes its

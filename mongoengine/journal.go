@@ -40,7 +40,7 @@ func (d *DB) journalStart(ctx context.Context, p *Plan, actor string) error {
 	case KindRollback, KindInsert, KindImport:
 		kind = p.Kind
 	}
-	seq, err := d.nextSeq(ctx)
+	seq, err := d.nextSeq(ctx, tok)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/omgdb/omgdb/engine"
@@ -14,28 +15,37 @@ import (
 	"github.com/omgdb/omgdb/query/value"
 )
 
-// Journal order. Each change gets, when it is journaled, the next number
-// of a counter kept in omgdb.counters (findOneAndUpdate with $inc, one
-// server operation): its seq, which orders the journal as the lsn orders
-// a store file's. Changes journaled before seq existed have none and
-// come first, by id.
-const (
-	CountersColl = "omgdb.counters" // one document per counter: {_id: "changes", seq}
-	counterID    = "changes"
-)
+// Journal order. Each change takes, when it is journaled, the next seq:
+// it inserts {_id: seq, change} into omgdb.seqs, whose _id the server
+// keeps unique, one greater than the greatest there, and tries the next
+// when another writer took it first. The seq orders the journal as the
+// lsn orders a store file's. (A counter moved by findAndModify or a
+// conditional update is not enough: FerretDB v1 gave one seq to several
+// concurrent callers both ways.) Changes journaled before seq existed
+// have none and come first, by id.
+const SeqsColl = "omgdb.seqs" // one document per seq given: {_id: seq, change}
 
-// nextSeq takes the journal's next seq.
-func (d *DB) nextSeq(ctx context.Context) (int64, error) {
-	var c struct {
-		Seq int64 `bson:"seq"`
+// nextSeq takes the journal's next seq for change tok.
+func (d *DB) nextSeq(ctx context.Context, tok bson.ObjectID) (int64, error) {
+	c := d.db.Collection(SeqsColl)
+	for attempt := 0; attempt < 1000; attempt++ {
+		var last struct {
+			Seq int64 `bson:"_id"`
+		}
+		err := c.FindOne(ctx, bson.D{}, options.FindOne().SetSort(bson.D{{Key: "_id", Value: -1}})).Decode(&last)
+		if err != nil && !isNoDocuments(err) {
+			return 0, wrapErr(d.target, "number the change in", err)
+		}
+		_, err = c.InsertOne(ctx, bson.D{{Key: "_id", Value: last.Seq + 1}, {Key: "change", Value: tok}})
+		if err == nil {
+			return last.Seq + 1, nil
+		}
+		if !mongo.IsDuplicateKeyError(err) {
+			return 0, wrapErr(d.target, "number the change in", err)
+		}
 	}
-	err := d.db.Collection(CountersColl).FindOneAndUpdate(ctx, bson.D{{Key: "_id", Value: counterID}},
-		bson.D{{Key: "$inc", Value: bson.D{{Key: "seq", Value: int64(1)}}}},
-		options.FindOneAndUpdate().SetUpsert(true).SetReturnDocument(options.After)).Decode(&c)
-	if err != nil {
-		return 0, wrapErr(d.target, "number the change in", err)
-	}
-	return c.Seq, nil
+	return 0, errs.Errorf(errs.Busy, "number the change in %s: other changes kept taking the next seq (1000 attempts)", d.target.Redacted).
+		WithHint("many changes are being journaled at once; try again")
 }
 
 // creates reports whether coll does not exist yet: the change about to

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+
 	"github.com/omgdb/omgdb/engine"
 	"github.com/omgdb/omgdb/query/value"
 )
@@ -207,5 +209,34 @@ func TestAt_WritesAroundOmgdb(t *testing.T) {
 	}
 	if len(df.Documents) != 1 || string(value.AppendJSON(nil, df.Documents[0].After)) != `{"_id":{"$numberInt":"1"},"v":{"$numberInt":"100"}}` {
 		t.Errorf("diff: %+v", df.Documents)
+	}
+}
+
+// TestNextSeq_Concurrent: changes journaled at once by several writers
+// (here goroutines, each with a call of its own) get distinct seqs, with
+// no gap, even while the counter is first created.
+func TestNextSeq_Concurrent(t *testing.T) {
+	d := openWrite(t)
+	const n = 8
+	got := make(chan int64, n)
+	errc := make(chan error, n)
+	for i := 0; i < n; i++ {
+		go func() {
+			s, err := d.nextSeq(context.Background(), bson.NewObjectID())
+			got <- s
+			errc <- err
+		}()
+	}
+	seen := map[int64]bool{}
+	for i := 0; i < n; i++ {
+		if err := <-errc; err != nil {
+			t.Fatal(err)
+		}
+		seen[<-got] = true
+	}
+	for s := int64(1); s <= n; s++ {
+		if !seen[s] {
+			t.Errorf("seqs %v: %d missing", seen, s)
+		}
 	}
 }
