@@ -123,14 +123,7 @@ func docDiff(d *docState, after value.Value) (DocDiff, bool) {
 }
 
 func (r *DiffResult) add(dd DocDiff) {
-	switch dd.Change {
-	case Inserted:
-		r.Inserted++
-	case Deleted:
-		r.Deleted++
-	default:
-		r.Updated++
-	}
+	Tally(dd.Change, &r.Inserted, &r.Deleted, &r.Updated)
 	r.Documents = append(r.Documents, dd)
 }
 

@@ -30,7 +30,11 @@ time (2024-05-01T12:00:00Z). Prints one JSON object per document that differs:
 {"collection","_id","change","before","after","fields":[{"path","op","before","after"}]}
 where change is inserted, deleted or updated and fields is the field-level
 diff of an update; the counts go to stderr. --json prints one object with
-from, to, the counts and the documents; --text a readable diff.`,
+from, to, the counts and the documents; --text a readable diff.
+
+Over MongoDB a revision is a seq (omgdb log), a snapshot name, a change id
+or an ISO time, and only documents written through omgdb are compared
+(see omgdb docs mongodb).`,
 		Example: `  omgdb diff app.omgdb before-migration
   omgdb diff app.omgdb 120 135 --coll users --text`,
 		Args: cobra.RangeArgs(2, 3),
@@ -54,6 +58,9 @@ from, to, the counts and the documents; --text a readable diff.`,
 }
 
 func (e *env) runDiff(ctx context.Context, opts *diffOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoDiff(ctx, opts)
+	}
 	db, err := e.open(opts.path, readOnly, opts.storeFlags)
 	if err != nil {
 		return err
@@ -64,6 +71,12 @@ func (e *env) runDiff(ctx context.Context, opts *diffOptions) error {
 		return err
 	}
 	summary := fmt.Sprintf("lsn %d -> %d: %d inserted, %d deleted, %d updated", res.From.LSN, res.To.LSN, res.Inserted, res.Deleted, res.Updated)
+	return e.printDiff(opts, summary, res, res.Documents)
+}
+
+// printDiff prints a diff as opts asks: res whole (--json), a readable
+// diff (--text), or one document per line with the summary on stderr.
+func (e *env) printDiff(opts *diffOptions, summary string, res any, docs []changes.DocDiff) error {
 	switch {
 	case opts.asJSON:
 		return e.printJSON(res, false)
@@ -71,7 +84,7 @@ func (e *env) runDiff(ctx context.Context, opts *diffOptions) error {
 		w := bufio.NewWriter(e.stdout)
 		defer w.Flush()
 		fmt.Fprintln(w, summary)
-		for _, d := range res.Documents {
+		for _, d := range docs {
 			writeDocDiff(w, d.Collection, d.ID.Value, d.Before.Value, d.After.Value, d.Fields)
 		}
 		return nil
@@ -80,7 +93,7 @@ func (e *env) runDiff(ctx context.Context, opts *diffOptions) error {
 	if err != nil {
 		return err
 	}
-	for _, d := range res.Documents {
+	for _, d := range docs {
 		if err := out.encode(d); err != nil {
 			return out.close(err)
 		}

@@ -27,7 +27,12 @@ func newLogCmd(e *env) *cobra.Command {
 first: {"lsn","ts","change","kind","actor","note","ops":[{"op","coll","id","before"}]}.
 An insert names the new document's id; an update or delete carries the
 document as it was before. Into a pipe each record is a line of canonical
-JSON; on a terminal it is shown as find shows documents (see --format).`,
+JSON; on a terminal it is shown as find shows documents (see --format).
+
+Over MongoDB (mongodb://…/DB) the journal is omgdb.changes, in journal
+order: {"seq","ts","change","kind","actor","status","ops":[{"op","coll","id","before","after"}]},
+one record per change made through omgdb, with seq (the journal's
+order) where a file has an lsn; --since takes a seq.`,
 		Example: `  omgdb log app.omgdb --since 100`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -43,6 +48,9 @@ JSON; on a terminal it is shown as find shows documents (see --format).`,
 }
 
 func (e *env) runLog(ctx context.Context, opts *logOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoLog(ctx, opts)
+	}
 	out, err := e.docOutput(&opts.out)
 	if err != nil {
 		return err

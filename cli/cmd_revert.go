@@ -12,7 +12,7 @@ func init() { commands = append(commands, command{"revert", newRevertCmd}) }
 
 type revertOptions struct {
 	planFlags
-	path, rev string
+	path, rev, coll string
 }
 
 func newRevertCmd(e *env) *cobra.Command {
@@ -26,7 +26,8 @@ deleted ones come back, updated ones are restored. A revision is a journal
 lsn, a snapshot name, a change id (the state right after it) or an ISO time.
 It is a plan like any other and writes no document: review it, then apply it
 by its token (and roll it back like any change). Index definitions are not
-reverted. ` + planOutput,
+reverted. Over MongoDB a plan writes one collection: --coll names it when
+the changes since the revision wrote several. ` + planOutput,
 		Example: `  omgdb revert app.omgdb before-migration
   omgdb revert app.omgdb 2024-05-01T12:00:00Z`,
 		Args: cobra.ExactArgs(2),
@@ -39,10 +40,18 @@ reverted. ` + planOutput,
 		},
 	}
 	opts.planFlags.register(cmd)
+	cmd.Flags().StringVar(&opts.coll, "coll", "", "over MongoDB: the collection to revert (a plan there writes one collection)")
 	return cmd
 }
 
 func (e *env) runRevert(ctx context.Context, opts *revertOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoRevert(ctx, opts)
+	}
+	if opts.coll != "" {
+		return usage("--coll of revert works over MongoDB only: on a store file a revert plans every collection at once").
+			WithHint("leave --coll out")
+	}
 	db, err := e.open(opts.path, readWrite, opts.storeFlags)
 	if err != nil {
 		return err

@@ -21,7 +21,9 @@ func newSnapshotCmd(e *env) *cobra.Command {
 		Short: "Name revisions: snapshot create|list|delete",
 		Long: `A snapshot is a name for a revision (a journal lsn), usable wherever a
 revision is: find --at, diff, revert. It costs nothing: the journal already
-holds what is needed to go back. Deleting a snapshot deletes only the name.`,
+holds what is needed to go back. Deleting a snapshot deletes only the name.
+Over MongoDB a snapshot names the newest applied change (omgdb.snapshots)
+and prints {"name","change","seq","created","actor"}.`,
 		Example: `  omgdb snapshot create app.omgdb before-migration
   omgdb snapshot list app.omgdb
   omgdb find app.omgdb users --at before-migration`,
@@ -44,6 +46,9 @@ Prints {"name","lsn","created","actor"}.`,
 			opts.path = args[0]
 			if len(args) == 2 {
 				opts.name = args[1]
+			}
+			if isMongo(opts.path) {
+				return e.mongoSnapshotCreate(cmd.Context(), opts)
 			}
 			db, err := e.open(opts.path, readWrite, opts.storeFlags)
 			if err != nil {
@@ -77,6 +82,9 @@ func newSnapshotListCmd(e *env) *cobra.Command {
 }
 
 func (e *env) runSnapshotList(ctx context.Context, path string, opts *snapshotOptions) error {
+	if isMongo(path) {
+		return e.mongoSnapshotList(ctx, path)
+	}
 	db, err := e.open(path, readOnly, opts.storeFlags)
 	if err != nil {
 		return err
@@ -101,6 +109,9 @@ func newSnapshotDeleteCmd(e *env) *cobra.Command {
 		Short: "Delete a snapshot name (the history stays)",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if isMongo(args[0]) {
+				return e.mongoSnapshotDelete(cmd.Context(), args[0], args[1])
+			}
 			db, err := e.open(args[0], readWrite, opts.storeFlags)
 			if err != nil {
 				return err

@@ -19,7 +19,7 @@ import (
 
 // The commands that run over a MongoDB deployment so far, for the error
 // every other command gives on a mongodb:// store.
-const overMongo = "find, count, distinct, aggregate, indexes, collections, copy, export, insert, import, update, replace, delete, plan-update, plan-delete, apply, rollback, history, the shell's reads and mcp --scope read"
+const overMongo = "find, count, distinct, aggregate (with --at too), indexes, collections, copy, export, insert, import, update, replace, delete, plan-update, plan-delete, apply, rollback, history, diff, log, snapshot, revert, the shell's reads and mcp --scope read"
 
 // isMongo reports whether a store argument names a MongoDB deployment
 // (mongodb://…, mongodb+srv://…, or mongodb:[DB] for $OMGDB_MONGODB_URI).
@@ -76,14 +76,18 @@ func (e *env) mongoFind(ctx context.Context, opts *findOptions) error {
 		return err
 	}
 	return e.mongoStream(ctx, opts.path, &opts.out, func(db *mongoengine.DB, each func(value.Value) error) error {
-		return db.Find(ctx, opts.coll, q, each)
+		r, err := mongoAt(ctx, db, opts.at)
+		if err != nil {
+			return err
+		}
+		return r.Find(ctx, opts.coll, q, each)
 	})
 }
 
 // mongoQuery parses and checks a find's parts, refusing the flags that
 // do not work over MongoDB yet.
 func (e *env) mongoQuery(opts *findOptions) (*engine.Find, error) {
-	if err := refuseOverMongo("--at", opts.at != "", "--hint", opts.hint != "", "--max-memory", opts.maxMemory != sortMemory, "--collation", opts.collation != ""); err != nil {
+	if err := refuseOverMongo("--hint", opts.hint != "", "--max-memory", opts.maxMemory != sortMemory, "--collation", opts.collation != ""); err != nil {
 		return nil, err
 	}
 	q := &engine.Find{Skip: opts.skip, Limit: opts.limit}
@@ -131,7 +135,7 @@ func (e *env) withMongo(ctx context.Context, store string, fn func(*mongoengine.
 
 // mongoCount counts on the deployment.
 func (e *env) mongoCount(ctx context.Context, opts *countOptions) error {
-	if err := refuseOverMongo("--at", opts.at != "", "--hint", opts.hint != "", "--collation", opts.collation != ""); err != nil {
+	if err := refuseOverMongo("--hint", opts.hint != "", "--collation", opts.collation != ""); err != nil {
 		return err
 	}
 	filter, err := e.mongoFilter(opts.filter)
@@ -139,7 +143,11 @@ func (e *env) mongoCount(ctx context.Context, opts *countOptions) error {
 		return err
 	}
 	return e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {
-		n, err := db.Count(ctx, opts.coll, filter)
+		r, err := mongoAt(ctx, db, opts.at)
+		if err != nil {
+			return err
+		}
+		n, err := r.Count(ctx, opts.coll, filter)
 		if err != nil {
 			return err
 		}
@@ -154,7 +162,7 @@ func (e *env) mongoCount(ctx context.Context, opts *countOptions) error {
 // mongoDistinct lists distinct values on the deployment, printed as
 // distinct prints them.
 func (e *env) mongoDistinct(ctx context.Context, opts *distinctOptions) error {
-	if err := refuseOverMongo("--at", opts.at != "", "--collation", opts.collation != ""); err != nil {
+	if err := refuseOverMongo("--collation", opts.collation != ""); err != nil {
 		return err
 	}
 	filter, err := e.mongoFilter(opts.filter)
@@ -165,7 +173,11 @@ func (e *env) mongoDistinct(ctx context.Context, opts *distinctOptions) error {
 		return err
 	}
 	return e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {
-		vals, err := db.Distinct(ctx, opts.coll, opts.field, filter)
+		r, err := mongoAt(ctx, db, opts.at)
+		if err != nil {
+			return err
+		}
+		vals, err := r.Distinct(ctx, opts.coll, opts.field, filter)
 		if err != nil {
 			return err
 		}
@@ -176,14 +188,18 @@ func (e *env) mongoDistinct(ctx context.Context, opts *distinctOptions) error {
 // mongoAggregate checks a pipeline with omgdb's compiler (no $out or
 // $merge) and runs it on the deployment.
 func (e *env) mongoAggregate(ctx context.Context, opts *aggregateOptions, spec value.Value) error {
-	if err := refuseOverMongo("--at", opts.at != "", "--seed", opts.seed != 0, "--max-memory", opts.maxMemory != agg.DefaultMaxMemory, "--collation", opts.collation != ""); err != nil {
+	if err := refuseOverMongo("--seed", opts.seed != 0, "--max-memory", opts.maxMemory != agg.DefaultMaxMemory, "--collation", opts.collation != ""); err != nil {
 		return err
 	}
 	if _, err := engine.CheckPipeline(spec, nil); err != nil {
 		return err
 	}
 	return e.mongoStream(ctx, opts.path, &opts.out, func(db *mongoengine.DB, each func(value.Value) error) error {
-		return db.Aggregate(ctx, opts.coll, spec, each)
+		r, err := mongoAt(ctx, db, opts.at)
+		if err != nil {
+			return err
+		}
+		return r.Aggregate(ctx, opts.coll, spec, each)
 	})
 }
 

@@ -132,7 +132,7 @@ func TestMongo_Errors(t *testing.T) {
 		{"shell", uri, "--eval", "db.users.drop()"},
 		{"mcp", "--store", uri, "--scope", "dangerous"},
 		{"mcp", "--root", uri},
-		{"find", uri, "users", "--at", "1"},
+		{"revert", "x.omgdb", "s0", "--coll", "users"},
 		{"count", uri, "users", "--hint", "_id_"},
 		{"find", uri, "users", "--collation", `{"locale":"en","strength":2}`},
 		{"count", uri, "users", "--collation", `{"locale":"en"}`},

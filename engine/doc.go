@@ -21,6 +21,12 @@
 // error with a did-you-mean, never an empty result. A pipeline that
 // writes ($out, $merge) is refused by Check, so a Reader cannot write.
 //
+// Past is the read half of an engine's journal (time travel and diff):
+// a read-only interface that a read-scope server may hold. Scanned turns
+// a Scanner (documents of a collection in _id order, such as a MongoDB
+// collection rebuilt at a revision) into a Reader whose queries run in
+// omgdb's own engine, as a store file's past revisions are read.
+//
 // Writes (as changes), history and plans are the next half of the
 // interface; until then the CLI keeps the store file's own write path.
 package engine

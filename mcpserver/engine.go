@@ -36,8 +36,8 @@ var engineRuns = map[string]func(context.Context, *call) (*output, error){
 // yet.
 func (c *Config) checkEngineConfig() error {
 	if c.Engine == nil {
-		if c.Writer != nil {
-			return errs.Errorf(errs.Usage, "mcp: Config.Writer needs Config.Engine")
+		if c.Writer != nil || c.Past != nil {
+			return errs.Errorf(errs.Usage, "mcp: Config.Writer or Config.Past needs Config.Engine")
 		}
 		return nil
 	}
@@ -63,7 +63,7 @@ func (c *Config) checkEngineConfig() error {
 }
 
 // useEngine points the tools at the engine: the tools of engineRuns run
-// there, without the at argument (time travel needs omgdb's journal) and
+// there, with the at argument only with Config.Past (usePast), without
 // the collation argument (not passed to the server yet: an unknown
 // argument is refused rather than ignored); the others get no Run, so
 // they are neither listed nor callable.
@@ -74,8 +74,9 @@ func (s *Server) useEngine(tools []*tool) {
 	s.reader = engine.Redacting(s.cfg.Engine, s.policy.redactedPaths)
 	for _, t := range tools {
 		t.Run = engineRuns[t.Name]
-		t.Params = slices.DeleteFunc(t.Params, func(p param) bool { return p.Name == "at" || p.Name == "collation" })
+		t.Params = slices.DeleteFunc(t.Params, func(p param) bool { return p.Name == "collation" })
 		s.useEngineWriter(t)
+		s.usePast(t)
 	}
 }
 
@@ -159,7 +160,7 @@ func runFindEngine(ctx context.Context, c *call) (*output, error) {
 	if err != nil {
 		return nil, err
 	}
-	key := obj("tool", "find", "path", c.storePath(), "collection", coll, "filter", spec, "sort", q.Sort, "project", q.Projection)
+	key := obj("tool", "find", "path", c.storePath(), "collection", coll, "filter", spec, "sort", q.Sort, "project", q.Projection, "at", c.value("at"))
 	skip, err := c.offset(key)
 	if err != nil {
 		return nil, err
@@ -167,10 +168,14 @@ func runFindEngine(ctx context.Context, c *call) (*output, error) {
 	if err := c.engineCollection(ctx, coll); err != nil {
 		return nil, err
 	}
+	r, err := c.engineReader(ctx)
+	if err != nil {
+		return nil, err
+	}
 	limit := c.int("limit", 100)
 	q.Limit = c.countTo(skip, limit, -1)
 	src := engine.Stream(ctx, func(ctx context.Context, each func(value.Value) error) error {
-		return c.srv.reader.Find(ctx, coll, q, each)
+		return r.Find(ctx, coll, q, each)
 	})
 	defer src.Close()
 	pg, err := c.readPage(ctx, src, skip, limit)
@@ -189,7 +194,7 @@ func runAggregateEngine(ctx context.Context, c *call) (*output, error) {
 	if _, err := c.compilePipeline(pipeline); err != nil {
 		return nil, err
 	}
-	key := obj("tool", "aggregate", "path", c.storePath(), "collection", coll, "pipeline", pipeline)
+	key := obj("tool", "aggregate", "path", c.storePath(), "collection", coll, "pipeline", pipeline, "at", c.value("at"))
 	skip, err := c.offset(key)
 	if err != nil {
 		return nil, err
@@ -200,8 +205,12 @@ func runAggregateEngine(ctx context.Context, c *call) (*output, error) {
 	if err := c.checkJoins(ctx, pipeline); err != nil {
 		return nil, err
 	}
+	r, err := c.engineReader(ctx)
+	if err != nil {
+		return nil, err
+	}
 	src := engine.Stream(ctx, func(ctx context.Context, each func(value.Value) error) error {
-		return c.srv.reader.Aggregate(ctx, coll, pipeline, each)
+		return r.Aggregate(ctx, coll, pipeline, each)
 	})
 	defer src.Close()
 	pg, err := c.readAll(ctx, src, skip)
@@ -283,7 +292,11 @@ func runCountEngine(ctx context.Context, c *call) (*output, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := c.srv.reader.Count(ctx, coll, filter)
+	r, err := c.engineReader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	n, err := r.Count(ctx, coll, filter)
 	if err != nil {
 		return nil, err
 	}

@@ -56,7 +56,7 @@ func TestMongo_MCPReadScope_Tools(t *testing.T) {
 		t.Errorf("instructions %q do not say what is served", got)
 	}
 	tools := listTools(t, cs)
-	if got, want := toolNames(tools), "describe,find,count,distinct,aggregate,export,list_indexes"; got != want {
+	if got, want := toolNames(tools), "describe,find,count,distinct,aggregate,export,list_indexes,diff"; got != want {
 		t.Fatalf("tools/list over MongoDB: %s, want %s", got, want)
 	}
 	for _, tl := range tools {
@@ -64,8 +64,8 @@ func TestMongo_MCPReadScope_Tools(t *testing.T) {
 			t.Errorf("%s is not marked read-only", tl.Name)
 		}
 		props, _ := tl.InputSchema.(map[string]any)["properties"].(map[string]any)
-		if _, ok := props["at"]; ok {
-			t.Errorf("%s offers `at`, which needs omgdb's journal", tl.Name)
+		if _, ok := props["at"]; ok != (tl.Name == "find" || tl.Name == "count" || tl.Name == "aggregate") {
+			t.Errorf("%s offers `at`: %v; only find, count and aggregate should", tl.Name, ok)
 		}
 	}
 }
@@ -99,7 +99,7 @@ func runMongoHostile(t *testing.T, start starter) {
 		{name: "history_not_served", tool: "history", args: m{}, code: "NOT_FOUND", check: wantMessage("not yet supported over MongoDB")},
 		{name: "aggregate_out", tool: "aggregate", args: m{"collection": "visits", "pipeline": []any{m{"$out": "x"}}}, code: "INVALID_ARGUMENT"},
 		{name: "aggregate_merge", tool: "aggregate", args: m{"collection": "visits", "pipeline": []any{m{"$merge": m{"into": "x"}}}}, code: "INVALID_ARGUMENT"},
-		{name: "at_refused", tool: "find", args: m{"collection": "visits", "at": "1"}, code: "INVALID_ARGUMENT"},
+		{name: "at_past_the_end", tool: "find", args: m{"collection": "visits", "at": "1"}, code: "NOT_FOUND", check: wantMessage("past the end of the journal (last seq 0)")},
 		{name: "collation_refused", tool: "find", args: m{"collection": "visits", "collation": m{"locale": "en", "strength": 2}}, code: "INVALID_ARGUMENT"},
 		{name: "other_path", tool: "find", args: m{"path": "app.omgdb", "collection": "visits"}, code: "PATH_DENIED"},
 

@@ -72,7 +72,7 @@ func wantRaw(t *testing.T, db *mongo.Database, coll string, want ...string) {
 
 func TestMongo_MCPReadWrite_Tools(t *testing.T) {
 	cs, tools, _, _, _ := mongoRW(t)
-	want := "describe,find,count,distinct,aggregate,export,insert,insert_many,list_indexes,history,plan_update,plan_delete,apply,rollback"
+	want := "describe,find,count,distinct,aggregate,export,insert,insert_many,list_indexes,history,diff,plan_update,plan_delete,plan_revert,apply,rollback,create_snapshot"
 	if got := toolNames(tools); got != want {
 		t.Fatalf("tools/list over MongoDB at read-write: %s, want %s", got, want)
 	}
@@ -82,14 +82,14 @@ func TestMongo_MCPReadWrite_Tools(t *testing.T) {
 			t.Errorf("%s: destructiveHint is not %v", tl.Name, destructive)
 		}
 		// Descriptions promise nothing the deployment does not keep: no
-		// all-or-nothing apply without a transaction, no diff or at.
-		for _, promise := range []string{"If any planned document changed since, nothing is written", "diff", " at"} {
+		// all-or-nothing apply without a transaction, no lsn.
+		for _, promise := range []string{"If any planned document changed since, nothing is written", "lsn"} {
 			if strings.Contains(tl.Description, promise) {
 				t.Errorf("%s's description promises %q: %s", tl.Name, promise, tl.Description)
 			}
 		}
 		props, _ := tl.InputSchema.(map[string]any)["properties"].(map[string]any)
-		for _, p := range []string{"at", "collation", "id"} {
+		for _, p := range []string{"collation", "id"} {
 			if _, ok := props[p]; ok {
 				t.Errorf("%s offers `%s`, which is not served over MongoDB", tl.Name, p)
 			}

@@ -73,6 +73,11 @@ type Config struct {
 	// be given one (New refuses it), so that its tools cannot reach a
 	// write function.
 	Writer EngineWriter
+	// Past, when set with Engine, is the engine's journal read only
+	// (engine.Past: time travel and diff, no write method): the at
+	// argument of find, count and aggregate and the diff tool use it, at
+	// any scope (engine_past.go).
+	Past engine.Past
 
 	// Rand and Now replace crypto/rand and time.Now, for tests.
 	Rand io.Reader

@@ -112,14 +112,38 @@ func runDiff(ctx context.Context, c *call) (*output, error) {
 	if err != nil {
 		return nil, err
 	}
+	return c.diffOutput(res.Documents, &res.Inserted, &res.Deleted, &res.Updated, func(docs []shownDiff) any {
+		res.Documents = nil
+		return struct {
+			*changes.DiffResult
+			Documents []shownDiff `json:"documents"`
+		}{res, docs}
+	})
+}
+
+// diffOutput is a diff's result: head (built by wrap around the shown
+// documents, which replace the diff's own) with the shown documents.
+func (c *call) diffOutput(all []changes.DocDiff, inserted, deleted, updated *int, wrap func([]shownDiff) any) (*output, error) {
+	docs, k := c.shownDiffs(all, inserted, deleted, updated)
+	out, err := c.resultOf(wrap(docs), "documents that differ")
+	if out != nil {
+		out.returned = int64(len(docs))
+	}
+	return withLimits(out, k), err
+}
+
+// shownDiffs is a diff's documents as the agent may see them: those of
+// hidden collections left out (and not counted in the totals, which it
+// sets), redacted, cut and capped.
+func (c *call) shownDiffs(all []changes.DocDiff, inserted, deleted, updated *int) ([]shownDiff, *capper) {
 	k := &capper{c: c}
 	docs := []shownDiff{}
-	res.Inserted, res.Deleted, res.Updated = 0, 0, 0
-	for _, d := range res.Documents {
+	*inserted, *deleted, *updated = 0, 0, 0
+	for _, d := range all {
 		if !c.srv.policy.collectionAllowed(d.Collection) {
 			continue // neither listed nor counted
 		}
-		countDiff(res, d.Change)
+		changes.Tally(d.Change, inserted, deleted, updated)
 		if k.full {
 			continue
 		}
@@ -134,15 +158,7 @@ func runDiff(ctx context.Context, c *call) (*output, error) {
 			docs = append(docs, sd)
 		}
 	}
-	res.Documents = nil
-	out, err := c.resultOf(struct {
-		*changes.DiffResult
-		Documents []shownDiff `json:"documents"`
-	}{res, docs}, "documents that differ")
-	if out != nil {
-		out.returned = int64(len(docs))
-	}
-	return withLimits(out, k), err
+	return docs, k
 }
 
 var snapshotOutput = func() value.Value {
@@ -294,16 +310,4 @@ func runPruneHistory(ctx context.Context, c *call) (*output, error) {
 type shownDiff struct {
 	changes.DocDiff
 	OnlyRedacted bool `json:"only_redacted,omitempty"`
-}
-
-// countDiff counts a document in the diff's totals.
-func countDiff(res *changes.DiffResult, change string) {
-	switch change {
-	case changes.Inserted:
-		res.Inserted++
-	case changes.Deleted:
-		res.Deleted++
-	case changes.Updated:
-		res.Updated++
-	}
 }

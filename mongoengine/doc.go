@@ -44,6 +44,20 @@
 // Rollback deletes exactly the inserted documents; after a crash the
 // documents written without an item are among the pending _ids.
 //
+// Time travel (revision.go, timetravel.go, snapshot.go, revert.go,
+// log.go) reads the same journal. Each change takes a seq (a document
+// of omgdb.seqs, whose _id the server keeps unique) when it is journaled:
+// the journal's order, as the lsn
+// is a store file's. A revision is now, a snapshot name (omgdb.snapshots),
+// a seq, a change id or a time. A collection at revision R is its current
+// documents, where each document written by a change after R takes its
+// before-image in the earliest such change; documents written around
+// omgdb are read as they are now, and a change after R still applying is
+// refused. At returns an engine.Reader (engine.Scanned) that runs queries
+// on those documents with omgdb's own engine; Diff compares two
+// revisions; PlanRevert plans the writes back to a revision, for one
+// collection, applied with Apply.
+//
 // Guarantees without transactions: not atomic across documents; after a
 // crash each document is its before- or after-image, every item marked
 // applied holds its after-image, and at most one unmarked document (the

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
-	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
 	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
@@ -26,6 +25,8 @@ type Change struct {
 	Time         time.Time
 	Actor        string
 	Status       string // applying (interrupted or in progress) or applied
+	Seq          int64  // its place in the journal (0: journaled before seq existed)
+	Creates      bool   // its collection did not exist when it was journaled
 	RolledBackBy string // the rollback that undid it
 	RollbackOf   string // for a rollback: the change it undid
 }
@@ -39,11 +40,21 @@ func (d *DB) journalStart(ctx context.Context, p *Plan, actor string) error {
 	case KindRollback, KindInsert, KindImport:
 		kind = p.Kind
 	}
-	doc := bson.D{{Key: "_id", Value: tok}, {Key: "kind", Value: kind}, {Key: "plan_kind", Value: p.Kind},
+	seq, err := d.nextSeq(ctx, tok)
+	if err != nil {
+		return err
+	}
+	doc := bson.D{{Key: "_id", Value: tok}, {Key: "seq", Value: seq}, {Key: "kind", Value: kind}, {Key: "plan_kind", Value: p.Kind},
 		{Key: "collection", Value: p.Collection}, {Key: "actor", Value: actor},
 		{Key: "time", Value: bson.NewDateTimeFromTime(time.Now())}, {Key: "status", Value: StatusApplying}}
 	if p.RollbackOf != "" {
 		doc = append(doc, bson.E{Key: "rollback_of", Value: p.RollbackOf})
+	}
+	if creates, err := d.creates(ctx, p.Collection); err != nil || creates {
+		if err != nil {
+			return err
+		}
+		doc = append(doc, bson.E{Key: "creates", Value: true})
 	}
 	if _, err := d.db.Collection(ChangesColl).InsertOne(ctx, doc); err != nil {
 		return wrapErr(d.target, "journal the change in", err)
@@ -92,20 +103,7 @@ func (d *DB) History(ctx context.Context, coll string, limit int) ([]Change, err
 	if coll != "" {
 		filter = append(filter, bson.E{Key: "collection", Value: coll})
 	}
-	opts := options.Find().SetSort(bson.D{{Key: "_id", Value: -1}})
-	if limit > 0 {
-		opts.SetLimit(int64(limit))
-	}
-	cur, err := d.db.Collection(ChangesColl).Find(ctx, filter, opts)
-	if err != nil {
-		return nil, wrapErr(d.target, "read the journal from", err)
-	}
-	var out []Change
-	err = d.drain(ctx, cur, func(v value.Value) error {
-		out = append(out, changeOf(v))
-		return nil
-	})
-	return out, err
+	return d.journal(ctx, filter, -1, limit)
 }
 
 func changeOf(v value.Value) Change {
@@ -113,7 +111,7 @@ func changeOf(v value.Value) Change {
 		Collection: v.Get("collection").Str(), Inserted: v.Get("inserted").Long(), Updated: v.Get("updated").Long(),
 		Deleted: v.Get("deleted").Long(), Conflicts: int64(v.Get("conflicts").Len()),
 		Time: time.UnixMilli(v.Get("time").Date()).UTC(), Actor: v.Get("actor").Str(), Status: v.Get("status").Str(),
-		RolledBackBy: v.Get("rolled_back_by").Str(), RollbackOf: v.Get("rollback_of").Str()}
+		RolledBackBy: v.Get("rolled_back_by").Str(), RollbackOf: v.Get("rollback_of").Str(), Seq: v.Get("seq").Long(), Creates: v.Get("creates").Bool()}
 }
 
 // RollbackResult is what Rollback did: the rollback is a change of its

@@ -200,6 +200,13 @@ func (d *DB) writeItems(ctx context.Context, p *Plan, force bool, res *ApplyResu
 	items := d.db.Collection(PlanItemsColl)
 	tok, _ := bson.ObjectIDFromHex(p.Token)
 	for i, it := range p.Items {
+		var actual value.Value
+		if force { // the journal must hold what the document was, not what the plan expected
+			var err error
+			if actual, err = d.current(ctx, p.Collection, it.ID); err != nil {
+				return err
+			}
+		}
 		reason, err := d.writeItem(ctx, c, it, force)
 		if err != nil {
 			return err
@@ -211,7 +218,13 @@ func (d *DB) writeItems(ctx context.Context, p *Plan, force bool, res *ApplyResu
 		} else {
 			res.count(it.Op)
 		}
-		_, err = items.UpdateOne(ctx, bson.D{{Key: "plan", Value: tok}, {Key: "seq", Value: int64(i)}}, bson.D{{Key: "$set", Value: state}})
+		mark := bson.D{{Key: "$set", Value: state}}
+		if force && reason == "" {
+			if mark, err = forcedMark(it, actual); err != nil {
+				return err
+			}
+		}
+		_, err = items.UpdateOne(ctx, bson.D{{Key: "plan", Value: tok}, {Key: "seq", Value: int64(i)}}, mark)
 		if err != nil {
 			return wrapErr(d.target, "journal the change in", err)
 		}

@@ -1,0 +1,41 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/omgdb/omgdb/changes"
+	"github.com/omgdb/omgdb/engine"
+	"github.com/omgdb/omgdb/mongoengine"
+)
+
+// pastOnly is the MongoDB engine's journal as the MCP server reads it at
+// any scope (engine.Past): time travel and diff, and no other method (the
+// engine is in an unexported field).
+type pastOnly struct{ db *mongoengine.DB }
+
+func (p pastOnly) At(ctx context.Context, spec string) (engine.Reader, engine.Revision, error) {
+	return p.db.At(ctx, spec)
+}
+
+func (p pastOnly) Diff(ctx context.Context, from, to, coll string) (*engine.Diff, error) {
+	return p.db.Diff(ctx, from, to, coll)
+}
+
+// The snapshot and revert tools of the read-write (and dangerous) scope
+// (mcpserver.EnginePastWriter).
+
+func (w mcpWriter) CreateSnapshot(ctx context.Context, name, at, actor string) (any, error) {
+	return w.db.CreateSnapshot(ctx, name, at, actor)
+}
+
+func (w mcpWriter) DeleteSnapshot(ctx context.Context, name string) (any, error) {
+	return w.db.DeleteSnapshot(ctx, name)
+}
+
+func (w mcpWriter) PlanRevert(ctx context.Context, revision, coll, actor string, sample int) (*changes.PlanResult, error) {
+	p, err := w.db.PlanRevert(ctx, revision, coll, &mongoengine.PlanSpec{Actor: actor})
+	if err != nil {
+		return nil, err
+	}
+	return revertResult(p, sample), nil
+}
