@@ -18,7 +18,7 @@ func TestMongo_MCPReadScope_HostileHTTP(t *testing.T) { runMongoHostile(t, start
 func TestMongo_MCPReadWrite_HTTP(t *testing.T) {
 	cs, uri, audit := startMongoMCPWith(t, startHTTP, "--scope", "read-write")
 	tools := listTools(t, cs)
-	if got, want := toolNames(tools), "describe,find,count,distinct,aggregate,export,insert,insert_many,list_indexes,history,plan_update,plan_delete,apply,rollback"; got != want {
+	if got, want := toolNames(tools), mongoReadWriteTools; got != want {
 		t.Fatalf("tools/list over HTTP: %s, want %s", got, want)
 	}
 	c := mongotest.Client(t, uri)

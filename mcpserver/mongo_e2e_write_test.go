@@ -70,10 +70,13 @@ func wantRaw(t *testing.T, db *mongo.Database, coll string, want ...string) {
 	}
 }
 
+// mongoReadWriteTools are the tools a read-write server over MongoDB
+// lists, over stdio and HTTP alike.
+const mongoReadWriteTools = "describe,find,count,distinct,aggregate,export,insert,insert_many,list_indexes,history,diff,plan_update,plan_delete,plan_revert,apply,rollback,create_snapshot"
+
 func TestMongo_MCPReadWrite_Tools(t *testing.T) {
 	cs, tools, _, _, _ := mongoRW(t)
-	want := "describe,find,count,distinct,aggregate,export,insert,insert_many,list_indexes,history,diff,plan_update,plan_delete,plan_revert,apply,rollback,create_snapshot"
-	if got := toolNames(tools); got != want {
+	if got, want := toolNames(tools), mongoReadWriteTools; got != want {
 		t.Fatalf("tools/list over MongoDB at read-write: %s, want %s", got, want)
 	}
 	for _, tl := range tools {
