@@ -1,0 +1,217 @@
+package retrieval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/omgdb/omgdb/engine"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
+	"github.com/omgdb/omgdb/store"
+	"github.com/omgdb/omgdb/vector"
+)
+
+// The documents a search scans by default, and at most.
+const (
+	DefaultMaxScan = 1000
+	MaxScan        = 10000
+)
+
+// Options configures a search over an engine. The zero value scans the
+// first DefaultMaxScan documents and returns vector.DefaultK hits.
+type Options struct {
+	// Filter selects the documents scanned; it runs in the engine.
+	// Missing or {}: every document.
+	Filter value.Value
+	// MaxScan is the number of documents scanned at most, in _id order
+	// after the filter; DefaultMaxScan when 0, never more than MaxScan.
+	MaxScan  int
+	K        int      // hits; vector.DefaultK when 0
+	MinScore *float64 // as vector.SearchOptions.MinScore
+
+	// Full-text search.
+	Fields    []string // the text fields indexed and scored; required
+	Analyzer  string   // vector.DefaultAnalyzer when empty
+	Highlight bool     // as vector.SearchOptions.Highlight
+
+	// Context packs.
+	Budget int // tokens; vector.DefaultBudget when 0
+}
+
+func (o *Options) maxScan() (int, error) {
+	switch {
+	case o.MaxScan == 0:
+		return DefaultMaxScan, nil
+	case o.MaxScan < 0 || o.MaxScan > MaxScan:
+		return 0, errs.Errorf(errs.Limit, "a scan of %d documents is outside the limits (1 to %d)", o.MaxScan, MaxScan).
+			WithHint("scan at most %d documents (--max-scan, max_scan); narrow the scan with a filter", MaxScan)
+	}
+	return o.MaxScan, nil
+}
+
+// Scan says what a search read: the documents scanned, the cap, and
+// whether the collection had more matching documents past the cap.
+type Scan struct {
+	Scanned int  // documents read (those without the searched text rank nowhere)
+	Cap     int  // the most it would read
+	More    bool // documents past the cap exist: they were not ranked
+}
+
+// Value is the scan as results carry it:
+// {"method":"bounded exact scan","order":"_id","scanned","cap","more"}.
+func (s Scan) Value() value.Value {
+	return value.ObjectValue([]value.Field{
+		{Key: "method", Value: value.StringValue("bounded exact scan")},
+		{Key: "order", Value: value.StringValue("_id")},
+		{Key: "scanned", Value: value.LongValue(int64(s.Scanned))},
+		{Key: "cap", Value: value.LongValue(int64(s.Cap))},
+		{Key: "more", Value: value.BoolValue(s.More)},
+	})
+}
+
+// Note says the same in a sentence, for standard error and the results'
+// note.
+func (s Scan) Note(coll string) string {
+	n := fmt.Sprintf("bounded exact scan: ranked the first %d document(s) of `%s` in _id order (cap %d)", s.Scanned, coll, s.Cap)
+	if s.More {
+		return n + "; the collection has more documents past the cap, which were not ranked: results may be missing (raise --max-scan or narrow the filter)"
+	}
+	return n + "; that is every matching document"
+}
+
+// scan reads the first documents of coll that match o.Filter, at most the
+// cap, into a scratch store file with the indexes defs, and calls fn with
+// the scratch collection inside a read transaction.
+func scan(ctx context.Context, r engine.Reader, coll string, o *Options, defs []store.IndexDef, fn func(*store.Collection, Scan) error) (Scan, error) {
+	limit, err := o.maxScan()
+	if err != nil {
+		return Scan{}, err
+	}
+	if _, err := engine.CheckFilter(o.Filter); err != nil {
+		return Scan{}, err
+	}
+	dir, err := os.MkdirTemp("", "omgdb-scan-")
+	if err != nil {
+		return Scan{}, errs.Errorf(errs.IO, "scratch store for a scan: %v", err).WithHint("check that the temporary directory ($TMPDIR) is writable")
+	}
+	defer os.RemoveAll(dir)
+	db, err := store.Open(filepath.Join(dir, "scan.omgdb"), &store.Options{Create: true, NoSync: true, Actor: "scan"})
+	if err != nil {
+		return Scan{}, err
+	}
+	defer db.Close()
+	s := Scan{Cap: limit}
+	err = db.Update(store.Change{Kind: "scan"}, func(tx *store.Tx) error {
+		c, err := tx.CreateCollection(coll)
+		if err != nil {
+			return err
+		}
+		if _, err := c.CreateIndexes(defs...); err != nil {
+			return err
+		}
+		q := &engine.Find{Filter: o.Filter, Limit: int64(limit) + 1}
+		return r.Find(ctx, coll, q, func(doc value.Value) error {
+			if s.Scanned == limit {
+				s.More = true
+				return nil
+			}
+			s.Scanned++
+			_, err := c.Insert(doc)
+			return err
+		})
+	})
+	if err != nil {
+		return Scan{}, err
+	}
+	return s, db.View(func(tx *store.Tx) error {
+		c, err := tx.Collection(coll)
+		if err != nil {
+			return err
+		}
+		return fn(c, s)
+	})
+}
+
+func (o *Options) search() *vector.SearchOptions {
+	return &vector.SearchOptions{K: o.K, MinScore: o.MinScore, Highlight: o.Highlight}
+}
+
+// VectorSearch ranks the scanned documents of coll by exact cosine
+// similarity between the embedding of field and that of text, as
+// vector.VectorSearch on a store file without a vector index. The
+// result's Note is the scan's.
+func VectorSearch(ctx context.Context, r engine.Reader, coll, field, text string, o *Options) (*vector.Result, Scan, error) {
+	if o == nil {
+		o = &Options{}
+	}
+	if err := vector.CheckFieldPath(field); err != nil {
+		return nil, Scan{}, err
+	}
+	var res *vector.Result
+	s, err := scan(ctx, r, coll, o, nil, func(c *store.Collection, _ Scan) (err error) {
+		res, err = vector.VectorSearch(ctx, c, field, text, o.search())
+		return err
+	})
+	if err != nil {
+		return nil, Scan{}, err
+	}
+	res.Note = s.Note(coll)
+	return res, s, nil
+}
+
+// TextSearch ranks the scanned documents of coll by BM25 over o.Fields
+// for a query in the syntax of vector.TextSearch, as a store file's search
+// index over those fields would. BM25's statistics are those of the
+// scanned documents. The result has no Index; its Note is the scan's.
+func TextSearch(ctx context.Context, r engine.Reader, coll, text string, o *Options) (*vector.Result, Scan, error) {
+	if o == nil || len(o.Fields) == 0 {
+		return nil, Scan{}, errs.Errorf(errs.Usage, "a full-text search over MongoDB needs the fields to search").
+			WithHint("name them: --fields title,body (the MCP tool's fields argument)")
+	}
+	def := vector.NewSearchIndexDef("scan", o.Fields, o.Analyzer)
+	var res *vector.Result
+	s, err := scan(ctx, r, coll, o, []store.IndexDef{def}, func(c *store.Collection, _ Scan) (err error) {
+		res, err = vector.TextSearch(ctx, c, text, o.search())
+		return err
+	})
+	if err != nil {
+		return nil, Scan{}, fieldsError(err, o.Fields)
+	}
+	res.Index, res.Note = "", s.Note(coll)
+	return res, s, nil
+}
+
+// Pack builds a context pack of field's text from the scanned documents
+// of coll, ranked by vector similarity to text, as vector.Pack on a store
+// file without a vector index. The pack's note is the scan's, and it
+// carries the scan as "scan"; both count in the budget.
+func Pack(ctx context.Context, r engine.Reader, coll, field, text string, o *Options) (value.Value, Scan, error) {
+	if o == nil {
+		o = &Options{}
+	}
+	if err := vector.CheckFieldPath(field); err != nil {
+		return value.Value{}, Scan{}, err
+	}
+	var pack value.Value
+	s, err := scan(ctx, r, coll, o, nil, func(c *store.Collection, s Scan) (err error) {
+		pack, err = vector.Pack(ctx, c, field, text, &vector.PackOptions{Budget: o.Budget, Note: s.Note(coll),
+			Extra: []value.Field{{Key: "scan", Value: s.Value()}}})
+		return err
+	})
+	return pack, s, err
+}
+
+// fieldsError rewords the error of a query that names a field outside the
+// scratch search index: over an engine, the index is the fields asked for.
+func fieldsError(err error, fields []string) error {
+	var e *errs.Error
+	if !errors.As(err, &e) || !strings.Contains(e.Message, " is not in the search index") {
+		return err
+	}
+	return &errs.Error{Kind: e.Kind, Message: strings.Replace(e.Message, " is not in the search index", " is not among the fields searched", 1),
+		Hint: fmt.Sprintf("the search covers %s; add the field to --fields (the MCP tool's fields argument)", strings.Join(fields, ", "))}
+}
