@@ -253,3 +253,14 @@ func TestMongoRetrieval_Refusals(t *testing.T) {
 		}
 	}
 }
+
+// TestMongoRetrieval_CollectionName searches a collection whose name a
+// store file would refuse.
+func TestMongoRetrieval_CollectionName(t *testing.T) {
+	s := mongotest.Own(t)
+	mongotest.Insert(t, mongotest.Client(t, s.URI), "app", "my notés", retrievalNotes[:3]...)
+	code, stdout, stderr := runCLI(t, "", "search", s.URI+"app", "my notés", "backup", "--fields", "body")
+	if code != 0 || strings.Join(hitIDs(t, stdout), ",") != "3,1" || !strings.Contains(stderr, "of `my notés` in _id order") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want hits 3,1", code, stdout, stderr)
+	}
+}

@@ -188,9 +188,21 @@ func TestPack_Scan(t *testing.T) {
 	}
 }
 
+// reads counts the finds of a Reader.
+type reads struct {
+	engine.Reader
+	n int
+}
+
+func (r *reads) Find(ctx context.Context, coll string, q *engine.Find, each func(value.Value) error) error {
+	r.n++
+	return r.Reader.Find(ctx, coll, q, each)
+}
+
 // TestErrors: bad options are refused before anything is read.
 func TestErrors(t *testing.T) {
-	_, r, _ := open(t)
+	_, file, _ := open(t)
+	r := &reads{Reader: file}
 	ctx := context.Background()
 	bad, _ := value.Parse([]byte(`{"n":{"$gtt":1}}`))
 	for _, c := range []struct {
@@ -220,7 +232,11 @@ func TestErrors(t *testing.T) {
 			return err
 		}, errs.Usage, "cannot hold a pack"},
 	} {
+		r.n = 0
 		err := c.run()
+		if r.n != 0 && errs.KindOf(err) != errs.NotFound && !strings.Contains(err.Error(), "cannot hold a pack") {
+			t.Errorf("%v: refused after %d read(s)", err, r.n)
+		}
 		if err == nil || errs.KindOf(err) != c.kind || !strings.Contains(err.Error(), c.msg) || errs.HintOf(err) == "" {
 			t.Errorf("error %v (kind %v, hint %q), want kind %v with %q and a hint", err, errs.KindOf(err), errs.HintOf(err), c.kind, c.msg)
 		}
