@@ -76,7 +76,7 @@ func (s *Server) useEngine(tools []*tool) {
 		t.Run = engineRuns[t.Name]
 		t.Params = slices.DeleteFunc(t.Params, func(p param) bool { return p.Name == "at" || p.Name == "collation" })
 		s.useEngineWriter(t)
-		useEngineRetrieval(t)
+		s.useEngineRetrieval(t)
 	}
 }
 

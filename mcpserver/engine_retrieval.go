@@ -34,20 +34,23 @@ var (
 	scanNote = " Over MongoDB it ranks a bounded exact scan (max_scan documents in _id order after filter) and says so in scan."
 )
 
-// useEngineRetrieval gives the retrieval tools the arguments and the
-// output of a scan.
-func useEngineRetrieval(t *tool) {
+// useEngineRetrieval gives the retrieval tools the arguments, the
+// description and the output of a scan.
+func (s *Server) useEngineRetrieval(t *tool) {
 	switch t.Name {
 	case "search":
 		at := slices.IndexFunc(t.Params, func(p param) bool { return p.Name == "query" }) + 1
 		t.Params = slices.Insert(t.Params, at, fieldsParam, analyzerParam)
 		t.Description = sentence("BM25 full-text search over the given text fields; query takes words,",
-			"\"phrases\", -exclusions, OR, field:word.") + scanNote
+			"\"phrases\", -exclusions, OR, field:word."+scanNote+" Example:",
+			s.example("collection", "notes", "query", "backup -tape", "fields", []string{"title", "body"}))
 	case "vsearch":
-		t.Description = "Rank documents by similarity of a text field to a query (embedded during the search)." + scanNote
+		t.Description = sentence("Rank documents by similarity of a text field to a query (embedded during the search)."+scanNote,
+			"Example:", s.example("collection", "notes", "field", "body", "query", "backup policy"))
 	case "context_pack":
 		t.Description = sentence("The chunks of a text field most relevant to a query, packed within a token budget,",
-			"with citations.") + scanNote
+			"with citations."+scanNote+" Example:",
+			s.example("collection", "notes", "field", "body", "query", "backup policy", "budget", 1500))
 	default:
 		return
 	}

@@ -68,6 +68,23 @@ func startRetrievalServers(t *testing.T) (mongo, file *mcpSession, audit string)
 
 func TestMongo_MCPRetrieval(t *testing.T) {
 	ms, fs, audit := startRetrievalServers(t)
+	// The tools over MongoDB take max_scan, search takes fields, and each
+	// says it ranks a scan; all three are read-only.
+	for _, name := range []string{"vsearch", "search", "context_pack"} {
+		tl := findTool(ms.tools, name)
+		schema, _ := json.Marshal(tl.InputSchema)
+		out, _ := json.Marshal(tl.OutputSchema)
+		if tl.Annotations == nil || !tl.Annotations.ReadOnlyHint || !strings.Contains(string(schema), `"max_scan"`) ||
+			!strings.Contains(tl.Description, "bounded exact scan") || !strings.Contains(string(out), `"scan"`) {
+			t.Errorf("%s over MongoDB: %s %s %s", name, tl.Description, schema, out)
+		}
+		if fschema, _ := json.Marshal(findTool(fs.tools, name).InputSchema); strings.Contains(string(fschema), "max_scan") {
+			t.Errorf("%s over a file offers max_scan", name)
+		}
+	}
+	if schema, _ := json.Marshal(findTool(ms.tools, "search").InputSchema); !strings.Contains(string(schema), `"required":["collection","query","fields"]`) {
+		t.Errorf("search over MongoDB does not require fields: %s", schema)
+	}
 	calls := 0
 	call := func(s *mcpSession, tc mongoCase) (map[string]any, string) {
 		t.Helper()
