@@ -37,7 +37,8 @@ chunks are left out, a chunk cut to fit ends at a sentence and is marked
 "cut", and "omitted" lists what was left out and why while it fits, then
 {"more":N} for the rest. Over MongoDB (a mongodb:// store) the documents
 ranked are a bounded exact scan, the first --max-scan in _id order after
---filter; the pack then says so in "note" and "scan" (omgdb docs mongodb).`,
+--filter; the pack then says so in "note" and "scan", and --hybrid ranks
+BM25 over --fields (omgdb docs mongodb).`,
 		Example: `  omgdb context app.omgdb manual body "how do I undo a change" --budget 800`,
 		Args:    cobra.ExactArgs(4),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -55,6 +56,7 @@ ranked are a bounded exact scan, the first --max-scan in _id order after
 	cmd.Flags().BoolVar(&opts.hybrid, "hybrid", false, "rank documents by BM25 and vectors fused")
 	cmd.Flags().BoolVar(&opts.pretty, "pretty", false, "indent the JSON")
 	opts.scan.register(cmd)
+	opts.scan.registerText(cmd)
 	return cmd
 }
 

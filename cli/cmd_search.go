@@ -36,8 +36,8 @@ applied before ranking. --hybrid fuses BM25 with the vector ranking of
 --field (default: the field of the collection's vector index) by
 reciprocal rank fusion. Over MongoDB (a mongodb:// store) it ranks a bounded
 exact scan, the first --max-scan documents in _id order after --filter, by
-BM25 over --fields, and says so on stderr (omgdb docs mongodb). See omgdb
-docs retrieval.`,
+BM25 over --fields, and says so on stderr; --hybrid there needs --field
+(omgdb docs mongodb). See omgdb docs retrieval.`,
 		Example: `  omgdb search app.omgdb notes 'backup +nightly -test' --highlight
   omgdb search app.omgdb notes 'title:"release notes" deploy*' --k 3`,
 		Args: cobra.ExactArgs(3),

@@ -130,7 +130,8 @@ before ranking, so filtered results are exact. --hybrid fuses the ranking
 with the collection's BM25 search index by reciprocal rank fusion; scores
 are then fusion scores. Over MongoDB (a mongodb:// store) it ranks a bounded
 exact scan, the first --max-scan documents in _id order after --filter,
-and says so on stderr (omgdb docs mongodb). See omgdb docs retrieval.`,
+and says so on stderr; --hybrid there ranks BM25 over --fields (omgdb docs
+mongodb). See omgdb docs retrieval.`,
 		Example: `  omgdb vsearch app.omgdb notes body "how do I rotate the logs" --k 5
   omgdb vsearch app.omgdb notes body "backup schedule" --filter '{"team":"ops"}' --project '{"title":1}'`,
 		Args: cobra.ExactArgs(4),
@@ -146,6 +147,7 @@ and says so on stderr (omgdb docs mongodb). See omgdb docs retrieval.`,
 	opts.storeFlags.register(cmd)
 	opts.searchFlags.register(cmd)
 	cmd.Flags().StringVar(&opts.index, "index", "", "the vector index to use (default: the field's)")
+	opts.scan.registerText(cmd)
 	return cmd
 }
 

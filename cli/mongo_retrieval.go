@@ -33,7 +33,7 @@ func (f *scanFlags) register(cmd *cobra.Command) {
 
 // registerText adds the flags of a full-text search's scan.
 func (f *scanFlags) registerText(cmd *cobra.Command) {
-	cmd.Flags().StringSliceVar(&f.fields, "fields", nil, "over MongoDB: the text fields to search, such as title,body (a store file uses its search index)")
+	cmd.Flags().StringSliceVar(&f.fields, "fields", nil, "over MongoDB: the text fields BM25 ranks (search, and --hybrid), such as title,body; a store file uses its search index")
 	cmd.Flags().StringVar(&f.analyzer, "analyzer", vector.DefaultAnalyzer, "over MongoDB: the text analyzer of --fields, standard or en")
 }
 
@@ -51,13 +51,14 @@ func (f *scanFlags) onFile() error {
 
 // mongoVsearch ranks a bounded exact scan of the collection.
 func (e *env) mongoVsearch(ctx context.Context, opts *vsearchOptions) error {
-	if err := refuseOverMongo("--hybrid", opts.hybrid, "--index", opts.index != ""); err != nil {
+	if err := refuseOverMongo("--index", opts.index != ""); err != nil {
 		return err
 	}
 	if err := opts.scan.check(); err != nil {
 		return err
 	}
 	o := opts.scanOptions()
+	o.Hybrid = opts.hybrid
 	return e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {
 		res, _, err := retrieval.VectorSearch(ctx, db, opts.coll, opts.field, opts.text, o)
 		if err != nil {
@@ -70,8 +71,12 @@ func (e *env) mongoVsearch(ctx context.Context, opts *vsearchOptions) error {
 // mongoSearch ranks a bounded exact scan of the collection by BM25 over
 // --fields.
 func (e *env) mongoSearch(ctx context.Context, opts *searchOptions) error {
-	if err := refuseOverMongo("--hybrid", opts.hybrid, "--index", opts.textIndex != "", "--field", opts.field != ""); err != nil {
+	if err := refuseOverMongo("--index", opts.textIndex != ""); err != nil {
 		return err
+	}
+	if opts.hybrid != (opts.field != "") {
+		return usage("search --hybrid over MongoDB needs --field, and --field needs --hybrid").
+			WithHint("name the text field whose vectors are fused: --hybrid --field body")
 	}
 	if len(opts.scan.fields) == 0 {
 		return usage("search over MongoDB needs --fields: there is no omgdb search index there").
@@ -81,7 +86,7 @@ func (e *env) mongoSearch(ctx context.Context, opts *searchOptions) error {
 		return err
 	}
 	o := opts.scanOptions()
-	o.Highlight = opts.highlight
+	o.Highlight, o.VectorField = opts.highlight, opts.field
 	return e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {
 		res, _, err := retrieval.TextSearch(ctx, db, opts.coll, opts.text, o)
 		if err != nil {
@@ -111,13 +116,10 @@ func (f *searchFlags) scanOptions() *retrieval.Options {
 
 // mongoContext builds a context pack from a bounded exact scan.
 func (e *env) mongoContext(ctx context.Context, opts *contextOptions) error {
-	if err := refuseOverMongo("--hybrid", opts.hybrid); err != nil {
-		return err
-	}
 	if err := opts.scan.check(); err != nil {
 		return err
 	}
-	o := &retrieval.Options{MaxScan: opts.scan.maxScan, Budget: opts.budget}
+	o := &retrieval.Options{MaxScan: opts.scan.maxScan, Budget: opts.budget, Hybrid: opts.hybrid, Fields: opts.scan.fields, Analyzer: opts.scan.analyzer}
 	if opts.filter != "" {
 		spec, _, err := e.compileFilterSpec(opts.filter, "")
 		if err != nil {

@@ -77,6 +77,8 @@ func TestMongoRetrieval_MatchesFile(t *testing.T) {
 		{[]string{"search", "STORE", "notes", "backup", "MONGO", "--fields", "title,body"}, []string{"7", "8", "3", "1"}, "8"},
 		{[]string{"search", "STORE", "notes", `"backup schedule" -restore`, "--k", "5", "MONGO", "--fields", "title,body"}, []string{"8"}, "8"},
 		{[]string{"search", "STORE", "notes", "title:back* logs", "--highlight", "MONGO", "--fields", "title,body"}, []string{"1", "2", "7", "8"}, "8"},
+		{[]string{"vsearch", "STORE", "notes", "body", "nightly backup", "--hybrid", "--k", "4", "MONGO", "--fields", "title,body"}, []string{"8", "1", "3", "7"}, "8"},
+		{[]string{"search", "STORE", "notes", "backup -tapes", "--hybrid", "--field", "body", "MONGO", "--fields", "title,body"}, []string{"8", "3", "1", "2"}, "8"},
 	}
 	for _, c := range cases {
 		base, extra := c.args, []string(nil)
@@ -189,6 +191,7 @@ func TestMongoRetrieval_Context(t *testing.T) {
 	if string(fj) != string(mj) {
 		t.Errorf("packs differ:\n file  %s\n mongo %s", fj, mj)
 	}
+	mj0 := mj
 	if len(mp.Citations) == 0 || !strings.HasPrefix(mp.Citations[0], "[1] 1 § Backups > Restore") {
 		t.Errorf("citations %q, want the Restore section of note 1 first", mp.Citations)
 	}
@@ -200,6 +203,13 @@ func TestMongoRetrieval_Context(t *testing.T) {
 	}
 	if want := "note: " + mp.Note + "\n"; !strings.HasPrefix(mp.Note, "bounded exact scan: ranked the first 8 document(s)") || merr != want {
 		t.Errorf("note %q, stderr %q", mp.Note, merr)
+	}
+	fh, _ := run(file, "--hybrid")
+	mh, _ := run(uri, "--hybrid", "--fields", "title,body")
+	fj, _ = json.Marshal([]any{fh.Chunks, fh.Citations, fh.Omitted})
+	mj, _ = json.Marshal([]any{mh.Chunks, mh.Citations, mh.Omitted})
+	if string(fj) != string(mj) || len(mh.Chunks) == 0 || string(mj) == string(mj0) {
+		t.Errorf("hybrid packs differ, or equal the vector ones:\n file  %s\n mongo %s", fj, mj)
 	}
 	cp, _ := run(uri, "--max-scan", "2", "--filter", `{"team":"ops"}`)
 	if cp.Scan == nil || cp.Scan.Scanned != 2 || cp.Scan.Cap != 2 || !cp.Scan.More {
@@ -224,7 +234,8 @@ func TestMongoRetrieval_Refusals(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"vsearch", uri, "notes", "body", "x", "--hybrid"}, 64, "--hybrid does not work over MongoDB yet"},
+		{[]string{"vsearch", uri, "notes", "body", "x", "--hybrid"}, 64, "a hybrid ranking over MongoDB needs the fields BM25 ranks"},
+		{[]string{"vsearch", uri, "notes", "body", "x", "--fields", "title"}, 64, "fields are ranked by BM25 only in a hybrid ranking"},
 		{[]string{"vsearch", uri, "notes", "body", "x", "--index", "v"}, 64, "--index does not work over MongoDB yet"},
 		{[]string{"vsearch", uri, "notes", "body", "x", "--max-scan", "0"}, 64, "--max-scan must be between 1 and 10000"},
 		{[]string{"vsearch", uri, "notes", "body", "x", "--max-scan", "10001"}, 64, "--max-scan must be between 1 and 10000"},
@@ -232,12 +243,15 @@ func TestMongoRetrieval_Refusals(t *testing.T) {
 		{[]string{"vsearch", uri, "notes", "body", "x", "--filter", `{"a":{"$gtt":1}}`}, 65, "unknown query operator: $gtt"},
 		{[]string{"vsearch", uri, "nots", "body", "x"}, 66, "did you mean `notes`?"},
 		{[]string{"search", uri, "notes", "x"}, 64, "search over MongoDB needs --fields"},
-		{[]string{"search", uri, "notes", "x", "--fields", "body", "--hybrid"}, 64, "--hybrid does not work over MongoDB yet"},
+		{[]string{"search", uri, "notes", "x", "--fields", "body", "--hybrid"}, 64, "search --hybrid over MongoDB needs --field"},
+		{[]string{"search", uri, "notes", "x", "--fields", "body", "--field", "body"}, 64, "search --hybrid over MongoDB needs --field"},
 		{[]string{"search", uri, "notes", "x", "--fields", "body", "--analyzer", "fr"}, 65, `unknown analyzer "fr"`},
 		{[]string{"search", uri, "notes", "x", "--fields", "$a"}, 65, `invalid field path "$a"`},
 		{[]string{"search", uri, "notes", "title:backup", "--fields", "body"}, 65, `field "title" is not among the fields searched`},
 		{[]string{"search", uri, "notes", "x", "--fields", "title", "--k", "0"}, 64, "--k must be between 1 and"},
-		{[]string{"context", uri, "notes", "body", "x", "--hybrid"}, 64, "--hybrid does not work over MongoDB yet"},
+		{[]string{"context", uri, "notes", "body", "x", "--hybrid"}, 64, "a hybrid ranking over MongoDB needs the fields BM25 ranks"},
+		{[]string{"context", uri, "notes", "body", "x", "--fields", "body"}, 64, "fields are ranked by BM25 only in a hybrid ranking"},
+		{[]string{"context", file, "notes", "body", "x", "--fields", "body"}, 64, "--fields applies only over MongoDB"},
 		{[]string{"context", uri, "notes", "body", "x", "--budget", "5"}, 64, "cannot hold a pack"},
 		{[]string{"create-vector-index", uri, "notes", "body"}, 64, "omgdb keeps no vector or search index there"},
 		{[]string{"create-search-index", uri, "notes", "body"}, 64, "omgdb keeps no vector or search index there"},

@@ -33,10 +33,16 @@ type Options struct {
 	K        int      // hits; vector.DefaultK when 0
 	MinScore *float64 // as vector.SearchOptions.MinScore
 
-	// Full-text search.
+	// Full-text search, and the BM25 side of a hybrid ranking.
 	Fields    []string // the text fields indexed and scored; required
 	Analyzer  string   // vector.DefaultAnalyzer when empty
 	Highlight bool     // as vector.SearchOptions.Highlight
+
+	// Hybrid fuses BM25 over Fields with the vector ranking
+	// (VectorSearch, Pack), as vector.HybridSearch; for TextSearch,
+	// VectorField names the field whose vectors are fused.
+	Hybrid      bool
+	VectorField string
 
 	// Context packs.
 	Budget int // tokens; vector.DefaultBudget when 0
@@ -187,15 +193,23 @@ func VectorSearch(ctx context.Context, r engine.Reader, coll, field, text string
 	if err := vector.CheckFieldPath(field); err != nil {
 		return nil, Scan{}, err
 	}
+	defs, err := o.hybridDefs()
+	if err != nil {
+		return nil, Scan{}, err
+	}
 	var res *vector.Result
-	s, err := scan(ctx, r, coll, o, nil, func(c *store.Collection, _ Scan) (err error) {
-		res, err = vector.VectorSearch(ctx, c, field, text, o.search())
+	s, err := scan(ctx, r, coll, o, defs, func(c *store.Collection, _ Scan) (err error) {
+		if o.Hybrid {
+			res, err = vector.HybridSearch(ctx, c, field, text, o.search())
+		} else {
+			res, err = vector.VectorSearch(ctx, c, field, text, o.search())
+		}
 		return err
 	})
 	if err != nil {
 		return nil, Scan{}, err
 	}
-	res.Note = s.Note(coll)
+	res.Index, res.Note = "", s.Note(coll)
 	return res, s, nil
 }
 
@@ -208,10 +222,18 @@ func TextSearch(ctx context.Context, r engine.Reader, coll, text string, o *Opti
 		return nil, Scan{}, errs.Errorf(errs.Usage, "a full-text search over MongoDB needs the fields to search").
 			WithHint("name them: --fields title,body (the MCP tool's fields argument)")
 	}
-	def := vector.NewSearchIndexDef("scan", o.Fields, o.Analyzer)
+	if o.VectorField != "" {
+		if err := vector.CheckFieldPath(o.VectorField); err != nil {
+			return nil, Scan{}, err
+		}
+	}
 	var res *vector.Result
-	s, err := scan(ctx, r, coll, o, []store.IndexDef{def}, func(c *store.Collection, _ Scan) (err error) {
-		res, err = vector.TextSearch(ctx, c, text, o.search())
+	s, err := scan(ctx, r, coll, o, []store.IndexDef{o.searchDef()}, func(c *store.Collection, _ Scan) (err error) {
+		if o.VectorField != "" {
+			res, err = vector.HybridQuerySearch(ctx, c, o.VectorField, text, o.search())
+		} else {
+			res, err = vector.TextSearch(ctx, c, text, o.search())
+		}
 		return err
 	})
 	if err != nil {
@@ -232,13 +254,38 @@ func Pack(ctx context.Context, r engine.Reader, coll, field, text string, o *Opt
 	if err := vector.CheckFieldPath(field); err != nil {
 		return value.Value{}, Scan{}, err
 	}
+	defs, err := o.hybridDefs()
+	if err != nil {
+		return value.Value{}, Scan{}, err
+	}
 	var pack value.Value
-	s, err := scan(ctx, r, coll, o, nil, func(c *store.Collection, s Scan) (err error) {
-		pack, err = vector.Pack(ctx, c, field, text, &vector.PackOptions{Budget: o.Budget, Note: s.Note(coll),
+	s, err := scan(ctx, r, coll, o, defs, func(c *store.Collection, s Scan) (err error) {
+		pack, err = vector.Pack(ctx, c, field, text, &vector.PackOptions{Budget: o.Budget, Hybrid: o.Hybrid, Note: s.Note(coll),
 			Extra: []value.Field{{Key: "scan", Value: s.Value()}}})
 		return err
 	})
 	return pack, s, err
+}
+
+// searchDef is the scratch search index over o.Fields.
+func (o *Options) searchDef() store.IndexDef {
+	return vector.NewSearchIndexDef("scan", o.Fields, o.Analyzer)
+}
+
+// hybridDefs are the scratch indexes of a vector ranking: a search index
+// over o.Fields when it is fused with BM25, none otherwise.
+func (o *Options) hybridDefs() ([]store.IndexDef, error) {
+	switch {
+	case o.Hybrid && len(o.Fields) == 0:
+		return nil, errs.Errorf(errs.Usage, "a hybrid ranking over MongoDB needs the fields BM25 ranks").
+			WithHint("name them: --fields title,body")
+	case !o.Hybrid && len(o.Fields) > 0:
+		return nil, errs.Errorf(errs.Usage, "fields are ranked by BM25 only in a hybrid ranking").
+			WithHint("add --hybrid, or leave --fields out")
+	case o.Hybrid:
+		return []store.IndexDef{o.searchDef()}, nil
+	}
+	return nil, nil
 }
 
 // fieldsError rewords the error of a query that names a field outside the
