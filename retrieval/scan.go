@@ -121,30 +121,7 @@ func scan(ctx context.Context, r engine.Reader, coll string, o *Options, defs []
 	if err := checkDefs(db, name, defs); err != nil {
 		return Scan{}, err
 	}
-	err = db.Update(store.Change{Kind: "scan"}, func(tx *store.Tx) error {
-		c, err := tx.CreateCollection(name)
-		if err != nil {
-			return err
-		}
-		q := &engine.Find{Filter: o.Filter, Limit: int64(limit) + 1}
-		err = r.Find(ctx, coll, q, func(doc value.Value) error {
-			if s.Scanned == limit {
-				s.More = true
-				return nil
-			}
-			s.Scanned++
-			_, err := c.Insert(doc)
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		// Built once over the documents: maintaining a search index
-		// document by document made a scan of 10,000 take minutes.
-		_, err = c.CreateIndexes(defs...)
-		return err
-	})
-	if err != nil {
+	if err := fill(ctx, db, r, coll, name, o.Filter, defs, &s); err != nil {
 		return Scan{}, err
 	}
 	return s, db.View(func(tx *store.Tx) error {
@@ -154,6 +131,43 @@ func scan(ctx context.Context, r engine.Reader, coll string, o *Options, defs []
 		}
 		return fn(c, s)
 	})
+}
+
+// fill reads the documents of the scan into the scratch collection name,
+// then builds the indexes defs over them, in one transaction.
+func fill(ctx context.Context, db *store.DB, r engine.Reader, coll, name string, filter value.Value, defs []store.IndexDef, s *Scan) error {
+	return db.Update(store.Change{Kind: "scan"}, func(tx *store.Tx) error {
+		c, err := tx.CreateCollection(name)
+		if err != nil {
+			return err
+		}
+		q := &engine.Find{Filter: filter, Limit: int64(s.Cap) + 1}
+		err = r.Find(ctx, coll, q, func(doc value.Value) error {
+			if s.Scanned == s.Cap {
+				s.More = true
+				return nil
+			}
+			s.Scanned++
+			if _, err := c.Insert(doc); err != nil {
+				return unrankable(coll, doc, err)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		// Built once over the documents: maintaining a search index
+		// document by document made a scan of 10,000 take minutes.
+		_, err = c.CreateIndexes(defs...)
+		return err
+	})
+}
+
+// unrankable is the error of a document the scratch store refuses.
+func unrankable(coll string, doc value.Value, err error) error {
+	return &errs.Error{Kind: errs.KindOf(err), Err: err,
+		Message: fmt.Sprintf("document %s of `%s` cannot be ranked: %v", doc.Get("_id"), coll, err),
+		Hint:    "omgdb ranks only documents a store file can hold (no field name starting with $ or holding a dot); leave this one out with a filter"}
 }
 
 // checkDefs creates the index definitions on the empty scratch

@@ -242,3 +242,23 @@ func TestErrors(t *testing.T) {
 		}
 	}
 }
+
+// oddReader serves one document a store file cannot hold (a field name
+// with a dot, which MongoDB 5 and later store).
+type oddReader struct{ engine.Reader }
+
+func (oddReader) Find(_ context.Context, _ string, _ *engine.Find, each func(value.Value) error) error {
+	if err := each(value.ObjectValue([]value.Field{{Key: "_id", Value: value.IntValue(1)}, {Key: "body", Value: value.StringValue("backup")}})); err != nil {
+		return err
+	}
+	return each(value.ObjectValue([]value.Field{{Key: "_id", Value: value.IntValue(7)}, {Key: "a.b", Value: value.StringValue("backup")}}))
+}
+
+// TestScan_Unrankable names a document the scratch store refuses.
+func TestScan_Unrankable(t *testing.T) {
+	_, _, err := retrieval.VectorSearch(context.Background(), oddReader{}, "notes", "body", "backup", nil)
+	if err == nil || errs.KindOf(err) != errs.Invalid || !strings.HasPrefix(err.Error(), "document 7 of `notes` cannot be ranked: ") ||
+		!strings.Contains(errs.HintOf(err), "filter") {
+		t.Errorf("error %v (hint %q)", err, errs.HintOf(err))
+	}
+}
