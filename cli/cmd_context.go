@@ -17,6 +17,7 @@ type contextOptions struct {
 	path, coll, field, text, filter string
 	budget                          int
 	hybrid, pretty                  bool
+	scan                            scanFlags // over MongoDB only
 }
 
 func newContextCmd(e *env) *cobra.Command {
@@ -34,7 +35,10 @@ Tokens are estimated as characters/4. The budget holds the whole pack as
 printed, omitted list included (used_tokens is its estimate), near-duplicate
 chunks are left out, a chunk cut to fit ends at a sentence and is marked
 "cut", and "omitted" lists what was left out and why while it fits, then
-{"more":N} for the rest.`,
+{"more":N} for the rest. Over MongoDB (a mongodb:// store) the documents
+ranked are a bounded exact scan, the first --max-scan in _id order after
+--filter; the pack then says so in "note" and "scan", and --hybrid ranks
+BM25 over --fields (omgdb docs mongodb).`,
 		Example: `  omgdb context app.omgdb manual body "how do I undo a change" --budget 800`,
 		Args:    cobra.ExactArgs(4),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -51,10 +55,18 @@ chunks are left out, a chunk cut to fit ends at a sentence and is marked
 	cmd.Flags().StringVar(&opts.filter, "filter", "", "a filter document: only matching documents are used")
 	cmd.Flags().BoolVar(&opts.hybrid, "hybrid", false, "rank documents by BM25 and vectors fused")
 	cmd.Flags().BoolVar(&opts.pretty, "pretty", false, "indent the JSON")
+	opts.scan.register(cmd)
+	opts.scan.registerText(cmd)
 	return cmd
 }
 
 func (e *env) runContext(ctx context.Context, opts *contextOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoContext(ctx, opts)
+	}
+	if err := opts.scan.onFile(); err != nil {
+		return err
+	}
 	popts := &vector.PackOptions{Budget: opts.budget, Hybrid: opts.hybrid}
 	if opts.filter != "" {
 		f, err := e.compileFilter(opts.filter)

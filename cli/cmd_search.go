@@ -34,7 +34,10 @@ fuzzy~1 (edit distance), word^2 (boost). --highlight adds
 "highlights":{field:[fragments with <mark>matches</mark>]}. --filter is
 applied before ranking. --hybrid fuses BM25 with the vector ranking of
 --field (default: the field of the collection's vector index) by
-reciprocal rank fusion. See omgdb docs retrieval.`,
+reciprocal rank fusion. Over MongoDB (a mongodb:// store) it ranks a bounded
+exact scan, the first --max-scan documents in _id order after --filter, by
+BM25 over --fields, and says so on stderr; --hybrid there needs --field
+(omgdb docs mongodb). See omgdb docs retrieval.`,
 		Example: `  omgdb search app.omgdb notes 'backup +nightly -test' --highlight
   omgdb search app.omgdb notes 'title:"release notes" deploy*' --k 3`,
 		Args: cobra.ExactArgs(3),
@@ -52,10 +55,17 @@ reciprocal rank fusion. See omgdb docs retrieval.`,
 	cmd.Flags().BoolVar(&opts.highlight, "highlight", false, "add fragments with the matched words marked")
 	cmd.Flags().StringVar(&opts.textIndex, "index", "", "the search index to use (default: the collection's only one)")
 	cmd.Flags().StringVar(&opts.field, "field", "", "with --hybrid: the text field whose vectors are fused")
+	opts.scan.registerText(cmd)
 	return cmd
 }
 
 func (e *env) runSearch(ctx context.Context, opts *searchOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoSearch(ctx, opts)
+	}
+	if err := opts.scan.onFile(); err != nil {
+		return err
+	}
 	return e.viewCollection(opts.path, opts.coll, opts.storeFlags, func(c *store.Collection) error {
 		var err error
 		o := opts.options()

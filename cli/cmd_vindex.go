@@ -37,6 +37,9 @@ The model id (such as hashing-fnv1a-v2-d256) is recorded with the index;
 		Args: cobra.ExactArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.path, opts.coll, opts.field = args[0], args[1], args[2]
+			if isMongo(opts.path) {
+				return e.noIndexOverMongo()
+			}
 			if opts.dim < 0 || opts.dim > vector.MaxDim {
 				return usage("--dim must be between 1 and %d", vector.MaxDim)
 			}
@@ -115,6 +118,9 @@ stemming, so "running" finds "runs").`,
 		Args: cobra.ExactArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.path, opts.coll = args[0], args[1]
+			if isMongo(opts.path) {
+				return e.noIndexOverMongo()
+			}
 			for _, f := range strings.Split(args[2], ",") {
 				if f = strings.TrimSpace(f); f != "" {
 					opts.fields = append(opts.fields, f)
@@ -150,6 +156,9 @@ date on every write, so this is needed only after the embedder changed
 		Args: cobra.RangeArgs(2, 3),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.path, opts.coll = args[0], args[1]
+			if isMongo(opts.path) {
+				return e.noIndexOverMongo()
+			}
 			opts.names = args[2:]
 			return e.runReindex(cmd.Context(), opts)
 		},

@@ -25,6 +25,8 @@ type searchFlags struct {
 	minScoreSet      bool
 	projection       *query.Projection
 	compiledFilter   *query.Filter
+	filterSpec       value.Value // the parsed filter, for a MongoDB store
+	scan             scanFlags   // over MongoDB only
 }
 
 func (f *searchFlags) register(cmd *cobra.Command) {
@@ -34,6 +36,7 @@ func (f *searchFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.project, "project", "", `a projection of the documents printed, such as '{"title":1}'`)
 	cmd.Flags().BoolVar(&f.hybrid, "hybrid", false, "fuse BM25 and vector rankings (reciprocal rank fusion)")
 	f.out.register(cmd)
+	f.scan.register(cmd)
 }
 
 // prepare validates and compiles the flags.
@@ -43,11 +46,11 @@ func (e *env) prepareSearch(cmd *cobra.Command, f *searchFlags) error {
 	}
 	f.minScoreSet = cmd.Flags().Changed("min-score")
 	if f.filter != "" {
-		filter, err := e.compileFilter(f.filter)
+		spec, filter, err := e.compileFilterSpec(f.filter, "")
 		if err != nil {
 			return err
 		}
-		f.compiledFilter = filter
+		f.filterSpec, f.compiledFilter = spec, filter
 	}
 	if f.project != "" {
 		spec, err := e.parseArg(f.project, "projection")
@@ -125,7 +128,10 @@ one (create it with create-vector-index); otherwise every document is
 embedded during the search, which says so on stderr. --filter is applied
 before ranking, so filtered results are exact. --hybrid fuses the ranking
 with the collection's BM25 search index by reciprocal rank fusion; scores
-are then fusion scores. See omgdb docs retrieval.`,
+are then fusion scores. Over MongoDB (a mongodb:// store) it ranks a bounded
+exact scan, the first --max-scan documents in _id order after --filter,
+and says so on stderr; --hybrid there ranks BM25 over --fields (omgdb docs
+mongodb). See omgdb docs retrieval.`,
 		Example: `  omgdb vsearch app.omgdb notes body "how do I rotate the logs" --k 5
   omgdb vsearch app.omgdb notes body "backup schedule" --filter '{"team":"ops"}' --project '{"title":1}'`,
 		Args: cobra.ExactArgs(4),
@@ -141,10 +147,17 @@ are then fusion scores. See omgdb docs retrieval.`,
 	opts.storeFlags.register(cmd)
 	opts.searchFlags.register(cmd)
 	cmd.Flags().StringVar(&opts.index, "index", "", "the vector index to use (default: the field's)")
+	opts.scan.registerText(cmd)
 	return cmd
 }
 
 func (e *env) runVsearch(ctx context.Context, opts *vsearchOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoVsearch(ctx, opts)
+	}
+	if err := opts.scan.onFile(); err != nil {
+		return err
+	}
 	return e.viewCollection(opts.path, opts.coll, opts.storeFlags, func(c *store.Collection) error {
 		var err error
 		var res *vector.Result

@@ -77,6 +77,7 @@ func (s *Server) useEngine(tools []*tool) {
 		t.Params = slices.DeleteFunc(t.Params, func(p param) bool { return p.Name == "collation" })
 		s.useEngineWriter(t)
 		s.usePast(t)
+		s.useEngineRetrieval(t)
 	}
 }
 

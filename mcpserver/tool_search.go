@@ -108,32 +108,39 @@ func (c *call) searchHits(ctx context.Context, run func(*store.Collection, *quer
 		if err != nil {
 			return err
 		}
-		red := c.redactor(coll)
-		pg := &page{}
-		for _, h := range res.Hits {
-			doc := h.Doc
-			if red != nil {
-				doc = red(doc)
-			}
-			if c.add(pg, doc) {
-				break
-			}
-		}
-		hits := make([]value.Value, len(pg.docs))
-		for i, d := range pg.docs {
-			hits[i] = obj("_id", res.Hits[i].ID, "score", res.Hits[i].Score, "document", d)
-		}
-		limits := value.MissingValue
-		if len(pg.limits) > 0 {
-			limits = value.ObjectValue(pg.limits)
-		}
-		out = newOutput(obj("collection", coll, "hits", hits, "returned", len(hits), "index", omitEmpty(res.Index),
-			"note", omitEmpty(res.Note), "applied_limits", limits, "redacted", c.redactedValue(coll)))
-		out.fence = "documents of `" + coll + "`"
-		out.returned = int64(len(hits))
+		out = c.hitsOutput(coll, res)
 		return nil
 	})
 	return out, err
+}
+
+// hitsOutput is the result of a search: its hits, redacted and within the
+// result caps.
+func (c *call) hitsOutput(coll string, res *vector.Result, extra ...any) *output {
+	red := c.redactor(coll)
+	pg := &page{}
+	for _, h := range res.Hits {
+		doc := h.Doc
+		if red != nil {
+			doc = red(doc)
+		}
+		if c.add(pg, doc) {
+			break
+		}
+	}
+	hits := make([]value.Value, len(pg.docs))
+	for i, d := range pg.docs {
+		hits[i] = obj("_id", res.Hits[i].ID, "score", res.Hits[i].Score, "document", d)
+	}
+	limits := value.MissingValue
+	if len(pg.limits) > 0 {
+		limits = value.ObjectValue(pg.limits)
+	}
+	out := newOutput(obj(append([]any{"collection", coll, "hits", hits, "returned", len(hits), "index", omitEmpty(res.Index),
+		"note", omitEmpty(res.Note), "applied_limits", limits, "redacted", c.redactedValue(coll)}, extra...)...))
+	out.fence = "documents of `" + coll + "`"
+	out.returned = int64(len(hits))
+	return out
 }
 
 func runContextPack(ctx context.Context, c *call) (*output, error) {
@@ -147,24 +154,36 @@ func runContextPack(ctx context.Context, c *call) (*output, error) {
 		if err != nil {
 			return err
 		}
-		budget := c.int("budget", vector.DefaultBudget)
-		limits := value.MissingValue
-		// About four characters a token: keep the pack within --max-bytes.
-		if max := int64(c.srv.cfg.MaxBytes / 8); budget > max {
-			budget, limits = max, obj("max_bytes", c.srv.cfg.MaxBytes)
-		}
+		budget, limits := c.packBudget()
 		pack, err := vector.Pack(ctx, col, field, c.str("query"), &vector.PackOptions{Budget: int(budget), Filter: f})
 		if err != nil {
 			return err
 		}
-		// The chunks come from field only, which is not redacted.
-		kv := []any{"collection", coll}
-		for _, fl := range pack.Fields() {
-			kv = append(kv, fl.Key, fl.Value)
-		}
-		out = newOutput(obj(append(kv, "applied_limits", limits, "redacted", c.redactedValue(coll))...))
-		out.fence = "text of `" + coll + "." + field + "`"
+		out = c.packOutput(coll, field, pack, limits)
 		return nil
 	})
 	return out, err
+}
+
+// packBudget is the budget asked for, within --max-bytes, and the limit
+// that cut it (missing when none did).
+func (c *call) packBudget() (int64, value.Value) {
+	budget := c.int("budget", vector.DefaultBudget)
+	// About four characters a token: keep the pack within --max-bytes.
+	if max := int64(c.srv.cfg.MaxBytes / 8); budget > max {
+		return max, obj("max_bytes", c.srv.cfg.MaxBytes)
+	}
+	return budget, value.MissingValue
+}
+
+// packOutput is the result of a context pack of field.
+func (c *call) packOutput(coll, field string, pack, limits value.Value) *output {
+	// The chunks come from field only, which is not redacted.
+	kv := []any{"collection", coll}
+	for _, fl := range pack.Fields() {
+		kv = append(kv, fl.Key, fl.Value)
+	}
+	out := newOutput(obj(append(kv, "applied_limits", limits, "redacted", c.redactedValue(coll))...))
+	out.fence = "text of `" + coll + "." + field + "`"
+	return out
 }

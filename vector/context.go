@@ -40,6 +40,11 @@ type PackOptions struct {
 	Budget int           // tokens; DefaultBudget when 0
 	Filter *query.Filter // documents considered
 	Hybrid bool          // rank documents by BM25 and vectors fused
+	// Note replaces the ranking's note in the pack, when not empty.
+	Note string
+	// Extra fields are added to the pack after its note; they count in
+	// the budget like the rest of the pack.
+	Extra []value.Field
 }
 
 // chunk is a piece of a document's field text.
@@ -126,7 +131,10 @@ func Pack(ctx context.Context, c *store.Collection, field, text string, opts *Pa
 		}
 		return a.seq < b.seq
 	})
-	return packChunks(text, budget, chunks, res)
+	if opts.Note != "" {
+		res.Note = opts.Note
+	}
+	return packChunks(text, budget, chunks, res, opts.Extra)
 }
 
 func duplicateOf(ch *chunk, taken []*chunk) *chunk {

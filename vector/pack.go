@@ -20,8 +20,9 @@ import (
 type packer struct {
 	query string
 	note  string
-	limit int // characters: 4 per token of the budget
-	used  int // characters charged so far
+	extra []value.Field // added after the note
+	limit int           // characters: 4 per token of the budget
+	used  int           // characters charged so far
 
 	taken   []*chunk
 	omitted []*chunk
@@ -34,8 +35,8 @@ func runes(v value.Value) int { return utf8.RuneCount(value.AppendJSON(nil, v)) 
 // packChunks takes chunks best first while they fit, cutting one at a
 // sentence end when a useful remainder is left, skipping near-duplicates.
 // A budget too small for the pack's frame is an error.
-func packChunks(text string, budget int, chunks []*chunk, res *Result) (value.Value, error) {
-	p := &packer{query: text, note: res.Note, limit: 4 * budget, reasons: map[*chunk]string{}}
+func packChunks(text string, budget int, chunks []*chunk, res *Result, extra []value.Field) (value.Value, error) {
+	p := &packer{query: text, note: res.Note, extra: extra, limit: 4 * budget, reasons: map[*chunk]string{}}
 	// The frame, and room for the {"more": N} entry, whatever is taken.
 	p.used = runes(p.frame(budget, budget)) + runes(moreEntry(len(chunks))) + 1
 	if p.used > p.limit {
@@ -148,7 +149,7 @@ func (p *packer) pack(budget, usedTokens int, chunks, cites, omits []value.Value
 	if p.note != "" {
 		fields = append(fields, value.Field{Key: "note", Value: value.StringValue(p.note)})
 	}
-	return value.ObjectValue(fields)
+	return value.ObjectValue(append(fields, p.extra...))
 }
 
 // finish builds the pack. used_tokens is the estimate of the whole pack

@@ -92,6 +92,10 @@ func (vectorKind) Prepare(def store.IndexDef) (store.IndexDef, error) {
 	return def, nil
 }
 
+// CheckFieldPath checks the path of a text field to embed or pack, with
+// the message a search on a store file gives.
+func CheckFieldPath(field string) error { return checkFieldPath(field) }
+
 func checkFieldPath(field string) error {
 	if field == "" || strings.HasPrefix(field, "$") || strings.ContainsRune(field, 0) || strings.Contains(field, "..") {
 		return errs.Errorf(errs.Invalid, "invalid field path %q", field).
