@@ -184,10 +184,11 @@ func (m *mongoImporter) inserted(ids []value.Value) error {
 // unknown is the error of a batch whose outcome the server did not say
 // (a dropped connection): its documents may be partly written.
 func (m *mongoImporter) unknown(err error, lines []store.ImportDoc) error {
-	e := errs.Errorf(errs.KindOf(err), "%v (the batch of lines %d to %d may be partly written: each of its documents is either inserted or not, and its change %s stays \"applying\" in the journal)",
-		err, lines[0].Line, lines[len(lines)-1].Last, m.in.ChangeID())
+	e := errs.Errorf(errs.KindOf(err), "%v (the batch of lines %d to %d may be partly written: each of its documents is either inserted or not, and its change %s stays \"applying\" in the journal until its lease expires, %s after this error)",
+		err, lines[0].Line, lines[len(lines)-1].Last, m.in.ChangeID(), mongoengine.LeaseTime)
 	e.Err = err
-	e.Hint = fmt.Sprintf("once the cause is fixed, find which of those documents exist, then go on with --resume-from-line %d (the import is committed through line %d)", m.last+1, m.last)
+	e.Hint = fmt.Sprintf("once the cause is fixed, go on with --resume-from-line %d and --on-error skip (the import is committed through line %d; a document of that batch already written is then a duplicate), or undo the whole import with `omgdb rollback %s %s` once the lease has expired",
+		m.last+1, m.last, m.in.Target(), m.in.ChangeID())
 	return e
 }
 

@@ -221,9 +221,9 @@ func (c *call) engineAllowed(ctx context.Context, token string) error {
 
 // uninterrupted is the context of an apply or rollback: once started it
 // runs to its end, whatever the call's deadline or a cancellation, since
-// an apply interrupted between documents is left "applying", which
-// omgdb cannot roll back. One that has not started when the deadline
-// passes does not start.
+// an apply interrupted between documents is left "applying" until its
+// lease expires, and then needs a rollback. One that has not started when
+// the deadline passes does not start.
 func uninterrupted(ctx context.Context) (context.Context, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -38,15 +38,20 @@
 // through this package are journaled.
 //
 // Inserts and imports (insert.go) are an Inserter: one change, written in
-// ordered insertMany batches. A batch's _ids are recorded in the change
-// ("pending") before it is sent, and the documents the server wrote are
-// stored as the change's items (op insert, state applied) after, so
-// Rollback deletes exactly the inserted documents; after a crash the
-// documents written without an item are among the pending _ids.
+// ordered insertMany batches. A batch's documents are stored as unmarked
+// items of the change, and their _ids recorded in it ("pending"), before
+// it is sent; the items of the documents the server wrote are marked
+// applied after, so Rollback deletes exactly the inserted documents.
+//
+// A change being written holds a lease (lease.go) that its writer renews;
+// one whose lease expired is interrupted, and Rollback takes it over
+// atomically and undoes exactly what was written (recover.go): the items
+// marked applied, and the unmarked ones whose document shows the write.
 //
 // Guarantees without transactions: not atomic across documents; after a
 // crash each document is its before- or after-image, every item marked
-// applied holds its after-image, and at most one unmarked document (the
-// one being written) may hold its after-image. The transaction path has
-// not been run (the test server, FerretDB, has none).
+// applied holds its after-image, and at most one unmarked document of an
+// apply (the one being written; a batch of an insert) may hold its
+// after-image. The transaction path has not been run (the test server,
+// FerretDB, has none).
 package mongoengine

@@ -74,6 +74,9 @@ type Item struct {
 	Op     string
 	Before value.Value
 	After  value.Value
+	// State is what an apply recorded: "applied", "conflict", or "" (not
+	// written, or written at the moment the apply was interrupted).
+	State string
 }
 
 // Plan is a stored plan with its items.
@@ -310,7 +313,7 @@ func (d *DB) planItems(ctx context.Context, tok bson.ObjectID, state any) ([]Ite
 	}
 	var items []Item
 	err = d.drain(ctx, cur, func(v value.Value) error {
-		items = append(items, Item{ID: v.Get("id"), Op: v.Get("op").Str(), Before: v.Get("before"), After: v.Get("after")})
+		items = append(items, Item{ID: v.Get("id"), Op: v.Get("op").Str(), Before: v.Get("before"), After: v.Get("after"), State: v.Get("state").Str()})
 		return nil
 	})
 	return items, err
