@@ -2,6 +2,7 @@ package mongoengine
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -41,9 +42,11 @@ type Change struct {
 func (d *DB) journalStart(ctx context.Context, p *Plan, actor string) (*lease, error) {
 	tok, _ := bson.ObjectIDFromHex(p.Token)
 	kind := "apply"
-	switch p.Kind {
-	case KindRollback, KindInsert, KindImport:
+	switch {
+	case p.Kind == KindRollback || p.Kind == KindInsert || p.Kind == KindImport:
 		kind = p.Kind
+	case strings.HasPrefix(p.Kind, KindImport+"-"):
+		kind = KindImport // an import in mode upsert, merge or delete
 	}
 	doc := bson.D{{Key: "_id", Value: tok}, {Key: "kind", Value: kind}, {Key: "plan_kind", Value: p.Kind},
 		{Key: "collection", Value: p.Collection}, {Key: "actor", Value: actor},
