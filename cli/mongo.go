@@ -71,11 +71,14 @@ func refuseOverMongo(flags ...any) error {
 // mongoFind parses and checks a find's parts, then runs it on the
 // deployment and prints the documents as find prints them.
 func (e *env) mongoFind(ctx context.Context, opts *findOptions) error {
-	if err := refuseOverMongo("--at", opts.at != "", "--hint", opts.hint != "", "--max-memory", opts.maxMemory != sortMemory, "--collation", opts.collation != ""); err != nil {
+	if err := refuseOverMongo("--at", opts.at != "", "--hint", opts.hint != "", "--max-memory", opts.maxMemory != sortMemory); err != nil {
+		return err
+	}
+	cv, _, err := e.parseCollation(opts.collation)
+	if err != nil {
 		return err
 	}
 	q := &engine.Find{Skip: opts.skip, Limit: opts.limit}
-	var err error
 	if q.Filter, err = e.parseArg(opts.filter, "filter"); err != nil {
 		return err
 	}
@@ -93,6 +96,10 @@ func (e *env) mongoFind(ctx context.Context, opts *findOptions) error {
 		return err
 	}
 	return e.mongoStream(ctx, opts.path, &opts.out, func(db *mongoengine.DB, each func(value.Value) error) error {
+		db, err := db.Collated(cv)
+		if err != nil {
+			return err
+		}
 		return db.Find(ctx, opts.coll, q, each)
 	})
 }
@@ -119,16 +126,32 @@ func (e *env) withMongo(ctx context.Context, store string, fn func(*mongoengine.
 	return fn(db)
 }
 
+// withMongoCollated is withMongo with the engine comparing strings by
+// the collation cv (checked by omgdb's parser; missing: none).
+func (e *env) withMongoCollated(ctx context.Context, store string, cv value.Value, fn func(*mongoengine.DB) error) error {
+	return e.withMongo(ctx, store, func(db *mongoengine.DB) error {
+		db, err := db.Collated(cv)
+		if err != nil {
+			return err
+		}
+		return fn(db)
+	})
+}
+
 // mongoCount counts on the deployment.
 func (e *env) mongoCount(ctx context.Context, opts *countOptions) error {
-	if err := refuseOverMongo("--at", opts.at != "", "--hint", opts.hint != "", "--collation", opts.collation != ""); err != nil {
+	if err := refuseOverMongo("--at", opts.at != "", "--hint", opts.hint != ""); err != nil {
+		return err
+	}
+	cv, _, err := e.parseCollation(opts.collation)
+	if err != nil {
 		return err
 	}
 	filter, err := e.mongoFilter(opts.filter)
 	if err != nil {
 		return err
 	}
-	return e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {
+	return e.withMongoCollated(ctx, opts.path, cv, func(db *mongoengine.DB) error {
 		n, err := db.Count(ctx, opts.coll, filter)
 		if err != nil {
 			return err
@@ -144,7 +167,11 @@ func (e *env) mongoCount(ctx context.Context, opts *countOptions) error {
 // mongoDistinct lists distinct values on the deployment, printed as
 // distinct prints them.
 func (e *env) mongoDistinct(ctx context.Context, opts *distinctOptions) error {
-	if err := refuseOverMongo("--at", opts.at != "", "--collation", opts.collation != ""); err != nil {
+	if err := refuseOverMongo("--at", opts.at != ""); err != nil {
+		return err
+	}
+	cv, _, err := e.parseCollation(opts.collation)
+	if err != nil {
 		return err
 	}
 	filter, err := e.mongoFilter(opts.filter)
@@ -154,7 +181,7 @@ func (e *env) mongoDistinct(ctx context.Context, opts *distinctOptions) error {
 	if err := engine.CheckField(opts.field); err != nil {
 		return err
 	}
-	return e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {
+	return e.withMongoCollated(ctx, opts.path, cv, func(db *mongoengine.DB) error {
 		vals, err := db.Distinct(ctx, opts.coll, opts.field, filter)
 		if err != nil {
 			return err
@@ -166,13 +193,21 @@ func (e *env) mongoDistinct(ctx context.Context, opts *distinctOptions) error {
 // mongoAggregate checks a pipeline with omgdb's compiler (no $out or
 // $merge) and runs it on the deployment.
 func (e *env) mongoAggregate(ctx context.Context, opts *aggregateOptions, spec value.Value) error {
-	if err := refuseOverMongo("--at", opts.at != "", "--seed", opts.seed != 0, "--max-memory", opts.maxMemory != agg.DefaultMaxMemory, "--collation", opts.collation != ""); err != nil {
+	if err := refuseOverMongo("--at", opts.at != "", "--seed", opts.seed != 0, "--max-memory", opts.maxMemory != agg.DefaultMaxMemory); err != nil {
+		return err
+	}
+	cv, _, err := e.parseCollation(opts.collation)
+	if err != nil {
 		return err
 	}
 	if _, err := engine.CheckPipeline(spec, nil); err != nil {
 		return err
 	}
 	return e.mongoStream(ctx, opts.path, &opts.out, func(db *mongoengine.DB, each func(value.Value) error) error {
+		db, err := db.Collated(cv)
+		if err != nil {
+			return err
+		}
 		return db.Aggregate(ctx, opts.coll, spec, each)
 	})
 }

@@ -19,6 +19,10 @@
 // user name, and Target.Redacted is the only form of the URI that is
 // meant to be printed.
 //
+// Collated gives the engine a collation, checked by omgdb's parser and
+// sent with every read and every plan's read (collation.go); a server
+// that has none (FerretDB v1 answers NotImplemented) is reported as such.
+//
 // Reads are the engine.Reader interface; a pipeline that writes ($out,
 // $merge) is refused before anything is sent. Collections whose names
 // start with "system." or "omgdb." are not listed, so not readable.

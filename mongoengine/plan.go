@@ -91,6 +91,7 @@ type Plan struct {
 	Actor      string
 	Status     string
 	RollbackOf string      // a rollback's plan: the change it undoes
+	Collation  value.Value // the collation of the read that matched its documents (missing: none)
 	UpsertedID value.Value // the _id an upsert inserts
 	// NewCollection is true when the upsert's collection does not exist:
 	// applying the plan creates it.
@@ -108,6 +109,7 @@ func (d *DB) PlanUpdate(ctx context.Context, spec *PlanSpec) (*Plan, error) {
 		return nil, err
 	}
 	p := newPlan(KindUpdate, spec)
+	p.Collation = d.collationSpec
 	actx := query.ApplyContext{Now: p.Created, Query: spec.Filter, Context: ctx}
 	var err error
 	p.NewCollection, err = d.matches(ctx, spec, func(doc value.Value) error {
@@ -149,6 +151,7 @@ func (d *DB) PlanDelete(ctx context.Context, spec *PlanSpec) (*Plan, error) {
 		return nil, err
 	}
 	p := newPlan(KindDelete, spec)
+	p.Collation = d.collationSpec
 	_, err := d.matches(ctx, spec, func(doc value.Value) error {
 		p.Matched++
 		p.Items = append(p.Items, Item{ID: doc.Get("_id"), Op: OpDelete, Before: doc})
@@ -240,6 +243,11 @@ func planDoc(tok bson.ObjectID, p *Plan) bson.D {
 		{Key: "actor", Value: p.Actor}, {Key: "status", Value: p.Status}}
 	if p.RollbackOf != "" {
 		doc = append(doc, bson.E{Key: "rollback_of", Value: p.RollbackOf})
+	}
+	if !p.Collation.IsMissing() {
+		if c, err := docToBSON(p.Collation); err == nil {
+			doc = append(doc, bson.E{Key: "collation", Value: c})
+		}
 	}
 	return doc
 }
