@@ -346,8 +346,17 @@ func (e *env) mongoMCP(ctx context.Context, store string, scope mcpserver.Scope)
 	return db, db, mcpWriter{db}, nil
 }
 
-// readerOnly hides every method of an engine but engine.Reader's.
+// readerOnly hides every method of an engine but engine.Reader's (and
+// a collated view of it, itself readerOnly).
 type readerOnly struct{ engine.Reader }
+
+func (r readerOnly) CollatedReader(spec value.Value) (engine.Reader, error) {
+	in, err := engine.Collated(r.Reader, spec)
+	if err != nil {
+		return nil, err
+	}
+	return readerOnly{in}, nil
+}
 
 // redactingWriter removes the credentials of uri from everything written
 // through it (the MCP server's log, whatever a record quotes).

@@ -36,6 +36,25 @@ func TestMongo_Collation(t *testing.T) {
 			t.Errorf("omgdb %s: exit %d, %q; want omgdb's own error before connecting", strings.Join(bad, " "), code, stderr)
 		}
 	}
+	for _, js := range []string{
+		"db.users.find().collation({locale: 'en', strength: 2}).toArray()",
+		"db.users.findOne({}, {}, {collation: {locale: 'en'}})",
+		"db.users.countDocuments({}, {collation: {locale: 'en'}})",
+		"db.users.distinct('name', {}, {collation: {locale: 'en'}})",
+		"db.users.aggregate([], {collation: {locale: 'en'}}).toArray()",
+	} {
+		code, stdout, stderr := runCLI(t, "", "shell", uri, "--eval", js)
+		if code != cli.ExitUsage || !strings.Contains(stderr, "does not support collations: it answered NotImplemented") {
+			t.Errorf("shell %s: exit %d, %q %q; want FerretDB's refusal, exit 64", js, code, stdout, stderr)
+		}
+	}
+	code, _, stderr := runCLI(t, "", "shell", uri, "--eval", "db.users.countDocuments({}, {collation: {locale: 'en', strenght: 1}})")
+	if code != cli.ExitData || !strings.Contains(stderr, "invalid collation: unknown field `strenght`") {
+		t.Errorf("shell with a bad collation: exit %d, %q", code, stderr)
+	}
+	if code, out, stderr := runCLI(t, "", "shell", uri, "--eval", "db.users.countDocuments({}, {collation: {locale: 'simple'}})"); code != 0 || out == "" || out == "0\n" {
+		t.Errorf("shell count with the simple collation: exit %d %q %s", code, out, stderr)
+	}
 	if code, out, _ := runCLI(t, "", "history", uri); code != 0 || out != "" {
 		t.Errorf("history after refused plans: %q", out)
 	}

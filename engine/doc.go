@@ -21,6 +21,10 @@
 // error with a did-you-mean, never an empty result. A pipeline that
 // writes ($out, $merge) is refused by Check, so a Reader cannot write.
 //
+// A Reader that is also a Collater (the MongoDB engine, and Redacting and
+// the read-only wrappers around it) gives a view of itself that reads
+// with a collation: Collated returns it, the redaction still first.
+//
 // Writes (as changes), history and plans are the next half of the
 // interface; until then the CLI keeps the store file's own write path.
 package engine

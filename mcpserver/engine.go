@@ -63,10 +63,9 @@ func (c *Config) checkEngineConfig() error {
 }
 
 // useEngine points the tools at the engine: the tools of engineRuns run
-// there, without the at argument (time travel needs omgdb's journal) and
-// the collation argument (not passed to the server yet: an unknown
-// argument is refused rather than ignored); the others get no Run, so
-// they are neither listed nor callable.
+// there, without the at argument (time travel needs omgdb's journal: an
+// unknown argument is refused rather than ignored); the others get no
+// Run, so they are neither listed nor callable.
 func (s *Server) useEngine(tools []*tool) {
 	if s.cfg.Engine == nil {
 		return
@@ -74,7 +73,7 @@ func (s *Server) useEngine(tools []*tool) {
 	s.reader = engine.Redacting(s.cfg.Engine, s.policy.redactedPaths)
 	for _, t := range tools {
 		t.Run = engineRuns[t.Name]
-		t.Params = slices.DeleteFunc(t.Params, func(p param) bool { return p.Name == "at" || p.Name == "collation" })
+		t.Params = slices.DeleteFunc(t.Params, func(p param) bool { return p.Name == "at" })
 		s.useEngineWriter(t)
 	}
 }
@@ -138,6 +137,10 @@ func runFindEngine(ctx context.Context, c *call) (*output, error) {
 	if _, err := compileFilter(spec); err != nil {
 		return nil, err
 	}
+	reader, err := c.engineReader()
+	if err != nil {
+		return nil, err
+	}
 	q := &engine.Find{Filter: spec, Sort: c.value("sort"), Projection: c.value("project")}
 	if !q.Sort.IsMissing() {
 		if _, err := query.CompileSort(q.Sort); err != nil {
@@ -149,7 +152,7 @@ func runFindEngine(ctx context.Context, c *call) (*output, error) {
 			return nil, argError(err, "project")
 		}
 	}
-	key := obj("tool", "find", "path", c.storePath(), "collection", coll, "filter", spec, "sort", q.Sort, "project", q.Projection)
+	key := obj("tool", "find", "path", c.storePath(), "collection", coll, "filter", spec, "sort", q.Sort, "project", q.Projection, "collation", c.value("collation"))
 	skip, err := c.offset(key)
 	if err != nil {
 		return nil, err
@@ -160,7 +163,7 @@ func runFindEngine(ctx context.Context, c *call) (*output, error) {
 	limit := c.int("limit", 100)
 	q.Limit = c.countTo(skip, limit, -1)
 	src := engine.Stream(ctx, func(ctx context.Context, each func(value.Value) error) error {
-		return c.srv.reader.Find(ctx, coll, q, each)
+		return reader.Find(ctx, coll, q, each)
 	})
 	defer src.Close()
 	pg, err := c.readPage(ctx, src, skip, limit)
@@ -179,7 +182,11 @@ func runAggregateEngine(ctx context.Context, c *call) (*output, error) {
 	if _, err := c.compilePipeline(pipeline); err != nil {
 		return nil, err
 	}
-	key := obj("tool", "aggregate", "path", c.storePath(), "collection", coll, "pipeline", pipeline)
+	reader, err := c.engineReader()
+	if err != nil {
+		return nil, err
+	}
+	key := obj("tool", "aggregate", "path", c.storePath(), "collection", coll, "pipeline", pipeline, "collation", c.value("collation"))
 	skip, err := c.offset(key)
 	if err != nil {
 		return nil, err
@@ -191,7 +198,7 @@ func runAggregateEngine(ctx context.Context, c *call) (*output, error) {
 		return nil, err
 	}
 	src := engine.Stream(ctx, func(ctx context.Context, each func(value.Value) error) error {
-		return c.srv.reader.Aggregate(ctx, coll, pipeline, each)
+		return reader.Aggregate(ctx, coll, pipeline, each)
 	})
 	defer src.Close()
 	pg, err := c.readAll(ctx, src, skip)
@@ -273,7 +280,11 @@ func runCountEngine(ctx context.Context, c *call) (*output, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := c.srv.reader.Count(ctx, coll, filter)
+	reader, err := c.engineReader()
+	if err != nil {
+		return nil, err
+	}
+	n, err := reader.Count(ctx, coll, filter)
 	if err != nil {
 		return nil, err
 	}
@@ -287,7 +298,11 @@ func runDistinctEngine(ctx context.Context, c *call) (*output, error) {
 	if err != nil {
 		return nil, err
 	}
-	vals, err := c.srv.reader.Distinct(ctx, coll, c.str("field"), filter)
+	reader, err := c.engineReader()
+	if err != nil {
+		return nil, err
+	}
+	vals, err := reader.Distinct(ctx, coll, c.str("field"), filter)
 	if err != nil {
 		return nil, argError(err, "field")
 	}

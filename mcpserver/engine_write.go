@@ -55,6 +55,9 @@ type EnginePlan struct {
 	First        bool   // only the first match in _id order
 	Sample       int    // before/after pairs in the result
 	Actor        string // mcp:<client>
+	// Collation is the collation argument (missing: none), checked by
+	// omgdb's parser; the plan's documents are read with it.
+	Collation value.Value
 }
 
 // EngineApplied is what an apply or a rollback did.
@@ -192,11 +195,14 @@ func (c *call) enginePlan(ctx context.Context, coll string, upsert bool) (*Engin
 	if _, err := compileFilter(c.filterArg()); err != nil {
 		return nil, err
 	}
+	if _, err := c.collation(); err != nil {
+		return nil, err
+	}
 	if err := c.engineWritable(ctx, coll, upsert); err != nil {
 		return nil, err
 	}
 	return &EnginePlan{Collection: coll, Filter: c.filterArg(), First: !c.bool("multi", true),
-		Sample: int(c.int("sample", changes.DefaultSample)), Actor: c.actor()}, nil
+		Sample: int(c.int("sample", changes.DefaultSample)), Actor: c.actor(), Collation: c.value("collation")}, nil
 }
 
 // engineAllowed refuses a plan or change (by token) on a collection the

@@ -7,6 +7,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/omgdb/omgdb/engine"
 	"github.com/omgdb/omgdb/query/collation"
 	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
@@ -46,4 +47,13 @@ func (d *DB) collationRefused(err error) error {
 	}
 	return errs.Errorf(errs.Usage, "MongoDB at %s does not support collations: it answered NotImplemented (%s)", d.target.Redacted, Redact(ce.Message, d.target.URI)).
 		WithHint("leave the collation out (strings then compare by code point), or use a server that has collations (MongoDB 3.4 or later; FerretDB v1 has none)")
+}
+
+// CollatedReader is Collated as an engine.Reader (engine.Collater).
+func (d *DB) CollatedReader(spec value.Value) (engine.Reader, error) {
+	cd, err := d.Collated(spec)
+	if err != nil {
+		return nil, err
+	}
+	return cd, nil
 }
