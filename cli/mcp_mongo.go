@@ -20,7 +20,11 @@ func (w mcpWriter) spec(s *mcpserver.EnginePlan) *mongoengine.PlanSpec {
 }
 
 func (w mcpWriter) PlanUpdate(ctx context.Context, s *mcpserver.EnginePlan) (*changes.PlanResult, error) {
-	p, err := w.db.PlanUpdate(ctx, w.spec(s))
+	db, err := w.db.Collated(s.Collation)
+	if err != nil {
+		return nil, err
+	}
+	p, err := db.PlanUpdate(ctx, w.spec(s))
 	if err != nil {
 		return nil, err
 	}
@@ -28,7 +32,11 @@ func (w mcpWriter) PlanUpdate(ctx context.Context, s *mcpserver.EnginePlan) (*ch
 }
 
 func (w mcpWriter) PlanDelete(ctx context.Context, s *mcpserver.EnginePlan) (*changes.PlanResult, error) {
-	p, err := w.db.PlanDelete(ctx, w.spec(s))
+	db, err := w.db.Collated(s.Collation)
+	if err != nil {
+		return nil, err
+	}
+	p, err := db.PlanDelete(ctx, w.spec(s))
 	if err != nil {
 		return nil, err
 	}

@@ -71,12 +71,12 @@ func refuseOverMongo(flags ...any) error {
 // mongoFind parses and checks a find's parts, then runs it on the
 // deployment and prints the documents as find prints them.
 func (e *env) mongoFind(ctx context.Context, opts *findOptions) error {
-	q, err := e.mongoQuery(opts)
+	q, cv, err := e.mongoQuery(opts)
 	if err != nil {
 		return err
 	}
 	return e.mongoStream(ctx, opts.path, &opts.out, func(db *mongoengine.DB, each func(value.Value) error) error {
-		r, err := mongoAt(ctx, db, opts.at)
+		r, err := mongoReader(ctx, db, opts.at, cv)
 		if err != nil {
 			return err
 		}
@@ -84,31 +84,34 @@ func (e *env) mongoFind(ctx context.Context, opts *findOptions) error {
 	})
 }
 
-// mongoQuery parses and checks a find's parts, refusing the flags that
-// do not work over MongoDB yet.
-func (e *env) mongoQuery(opts *findOptions) (*engine.Find, error) {
-	if err := refuseOverMongo("--hint", opts.hint != "", "--max-memory", opts.maxMemory != sortMemory, "--collation", opts.collation != ""); err != nil {
-		return nil, err
+// mongoQuery parses and checks a find's parts and its collation
+// (missing: none), refusing the flags that do not work over MongoDB yet.
+func (e *env) mongoQuery(opts *findOptions) (*engine.Find, value.Value, error) {
+	if err := refuseOverMongo("--hint", opts.hint != "", "--max-memory", opts.maxMemory != sortMemory); err != nil {
+		return nil, value.Value{}, err
+	}
+	cv, _, err := e.parseCollation(opts.collation)
+	if err != nil {
+		return nil, cv, err
 	}
 	q := &engine.Find{Skip: opts.skip, Limit: opts.limit}
-	var err error
 	if q.Filter, err = e.parseArg(opts.filter, "filter"); err != nil {
-		return nil, err
+		return nil, cv, err
 	}
 	if opts.sort != "" {
 		if q.Sort, err = e.parseArg(opts.sort, "--sort"); err != nil {
-			return nil, err
+			return nil, cv, err
 		}
 	}
 	if opts.project != "" {
 		if q.Projection, err = e.parseArg(opts.project, "--project"); err != nil {
-			return nil, err
+			return nil, cv, err
 		}
 	}
 	if _, err := engine.Check(q); err != nil {
-		return nil, err
+		return nil, cv, err
 	}
-	return q, nil
+	return q, cv, nil
 }
 
 // mongoStream connects to the deployment and prints, in the format of
@@ -133,9 +136,25 @@ func (e *env) withMongo(ctx context.Context, store string, fn func(*mongoengine.
 	return fn(db)
 }
 
+// withMongoCollated is withMongo with the engine comparing strings by
+// the collation cv (checked by omgdb's parser; missing: none).
+func (e *env) withMongoCollated(ctx context.Context, store string, cv value.Value, fn func(*mongoengine.DB) error) error {
+	return e.withMongo(ctx, store, func(db *mongoengine.DB) error {
+		db, err := db.Collated(cv)
+		if err != nil {
+			return err
+		}
+		return fn(db)
+	})
+}
+
 // mongoCount counts on the deployment.
 func (e *env) mongoCount(ctx context.Context, opts *countOptions) error {
-	if err := refuseOverMongo("--hint", opts.hint != "", "--collation", opts.collation != ""); err != nil {
+	if err := refuseOverMongo("--hint", opts.hint != ""); err != nil {
+		return err
+	}
+	cv, _, err := e.parseCollation(opts.collation)
+	if err != nil {
 		return err
 	}
 	filter, err := e.mongoFilter(opts.filter)
@@ -143,7 +162,7 @@ func (e *env) mongoCount(ctx context.Context, opts *countOptions) error {
 		return err
 	}
 	return e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {
-		r, err := mongoAt(ctx, db, opts.at)
+		r, err := mongoReader(ctx, db, opts.at, cv)
 		if err != nil {
 			return err
 		}
@@ -162,7 +181,8 @@ func (e *env) mongoCount(ctx context.Context, opts *countOptions) error {
 // mongoDistinct lists distinct values on the deployment, printed as
 // distinct prints them.
 func (e *env) mongoDistinct(ctx context.Context, opts *distinctOptions) error {
-	if err := refuseOverMongo("--collation", opts.collation != ""); err != nil {
+	cv, _, err := e.parseCollation(opts.collation)
+	if err != nil {
 		return err
 	}
 	filter, err := e.mongoFilter(opts.filter)
@@ -173,7 +193,7 @@ func (e *env) mongoDistinct(ctx context.Context, opts *distinctOptions) error {
 		return err
 	}
 	return e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {
-		r, err := mongoAt(ctx, db, opts.at)
+		r, err := mongoReader(ctx, db, opts.at, cv)
 		if err != nil {
 			return err
 		}
@@ -188,14 +208,18 @@ func (e *env) mongoDistinct(ctx context.Context, opts *distinctOptions) error {
 // mongoAggregate checks a pipeline with omgdb's compiler (no $out or
 // $merge) and runs it on the deployment.
 func (e *env) mongoAggregate(ctx context.Context, opts *aggregateOptions, spec value.Value) error {
-	if err := refuseOverMongo("--seed", opts.seed != 0, "--max-memory", opts.maxMemory != agg.DefaultMaxMemory, "--collation", opts.collation != ""); err != nil {
+	if err := refuseOverMongo("--seed", opts.seed != 0, "--max-memory", opts.maxMemory != agg.DefaultMaxMemory); err != nil {
+		return err
+	}
+	cv, _, err := e.parseCollation(opts.collation)
+	if err != nil {
 		return err
 	}
 	if _, err := engine.CheckPipeline(spec, nil); err != nil {
 		return err
 	}
 	return e.mongoStream(ctx, opts.path, &opts.out, func(db *mongoengine.DB, each func(value.Value) error) error {
-		r, err := mongoAt(ctx, db, opts.at)
+		r, err := mongoReader(ctx, db, opts.at, cv)
 		if err != nil {
 			return err
 		}
@@ -337,8 +361,17 @@ func (e *env) mongoMCP(ctx context.Context, store string, scope mcpserver.Scope)
 	return db, db, mcpWriter{db}, nil
 }
 
-// readerOnly hides every method of an engine but engine.Reader's.
+// readerOnly hides every method of an engine but engine.Reader's (and
+// a collated view of it, itself readerOnly).
 type readerOnly struct{ engine.Reader }
+
+func (r readerOnly) CollatedReader(spec value.Value) (engine.Reader, error) {
+	in, err := engine.Collated(r.Reader, spec)
+	if err != nil {
+		return nil, err
+	}
+	return readerOnly{in}, nil
+}
 
 // redactingWriter removes the credentials of uri from everything written
 // through it (the MCP server's log, whatever a record quotes).

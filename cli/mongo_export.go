@@ -19,13 +19,13 @@ func (e *env) mongoExport(ctx context.Context, opts *exportOptions, fo *findOpti
 	if !f.shaped() {
 		return e.mongoFind(ctx, fo)
 	}
-	q, err := e.mongoQuery(fo)
+	q, cv, err := e.mongoQuery(fo)
 	if err != nil {
 		return err
 	}
 	return e.writeOut(f.out, func(w io.Writer) error {
 		x := newExporter(w, f, opts.out.ejson.mode, fields)
-		err := e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {
+		err := e.withMongoCollated(ctx, opts.path, cv, func(db *mongoengine.DB) error {
 			return db.Find(ctx, opts.coll, q, func(doc value.Value) error {
 				var js []byte
 				if x.csv == nil {

@@ -17,7 +17,7 @@ import (
 // documents read by a store.ImportReader, written by a
 // mongoengine.Inserter in ordered batches, all one change.
 type mongoImporter struct {
-	in       *mongoengine.Inserter
+	in       mongoBatchWriter
 	rd       *store.ImportReader
 	opts     *store.ImportOptions
 	sum      *store.ImportSummary
@@ -28,7 +28,15 @@ type mongoImporter struct {
 	onInsert func(value.Value) error
 }
 
-func newMongoImporter(in *mongoengine.Inserter, r io.Reader, opts *store.ImportOptions) *mongoImporter {
+// mongoBatchWriter writes (an Inserter) or plans (an ImportPlan) an
+// import's documents batch by batch.
+type mongoBatchWriter interface {
+	Insert(ctx context.Context, docs []value.Value) (ids []value.Value, n int, bad int, err error)
+	ChangeID() string
+	Target() string
+}
+
+func newMongoImporter(in mongoBatchWriter, r io.Reader, opts *store.ImportOptions) *mongoImporter {
 	m := &mongoImporter{in: in, rd: store.NewImportReader(r, opts), opts: opts, batch: opts.BatchSize}
 	if m.batch <= 0 {
 		m.batch = 10000
@@ -184,10 +192,14 @@ func (m *mongoImporter) inserted(ids []value.Value) error {
 // unknown is the error of a batch whose outcome the server did not say
 // (a dropped connection): its documents may be partly written.
 func (m *mongoImporter) unknown(err error, lines []store.ImportDoc) error {
-	e := errs.Errorf(errs.KindOf(err), "%v (the batch of lines %d to %d may be partly written: each of its documents is either inserted or not, and its change %s stays \"applying\" in the journal)",
-		err, lines[0].Line, lines[len(lines)-1].Last, m.in.ChangeID())
+	if _, ok := m.in.(*mongoengine.Inserter); !ok {
+		return err // a plan: nothing was written
+	}
+	e := errs.Errorf(errs.KindOf(err), "%v (the batch of lines %d to %d may be partly written: each of its documents is either inserted or not, and its change %s stays \"applying\" in the journal until its lease expires, %s after this error)",
+		err, lines[0].Line, lines[len(lines)-1].Last, m.in.ChangeID(), mongoengine.LeaseTime)
 	e.Err = err
-	e.Hint = fmt.Sprintf("once the cause is fixed, find which of those documents exist, then go on with --resume-from-line %d (the import is committed through line %d)", m.last+1, m.last)
+	e.Hint = fmt.Sprintf("once the cause is fixed, go on with --resume-from-line %d and --on-error skip (the import is committed through line %d; a document of that batch already written is then a duplicate), or undo the whole import with `omgdb rollback %s %s` once the lease has expired",
+		m.last+1, m.last, m.in.Target(), m.in.ChangeID())
 	return e
 }
 
@@ -220,17 +232,20 @@ func (m *mongoImporter) lineError(d store.ImportDoc, err error, pending int64) e
 // refuseOverMongo refuses, over MongoDB, the options an import does not
 // have there yet, before anything is read or sent.
 func (o *importOptions) refuseOverMongo() error {
-	f := &o.mongo
-	if !isMongo(o.path) {
+	if !isMongo(o.path) || !o.mongo.drop {
 		return nil
 	}
-	return refuseOverMongo("--mode "+f.mode, f.mode != "insert", "--drop", f.drop, "--atomic", o.atomic)
+	return usage("--drop does not work over MongoDB yet: omgdb could journal the dropped documents, but a rollback could not bring back the collection's indexes, validator and options, so the drop would not be reversible").
+		WithHint("leave --drop out (delete the documents first with `omgdb delete`, which rollback undoes), or run the import on a store file")
 }
 
 // mongoImport is import over MongoDB (mode insert only): one change,
 // ordered insertMany batches.
 func (e *env) mongoImport(ctx context.Context, opts *importOptions, in io.Reader, size int64, iopts *store.ImportOptions) error {
 	return e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {
+		if opts.mongo.mode != mongoengine.ModeInsert || opts.atomic {
+			return e.mongoImportPlan(ctx, db, opts, in, size, iopts)
+		}
 		ins, err := db.NewInserter(opts.coll, mongoengine.KindImport, "cli")
 		if err != nil {
 			return err

@@ -279,8 +279,8 @@ func TestMongo_ImportRollbackConflict(t *testing.T) {
 	}
 }
 
-// TestMongo_ImportRefusals: the modes and options a MongoDB store does
-// not serve yet are refused before anything is written, with exit 64.
+// TestMongo_ImportRefusals: the options a MongoDB store (FerretDB) does
+// not serve are refused before anything is written, with exit 64.
 func TestMongo_ImportRefusals(t *testing.T) {
 	srv := mongotest.Own(t)
 	uri := srv.URI + "app"
@@ -289,12 +289,9 @@ func TestMongo_ImportRefusals(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"import", uri, "items", "--mode", "upsert"}, cli.ExitUsage, "--mode upsert does not work over MongoDB yet"},
-		{[]string{"import", uri, "items", "--mode", "merge"}, cli.ExitUsage, "--mode merge does not work over MongoDB yet"},
-		{[]string{"import", uri, "items", "--mode", "delete"}, cli.ExitUsage, "--mode delete does not work over MongoDB yet"},
-		{[]string{"import", uri, "items", "--upsertFields", "a"}, cli.ExitUsage, "--mode upsert does not work over MongoDB yet"},
 		{[]string{"import", uri, "items", "--drop"}, cli.ExitUsage, "--drop does not work over MongoDB yet"},
-		{[]string{"import", uri, "items", "--atomic"}, cli.ExitUsage, "--atomic does not work over MongoDB yet"},
+		{[]string{"import", uri, "items", "--atomic"}, cli.ExitUsage, "--atomic needs a multi-document transaction"},
+		{[]string{"import", uri, "items", "--atomic", "--mode", "merge"}, cli.ExitUsage, "--atomic needs a multi-document transaction"},
 		{[]string{"import", uri, "omgdb.changes"}, cli.ExitData, "is not one omgdb writes"},
 		{[]string{"insert", uri, "system.x", `{"a":1}`}, cli.ExitData, "is not one omgdb writes"},
 		{[]string{"insert", uri, "items", `{"a":1`}, cli.ExitData, "document: "},

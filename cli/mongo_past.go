@@ -26,6 +26,21 @@ func mongoAt(ctx context.Context, db *mongoengine.DB, at string) (engine.Reader,
 	return r, err
 }
 
+// mongoReader is the reader of a read over MongoDB: the deployment now,
+// comparing strings by the collation cv (missing: none), or at the
+// revision at, read in omgdb's own engine, which takes no collation there
+// yet.
+func mongoReader(ctx context.Context, db *mongoengine.DB, at string, cv value.Value) (engine.Reader, error) {
+	if at != "" {
+		if !cv.IsMissing() {
+			return nil, usage("--collation with --at does not work over MongoDB yet").
+				WithHint("leave --collation out to read at a revision, or --at out to read now with the collation")
+		}
+		return mongoAt(ctx, db, at)
+	}
+	return db.Collated(cv)
+}
+
 func (e *env) mongoDiff(ctx context.Context, opts *diffOptions) error {
 	var res *changes.EngineDiff[engine.Revision]
 	err := e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {

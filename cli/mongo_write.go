@@ -27,7 +27,8 @@ mongodb.`
 // checks the filter and update, its update engine computes the
 // after-images, and the plan is stored in omgdb.plans.
 func (e *env) mongoPlanUpdate(ctx context.Context, opts *planUpdateOptions) error {
-	if err := refuseOverMongo("--collation", opts.collation != ""); err != nil {
+	cv, _, err := e.parseCollation(opts.collation)
+	if err != nil {
 		return err
 	}
 	spec, err := e.mongoPlanSpec(&opts.planFlags, opts.coll, opts.filter)
@@ -44,7 +45,7 @@ func (e *env) mongoPlanUpdate(ctx context.Context, opts *planUpdateOptions) erro
 	if spec.Compiled, err = changes.CompileUpdate(spec.Update, &query.UpdateOptions{ArrayFilters: spec.ArrayFilters}); err != nil {
 		return err
 	}
-	return e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {
+	return e.withMongoCollated(ctx, opts.path, cv, func(db *mongoengine.DB) error {
 		p, err := db.PlanUpdate(ctx, spec)
 		if err != nil {
 			return err
@@ -55,7 +56,8 @@ func (e *env) mongoPlanUpdate(ctx context.Context, opts *planUpdateOptions) erro
 
 // mongoPlanDelete plans a deletion on the deployment.
 func (e *env) mongoPlanDelete(ctx context.Context, opts *planDeleteOptions) error {
-	if err := refuseOverMongo("--collation", opts.collation != ""); err != nil {
+	cv, _, err := e.parseCollation(opts.collation)
+	if err != nil {
 		return err
 	}
 	spec, err := e.mongoPlanSpec(&opts.planFlags, opts.coll, opts.filter)
@@ -63,7 +65,7 @@ func (e *env) mongoPlanDelete(ctx context.Context, opts *planDeleteOptions) erro
 		return err
 	}
 	spec.First = !opts.multi
-	return e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {
+	return e.withMongoCollated(ctx, opts.path, cv, func(db *mongoengine.DB) error {
 		p, err := db.PlanDelete(ctx, spec)
 		if err != nil {
 			return err

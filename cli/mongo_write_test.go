@@ -378,7 +378,7 @@ func TestMongo_WriteErrors(t *testing.T) {
 		{[]string{"plan-delete", uri, "users", `{"$where":"1"}`}, cli.ExitData, "$where"},
 		{[]string{"plan-update", uri, "omgdb.changes", `{"_id":1}`, `{"$set":{"a":1}}`, "--upsert"}, cli.ExitData, "is not one omgdb writes"},
 		{[]string{"plan-delete", uri, "system.profile", `{}`}, cli.ExitData, "is not one omgdb writes"},
-		{[]string{"plan-delete", uri, "users", `{}`, "--collation", `{"locale":"en"}`}, cli.ExitUsage, "--collation does not work over MongoDB yet"},
+		{[]string{"plan-delete", uri, "users", `{}`, "--collation", `{"locale":"en"}`}, cli.ExitUsage, "does not support collations: it answered NotImplemented"},
 		{[]string{"apply", uri, "665f1c2e9b1d4a0c8e7f6a5b"}, cli.ExitNotFound, "plan 665f1c2e9b1d4a0c8e7f6a5b not found"},
 		{[]string{"apply", uri, "nope"}, cli.ExitData, "invalid plan token"},
 		{[]string{"rollback", uri, "665f1c2e9b1d4a0c8e7f6a5b"}, cli.ExitNotFound, "writes made around omgdb are not in its journal"},

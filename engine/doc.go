@@ -27,6 +27,10 @@
 // collection rebuilt at a revision) into a Reader whose queries run in
 // omgdb's own engine, as a store file's past revisions are read.
 //
+// A Reader that is also a Collater (the MongoDB engine, and Redacting and
+// the read-only wrappers around it) gives a view of itself that reads
+// with a collation: Collated returns it, the redaction still first.
+//
 // Writes (as changes), history and plans are the next half of the
 // interface; until then the CLI keeps the store file's own write path.
 package engine

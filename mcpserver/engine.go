@@ -63,10 +63,9 @@ func (c *Config) checkEngineConfig() error {
 }
 
 // useEngine points the tools at the engine: the tools of engineRuns run
-// there, with the at argument only with Config.Past (usePast), without
-// the collation argument (not passed to the server yet: an unknown
-// argument is refused rather than ignored); the others get no Run, so
-// they are neither listed nor callable.
+// there, with the at argument only with Config.Past (usePast) and the
+// collation argument passed to the server (engineReader); the others get
+// no Run, so they are neither listed nor callable.
 func (s *Server) useEngine(tools []*tool) {
 	if s.cfg.Engine == nil {
 		return
@@ -74,7 +73,6 @@ func (s *Server) useEngine(tools []*tool) {
 	s.reader = engine.Redacting(s.cfg.Engine, s.policy.redactedPaths)
 	for _, t := range tools {
 		t.Run = engineRuns[t.Name]
-		t.Params = slices.DeleteFunc(t.Params, func(p param) bool { return p.Name == "collation" })
 		s.useEngineWriter(t)
 		s.usePast(t)
 		s.useEngineRetrieval(t)
@@ -161,7 +159,7 @@ func runFindEngine(ctx context.Context, c *call) (*output, error) {
 	if err != nil {
 		return nil, err
 	}
-	key := obj("tool", "find", "path", c.storePath(), "collection", coll, "filter", spec, "sort", q.Sort, "project", q.Projection, "at", c.value("at"))
+	key := obj("tool", "find", "path", c.storePath(), "collection", coll, "filter", spec, "sort", q.Sort, "project", q.Projection, "at", c.value("at"), "collation", c.value("collation"))
 	skip, err := c.offset(key)
 	if err != nil {
 		return nil, err
@@ -195,7 +193,7 @@ func runAggregateEngine(ctx context.Context, c *call) (*output, error) {
 	if _, err := c.compilePipeline(pipeline); err != nil {
 		return nil, err
 	}
-	key := obj("tool", "aggregate", "path", c.storePath(), "collection", coll, "pipeline", pipeline, "at", c.value("at"))
+	key := obj("tool", "aggregate", "path", c.storePath(), "collection", coll, "pipeline", pipeline, "at", c.value("at"), "collation", c.value("collation"))
 	skip, err := c.offset(key)
 	if err != nil {
 		return nil, err
@@ -311,7 +309,11 @@ func runDistinctEngine(ctx context.Context, c *call) (*output, error) {
 	if err != nil {
 		return nil, err
 	}
-	vals, err := c.srv.reader.Distinct(ctx, coll, c.str("field"), filter)
+	reader, err := c.engineReader(ctx)
+	if err != nil {
+		return nil, err
+	}
+	vals, err := reader.Distinct(ctx, coll, c.str("field"), filter)
 	if err != nil {
 		return nil, argError(err, "field")
 	}

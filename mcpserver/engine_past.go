@@ -75,12 +75,23 @@ func (s *Server) usePast(t *tool) {
 	}
 }
 
-// engineReader is the reader of a read call: the engine now, or with at
+// engineReader is the reader of a read call: the engine now, with the
+// call's collation argument (checked by omgdb's collation parser, a bad
+// one INVALID_ARGUMENT naming it, before anything is sent; then sent with
+// the read, the redaction still its first stage; a server without
+// collations, FerretDB v1, refuses it and the engine says so), or with at
 // the engine as it was then, seen through the redactions.
 func (c *call) engineReader(ctx context.Context) (engine.Reader, error) {
+	if _, err := c.collation(); err != nil {
+		return nil, err
+	}
 	at := c.str("at")
 	if at == "" || c.srv.cfg.Past == nil {
-		return c.srv.reader, nil
+		return engine.Collated(c.srv.reader, c.value("collation"))
+	}
+	if !c.value("collation").IsMissing() {
+		return nil, errorf(CodeInvalidArgument, "collation with at is not supported over MongoDB yet").
+			withHint("leave collation out to read at a revision, or at out to read now with the collation")
 	}
 	r, _, err := c.srv.cfg.Past.At(ctx, at)
 	if err != nil {

@@ -56,6 +56,9 @@ type EnginePlan struct {
 	First        bool   // only the first match in _id order
 	Sample       int    // before/after pairs in the result
 	Actor        string // mcp:<client>
+	// Collation is the collation argument (missing: none), checked by
+	// omgdb's parser; the plan's documents are read with it.
+	Collation value.Value
 }
 
 // EngineApplied is what an apply or a rollback did.
@@ -193,11 +196,14 @@ func (c *call) enginePlan(ctx context.Context, coll string, upsert bool) (*Engin
 	if _, err := compileFilter(c.filterArg()); err != nil {
 		return nil, err
 	}
+	if _, err := c.collation(); err != nil {
+		return nil, err
+	}
 	if err := c.engineWritable(ctx, coll, upsert); err != nil {
 		return nil, err
 	}
 	return &EnginePlan{Collection: coll, Filter: c.filterArg(), First: !c.bool("multi", true),
-		Sample: int(c.int("sample", changes.DefaultSample)), Actor: c.actor()}, nil
+		Sample: int(c.int("sample", changes.DefaultSample)), Actor: c.actor(), Collation: c.value("collation")}, nil
 }
 
 // engineAllowed refuses a plan or change (by token) on a collection the
@@ -222,9 +228,9 @@ func (c *call) engineAllowed(ctx context.Context, token string) error {
 
 // uninterrupted is the context of an apply or rollback: once started it
 // runs to its end, whatever the call's deadline or a cancellation, since
-// an apply interrupted between documents is left "applying", which
-// omgdb cannot roll back. One that has not started when the deadline
-// passes does not start.
+// an apply interrupted between documents is left "applying" until its
+// lease expires, and then needs a rollback. One that has not started when
+// the deadline passes does not start.
 func uninterrupted(ctx context.Context) (context.Context, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -100,7 +100,14 @@ func runMongoHostile(t *testing.T, start starter) {
 		{name: "aggregate_out", tool: "aggregate", args: m{"collection": "visits", "pipeline": []any{m{"$out": "x"}}}, code: "INVALID_ARGUMENT"},
 		{name: "aggregate_merge", tool: "aggregate", args: m{"collection": "visits", "pipeline": []any{m{"$merge": m{"into": "x"}}}}, code: "INVALID_ARGUMENT"},
 		{name: "at_past_the_end", tool: "find", args: m{"collection": "visits", "at": "1"}, code: "NOT_FOUND", check: wantMessage("past the end of the journal (last seq 0)")},
-		{name: "collation_refused", tool: "find", args: m{"collection": "visits", "collation": m{"locale": "en", "strength": 2}}, code: "INVALID_ARGUMENT"},
+		{name: "collation_sent_ferretdb_refuses", tool: "find", args: m{"collection": "visits", "collation": m{"locale": "en", "strength": 2}}, code: "INVALID_ARGUMENT",
+			check: wantMessage("does not support collations: it answered NotImplemented")},
+		{name: "collation_count_ferretdb_refuses", tool: "count", args: m{"collection": "patients", "collation": m{"locale": "en"}}, code: "INVALID_ARGUMENT",
+			check: wantMessage("does not support collations: it answered NotImplemented")},
+		{name: "collation_with_at", tool: "find", args: m{"collection": "visits", "at": "now", "collation": m{"locale": "en"}}, code: "INVALID_ARGUMENT",
+			check: wantMessage("collation with at is not supported over MongoDB yet")},
+		{name: "collation_bad", tool: "distinct", args: m{"collection": "visits", "field": "ward", "collation": m{"locale": "en", "strenght": 2}}, code: "INVALID_ARGUMENT",
+			check: wantMessage("collation: invalid collation: unknown field `strenght`")},
 		{name: "other_path", tool: "find", args: m{"path": "app.omgdb", "collection": "visits"}, code: "PATH_DENIED"},
 
 		// Redaction: documents come without the redacted fields, and no

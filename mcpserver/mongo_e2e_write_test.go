@@ -92,7 +92,7 @@ func TestMongo_MCPReadWrite_Tools(t *testing.T) {
 			}
 		}
 		props, _ := tl.InputSchema.(map[string]any)["properties"].(map[string]any)
-		for _, p := range []string{"collation", "id"} {
+		for _, p := range []string{"id"} {
 			if _, ok := props[p]; ok {
 				t.Errorf("%s offers `%s`, which is not served over MongoDB", tl.Name, p)
 			}
@@ -295,7 +295,10 @@ func TestMongo_MCPReadWrite_Policy(t *testing.T) {
 		{name: "create_index_not_served", tool: "create_index", args: m{"collection": "visits", "keys": m{"ward": 1}}, code: "NOT_FOUND"},
 		{name: "drop_collection_scope", tool: "drop_collection", args: m{"collection": "visits"}, code: "SCOPE_DENIED"},
 		{name: "history_id_refused", tool: "history", args: m{"id": "1"}, code: "INVALID_ARGUMENT"},
-		{name: "collation_refused", tool: "plan_delete", args: m{"collection": "visits", "filter": m{}, "collation": m{"locale": "en"}}, code: "INVALID_ARGUMENT"},
+		{name: "collation_sent_ferretdb_refuses", tool: "plan_delete", args: m{"collection": "visits", "filter": m{}, "collation": m{"locale": "en"}}, code: "INVALID_ARGUMENT",
+			check: wantMessage("does not support collations: it answered NotImplemented")},
+		{name: "collation_bad", tool: "plan_update", args: m{"collection": "visits", "filter": m{}, "update": m{"$set": m{"a": 1}}, "collation": m{"locale": 1}}, code: "INVALID_ARGUMENT",
+			check: wantMessage("collation: invalid collation: field `locale` must be a string")},
 		{name: "other_path", tool: "plan_delete", args: m{"path": "app.omgdb", "collection": "visits", "filter": m{}}, code: "PATH_DENIED"},
 		{name: "bad_update_operator", tool: "plan_update", args: m{"collection": "visits", "filter": m{}, "update": m{"$sett": m{"a": 1}}},
 			code: "INVALID_ARGUMENT", check: wantMessage("did you mean `$set`?")},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/omgdb/omgdb/engine"
 	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // DefaultTimeout is how long Open waits for the deployment to answer.
@@ -31,6 +32,10 @@ type DB struct {
 	target *Target
 	client *mongo.Client
 	db     *mongo.Database
+	// collation is what Collated set (nil: the server's default, the
+	// collection's or binary), collationSpec the same as a document.
+	collation     *options.Collation
+	collationSpec value.Value
 }
 
 var _ engine.Reader = (*DB)(nil)

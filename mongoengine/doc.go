@@ -19,6 +19,10 @@
 // user name, and Target.Redacted is the only form of the URI that is
 // meant to be printed.
 //
+// Collated gives the engine a collation, checked by omgdb's parser and
+// sent with every read and every plan's read (collation.go); a server
+// that has none (FerretDB v1 answers NotImplemented) is reported as such.
+//
 // Reads are the engine.Reader interface; a pipeline that writes ($out,
 // $merge) is refused before anything is sent. Collections whose names
 // start with "system." or "omgdb." are not listed, so not readable.
@@ -38,11 +42,15 @@
 // through this package are journaled.
 //
 // Inserts and imports (insert.go) are an Inserter: one change, written in
-// ordered insertMany batches. A batch's _ids are recorded in the change
-// ("pending") before it is sent, and the documents the server wrote are
-// stored as the change's items (op insert, state applied) after, so
-// Rollback deletes exactly the inserted documents; after a crash the
-// documents written without an item are among the pending _ids.
+// ordered insertMany batches. A batch's documents are stored as unmarked
+// items of the change, and their _ids recorded in it ("pending"), before
+// it is sent; the items of the documents the server wrote are marked
+// applied after, so Rollback deletes exactly the inserted documents.
+//
+// A change being written holds a lease (lease.go) that its writer renews;
+// one whose lease expired is interrupted, and Rollback takes it over
+// atomically and undoes exactly what was written (recover.go): the items
+// marked applied, and the unmarked ones whose document shows the write.
 //
 // Time travel (revision.go, timetravel.go, snapshot.go, revert.go,
 // log.go) reads the same journal. Each change takes a seq (a document
@@ -60,7 +68,8 @@
 //
 // Guarantees without transactions: not atomic across documents; after a
 // crash each document is its before- or after-image, every item marked
-// applied holds its after-image, and at most one unmarked document (the
-// one being written) may hold its after-image. The transaction path has
-// not been run (the test server, FerretDB, has none).
+// applied holds its after-image, and at most one unmarked document of an
+// apply (the one being written; a batch of an insert) may hold its
+// after-image. The transaction path has not been run (the test server,
+// FerretDB, has none).
 package mongoengine

@@ -25,22 +25,26 @@ const (
 var ErrDuplicateID = errors.New("mongoengine: duplicate key")
 
 // Inserter is one insert or import: one change in omgdb.changes, written
-// in ordered insertMany batches. Before a batch is sent, the _ids of its
-// documents are recorded in the change (field "pending"); once the
-// server has written them, the documents it wrote are stored as the
-// change's items (omgdb.plan_items, op insert, state applied) and the
-// pending list is cleared, so that Rollback deletes exactly the inserted
+// in ordered insertMany batches. Before a batch is sent, its documents
+// are stored as the change's items (omgdb.plan_items, op insert, the
+// document as after, no state) and their _ids recorded in the change
+// (field "pending"); once the server has written them, the items of the
+// documents it wrote are marked applied, the others dropped, and the
+// pending list is cleared. So Rollback deletes exactly the inserted
 // documents (each under its precondition: still equal to what was
-// inserted). After a crash, the documents written without an item are
-// among the change's pending _ids. The change is journaled with the
-// first batch that has documents: an Inserter that writes nothing leaves
-// no change. It is not safe for concurrent use.
+// inserted), and after a crash, the documents written without their mark
+// are among the unmarked items, with the document each was (Rollback of
+// the interrupted change deletes those the server holds unchanged). The
+// change is journaled with the first batch that has documents, and holds
+// a lease (lease.go) until Close: an Inserter that writes nothing leaves
+// no change. It is not safe for concurrent use; Close must be called.
 type Inserter struct {
 	d       *DB
 	p       *Plan
 	tok     bson.ObjectID
 	started bool
 	unknown bool // a batch's outcome is unknown: the change stays applying
+	l       *lease
 	seq     int64
 	res     ApplyResult
 }
@@ -67,6 +71,10 @@ func (in *Inserter) ChangeID() string {
 	return in.p.Token
 }
 
+// Target is the deployment's URI as it may be printed (credentials
+// replaced).
+func (in *Inserter) Target() string { return in.d.target.Redacted }
+
 // Inserted is how many documents the server wrote so far.
 func (in *Inserter) Inserted() int64 { return in.res.Inserted }
 
@@ -85,7 +93,10 @@ func (in *Inserter) Insert(ctx context.Context, docs []value.Value) (ids []value
 	if err := in.start(ctx); err != nil {
 		return nil, 0, -1, err
 	}
-	if err := in.pending(ctx, bids); err != nil {
+	if err := in.l.check(); err != nil {
+		return nil, 0, -1, err
+	}
+	if err := in.stage(ctx, rows, bids); err != nil {
 		return nil, 0, -1, err
 	}
 	_, ierr := in.d.db.Collection(in.p.Collection).InsertMany(ctx, rows, options.InsertMany().SetOrdered(true))
@@ -94,7 +105,7 @@ func (in *Inserter) Insert(ctx context.Context, docs []value.Value) (ids []value
 		in.unknown = true
 		return ids, 0, -1, wrapErr(in.d.target, "insert in", ierr)
 	}
-	if err := in.record(ctx, rows[:n], bids[:n]); err != nil {
+	if err := in.record(ctx, n, len(rows)); err != nil {
 		in.unknown = true
 		return ids, n, bad, err
 	}
@@ -122,9 +133,23 @@ func (in *Inserter) prepare(docs []value.Value) (rows []any, ids []value.Value, 
 	return rows, ids, bids, nil
 }
 
-// pending records in the change the _ids of the batch about to be sent
-// (nil: none), so that after a crash the documents written without an
-// item are known.
+// stage records the batch about to be sent: each document as an item of
+// the change (op insert, its document as after, no state yet) and their
+// _ids as the change's pending ones, so that after a crash the documents
+// written without being marked are known, with what was written.
+func (in *Inserter) stage(ctx context.Context, rows []any, ids bson.A) error {
+	items := make([]any, len(rows))
+	for i, row := range rows {
+		items[i] = bson.D{{Key: "plan", Value: in.tok}, {Key: "seq", Value: in.seq + int64(i)}, {Key: "id", Value: ids[i]},
+			{Key: "op", Value: OpInsert}, {Key: "after", Value: row}}
+	}
+	if _, err := in.d.db.Collection(PlanItemsColl).InsertMany(ctx, items); err != nil {
+		return wrapErr(in.d.target, "journal the change in", err)
+	}
+	return in.pending(ctx, ids)
+}
+
+// pending sets the change's pending _ids (nil: none).
 func (in *Inserter) pending(ctx context.Context, ids bson.A) error {
 	if ids == nil {
 		ids = bson.A{}
@@ -137,21 +162,26 @@ func (in *Inserter) pending(ctx context.Context, ids bson.A) error {
 	return nil
 }
 
-// record stores the documents the server wrote as the change's items,
-// applied, and clears the pending _ids.
-func (in *Inserter) record(ctx context.Context, rows []any, ids bson.A) error {
-	if len(rows) > 0 {
-		items := make([]any, len(rows))
-		for i, row := range rows {
-			items[i] = bson.D{{Key: "plan", Value: in.tok}, {Key: "seq", Value: in.seq + int64(i)}, {Key: "id", Value: ids[i]},
-				{Key: "op", Value: OpInsert}, {Key: "after", Value: row}, {Key: "state", Value: "applied"}}
-		}
-		if _, err := in.d.db.Collection(PlanItemsColl).InsertMany(ctx, items); err != nil {
+// record marks the first n of the staged batch's total items applied (the
+// documents the server wrote), drops the others, and clears the pending
+// _ids.
+func (in *Inserter) record(ctx context.Context, n, total int) error {
+	items := in.d.db.Collection(PlanItemsColl)
+	first, end := in.seq, in.seq+int64(n)
+	if n > 0 {
+		_, err := items.UpdateMany(ctx, bson.D{{Key: "plan", Value: in.tok}, {Key: "seq", Value: bson.D{{Key: "$gte", Value: first}, {Key: "$lt", Value: end}}}},
+			bson.D{{Key: "$set", Value: bson.D{{Key: "state", Value: "applied"}}}})
+		if err != nil {
 			return wrapErr(in.d.target, "journal the change in", err)
 		}
 	}
-	in.seq += int64(len(rows))
-	in.res.Inserted += int64(len(rows))
+	if n < total {
+		if _, err := items.DeleteMany(ctx, bson.D{{Key: "plan", Value: in.tok}, {Key: "seq", Value: bson.D{{Key: "$gte", Value: end}}}}); err != nil {
+			return wrapErr(in.d.target, "journal the change in", err)
+		}
+	}
+	in.seq = end
+	in.res.Inserted += int64(n)
 	return in.pending(ctx, nil)
 }
 
@@ -170,10 +200,11 @@ func (in *Inserter) start(ctx context.Context) error {
 	if _, err := in.d.db.Collection(PlansColl).InsertOne(ctx, planDoc(in.tok, p)); err != nil {
 		return wrapErr(in.d.target, "store the plan in", err)
 	}
-	if err := in.d.journalStart(ctx, p, p.Actor); err != nil {
+	l, err := in.d.journalStart(ctx, p, p.Actor)
+	if err != nil {
 		return err
 	}
-	in.started = true
+	in.l, in.started = l, true
 	return nil
 }
 
@@ -206,6 +237,7 @@ func (in *Inserter) written(ctx context.Context, err error, ids []value.Value) (
 // is empty when nothing was journaled. After a batch whose outcome is
 // unknown, the change is left applying, with that batch's _ids pending.
 func (in *Inserter) Close(ctx context.Context) (*ApplyResult, error) {
+	defer in.l.release()
 	res := in.res
 	if in.unknown {
 		return &res, nil
@@ -218,7 +250,7 @@ func (in *Inserter) Close(ctx context.Context) (*ApplyResult, error) {
 		res.ChangeID = ""
 		return &res, in.d.forget(ctx, in.tok)
 	}
-	if err := in.d.journalEnd(ctx, in.p, &res); err != nil {
+	if err := in.d.journalEnd(ctx, in.p, &res, in.l); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -243,14 +275,19 @@ func (d *DB) forget(ctx context.Context, tok bson.ObjectID) error {
 // says only "E11000 duplicate key error collection: …") is asked whether
 // the _id is taken, so that a unique index is never reported as an _id.
 func (in *Inserter) duplicate(ctx context.Context, id value.Value, msg string) error {
-	coll := in.p.Collection
 	byIndex := strings.Contains(msg, "index: ") && !strings.Contains(msg, "index: _id_ ")
 	if !strings.Contains(msg, "index: ") {
 		if bid, err := toBSON(id); err == nil {
-			n, err := in.d.db.Collection(coll).CountDocuments(ctx, bson.D{{Key: "_id", Value: bid}})
+			n, err := in.d.db.Collection(in.p.Collection).CountDocuments(ctx, bson.D{{Key: "_id", Value: bid}})
 			byIndex = err == nil && n == 0
 		}
 	}
+	return duplicate(id, in.p.Collection, byIndex, msg)
+}
+
+// duplicate is the error of a document whose _id is taken or, byIndex,
+// that a unique index refuses (msg: the server's message).
+func duplicate(id value.Value, coll string, byIndex bool, msg string) error {
 	e := errs.Errorf(errs.Conflict, "duplicate _id %s in collection `%s`", id, coll).
 		WithHint("each document needs a unique _id; omit _id to have one generated")
 	if byIndex {

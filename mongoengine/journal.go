@@ -2,6 +2,7 @@ package mongoengine
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -14,35 +15,43 @@ import (
 // through omgdb. Its documents' before- and after-images are its plan's
 // items (omgdb.plan_items, state "applied").
 type Change struct {
-	ID           string
-	Kind         string // "apply", "rollback", "insert" or "import"
-	PlanKind     string // update, delete, rollback, insert or import
-	Collection   string
-	Inserted     int64
-	Updated      int64
-	Deleted      int64
-	Conflicts    int64 // documents not written
-	Time         time.Time
-	Actor        string
-	Status       string // applying (interrupted or in progress) or applied
-	Seq          int64  // its place in the journal (0: journaled before seq existed)
-	Creates      bool   // its collection did not exist when it was journaled
-	RolledBackBy string // the rollback that undid it
-	RollbackOf   string // for a rollback: the change it undid
+	ID         string
+	Kind       string // "apply", "rollback", "insert" or "import"
+	PlanKind   string // update, delete, rollback, insert or import
+	Collection string
+	Inserted   int64
+	Updated    int64
+	Deleted    int64
+	Conflicts  int64 // documents not written
+	Time       time.Time
+	Actor      string
+	// Status is applying (in progress), interrupted (applying with its
+	// lease expired, or taken over by a rollback) or applied.
+	Status       string
+	Seq          int64     // its place in the journal (0: journaled before seq existed)
+	Creates      bool      // its collection did not exist when it was journaled
+	RolledBackBy string    // the rollback that undid it
+	RollbackOf   string    // for a rollback: the change it undid
+	LeaseUntil   time.Time // while applying: when its writer's lease ends (lease.go)
+	owner        bson.ObjectID
 }
 
-// journalStart records the change as applying, before any document is
-// written: an interrupted apply stays so in the journal.
-func (d *DB) journalStart(ctx context.Context, p *Plan, actor string) error {
+// journalStart records the change as applying, with its writer's lease,
+// before any document is written: an interrupted apply stays so in the
+// journal, and is known interrupted once its lease expires. The caller
+// releases the lease it returns.
+func (d *DB) journalStart(ctx context.Context, p *Plan, actor string) (*lease, error) {
 	tok, _ := bson.ObjectIDFromHex(p.Token)
 	kind := "apply"
-	switch p.Kind {
-	case KindRollback, KindInsert, KindImport:
+	switch {
+	case p.Kind == KindRollback || p.Kind == KindInsert || p.Kind == KindImport:
 		kind = p.Kind
+	case strings.HasPrefix(p.Kind, KindImport+"-"):
+		kind = KindImport // an import in mode upsert, merge or delete
 	}
 	seq, err := d.nextSeq(ctx, tok)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	doc := bson.D{{Key: "_id", Value: tok}, {Key: "seq", Value: seq}, {Key: "kind", Value: kind}, {Key: "plan_kind", Value: p.Kind},
 		{Key: "collection", Value: p.Collection}, {Key: "actor", Value: actor},
@@ -52,18 +61,23 @@ func (d *DB) journalStart(ctx context.Context, p *Plan, actor string) error {
 	}
 	if creates, err := d.creates(ctx, p.Collection); err != nil || creates {
 		if err != nil {
-			return err
+			return nil, err
 		}
 		doc = append(doc, bson.E{Key: "creates", Value: true})
 	}
+	start := time.Now()
+	l := newLease(d, tok, start)
+	doc = append(doc, l.fields(start)...)
 	if _, err := d.db.Collection(ChangesColl).InsertOne(ctx, doc); err != nil {
-		return wrapErr(d.target, "journal the change in", err)
+		return nil, wrapErr(d.target, "journal the change in", err)
 	}
-	return nil
+	go l.run()
+	return l, nil
 }
 
-// journalEnd records what the apply wrote, and marks the plan applied.
-func (d *DB) journalEnd(ctx context.Context, p *Plan, res *ApplyResult) error {
+// journalEnd records what the apply wrote, and marks the plan applied,
+// if the change still holds its lease l.
+func (d *DB) journalEnd(ctx context.Context, p *Plan, res *ApplyResult, l *lease) error {
 	tok, _ := bson.ObjectIDFromHex(p.Token)
 	if res.Transaction && len(res.Conflicts) > 0 {
 		return nil // nothing was written: unclaim dropped the change
@@ -78,8 +92,17 @@ func (d *DB) journalEnd(ctx context.Context, p *Plan, res *ApplyResult) error {
 	}
 	set := bson.D{{Key: "status", Value: StatusApplied}, {Key: "time", Value: bson.NewDateTimeFromTime(time.Now())}, {Key: "inserted", Value: res.Inserted},
 		{Key: "updated", Value: res.Updated}, {Key: "deleted", Value: res.Deleted}, {Key: "conflicts", Value: conflicts}}
-	if _, err := d.db.Collection(ChangesColl).UpdateOne(ctx, bson.D{{Key: "_id", Value: tok}}, bson.D{{Key: "$set", Value: set}}); err != nil {
+	if err := l.check(); err != nil {
+		return err
+	}
+	r, err := d.db.Collection(ChangesColl).UpdateOne(ctx, bson.D{{Key: "_id", Value: tok}, {Key: "owner", Value: l.owner}, {Key: "status", Value: StatusApplying}},
+		bson.D{{Key: "$set", Value: set}, {Key: "$unset", Value: bson.D{{Key: "lease_until", Value: ""}}}})
+	if err != nil {
 		return wrapErr(d.target, "journal the change in", err)
+	}
+	if r.MatchedCount == 0 {
+		return errs.Errorf(errs.Conflict, "change %s was taken over by a rollback of another omgdb before it was marked applied", p.Token).
+			WithHint("see `omgdb history %s`", d.target.Redacted)
 	}
 	return d.markApplied(ctx, p)
 }
@@ -107,11 +130,22 @@ func (d *DB) History(ctx context.Context, coll string, limit int) ([]Change, err
 }
 
 func changeOf(v value.Value) Change {
-	return Change{ID: v.Get("_id").OID().Hex(), Kind: v.Get("kind").Str(), PlanKind: v.Get("plan_kind").Str(),
+	ch := Change{ID: v.Get("_id").OID().Hex(), Kind: v.Get("kind").Str(), PlanKind: v.Get("plan_kind").Str(),
 		Collection: v.Get("collection").Str(), Inserted: v.Get("inserted").Long(), Updated: v.Get("updated").Long(),
 		Deleted: v.Get("deleted").Long(), Conflicts: int64(v.Get("conflicts").Len()),
 		Time: time.UnixMilli(v.Get("time").Date()).UTC(), Actor: v.Get("actor").Str(), Status: v.Get("status").Str(),
-		RolledBackBy: v.Get("rolled_back_by").Str(), RollbackOf: v.Get("rollback_of").Str(), Seq: v.Get("seq").Long(), Creates: v.Get("creates").Bool()}
+		RolledBackBy: v.Get("rolled_back_by").Str(), RollbackOf: v.Get("rollback_of").Str(), Seq: v.Get("seq").Long(), Creates: v.Get("creates").Bool(), owner: ownerOf(v)}
+	if lu := v.Get("lease_until"); lu.Kind() == value.Date {
+		ch.LeaseUntil = time.UnixMilli(lu.Date()).UTC()
+	}
+	return ch
+}
+
+func ownerOf(v value.Value) bson.ObjectID {
+	if o := v.Get("owner"); o.Kind() == value.ObjectID {
+		return bson.ObjectID(o.OID())
+	}
+	return bson.ObjectID{}
 }
 
 // RollbackResult is what Rollback did: the rollback is a change of its
@@ -135,7 +169,7 @@ func (d *DB) Rollback(ctx context.Context, changeID string, opts *ApplyOptions) 
 		return nil, err
 	}
 	tok, _ := bson.ObjectIDFromHex(changeID)
-	items, err := d.planItems(ctx, tok, "applied")
+	items, err := d.undoItems(ctx, ch, tok)
 	if err != nil {
 		return nil, err
 	}
@@ -195,9 +229,11 @@ func (d *DB) change(ctx context.Context, changeID string) (*Change, error) {
 	case ch.RolledBackBy != "":
 		return nil, errs.Errorf(errs.Conflict, "change %s was already rolled back by %s", changeID, ch.RolledBackBy).
 			WithHint("roll back %s to redo it", ch.RolledBackBy)
-	case ch.Status != StatusApplied:
-		return nil, errs.Errorf(errs.Conflict, "change %s is %s: its apply did not finish", changeID, ch.Status).
-			WithHint("compare its documents with the plan (omgdb.plan_items) before writing them by hand")
+	case ch.Status == StatusApplying:
+		return &ch, d.takeOver(ctx, &ch)
+	case ch.Status != StatusApplied && ch.Status != StatusInterrupted:
+		return nil, errs.Errorf(errs.Conflict, "change %s is %s", changeID, ch.Status).
+			WithHint("list the changes with `omgdb history %s`", d.target.Redacted)
 	}
 	return &ch, nil
 }

@@ -74,6 +74,9 @@ type Item struct {
 	Op     string
 	Before value.Value
 	After  value.Value
+	// State is what an apply recorded: "applied", "conflict", or "" (not
+	// written, or written at the moment the apply was interrupted).
+	State string
 }
 
 // Plan is a stored plan with its items.
@@ -88,6 +91,7 @@ type Plan struct {
 	Actor      string
 	Status     string
 	RollbackOf string      // a rollback's plan: the change it undoes
+	Collation  value.Value // the collation of the read that matched its documents (missing: none)
 	UpsertedID value.Value // the _id an upsert inserts
 	// NewCollection is true when the upsert's collection does not exist:
 	// applying the plan creates it.
@@ -105,6 +109,7 @@ func (d *DB) PlanUpdate(ctx context.Context, spec *PlanSpec) (*Plan, error) {
 		return nil, err
 	}
 	p := newPlan(KindUpdate, spec)
+	p.Collation = d.collationSpec
 	actx := query.ApplyContext{Now: p.Created, Query: spec.Filter, Context: ctx}
 	var err error
 	p.NewCollection, err = d.matches(ctx, spec, func(doc value.Value) error {
@@ -146,6 +151,7 @@ func (d *DB) PlanDelete(ctx context.Context, spec *PlanSpec) (*Plan, error) {
 		return nil, err
 	}
 	p := newPlan(KindDelete, spec)
+	p.Collation = d.collationSpec
 	_, err := d.matches(ctx, spec, func(doc value.Value) error {
 		p.Matched++
 		p.Items = append(p.Items, Item{ID: doc.Get("_id"), Op: OpDelete, Before: doc})
@@ -238,6 +244,11 @@ func planDoc(tok bson.ObjectID, p *Plan) bson.D {
 	if p.RollbackOf != "" {
 		doc = append(doc, bson.E{Key: "rollback_of", Value: p.RollbackOf})
 	}
+	if !p.Collation.IsMissing() {
+		if c, err := docToBSON(p.Collation); err == nil {
+			doc = append(doc, bson.E{Key: "collation", Value: c})
+		}
+	}
 	return doc
 }
 
@@ -310,7 +321,7 @@ func (d *DB) planItems(ctx context.Context, tok bson.ObjectID, state any) ([]Ite
 	}
 	var items []Item
 	err = d.drain(ctx, cur, func(v value.Value) error {
-		items = append(items, Item{ID: v.Get("id"), Op: v.Get("op").Str(), Before: v.Get("before"), After: v.Get("after")})
+		items = append(items, Item{ID: v.Get("id"), Op: v.Get("op").Str(), Before: v.Get("before"), After: v.Get("after"), State: v.Get("state").Str()})
 		return nil
 	})
 	return items, err

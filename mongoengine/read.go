@@ -35,6 +35,9 @@ func (d *DB) Find(ctx context.Context, coll string, q *engine.Find, each func(va
 		sort = append(sort, bson.E{Key: "_id", Value: int32(1)})
 	}
 	opts := options.Find().SetSort(sort).SetSkip(q.Skip).SetLimit(q.Limit)
+	if d.collation != nil {
+		opts.SetCollation(d.collation)
+	}
 	if !q.Projection.IsMissing() && q.Projection.Len() > 0 {
 		proj, err := specDoc(q.Projection)
 		if err != nil {
@@ -44,7 +47,7 @@ func (d *DB) Find(ctx context.Context, coll string, q *engine.Find, each func(va
 	}
 	cur, err := c.Find(ctx, filter, opts)
 	if err != nil {
-		return wrapErr(d.target, "find in", err)
+		return d.readErr("find in", err)
 	}
 	return d.drain(ctx, cur, each)
 }
@@ -63,9 +66,13 @@ func (d *DB) Count(ctx context.Context, coll string, filter value.Value) (int64,
 	if err != nil {
 		return 0, err
 	}
-	n, err := c.CountDocuments(ctx, f)
+	opts := options.Count()
+	if d.collation != nil {
+		opts.SetCollation(d.collation)
+	}
+	n, err := c.CountDocuments(ctx, f, opts)
 	if err != nil {
-		return 0, wrapErr(d.target, "count in", err)
+		return 0, d.readErr("count in", err)
 	}
 	return n, nil
 }
@@ -93,12 +100,16 @@ func (d *DB) Distinct(ctx context.Context, coll, field string, filter value.Valu
 	dctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
 	defer context.AfterFunc(ctx, cancel)()
-	raw, err := c.Distinct(dctx, field, f).Raw()
+	opts := options.Distinct()
+	if d.collation != nil {
+		opts.SetCollation(d.collation)
+	}
+	raw, err := c.Distinct(dctx, field, f, opts).Raw()
 	if err != nil && ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
 	if err != nil {
-		return nil, wrapErr(d.target, "distinct in", err)
+		return nil, d.readErr("distinct in", err)
 	}
 	arr, err := fromArray(raw)
 	if err != nil {
@@ -123,9 +134,13 @@ func (d *DB) Aggregate(ctx context.Context, coll string, pipeline value.Value, e
 	if err != nil {
 		return err
 	}
-	cur, err := c.Aggregate(ctx, stages)
+	opts := options.Aggregate()
+	if d.collation != nil {
+		opts.SetCollation(d.collation)
+	}
+	cur, err := c.Aggregate(ctx, stages, opts)
 	if err != nil {
-		return wrapErr(d.target, "aggregate in", err)
+		return d.readErr("aggregate in", err)
 	}
 	return d.drain(ctx, cur, each)
 }
@@ -216,4 +231,13 @@ func specDoc(spec value.Value) (bson.D, error) {
 		return bson.D{}, nil
 	}
 	return docToBSON(spec)
+}
+
+// readErr is wrapErr, and the clear refusal of a server without
+// collations when one was given.
+func (d *DB) readErr(doing string, err error) error {
+	if cerr := d.collationRefused(err); cerr != nil {
+		return cerr
+	}
+	return wrapErr(d.target, doing, err)
 }

@@ -191,8 +191,13 @@ func (d *DB) journal(ctx context.Context, filter bson.D, dir, limit int) ([]Chan
 		return nil, wrapErr(d.target, "read the journal from", err)
 	}
 	var out []Change
+	now := time.Now()
 	err = d.drain(ctx, cur, func(v value.Value) error {
-		out = append(out, changeOf(v))
+		ch := changeOf(v)
+		if ch.Status == StatusApplying && leaseExpired(&ch, now) {
+			ch.Status = StatusInterrupted
+		}
+		out = append(out, ch)
 		return nil
 	})
 	return out, err

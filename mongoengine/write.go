@@ -73,30 +73,33 @@ func (d *DB) Apply(ctx context.Context, token string, opts *ApplyOptions) (*Appl
 	if len(p.Items) == 0 {
 		return res, d.markApplied(ctx, p) // nothing to write: no change in the journal
 	}
-	if err := d.journalStart(ctx, p, opts.Actor); err != nil {
+	l, err := d.journalStart(ctx, p, opts.Actor)
+	if err != nil {
 		return nil, err
 	}
+	defer l.release()
 	if res.Transaction, err = d.transactions(ctx); err != nil {
 		return nil, err
 	}
 	if res.Transaction {
-		err = d.applyInTransaction(ctx, p, opts.Force, res)
+		err = d.applyInTransaction(ctx, p, opts.Force, res, l)
 	} else {
-		err = d.writeItems(ctx, p, opts.Force, res)
+		err = d.writeItems(ctx, p, opts.Force, res, l)
 	}
 	if err != nil {
-		e := errs.Errorf(errs.KindOf(err), "apply %s: %v (change %s stays \"applying\" in %s: the documents its items in %s mark applied hold their after-image, the others their before-image but for the one being written)",
-			token, err, token, ChangesColl, PlanItemsColl).WithHint("check the deployment, then plan again: the documents not yet written are still as they were")
+		e := errs.Errorf(errs.KindOf(err), "apply %s: %v (change %s stays \"applying\" in %s until its lease expires, %s after this error, then it is interrupted)",
+			token, err, token, ChangesColl, LeaseTime).
+			WithHint("check the deployment; then `omgdb rollback %s %s` undoes exactly what was written, or plan again for the documents not yet written", d.target.Redacted, token)
 		e.Err = err
 		return nil, e
 	}
-	return res, d.journalEnd(ctx, p, res)
+	return res, d.journalEnd(ctx, p, res, l)
 }
 
 // applyInTransaction writes the plan in one transaction; on a conflict
 // nothing is written, the change is dropped from the journal and the
 // plan is pending again.
-func (d *DB) applyInTransaction(ctx context.Context, p *Plan, force bool, res *ApplyResult) error {
+func (d *DB) applyInTransaction(ctx context.Context, p *Plan, force bool, res *ApplyResult, l *lease) error {
 	s, err := d.client.StartSession()
 	if err != nil {
 		return wrapErr(d.target, "start a session on", err)
@@ -104,7 +107,7 @@ func (d *DB) applyInTransaction(ctx context.Context, p *Plan, force bool, res *A
 	defer s.EndSession(context.Background())
 	_, err = s.WithTransaction(ctx, func(tx context.Context) (any, error) {
 		res.Inserted, res.Updated, res.Deleted, res.Conflicts = 0, 0, 0, nil
-		if err := d.writeItems(tx, p, force, res); err != nil {
+		if err := d.writeItems(tx, p, force, res, l); err != nil {
 			return nil, err
 		}
 		if len(res.Conflicts) > 0 {
@@ -143,7 +146,8 @@ func (d *DB) claim(ctx context.Context, p *Plan) error {
 			WithHint("a plan applies once; to undo it run `omgdb rollback %s %s`, to change more plan again", d.target.Redacted, p.Token)
 	case p.Status == StatusApplying:
 		return errs.Errorf(errs.Conflict, "plan %s is being applied, or an apply of it was interrupted", p.Token).
-			WithHint("see `omgdb history %s`: an interrupted apply stays \"applying\"; plan again", d.target.Redacted)
+			WithHint("see `omgdb history %s`: an apply whose writer stopped is \"interrupted\" once its lease expires (%s), and `omgdb rollback %s %s` then undoes what it wrote; plan again for the rest",
+				d.target.Redacted, LeaseTime, d.target.Redacted, p.Token)
 	case p.Status != StatusPending:
 		return errs.Errorf(errs.Conflict, "plan %s is %s", p.Token, p.Status).WithHint("plan the change again")
 	case now.After(p.Expires):
@@ -193,13 +197,17 @@ func (d *DB) unclaim(ctx context.Context, p *Plan) error {
 	return nil
 }
 
-// writeItems writes every item of p under its precondition, recording in
-// omgdb.plan_items whether each was applied or conflicted.
-func (d *DB) writeItems(ctx context.Context, p *Plan, force bool, res *ApplyResult) error {
+// writeItems writes every item of p under its precondition, in order,
+// recording in omgdb.plan_items whether each was applied or conflicted;
+// no write starts once the lease l is lost.
+func (d *DB) writeItems(ctx context.Context, p *Plan, force bool, res *ApplyResult, l *lease) error {
 	c := d.db.Collection(p.Collection)
 	items := d.db.Collection(PlanItemsColl)
 	tok, _ := bson.ObjectIDFromHex(p.Token)
 	for i, it := range p.Items {
+		if err := l.check(); err != nil {
+			return err
+		}
 		var actual value.Value
 		if force { // the journal must hold what the document was, not what the plan expected
 			var err error

@@ -50,7 +50,7 @@ func (s *Shell) readMethods(name string) map[string]method {
 			collDoc := s.optCollation(call, 2)
 			var docs []value.Value
 			if s.opts.Engine != nil {
-				s.noCollationOverMongo(collDoc)
+				defer s.collateEngine(collDoc)()
 				docs = s.engineFind(name, filter, proj, value.Value{}, 0, 1)
 			} else {
 				q := s.compileQuery(filter, proj, value.Value{})
@@ -109,7 +109,7 @@ func (s *Shell) optDoc(call goja.FunctionCall, i int, what string) value.Value {
 
 func (s *Shell) countDocs(coll string, filter, collDoc value.Value) int64 {
 	if s.opts.Engine != nil {
-		s.noCollationOverMongo(collDoc)
+		defer s.collateEngine(collDoc)()
 		return s.engineCount(coll, filter)
 	}
 	var f *query.Filter
@@ -136,7 +136,7 @@ func (s *Shell) countDocs(coll string, filter, collDoc value.Value) int64 {
 // elements one by one, in MongoDB's sort order).
 func (s *Shell) distinct(coll, field string, filter, collDoc value.Value) []value.Value {
 	if s.opts.Engine != nil {
-		s.noCollationOverMongo(collDoc)
+		defer s.collateEngine(collDoc)()
 		vals, err := s.opts.Engine.Distinct(s.rctx(), coll, field, filter)
 		s.must(err)
 		return vals

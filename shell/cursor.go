@@ -61,7 +61,7 @@ func (c *cursor) fill(n int64) {
 	}
 	var got []value.Value
 	if skip := c.skip + c.read + int64(len(c.buf)); c.s.opts.Engine != nil {
-		c.s.noCollationOverMongo(c.collation)
+		defer c.s.collateEngine(c.collation)()
 		got = c.s.engineFind(c.coll, c.filter, c.proj, c.sort, skip, want)
 	} else {
 		q := c.s.compileQuery(c.filter, c.proj, c.sort)
@@ -144,7 +144,7 @@ func (s *Shell) findDocs(coll string, q store.Query) []value.Value {
 
 func (s *Shell) runAggregate(coll string, stages, collDoc value.Value) []value.Value {
 	if s.opts.Engine != nil {
-		s.noCollationOverMongo(collDoc)
+		defer s.collateEngine(collDoc)()
 		return s.engineAggregate(coll, stages)
 	}
 	_, err := agg.CompilePipeline(stages, nil) // errors before the store opens

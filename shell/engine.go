@@ -130,13 +130,17 @@ func longKey(key value.Value) value.Value {
 	return value.ObjectValue(fields)
 }
 
-// noCollationOverMongo refuses a collation given to a read over MongoDB,
-// which does not pass it to the server yet.
-func (s *Shell) noCollationOverMongo(collDoc value.Value) {
-	if !collDoc.IsMissing() {
-		s.throw(errs.Errorf(errs.Usage, "a collation does not work over MongoDB yet").
-			WithHint("leave the collation out, or run the shell on a store file"))
-	}
+// collateEngine points the shell's engine at a view of it that reads with
+// the collation collDoc (missing: none), checked by omgdb's collation
+// parser before anything is sent, for the read that calls it; the
+// function it returns restores the engine (the shell runs one statement
+// at a time).
+func (s *Shell) collateEngine(collDoc value.Value) (restore func()) {
+	r, err := engine.Collated(s.opts.Engine, collDoc)
+	s.must(err)
+	prev := s.opts.Engine
+	s.opts.Engine = r
+	return func() { s.opts.Engine = prev }
 }
 
 // engineInsert is insert over the engine.

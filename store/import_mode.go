@@ -168,22 +168,11 @@ func (im *importer) match(ctx context.Context, c *Collection, doc value.Value) (
 func matchSpec(doc value.Value, fields []string) (value.Value, bool) {
 	var conds []value.Field
 	for _, name := range fields {
-		v := pathValue(doc, value.ParsePath(name).Parts)
+		v := doc.ObjectPath(value.ParsePath(name).Parts)
 		if !v.IsMissing() {
 			eq := value.ObjectValue([]value.Field{{Key: "$eq", Value: v}})
 			conds = append(conds, value.Field{Key: name, Value: eq})
 		}
 	}
 	return value.ObjectValue(conds), len(conds) > 0
-}
-
-// pathValue is the value at a dotted path through objects.
-func pathValue(v value.Value, parts []string) value.Value {
-	for _, p := range parts {
-		if !v.IsObject() {
-			return value.Value{}
-		}
-		v = v.Get(p)
-	}
-	return v
 }

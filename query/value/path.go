@@ -45,3 +45,15 @@ func SetPath(v Value, path []string, val Value) Value {
 	}
 	return v.With(path[0], SetPath(v.Get(path[0]), path[1:], val))
 }
+
+// ObjectPath is the value at parts through objects only: missing when
+// something other than an object is met on the way.
+func (v Value) ObjectPath(parts []string) Value {
+	for _, p := range parts {
+		if v.Kind() != Object {
+			return Value{}
+		}
+		v = v.Get(p)
+	}
+	return v
+}
