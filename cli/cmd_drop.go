@@ -43,6 +43,9 @@ collection back whole. A missing collection is an error (exit 66). Prints
 }
 
 func (e *env) runDrop(ctx context.Context, opts *dropOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoDrop(ctx, opts)
+	}
 	return e.writing(opts.path, opts.storeFlags, opts.pretty, func(db *store.DB) (any, error) {
 		return changes.DropCollection(ctx, db, opts.coll, &changes.CollectionOptions{Actor: "cli"})
 	})

@@ -28,6 +28,7 @@ type Change struct {
 	Status       string // applying (interrupted or in progress) or applied
 	RolledBackBy string // the rollback that undid it
 	RollbackOf   string // for a rollback: the change it undid
+	Note         string // a schema change: what it did ("drop users")
 }
 
 // journalStart records the change as applying, before any document is
@@ -113,7 +114,7 @@ func changeOf(v value.Value) Change {
 		Collection: v.Get("collection").Str(), Inserted: v.Get("inserted").Long(), Updated: v.Get("updated").Long(),
 		Deleted: v.Get("deleted").Long(), Conflicts: int64(v.Get("conflicts").Len()),
 		Time: time.UnixMilli(v.Get("time").Date()).UTC(), Actor: v.Get("actor").Str(), Status: v.Get("status").Str(),
-		RolledBackBy: v.Get("rolled_back_by").Str(), RollbackOf: v.Get("rollback_of").Str()}
+		RolledBackBy: v.Get("rolled_back_by").Str(), RollbackOf: v.Get("rollback_of").Str(), Note: v.Get("note").Str()}
 }
 
 // RollbackResult is what Rollback did: the rollback is a change of its
@@ -121,6 +122,9 @@ func changeOf(v value.Value) Change {
 type RollbackResult struct {
 	ApplyResult
 	RolledBack string // the change undone
+	// Undid, for the rollback of a schema change, is what it undid
+	// ("drop users"): no document was written, the steps were undone.
+	Undid string
 }
 
 // Rollback plans the reverse of an applied change (each document it wrote
@@ -131,6 +135,9 @@ type RollbackResult struct {
 func (d *DB) Rollback(ctx context.Context, changeID string, opts *ApplyOptions) (*RollbackResult, error) {
 	if opts == nil {
 		opts = &ApplyOptions{}
+	}
+	if res, ok, err := d.rollbackSchema(ctx, changeID, opts); ok || err != nil {
+		return res, err
 	}
 	ch, err := d.change(ctx, changeID)
 	if err != nil {

@@ -1,0 +1,187 @@
+package cli_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// withoutIDs decodes a drop's or rename's JSON output without what
+// differs between a file and a deployment by design: the change id and
+// the file's lsn.
+func withoutIDs(t *testing.T, out string) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatalf("output %q: %v", out, err)
+	}
+	if id, _ := m["change_id"].(string); id == "" {
+		t.Fatalf("output %q has no change_id", out)
+	}
+	delete(m, "change_id")
+	delete(m, "lsn")
+	delete(m, "next_valid_actions")
+	return m
+}
+
+// both runs args (STORE is the store) on the file and on the deployment
+// and returns both outputs, failing on an exit code other than want.
+func both(t *testing.T, file, uri string, want int, args ...string) (fout, mout string) {
+	t.Helper()
+	outs := make([]string, 2)
+	for i, store := range []string{file, uri} {
+		a := append([]string(nil), args...)
+		for j := range a {
+			if a[j] == "STORE" {
+				a[j] = store
+			}
+		}
+		code, out, stderr := runCLI(t, "", a...)
+		if code != want {
+			t.Fatalf("omgdb %s: exit %d, want %d: %s%s", strings.Join(a, " "), code, want, out, stderr)
+		}
+		outs[i] = out + stderr
+	}
+	return outs[0], outs[1]
+}
+
+// TestMongo_SchemaMatchesFile creates and drops indexes, renames and
+// drops a collection on a store file and on the deployment: the outputs
+// say the same, the collections and indexes are the same after each
+// step, and rolling every change back over MongoDB, newest first, gives
+// back the original documents, type for type, and indexes.
+func TestMongo_SchemaMatchesFile(t *testing.T) {
+	file, uri := mongoStores(t)
+	original := dump(t, uri)
+	_, origIndexes := both(t, file, uri, 0, "indexes", "STORE", "users")
+	steps := [][]string{
+		{"create-index", "STORE", "users", "age", "--unique"},
+		{"create-index", "STORE", "users", `{"city":1,"age":-1}`, "--name", "city_age"},
+		{"create-index", "STORE", "users", "name", "tags:-1"},
+		{"drop-index", "STORE", "users", "city_age"},
+		{"drop-index", "STORE", "users", "tags:-1"},
+		{"rename", "STORE", "users", "people"},
+		{"drop", "STORE", "people"},
+	}
+	var ids []string
+	for _, s := range steps {
+		fout, mout := both(t, file, uri, 0, s...)
+		if s[0] == "rename" || s[0] == "drop" {
+			fm, mm := withoutIDs(t, fout), withoutIDs(t, mout)
+			if js1, js2 := jsonOf(fm), jsonOf(mm); js1 != js2 {
+				t.Fatalf("%s: file %s, MongoDB %s", s[0], js1, js2)
+			}
+		} else if fout != mout {
+			t.Fatalf("%s: file %q, MongoDB %q", strings.Join(s, " "), fout, mout)
+		}
+		if s[0] != "drop" {
+			coll := "users"
+			if s[0] == "rename" {
+				coll = "people"
+			}
+			fi, mi := both(t, file, uri, 0, "indexes", "STORE", coll)
+			if keysOf(fi) != keysOf(mi) {
+				t.Fatalf("after %s: indexes file\n%s\nMongoDB\n%s", strings.Join(s, " "), fi, mi)
+			}
+		}
+		rows := mongoHistoryRows(t, uri)
+		if rows[0].Kind != strings.ReplaceAll(s[0], "-", "_") || rows[0].Status != "applied" {
+			t.Fatalf("after %s: history %+v", s[0], rows[0])
+		}
+		ids = append(ids, rows[0].Change)
+	}
+	fc, mc := both(t, file, uri, 0, "collections", "STORE")
+	if fc != mc || mc != "" {
+		t.Fatalf("collections after the drop: file %q, MongoDB %q", fc, mc)
+	}
+	for i := len(ids) - 1; i >= 0; i-- {
+		code, out, stderr := runCLI(t, "", "rollback", uri, ids[i])
+		if code != 0 || !strings.Contains(out, `"message":"undid `) {
+			t.Fatalf("rollback of %s: exit %d %s%s", steps[i][0], code, out, stderr)
+		}
+	}
+	if got := dump(t, uri); got != original {
+		t.Fatalf("after the rollbacks:\n%s\nwant\n%s", got, original)
+	}
+	if _, mi := both(t, file, uri, 0, "indexes", uri, "users"); mi != origIndexes {
+		t.Fatalf("indexes after the rollbacks:\n%s\nwant\n%s", mi, origIndexes)
+	}
+}
+
+// jsonOf is m as JSON with sorted keys.
+func jsonOf(m map[string]any) string {
+	js, _ := json.Marshal(m)
+	return string(js)
+}
+
+// keysOf is an `indexes` output reduced to each index's name, key and
+// unique option (a file also prints entries and sizes, and not _id_).
+func keysOf(out string) string {
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		var ix struct {
+			Name   string          `json:"name"`
+			Key    json.RawMessage `json:"key"`
+			Unique bool            `json:"unique"`
+		}
+		json.Unmarshal([]byte(l), &ix)
+		if ix.Name == "_id_" {
+			continue // a file does not list it
+		}
+		js, _ := json.Marshal(ix)
+		lines = append(lines, string(js))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// TestMongo_SchemaErrors: the same mistakes give the same exit code and
+// message on a file and on the deployment, and write nothing.
+func TestMongo_SchemaErrors(t *testing.T) {
+	file, uri := mongoStores(t)
+	if code, _, stderr := runCLI(t, `{"_id":1}`, "insert", uri, "other", "-"); code != 0 {
+		t.Fatal(stderr)
+	}
+	if code, _, stderr := runCLI(t, `{"_id":1}`, "insert", file, "other", "-"); code != 0 {
+		t.Fatal(stderr)
+	}
+	before := len(mongoHistoryRows(t, uri))
+	cases := []struct {
+		want int
+		msg  string
+		args []string
+	}{
+		{66, "collection `userz` not found", []string{"drop", "STORE", "userz"}},
+		{66, "collection `userz` not found", []string{"rename", "STORE", "userz", "x"}},
+		{69, "cannot rename `users` to `other`: collection `other` already exists", []string{"rename", "STORE", "users", "other"}},
+		{65, "cannot rename collection `users` to itself", []string{"rename", "STORE", "users", "users"}},
+		{69, "cannot create unique index `city_1` on `users`", []string{"create-index", "STORE", "users", "city", "--unique"}},
+		{66, "index `nope` not found on `users`", []string{"drop-index", "STORE", "users", "nope"}},
+		{66, "collection `userz` not found", []string{"create-index", "STORE", "userz", "a"}},
+		{64, "--name names one index", []string{"create-index", "STORE", "users", "a", "b", "--name", "x"}},
+	}
+	for _, c := range cases {
+		fout, mout := both(t, file, uri, c.want, c.args...)
+		if !strings.Contains(mout, c.msg) {
+			t.Errorf("%s: MongoDB said %q, want %q (file: %q)", strings.Join(c.args, " "), mout, c.msg, fout)
+		}
+	}
+	if after := len(mongoHistoryRows(t, uri)); after != before {
+		t.Fatalf("refused commands left %d changes", after-before)
+	}
+	if _, mi := both(t, file, uri, 0, "indexes", "STORE", "users"); strings.Count(mi, "\n") != 1 {
+		t.Fatalf("indexes after refusals: %s", mi)
+	}
+	for _, a := range [][]string{
+		{"create-index", uri, "users", "name", "--collation", `{"locale":"fr"}`},
+		{"drop", uri, "omgdb.changes"},
+		{"rename", uri, "users", "omgdb.x"},
+	} {
+		code, _, stderr := runCLI(t, "", a...)
+		if code == 0 || !strings.Contains(stderr, "hint:") {
+			t.Errorf("%v: exit %d %s", a, code, stderr)
+		}
+	}
+	if got := dump(t, uri); got == "" {
+		t.Fatal("users is gone")
+	}
+}

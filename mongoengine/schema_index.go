@@ -1,0 +1,166 @@
+package mongoengine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/omgdb/omgdb/engine"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
+)
+
+// IndexName is MongoDB's default name of an index with key: each field
+// and its direction or kind, joined by "_" (age_1_name_-1, title_text).
+func IndexName(key value.Value) string {
+	var parts []string
+	for _, f := range key.Fields() {
+		v := f.Value
+		switch {
+		case v.Kind() == value.String:
+			parts = append(parts, f.Key, v.Str())
+		case v.IsNumber():
+			parts = append(parts, f.Key, fmt.Sprint(v.Long()))
+		default:
+			parts = append(parts, f.Key, v.String())
+		}
+	}
+	return strings.Join(parts, "_")
+}
+
+// CreateIndexes creates indexes on coll from their createIndexes
+// specifications ({key, name, unique, sparse, partialFilterExpression,
+// weights, …}; a missing name gets IndexName), in one journaled change:
+// rollback drops them. An index whose name is taken is a conflict, and
+// so is a unique index the documents break; either way no index of the
+// call is left.
+func (d *DB) CreateIndexes(ctx context.Context, coll string, specs []value.Value, actor string) (*SchemaResult, error) {
+	if err := writable(coll); err != nil {
+		return nil, err
+	}
+	if _, err := d.collection(ctx, coll); err != nil {
+		return nil, err
+	}
+	have, err := d.IndexSpecs(ctx, coll)
+	if err != nil {
+		return nil, err
+	}
+	names := []string{"_id_"}
+	for _, h := range have {
+		names = append(names, h.Get("name").Str())
+	}
+	sc := &schemaChange{id: bson.NewObjectID(), kind: KindCreateIndex, coll: coll, actor: actor}
+	res := &SchemaResult{ChangeID: sc.id.Hex(), Kind: KindCreateIndex, Collection: coll}
+	for _, spec := range specs {
+		spec = named(spec)
+		name := spec.Get("name").Str()
+		if slices.Contains(names, name) {
+			return nil, errs.Errorf(errs.Conflict, "index `%s` already exists on `%s`", name, coll).
+				WithHint("drop it first (omgdb drop-index), or give the new index another --name")
+		}
+		names = append(names, name)
+		res.IndexNames = append(res.IndexNames, name)
+		sc.steps = append(sc.steps, step{Op: stepCreateIndex, Coll: coll, Spec: spec})
+	}
+	sc.note = "create_index " + coll + " " + strings.Join(res.IndexNames, ",")
+	sc.extra = bson.D{{Key: "indexes", Value: int64(len(specs))}}
+	if err := d.runSchema(ctx, sc); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// named gives spec its default name when it has none.
+func named(spec value.Value) value.Value {
+	if spec.Get("name").Str() != "" {
+		return spec
+	}
+	fields := append([]value.Field{}, spec.Fields()...)
+	return value.ObjectValue(append(fields, value.Field{Key: "name", Value: value.StringValue(IndexName(spec.Get("key")))}))
+}
+
+// DropIndex drops coll's index named name, or (when no index has that
+// name and key is not Missing) the index whose key pattern is key, in
+// one journaled change that keeps its specification: rollback creates
+// it again. The _id index cannot be dropped.
+func (d *DB) DropIndex(ctx context.Context, coll, name string, key value.Value, actor string) (*SchemaResult, error) {
+	if err := writable(coll); err != nil {
+		return nil, err
+	}
+	if _, err := d.collection(ctx, coll); err != nil {
+		return nil, err
+	}
+	if name == "_id_" {
+		return nil, errs.Errorf(errs.Invalid, "cannot drop the _id index of `%s`", coll).
+			WithHint("every collection keeps its _id index; drop another index, or the collection")
+	}
+	specs, err := d.IndexSpecs(ctx, coll)
+	if err != nil {
+		return nil, err
+	}
+	spec, ok := findIndex(specs, name, key)
+	if !ok {
+		var names []string
+		for _, s := range specs {
+			names = append(names, s.Get("name").Str())
+		}
+		return nil, errs.Errorf(errs.NotFound, "index `%s` not found on `%s`%s", name, coll, errs.DidYouMean(name, names)).
+			WithHint("list the indexes with `omgdb indexes %s %s`", d.target.Redacted, coll)
+	}
+	spec = createSpec(spec)
+	name = spec.Get("name").Str()
+	sc := &schemaChange{id: bson.NewObjectID(), kind: KindDropIndex, coll: coll, actor: actor,
+		note: "drop_index " + coll + " " + name, steps: []step{{Op: stepDropIndex, Coll: coll, Spec: spec}}}
+	sc.extra = bson.D{{Key: "indexes", Value: int64(1)}}
+	if err := d.runSchema(ctx, sc); err != nil {
+		return nil, err
+	}
+	return &SchemaResult{ChangeID: sc.id.Hex(), Kind: KindDropIndex, Collection: coll, IndexNames: []string{name}}, nil
+}
+
+// findIndex finds an index by name, or else by key pattern.
+func findIndex(specs []value.Value, name string, key value.Value) (value.Value, bool) {
+	for _, s := range specs {
+		if s.Get("name").Str() == name {
+			return s, true
+		}
+	}
+	if key.IsMissing() {
+		return value.Value{}, false
+	}
+	want := engine.NormalizeKey(key)
+	for _, s := range specs {
+		if value.Compare(engine.NormalizeKey(s.Get("key")), want) == 0 && sameKeyOrder(engine.NormalizeKey(s.Get("key")), want) {
+			return s, true
+		}
+	}
+	return value.Value{}, false
+}
+
+func sameKeyOrder(a, b value.Value) bool {
+	af, bf := a.Fields(), b.Fields()
+	if len(af) != len(bf) {
+		return false
+	}
+	for i := range af {
+		if af[i].Key != bf[i].Key {
+			return false
+		}
+	}
+	return true
+}
+
+// createSpec is a listIndexes entry as createIndexes takes it back: the
+// version and namespace the server adds are left out.
+func createSpec(spec value.Value) value.Value {
+	var fields []value.Field
+	for _, f := range spec.Fields() {
+		if f.Key != "v" && f.Key != "ns" {
+			fields = append(fields, f)
+		}
+	}
+	return value.ObjectValue(fields)
+}
