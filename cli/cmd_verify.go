@@ -42,6 +42,9 @@ is well and 74 with the list of problems otherwise. --json prints
 }
 
 func (e *env) runVerify(ctx context.Context, opts *verifyOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoVerify(ctx, opts)
+	}
 	db, err := e.open(opts.path, readOnly, opts.storeFlags)
 	if err != nil {
 		return err

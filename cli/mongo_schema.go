@@ -2,11 +2,13 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	"github.com/omgdb/omgdb/changes"
 	"github.com/omgdb/omgdb/mongoengine"
+	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
@@ -133,4 +135,49 @@ func schemaRollback(out *mongoApplyResult, res *mongoengine.RollbackResult) {
 		out.Message = "undid " + res.Undid
 		out.NextValidActions = []string{changes.ActionRollback}
 	}
+}
+
+// mongoVerify checks omgdb's collections on the deployment and runs the
+// server's validate on each collection (mongoengine's Verify), printed
+// as verify prints a store file's report.
+func (e *env) mongoVerify(ctx context.Context, opts *verifyOptions) error {
+	return e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {
+		rep, err := db.Verify(ctx)
+		if err != nil {
+			return err
+		}
+		if opts.json {
+			js, _ := json.Marshal(rep)
+			e.stdout.Write(append(js, '\n'))
+		} else {
+			fmt.Fprintf(e.stdout, "%s: %d collection(s), %d document(s), %d journal record(s)\n", rep.Path, rep.Collections, rep.Documents, rep.JournalRecords)
+			for _, p := range rep.Problems {
+				fmt.Fprintf(e.stdout, "problem: %s\n", p)
+			}
+			if rep.OK {
+				fmt.Fprintln(e.stdout, "ok")
+			}
+		}
+		if !rep.OK {
+			return errs.Errorf(errs.IO, "%s failed verification with %d problem(s)", rep.Path, len(rep.Problems)).
+				WithHint("each problem names the change or collection and what to do; the server's own checks are `validate` (mongosh db.coll.validate())")
+		}
+		return nil
+	})
+}
+
+// fileOnly is the refusal of a command about the store file's format
+// (compact, backup, salvage) given a MongoDB store: the hint names the
+// MongoDB tool that does it.
+func fileOnly(command, store string) error {
+	if !isMongo(store) {
+		return nil
+	}
+	hints := map[string]string{
+		"compact": "MongoDB reclaims space itself; to rewrite a collection's storage run the server's `compact` command (mongosh: db.runCommand({compact: \"<collection>\"})); omgdb's journal in omgdb.changes is not pruned yet",
+		"backup":  "back up a deployment with `mongodump` (or Atlas backups, or a filesystem snapshot of a replica set member), or copy it into a store file with `omgdb copy <uri> backup.omgdb`",
+		"salvage": "a deployment repairs itself from its replica set members; on a standalone server run `mongod --repair` (see MongoDB's manual), then `omgdb verify` it",
+	}
+	return usage("`omgdb %s` works on a store file's format and does not run over MongoDB", command).
+		WithHint("%s", hints[command])
 }

@@ -1,9 +1,15 @@
 package cli_test
 
 import (
+	"context"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
+
+	"github.com/omgdb/omgdb/internal/mongotest"
 )
 
 // withoutIDs decodes a drop's or rename's JSON output without what
@@ -183,5 +189,57 @@ func TestMongo_SchemaErrors(t *testing.T) {
 	}
 	if got := dump(t, uri); got == "" {
 		t.Fatal("users is gone")
+	}
+}
+
+// TestMongo_VerifyAndFileOnly: verify over MongoDB reports a clean
+// deployment in the file's shape, then an interrupted change and a
+// drop whose kept collection is gone (exit 74); compact, backup,
+// salvage and restore are refused (exit 64) with a hint naming
+// MongoDB's tool, before anything is sent.
+func TestMongo_VerifyAndFileOnly(t *testing.T) {
+	_, uri := mongoStores(t)
+	code, out, stderr := runCLI(t, "", "verify", uri, "--json")
+	var rep struct {
+		Path           string
+		Collections    int
+		Documents      int64
+		JournalRecords int64 `json:"journal_records"`
+		Problems       []string
+		OK             bool
+	}
+	if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil || !rep.OK || rep.Collections != 1 || rep.Documents != 4 || rep.Problems == nil {
+		t.Fatalf("verify: exit %d %s %s (%+v)", code, out, stderr, rep)
+	}
+	if code, out, _ := runCLI(t, "", "drop", uri, "users"); code != 0 {
+		t.Fatal(out)
+	}
+	drop := mongoHistoryRows(t, uri)[0].Change
+	db := mongotest.Client(t, uri).Database("app")
+	if err := db.Collection("omgdb_dropped_" + drop).Drop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Collection("omgdb.changes").InsertOne(context.Background(), bson.D{{Key: "_id", Value: bson.NewObjectID()},
+		{Key: "kind", Value: "apply"}, {Key: "collection", Value: "users"}, {Key: "status", Value: "applying"}}); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr = runCLI(t, "", "verify", uri)
+	if code != 74 || !strings.Contains(out, "is applying: it was interrupted") || !strings.Contains(out, "the drop cannot be rolled back") ||
+		!strings.Contains(stderr, "failed verification with 2 problem(s)") {
+		t.Fatalf("verify with problems: exit %d\n%s%s", code, out, stderr)
+	}
+	for _, c := range []struct {
+		args []string
+		tool string
+	}{
+		{[]string{"compact", uri}, "`compact` command"},
+		{[]string{"backup", uri, filepath.Join(t.TempDir(), "b.omgdb")}, "mongodump"},
+		{[]string{"salvage", uri, filepath.Join(t.TempDir(), "s.omgdb")}, "mongod --repair"},
+		{[]string{"restore", filepath.Join(t.TempDir(), "b.omgdb"), uri}, "mongorestore"},
+	} {
+		code, _, stderr := runCLI(t, "", c.args...)
+		if code != 64 || !strings.Contains(stderr, "does not run over MongoDB") || !strings.Contains(stderr, c.tool) {
+			t.Errorf("%s: exit %d %s", c.args[0], code, stderr)
+		}
 	}
 }
