@@ -103,4 +103,3 @@ func countIn(t *testing.T, db *mongo.Database, coll string) int {
 	}
 	return int(n)
 }
-
