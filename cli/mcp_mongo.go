@@ -58,6 +58,9 @@ func (w mcpWriter) Rollback(ctx context.Context, changeID, actor string, force b
 	}
 	out := engineApplied(&res.ApplyResult)
 	out.Token, out.Kind, out.RolledBack = "", "", res.RolledBack
+	if res.Undid != "" { // a schema change: no document, its steps undone
+		out.Message, out.NextValidActions = "undid "+res.Undid, []string{changes.ActionRollback}
+	}
 	return out, nil
 }
 

@@ -292,23 +292,21 @@ func redactURIs(err error, args []string) error {
 	return redactedError{err, uris}
 }
 
-// mongoMCP opens the MongoDB store of `omgdb mcp --store`, which serves
-// read and read-write scope: dangerous scope is refused before
-// connecting. At read scope the server gets the engine as a bare
-// engine.Reader (nothing it holds has a write method) and no writer.
+// mongoMCP opens the MongoDB store of `omgdb mcp --store`. At read scope
+// the server gets the engine as a bare engine.Reader (nothing it holds
+// has a write method) and no writer; at read-write scope a writer
+// without the drops; only at dangerous scope one that drops.
 func (e *env) mongoMCP(ctx context.Context, store string, scope mcpserver.Scope) (*mongoengine.DB, engine.Reader, mcpserver.EngineWriter, error) {
-	if scope > mcpserver.ScopeReadWrite {
-		return nil, nil, nil, usage("--scope %s does not work over MongoDB yet", scope).
-			WithHint("over MongoDB the MCP server serves the read tools, and at --scope read-write the plan, apply, rollback and history tools (see `omgdb docs mongodb`); use --scope read-write, or serve a store file")
-	}
 	db, err := e.openMongo(ctx, store)
 	switch {
 	case err != nil:
 		return nil, nil, nil, err
 	case scope == mcpserver.ScopeRead:
 		return db, readerOnly{db}, nil, nil
+	case scope == mcpserver.ScopeReadWrite:
+		return db, db, mcpWriter{db}, nil
 	}
-	return db, db, mcpWriter{db}, nil
+	return db, db, mcpDangerousWriter{mcpWriter{db}}, nil
 }
 
 // readerOnly hides every method of an engine but engine.Reader's.

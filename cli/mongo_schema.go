@@ -111,13 +111,8 @@ func (e *env) mongoCreateIndex(ctx context.Context, opts *createIndexOptions, te
 // mongoDropIndex drops an index on the deployment, named by its name or
 // by its fields as create-index takes them.
 func (e *env) mongoDropIndex(ctx context.Context, opts *dropIndexOptions) error {
-	var key value.Value
-	if fields, err := store.ParseKeyPattern(opts.name); err == nil {
-		spec, err := indexToMongo(opts.coll, store.BTreeIndex("", store.BTreeSpec{Fields: fields}))
-		if err == nil {
-			key = spec.Get("key")
-		}
-	}
+	fields, _ := store.ParseKeyPattern(opts.name)
+	key := keyOf(opts.coll, fields)
 	return e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {
 		res, err := db.DropIndex(ctx, opts.coll, opts.name, key, "cli")
 		if err != nil {

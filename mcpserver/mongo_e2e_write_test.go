@@ -72,7 +72,7 @@ func wantRaw(t *testing.T, db *mongo.Database, coll string, want ...string) {
 
 func TestMongo_MCPReadWrite_Tools(t *testing.T) {
 	cs, tools, _, _, _ := mongoRW(t)
-	want := "describe,find,count,distinct,aggregate,list_indexes,history,plan_update,plan_delete,apply,rollback"
+	want := "describe,find,count,distinct,aggregate,create_collection,rename_collection,list_indexes,create_index,history,plan_update,plan_delete,apply,rollback"
 	if got := toolNames(tools); got != want {
 		t.Fatalf("tools/list over MongoDB at read-write: %s, want %s", got, want)
 	}
@@ -289,7 +289,7 @@ func TestMongo_MCPReadWrite_Policy(t *testing.T) {
 		// Tools the engine does not serve, arguments it does not take, bad input.
 		{name: "insert_not_served", tool: "insert", args: m{"collection": "visits", "document": m{"x": 1}}, code: "NOT_FOUND", check: wantMessage("not yet supported over MongoDB")},
 		{name: "plan_aggregate_not_served", tool: "plan_aggregate", args: m{"collection": "visits", "pipeline": []any{}}, code: "NOT_FOUND"},
-		{name: "create_index_not_served", tool: "create_index", args: m{"collection": "visits", "keys": m{"ward": 1}}, code: "NOT_FOUND"},
+		{name: "create_snapshot_not_served", tool: "create_snapshot", args: m{"name": "s1"}, code: "NOT_FOUND"},
 		{name: "drop_collection_scope", tool: "drop_collection", args: m{"collection": "visits"}, code: "SCOPE_DENIED"},
 		{name: "history_id_refused", tool: "history", args: m{"id": "1"}, code: "INVALID_ARGUMENT"},
 		{name: "collation_refused", tool: "plan_delete", args: m{"collection": "visits", "filter": m{}, "collation": m{"locale": "en"}}, code: "INVALID_ARGUMENT"},
