@@ -92,16 +92,9 @@ func runCreateCollectionEngine(ctx context.Context, c *call) (*output, error) {
 
 func runCreateIndexEngine(ctx context.Context, c *call) (*output, error) {
 	coll := c.str("collection")
-	fields, err := store.ParseKeyPattern(c.str("fields"))
+	fields, err := c.indexFields(coll)
 	if err != nil {
-		return nil, argError(err, "fields")
-	}
-	// A unique index on a redacted field would name its values in
-	// conflicts, and its bounds would count them.
-	for _, f := range fields {
-		if c.srv.policy.overlapsRedacted(coll, f.Path) {
-			return nil, deniedRedactedField(coll, f.Path, "indexed")
-		}
+		return nil, err
 	}
 	if err := c.engineCollection(ctx, coll); err != nil {
 		return nil, err
