@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -161,7 +163,7 @@ func TestMongo_SchemaErrors(t *testing.T) {
 		{69, "cannot rename `users` to `other`: collection `other` already exists", []string{"rename", "STORE", "users", "other"}},
 		{65, "cannot rename collection `users` to itself", []string{"rename", "STORE", "users", "users"}},
 		{69, "cannot create unique index `city_1` on `users`", []string{"create-index", "STORE", "users", "city", "--unique"}},
-		{66, "index `nope` not found on `users`", []string{"drop-index", "STORE", "users", "nope"}},
+		{66, "no index `nope` on collection `users`", []string{"drop-index", "STORE", "users", "nope"}},
 		{66, "collection `userz` not found", []string{"create-index", "STORE", "userz", "a"}},
 		{64, "--name names one index", []string{"create-index", "STORE", "users", "a", "b", "--name", "x"}},
 	}
@@ -241,5 +243,87 @@ func TestMongo_VerifyAndFileOnly(t *testing.T) {
 		if code != 64 || !strings.Contains(stderr, "does not run over MongoDB") || !strings.Contains(stderr, c.tool) {
 			t.Errorf("%s: exit %d %s", c.args[0], code, stderr)
 		}
+	}
+}
+
+// shellSchema are the shell's collection and index statements run on a
+// store file and over MongoDB.
+var shellSchema = []string{
+	`db.items.insertMany([{_id: 1, i: NumberInt(5), l: NumberLong(6), n: null, a: [1, 'x']}, {_id: 2, i: NumberInt(6), d: 2.5}])`,
+	`db.items.createIndex({i: 1}, {unique: true})`,
+	`db.items.createIndex({l: -1, n: 1}, {name: 'ln'})`,
+	`db.items.createIndex({a: 1}, {name: 'i_1'})`,
+	`db.items.getIndexes()`,
+	`db.items.dropIndex('ln')`,
+	`db.items.dropIndex({i: 1})`,
+	`db.items.dropIndex('nope')`,
+	`db.items.dropIndex(5)`,
+	`db.items.renameCollection('things')`,
+	`db.nope.renameCollection('x')`,
+	`db.things.find()`,
+	`db.other.insertOne({_id: 1})`,
+	`db.things.renameCollection('other')`,
+	`db.things.renameCollection('other', true)`,
+	`db.other.find()`,
+	`db.other.drop()`,
+	`db.other.drop()`,
+	`show collections`,
+}
+
+// TestMongo_ShellSchemaMatchesFile runs shellSchema on a file and over
+// MongoDB: the same output and errors (change ids and the store's name
+// aside), every printed change in history, and rolling back every
+// schema change over MongoDB leaves the documents as the inserts wrote
+// them, under their first names.
+func TestMongo_ShellSchemaMatchesFile(t *testing.T) {
+	srv := mongotest.Own(t)
+	file, uri := filepath.Join(t.TempDir(), "app.omgdb"), srv.URI+"app"
+	var printed []string
+	for _, code := range shellSchema {
+		fcode, fout, ferr := runCLI(t, "", "shell", file, "--eval", code)
+		mcode, mout, merr := runCLI(t, "", "shell", uri, "--eval", code)
+		for _, m := range regexp.MustCompile(`(// change |changeId: ')([0-9a-f]{24})`).FindAllStringSubmatch(mout, -1) {
+			if !slices.Contains(printed, m[2]) {
+				printed = append(printed, m[2])
+			}
+		}
+		norm := func(s, store string) string {
+			s = strings.TrimPrefix(s, "created store "+file+"\n")
+			return changeID.ReplaceAllString(strings.ReplaceAll(s, store, "STORE"), "ID")
+		}
+		errLine := func(s, store string) string { return strings.SplitN(norm(s, store), "\nhint: ", 2)[0] }
+		if mcode != fcode || norm(mout, uri) != norm(fout, file) || errLine(merr, uri) != errLine(ferr, file) {
+			t.Errorf("shell --eval %s:\n file  exit %d: %q %q\n mongo exit %d: %q %q", code, fcode, fout, ferr, mcode, mout, merr)
+		}
+	}
+	if len(printed) != 9 {
+		t.Fatalf("%d change ids printed, want 9 (2 inserts, 2 createIndex, 2 dropIndex, 2 renames and a drop): %v", len(printed), printed)
+	}
+	rows := mongoHistoryRows(t, uri)
+	inHistory := map[string]string{}
+	for _, r := range rows {
+		inHistory[r.Change] = r.Kind
+	}
+	for _, id := range printed {
+		if inHistory[id] == "" {
+			t.Errorf("change %s printed but not in history", id)
+		}
+	}
+	for i := len(printed) - 1; i >= 0; i-- {
+		if inHistory[printed[i]] == "insert" {
+			continue // the documents stay: only the schema changes are undone
+		}
+		if code, out, stderr := runCLI(t, "", "rollback", uri, printed[i]); code != 0 {
+			t.Fatalf("rollback %s (%s): exit %d %s%s", printed[i], inHistory[printed[i]], code, out, stderr)
+		}
+	}
+	want := `{"_id":{"$numberInt":"1"},"i":{"$numberInt":"5"},"l":{"$numberLong":"6"},"n":null,"a":[{"$numberInt":"1"},"x"]}
+{"_id":{"$numberInt":"2"},"i":{"$numberInt":"6"},"d":{"$numberDouble":"2.5"}}
+`
+	if got := dumpColl(t, uri, "items"); got != want {
+		t.Errorf("items after the rollbacks:\n%s\nwant\n%s", got, want)
+	}
+	if got := dumpColl(t, uri, "other"); got != `{"_id":{"$numberInt":"1"}}`+"\n" {
+		t.Errorf("other after the rollbacks: %s", got)
 	}
 }

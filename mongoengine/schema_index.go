@@ -58,8 +58,8 @@ func (d *DB) CreateIndexes(ctx context.Context, coll string, specs []value.Value
 		spec = named(spec)
 		name := spec.Get("name").Str()
 		if slices.Contains(names, name) {
-			return nil, errs.Errorf(errs.Conflict, "index `%s` already exists on `%s`", name, coll).
-				WithHint("drop it first (omgdb drop-index), or give the new index another --name")
+			return nil, errs.Errorf(errs.Conflict, "index `%s` already exists on collection `%s`", name, coll).
+				WithHint("drop it first, or choose another --name")
 		}
 		names = append(names, name)
 		res.IndexNames = append(res.IndexNames, name)
@@ -107,8 +107,8 @@ func (d *DB) DropIndex(ctx context.Context, coll, name string, key value.Value, 
 		for _, s := range specs {
 			names = append(names, s.Get("name").Str())
 		}
-		return nil, errs.Errorf(errs.NotFound, "index `%s` not found on `%s`%s", name, coll, errs.DidYouMean(name, names)).
-			WithHint("list the indexes with `omgdb indexes %s %s`", d.target.Redacted, coll)
+		return nil, errs.Errorf(errs.NotFound, "no index `%s` on collection `%s`%s", name, coll, errs.DidYouMean(name, names)).
+			WithHint("list indexes with `omgdb indexes %s %s`", d.target.Redacted, coll)
 	}
 	spec = createSpec(spec)
 	name = spec.Get("name").Str()

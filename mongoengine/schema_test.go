@@ -169,7 +169,7 @@ func TestSchema_IndexRollback(t *testing.T) {
 		t.Fatalf("names = %v", res.IndexNames)
 	}
 	_, err = d.CreateIndexes(ctx, "c", []value.Value{input(`{"key":{"x":1},"name":"by_a"}`)}, "test")
-	mustKind(t, err, errs.Conflict, "index `by_a` already exists")
+	mustKind(t, err, errs.Conflict, "index `by_a` already exists on collection `c`")
 	// The documents hold n 1, 2 and a long 3 (equal keys across types
 	// would collide): make two equal, then a unique index on n fails.
 	if _, err := d.db.Collection("c").UpdateOne(ctx, bson.D{{Key: "_id", Value: 2}}, bson.D{{Key: "$set", Value: bson.D{{Key: "n", Value: int64(1)}}}}); err != nil {
@@ -187,7 +187,7 @@ func TestSchema_IndexRollback(t *testing.T) {
 	_, err = d.DropIndex(ctx, "c", "_id_", value.Value{}, "test")
 	mustKind(t, err, errs.Invalid, "cannot drop the _id index")
 	_, err = d.DropIndex(ctx, "c", "by_b", value.Value{}, "test")
-	mustKind(t, err, errs.NotFound, "index `by_b` not found on `c` (did you mean `by_a`?)")
+	mustKind(t, err, errs.NotFound, "no index `by_b` on collection `c` (did you mean `by_a`?)")
 	drop, err := d.DropIndex(ctx, "c", "x", input(`{"a":1}`), "test")
 	if err != nil || drop.IndexNames[0] != "by_a" {
 		t.Fatalf("drop by key: %+v %v", drop, err)

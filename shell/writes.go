@@ -43,6 +43,12 @@ func (s *Shell) writeMethods(name string) map[string]method {
 		"deleteOne":  func(call goja.FunctionCall) goja.Value { return s.deleteResult(name, call, true) },
 		"deleteMany": func(call goja.FunctionCall) goja.Value { return s.deleteResult(name, call, false) },
 		"drop": func(goja.FunctionCall) goja.Value {
+			if s.opts.Engine != nil {
+				change, err := s.schemaWriter().Drop(s.rctx(), name)
+				s.must(err)
+				s.note(change)
+				return s.rt.ToValue(true)
+			}
 			var res *changes.CollectionResult
 			s.withDB(false, func(db *store.DB) error {
 				var err error
@@ -151,6 +157,11 @@ func (s *Shell) planApply(create bool, plan func(*store.DB) (*changes.PlanResult
 // rename renames a collection in one change (changes.RenameCollection:
 // documents, indexes and rules move), so rollback brings the old name back.
 func (s *Shell) rename(from, to string, dropTarget bool) string {
+	if s.opts.Engine != nil {
+		change, err := s.schemaWriter().Rename(s.rctx(), from, to, dropTarget)
+		s.must(err)
+		return change
+	}
 	var res *changes.CollectionResult
 	s.withDB(false, func(db *store.DB) error {
 		var err error

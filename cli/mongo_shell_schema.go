@@ -1,0 +1,51 @@
+package cli
+
+import (
+	"context"
+
+	"github.com/omgdb/omgdb/query/value"
+	"github.com/omgdb/omgdb/shell"
+	"github.com/omgdb/omgdb/store"
+)
+
+// The shell's drop, renameCollection, createIndex and dropIndex over
+// MongoDB (shell.SchemaWriter): the CLI's drop, rename, create-index and
+// drop-index, each one journaled change by actor "shell".
+
+var _ shell.SchemaWriter = mongoShellWriter{}
+
+func (w mongoShellWriter) Drop(ctx context.Context, coll string) (string, error) {
+	res, err := w.db.Drop(ctx, coll, "shell")
+	if err != nil {
+		return "", err
+	}
+	return res.ChangeID, nil
+}
+
+func (w mongoShellWriter) Rename(ctx context.Context, from, to string, dropTarget bool) (string, error) {
+	res, err := w.db.Rename(ctx, from, to, dropTarget, "shell")
+	if err != nil {
+		return "", err
+	}
+	return res.ChangeID, nil
+}
+
+func (w mongoShellWriter) CreateIndex(ctx context.Context, coll string, def store.IndexDef) (string, error) {
+	spec, err := indexToMongo(coll, def)
+	if err != nil {
+		return "", err
+	}
+	res, err := w.db.CreateIndexes(ctx, coll, []value.Value{spec}, "shell")
+	if err != nil {
+		return "", err
+	}
+	return res.ChangeID, nil
+}
+
+func (w mongoShellWriter) DropIndex(ctx context.Context, coll, name string, fields []store.IndexField) (string, string, error) {
+	res, err := w.db.DropIndex(ctx, coll, name, keyOf(coll, fields), "shell")
+	if err != nil {
+		return "", "", err
+	}
+	return res.IndexNames[0], res.ChangeID, nil
+}
