@@ -28,7 +28,9 @@ func newDropCmd(e *env) *cobra.Command {
 transaction that is one change in the journal (MongoDB's drop). Every document
 stays in the journal, so omgdb rollback <store> <change_id> brings the
 collection back whole. A missing collection is an error (exit 66). Prints
-{"change_id","kind","collection","documents","indexes","lsn","next_valid_actions"}.`,
+{"change_id","kind","collection","documents","indexes","lsn","next_valid_actions"}.
+Over MongoDB the collection is renamed aside (omgdb_dropped_<change id>),
+so rollback can rename it back, and there is no lsn (see omgdb docs mongodb).`,
 		Example: `  omgdb drop app.omgdb sessions`,
 		Args:    cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
