@@ -258,6 +258,16 @@ var shellSchema = []string{
 	`db.items.dropIndex({i: 1})`,
 	`db.items.dropIndex('nope')`,
 	`db.items.dropIndex(5)`,
+	`db.createCollection('logs')`,
+	`db.createCollection('logs')`,
+	`db.createCollection('capped', {capped: true})`,
+	`db.items.createIndexes([{d: 1}, {i: 1, d: -1}], {sparse: false})`,
+	`db.items.getIndexes()`,
+	`db.items.dropIndexes(['d_1'])`,
+	`db.items.dropIndexes('_id_')`,
+	`db.items.dropIndexes(['nope'])`,
+	`db.items.dropIndexes()`,
+	`db.items.getIndexes()`,
 	`db.items.renameCollection('things')`,
 	`db.nope.renameCollection('x')`,
 	`db.things.find()`,
@@ -296,8 +306,8 @@ func TestMongo_ShellSchemaMatchesFile(t *testing.T) {
 			t.Errorf("shell --eval %s:\n file  exit %d: %q %q\n mongo exit %d: %q %q", code, fcode, fout, ferr, mcode, mout, merr)
 		}
 	}
-	if len(printed) != 9 {
-		t.Fatalf("%d change ids printed, want 9 (2 inserts, 2 createIndex, 2 dropIndex, 2 renames and a drop): %v", len(printed), printed)
+	if len(printed) != 13 {
+		t.Fatalf("%d change ids printed, want 13 (2 inserts, 2 createIndex, 2 dropIndex, createCollection, createIndexes, 2 dropIndexes, 2 renames and a drop): %v", len(printed), printed)
 	}
 	rows := mongoHistoryRows(t, uri)
 	inHistory := map[string]string{}
@@ -325,5 +335,11 @@ func TestMongo_ShellSchemaMatchesFile(t *testing.T) {
 	}
 	if got := dumpColl(t, uri, "other"); got != `{"_id":{"$numberInt":"1"}}`+"\n" {
 		t.Errorf("other after the rollbacks: %s", got)
+	}
+	if _, out, _ := runCLI(t, "", "collections", uri); out != "items\nother\n" {
+		t.Errorf("collections after the rollbacks: %q", out)
+	}
+	if _, out, _ := runCLI(t, "", "indexes", uri, "items"); strings.Count(out, "\n") != 1 {
+		t.Errorf("indexes after the rollbacks: %q", out)
 	}
 }

@@ -8,8 +8,9 @@ import (
 	"github.com/omgdb/omgdb/store"
 )
 
-// The shell's drop, renameCollection, createIndex and dropIndex over
-// MongoDB (shell.SchemaWriter): the CLI's drop, rename, create-index and
+// The shell's db.createCollection, drop, renameCollection, createIndex,
+// createIndexes, dropIndex and dropIndexes over MongoDB
+// (shell.SchemaWriter): the CLI's drop, rename, create-index and
 // drop-index, each one journaled change by actor "shell".
 
 var _ shell.SchemaWriter = mongoShellWriter{}
@@ -30,12 +31,15 @@ func (w mongoShellWriter) Rename(ctx context.Context, from, to string, dropTarge
 	return res.ChangeID, nil
 }
 
-func (w mongoShellWriter) CreateIndex(ctx context.Context, coll string, def store.IndexDef) (string, error) {
-	spec, err := indexToMongo(coll, def)
-	if err != nil {
-		return "", err
+func (w mongoShellWriter) CreateIndexes(ctx context.Context, coll string, defs []store.IndexDef) (string, error) {
+	specs := make([]value.Value, len(defs))
+	for i, def := range defs {
+		var err error
+		if specs[i], err = indexToMongo(coll, def); err != nil {
+			return "", err
+		}
 	}
-	res, err := w.db.CreateIndexes(ctx, coll, []value.Value{spec}, "shell")
+	res, err := w.db.CreateIndexes(ctx, coll, specs, "shell")
 	if err != nil {
 		return "", err
 	}
@@ -48,4 +52,20 @@ func (w mongoShellWriter) DropIndex(ctx context.Context, coll, name string, fiel
 		return "", "", err
 	}
 	return res.IndexNames[0], res.ChangeID, nil
+}
+
+func (w mongoShellWriter) CreateCollection(ctx context.Context, coll string) (string, error) {
+	res, err := w.db.Create(ctx, coll, "shell")
+	if err != nil {
+		return "", err
+	}
+	return res.ChangeID, nil
+}
+
+func (w mongoShellWriter) DropIndexes(ctx context.Context, coll string, names []string) (int, string, error) {
+	res, was, err := w.db.DropIndexes(ctx, coll, names, "shell")
+	if err != nil {
+		return 0, "", err
+	}
+	return was, res.ChangeID, nil
 }

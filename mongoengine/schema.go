@@ -182,8 +182,8 @@ func (d *DB) Create(ctx context.Context, coll, actor string) (*SchemaResult, err
 		return nil, err
 	}
 	if exists {
-		return nil, errs.Errorf(errs.Conflict, "collection `%s` already exists in %s", coll, d.target.Redacted).
-			WithHint("choose another name, or use the existing collection")
+		return nil, errs.Errorf(errs.Conflict, "collection `%s` already exists", coll).
+			WithHint("use it as it is, or choose another name")
 	}
 	sc := &schemaChange{id: bson.NewObjectID(), kind: KindCreateCollection, coll: coll, note: "create " + coll, actor: actor,
 		steps: []step{{Op: stepCreate, Coll: coll}}}

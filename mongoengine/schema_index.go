@@ -103,22 +103,73 @@ func (d *DB) DropIndex(ctx context.Context, coll, name string, key value.Value, 
 	}
 	spec, ok := findIndex(specs, name, key)
 	if !ok {
-		var names []string
-		for _, s := range specs {
-			names = append(names, s.Get("name").Str())
-		}
-		return nil, errs.Errorf(errs.NotFound, "no index `%s` on collection `%s`%s", name, coll, errs.DidYouMean(name, names)).
-			WithHint("list indexes with `omgdb indexes %s %s`", d.target.Redacted, coll)
+		return nil, d.noIndex(coll, name, specs)
 	}
-	spec = createSpec(spec)
-	name = spec.Get("name").Str()
-	sc := &schemaChange{id: bson.NewObjectID(), kind: KindDropIndex, coll: coll, actor: actor,
-		note: "drop_index " + coll + " " + name, steps: []step{{Op: stepDropIndex, Coll: coll, Spec: spec}}}
-	sc.extra = bson.D{{Key: "indexes", Value: int64(1)}}
+	return d.dropSpecs(ctx, coll, []value.Value{spec}, actor)
+}
+
+// DropIndexes drops coll's indexes named in names, or every index but
+// _id_ when names is nil, in one journaled change that keeps their
+// specifications. A name coll has no index of is NotFound, and nothing
+// is dropped. With no index to drop, nothing is journaled (ChangeID "").
+func (d *DB) DropIndexes(ctx context.Context, coll string, names []string, actor string) (res *SchemaResult, was int, err error) {
+	if err := writable(coll); err != nil {
+		return nil, 0, err
+	}
+	if _, err := d.collection(ctx, coll); err != nil {
+		return nil, 0, err
+	}
+	specs, err := d.IndexSpecs(ctx, coll)
+	if err != nil {
+		return nil, 0, err
+	}
+	drop := specs
+	if names != nil {
+		drop = nil
+		for _, name := range names {
+			if name == "_id_" {
+				return nil, 0, errs.Errorf(errs.Invalid, "cannot drop the _id index of `%s`", coll).
+					WithHint("every collection keeps its _id index; drop another index, or the collection")
+			}
+			spec, ok := findIndex(specs, name, value.Value{})
+			if !ok {
+				return nil, 0, d.noIndex(coll, name, specs)
+			}
+			drop = append(drop, spec)
+		}
+	}
+	if len(drop) == 0 {
+		return &SchemaResult{Kind: KindDropIndex, Collection: coll}, len(specs) + 1, nil
+	}
+	res, err = d.dropSpecs(ctx, coll, drop, actor)
+	return res, len(specs) + 1, err
+}
+
+// dropSpecs drops the indexes of specs in one change.
+func (d *DB) dropSpecs(ctx context.Context, coll string, specs []value.Value, actor string) (*SchemaResult, error) {
+	sc := &schemaChange{id: bson.NewObjectID(), kind: KindDropIndex, coll: coll, actor: actor}
+	res := &SchemaResult{ChangeID: sc.id.Hex(), Kind: KindDropIndex, Collection: coll}
+	for _, spec := range specs {
+		spec = createSpec(spec)
+		res.IndexNames = append(res.IndexNames, spec.Get("name").Str())
+		sc.steps = append(sc.steps, step{Op: stepDropIndex, Coll: coll, Spec: spec})
+	}
+	sc.note = "drop_index " + coll + " " + strings.Join(res.IndexNames, ",")
+	sc.extra = bson.D{{Key: "indexes", Value: int64(len(specs))}}
 	if err := d.runSchema(ctx, sc); err != nil {
 		return nil, err
 	}
-	return &SchemaResult{ChangeID: sc.id.Hex(), Kind: KindDropIndex, Collection: coll, IndexNames: []string{name}}, nil
+	return res, nil
+}
+
+// noIndex is the error of an index coll does not have.
+func (d *DB) noIndex(coll, name string, specs []value.Value) error {
+	var names []string
+	for _, s := range specs {
+		names = append(names, s.Get("name").Str())
+	}
+	return errs.Errorf(errs.NotFound, "no index `%s` on collection `%s`%s", name, coll, errs.DidYouMean(name, names)).
+		WithHint("list indexes with `omgdb indexes %s %s`", d.target.Redacted, coll)
 }
 
 // findIndex finds an index by name, or else by key pattern.

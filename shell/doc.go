@@ -24,8 +24,12 @@
 // With Options.Engine (a MongoDB deployment, package mongoengine) the
 // reads go to that engine instead of a store file (engine.go): find,
 // findOne, the counts, distinct, aggregate, getIndexes and the collection
-// names. Everything else that would open a store file (writes, explain,
-// stats) is refused with a usage error before anything is sent.
+// names. With Options.Writer the writes of insert, update, replace and
+// delete go there too, and when the Writer is also a SchemaWriter
+// (engine_schema.go) db.createCollection, drop, renameCollection and the
+// index methods. Everything else that would open a store file (other
+// writes, explain, stats) is refused with a usage error before anything
+// is sent.
 //
 // Run reads statements through a LineReader, the seam between the loop
 // and the terminal: a line editor on a terminal (readline.go), a plain

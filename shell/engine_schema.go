@@ -10,8 +10,9 @@ import (
 	"github.com/omgdb/omgdb/store"
 )
 
-// Over an engine whose Writer is also a SchemaWriter, drop,
-// renameCollection, createIndex and dropIndex run there, each one
+// Over an engine whose Writer is also a SchemaWriter, db.createCollection,
+// drop, renameCollection, createIndex, createIndexes, dropIndex and
+// dropIndexes run there, each one
 // journaled change that rollback undoes, printing what they print on a
 // store file.
 
@@ -19,14 +20,18 @@ import (
 // indexes of an engine, each call one journaled change (its id is
 // returned).
 type SchemaWriter interface {
+	CreateCollection(ctx context.Context, coll string) (change string, err error)
 	Drop(ctx context.Context, coll string) (change string, err error)
 	Rename(ctx context.Context, from, to string, dropTarget bool) (change string, err error)
-	// CreateIndex creates def (a B-tree or text index, as a store file
-	// defines it).
-	CreateIndex(ctx context.Context, coll string, def store.IndexDef) (change string, err error)
+	// CreateIndexes creates defs (B-tree or text indexes, as a store file
+	// defines them).
+	CreateIndexes(ctx context.Context, coll string, defs []store.IndexDef) (change string, err error)
 	// DropIndex drops the index named name, or else the one whose key is
 	// fields (nil when the argument was a name), and returns its name.
 	DropIndex(ctx context.Context, coll, name string, fields []store.IndexField) (dropped, change string, err error)
+	// DropIndexes drops the indexes named, every one but _id_ when names
+	// is nil, and returns how many the collection had (_id_ counted).
+	DropIndexes(ctx context.Context, coll string, names []string) (was int, change string, err error)
 }
 
 // schemaWriter is the engine's SchemaWriter, or the refusal when there

@@ -90,7 +90,7 @@ func (s *Shell) indexName(c *store.Collection, arg value.Value) string {
 // CreateBTreeIndexes, which refuses a second index on the same keys.
 func (s *Shell) createIndex(coll string, def store.IndexDef) goja.Value {
 	if s.opts.Engine != nil {
-		change, err := s.schemaWriter().CreateIndex(s.rctx(), coll, def)
+		change, err := s.schemaWriter().CreateIndexes(s.rctx(), coll, []store.IndexDef{def})
 		s.must(err)
 		s.note(change)
 		return s.rt.ToValue(def.Name)

@@ -73,6 +73,9 @@ func (s *Shell) writeMethods(name string) map[string]method {
 	for k, v := range s.indexMethods(name) {
 		m[k] = v
 	}
+	for k, v := range s.schemaMethods(name) {
+		m[k] = v
+	}
 	return m
 }
 
