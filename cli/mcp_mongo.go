@@ -97,5 +97,8 @@ func historyRow(c mongoengine.Change) mongoChange {
 	if c.RolledBackBy != "" {
 		row.Status = "rolled back by " + c.RolledBackBy
 	}
+	if c.RenamedTo != "" {
+		row.Collections = append(row.Collections, c.RenamedTo)
+	}
 	return row
 }

@@ -98,6 +98,13 @@ func TestMongo_SchemaMatchesFile(t *testing.T) {
 		}
 		ids = append(ids, rows[0].Change)
 	}
+	fh, mh := both(t, file, uri, 0, "history", "STORE", "--coll", "people", "--limit", "1")
+	if !strings.Contains(fh, `"kind":"drop"`) || !strings.Contains(mh, `"kind":"drop"`) {
+		t.Fatalf("history --coll people: file %s, MongoDB %s", fh, mh)
+	}
+	if _, mh = both(t, file, uri, 0, "history", "STORE", "--coll", "people", "--limit", "2"); !strings.Contains(mh, `"collections":["users","people"]`) {
+		t.Fatalf("history --coll people lists the rename under both names: %s", mh)
+	}
 	fc, mc := both(t, file, uri, 0, "collections", "STORE")
 	if fc != mc || mc != "" {
 		t.Fatalf("collections after the drop: file %q, MongoDB %q", fc, mc)
@@ -238,6 +245,8 @@ func TestMongo_VerifyAndFileOnly(t *testing.T) {
 		{[]string{"backup", uri, filepath.Join(t.TempDir(), "b.omgdb")}, "mongodump"},
 		{[]string{"salvage", uri, filepath.Join(t.TempDir(), "s.omgdb")}, "mongod --repair"},
 		{[]string{"restore", filepath.Join(t.TempDir(), "b.omgdb"), uri}, "mongorestore"},
+		{[]string{"define", uri, "users", `{"required":["name"]}`}, "db.createCollection"},
+		{[]string{"create", uri, "--from", "-"}, "create_collection"},
 	} {
 		code, _, stderr := runCLI(t, "", c.args...)
 		if code != 64 || !strings.Contains(stderr, "does not run over MongoDB") || !strings.Contains(stderr, c.tool) {

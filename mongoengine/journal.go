@@ -29,6 +29,7 @@ type Change struct {
 	RolledBackBy string // the rollback that undid it
 	RollbackOf   string // for a rollback: the change it undid
 	Note         string // a schema change: what it did ("drop users")
+	RenamedTo    string // a rename: the new name
 }
 
 // journalStart records the change as applying, before any document is
@@ -90,8 +91,8 @@ func (d *DB) markApplied(ctx context.Context, p *Plan) error {
 // made around omgdb are not in it.
 func (d *DB) History(ctx context.Context, coll string, limit int) ([]Change, error) {
 	filter := bson.D{}
-	if coll != "" {
-		filter = append(filter, bson.E{Key: "collection", Value: coll})
+	if coll != "" { // a rename is listed under both its names
+		filter = append(filter, bson.E{Key: "$or", Value: bson.A{bson.D{{Key: "collection", Value: coll}}, bson.D{{Key: "renamed_to", Value: coll}}}})
 	}
 	opts := options.Find().SetSort(bson.D{{Key: "_id", Value: -1}})
 	if limit > 0 {
@@ -114,7 +115,7 @@ func changeOf(v value.Value) Change {
 		Collection: v.Get("collection").Str(), Inserted: v.Get("inserted").Long(), Updated: v.Get("updated").Long(),
 		Deleted: v.Get("deleted").Long(), Conflicts: int64(v.Get("conflicts").Len()),
 		Time: time.UnixMilli(v.Get("time").Date()).UTC(), Actor: v.Get("actor").Str(), Status: v.Get("status").Str(),
-		RolledBackBy: v.Get("rolled_back_by").Str(), RollbackOf: v.Get("rollback_of").Str(), Note: v.Get("note").Str()}
+		RolledBackBy: v.Get("rolled_back_by").Str(), RollbackOf: v.Get("rollback_of").Str(), Note: v.Get("note").Str(), RenamedTo: v.Get("renamed_to").Str()}
 }
 
 // RollbackResult is what Rollback did: the rollback is a change of its
