@@ -51,6 +51,9 @@ func (e *env) mongoDrop(ctx context.Context, opts *dropOptions) error {
 
 // mongoRename renames a collection on the deployment.
 func (e *env) mongoRename(ctx context.Context, opts *renameOptions) error {
+	if err := store.ValidateCollectionName(opts.to); err != nil {
+		return err // the file's rule, and its message
+	}
 	return e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {
 		res, err := db.Rename(ctx, opts.from, opts.to, opts.dropTarget, "cli")
 		if err != nil {

@@ -169,6 +169,7 @@ func TestMongo_SchemaErrors(t *testing.T) {
 		{66, "collection `userz` not found", []string{"rename", "STORE", "userz", "x"}},
 		{69, "cannot rename `users` to `other`: collection `other` already exists", []string{"rename", "STORE", "users", "other"}},
 		{65, "cannot rename collection `users` to itself", []string{"rename", "STORE", "users", "users"}},
+		{65, "invalid collection name", []string{"rename", "STORE", "users", "a$b"}},
 		{69, "cannot create unique index `city_1` on `users`", []string{"create-index", "STORE", "users", "city", "--unique"}},
 		{66, "no index `nope` on collection `users`", []string{"drop-index", "STORE", "users", "nope"}},
 		{66, "collection `userz` not found", []string{"create-index", "STORE", "userz", "a"}},

@@ -242,3 +242,33 @@ func TestSchema_InterruptedDrop(t *testing.T) {
 		}
 	}
 }
+
+// TestSchema_StepRefusedUndoes: a step the server refuses undoes the
+// steps before it and leaves no change: two indexes of which the second
+// is a unique index the documents break, and a change whose second
+// rename has no source.
+func TestSchema_StepRefusedUndoes(t *testing.T) {
+	d := openWrite(t)
+	ctx := context.Background()
+	seedColl(t, d, "c")
+	if _, err := d.db.Collection("c").UpdateOne(ctx, bson.D{{Key: "_id", Value: 2}}, bson.D{{Key: "$set", Value: bson.D{{Key: "n", Value: int32(1)}}}}); err != nil {
+		t.Fatal(err)
+	}
+	want := dumpColl(t, d, "c")
+	_, err := d.CreateIndexes(ctx, "c", []value.Value{input(`{"key":{"d":1}}`), input(`{"key":{"n":1},"unique":true}`)}, "test")
+	mustKind(t, err, errs.Conflict, "cannot create unique index `n_1` on `c`")
+	if ixs, _ := d.Indexes(ctx, "c"); len(ixs) != 1 {
+		t.Fatalf("indexes after the refused pair: %+v (d_1 must be undone)", ixs)
+	}
+	sc := &schemaChange{id: bson.NewObjectID(), kind: KindRename, coll: "c", note: "test", actor: "test",
+		steps: []step{{Op: stepRename, Coll: "c", To: "c2"}, {Op: stepRename, Coll: "nope", To: "c3"}}}
+	if err := d.runSchema(ctx, sc); err == nil {
+		t.Fatal("a rename of a missing collection passed")
+	}
+	if got := dumpColl(t, d, "c"); got != want {
+		t.Fatalf("c after the refused change: %s", got)
+	}
+	if hist, _ := d.History(ctx, "", 0); len(hist) != 0 {
+		t.Fatalf("refused changes left %d journal entries", len(hist))
+	}
+}
