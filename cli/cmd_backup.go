@@ -44,6 +44,9 @@ Restore with "omgdb restore".`,
 }
 
 func (e *env) runBackup(ctx context.Context, opts *backupOptions) error {
+	if err := fileOnly("backup", opts.path); err != nil {
+		return err
+	}
 	db, err := e.open(opts.path, readOnly, opts.storeFlags)
 	if err != nil {
 		return err
@@ -70,6 +73,10 @@ never overwritten: restore to a new name and swap it in yourself.`,
 		Example: `  omgdb restore app-2026-11-22.omgdb.zst restored.omgdb`,
 		Args:    cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if isMongo(args[1]) {
+				return usage("`omgdb restore` writes a store file and does not run over MongoDB").
+					WithHint("restore a store file's backup to a file, then `omgdb copy` it into the deployment; restore a `mongodump` with `mongorestore`")
+			}
 			ctx, bar := e.withProgress(cmd.Context(), "restoring")
 			err := store.Restore(ctx, args[0], args[1])
 			bar.done()

@@ -54,6 +54,9 @@ together). Prints {"path","bytes_before","bytes_after","records_pruned","history
 }
 
 func (e *env) runCompact(ctx context.Context, opts *compactOptions) error {
+	if err := fileOnly("compact", opts.path); err != nil {
+		return err
+	}
 	var cut uint64
 	if opts.historyBefore != "" {
 		db, err := e.open(opts.path, readOnly, opts.storeFlags)

@@ -45,6 +45,9 @@ See omgdb docs validation. An invalid spec creates nothing.`,
 }
 
 func (e *env) runCreate(_ context.Context, opts *createOptions) error {
+	if err := rulesNotOverMongo("create", opts.path); err != nil {
+		return err
+	}
 	var spec value.Value
 	if opts.from != "" {
 		arg := opts.from

@@ -95,11 +95,17 @@ func (e *env) runCreateIndex(ctx context.Context, opts *createIndexOptions) erro
 			return errs.Errorf(errs.Usage, "a text index takes no collation: it compares its terms by MongoDB's own rules (case and diacritic folding)").
 				WithHint("leave out --collation, or index the field with a B-tree key instead")
 		}
+		if isMongo(opts.path) {
+			return e.mongoCreateIndex(ctx, opts, &def)
+		}
 		return e.runCreateTextIndex(ctx, opts, def)
 	}
 	if opts.text.given() {
 		return errs.Errorf(errs.Usage, "--weights, --default-language and --language-override apply to a text index only").
 			WithHint(`write the key pattern as '{"title":"text"}'`)
+	}
+	if isMongo(opts.path) {
+		return e.mongoCreateIndex(ctx, opts, nil)
 	}
 	collDoc, coll, err := e.parseCollation(opts.collation)
 	if err != nil {

@@ -63,6 +63,9 @@ See omgdb docs validation.`,
 }
 
 func (e *env) runDefine(_ context.Context, opts *defineOptions) error {
+	if err := rulesNotOverMongo("define", opts.path); err != nil {
+		return err
+	}
 	arg, what := opts.rules, "rules"
 	if opts.from != "" {
 		arg, what = "@"+opts.from, "spec"

@@ -28,7 +28,9 @@ func newDropCmd(e *env) *cobra.Command {
 transaction that is one change in the journal (MongoDB's drop). Every document
 stays in the journal, so omgdb rollback <store> <change_id> brings the
 collection back whole. A missing collection is an error (exit 66). Prints
-{"change_id","kind","collection","documents","indexes","lsn","next_valid_actions"}.`,
+{"change_id","kind","collection","documents","indexes","lsn","next_valid_actions"}.
+Over MongoDB the collection is renamed aside (omgdb_dropped_<change id>),
+so rollback can rename it back, and there is no lsn (see omgdb docs mongodb).`,
 		Example: `  omgdb drop app.omgdb sessions`,
 		Args:    cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -43,6 +45,9 @@ collection back whole. A missing collection is an error (exit 66). Prints
 }
 
 func (e *env) runDrop(ctx context.Context, opts *dropOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoDrop(ctx, opts)
+	}
 	return e.writing(opts.path, opts.storeFlags, opts.pretty, func(db *store.DB) (any, error) {
 		return changes.DropCollection(ctx, db, opts.coll, &changes.CollectionOptions{Actor: "cli"})
 	})

@@ -37,7 +37,10 @@ journal. Prints "dropped index ` + "`<name>` on `<collection>`" + `".`,
 	return cmd
 }
 
-func (e *env) runDropIndex(_ context.Context, opts *dropIndexOptions) error {
+func (e *env) runDropIndex(ctx context.Context, opts *dropIndexOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoDropIndex(ctx, opts)
+	}
 	db, err := e.open(opts.path, readWrite, opts.storeFlags)
 	if err != nil {
 		return err

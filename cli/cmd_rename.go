@@ -48,6 +48,9 @@ Prints {"change_id","kind","collection","renamed_to","documents","indexes",
 }
 
 func (e *env) runRename(ctx context.Context, opts *renameOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoRename(ctx, opts)
+	}
 	co := &changes.CollectionOptions{DropTarget: opts.dropTarget, Actor: "cli"}
 	return e.writing(opts.path, opts.storeFlags, opts.pretty, func(db *store.DB) (any, error) {
 		return changes.RenameCollection(ctx, db, opts.from, opts.to, co)

@@ -48,6 +48,9 @@ something could not be (the new store is written all the same).`,
 }
 
 func (e *env) runSalvage(ctx context.Context, opts *salvageOptions) error {
+	if err := fileOnly("salvage", opts.damaged); err != nil {
+		return err
+	}
 	rep, err := store.Salvage(ctx, opts.damaged, opts.out)
 	if err != nil {
 		return err

@@ -28,7 +28,10 @@ document's checksum and key, every collection's count, every journal
 record, and that undoing the whole journal from the current state leaves an
 empty store (so the journal accounts for every document). Exits 0 when all
 is well and 74 with the list of problems otherwise. --json prints
-{"path","collections","documents","journal_records","problems":[…],"ok"}.`,
+{"path","collections","documents","journal_records","problems":[…],"ok"}.
+Over MongoDB it checks omgdb's journal (changes stuck applying, items that
+do not account for a change, dropped collections no longer kept) and runs
+the server's validate on each collection.`,
 		Example: `  omgdb verify app.omgdb`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -42,6 +45,9 @@ is well and 74 with the list of problems otherwise. --json prints
 }
 
 func (e *env) runVerify(ctx context.Context, opts *verifyOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoVerify(ctx, opts)
+	}
 	db, err := e.open(opts.path, readOnly, opts.storeFlags)
 	if err != nil {
 		return err

@@ -66,6 +66,9 @@ func (w mcpWriter) Rollback(ctx context.Context, changeID, actor string, force b
 	}
 	out := engineApplied(&res.ApplyResult)
 	out.Token, out.Kind, out.RolledBack = "", "", res.RolledBack
+	if res.Undid != "" { // a schema change: no document, its steps undone
+		out.Message, out.NextValidActions = "undid "+res.Undid, []string{changes.ActionRollback}
+	}
 	return out, nil
 }
 
@@ -101,6 +104,9 @@ func historyRow(c mongoengine.Change) mongoChange {
 		Note: mongoChangeNote(c), Status: c.Status, RolledBackBy: c.RolledBackBy, RollbackOf: c.RollbackOf}
 	if c.RolledBackBy != "" {
 		row.Status = "rolled back by " + c.RolledBackBy
+	}
+	if c.RenamedTo != "" {
+		row.Collections = append(row.Collections, c.RenamedTo)
 	}
 	return row
 }

@@ -19,7 +19,7 @@ import (
 
 // The commands that run over a MongoDB deployment so far, for the error
 // every other command gives on a mongodb:// store.
-const overMongo = "find, count, distinct, aggregate (with --at too), indexes, collections, copy, export, insert, import, update, replace, delete, plan-update, plan-delete, apply, rollback, history, diff, log, snapshot, revert, vsearch, search, context, the shell's reads and mcp --scope read"
+const overMongo = "find, count, distinct, aggregate (with --at too), indexes, collections, copy, export, insert, import, update, replace, delete, plan-update, plan-delete, apply, rollback, history, diff, log, snapshot, revert, vsearch, search, context, drop, rename, create-index, drop-index, verify, the shell's reads and common writes, and mcp"
 
 // isMongo reports whether a store argument names a MongoDB deployment
 // (mongodb://…, mongodb+srv://…, or mongodb:[DB] for $OMGDB_MONGODB_URI).
@@ -342,23 +342,21 @@ func redactURIs(err error, args []string) error {
 	return redactedError{err, uris}
 }
 
-// mongoMCP opens the MongoDB store of `omgdb mcp --store`, which serves
-// read and read-write scope: dangerous scope is refused before
-// connecting. At read scope the server gets the engine as a bare
-// engine.Reader (nothing it holds has a write method) and no writer.
+// mongoMCP opens the MongoDB store of `omgdb mcp --store`. At read scope
+// the server gets the engine as a bare engine.Reader (nothing it holds
+// has a write method) and no writer; at read-write scope a writer
+// without the drops; only at dangerous scope one that drops.
 func (e *env) mongoMCP(ctx context.Context, store string, scope mcpserver.Scope) (*mongoengine.DB, engine.Reader, mcpserver.EngineWriter, error) {
-	if scope > mcpserver.ScopeReadWrite {
-		return nil, nil, nil, usage("--scope %s does not work over MongoDB yet", scope).
-			WithHint("over MongoDB the MCP server serves the read tools, and at --scope read-write the plan, apply, rollback, history, insert and insert_many tools (see `omgdb docs mongodb`); use --scope read-write, or serve a store file")
-	}
 	db, err := e.openMongo(ctx, store)
 	switch {
 	case err != nil:
 		return nil, nil, nil, err
 	case scope == mcpserver.ScopeRead:
 		return db, readerOnly{db}, nil, nil
+	case scope == mcpserver.ScopeReadWrite:
+		return db, db, mcpWriter{db}, nil
 	}
-	return db, db, mcpWriter{db}, nil
+	return db, db, mcpDangerousWriter{mcpWriter{db}}, nil
 }
 
 // readerOnly hides every method of an engine but engine.Reader's (and

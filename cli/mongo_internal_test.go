@@ -2,10 +2,13 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"strings"
 	"testing"
 
+	"github.com/omgdb/omgdb/internal/mongotest"
+	"github.com/omgdb/omgdb/mcpserver"
 	"github.com/omgdb/omgdb/query/errs"
 )
 
@@ -30,5 +33,34 @@ func TestRedactURIs(t *testing.T) {
 	}
 	if err := redactURIs(errors.New("x"), []string{"find", "app.omgdb"}); err.Error() != "x" {
 		t.Errorf("an error without URIs changed: %v", err)
+	}
+}
+
+// TestMongoMCP_WriterPerScope: the writer mongoMCP hands the MCP server
+// has the methods of its scope only: none at read scope, no drop at
+// read-write scope, the drops at dangerous scope.
+func TestMongoMCP_WriterPerScope(t *testing.T) {
+	uri := mongotest.Own(t).URI + "app"
+	e := &env{}
+	for _, tc := range []struct {
+		scope          mcpserver.Scope
+		writer, schema bool
+		dangerous      bool
+	}{
+		{mcpserver.ScopeRead, false, false, false},
+		{mcpserver.ScopeReadWrite, true, true, false},
+		{mcpserver.ScopeDangerous, true, true, true},
+	} {
+		db, reader, w, err := e.mongoMCP(context.Background(), uri, tc.scope)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, schema := w.(mcpserver.EngineSchemaWriter)
+		_, dangerous := w.(mcpserver.EngineDangerousWriter)
+		_, readerWrites := reader.(mcpserver.EngineWriter)
+		if (w != nil) != tc.writer || schema != tc.schema || dangerous != tc.dangerous || (tc.scope == mcpserver.ScopeRead && readerWrites) {
+			t.Errorf("%s: writer %v, schema %v, dangerous %v, reader writes %v", tc.scope, w != nil, schema, dangerous, readerWrites)
+		}
+		db.Close()
 	}
 }

@@ -198,6 +198,7 @@ func (e *env) mongoRollback(ctx context.Context, opts *rollbackOptions) error {
 		}
 		out := applyOutput(&res.ApplyResult)
 		out.Token, out.Kind, out.RolledBack = "", "", res.RolledBack
+		schemaRollback(out, res)
 		if err := e.printJSON(out, opts.pretty); err != nil {
 			return err
 		}
@@ -235,6 +236,9 @@ func (e *env) mongoHistory(ctx context.Context, opts *historyOptions) error {
 // mongoChangeNote is a change's note in history: the plan it applied
 // (none for an insert or import, as on a store file).
 func mongoChangeNote(c mongoengine.Change) string {
+	if c.Note != "" {
+		return c.Note // a schema change: what it did
+	}
 	if c.Kind == mongoengine.KindInsert || c.Kind == mongoengine.KindImport {
 		return ""
 	}

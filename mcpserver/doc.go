@@ -38,7 +38,8 @@
 // tool's code does. Over an engine (Config.Engine, a MongoDB
 // deployment) a read-scope server holds only its engine.Reader: New
 // refuses a Config.Writer at read scope, so no tool can reach a write
-// function (engine.go, engine_write.go). Paths are confined to the root (see paths.go for the
+// function (engine.go, engine_write.go); a read-write server's writer has
+// no drop method, only a dangerous one's does (engine_schema.go). Paths are confined to the root (see paths.go for the
 // exact steps and the remaining window where /proc is missing). Redacted
 // fields are removed where documents are read, before filters see them;
 // the values plans, change notes and error messages give to redacted

@@ -13,9 +13,9 @@ import (
 )
 
 // Serving an engine (Config.Engine, a MongoDB deployment) instead of store
-// files. Read scope serves the tools of engineRuns; read-write scope,
-// with Config.Writer, also those of engineWriteRuns (engine_write.go);
-// dangerous scope is refused. Only those tools are listed and callable;
+// files. Read scope serves the tools of engineRuns; read-write and
+// dangerous scope, with Config.Writer, also those of engineWriteRuns
+// (engine_write.go, engine_schema.go) that the scope allows. Only those tools are listed and callable;
 // every other tool's Run is nil, which the catalog never lists and admit
 // refuses. Each read goes through
 // engine.Redacting, so the redacted paths are removed by the first stage
@@ -43,15 +43,13 @@ func (c *Config) checkEngineConfig() error {
 	}
 	refuse := func(what string) error {
 		return errs.Errorf(errs.Usage, "%s does not work over MongoDB yet", what).
-			WithHint("over MongoDB the MCP server serves the read tools, and at --scope read-write plan_update, plan_delete, apply, rollback, history, insert and insert_many (see `omgdb docs mongodb`); leave it out, or serve a store file")
+			WithHint("over MongoDB the MCP server serves the read tools, at --scope read-write plan_update, plan_delete, apply, rollback, history, insert, insert_many, create_snapshot, plan_revert, create_collection, create_index and rename_collection, and at --scope dangerous drop_collection and drop_index (see `omgdb docs mongodb`); leave it out, or serve a store file")
 	}
 	switch {
-	case c.Scope == ScopeDangerous:
-		return refuse("--scope " + c.Scope.String())
 	case c.Scope == ScopeRead && c.Writer != nil:
 		return errs.Errorf(errs.Usage, "mcp: a read-scope server must not be handed Config.Writer")
-	case c.Scope == ScopeReadWrite && c.Writer == nil:
-		return errs.Errorf(errs.Usage, "mcp: a read-write server over an engine needs Config.Writer")
+	case c.Scope >= ScopeReadWrite && c.Writer == nil:
+		return errs.Errorf(errs.Usage, "mcp: a %s server over an engine needs Config.Writer", c.Scope)
 	case c.ToolsFile != "" || c.OnlyCanned:
 		return refuse("--tools-file")
 	case c.IndexCheck:
@@ -73,6 +71,9 @@ func (s *Server) useEngine(tools []*tool) {
 	s.reader = engine.Redacting(s.cfg.Engine, s.policy.redactedPaths)
 	for _, t := range tools {
 		t.Run = engineRuns[t.Name]
+		if t.Name == "create_index" { // an index keyed by a collation is not built over MongoDB yet: not offered, and refused
+			t.Params = slices.DeleteFunc(slices.Clone(t.Params), func(p param) bool { return p.Name == "collation" })
+		}
 		s.useEngineWriter(t)
 		s.usePast(t)
 		s.useEngineRetrieval(t)

@@ -28,7 +28,8 @@ func TestNew_EngineScopes(t *testing.T) {
 		{"read_with_writer", mcpserver.Config{Scope: mcpserver.ScopeRead, Engine: fakeEngine{}, Writer: fakeWriter{}}, "must not be handed"},
 		{"read_write", mcpserver.Config{Scope: mcpserver.ScopeReadWrite, Engine: fakeEngine{}, Writer: fakeWriter{}}, ""},
 		{"read_write_without_writer", mcpserver.Config{Scope: mcpserver.ScopeReadWrite, Engine: fakeEngine{}}, "needs Config.Writer"},
-		{"dangerous", mcpserver.Config{Scope: mcpserver.ScopeDangerous, Engine: fakeEngine{}, Writer: fakeWriter{}}, "--scope dangerous does not work over MongoDB yet"},
+		{"dangerous", mcpserver.Config{Scope: mcpserver.ScopeDangerous, Engine: fakeEngine{}, Writer: fakeWriter{}}, ""},
+		{"dangerous_without_writer", mcpserver.Config{Scope: mcpserver.ScopeDangerous, Engine: fakeEngine{}}, "a dangerous server over an engine needs Config.Writer"},
 		{"writer_without_engine", mcpserver.Config{Scope: mcpserver.ScopeReadWrite, Writer: fakeWriter{}}, "needs Config.Engine"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -72,7 +72,7 @@ func wantRaw(t *testing.T, db *mongo.Database, coll string, want ...string) {
 
 // mongoReadWriteTools are the tools a read-write server over MongoDB
 // lists, over stdio and HTTP alike.
-const mongoReadWriteTools = "describe,find,count,distinct,aggregate,export,insert,insert_many,vsearch,search,context_pack,list_indexes,history,diff,plan_update,plan_delete,plan_revert,apply,rollback,create_snapshot"
+const mongoReadWriteTools = "describe,find,count,distinct,aggregate,export,insert,insert_many,create_collection,rename_collection,vsearch,search,context_pack,list_indexes,create_index,history,diff,plan_update,plan_delete,plan_revert,apply,rollback,create_snapshot"
 
 func TestMongo_MCPReadWrite_Tools(t *testing.T) {
 	cs, tools, _, _, _ := mongoRW(t)
@@ -290,9 +290,7 @@ func TestMongo_MCPReadWrite_Policy(t *testing.T) {
 		{name: "system_upsert", tool: "plan_update", args: m{"collection": "system.js", "filter": m{"_id": 1}, "update": m{"$set": m{"a": 1}}, "upsert": true}, code: "NOT_FOUND"},
 		{name: "omgdb_history", tool: "history", args: m{"collection": "omgdb.changes"}, check: wantField("returned", 0.0)},
 		// Tools the engine does not serve, arguments it does not take, bad input.
-		{name: "create_collection_not_served", tool: "create_collection", args: m{"collection": "wards"}, code: "NOT_FOUND", check: wantMessage("not yet supported over MongoDB")},
 		{name: "plan_aggregate_not_served", tool: "plan_aggregate", args: m{"collection": "visits", "pipeline": []any{}}, code: "NOT_FOUND"},
-		{name: "create_index_not_served", tool: "create_index", args: m{"collection": "visits", "keys": m{"ward": 1}}, code: "NOT_FOUND"},
 		{name: "drop_collection_scope", tool: "drop_collection", args: m{"collection": "visits"}, code: "SCOPE_DENIED"},
 		{name: "history_id_refused", tool: "history", args: m{"id": "1"}, code: "INVALID_ARGUMENT"},
 		{name: "collation_sent_ferretdb_refuses", tool: "plan_delete", args: m{"collection": "visits", "filter": m{}, "collation": m{"locale": "en"}}, code: "INVALID_ARGUMENT",

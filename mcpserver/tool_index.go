@@ -28,16 +28,9 @@ func runCreateIndex(ctx context.Context, c *call) (*output, error) {
 	if !c.srv.policy.collectionAllowed(coll) {
 		return nil, deniedCollection(coll)
 	}
-	fields, err := store.ParseKeyPattern(c.str("fields"))
+	fields, err := c.indexFields(coll)
 	if err != nil {
-		return nil, argError(err, "fields")
-	}
-	// A unique index on a redacted field would name its values in
-	// conflicts, and its bounds would count them.
-	for _, f := range fields {
-		if c.srv.policy.overlapsRedacted(coll, f.Path) {
-			return nil, deniedRedactedField(coll, f.Path, "indexed")
-		}
+		return nil, err
 	}
 	spec := store.BTreeSpec{Fields: fields, Unique: c.value("unique").Bool(), Sparse: c.value("sparse").Bool()}
 	if c.has("collation") {
@@ -69,6 +62,22 @@ func runCreateIndex(ctx context.Context, c *call) (*output, error) {
 		return nil, err
 	}
 	return newOutput(obj("collection", coll, "name", name, "change_id", changeID)), nil
+}
+
+// indexFields parses the fields argument of create_index, refusing a
+// redacted field: a unique index on one would name its values in
+// conflicts, and its bounds would count them.
+func (c *call) indexFields(coll string) ([]store.IndexField, error) {
+	fields, err := store.ParseKeyPattern(c.str("fields"))
+	if err != nil {
+		return nil, argError(err, "fields")
+	}
+	for _, f := range fields {
+		if c.srv.policy.overlapsRedacted(coll, f.Path) {
+			return nil, deniedRedactedField(coll, f.Path, "indexed")
+		}
+	}
+	return fields, nil
 }
 
 func (s *Server) dropIndexTool() *tool {

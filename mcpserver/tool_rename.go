@@ -20,22 +20,31 @@ func (s *Server) renameCollectionTool() *tool {
 	}
 }
 
-func runRenameCollection(ctx context.Context, c *call) (*output, error) {
-	from, to := c.str("collection"), c.str("to")
+// renameAllowed checks a rename against the policy: both names allowed,
+// a valid new name, and the same redactions under both.
+func (c *call) renameAllowed(from, to string) error {
 	for _, name := range []string{from, to} {
 		if !c.srv.policy.collectionAllowed(name) {
-			return nil, deniedCollection(name)
+			return deniedCollection(name)
 		}
 	}
 	if err := store.ValidateCollectionName(to); err != nil {
-		return nil, argError(err, "to")
+		return argError(err, "to")
 	}
 	// Redaction rules follow names: a rename must not move documents to a
 	// name under which fewer of their fields are redacted.
 	if !sameStrings(c.srv.policy.redactedNames(from), c.srv.policy.redactedNames(to)) {
-		return nil, errorf(CodePolicyDenied, "cannot rename `%s` to `%s`: this server redacts different fields of the two names", from, to).
+		return errorf(CodePolicyDenied, "cannot rename `%s` to `%s`: this server redacts different fields of the two names", from, to).
 			withHint("choose a name with the same redaction, or have the user rename it with the CLI").
 			withContext("collection", from, "to", to)
+	}
+	return nil
+}
+
+func runRenameCollection(ctx context.Context, c *call) (*output, error) {
+	from, to := c.str("collection"), c.str("to")
+	if err := c.renameAllowed(from, to); err != nil {
+		return nil, err
 	}
 	db, err := c.openFor(from, true)
 	if err != nil {

@@ -79,10 +79,16 @@ func (d *DB) Collections(ctx context.Context) ([]string, error) {
 		return nil, wrapErr(d.target, "list the collections of", err)
 	}
 	names = slices.DeleteFunc(names, func(n string) bool {
-		return strings.HasPrefix(n, "system.") || strings.HasPrefix(n, "omgdb.")
+		return hidden(n)
 	})
 	slices.Sort(names)
 	return names, nil
+}
+
+// hidden reports a collection that is the server's (system.) or omgdb's
+// own (omgdb., and a dropped collection kept for rollback).
+func hidden(coll string) bool {
+	return strings.HasPrefix(coll, "system.") || strings.HasPrefix(coll, "omgdb.") || strings.HasPrefix(coll, DroppedPrefix)
 }
 
 // collection returns coll, or a NotFound error with a did-you-mean when

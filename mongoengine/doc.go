@@ -66,6 +66,17 @@
 // revisions; PlanRevert plans the writes back to a revision, for one
 // collection, applied with Apply.
 //
+// Schema changes (schema.go, schema_index.go, schema_rollback.go): Create,
+// Drop, Rename, CreateIndexes, DropIndex and DropIndexes are each one
+// change whose journal entry lists its steps (a renameCollection, an
+// index creation or drop), each with a known inverse: a drop renames the
+// collection aside to omgdb_dropped_<change id> (hidden, like omgdb.*),
+// a dropped index's specification is kept, and Rollback runs the
+// inverses, last first. A step the server refuses undoes the ones before
+// it and removes the change; after a crash Rollback finds which steps
+// were carried out by looking at the collections and indexes. Verify
+// (verify.go) checks the journal and runs the server's validate.
+//
 // Guarantees without transactions: not atomic across documents; after a
 // crash each document is its before- or after-image, every item marked
 // applied holds its after-image, and at most one unmarked document of an

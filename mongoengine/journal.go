@@ -34,6 +34,8 @@ type Change struct {
 	RollbackOf   string    // for a rollback: the change it undid
 	LeaseUntil   time.Time // while applying: when its writer's lease ends (lease.go)
 	owner        bson.ObjectID
+	Note         string // a schema change: what it did ("drop users")
+	RenamedTo    string // a rename: the new name
 }
 
 // journalStart records the change as applying, with its writer's lease,
@@ -123,8 +125,8 @@ func (d *DB) markApplied(ctx context.Context, p *Plan) error {
 // made around omgdb are not in it.
 func (d *DB) History(ctx context.Context, coll string, limit int) ([]Change, error) {
 	filter := bson.D{}
-	if coll != "" {
-		filter = append(filter, bson.E{Key: "collection", Value: coll})
+	if coll != "" { // a rename is listed under both its names
+		filter = append(filter, bson.E{Key: "$or", Value: bson.A{bson.D{{Key: "collection", Value: coll}}, bson.D{{Key: "renamed_to", Value: coll}}}})
 	}
 	return d.journal(ctx, filter, -1, limit)
 }
@@ -134,7 +136,8 @@ func changeOf(v value.Value) Change {
 		Collection: v.Get("collection").Str(), Inserted: v.Get("inserted").Long(), Updated: v.Get("updated").Long(),
 		Deleted: v.Get("deleted").Long(), Conflicts: int64(v.Get("conflicts").Len()),
 		Time: time.UnixMilli(v.Get("time").Date()).UTC(), Actor: v.Get("actor").Str(), Status: v.Get("status").Str(),
-		RolledBackBy: v.Get("rolled_back_by").Str(), RollbackOf: v.Get("rollback_of").Str(), Seq: v.Get("seq").Long(), Creates: v.Get("creates").Bool(), owner: ownerOf(v)}
+		RolledBackBy: v.Get("rolled_back_by").Str(), RollbackOf: v.Get("rollback_of").Str(), Seq: v.Get("seq").Long(), Creates: v.Get("creates").Bool(), owner: ownerOf(v),
+		Note: v.Get("note").Str(), RenamedTo: v.Get("renamed_to").Str()}
 	if lu := v.Get("lease_until"); lu.Kind() == value.Date {
 		ch.LeaseUntil = time.UnixMilli(lu.Date()).UTC()
 	}
@@ -153,6 +156,9 @@ func ownerOf(v value.Value) bson.ObjectID {
 type RollbackResult struct {
 	ApplyResult
 	RolledBack string // the change undone
+	// Undid, for the rollback of a schema change, is what it undid
+	// ("drop users"): no document was written, the steps were undone.
+	Undid string
 }
 
 // Rollback plans the reverse of an applied change (each document it wrote
@@ -163,6 +169,9 @@ type RollbackResult struct {
 func (d *DB) Rollback(ctx context.Context, changeID string, opts *ApplyOptions) (*RollbackResult, error) {
 	if opts == nil {
 		opts = &ApplyOptions{}
+	}
+	if res, ok, err := d.rollbackSchema(ctx, changeID, opts); ok || err != nil {
+		return res, err
 	}
 	ch, err := d.change(ctx, changeID)
 	if err != nil {

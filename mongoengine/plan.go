@@ -167,8 +167,8 @@ func (d *DB) PlanDelete(ctx context.Context, spec *PlanSpec) (*Plan, error) {
 // writable refuses a collection omgdb does not write through plans: its
 // own (omgdb.*), the server's (system.*), and an empty name.
 func writable(coll string) error {
-	if strings.HasPrefix(coll, "omgdb.") || strings.HasPrefix(coll, "system.") || coll == "" || strings.ContainsAny(coll, "$\x00") {
-		return errs.Errorf(errs.Invalid, "collection name %q is not one omgdb writes: names starting with \"omgdb.\" hold omgdb's plans and journal, \"system.\" the server's own", coll).
+	if hidden(coll) || coll == "" || strings.ContainsAny(coll, "$\x00") {
+		return errs.Errorf(errs.Invalid, "collection name %q is not one omgdb writes: names starting with \"omgdb.\" hold omgdb's plans and journal, \"omgdb_dropped_\" the collections it dropped, \"system.\" the server's own", coll).
 			WithHint("choose another collection name; omgdb's collections change only through plan, apply and rollback")
 	}
 	return nil

@@ -15,7 +15,7 @@ var collMethods = []string{
 	"find", "findOne", "countDocuments", "count", "estimatedDocumentCount", "distinct", "aggregate",
 	"insertOne", "insertMany", "updateOne", "updateMany", "replaceOne", "deleteOne", "deleteMany",
 	"findOneAndUpdate", "findOneAndReplace", "findOneAndDelete",
-	"createIndex", "getIndexes", "dropIndex", "drop", "renameCollection", "explain", "getName", "help",
+	"createIndex", "createIndexes", "getIndexes", "dropIndex", "dropIndexes", "drop", "renameCollection", "explain", "getName", "help",
 }
 
 // cursorMethods are a cursor's methods, for help and completion.

@@ -19,7 +19,7 @@ func TestShell_Completions(t *testing.T) {
 		typed  int
 	}{
 		{"db.u", []string{"users"}, 1},
-		{"db.", []string{"dropDatabase", "getCollection", "getCollectionNames", "getName", "help", "logs", "stats", "users"}, 0},
+		{"db.", []string{"createCollection", "dropDatabase", "getCollection", "getCollectionNames", "getName", "help", "logs", "stats", "users"}, 0},
 		{"db.users.find", []string{"find", "findOne", "findOneAndDelete", "findOneAndReplace", "findOneAndUpdate"}, 4},
 		{"db.users.find({}).so", []string{"sort"}, 2},
 		{"db.users.find({na", []string{"name"}, 2},

@@ -18,7 +18,7 @@ type dbObject struct {
 }
 
 // dbMethods are db's methods, for help and completion.
-var dbMethods = []string{"getCollection", "getCollectionNames", "getName", "stats", "help", "dropDatabase"}
+var dbMethods = []string{"getCollection", "getCollectionNames", "createCollection", "getName", "stats", "help", "dropDatabase"}
 
 func (s *Shell) newDB() *goja.Object {
 	d := &dbObject{s: s, methods: map[string]goja.Value{}}
@@ -38,6 +38,7 @@ func (s *Shell) newDB() *goja.Object {
 		}
 		return s.rt.NewArray(out...)
 	})
+	add("createCollection", s.createCollection)
 	add("getName", func(goja.FunctionCall) goja.Value { return s.rt.ToValue(s.opts.Store) })
 	add("stats", func(goja.FunctionCall) goja.Value { return s.dbStats() })
 	add("help", func(goja.FunctionCall) goja.Value { s.printf("%s", helpDB); return goja.Undefined() })

@@ -24,11 +24,13 @@
 // With Options.Engine (a MongoDB deployment, package mongoengine) the
 // reads go to that engine instead of a store file (engine.go): find,
 // findOne, the counts, distinct, aggregate, getIndexes and the collection
-// names; with Options.Writer, the writes of engine.go (insertOne,
-// insertMany, updateOne, updateMany, replaceOne, deleteOne, deleteMany)
-// and the findOneAnd… methods (mongo_findandmodify.go) go through it.
-// Everything else that would open a store file (the other writes,
-// explain, stats) is refused with a usage error before anything is sent.
+// names. With Options.Writer the writes of engine.go (insertOne,
+// insertMany, updateOne, updateMany, replaceOne, deleteOne, deleteMany),
+// the findOneAnd… methods (mongo_findandmodify.go) and bulkWrite go there
+// too, and when the Writer is also a SchemaWriter (engine_schema.go)
+// db.createCollection, drop, renameCollection and the index methods.
+// Everything else that would open a store file (other writes, explain,
+// stats) is refused with a usage error before anything is sent.
 //
 // Run reads statements through a LineReader, the seam between the loop
 // and the terminal: a line editor on a terminal (readline.go), a plain

@@ -16,7 +16,9 @@ import (
 // omgdb's compiler first, so errors read as on a file. With
 // Options.Writer, insertOne, insertMany, updateOne, updateMany,
 // replaceOne, deleteOne, deleteMany, findOneAndUpdate, findOneAndReplace
-// and findOneAndDelete write through it, each one journaled change. Everything else that needs a store file (the other
+// and findOneAndDelete write through it, each one journaled change, and,
+// when it is also a SchemaWriter (engine_schema.go), drop,
+// renameCollection, createIndex and dropIndex. Everything else that needs a store file (the other
 // writes, explain, stats) is refused by open.
 
 // Writer writes a collection of an engine, each call one journaled change
@@ -69,7 +71,7 @@ func (s *Shell) rctx() context.Context {
 // notOnEngine is the refusal of what needs a store file.
 func (s *Shell) notOnEngine() error {
 	return errs.Errorf(errs.Usage, "this does not run over MongoDB yet: it needs a store file").
-		WithHint("over MongoDB the shell runs find, findOne, countDocuments, count, estimatedDocumentCount, distinct, aggregate, getIndexes, show collections, insertOne, insertMany, updateOne, updateMany, replaceOne, deleteOne, deleteMany, findOneAndUpdate, findOneAndReplace, findOneAndDelete and bulkWrite (see omgdb docs mongodb)")
+		WithHint("over MongoDB the shell runs find, findOne, countDocuments, count, estimatedDocumentCount, distinct, aggregate, getIndexes, show collections, insertOne, insertMany, updateOne, updateMany, replaceOne, deleteOne, deleteMany, findOneAndUpdate, findOneAndReplace, findOneAndDelete, bulkWrite, db.createCollection, drop, renameCollection, createIndex, createIndexes, dropIndex and dropIndexes (see omgdb docs mongodb)")
 }
 
 // engineFind runs a find on the engine and returns its documents.

@@ -19,6 +19,7 @@ Every write prints its change id: omgdb rollback <store> <id> undoes it.
 const helpDB = `db methods:
   db.<coll> / db.getCollection(name)   a collection
   db.getCollectionNames()              the collections' names
+  db.createCollection(name)            an empty collection (one change)
   db.getName()                         the store's path
   db.stats()                           collections, documents, file size
 `
@@ -38,6 +39,7 @@ const helpCollection = `collection methods (as mongosh):
   findOneAndDelete(filter, {sort, projection})
   bulkWrite([{insertOne: {document}}, {updateOne: {filter, update, upsert}}, {deleteMany: {filter}}, …], {ordered})
   createIndex({field: 1} or {field: 'text'}, {unique, sparse, name, weights…}), getIndexes(), dropIndex(name or keys)
+  createIndexes([keys…], {unique, sparse}), dropIndexes(name, [names] or nothing for all but _id_)
   drop(), renameCollection(newName, dropTarget)
   explain().find(filter)               the query plan
 Each write is one journaled change; its result carries changeId.

@@ -23,6 +23,14 @@ func (s *Shell) indexMethods(name string) map[string]method {
 		},
 		"dropIndex": func(call goja.FunctionCall) goja.Value {
 			arg := s.arg(call, 0)
+			if arg.Kind() != value.String && arg.Kind() != value.Object {
+				// Refused here, not inside the write's transaction (where
+				// a throw reads as a damaged store).
+				s.indexName(nil, arg)
+			}
+			if s.opts.Engine != nil {
+				return s.engineDropIndex(name, arg)
+			}
 			change := s.write("drop_index", false, func(tx *store.Tx) error {
 				c, err := tx.Collection(name)
 				if err != nil {
@@ -81,6 +89,12 @@ func (s *Shell) indexName(c *store.Collection, arg value.Value) string {
 // change and returns the index's name. A B-tree index goes through
 // CreateBTreeIndexes, which refuses a second index on the same keys.
 func (s *Shell) createIndex(coll string, def store.IndexDef) goja.Value {
+	if s.opts.Engine != nil {
+		change, err := s.schemaWriter().CreateIndexes(s.rctx(), coll, []store.IndexDef{def})
+		s.must(err)
+		s.note(change)
+		return s.rt.ToValue(def.Name)
+	}
 	change := s.write("create_index", false, func(tx *store.Tx) error {
 		c, err := tx.Collection(coll)
 		if err != nil {

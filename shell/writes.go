@@ -44,6 +44,12 @@ func (s *Shell) writeMethods(name string) map[string]method {
 		"bulkWrite":  func(call goja.FunctionCall) goja.Value { return s.bulkWrite(name, call) },
 		"deleteMany": func(call goja.FunctionCall) goja.Value { return s.deleteResult(name, call, false) },
 		"drop": func(goja.FunctionCall) goja.Value {
+			if s.opts.Engine != nil {
+				change, err := s.schemaWriter().Drop(s.rctx(), name)
+				s.must(err)
+				s.note(change)
+				return s.rt.ToValue(true)
+			}
 			var res *changes.CollectionResult
 			s.withDB(false, func(db *store.DB) error {
 				var err error
@@ -66,6 +72,9 @@ func (s *Shell) writeMethods(name string) map[string]method {
 		m[k] = v
 	}
 	for k, v := range s.indexMethods(name) {
+		m[k] = v
+	}
+	for k, v := range s.schemaMethods(name) {
 		m[k] = v
 	}
 	return m
@@ -160,6 +169,11 @@ func (s *Shell) planApply(create bool, plan func(*store.DB) (*changes.PlanResult
 // rename renames a collection in one change (changes.RenameCollection:
 // documents, indexes and rules move), so rollback brings the old name back.
 func (s *Shell) rename(from, to string, dropTarget bool) string {
+	if s.opts.Engine != nil {
+		change, err := s.schemaWriter().Rename(s.rctx(), from, to, dropTarget)
+		s.must(err)
+		return change
+	}
 	var res *changes.CollectionResult
 	s.withDB(false, func(db *store.DB) error {
 		var err error
