@@ -19,7 +19,7 @@ import (
 
 // The commands that run over a MongoDB deployment so far, for the error
 // every other command gives on a mongodb:// store.
-const overMongo = "find, count, distinct, aggregate, indexes, collections, copy, insert, import, update, replace, delete, plan-update, plan-delete, apply, rollback, history, the shell's reads and mcp --scope read"
+const overMongo = "find, count, distinct, aggregate, indexes, collections, copy, insert, import, update, replace, delete, plan-update, plan-delete, plan-aggregate, plans, apply, rollback, history, the shell's reads and mcp --scope read"
 
 // isMongo reports whether a store argument names a MongoDB deployment
 // (mongodb://…, mongodb+srv://…, or mongodb:[DB] for $OMGDB_MONGODB_URI).

@@ -88,8 +88,8 @@ func (e *env) mongoPlanSpec(f *planFlags, coll, filterArg string) (*mongoengine.
 // store file.
 func planResult(p *mongoengine.Plan, sample int) *changes.PlanResult {
 	r := &changes.PlanResult{Token: p.Token, Matched: p.Matched, Modified: p.Modified, SampleBeforeAfter: []changes.BeforeAfter{},
-		Kind: p.Kind, Collection: p.Collection, Expires: p.Expires,
-		NextValidActions: []string{changes.ActionApply}}
+		Kind: p.Kind, Collection: p.Collection, Expires: p.Expires, CreatesCollection: p.CreateTarget,
+		NextValidActions: []string{changes.ActionApply, changes.ActionShow, changes.ActionDiscard}}
 	for _, it := range p.Items {
 		if len(r.SampleBeforeAfter) == sample {
 			break
@@ -100,6 +100,8 @@ func planResult(p *mongoengine.Plan, sample int) *changes.PlanResult {
 		r.UpsertedID = &changes.Doc{Value: p.UpsertedID}
 	}
 	switch {
+	case p.CreateTarget && p.Modified == 0:
+		r.Message = fmt.Sprintf("the pipeline returns no document: applying this plan creates `%s`, empty", p.Collection)
 	case p.NewCollection:
 		r.Message = "collection `" + p.Collection + "` does not exist: applying this plan creates it with the upserted document"
 	case p.Matched == 0 && p.Modified == 0:
@@ -135,17 +137,17 @@ type mongoConflict struct {
 func applyOutput(res *mongoengine.ApplyResult) *mongoApplyResult {
 	out := &mongoApplyResult{Token: res.Token, ChangeID: res.ChangeID, Kind: res.Kind, Inserted: res.Inserted,
 		Updated: res.Updated, Deleted: res.Deleted, Conflicts: []mongoConflict{}, Transaction: res.Transaction,
-		NextValidActions: []string{changes.ActionRollback}}
+		NextValidActions: []string{changes.ActionRollback, changes.ActionShow}}
 	for _, c := range res.Conflicts {
 		out.Conflicts = append(out.Conflicts, mongoConflict{ID: changes.Doc{Value: c.ID}, Reason: c.Reason})
 	}
 	switch {
 	case res.Written() == 0 && len(res.Conflicts) == 0:
 		out.Message = "the plan changes nothing: no document was written"
-		out.NextValidActions = []string{}
+		out.NextValidActions = []string{changes.ActionShow}
 	case res.Written() == 0:
 		out.Message = "no document was written"
-		out.NextValidActions = []string{}
+		out.NextValidActions = []string{changes.ActionShow}
 	}
 	return out
 }

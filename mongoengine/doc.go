@@ -37,6 +37,13 @@
 // of a change the same way; History lists the journal. Only writes made
 // through this package are journaled.
 //
+// Plans are listed, shown and discarded as on a store file (plans.go);
+// a plan keeps what was planned (filter, update, pipeline) as omgdb's
+// canonical JSON text. PlanWrites (aggregate.go) stores a plan whose
+// writes the caller computed: a plan-aggregate's, whose $out and $merge
+// semantics are the store file's own (changes.WriteStage), over results
+// the server returned.
+//
 // Inserts and imports (insert.go) are an Inserter: one change, written in
 // ordered insertMany batches. A batch's _ids are recorded in the change
 // ("pending") before it is sent, and the documents the server wrote are

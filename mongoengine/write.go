@@ -70,6 +70,9 @@ func (d *DB) Apply(ctx context.Context, token string, opts *ApplyOptions) (*Appl
 		return nil, err
 	}
 	res := &ApplyResult{Token: token, ChangeID: token, Kind: p.Kind, Collection: p.Collection}
+	if err := d.createTarget(ctx, p); err != nil {
+		return nil, err
+	}
 	if len(p.Items) == 0 {
 		return res, d.markApplied(ctx, p) // nothing to write: no change in the journal
 	}
@@ -137,18 +140,8 @@ func (d *DB) transactions(ctx context.Context) (bool, error) {
 // of one plan cannot both write.
 func (d *DB) claim(ctx context.Context, p *Plan) error {
 	now := time.Now().UTC()
-	switch {
-	case p.Status == StatusApplied:
-		return errs.Errorf(errs.Conflict, "plan %s was already applied as change %s", p.Token, p.Token).
-			WithHint("a plan applies once; to undo it run `omgdb rollback %s %s`, to change more plan again", d.target.Redacted, p.Token)
-	case p.Status == StatusApplying:
-		return errs.Errorf(errs.Conflict, "plan %s is being applied, or an apply of it was interrupted", p.Token).
-			WithHint("see `omgdb history %s`: an interrupted apply stays \"applying\"; plan again", d.target.Redacted)
-	case p.Status != StatusPending:
-		return errs.Errorf(errs.Conflict, "plan %s is %s", p.Token, p.Status).WithHint("plan the change again")
-	case now.After(p.Expires):
-		return errs.Errorf(errs.Conflict, "plan %s expired at %s", p.Token, p.Expires.Format(time.RFC3339)).
-			WithHint("plans stay pending for 24 h by default; plan the change again and apply the new token")
+	if err := d.checkPending(p, now); err != nil {
+		return err
 	}
 	tok, _ := bson.ObjectIDFromHex(p.Token)
 	r, err := d.db.Collection(PlansColl).UpdateOne(ctx, bson.D{{Key: "_id", Value: tok}, {Key: "status", Value: StatusPending}},
