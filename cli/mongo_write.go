@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -125,6 +126,7 @@ type mongoApplyResult struct {
 	Deleted          int64           `json:"deleted"`
 	Conflicts        []mongoConflict `json:"conflicts"`
 	Transaction      bool            `json:"transaction"`
+	Unwritten        int64           `json:"unwritten,omitempty"` // stopped at its deadline: documents not written
 	Message          string          `json:"message,omitempty"`
 	NextValidActions []string        `json:"next_valid_actions"`
 }
@@ -137,7 +139,7 @@ type mongoConflict struct {
 func applyOutput(res *mongoengine.ApplyResult) *mongoApplyResult {
 	out := &mongoApplyResult{Token: res.Token, ChangeID: res.ChangeID, Kind: res.Kind, Inserted: res.Inserted,
 		Updated: res.Updated, Deleted: res.Deleted, Conflicts: []mongoConflict{}, Transaction: res.Transaction,
-		NextValidActions: []string{changes.ActionRollback, changes.ActionShow}}
+		Unwritten: res.Unwritten, NextValidActions: []string{changes.ActionRollback, changes.ActionShow}}
 	for _, c := range res.Conflicts {
 		out.Conflicts = append(out.Conflicts, mongoConflict{ID: changes.Doc{Value: c.ID}, Reason: c.Reason})
 	}
@@ -179,11 +181,14 @@ func conflictError(res *mongoengine.ApplyResult, what string) error {
 func (e *env) mongoApply(ctx context.Context, opts *applyOptions) error {
 	return e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {
 		res, err := db.Apply(ctx, opts.token, &mongoengine.ApplyOptions{Actor: "cli"})
-		if err != nil {
+		if res == nil {
 			return err
 		}
-		if err := e.printJSON(applyOutput(res), opts.pretty); err != nil {
-			return err
+		if perr := e.printJSON(applyOutput(res), opts.pretty); perr != nil {
+			return perr
+		}
+		if err != nil { // stopped between documents: the output says what was written
+			return stoppedByCtrlC(ctx, err)
 		}
 		return conflictError(res, "apply "+opts.token)
 	})
@@ -193,16 +198,30 @@ func (e *env) mongoApply(ctx context.Context, opts *applyOptions) error {
 func (e *env) mongoRollback(ctx context.Context, opts *rollbackOptions) error {
 	return e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {
 		res, err := db.Rollback(ctx, opts.change, &mongoengine.ApplyOptions{Actor: "cli", Force: opts.force})
-		if err != nil {
+		if res == nil {
 			return err
 		}
 		out := applyOutput(&res.ApplyResult)
 		out.Token, out.Kind, out.RolledBack = "", "", res.RolledBack
-		if err := e.printJSON(out, opts.pretty); err != nil {
-			return err
+		if perr := e.printJSON(out, opts.pretty); perr != nil {
+			return perr
+		}
+		if err != nil {
+			return stoppedByCtrlC(ctx, err)
 		}
 		return conflictError(&res.ApplyResult, "rollback "+opts.change)
 	})
+}
+
+// stoppedByCtrlC makes the error of an apply or rollback that Ctrl-C
+// stopped between documents an interrupted one (exit 130), keeping its
+// message (what was written) and hint.
+func stoppedByCtrlC(ctx context.Context, err error) error {
+	var e *errs.Error
+	if !errors.Is(context.Cause(ctx), errInterrupted) || !errors.As(err, &e) {
+		return err
+	}
+	return &interruptedError{errs.Errorf(errs.IO, "interrupted: %s", e.Message).WithHint("%s", e.Hint)}
 }
 
 // mongoChange is a line of `omgdb history` over MongoDB, as the MCP

@@ -37,6 +37,8 @@ type EngineWriter interface {
 	PlanCollection(ctx context.Context, token string) (string, error)
 	// Apply applies a pending plan; Rollback undoes an applied change.
 	// Documents that conflicted are listed in the result, not an error.
+	// Both stop between documents when ctx ends: then they return what
+	// was written with an error (engine_deadline.go).
 	Apply(ctx context.Context, token, actor string) (*EngineApplied, error)
 	Rollback(ctx context.Context, changeID, actor string, force bool) (*EngineApplied, error)
 	// History lists the changes made through omgdb, newest first: those
@@ -67,8 +69,9 @@ type EngineApplied struct {
 	Inserted         int64            `json:"inserted"`
 	Updated          int64            `json:"updated"`
 	Deleted          int64            `json:"deleted"`
-	Conflicts        []EngineConflict `json:"conflicts"`   // documents not written, in plan order
-	Transaction      bool             `json:"transaction"` // one transaction: a conflict wrote nothing
+	Conflicts        []EngineConflict `json:"conflicts"`           // documents not written, in plan order
+	Transaction      bool             `json:"transaction"`         // one transaction: a conflict wrote nothing
+	Unwritten        int64            `json:"unwritten,omitempty"` // stopped at the call's deadline: documents not written
 	Message          string           `json:"message,omitempty"`
 	NextValidActions []string         `json:"next_valid_actions"`
 }
@@ -219,28 +222,18 @@ func (c *call) engineAllowed(ctx context.Context, token string) error {
 	return nil
 }
 
-// uninterrupted is the context of an apply or rollback: once started it
-// runs to its end, whatever the call's deadline or a cancellation, since
-// an apply interrupted between documents is left "applying", which
-// omgdb cannot roll back. One that has not started when the deadline
-// passes does not start.
-func uninterrupted(ctx context.Context) (context.Context, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return context.WithoutCancel(ctx), nil
-}
-
 func runApplyEngine(ctx context.Context, c *call) (*output, error) {
 	tok := c.str("token")
 	if err := c.engineAllowed(ctx, tok); err != nil {
 		return nil, err
 	}
-	actx, err := uninterrupted(ctx)
-	if err != nil {
-		return nil, err
+	if err := ctx.Err(); err != nil {
+		return nil, err // past its deadline: it does not start
 	}
-	res, err := c.srv.cfg.Writer.Apply(actx, tok, c.actor())
+	res, err := c.srv.cfg.Writer.Apply(ctx, tok, c.actor())
+	if res != nil && err != nil {
+		return nil, c.enginePartial(res, err)
+	}
 	if err != nil {
 		return nil, c.engineWriteError("", err)
 	}
@@ -252,11 +245,13 @@ func runRollbackEngine(ctx context.Context, c *call) (*output, error) {
 	if err := c.engineAllowed(ctx, id); err != nil {
 		return nil, err
 	}
-	actx, err := uninterrupted(ctx)
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	res, err := c.srv.cfg.Writer.Rollback(actx, id, c.actor(), c.value("force").Bool())
+	res, err := c.srv.cfg.Writer.Rollback(ctx, id, c.actor(), c.value("force").Bool())
+	if res != nil && err != nil {
+		return nil, c.enginePartial(res, err)
+	}
 	if err != nil {
 		return nil, c.engineWriteError("", err)
 	}
@@ -268,13 +263,7 @@ func runRollbackEngine(ctx context.Context, c *call) (*output, error) {
 // result: without a transaction the others were written, and the change
 // id is what rolls them back.
 func (c *call) engineApplied(res *EngineApplied, what string, next ...string) (*output, error) {
-	if c.srv.policy.specRedactor(res.Collection) != nil {
-		for i, cf := range res.Conflicts {
-			if strings.HasPrefix(cf.Reason, "a unique index refuses it") {
-				res.Conflicts[i].Reason = "a unique index refuses it (the server's message is withheld: the collection has redacted fields)"
-			}
-		}
-	}
+	c.withholdUniqueReasons(res)
 	res.NextValidActions = c.next(append(res.NextValidActions, "history"), "")
 	if len(res.Conflicts) == 0 {
 		return c.resultOf(res, "")

@@ -109,7 +109,7 @@ func wrapErr(t *Target, doing string, err error) error {
 	}
 	msg := Redact(err.Error(), t.URI)
 	var ce mongo.CommandError
-	if errors.As(err, &ce) {
+	if errors.As(err, &ce) && !errors.Is(err, context.DeadlineExceeded) { // a deadline is not a refusal
 		switch ce.Code {
 		case 13, 18: // Unauthorized, AuthenticationFailed
 			return errs.Errorf(errs.Denied, "MongoDB at %s refused: %s", t.Redacted, msg).

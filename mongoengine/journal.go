@@ -25,7 +25,8 @@ type Change struct {
 	Conflicts    int64 // documents not written
 	Time         time.Time
 	Actor        string
-	Status       string // applying (interrupted or in progress) or applied
+	Status       string // applying (interrupted or in progress), applied, or partial (stopped at its deadline)
+	Unwritten    int64  // partial: the documents not written
 	RolledBackBy string // the rollback that undid it
 	RollbackOf   string // for a rollback: the change it undid
 }
@@ -65,8 +66,13 @@ func (d *DB) journalEnd(ctx context.Context, p *Plan, res *ApplyResult) error {
 		}
 		conflicts = append(conflicts, bson.D{{Key: "_id", Value: id}, {Key: "reason", Value: c.Reason}})
 	}
-	set := bson.D{{Key: "status", Value: StatusApplied}, {Key: "time", Value: bson.NewDateTimeFromTime(time.Now())}, {Key: "inserted", Value: res.Inserted},
-		{Key: "updated", Value: res.Updated}, {Key: "deleted", Value: res.Deleted}, {Key: "conflicts", Value: conflicts}}
+	status := StatusApplied
+	if res.Unwritten > 0 {
+		status = StatusPartial // stopped at its deadline
+	}
+	set := bson.D{{Key: "status", Value: status}, {Key: "time", Value: bson.NewDateTimeFromTime(time.Now())}, {Key: "inserted", Value: res.Inserted},
+		{Key: "updated", Value: res.Updated}, {Key: "deleted", Value: res.Deleted}, {Key: "conflicts", Value: conflicts},
+		{Key: "unwritten", Value: res.Unwritten}}
 	if _, err := d.db.Collection(ChangesColl).UpdateOne(ctx, bson.D{{Key: "_id", Value: tok}}, bson.D{{Key: "$set", Value: set}}); err != nil {
 		return wrapErr(d.target, "journal the change in", err)
 	}
@@ -113,7 +119,7 @@ func changeOf(v value.Value) Change {
 		Collection: v.Get("collection").Str(), Inserted: v.Get("inserted").Long(), Updated: v.Get("updated").Long(),
 		Deleted: v.Get("deleted").Long(), Conflicts: int64(v.Get("conflicts").Len()),
 		Time: time.UnixMilli(v.Get("time").Date()).UTC(), Actor: v.Get("actor").Str(), Status: v.Get("status").Str(),
-		RolledBackBy: v.Get("rolled_back_by").Str(), RollbackOf: v.Get("rollback_of").Str()}
+		RolledBackBy: v.Get("rolled_back_by").Str(), RollbackOf: v.Get("rollback_of").Str(), Unwritten: v.Get("unwritten").Long()}
 }
 
 // RollbackResult is what Rollback did: the rollback is a change of its
@@ -150,8 +156,11 @@ func (d *DB) Rollback(ctx context.Context, changeID string, opts *ApplyOptions) 
 		return nil, err
 	}
 	res, err := d.Apply(ctx, p.Token, opts)
-	if err != nil {
+	if res == nil {
 		return nil, err
+	}
+	if err != nil { // stopped at its deadline: what it wrote is in the result
+		return &RollbackResult{ApplyResult: *res, RolledBack: changeID}, err
 	}
 	if len(res.Conflicts) == 0 {
 		_, err = d.db.Collection(ChangesColl).UpdateOne(ctx, bson.D{{Key: "_id", Value: tok}},
@@ -197,7 +206,7 @@ func (d *DB) change(ctx context.Context, changeID string) (*Change, error) {
 	case ch.RolledBackBy != "":
 		return nil, errs.Errorf(errs.Conflict, "change %s was already rolled back by %s", changeID, ch.RolledBackBy).
 			WithHint("roll back %s to redo it", ch.RolledBackBy)
-	case ch.Status != StatusApplied:
+	case ch.Status != StatusApplied && ch.Status != StatusPartial:
 		return nil, errs.Errorf(errs.Conflict, "change %s is %s: its apply did not finish", changeID, ch.Status).
 			WithHint("compare its documents with the plan (omgdb.plan_items) before writing them by hand")
 	}

@@ -42,6 +42,9 @@ type ApplyResult struct {
 	// Transaction is true when the plan was applied in one
 	// multi-document transaction: then a conflict writes nothing.
 	Transaction bool
+	// Unwritten counts the documents not written because the apply
+	// stopped at its deadline (deadline.go); 0 when it ran to its end.
+	Unwritten int64
 }
 
 // Written is how many documents the apply wrote.
@@ -50,7 +53,9 @@ func (r *ApplyResult) Written() int64 { return r.Inserted + r.Updated + r.Delete
 // errAbort aborts a transaction whose preconditions failed.
 var errAbort = errors.New("mongoengine: a precondition failed")
 
-// Apply applies a pending plan. It claims the plan (pending to applying,
+// Apply applies a pending plan. When ctx ends between documents it
+// stops there (deadline.go) and returns the result so far with an error
+// (kind Limit) that says what was written. It claims the plan (pending to applying,
 // so that it applies once), journals the change in omgdb.changes, then
 // writes each document under a precondition: it must still equal its
 // before-image (or, for an insert, its _id must still be free). On a
@@ -66,20 +71,23 @@ func (d *DB) Apply(ctx context.Context, token string, opts *ApplyOptions) (*Appl
 	if err != nil {
 		return nil, err
 	}
-	if err := d.claim(ctx, p); err != nil {
+	// From the claim on, the journal's steps run to their end whatever
+	// ctx: ctx is checked between documents only (deadline.go).
+	wctx := context.WithoutCancel(ctx)
+	if err := d.claim(wctx, p); err != nil {
 		return nil, err
 	}
 	res := &ApplyResult{Token: token, ChangeID: token, Kind: p.Kind, Collection: p.Collection}
-	if err := d.createTarget(ctx, p); err != nil {
+	if err := d.createTarget(wctx, p); err != nil {
 		return nil, err
 	}
 	if len(p.Items) == 0 {
-		return res, d.markApplied(ctx, p) // nothing to write: no change in the journal
+		return res, d.markApplied(wctx, p) // nothing to write: no change in the journal
 	}
-	if err := d.journalStart(ctx, p, opts.Actor); err != nil {
+	if err := d.journalStart(wctx, p, opts.Actor); err != nil {
 		return nil, err
 	}
-	if res.Transaction, err = d.transactions(ctx); err != nil {
+	if res.Transaction, err = d.transactions(wctx); err != nil {
 		return nil, err
 	}
 	if res.Transaction {
@@ -87,18 +95,22 @@ func (d *DB) Apply(ctx context.Context, token string, opts *ApplyOptions) (*Appl
 	} else {
 		err = d.writeItems(ctx, p, opts.Force, res)
 	}
+	if errors.Is(err, errStopped) {
+		return d.stopped(wctx, p, res, err)
+	}
 	if err != nil {
 		e := errs.Errorf(errs.KindOf(err), "apply %s: %v (change %s stays \"applying\" in %s: the documents its items in %s mark applied hold their after-image, the others their before-image but for the one being written)",
 			token, err, token, ChangesColl, PlanItemsColl).WithHint("check the deployment, then plan again: the documents not yet written are still as they were")
 		e.Err = err
 		return nil, e
 	}
-	return res, d.journalEnd(ctx, p, res)
+	return res, d.journalEnd(wctx, p, res)
 }
 
-// applyInTransaction writes the plan in one transaction; on a conflict
-// nothing is written, the change is dropped from the journal and the
-// plan is pending again.
+// applyInTransaction writes the plan in one transaction; on a conflict,
+// or when the context ends before the last document, nothing is
+// written, the change is dropped from the journal and the plan is
+// pending again.
 func (d *DB) applyInTransaction(ctx context.Context, p *Plan, force bool, res *ApplyResult) error {
 	s, err := d.client.StartSession()
 	if err != nil {
@@ -115,11 +127,18 @@ func (d *DB) applyInTransaction(ctx context.Context, p *Plan, force bool, res *A
 		}
 		return nil, nil
 	})
-	if !errors.Is(err, errAbort) {
+	stopped := errors.Is(err, errStopped)
+	if !errors.Is(err, errAbort) && !stopped {
 		return err
 	}
 	res.Inserted, res.Updated, res.Deleted = 0, 0, 0
-	return d.unclaim(ctx, p)
+	if stopped {
+		res.Conflicts = nil
+	}
+	if uerr := d.unclaim(context.WithoutCancel(ctx), p); uerr != nil || !stopped {
+		return uerr
+	}
+	return err
 }
 
 // transactions reports whether the deployment runs multi-document
@@ -187,13 +206,22 @@ func (d *DB) unclaim(ctx context.Context, p *Plan) error {
 }
 
 // writeItems writes every item of p under its precondition, recording in
-// omgdb.plan_items whether each was applied or conflicted.
+// omgdb.plan_items whether each was applied or conflicted. It stops
+// between documents when ctx ends (errStopped); a document's write and
+// its mark are not cut.
 func (d *DB) writeItems(ctx context.Context, p *Plan, force bool, res *ApplyResult) error {
 	c := d.db.Collection(p.Collection)
 	items := d.db.Collection(PlanItemsColl)
 	tok, _ := bson.ObjectIDFromHex(p.Token)
+	wctx := context.WithoutCancel(ctx)
 	for i, it := range p.Items {
-		reason, err := d.writeItem(ctx, c, it, force)
+		if beforeItem != nil {
+			beforeItem(i)
+		}
+		if err := stopAt(ctx, i, len(p.Items), res); err != nil {
+			return err
+		}
+		reason, err := d.writeItem(wctx, c, it, force)
 		if err != nil {
 			return err
 		}
@@ -204,7 +232,7 @@ func (d *DB) writeItems(ctx context.Context, p *Plan, force bool, res *ApplyResu
 		} else {
 			res.count(it.Op)
 		}
-		_, err = items.UpdateOne(ctx, bson.D{{Key: "plan", Value: tok}, {Key: "seq", Value: int64(i)}}, bson.D{{Key: "$set", Value: state}})
+		_, err = items.UpdateOne(wctx, bson.D{{Key: "plan", Value: tok}, {Key: "seq", Value: int64(i)}}, bson.D{{Key: "$set", Value: state}})
 		if err != nil {
 			return wrapErr(d.target, "journal the change in", err)
 		}
