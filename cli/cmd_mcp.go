@@ -94,13 +94,14 @@ func (e *env) runMCP(ctx context.Context, opts *mcpOptions) error {
 	storeName, logOut := opts.store, e.stderr
 	var eng engine.Reader
 	var writer mcpserver.EngineWriter
+	var plans mcpserver.EnginePlans
 	if isMongo(opts.store) {
 		db, r, w, err := e.mongoMCP(ctx, opts.store, scope)
 		if err != nil {
 			return err
 		}
 		defer db.Close()
-		eng, writer, storeName = r, w, db.Target().Redacted
+		eng, writer, storeName, plans = r, w, db.Target().Redacted, mcpPlans{db}
 		logOut = redactingWriter{w: e.stderr, uri: db.Target().URI}
 	}
 	if opts.maxSessions < 1 || opts.idleTimeout <= 0 {
@@ -112,7 +113,7 @@ func (e *env) runMCP(ctx context.Context, opts *mcpOptions) error {
 		token = os.Getenv("OMGDB_MCP_TOKEN")
 	}
 	srv, err := mcpserver.New(mcpserver.Config{
-		Scope: scope, Store: storeName, Root: opts.root, Engine: eng, Writer: writer,
+		Scope: scope, Store: storeName, Root: opts.root, Engine: eng, Writer: writer, Plans: plans,
 		Collections: opts.collections, DenyCollections: opts.denyCollections, Redact: opts.redact,
 		Tools: opts.tools, DenyTools: opts.denyTools, ToolsFile: opts.toolsFile, OnlyCanned: opts.onlyCanned,
 		MaxDocs: opts.maxDocs, MaxBytes: opts.maxBytes, MaxString: opts.maxString,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/omgdb/omgdb/cli"
 	"github.com/omgdb/omgdb/internal/mongotest"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // aggTarget is the target collection of the plan-aggregate cases: an
@@ -340,4 +342,67 @@ func TestMongo_Plans(t *testing.T) {
 			t.Errorf("%v: exit %d %q", bad, code, stderr)
 		}
 	}
+}
+
+// TestMongo_ShellAggregateWriteMatchesFile runs the shell's aggregate
+// ending in $out or $merge on a store file and on the deployment: the
+// same output (change ids aside), the same errors and exit codes, the
+// same target documents, and each printed change rolls back.
+func TestMongo_ShellAggregateWriteMatchesFile(t *testing.T) {
+	file, uri := mongoStores(t)
+	statements := []string{
+		`db.users.aggregate([{$match: {city: {$exists: true}}}, {$group: {_id: '$city', n: {$sum: NumberLong(1)}}}, {$out: 'by_city'}]).toArray()`,
+		`db.users.aggregate([{$match: {_id: {$lte: 2}}}, {$unset: ['tags', 'name']}, {$merge: {into: 'by_city', whenMatched: 'merge'}}])`,
+		`db.users.aggregate([{$group: {_id: '$city'}}, {$merge: {into: 'by_city', whenMatched: 'keepExisting', whenNotMatched: 'discard'}}])`,
+		`db.users.aggregate([{$group: {_id: '$city'}}, {$merge: {into: 'by_city', whenMatched: 'fail'}}])`,
+		`db.users.aggregate([{$out: 'by_city'}, {$match: {}}])`,
+	}
+	var printed []string
+	for _, code := range statements {
+		fcode, fout, ferr := runCLI(t, "", "shell", file, "--eval", code)
+		mcode, mout, merr := runCLI(t, "", "shell", uri, "--eval", code)
+		printed = append(printed, regexp.MustCompile(`// change ([0-9a-f]{24})`).FindAllString(mout, -1)...)
+		norm := func(s, store string) string {
+			return strings.ReplaceAll(regexp.MustCompile(`[0-9a-f]{24}`).ReplaceAllString(s, "ID"), store, "STORE")
+		}
+		errLine := func(s string) string { return strings.SplitN(s, "\nhint: ", 2)[0] }
+		if mcode != fcode || norm(mout, uri) != norm(fout, file) || errLine(merr) != errLine(ferr) {
+			t.Errorf("shell --eval %s:\n file  exit %d: %q %q\n mongo exit %d: %q %q", code, fcode, fout, ferr, mcode, mout, merr)
+		}
+	}
+	want := `{"_id":1,"age":{"$numberInt":"30"},"city":"Paris"}` + "\n" +
+		`{"_id":2,"age":{"$numberInt":"25"},"city":"Lyon"}` + "\n" +
+		`{"_id":"Lyon","n":{"$numberLong":"1"}}` + "\n" +
+		`{"_id":"Paris","n":{"$numberLong":"2"}}` + "\n"
+	if f, m := dumpColl(t, file, "by_city"), dumpColl(t, uri, "by_city"); f != m || canonical(t, m) != canonical(t, want) {
+		t.Errorf("by_city:\n file:\n%s mongo:\n%s want:\n%s", f, m, want)
+	}
+	if len(printed) != 2 {
+		t.Fatalf("change notes printed over MongoDB: %q, want 2", printed)
+	}
+	for i := len(printed) - 1; i >= 0; i-- {
+		id := strings.TrimPrefix(printed[i], "// change ")
+		if code, out, stderr := runCLI(t, "", "rollback", uri, id); code != 0 {
+			t.Fatalf("rollback %s: exit %d %s%s", id, code, out, stderr)
+		}
+	}
+	if code, out, _ := runCLI(t, "", "count", uri, "by_city"); code != 0 || out != "0\n" {
+		t.Errorf("by_city after the rollbacks: %q (exit %d), want empty", out, code)
+	}
+}
+
+// canonical parses NDJSON of canonical Extended JSON and prints it again,
+// so that two texts compare by value and type.
+func canonical(t *testing.T, ndjson string) string {
+	t.Helper()
+	var b strings.Builder
+	for _, l := range strings.Split(strings.TrimSpace(ndjson), "\n") {
+		v, err := value.ParseInput([]byte(l))
+		if err != nil {
+			t.Fatalf("%q: %v", l, err)
+		}
+		b.Write(value.AppendJSON(nil, v))
+		b.WriteByte('\n')
+	}
+	return b.String()
 }

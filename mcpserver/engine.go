@@ -43,7 +43,7 @@ func (c *Config) checkEngineConfig() error {
 	}
 	refuse := func(what string) error {
 		return errs.Errorf(errs.Usage, "%s does not work over MongoDB yet", what).
-			WithHint("over MongoDB the MCP server serves the read tools, and at --scope read-write plan_update, plan_delete, apply, rollback and history (see `omgdb docs mongodb`); leave it out, or serve a store file")
+			WithHint("over MongoDB the MCP server serves the read tools, and and plans, and at --scope read-write plan_update, plan_delete, plan_aggregate, apply, rollback and history (see `omgdb docs mongodb`); leave it out, or serve a store file")
 	}
 	switch {
 	case c.Scope == ScopeDangerous:
@@ -74,6 +74,9 @@ func (s *Server) useEngine(tools []*tool) {
 	s.reader = engine.Redacting(s.cfg.Engine, s.policy.redactedPaths)
 	for _, t := range tools {
 		t.Run = engineRuns[t.Name]
+		if t.Name == "plans" && s.cfg.Plans == nil {
+			t.Run = nil
+		}
 		t.Params = slices.DeleteFunc(t.Params, func(p param) bool { return p.Name == "at" || p.Name == "collation" })
 		s.useEngineWriter(t)
 	}

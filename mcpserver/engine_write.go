@@ -32,6 +32,10 @@ type EngineWriter interface {
 	// file's planner does, with at most spec.Sample before/after pairs.
 	PlanUpdate(ctx context.Context, spec *EnginePlan) (*changes.PlanResult, error)
 	PlanDelete(ctx context.Context, spec *EnginePlan) (*changes.PlanResult, error)
+	// PlanAggregate stores the plan of the writes of spec.Pipeline (it
+	// ends in $out or $merge) over spec.Collection, with the store file's
+	// $out and $merge semantics.
+	PlanAggregate(ctx context.Context, spec *EnginePlan) (*changes.PlanResult, error)
 	// PlanCollection returns the collection a plan (or the change that
 	// applied it: its id is the plan's token) writes.
 	PlanCollection(ctx context.Context, token string) (string, error)
@@ -53,10 +57,11 @@ type EnginePlan struct {
 	Update       value.Value   // as given; missing for a delete
 	Compiled     *query.Update // Update compiled (changes.CompileUpdate); nil for a delete
 	ArrayFilters []value.Value
-	Upsert       bool   // insert a document when the filter matches none
-	First        bool   // only the first match in _id order
-	Sample       int    // before/after pairs in the result
-	Actor        string // mcp:<client>
+	Upsert       bool        // insert a document when the filter matches none
+	First        bool        // only the first match in _id order
+	Pipeline     value.Value // plan_aggregate: the pipeline over Collection
+	Sample       int         // before/after pairs in the result
+	Actor        string      // mcp:<client>
 }
 
 // EngineApplied is what an apply or a rollback did.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,7 +51,7 @@ func TestMongo_MCPReadScope_Tools(t *testing.T) {
 		t.Errorf("instructions %q do not say what is served", got)
 	}
 	tools := listTools(t, cs)
-	if got, want := toolNames(tools), "describe,find,count,distinct,aggregate,list_indexes"; got != want {
+	if got, want := toolNames(tools), "describe,find,count,distinct,aggregate,list_indexes,plans"; got != want {
 		t.Fatalf("tools/list over MongoDB: %s, want %s", got, want)
 	}
 	for _, tl := range tools {
@@ -209,8 +210,11 @@ func checkLeaks(t *testing.T, texts []string, fence, audit string, calls int, le
 	if n := strings.Count(string(log), "\n"); n != calls {
 		t.Errorf("audit log has %d lines, want %d", n, calls)
 	}
+	// Tokens, change ids and argument digests are long hex runs, which
+	// may hold a digit leak such as "4111" by chance: left out.
+	logText := regexp.MustCompile(`[0-9a-f]{24,}`).ReplaceAllString(string(log), "HEX")
 	for _, leak := range auditLeaks {
-		if strings.Contains(string(log), leak) {
+		if strings.Contains(logText, leak) {
 			t.Errorf("the audit log holds %q", leak)
 		}
 	}

@@ -72,7 +72,7 @@ func wantRaw(t *testing.T, db *mongo.Database, coll string, want ...string) {
 
 func TestMongo_MCPReadWrite_Tools(t *testing.T) {
 	cs, tools, _, _, _ := mongoRW(t)
-	want := "describe,find,count,distinct,aggregate,list_indexes,history,plan_update,plan_delete,apply,rollback"
+	want := "describe,find,count,distinct,aggregate,list_indexes,history,plans,plan_update,plan_delete,plan_aggregate,apply,rollback"
 	if got := toolNames(tools); got != want {
 		t.Fatalf("tools/list over MongoDB at read-write: %s, want %s", got, want)
 	}
@@ -112,7 +112,7 @@ func TestMongo_MCPReadWrite_Lifecycle(t *testing.T) {
 		"update": m{"$set": m{"ward": "Z"}, "$inc": m{"n": m{"$numberLong": "5"}}}}})
 	wantField("matched", 2.0)(t, plan)
 	wantField("modified", 2.0)(t, plan)
-	wantField("next_valid_actions", []any{"apply"})(t, plan)
+	wantField("next_valid_actions", []any{"apply", "plans"})(t, plan)
 	if s, _ := plan["sampleBeforeAfter"].([]any); len(s) != 2 {
 		t.Fatalf("sampleBeforeAfter %v, want 2 pairs", plan["sampleBeforeAfter"])
 	}
@@ -288,7 +288,13 @@ func TestMongo_MCPReadWrite_Policy(t *testing.T) {
 		{name: "omgdb_history", tool: "history", args: m{"collection": "omgdb.changes"}, check: wantField("returned", 0.0)},
 		// Tools the engine does not serve, arguments it does not take, bad input.
 		{name: "insert_not_served", tool: "insert", args: m{"collection": "visits", "document": m{"x": 1}}, code: "NOT_FOUND", check: wantMessage("not yet supported over MongoDB")},
-		{name: "plan_aggregate_not_served", tool: "plan_aggregate", args: m{"collection": "visits", "pipeline": []any{}}, code: "NOT_FOUND"},
+		{name: "plan_aggregate_into_redacted", tool: "plan_aggregate", args: m{"collection": "visits", "pipeline": []any{m{"$out": "staff"}}}, code: "POLICY_DENIED"},
+		{name: "plan_aggregate_from_redacted", tool: "plan_aggregate", args: m{"collection": "patients", "pipeline": []any{m{"$out": "x"}}}, code: "POLICY_DENIED"},
+		{name: "plan_aggregate_into_denied", tool: "plan_aggregate", args: m{"collection": "visits", "pipeline": []any{m{"$merge": m{"into": "secrets"}}}}, code: "POLICY_DENIED"},
+		{name: "plan_aggregate_lookup_denied", tool: "plan_aggregate", args: m{"collection": "visits", "pipeline": []any{m{"$unionWith": "secrets"}, m{"$out": "x"}}}, code: "POLICY_DENIED"},
+		{name: "plan_aggregate_into_omgdb", tool: "plan_aggregate", args: m{"collection": "visits", "pipeline": []any{m{"$out": "omgdb.changes"}}}, code: "INVALID_ARGUMENT"},
+		{name: "plan_aggregate_from_omgdb", tool: "plan_aggregate", args: m{"collection": "omgdb.plans", "pipeline": []any{m{"$out": "x"}}}, code: "NOT_FOUND"},
+		{name: "plan_aggregate_not_last", tool: "plan_aggregate", args: m{"collection": "visits", "pipeline": []any{m{"$out": "x"}, m{"$match": m{}}}}, code: "INVALID_ARGUMENT"},
 		{name: "create_index_not_served", tool: "create_index", args: m{"collection": "visits", "keys": m{"ward": 1}}, code: "NOT_FOUND"},
 		{name: "drop_collection_scope", tool: "drop_collection", args: m{"collection": "visits"}, code: "SCOPE_DENIED"},
 		{name: "history_id_refused", tool: "history", args: m{"id": "1"}, code: "INVALID_ARGUMENT"},

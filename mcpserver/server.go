@@ -73,6 +73,9 @@ type Config struct {
 	// be given one (New refuses it), so that its tools cannot reach a
 	// write function.
 	Writer EngineWriter
+	// Plans, when set with Engine, serves the plans tool (at every scope:
+	// it only reads).
+	Plans EnginePlans
 
 	// Rand and Now replace crypto/rand and time.Now, for tests.
 	Rand io.Reader
