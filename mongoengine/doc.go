@@ -51,6 +51,10 @@
 // Rollback deletes exactly the inserted documents; after a crash the
 // documents written without an item are among the pending _ids.
 //
+// An apply or rollback stops at its context's deadline (or cancellation)
+// between documents, never inside one (deadline.go): the change is then
+// journaled "partial" with what was written, and Rollback undoes it.
+//
 // Guarantees without transactions: not atomic across documents; after a
 // crash each document is its before- or after-image, every item marked
 // applied holds its after-image, and at most one unmarked document (the
