@@ -121,6 +121,10 @@ func wrapErr(t *Target, doing string, err error) error {
 	if errors.Is(err, context.Canceled) {
 		return err
 	}
-	return errs.Errorf(errs.IO, "%s MongoDB at %s: %s", doing, t.Redacted, msg).
+	e := errs.Errorf(errs.IO, "%s MongoDB at %s: %s", doing, t.Redacted, msg).
 		WithHint("check that the server is running and reachable, and the URI's host, port and options")
+	if errors.Is(err, context.DeadlineExceeded) {
+		e.Err = context.DeadlineExceeded // the caller's deadline (the MCP --timeout), not the driver's text
+	}
+	return e
 }
