@@ -79,13 +79,17 @@ func runPipeline(ctx context.Context, c *store.Collection, p *agg.Pipeline) ([]v
 	defer src.Close()
 	var out []value.Value
 	for src.Next() {
-		d := src.Doc()
-		if d.Get("_id").IsMissing() {
-			d = value.ObjectValue(append([]value.Field{{Key: "_id", Value: value.ObjectIDValue(value.NewOID())}}, d.Fields()...))
-		}
-		out = append(out, d)
+		out = append(out, withID(src.Doc()))
 	}
 	return out, src.Err()
+}
+
+// withID returns a result with a new ObjectId as _id when it has none.
+func withID(d value.Value) value.Value {
+	if d.Get("_id").IsMissing() {
+		d = value.ObjectValue(append([]value.Field{{Key: "_id", Value: value.ObjectIDValue(value.NewOID())}}, d.Fields()...))
+	}
+	return d
 }
 
 // writeStage is a parsed $out or $merge.
@@ -227,6 +231,19 @@ func (w *writeStage) plan(tx *store.Tx, results []value.Value, b *builder) error
 	if err != nil {
 		return err
 	}
+	docs, order, err := w.compute(target, results, &b.p.Matched)
+	if err != nil {
+		return err
+	}
+	return w.addItems(b, docs, order)
+}
+
+// compute plans the writes of the results over the target's documents
+// (in _id order), counting the results in matched: the $out and $merge
+// semantics, shared by a store file and a MongoDB store (writestage.go).
+// It returns the target's documents and the new ones by _id key, in the
+// target's order and then the results'.
+func (w *writeStage) compute(target []*targetDoc, results []value.Value, matched *int64) (map[string]*targetDoc, []string, error) {
 	docs := map[string]*targetDoc{} // by _id key
 	byOn := map[string]string{}     // key of the on fields -> _id key
 	var order []string
@@ -239,11 +256,11 @@ func (w *writeStage) plan(tx *store.Tx, results []value.Value, b *builder) error
 	}
 	seen := map[string]bool{}
 	for _, r := range results {
-		b.p.Matched++
+		*matched++
 		if w.out {
 			k := string(value.AppendKey(nil, r.Get("_id")))
 			if seen[k] {
-				return errs.Errorf(errs.Conflict, "$out: the pipeline returns _id %s twice", r.Get("_id")).
+				return nil, nil, errs.Errorf(errs.Conflict, "$out: the pipeline returns _id %s twice", r.Get("_id")).
 					WithHint("a collection holds one document per _id; group or project the results so that their _ids differ")
 			}
 			seen[k] = true
@@ -255,7 +272,7 @@ func (w *writeStage) plan(tx *store.Tx, results []value.Value, b *builder) error
 			continue
 		}
 		if err := w.merge(r, docs, byOn, &order); err != nil {
-			return err
+			return nil, nil, err
 		}
 	}
 	if w.out { // what the results do not hold is deleted
@@ -265,7 +282,7 @@ func (w *writeStage) plan(tx *store.Tx, results []value.Value, b *builder) error
 			}
 		}
 	}
-	return w.addItems(b, docs, order)
+	return docs, order, nil
 }
 
 // loadTarget reads the target collection, if it exists.
@@ -282,8 +299,7 @@ func (w *writeStage) loadTarget(tx *store.Tx) ([]*targetDoc, error) {
 			fields = append(fields, store.IndexField{Path: f})
 		}
 		if !w.hasUniqueIndex(c, fields) {
-			return nil, errs.Errorf(errs.Invalid, "$merge: cannot find a unique index on %v of `%s` to verify that the 'on' fields identify one document", w.on, w.target).
-				WithHint("create one: omgdb create-index <store> %s %s --unique", w.target, strings.Join(w.on, ","))
+			return nil, w.noUniqueIndex()
 		}
 	}
 	var out []*targetDoc
@@ -301,6 +317,13 @@ func (w *writeStage) loadTarget(tx *store.Tx) ([]*targetDoc, error) {
 		out = append(out, &targetDoc{js: append([]byte(nil), js...), before: d})
 	}
 	return out, cur.Err()
+}
+
+// noUniqueIndex is the error of a $merge whose 'on' fields are not
+// those of a unique index of the target, as MongoDB requires.
+func (w *writeStage) noUniqueIndex() error {
+	return errs.Errorf(errs.Invalid, "$merge: cannot find a unique index on %v of `%s` to verify that the 'on' fields identify one document", w.on, w.target).
+		WithHint("create one: omgdb create-index <store> %s %s --unique", w.target, strings.Join(w.on, ","))
 }
 
 func (w *writeStage) hasUniqueIndex(c *store.Collection, fields []store.IndexField) bool {
@@ -403,36 +426,43 @@ func (w *writeStage) merge(r value.Value, docs map[string]*targetDoc, byOn map[s
 // order of the results.
 func (w *writeStage) addItems(b *builder, docs map[string]*targetDoc, order []string) error {
 	for _, k := range order {
-		t := docs[k]
-		var it item
-		switch {
-		case t.deleted:
-			it = item{coll: w.target, id: t.before.Get("_id"), op: opDelete, digest: digest(t.js), before: t.before}
-		case t.after.IsMissing():
+		it, ok, err := w.itemOf(docs[k])
+		if err != nil {
+			return err
+		}
+		if !ok {
 			continue // untouched
-		case t.js == nil:
-			after, err := value.PrepareDocument(t.after)
-			if err != nil {
-				return errs.Errorf(errs.Invalid, "a result cannot be stored in `%s`: %v", w.target, err).
-					WithHint("fix the result with $project or $set before the write stage")
-			}
-			it = item{coll: w.target, id: after.Get("_id"), op: opInsert, after: after}
-		default:
-			after, err := value.PrepareDocument(t.after)
-			if err != nil {
-				return errs.Errorf(errs.Invalid, "a result cannot be stored in `%s`: %v", w.target, err).
-					WithHint("fix the result with $project or $set before the write stage")
-			}
-			it = item{coll: w.target, id: t.before.Get("_id"), op: opUpdate, digest: digest(t.js), before: t.before, after: after}
-			if string(value.JSON(after)) == string(t.js) {
-				it.op, it.after, it.before = opNone, value.Value{}, value.Value{}
-			}
 		}
 		if err := b.add(it); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// itemOf returns the item of a target document, ok false when the
+// writes leave it untouched; an update that gives the same bytes is
+// opNone.
+func (w *writeStage) itemOf(t *targetDoc) (item, bool, error) {
+	switch {
+	case t.deleted:
+		return item{coll: w.target, id: t.before.Get("_id"), op: opDelete, digest: digest(t.js), before: t.before}, true, nil
+	case t.after.IsMissing():
+		return item{}, false, nil
+	}
+	after, err := value.PrepareDocument(t.after)
+	if err != nil {
+		return item{}, false, errs.Errorf(errs.Invalid, "a result cannot be stored in `%s`: %v", w.target, err).
+			WithHint("fix the result with $project or $set before the write stage")
+	}
+	if t.js == nil {
+		return item{coll: w.target, id: after.Get("_id"), op: opInsert, after: after}, true, nil
+	}
+	it := item{coll: w.target, id: t.before.Get("_id"), op: opUpdate, digest: digest(t.js), before: t.before, after: after}
+	if string(value.JSON(after)) == string(t.js) {
+		it.op, it.after, it.before = opNone, value.Value{}, value.Value{}
+	}
+	return it, true, nil
 }
 
 // applyPipeline runs the whenMatched pipeline on a matched document of

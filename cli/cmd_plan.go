@@ -194,7 +194,11 @@ and plan the writes that stage would make in its target collection, without
 writing them: $out replaces the target's documents with the results; $merge
 matches each result to a target document on its "on" fields (_id by default)
 and merges, replaces, keeps or fails (whenMatched), or inserts, discards or
-fails (whenNotMatched). Apply the plan with apply; rollback undoes it. ` + planOutput,
+fails (whenNotMatched). Apply the plan with apply; rollback undoes it. ` + planOutput + `
+
+Over a MongoDB deployment the stages before $out or $merge run on the
+server, and omgdb computes the writes with the same $out and $merge
+semantics as on a store file.` + overMongoWrites,
 		Example: `  omgdb plan-aggregate app.omgdb orders '[{"$group":{"_id":"$customer","total":{"$sum":"$amount"}}},{"$out":"totals"}]'
   omgdb plan-aggregate app.omgdb orders '[{"$project":{"status":1}},{"$merge":{"into":"archive","whenMatched":"replace"}}]'`,
 		Args: cobra.ExactArgs(3),
@@ -212,6 +216,9 @@ fails (whenNotMatched). Apply the plan with apply; rollback undoes it. ` + planO
 }
 
 func (e *env) runPlanAggregate(ctx context.Context, opts *planAggregateOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoPlanAggregate(ctx, opts)
+	}
 	pipeline, err := e.parseArg(opts.pipeline, "pipeline")
 	if err != nil {
 		return err

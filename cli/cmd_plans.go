@@ -27,7 +27,12 @@ func newPlansCmd(e *env) *cobra.Command {
 		Long: `List the pending plans of a store, oldest first, one JSON object per line:
 {"token","kind","collection","filter","update","matched","modified","created",
 "expires","status",…}. With --all, applied, discarded and expired plans too.
-Pending plans expire (24 h by default, plan-* --expiry).`,
+Pending plans expire (24 h by default, plan-* --expiry).
+
+Over a MongoDB deployment (mongodb://…/DB) the plans are those of its
+omgdb.plans collection; with --all also the plans of rollbacks, inserts
+and imports, and those being applied (status applying). See omgdb docs
+mongodb.`,
 		Example: `  omgdb plans app.omgdb
   omgdb plans show app.omgdb 665f1c2e9b1d4a0c8e7f6a5b --diff
   omgdb plans discard app.omgdb 665f1c2e9b1d4a0c8e7f6a5b`,
@@ -44,6 +49,9 @@ Pending plans expire (24 h by default, plan-* --expiry).`,
 }
 
 func (e *env) runPlans(ctx context.Context, opts *plansOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoPlans(ctx, opts)
+	}
 	db, err := e.open(opts.path, readOnly, opts.storeFlags)
 	if err != nil {
 		return err
@@ -83,6 +91,9 @@ applied, discarded or expired plan no longer holds its documents.`,
 }
 
 func (e *env) runPlansShow(ctx context.Context, opts *plansOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoPlansShow(ctx, opts)
+	}
 	db, err := e.open(opts.path, readOnly, opts.storeFlags)
 	if err != nil {
 		return err
@@ -99,7 +110,13 @@ func (e *env) runPlansShow(ctx context.Context, opts *plansOptions) error {
 		}
 		fmt.Fprintln(e.stderr)
 	}
-	if !opts.diff {
+	return e.printPlanDocs(p, docs, opts.diff)
+}
+
+// printPlanDocs prints a plan's documents, one JSON object per line, or
+// with diff a readable diff headed by the plan.
+func (e *env) printPlanDocs(p *changes.Plan, docs []changes.PlanDoc, diff bool) error {
+	if !diff {
 		for _, d := range docs {
 			if err := e.printJSON(d, false); err != nil {
 				return err
@@ -133,6 +150,9 @@ func newPlansDiscardCmd(e *env) *cobra.Command {
 }
 
 func (e *env) runPlansDiscard(ctx context.Context, opts *plansOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoPlansDiscard(ctx, opts)
+	}
 	db, err := e.open(opts.path, readWrite, opts.storeFlags)
 	if err != nil {
 		return err

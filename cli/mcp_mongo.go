@@ -53,15 +53,15 @@ func (w mcpWriter) PlanCollection(ctx context.Context, token string) (string, er
 
 func (w mcpWriter) Apply(ctx context.Context, token, actor string) (*mcpserver.EngineApplied, error) {
 	res, err := w.db.Apply(ctx, token, &mongoengine.ApplyOptions{Actor: actor})
-	if err != nil {
+	if res == nil {
 		return nil, err
 	}
-	return engineApplied(res), nil
+	return engineApplied(res), err // err: stopped at the deadline, res what was written
 }
 
 func (w mcpWriter) Rollback(ctx context.Context, changeID, actor string, force bool) (*mcpserver.EngineApplied, error) {
 	res, err := w.db.Rollback(ctx, changeID, &mongoengine.ApplyOptions{Actor: actor, Force: force})
-	if err != nil {
+	if res == nil {
 		return nil, err
 	}
 	out := engineApplied(&res.ApplyResult)
@@ -69,7 +69,7 @@ func (w mcpWriter) Rollback(ctx context.Context, changeID, actor string, force b
 	if res.Undid != "" { // a schema change: no document, its steps undone
 		out.Message, out.NextValidActions = "undid "+res.Undid, []string{changes.ActionRollback}
 	}
-	return out, nil
+	return out, err
 }
 
 // engineApplied is an apply's result as apply prints it (applyOutput),
@@ -78,7 +78,7 @@ func engineApplied(res *mongoengine.ApplyResult) *mcpserver.EngineApplied {
 	o := applyOutput(res)
 	out := &mcpserver.EngineApplied{Token: o.Token, ChangeID: o.ChangeID, Kind: o.Kind, Collection: res.Collection,
 		Inserted: o.Inserted, Updated: o.Updated, Deleted: o.Deleted, Conflicts: []mcpserver.EngineConflict{},
-		Transaction: o.Transaction, Message: o.Message, NextValidActions: o.NextValidActions}
+		Transaction: o.Transaction, Unwritten: o.Unwritten, Message: o.Message, NextValidActions: o.NextValidActions}
 	for _, c := range o.Conflicts {
 		out.Conflicts = append(out.Conflicts, mcpserver.EngineConflict{ID: c.ID, Reason: c.Reason})
 	}

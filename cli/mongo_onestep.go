@@ -106,7 +106,7 @@ func applyNow(ctx context.Context, db *mongoengine.DB, kind string, p *mongoengi
 	}
 	out.Conflicts = applyOutput(res).Conflicts
 	if res.Written() > 0 {
-		out.ChangeID, out.NextValidActions = res.ChangeID, []string{changes.ActionRollback}
+		out.ChangeID, out.NextValidActions = res.ChangeID, []string{changes.ActionRollback, changes.ActionShow}
 	}
 	return out, res, nil
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -90,8 +91,8 @@ func (e *env) mongoPlanSpec(f *planFlags, coll, filterArg string) (*mongoengine.
 // store file.
 func planResult(p *mongoengine.Plan, sample int) *changes.PlanResult {
 	r := &changes.PlanResult{Token: p.Token, Matched: p.Matched, Modified: p.Modified, SampleBeforeAfter: []changes.BeforeAfter{},
-		Kind: p.Kind, Collection: p.Collection, Expires: p.Expires,
-		NextValidActions: []string{changes.ActionApply}}
+		Kind: p.Kind, Collection: p.Collection, Expires: p.Expires, CreatesCollection: p.CreateTarget,
+		NextValidActions: []string{changes.ActionApply, changes.ActionShow, changes.ActionDiscard}}
 	for _, it := range p.Items {
 		if len(r.SampleBeforeAfter) == sample {
 			break
@@ -102,6 +103,8 @@ func planResult(p *mongoengine.Plan, sample int) *changes.PlanResult {
 		r.UpsertedID = &changes.Doc{Value: p.UpsertedID}
 	}
 	switch {
+	case p.CreateTarget && p.Modified == 0:
+		r.Message = fmt.Sprintf("the pipeline returns no document: applying this plan creates `%s`, empty", p.Collection)
 	case p.NewCollection:
 		r.Message = "collection `" + p.Collection + "` does not exist: applying this plan creates it with the upserted document"
 	case p.Matched == 0 && p.Modified == 0:
@@ -125,6 +128,7 @@ type mongoApplyResult struct {
 	Deleted          int64           `json:"deleted"`
 	Conflicts        []mongoConflict `json:"conflicts"`
 	Transaction      bool            `json:"transaction"`
+	Unwritten        int64           `json:"unwritten,omitempty"` // stopped at its deadline: documents not written
 	Message          string          `json:"message,omitempty"`
 	NextValidActions []string        `json:"next_valid_actions"`
 }
@@ -137,17 +141,17 @@ type mongoConflict struct {
 func applyOutput(res *mongoengine.ApplyResult) *mongoApplyResult {
 	out := &mongoApplyResult{Token: res.Token, ChangeID: res.ChangeID, Kind: res.Kind, Inserted: res.Inserted,
 		Updated: res.Updated, Deleted: res.Deleted, Conflicts: []mongoConflict{}, Transaction: res.Transaction,
-		NextValidActions: []string{changes.ActionRollback}}
+		Unwritten: res.Unwritten, NextValidActions: []string{changes.ActionRollback, changes.ActionShow}}
 	for _, c := range res.Conflicts {
 		out.Conflicts = append(out.Conflicts, mongoConflict{ID: changes.Doc{Value: c.ID}, Reason: c.Reason})
 	}
 	switch {
 	case res.Written() == 0 && len(res.Conflicts) == 0:
 		out.Message = "the plan changes nothing: no document was written"
-		out.NextValidActions = []string{}
+		out.NextValidActions = []string{changes.ActionShow}
 	case res.Written() == 0:
 		out.Message = "no document was written"
-		out.NextValidActions = []string{}
+		out.NextValidActions = []string{changes.ActionShow}
 	}
 	return out
 }
@@ -179,11 +183,14 @@ func conflictError(res *mongoengine.ApplyResult, what string) error {
 func (e *env) mongoApply(ctx context.Context, opts *applyOptions) error {
 	return e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {
 		res, err := db.Apply(ctx, opts.token, &mongoengine.ApplyOptions{Actor: "cli"})
-		if err != nil {
+		if res == nil {
 			return err
 		}
-		if err := e.printJSON(applyOutput(res), opts.pretty); err != nil {
-			return err
+		if perr := e.printJSON(applyOutput(res), opts.pretty); perr != nil {
+			return perr
+		}
+		if err != nil { // stopped between documents: the output says what was written
+			return stoppedByCtrlC(ctx, err)
 		}
 		return conflictError(res, "apply "+opts.token)
 	})
@@ -193,17 +200,31 @@ func (e *env) mongoApply(ctx context.Context, opts *applyOptions) error {
 func (e *env) mongoRollback(ctx context.Context, opts *rollbackOptions) error {
 	return e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {
 		res, err := db.Rollback(ctx, opts.change, &mongoengine.ApplyOptions{Actor: "cli", Force: opts.force})
-		if err != nil {
+		if res == nil {
 			return err
 		}
 		out := applyOutput(&res.ApplyResult)
 		out.Token, out.Kind, out.RolledBack = "", "", res.RolledBack
 		schemaRollback(out, res)
-		if err := e.printJSON(out, opts.pretty); err != nil {
-			return err
+		if perr := e.printJSON(out, opts.pretty); perr != nil {
+			return perr
+		}
+		if err != nil {
+			return stoppedByCtrlC(ctx, err)
 		}
 		return conflictError(&res.ApplyResult, "rollback "+opts.change)
 	})
+}
+
+// stoppedByCtrlC makes the error of an apply or rollback that Ctrl-C
+// stopped between documents an interrupted one (exit 130), keeping its
+// message (what was written) and hint.
+func stoppedByCtrlC(ctx context.Context, err error) error {
+	var e *errs.Error
+	if !errors.Is(context.Cause(ctx), errInterrupted) || !errors.As(err, &e) {
+		return err
+	}
+	return &interruptedError{errs.Errorf(errs.IO, "interrupted: %s", e.Message).WithHint("%s", e.Hint)}
 }
 
 // mongoChange is a line of `omgdb history` over MongoDB, as the MCP

@@ -17,8 +17,7 @@ import (
 )
 
 // planFields decodes a plan's JSON output without what differs between
-// two stores by design: the token, the expiry and, over MongoDB, the
-// next actions (no `plans show` or `discard` there yet).
+// two stores by design: the token and the expiry.
 func planFields(t *testing.T, out string) map[string]any {
 	t.Helper()
 	var m map[string]any
@@ -27,7 +26,6 @@ func planFields(t *testing.T, out string) map[string]any {
 	}
 	delete(m, "token")
 	delete(m, "expires")
-	delete(m, "next_valid_actions")
 	return m
 }
 
@@ -383,7 +381,7 @@ func TestMongo_WriteErrors(t *testing.T) {
 		{[]string{"apply", uri, "nope"}, cli.ExitData, "invalid plan token"},
 		{[]string{"rollback", uri, "665f1c2e9b1d4a0c8e7f6a5b"}, cli.ExitNotFound, "writes made around omgdb are not in its journal"},
 		{[]string{"history", uri, "--id", "1"}, cli.ExitUsage, "--id does not work over MongoDB yet"},
-		{[]string{"plans", uri}, cli.ExitUsage, "not yet supported over MongoDB"},
+		{[]string{"plans", "show", uri, "nope"}, cli.ExitData, "invalid plan token"},
 		{[]string{"insert", uri, "users", `{"_id":1,"a":1}`}, cli.ExitConflict, "duplicate _id 1 in collection `users`"},
 		{[]string{"update", uri, "users", "{}", `{"x":1}`}, cli.ExitData, "update document requires update operators"},
 		{[]string{"replace", uri, "users", "{}", `{"$set":{"x":1}}`}, cli.ExitData, "replacement document must not contain update operators"},

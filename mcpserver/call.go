@@ -126,7 +126,8 @@ func (ss *session) run(ctx context.Context, c *call) (out *output, err error) {
 	}()
 	out, err = c.tool.Run(ctx, c)
 	if err != nil {
-		if ctx.Err() != nil && !errors.Is(err, ctx.Err()) && errs.KindOf(err) == errs.IO {
+		var te *toolError // a tool's own answer (an apply stopped at the deadline says what it wrote)
+		if ctx.Err() != nil && !errors.Is(err, ctx.Err()) && errs.KindOf(err) == errs.IO && !errors.As(err, &te) {
 			err = ctx.Err() // a scan stopped by the deadline
 		}
 		return nil, c.rewrite(c.scrub(err))

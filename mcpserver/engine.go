@@ -43,7 +43,7 @@ func (c *Config) checkEngineConfig() error {
 	}
 	refuse := func(what string) error {
 		return errs.Errorf(errs.Usage, "%s does not work over MongoDB yet", what).
-			WithHint("over MongoDB the MCP server serves the read tools, at --scope read-write plan_update, plan_delete, apply, rollback, history, insert, insert_many, create_snapshot, plan_revert, create_collection, create_index and rename_collection, and at --scope dangerous drop_collection and drop_index (see `omgdb docs mongodb`); leave it out, or serve a store file")
+			WithHint("over MongoDB the MCP server serves the read tools and plans, at --scope read-write plan_update, plan_delete, plan_aggregate, apply, rollback, history, insert, insert_many, create_snapshot, plan_revert, create_collection, create_index and rename_collection, and at --scope dangerous drop_collection, drop_index and delete_snapshot (see `omgdb docs mongodb`); leave it out, or serve a store file")
 	}
 	switch {
 	case c.Scope == ScopeRead && c.Writer != nil:
@@ -73,6 +73,9 @@ func (s *Server) useEngine(tools []*tool) {
 		t.Run = engineRuns[t.Name]
 		if t.Name == "create_index" { // an index keyed by a collation is not built over MongoDB yet: not offered, and refused
 			t.Params = slices.DeleteFunc(slices.Clone(t.Params), func(p param) bool { return p.Name == "collation" })
+		}
+		if t.Name == "plans" && s.cfg.Plans == nil {
+			t.Run = nil
 		}
 		s.useEngineWriter(t)
 		s.usePast(t)

@@ -33,11 +33,17 @@ type EngineWriter interface {
 	// file's planner does, with at most spec.Sample before/after pairs.
 	PlanUpdate(ctx context.Context, spec *EnginePlan) (*changes.PlanResult, error)
 	PlanDelete(ctx context.Context, spec *EnginePlan) (*changes.PlanResult, error)
+	// PlanAggregate stores the plan of the writes of spec.Pipeline (it
+	// ends in $out or $merge) over spec.Collection, with the store file's
+	// $out and $merge semantics.
+	PlanAggregate(ctx context.Context, spec *EnginePlan) (*changes.PlanResult, error)
 	// PlanCollection returns the collection a plan (or the change that
 	// applied it: its id is the plan's token) writes.
 	PlanCollection(ctx context.Context, token string) (string, error)
 	// Apply applies a pending plan; Rollback undoes an applied change.
 	// Documents that conflicted are listed in the result, not an error.
+	// Both stop between documents when ctx ends: then they return what
+	// was written with an error (engine_deadline.go).
 	Apply(ctx context.Context, token, actor string) (*EngineApplied, error)
 	Rollback(ctx context.Context, changeID, actor string, force bool) (*EngineApplied, error)
 	// History lists the changes made through omgdb, newest first: those
@@ -52,10 +58,11 @@ type EnginePlan struct {
 	Update       value.Value   // as given; missing for a delete
 	Compiled     *query.Update // Update compiled (changes.CompileUpdate); nil for a delete
 	ArrayFilters []value.Value
-	Upsert       bool   // insert a document when the filter matches none
-	First        bool   // only the first match in _id order
-	Sample       int    // before/after pairs in the result
-	Actor        string // mcp:<client>
+	Upsert       bool        // insert a document when the filter matches none
+	First        bool        // only the first match in _id order
+	Pipeline     value.Value // plan_aggregate: the pipeline over Collection
+	Sample       int         // before/after pairs in the result
+	Actor        string      // mcp:<client>
 	// Collation is the collation argument (missing: none), checked by
 	// omgdb's parser; the plan's documents are read with it.
 	Collation value.Value
@@ -71,8 +78,9 @@ type EngineApplied struct {
 	Inserted         int64            `json:"inserted"`
 	Updated          int64            `json:"updated"`
 	Deleted          int64            `json:"deleted"`
-	Conflicts        []EngineConflict `json:"conflicts"`   // documents not written, in plan order
-	Transaction      bool             `json:"transaction"` // one transaction: a conflict wrote nothing
+	Conflicts        []EngineConflict `json:"conflicts"`           // documents not written, in plan order
+	Transaction      bool             `json:"transaction"`         // one transaction: a conflict wrote nothing
+	Unwritten        int64            `json:"unwritten,omitempty"` // stopped at the call's deadline: documents not written
 	Message          string           `json:"message,omitempty"`
 	NextValidActions []string         `json:"next_valid_actions"`
 }
@@ -226,28 +234,18 @@ func (c *call) engineAllowed(ctx context.Context, token string) error {
 	return nil
 }
 
-// uninterrupted is the context of an apply or rollback: once started it
-// runs to its end, whatever the call's deadline or a cancellation, since
-// an apply interrupted between documents is left "applying" until its
-// lease expires, and then needs a rollback. One that has not started when
-// the deadline passes does not start.
-func uninterrupted(ctx context.Context) (context.Context, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	return context.WithoutCancel(ctx), nil
-}
-
 func runApplyEngine(ctx context.Context, c *call) (*output, error) {
 	tok := c.str("token")
 	if err := c.engineAllowed(ctx, tok); err != nil {
 		return nil, err
 	}
-	actx, err := uninterrupted(ctx)
-	if err != nil {
-		return nil, err
+	if err := ctx.Err(); err != nil {
+		return nil, err // past its deadline: it does not start
 	}
-	res, err := c.srv.cfg.Writer.Apply(actx, tok, c.actor())
+	res, err := c.srv.cfg.Writer.Apply(ctx, tok, c.actor())
+	if res != nil && err != nil {
+		return nil, c.enginePartial(res, err)
+	}
 	if err != nil {
 		return nil, c.engineWriteError("", err)
 	}
@@ -259,11 +257,13 @@ func runRollbackEngine(ctx context.Context, c *call) (*output, error) {
 	if err := c.engineAllowed(ctx, id); err != nil {
 		return nil, err
 	}
-	actx, err := uninterrupted(ctx)
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	res, err := c.srv.cfg.Writer.Rollback(actx, id, c.actor(), c.value("force").Bool())
+	res, err := c.srv.cfg.Writer.Rollback(ctx, id, c.actor(), c.value("force").Bool())
+	if res != nil && err != nil {
+		return nil, c.enginePartial(res, err)
+	}
 	if err != nil {
 		return nil, c.engineWriteError("", err)
 	}
@@ -275,13 +275,7 @@ func runRollbackEngine(ctx context.Context, c *call) (*output, error) {
 // result: without a transaction the others were written, and the change
 // id is what rolls them back.
 func (c *call) engineApplied(res *EngineApplied, what string, next ...string) (*output, error) {
-	if c.srv.policy.specRedactor(res.Collection) != nil {
-		for i, cf := range res.Conflicts {
-			if strings.HasPrefix(cf.Reason, "a unique index refuses it") {
-				res.Conflicts[i].Reason = "a unique index refuses it (the server's message is withheld: the collection has redacted fields)"
-			}
-		}
-	}
+	c.withholdUniqueReasons(res)
 	res.NextValidActions = c.next(append(res.NextValidActions, "history"), "")
 	if len(res.Conflicts) == 0 {
 		return c.resultOf(res, "")

@@ -72,7 +72,7 @@ func wantRaw(t *testing.T, db *mongo.Database, coll string, want ...string) {
 
 // mongoReadWriteTools are the tools a read-write server over MongoDB
 // lists, over stdio and HTTP alike.
-const mongoReadWriteTools = "describe,find,count,distinct,aggregate,export,insert,insert_many,create_collection,rename_collection,vsearch,search,context_pack,list_indexes,create_index,history,diff,plan_update,plan_delete,plan_revert,apply,rollback,create_snapshot"
+const mongoReadWriteTools = "describe,find,count,distinct,aggregate,export,insert,insert_many,create_collection,rename_collection,vsearch,search,context_pack,list_indexes,create_index,history,diff,plans,plan_update,plan_delete,plan_aggregate,plan_revert,apply,rollback,create_snapshot"
 
 func TestMongo_MCPReadWrite_Tools(t *testing.T) {
 	cs, tools, _, _, _ := mongoRW(t)
@@ -115,7 +115,7 @@ func TestMongo_MCPReadWrite_Lifecycle(t *testing.T) {
 		"update": m{"$set": m{"ward": "Z"}, "$inc": m{"n": m{"$numberLong": "5"}}}}})
 	wantField("matched", 2.0)(t, plan)
 	wantField("modified", 2.0)(t, plan)
-	wantField("next_valid_actions", []any{"apply"})(t, plan)
+	wantField("next_valid_actions", []any{"apply", "plans"})(t, plan)
 	if s, _ := plan["sampleBeforeAfter"].([]any); len(s) != 2 {
 		t.Fatalf("sampleBeforeAfter %v, want 2 pairs", plan["sampleBeforeAfter"])
 	}
@@ -290,7 +290,13 @@ func TestMongo_MCPReadWrite_Policy(t *testing.T) {
 		{name: "system_upsert", tool: "plan_update", args: m{"collection": "system.js", "filter": m{"_id": 1}, "update": m{"$set": m{"a": 1}}, "upsert": true}, code: "NOT_FOUND"},
 		{name: "omgdb_history", tool: "history", args: m{"collection": "omgdb.changes"}, check: wantField("returned", 0.0)},
 		// Tools the engine does not serve, arguments it does not take, bad input.
-		{name: "plan_aggregate_not_served", tool: "plan_aggregate", args: m{"collection": "visits", "pipeline": []any{}}, code: "NOT_FOUND"},
+		{name: "plan_aggregate_into_redacted", tool: "plan_aggregate", args: m{"collection": "visits", "pipeline": []any{m{"$out": "staff"}}}, code: "POLICY_DENIED"},
+		{name: "plan_aggregate_from_redacted", tool: "plan_aggregate", args: m{"collection": "patients", "pipeline": []any{m{"$out": "x"}}}, code: "POLICY_DENIED"},
+		{name: "plan_aggregate_into_denied", tool: "plan_aggregate", args: m{"collection": "visits", "pipeline": []any{m{"$merge": m{"into": "secrets"}}}}, code: "POLICY_DENIED"},
+		{name: "plan_aggregate_lookup_denied", tool: "plan_aggregate", args: m{"collection": "visits", "pipeline": []any{m{"$unionWith": "secrets"}, m{"$out": "x"}}}, code: "POLICY_DENIED"},
+		{name: "plan_aggregate_into_omgdb", tool: "plan_aggregate", args: m{"collection": "visits", "pipeline": []any{m{"$out": "omgdb.changes"}}}, code: "INVALID_ARGUMENT"},
+		{name: "plan_aggregate_from_omgdb", tool: "plan_aggregate", args: m{"collection": "omgdb.plans", "pipeline": []any{m{"$out": "x"}}}, code: "NOT_FOUND"},
+		{name: "plan_aggregate_not_last", tool: "plan_aggregate", args: m{"collection": "visits", "pipeline": []any{m{"$out": "x"}, m{"$match": m{}}}}, code: "INVALID_ARGUMENT"},
 		{name: "drop_collection_scope", tool: "drop_collection", args: m{"collection": "visits"}, code: "SCOPE_DENIED"},
 		{name: "history_id_refused", tool: "history", args: m{"id": "1"}, code: "INVALID_ARGUMENT"},
 		{name: "collation_sent_ferretdb_refuses", tool: "plan_delete", args: m{"collection": "visits", "filter": m{}, "collation": m{"locale": "en"}}, code: "INVALID_ARGUMENT",
@@ -351,12 +357,15 @@ func TestMongo_MCPReadWrite_Policy(t *testing.T) {
 		[]string{"111-11", "4111", "a@x.org", "topsecret", uri, `"z"`})
 }
 
-// TestMongo_MCPReadWrite_ApplyOutlivesTimeout: an apply, once started,
-// runs to its end even past the call's --timeout, since an apply cut
-// between documents would be left "applying", which omgdb cannot roll
-// back. (It writes 150 documents under a 100 ms limit; on FerretDB an
-// apply takes milliseconds per document.)
-func TestMongo_MCPReadWrite_ApplyOutlivesTimeout(t *testing.T) {
+// TestMongo_MCPReadWrite_ApplyStopsAtTimeout: --timeout bounds an apply
+// and its rollback. It plans 150 documents and applies them under a
+// 100 ms limit, then checks consistency whatever happened (no timing is
+// asserted): either the apply finished and every document is written,
+// or it stopped between documents with LIMIT_EXCEEDED, and then its
+// result's counts are exactly the documents written, the others are
+// untouched, history shows the change "partial", and a rollback (from
+// the CLI, without the limit) gives every document back.
+func TestMongo_MCPReadWrite_ApplyStopsAtTimeout(t *testing.T) {
 	_, uri := mongotest.Start(t)
 	c := mongotest.Client(t, uri)
 	db := c.Database(uri[strings.LastIndex(uri, "/")+1:])
@@ -365,21 +374,69 @@ func TestMongo_MCPReadWrite_ApplyOutlivesTimeout(t *testing.T) {
 		docs[i] = `{"_id":` + strconv.Itoa(i) + `,"n":{"$numberLong":"1"}}`
 	}
 	mongotest.Insert(t, c, db.Name(), "many", docs...)
-	cmd := exec.Command(os.Args[0], "plan-update", uri, "many", "{}", `{"$inc":{"n":{"$numberLong":"1"}}}`)
-	cmd.Env = append(os.Environ(), "OMGDB_TEST_MAIN=1")
-	out, err := cmd.Output()
+	omgdb := func(args ...string) []byte {
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Env = append(os.Environ(), "OMGDB_TEST_MAIN=1")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("omgdb %v: %v %s", args, err, out)
+		}
+		return out
+	}
+	var plan struct{ Token string }
+	if err := json.Unmarshal(omgdb("plan-update", uri, "many", "{}", `{"$inc":{"n":{"$numberLong":"1"}}}`), &plan); err != nil {
+		t.Fatal(err)
+	}
+	count := func(n int64) int64 {
+		k, err := db.Collection("many").CountDocuments(context.Background(), bson.D{{Key: "n", Value: n}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	cs := startStdio(t, t.TempDir(), "--store", uri, "--scope", "read-write", "--timeout", "100ms")
+	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "apply", Arguments: m{"token": plan.Token}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var plan struct{ Token string }
-	if err := json.Unmarshal(out, &plan); err != nil {
-		t.Fatal(err)
+	sc, _ := res.StructuredContent.(map[string]any)
+	if !res.IsError {
+		if sc["updated"] != 150.0 || count(2) != 150 {
+			t.Fatalf("apply finished: %v, %d documents written, want 150", sc, count(2))
+		}
+		t.Log("the apply finished within the limit: the stop was not exercised by this run")
+		return
 	}
-	cs := startStdio(t, t.TempDir(), "--store", uri, "--scope", "read-write", "--timeout", "100ms")
-	tools := listTools(t, cs)
-	applied, _ := callMongo(t, cs, tools, mongoCase{tool: "apply", args: m{"token": plan.Token}})
-	wantField("updated", 150.0)(t, applied)
-	if n, err := db.Collection("many").CountDocuments(context.Background(), bson.D{{Key: "n", Value: int64(2)}}); err != nil || n != 150 {
-		t.Errorf("%d documents have n 2 (%v), want 150", n, err)
+	text := res.Content[0].(*mcp.TextContent).Text
+	if sc["code"] != "LIMIT_EXCEEDED" {
+		t.Fatalf("apply: %v", sc)
+	}
+	if strings.Contains(text, "before it wrote any document") || strings.Contains(text, "took longer than the 100ms limit") {
+		// It did not start writing: nothing is written and the plan is
+		// still pending.
+		if count(2) != 0 {
+			t.Fatalf("nothing written, says %q, but %d documents changed", text, count(2))
+		}
+		t.Logf("the apply did not start writing: %s", text)
+		omgdb("apply", uri, plan.Token)
+		if count(2) != 150 {
+			t.Errorf("the plan applied after the stop wrote %d documents, want 150", count(2))
+		}
+		return
+	}
+	result, _ := sc["context"].(map[string]any)["result"].(map[string]any)
+	updated, _ := result["updated"].(float64)
+	if result == nil || int64(updated) != count(2) || count(1) != 150-int64(updated) || result["unwritten"] != 150-updated ||
+		!strings.Contains(text, "stopped because its deadline passed after") {
+		t.Fatalf("stopped apply: %s; result %v; %d written, %d not", text, result, count(2), count(1))
+	}
+	t.Logf("the apply stopped after %v documents", updated)
+	var h struct{ Status, Change string }
+	if err := json.Unmarshal(omgdb("history", uri, "--limit", "1"), &h); err != nil || h.Status != "partial" || h.Change != plan.Token {
+		t.Fatalf("history: %+v %v", h, err)
+	}
+	omgdb("rollback", uri, plan.Token)
+	if count(1) != 150 {
+		t.Errorf("after rollback %d documents have n 1, want 150", count(1))
 	}
 }

@@ -78,6 +78,9 @@ type Config struct {
 	// argument of find, count and aggregate and the diff tool use it, at
 	// any scope (engine_past.go).
 	Past engine.Past
+	// Plans, when set with Engine, serves the plans tool (at every scope:
+	// it only reads).
+	Plans EnginePlans
 
 	// Rand and Now replace crypto/rand and time.Now, for tests.
 	Rand io.Reader

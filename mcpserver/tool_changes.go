@@ -9,6 +9,7 @@ import (
 	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
+	"github.com/omgdb/omgdb/store"
 )
 
 // The change lifecycle: plan_update, plan_delete and plan_revert store a
@@ -299,14 +300,42 @@ func (s *Server) plansTool() *tool {
 	}
 }
 
+// EnginePlans reads an engine's plans for the plans tool: it lists and
+// shows, and has no method that writes, so a read-scope server may be
+// handed one (Config.Plans). Errors' texts are shown as they are.
+type EnginePlans interface {
+	// Plans lists the plans, oldest first: the pending ones, or with all
+	// every plan, with its status as of now.
+	Plans(ctx context.Context, all bool) ([]*changes.Plan, error)
+	// ShowPlan returns a plan and the documents it changes.
+	ShowPlan(ctx context.Context, token string) (*changes.Plan, []changes.PlanDoc, error)
+}
+
+// filePlans is a store file's plans.
+type filePlans struct{ db *store.DB }
+
+func (f filePlans) Plans(ctx context.Context, all bool) ([]*changes.Plan, error) {
+	return changes.Plans(ctx, f.db, all)
+}
+
+func (f filePlans) ShowPlan(ctx context.Context, token string) (*changes.Plan, []changes.PlanDoc, error) {
+	return changes.ShowPlan(ctx, f.db, token)
+}
+
 func runPlans(ctx context.Context, c *call) (*output, error) {
 	db, err := c.openStore(false)
 	if err != nil {
 		return nil, err
 	}
 	defer db.Close()
+	return c.plansResult(ctx, filePlans{db})
+}
+
+// plansResult is the plans tool's answer from a source of plans: one
+// plan with its documents (redacted, cut and capped), or the list.
+func (c *call) plansResult(ctx context.Context, src EnginePlans) (*output, error) {
 	if tok := c.str("token"); tok != "" {
-		p, docs, err := changes.ShowPlan(ctx, db, tok)
+		p, docs, err := src.ShowPlan(ctx, tok)
 		if err != nil {
 			return nil, err
 		}
@@ -346,7 +375,7 @@ func runPlans(ctx context.Context, c *call) (*output, error) {
 		}
 		return withLimits(out, k), err
 	}
-	plans, err := changes.Plans(ctx, db, c.value("all").Bool())
+	plans, err := src.Plans(ctx, c.value("all").Bool())
 	if err != nil {
 		return nil, err
 	}

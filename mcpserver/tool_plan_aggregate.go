@@ -36,22 +36,8 @@ func (s *Server) planAggregateTool() *tool {
 
 func runPlanAggregate(ctx context.Context, c *call) (*output, error) {
 	coll, pipeline := c.str("collection"), c.value("pipeline")
-	if !c.srv.policy.collectionAllowed(coll) {
-		return nil, deniedCollection(coll)
-	}
-	names, err := pipelineCollections(pipeline)
-	if err != nil {
-		return nil, argError(err, "pipeline")
-	}
-	for _, name := range append([]string{coll}, names...) {
-		if !c.srv.policy.collectionAllowed(name) {
-			return nil, deniedCollection(name)
-		}
-		if c.srv.policy.specRedactor(name) != nil {
-			return nil, errorf(CodePolicyDenied, "a pipeline that reads or writes `%s`, which has redacted fields, is refused: its stages could copy a redacted value into the target or match on one",
-				truncate(name, 120)).withHint("aggregate (read scope) reads redacted collections with the fields removed; plan writes to other collections with plan_update").
-				withContext("argument", "pipeline", "collection", truncate(name, 120))
-		}
+	if err := c.aggregatePolicy(coll, pipeline); err != nil {
+		return nil, err
 	}
 	db, err := c.openStore(true)
 	if err != nil {
@@ -66,6 +52,29 @@ func runPlanAggregate(ctx context.Context, c *call) (*output, error) {
 		return nil, argError(err, "pipeline")
 	}
 	return c.planOutput(res)
+}
+
+// aggregatePolicy checks every collection a plan_aggregate's pipeline
+// names against the policy: allowed, and without redacted fields.
+func (c *call) aggregatePolicy(coll string, pipeline value.Value) error {
+	if !c.srv.policy.collectionAllowed(coll) {
+		return deniedCollection(coll)
+	}
+	names, err := pipelineCollections(pipeline)
+	if err != nil {
+		return argError(err, "pipeline")
+	}
+	for _, name := range append([]string{coll}, names...) {
+		if !c.srv.policy.collectionAllowed(name) {
+			return deniedCollection(name)
+		}
+		if c.srv.policy.specRedactor(name) != nil {
+			return errorf(CodePolicyDenied, "a pipeline that reads or writes `%s`, which has redacted fields, is refused: its stages could copy a redacted value into the target or match on one",
+				truncate(name, 120)).withHint("aggregate (read scope) reads redacted collections with the fields removed; plan writes to other collections with plan_update").
+				withContext("argument", "pipeline", "collection", truncate(name, 120))
+		}
+	}
+	return nil
 }
 
 // pipelineCollections returns the collections a pipeline names, in the

@@ -120,7 +120,7 @@ func wrapErr(t *Target, doing string, err error) error {
 	}
 	msg := Redact(err.Error(), t.URI)
 	var ce mongo.CommandError
-	if errors.As(err, &ce) {
+	if errors.As(err, &ce) && !errors.Is(err, context.DeadlineExceeded) { // a deadline is not a refusal
 		switch ce.Code {
 		case 13, 18: // Unauthorized, AuthenticationFailed
 			return errs.Errorf(errs.Denied, "MongoDB at %s refused: %s", t.Redacted, msg).
@@ -132,6 +132,10 @@ func wrapErr(t *Target, doing string, err error) error {
 	if errors.Is(err, context.Canceled) {
 		return err
 	}
-	return errs.Errorf(errs.IO, "%s MongoDB at %s: %s", doing, t.Redacted, msg).
+	e := errs.Errorf(errs.IO, "%s MongoDB at %s: %s", doing, t.Redacted, msg).
 		WithHint("check that the server is running and reachable, and the URI's host, port and options")
+	if errors.Is(err, context.DeadlineExceeded) {
+		e.Err = context.DeadlineExceeded // the caller's deadline (the MCP --timeout), not the driver's text
+	}
+	return e
 }

@@ -41,6 +41,13 @@
 // of a change the same way; History lists the journal. Only writes made
 // through this package are journaled.
 //
+// Plans are listed, shown and discarded as on a store file (plans.go);
+// a plan keeps what was planned (filter, update, pipeline) as omgdb's
+// canonical JSON text. PlanWrites (aggregate.go) stores a plan whose
+// writes the caller computed: a plan-aggregate's, whose $out and $merge
+// semantics are the store file's own (changes.WriteStage), over results
+// the server returned.
+//
 // Inserts and imports (insert.go) are an Inserter: one change, written in
 // ordered insertMany batches. A batch's documents are stored as unmarked
 // items of the change, and their _ids recorded in it ("pending"), before
@@ -76,6 +83,10 @@
 // it and removes the change; after a crash Rollback finds which steps
 // were carried out by looking at the collections and indexes. Verify
 // (verify.go) checks the journal and runs the server's validate.
+//
+// An apply or rollback stops at its context's deadline (or cancellation)
+// between documents, never inside one (deadline.go): the change is then
+// journaled "partial" with what was written, and Rollback undoes it.
 //
 // Guarantees without transactions: not atomic across documents; after a
 // crash each document is its before- or after-image, every item marked

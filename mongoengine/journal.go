@@ -26,8 +26,10 @@ type Change struct {
 	Time       time.Time
 	Actor      string
 	// Status is applying (in progress), interrupted (applying with its
-	// lease expired, or taken over by a rollback) or applied.
+	// lease expired, or taken over by a rollback), applied, or partial
+	// (stopped at its deadline between documents: deadline.go).
 	Status       string
+	Unwritten    int64     // partial: the documents not written
 	Seq          int64     // its place in the journal (0: journaled before seq existed)
 	Creates      bool      // its collection did not exist when it was journaled
 	RolledBackBy string    // the rollback that undid it
@@ -92,8 +94,13 @@ func (d *DB) journalEnd(ctx context.Context, p *Plan, res *ApplyResult, l *lease
 		}
 		conflicts = append(conflicts, bson.D{{Key: "_id", Value: id}, {Key: "reason", Value: c.Reason}})
 	}
-	set := bson.D{{Key: "status", Value: StatusApplied}, {Key: "time", Value: bson.NewDateTimeFromTime(time.Now())}, {Key: "inserted", Value: res.Inserted},
-		{Key: "updated", Value: res.Updated}, {Key: "deleted", Value: res.Deleted}, {Key: "conflicts", Value: conflicts}}
+	status := StatusApplied
+	if res.Unwritten > 0 {
+		status = StatusPartial // stopped at its deadline
+	}
+	set := bson.D{{Key: "status", Value: status}, {Key: "time", Value: bson.NewDateTimeFromTime(time.Now())}, {Key: "inserted", Value: res.Inserted},
+		{Key: "updated", Value: res.Updated}, {Key: "deleted", Value: res.Deleted}, {Key: "conflicts", Value: conflicts},
+		{Key: "unwritten", Value: res.Unwritten}}
 	if err := l.check(); err != nil {
 		return err
 	}
@@ -137,7 +144,7 @@ func changeOf(v value.Value) Change {
 		Deleted: v.Get("deleted").Long(), Conflicts: int64(v.Get("conflicts").Len()),
 		Time: time.UnixMilli(v.Get("time").Date()).UTC(), Actor: v.Get("actor").Str(), Status: v.Get("status").Str(),
 		RolledBackBy: v.Get("rolled_back_by").Str(), RollbackOf: v.Get("rollback_of").Str(), Seq: v.Get("seq").Long(), Creates: v.Get("creates").Bool(), owner: ownerOf(v),
-		Note: v.Get("note").Str(), RenamedTo: v.Get("renamed_to").Str()}
+		Note: v.Get("note").Str(), RenamedTo: v.Get("renamed_to").Str(), Unwritten: v.Get("unwritten").Long()}
 	if lu := v.Get("lease_until"); lu.Kind() == value.Date {
 		ch.LeaseUntil = time.UnixMilli(lu.Date()).UTC()
 	}
@@ -191,8 +198,11 @@ func (d *DB) Rollback(ctx context.Context, changeID string, opts *ApplyOptions) 
 		return nil, err
 	}
 	res, err := d.Apply(ctx, p.Token, opts)
-	if err != nil {
+	if res == nil {
 		return nil, err
+	}
+	if err != nil { // stopped at its deadline: what it wrote is in the result
+		return &RollbackResult{ApplyResult: *res, RolledBack: changeID}, err
 	}
 	if len(res.Conflicts) == 0 {
 		_, err = d.db.Collection(ChangesColl).UpdateOne(ctx, bson.D{{Key: "_id", Value: tok}},
@@ -240,7 +250,7 @@ func (d *DB) change(ctx context.Context, changeID string) (*Change, error) {
 			WithHint("roll back %s to redo it", ch.RolledBackBy)
 	case ch.Status == StatusApplying:
 		return &ch, d.takeOver(ctx, &ch)
-	case ch.Status != StatusApplied && ch.Status != StatusInterrupted:
+	case ch.Status != StatusApplied && ch.Status != StatusInterrupted && ch.Status != StatusPartial:
 		return nil, errs.Errorf(errs.Conflict, "change %s is %s", changeID, ch.Status).
 			WithHint("list the changes with `omgdb history %s`", d.target.Redacted)
 	}

@@ -65,6 +65,11 @@ type PlanSpec struct {
 	First        bool          // only the first match in _id order
 	Expiry       time.Duration // 0: DefaultExpiry
 	Actor        string        // who planned it
+	// Source and Pipeline are a plan-aggregate's: the collection the
+	// pipeline reads and the pipeline, its $out or $merge included
+	// (Collection is then the target). Kept with the plan for `plans`.
+	Source   string
+	Pipeline value.Value
 }
 
 // Item is one document a plan writes: its before-image (missing for an
@@ -96,7 +101,18 @@ type Plan struct {
 	// NewCollection is true when the upsert's collection does not exist:
 	// applying the plan creates it.
 	NewCollection bool
-	Items         []Item
+	// What was planned, as given (plans.go): the filter, update and array
+	// filters of an update or delete, the source and pipeline of an
+	// aggregate; missing when not given.
+	Filter, Update, Pipeline value.Value
+	ArrayFilters             []value.Value
+	Upsert, First            bool
+	Source                   string
+	// CreateTarget is set on a $out plan whose target does not exist:
+	// apply creates it even when the plan writes no document.
+	CreateTarget bool
+	StatusTime   time.Time // when it was claimed, applied or discarded
+	Items        []Item
 }
 
 // PlanUpdate reads the documents of spec.Collection that spec.Filter
@@ -181,7 +197,9 @@ func newPlan(kind string, spec *PlanSpec) *Plan {
 		expiry = DefaultExpiry
 	}
 	return &Plan{Token: value.NewOID().Hex(), Kind: kind, Collection: spec.Collection,
-		Created: now, Expires: now.Add(expiry), Actor: spec.Actor, Status: StatusPending}
+		Created: now, Expires: now.Add(expiry), Actor: spec.Actor, Status: StatusPending,
+		Filter: spec.Filter, Update: spec.Update, ArrayFilters: spec.ArrayFilters, Upsert: spec.Upsert, First: spec.First,
+		Source: spec.Source, Pipeline: spec.Pipeline}
 }
 
 // matches passes each document the filter selects to each, in _id order
@@ -249,7 +267,7 @@ func planDoc(tok bson.ObjectID, p *Plan) bson.D {
 			doc = append(doc, bson.E{Key: "collation", Value: c})
 		}
 	}
-	return doc
+	return append(doc, specFields(p)...)
 }
 
 // itemDoc is an item as stored in omgdb.plan_items: the plan's token, its
@@ -283,27 +301,18 @@ func (d *DB) LoadPlan(ctx context.Context, token string) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	var h struct {
-		Kind       string        `bson:"kind"`
-		Collection string        `bson:"collection"`
-		Matched    int64         `bson:"matched"`
-		Modified   int64         `bson:"modified"`
-		Created    bson.DateTime `bson:"created"`
-		Expires    bson.DateTime `bson:"expires"`
-		Actor      string        `bson:"actor"`
-		Status     string        `bson:"status"`
-		RollbackOf string        `bson:"rollback_of"`
-	}
-	err = d.db.Collection(PlansColl).FindOne(ctx, bson.D{{Key: "_id", Value: tok}}).Decode(&h)
+	raw, err := d.db.Collection(PlansColl).FindOne(ctx, bson.D{{Key: "_id", Value: tok}}).Raw()
 	if err != nil {
 		if isNoDocuments(err) {
 			return nil, errs.Errorf(errs.NotFound, "plan %s not found in %s", token, d.target.Redacted).
-				WithHint("plan again with `omgdb plan-update` or `omgdb plan-delete`, and apply the token it prints")
+				WithHint("list the pending plans with `omgdb plans %s`, or plan again with `omgdb plan-update`, `plan-delete` or `plan-aggregate` and apply the token it prints", d.target.Redacted)
 		}
 		return nil, wrapErr(d.target, "read the plan from", err)
 	}
-	p := &Plan{Token: token, Kind: h.Kind, Collection: h.Collection, Matched: h.Matched, Modified: h.Modified,
-		Created: h.Created.Time().UTC(), Expires: h.Expires.Time().UTC(), Actor: h.Actor, Status: h.Status, RollbackOf: h.RollbackOf}
+	p, err := planOf(raw)
+	if err != nil {
+		return nil, err
+	}
 	p.Items, err = d.planItems(ctx, tok, nil)
 	return p, err
 }

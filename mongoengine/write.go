@@ -42,6 +42,9 @@ type ApplyResult struct {
 	// Transaction is true when the plan was applied in one
 	// multi-document transaction: then a conflict writes nothing.
 	Transaction bool
+	// Unwritten counts the documents not written because the apply
+	// stopped at its deadline (deadline.go); 0 when it ran to its end.
+	Unwritten int64
 }
 
 // Written is how many documents the apply wrote.
@@ -50,7 +53,9 @@ func (r *ApplyResult) Written() int64 { return r.Inserted + r.Updated + r.Delete
 // errAbort aborts a transaction whose preconditions failed.
 var errAbort = errors.New("mongoengine: a precondition failed")
 
-// Apply applies a pending plan. It claims the plan (pending to applying,
+// Apply applies a pending plan. When ctx ends between documents it
+// stops there (deadline.go) and returns the result so far with an error
+// (kind Limit) that says what was written. It claims the plan (pending to applying,
 // so that it applies once), journals the change in omgdb.changes, then
 // writes each document under a precondition: it must still equal its
 // before-image (or, for an insert, its _id must still be free). On a
@@ -66,25 +71,34 @@ func (d *DB) Apply(ctx context.Context, token string, opts *ApplyOptions) (*Appl
 	if err != nil {
 		return nil, err
 	}
-	if err := d.claim(ctx, p); err != nil {
+	// From the claim on, the journal's steps run to their end whatever
+	// ctx: ctx is checked between documents only (deadline.go).
+	wctx := context.WithoutCancel(ctx)
+	if err := d.claim(wctx, p); err != nil {
 		return nil, err
 	}
 	res := &ApplyResult{Token: token, ChangeID: token, Kind: p.Kind, Collection: p.Collection}
-	if len(p.Items) == 0 {
-		return res, d.markApplied(ctx, p) // nothing to write: no change in the journal
+	if err := d.createTarget(wctx, p); err != nil {
+		return nil, err
 	}
-	l, err := d.journalStart(ctx, p, opts.Actor)
+	if len(p.Items) == 0 {
+		return res, d.markApplied(wctx, p) // nothing to write: no change in the journal
+	}
+	l, err := d.journalStart(wctx, p, opts.Actor)
 	if err != nil {
 		return nil, err
 	}
 	defer l.release()
-	if res.Transaction, err = d.transactions(ctx); err != nil {
+	if res.Transaction, err = d.transactions(wctx); err != nil {
 		return nil, err
 	}
 	if res.Transaction {
 		err = d.applyInTransaction(ctx, p, opts.Force, res, l)
 	} else {
 		err = d.writeItems(ctx, p, opts.Force, res, l)
+	}
+	if errors.Is(err, errStopped) {
+		return d.stopped(wctx, p, res, l, err)
 	}
 	if err != nil {
 		e := errs.Errorf(errs.KindOf(err), "apply %s: %v (change %s stays \"applying\" in %s until its lease expires, %s after this error, then it is interrupted)",
@@ -93,12 +107,13 @@ func (d *DB) Apply(ctx context.Context, token string, opts *ApplyOptions) (*Appl
 		e.Err = err
 		return nil, e
 	}
-	return res, d.journalEnd(ctx, p, res, l)
+	return res, d.journalEnd(wctx, p, res, l)
 }
 
-// applyInTransaction writes the plan in one transaction; on a conflict
-// nothing is written, the change is dropped from the journal and the
-// plan is pending again.
+// applyInTransaction writes the plan in one transaction; on a conflict,
+// or when the context ends before the last document, nothing is
+// written, the change is dropped from the journal and the plan is
+// pending again.
 func (d *DB) applyInTransaction(ctx context.Context, p *Plan, force bool, res *ApplyResult, l *lease) error {
 	s, err := d.client.StartSession()
 	if err != nil {
@@ -115,11 +130,18 @@ func (d *DB) applyInTransaction(ctx context.Context, p *Plan, force bool, res *A
 		}
 		return nil, nil
 	})
-	if !errors.Is(err, errAbort) {
+	stopped := errors.Is(err, errStopped)
+	if !errors.Is(err, errAbort) && !stopped {
 		return err
 	}
 	res.Inserted, res.Updated, res.Deleted = 0, 0, 0
-	return d.unclaim(ctx, p)
+	if stopped {
+		res.Conflicts = nil
+	}
+	if uerr := d.unclaim(context.WithoutCancel(ctx), p); uerr != nil || !stopped {
+		return uerr
+	}
+	return err
 }
 
 // transactions reports whether the deployment runs multi-document
@@ -140,19 +162,8 @@ func (d *DB) transactions(ctx context.Context) (bool, error) {
 // of one plan cannot both write.
 func (d *DB) claim(ctx context.Context, p *Plan) error {
 	now := time.Now().UTC()
-	switch {
-	case p.Status == StatusApplied:
-		return errs.Errorf(errs.Conflict, "plan %s was already applied as change %s", p.Token, p.Token).
-			WithHint("a plan applies once; to undo it run `omgdb rollback %s %s`, to change more plan again", d.target.Redacted, p.Token)
-	case p.Status == StatusApplying:
-		return errs.Errorf(errs.Conflict, "plan %s is being applied, or an apply of it was interrupted", p.Token).
-			WithHint("see `omgdb history %s`: an apply whose writer stopped is \"interrupted\" once its lease expires (%s), and `omgdb rollback %s %s` then undoes what it wrote; plan again for the rest",
-				d.target.Redacted, LeaseTime, d.target.Redacted, p.Token)
-	case p.Status != StatusPending:
-		return errs.Errorf(errs.Conflict, "plan %s is %s", p.Token, p.Status).WithHint("plan the change again")
-	case now.After(p.Expires):
-		return errs.Errorf(errs.Conflict, "plan %s expired at %s", p.Token, p.Expires.Format(time.RFC3339)).
-			WithHint("plans stay pending for 24 h by default; plan the change again and apply the new token")
+	if err := d.checkPending(p, now); err != nil {
+		return err
 	}
 	tok, _ := bson.ObjectIDFromHex(p.Token)
 	r, err := d.db.Collection(PlansColl).UpdateOne(ctx, bson.D{{Key: "_id", Value: tok}, {Key: "status", Value: StatusPending}},
@@ -197,25 +208,33 @@ func (d *DB) unclaim(ctx context.Context, p *Plan) error {
 	return nil
 }
 
-// writeItems writes every item of p under its precondition, in order,
-// recording in omgdb.plan_items whether each was applied or conflicted;
-// no write starts once the lease l is lost.
+// writeItems writes every item of p under its precondition, recording in
+// omgdb.plan_items whether each was applied or conflicted. It stops
+// between documents when ctx ends (errStopped); a document's write and
+// its mark are not cut. No write starts once the lease l is lost.
 func (d *DB) writeItems(ctx context.Context, p *Plan, force bool, res *ApplyResult, l *lease) error {
 	c := d.db.Collection(p.Collection)
 	items := d.db.Collection(PlanItemsColl)
 	tok, _ := bson.ObjectIDFromHex(p.Token)
+	wctx := context.WithoutCancel(ctx)
 	for i, it := range p.Items {
+		if beforeItem != nil {
+			beforeItem(i)
+		}
+		if err := stopAt(ctx, i, len(p.Items), res); err != nil {
+			return err
+		}
 		if err := l.check(); err != nil {
 			return err
 		}
 		var actual value.Value
 		if force { // the journal must hold what the document was, not what the plan expected
 			var err error
-			if actual, err = d.current(ctx, p.Collection, it.ID); err != nil {
+			if actual, err = d.current(wctx, p.Collection, it.ID); err != nil {
 				return err
 			}
 		}
-		reason, err := d.writeItem(ctx, c, it, force)
+		reason, err := d.writeItem(wctx, c, it, force)
 		if err != nil {
 			return err
 		}
@@ -232,7 +251,7 @@ func (d *DB) writeItems(ctx context.Context, p *Plan, force bool, res *ApplyResu
 				return err
 			}
 		}
-		_, err = items.UpdateOne(ctx, bson.D{{Key: "plan", Value: tok}, {Key: "seq", Value: int64(i)}}, mark)
+		_, err = items.UpdateOne(wctx, bson.D{{Key: "plan", Value: tok}, {Key: "seq", Value: int64(i)}}, mark)
 		if err != nil {
 			return wrapErr(d.target, "journal the change in", err)
 		}

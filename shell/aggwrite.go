@@ -42,6 +42,16 @@ func stageName(st value.Value) string {
 // change whose id it prints. As in mongosh, the aggregate then returns an
 // empty cursor.
 func (s *Shell) aggregateWrite(coll string, stages value.Value) {
+	if s.opts.Engine != nil { // over MongoDB: the engine's writer plans and applies
+		aw, ok := s.writer().(AggregateWriter)
+		if !ok {
+			s.throw(s.notOnEngine())
+		}
+		change, err := aw.AggregateWrite(s.ctx, coll, stages)
+		s.note(change) // also when some documents conflicted: it undoes the others
+		s.must(err)
+		return
+	}
 	change := s.planApply(false, func(db *store.DB) (*changes.PlanResult, error) {
 		return changes.PlanAggregate(s.ctx, db, coll, stages, &changes.PlanOptions{Actor: "shell", Sample: -1})
 	})

@@ -34,6 +34,14 @@ type Writer interface {
 	Delete(ctx context.Context, coll string, filter value.Value, one bool) (*WriteResult, error)
 }
 
+// AggregateWriter is a Writer that also writes what an aggregate ending
+// in $out or $merge writes: it plans the pipeline's writes and applies
+// them at once, one journaled change whose id it returns ("" when
+// nothing was written).
+type AggregateWriter interface {
+	AggregateWrite(ctx context.Context, coll string, pipeline value.Value) (change string, err error)
+}
+
 // WriteSpec is the options of a Writer's Update.
 type WriteSpec struct {
 	One, Replace, Upsert bool
