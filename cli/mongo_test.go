@@ -129,7 +129,6 @@ func TestMongo_Errors(t *testing.T) {
 		{"describe", uri},
 		{"inspect", uri},
 		{"explain", uri, "users", "{}"},
-		{"shell", uri, "--eval", "db.users.findOneAndDelete({})"},
 		{"mcp", "--root", uri},
 		{"revert", "x.omgdb", "s0", "--coll", "users"},
 		{"count", uri, "users", "--hint", "_id_"},
