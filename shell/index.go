@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/dop251/goja"
@@ -17,6 +18,7 @@ func (s *Shell) indexMethods(name string) map[string]method {
 			if def, ok := s.textIndex(s.docArg(call, 0, "key pattern"), opts); ok {
 				return s.createIndex(name, def)
 			}
+			s.checkIndexOptions("createIndex", opts)
 			fields := s.keyPattern(s.docArg(call, 0, "key pattern"))
 			def := store.BTreeIndex(opts.Get("name").Str(), store.BTreeSpec{Fields: fields, Unique: opts.Get("unique").Bool(), Sparse: opts.Get("sparse").Bool()})
 			return s.createIndex(name, def)
@@ -109,4 +111,31 @@ func (s *Shell) createIndex(coll string, def store.IndexDef) goja.Value {
 	})
 	s.note(change)
 	return s.rt.ToValue(def.Name)
+}
+
+// btreeIndexOptions are the options createIndex and createIndexes take for
+// a B-tree index; background is accepted as MongoDB accepts it since 4.2,
+// where it has no effect.
+var btreeIndexOptions = []string{"name", "unique", "sparse", "background"}
+
+// checkIndexOptions refuses an option of a B-tree index that omgdb does
+// not build (collation, partialFilterExpression, expireAfterSeconds, …)
+// or of the wrong type, rather than create an index without it.
+func (s *Shell) checkIndexOptions(method string, opts value.Value) {
+	for _, f := range opts.Fields() {
+		switch {
+		case f.Key == "collation":
+			s.throw(errs.Errorf(errs.Usage, "%s does not take a collation in the shell", method).
+				WithHint("create the index with `omgdb create-index --collation`"))
+		case !slices.Contains(btreeIndexOptions, f.Key):
+			s.throw(errs.Errorf(errs.Invalid, "%s: unknown option %s%s", method, f.Key, errs.DidYouMean(f.Key, btreeIndexOptions)).
+				WithHint("an index takes {name: 'age_1', unique: true, sparse: true}; omgdb builds no partial, TTL, hidden or wildcard index"))
+		case f.Key == "name" && f.Value.Kind() != value.String:
+			s.throw(errs.Errorf(errs.Invalid, "%s: name must be a string, got %s", method, f.Value.TypeName()).
+				WithHint("{name: 'age_1'}"))
+		case (f.Key == "unique" || f.Key == "sparse" || f.Key == "background") && f.Value.Kind() != value.Bool:
+			s.throw(errs.Errorf(errs.Invalid, "%s: %s must be true or false, got %s", method, f.Key, f.Value.TypeName()).
+				WithHint("{%s: true}", f.Key))
+		}
+	}
 }

@@ -81,6 +81,7 @@ func (s *Shell) createIndexes(coll string, keys, opts value.Value) goja.Value {
 		s.throw(errs.Errorf(errs.Invalid, "createIndexes takes a non-empty array of key patterns").
 			WithHint("db.users.createIndexes([{age: 1}, {city: 1, age: -1}])"))
 	}
+	s.checkIndexOptions("createIndexes", opts)
 	if opts.Get("name").Str() != "" && keys.Len() > 1 {
 		s.throw(errs.Errorf(errs.Usage, "a name names one index, and %d key patterns are given", keys.Len()).
 			WithHint("create the named index with createIndex"))

@@ -115,3 +115,34 @@ func TestShell_WriteCollationRefused(t *testing.T) {
 		t.Fatalf("after the refused writes: %v\n%s", err, out.String())
 	}
 }
+
+// TestShell_IndexOptionsChecked: an index option omgdb does not build is
+// refused, never dropped (mongosh's createIndex options,
+// as in jstests/core/index/index_partial_create_drop.js, which creates
+// partial indexes omgdb does not build).
+func TestShell_IndexOptionsChecked(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "app.omgdb")
+	if err := evalShellErr(t, store, `db.users.insertOne({_id: 1, age: 30})`); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ code, want string }{
+		{`db.users.createIndex({age: 1}, {collation: {locale: 'en'}})`, "does not take a collation"},
+		{`db.users.createIndex({age: 1}, {partialFilterExpression: {age: {$gt: 5}}})`, "unknown option partialFilterExpression"},
+		{`db.users.createIndex({age: 1}, {expireAfterSeconds: 60})`, "unknown option expireAfterSeconds"},
+		{`db.users.createIndex({age: 1}, {uniqe: true})`, "did you mean `unique`?"},
+		{`db.users.createIndex({age: 1}, {unique: 'yes'})`, "unique must be true or false"},
+		{`db.users.createIndex({age: 1}, {name: 5})`, "name must be a string"},
+		{`db.users.createIndexes([{age: 1}], {sparse: 1})`, "sparse must be true or false"},
+	} {
+		err := evalShellErr(t, store, tc.code)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.code, err, tc.want)
+		}
+	}
+	var out bytes.Buffer
+	sh := shell.New(&shell.Options{Store: store, Out: &out, Err: &out})
+	if err := sh.Eval(context.Background(), "test", `db.users.createIndex({age: 1}, {background: true, unique: true}); printjson(db.users.getIndexes().map(i => i.name))`); err != nil ||
+		!strings.Contains(out.String(), "[ '_id_', 'age_1' ]") {
+		t.Fatalf("background and unique: %v\n%s", err, out.String())
+	}
+}
