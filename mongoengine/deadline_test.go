@@ -119,3 +119,41 @@ func TestApply_StopsAtDeadline(t *testing.T) {
 		})
 	}
 }
+
+// TestApply_ConcurrentAppliesOfOnePlan: applies of one plan racing from
+// several goroutines write it once. FerretDB v1's conditional update is
+// not atomic, so more than one may pass the claim; the journal entry's
+// _id (the token) then stops the others before any write.
+func TestApply_ConcurrentAppliesOfOnePlan(t *testing.T) {
+	d := openWrite(t)
+	p := planInc(t, d, "race", 5)
+	const n = 6
+	errc := make(chan error, n)
+	for range n {
+		go func() {
+			_, err := d.Apply(context.Background(), p.Token, &ApplyOptions{Actor: "test"})
+			errc <- err
+		}()
+	}
+	applied := 0
+	for range n {
+		err := <-errc
+		switch {
+		case err == nil:
+			applied++
+		case errs.KindOf(err) != errs.Conflict:
+			t.Errorf("a losing apply: %v (kind %v), want a conflict", err, errs.KindOf(err))
+		}
+	}
+	if applied != 1 {
+		t.Fatalf("%d applies succeeded, want 1", applied)
+	}
+	want := []string{"0:long:100", "1:long:101", "2:long:102", "3:long:103", "4:long:104"}
+	if got := values(t, d, "race"); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("documents %v, want %v", got, want)
+	}
+	hist, err := d.History(context.Background(), "race", 0)
+	if err != nil || len(hist) != 1 || hist[0].Status != StatusApplied || hist[0].Updated != 5 {
+		t.Fatalf("history %+v, %v", hist, err)
+	}
+}

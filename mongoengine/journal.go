@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
 
 	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
@@ -73,6 +74,13 @@ func (d *DB) journalStart(ctx context.Context, p *Plan, actor string) (*lease, e
 	l := newLease(d, tok, start)
 	doc = append(doc, l.fields(start)...)
 	if _, err := d.db.Collection(ChangesColl).InsertOne(ctx, doc); err != nil {
+		if mongo.IsDuplicateKeyError(err) {
+			// The change's _id is the plan's token: a second apply that
+			// got past the claim (a server whose conditional update is
+			// not atomic: FerretDB v1) stops here, before any write.
+			return nil, errs.Errorf(errs.Conflict, "plan %s was claimed by another apply", p.Token).
+				WithHint("a plan applies once; see `omgdb history %s`", d.target.Redacted)
+		}
 		return nil, wrapErr(d.target, "journal the change in", err)
 	}
 	go l.run()
