@@ -57,11 +57,15 @@ func (e *env) runDiagnose(ctx context.Context, opts *diagnoseOptions) error {
 		return err
 	}
 	var d *store.Diagnosis
-	err = e.viewCollection(opts.path, opts.coll, opts.storeFlags, func(c *store.Collection) error {
-		var err error
-		d, err = c.Diagnose(ctx, filter, &store.DiagnoseOptions{Limit: opts.limit})
-		return err
-	})
+	if isMongo(opts.path) {
+		d, err = e.mongoDiagnose(ctx, opts, filter)
+	} else {
+		err = e.viewCollection(opts.path, opts.coll, opts.storeFlags, func(c *store.Collection) error {
+			var err error
+			d, err = c.Diagnose(ctx, filter, &store.DiagnoseOptions{Limit: opts.limit})
+			return err
+		})
+	}
 	if err != nil {
 		return err
 	}

@@ -55,11 +55,27 @@ The shape is described in omgdb docs explain.`,
 }
 
 func (e *env) runExplain(ctx context.Context, opts *explainOptions) error {
-	q, err := e.compileFind(&opts.findOptions)
+	var plan value.Value
+	var err error
+	if isMongo(opts.path) {
+		plan, err = e.mongoExplain(ctx, opts)
+	} else {
+		plan, err = e.fileExplain(ctx, opts)
+	}
 	if err != nil {
 		return err
 	}
-	var plan value.Value
+	out := e.output(opts.out.pretty)
+	defer out.flush()
+	return out.doc(plan)
+}
+
+// fileExplain is the plan of omgdb's planner on a store file.
+func (e *env) fileExplain(ctx context.Context, opts *explainOptions) (plan value.Value, err error) {
+	q, err := e.compileFind(&opts.findOptions)
+	if err != nil {
+		return plan, err
+	}
 	err = e.viewCollection(opts.path, opts.coll, opts.storeFlags, func(c *store.Collection) error {
 		if dc := c.DefaultCollation(); dc != nil && opts.collation == "" {
 			f, err := compileFilterColl(opts.filterSpec, dc)
@@ -72,10 +88,5 @@ func (e *env) runExplain(ctx context.Context, opts *explainOptions) error {
 		plan, err = c.Explain(ctx, q, &store.ExplainOptions{Count: opts.count, Execute: opts.execute})
 		return err
 	})
-	if err != nil {
-		return err
-	}
-	out := e.output(opts.out.pretty)
-	defer out.flush()
-	return out.doc(plan)
+	return plan, err
 }

@@ -19,7 +19,7 @@ import (
 
 // The commands that run over a MongoDB deployment so far, for the error
 // every other command gives on a mongodb:// store.
-const overMongo = "find, count, distinct, aggregate, indexes, collections, copy, insert, import, update, replace, delete, plan-update, plan-delete, apply, rollback, history, the shell's reads and mcp --scope read"
+const overMongo = "find, count, distinct, aggregate, indexes, collections, explain, diagnose, copy, insert, import, update, replace, delete, plan-update, plan-delete, apply, rollback, history, the shell's reads and mcp --scope read"
 
 // isMongo reports whether a store argument names a MongoDB deployment
 // (mongodb://…, mongodb+srv://…, or mongodb:[DB] for $OMGDB_MONGODB_URI).
@@ -74,27 +74,35 @@ func (e *env) mongoFind(ctx context.Context, opts *findOptions) error {
 	if err := refuseOverMongo("--at", opts.at != "", "--hint", opts.hint != "", "--max-memory", opts.maxMemory != sortMemory, "--collation", opts.collation != ""); err != nil {
 		return err
 	}
-	q := &engine.Find{Skip: opts.skip, Limit: opts.limit}
-	var err error
-	if q.Filter, err = e.parseArg(opts.filter, "filter"); err != nil {
-		return err
-	}
-	if opts.sort != "" {
-		if q.Sort, err = e.parseArg(opts.sort, "--sort"); err != nil {
-			return err
-		}
-	}
-	if opts.project != "" {
-		if q.Projection, err = e.parseArg(opts.project, "--project"); err != nil {
-			return err
-		}
-	}
-	if _, err := engine.Check(q); err != nil {
+	q, err := e.mongoFindSpec(opts)
+	if err != nil {
 		return err
 	}
 	return e.mongoStream(ctx, opts.path, &opts.out, func(db *mongoengine.DB, each func(value.Value) error) error {
 		return db.Find(ctx, opts.coll, q, each)
 	})
+}
+
+// mongoFindSpec parses a find's filter, sort and projection and checks
+// them with omgdb's compiler.
+func (e *env) mongoFindSpec(opts *findOptions) (*engine.Find, error) {
+	q := &engine.Find{Skip: opts.skip, Limit: opts.limit}
+	var err error
+	if q.Filter, err = e.parseArg(opts.filter, "filter"); err != nil {
+		return nil, err
+	}
+	if opts.sort != "" {
+		if q.Sort, err = e.parseArg(opts.sort, "--sort"); err != nil {
+			return nil, err
+		}
+	}
+	if opts.project != "" {
+		if q.Projection, err = e.parseArg(opts.project, "--project"); err != nil {
+			return nil, err
+		}
+	}
+	_, err = engine.Check(q)
+	return q, err
 }
 
 // mongoStream connects to the deployment and prints, in the format of

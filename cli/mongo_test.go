@@ -128,7 +128,6 @@ func TestMongo_Errors(t *testing.T) {
 		{"import", uri, "users", "--drop"},
 		{"describe", uri},
 		{"inspect", uri},
-		{"explain", uri, "users", "{}"},
 		{"shell", uri, "--eval", "db.users.drop()"},
 		{"mcp", "--store", uri, "--scope", "dangerous"},
 		{"mcp", "--root", uri},
