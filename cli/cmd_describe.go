@@ -44,6 +44,9 @@ when there are more.`,
 }
 
 func (e *env) runDescribe(ctx context.Context, opts *describeOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoDescribe(ctx, opts)
+	}
 	db, err := e.open(opts.path, readOnly, opts.storeFlags)
 	if err != nil {
 		return err

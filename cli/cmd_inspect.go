@@ -43,7 +43,10 @@ rules, when defined.`,
 	return cmd
 }
 
-func (e *env) runInspect(_ context.Context, opts *inspectOptions) error {
+func (e *env) runInspect(ctx context.Context, opts *inspectOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoInspect(ctx, opts)
+	}
 	db, err := e.open(opts.path, readOnly, opts.storeFlags)
 	if err != nil {
 		return err

@@ -19,7 +19,7 @@ import (
 
 // The commands that run over a MongoDB deployment so far, for the error
 // every other command gives on a mongodb:// store.
-const overMongo = "find, count, distinct, aggregate, indexes, collections, explain, diagnose, copy, insert, import, update, replace, delete, plan-update, plan-delete, apply, rollback, history, the shell's reads and mcp --scope read"
+const overMongo = "find, count, distinct, aggregate, indexes, collections, describe, inspect, explain, diagnose, copy, insert, import, update, replace, delete, plan-update, plan-delete, apply, rollback, history, the shell's reads and mcp --scope read"
 
 // isMongo reports whether a store argument names a MongoDB deployment
 // (mongodb://…, mongodb+srv://…, or mongodb:[DB] for $OMGDB_MONGODB_URI).
@@ -314,13 +314,17 @@ func (e *env) mongoMCP(ctx context.Context, store string, scope mcpserver.Scope)
 	case err != nil:
 		return nil, nil, nil, err
 	case scope == mcpserver.ScopeRead:
-		return db, readerOnly{db}, nil, nil
+		return db, readerOnly{db, db}, nil, nil
 	}
 	return db, db, mcpWriter{db}, nil
 }
 
-// readerOnly hides every method of an engine but engine.Reader's.
-type readerOnly struct{ engine.Reader }
+// readerOnly hides every method of an engine but those of engine.Reader
+// and engine.Inspector, which only read.
+type readerOnly struct {
+	engine.Reader
+	engine.Inspector
+}
 
 // redactingWriter removes the credentials of uri from everything written
 // through it (the MCP server's log, whatever a record quotes).

@@ -126,8 +126,8 @@ func TestMongo_Errors(t *testing.T) {
 
 	for _, args := range [][]string{
 		{"import", uri, "users", "--drop"},
-		{"describe", uri},
-		{"inspect", uri},
+		{"verify", uri},
+		{"suggest-indexes", uri, "users", "{}"},
 		{"shell", uri, "--eval", "db.users.drop()"},
 		{"mcp", "--store", uri, "--scope", "dangerous"},
 		{"mcp", "--root", uri},
@@ -144,9 +144,9 @@ func TestMongo_Errors(t *testing.T) {
 			t.Errorf("omgdb %s: exit %d, stdout %q, stderr %q; want 64 and a hint", strings.Join(args, " "), code, stdout, stderr)
 		}
 	}
-	_, _, stderr = runCLI(t, "", "describe", uri)
-	if want := "error: `omgdb describe` does not run over MongoDB yet: it needs a store file\nhint: not yet supported over MongoDB"; !strings.HasPrefix(stderr, want) {
-		t.Errorf("describe over MongoDB: stderr %q, want it to start with %q", stderr, want)
+	_, _, stderr = runCLI(t, "", "verify", uri)
+	if want := "error: `omgdb verify` does not run over MongoDB yet: it needs a store file\nhint: not yet supported over MongoDB"; !strings.HasPrefix(stderr, want) {
+		t.Errorf("verify over MongoDB: stderr %q, want it to start with %q", stderr, want)
 	}
 }
 
@@ -193,7 +193,10 @@ func TestMongo_CredentialsNeverPrinted(t *testing.T) {
 		{"find", up},
 		{"find", up, "a", "b", "c", "d"},
 		{"find", up, "users", "--no-such-flag"},
-		{"describe", up},
+		{"describe", down},
+		{"inspect", down},
+		{"explain", up, "users", "{}"},
+		{"diagnose", up, "users", `{"a":1}`},
 		{"mcp", "--store", up, "--scope", "all"},
 		{"mcp", "--store", down},
 		{"shell", up, "--eval", "db.users.drop()"},

@@ -72,6 +72,7 @@ func (s *Server) useEngine(tools []*tool) {
 		return
 	}
 	s.reader = engine.Redacting(s.cfg.Engine, s.policy.redactedPaths)
+	s.useInspector()
 	for _, t := range tools {
 		t.Run = engineRuns[t.Name]
 		t.Params = slices.DeleteFunc(t.Params, func(p param) bool { return p.Name == "at" || p.Name == "collation" })
@@ -316,18 +317,9 @@ func runListIndexesEngine(ctx context.Context, c *call) (*output, error) {
 // file: the count, and the fields and sample of the first `sample`
 // documents in _id order, redacted.
 func runDescribeEngine(ctx context.Context, c *call) (*output, error) {
-	if err := c.enginePath(); err != nil {
-		return nil, err
-	}
-	names, err := c.engineCollections(ctx)
+	names, err := c.engineTargets(ctx)
 	if err != nil {
 		return nil, err
-	}
-	if one := c.str("collection"); one != "" {
-		if err := c.engineCollection(ctx, one); err != nil {
-			return nil, err
-		}
-		names = []string{one}
 	}
 	var colls []value.Value
 	for _, name := range names {

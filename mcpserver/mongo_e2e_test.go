@@ -50,7 +50,7 @@ func TestMongo_MCPReadScope_Tools(t *testing.T) {
 		t.Errorf("instructions %q do not say what is served", got)
 	}
 	tools := listTools(t, cs)
-	if got, want := toolNames(tools), "describe,find,count,distinct,aggregate,list_indexes"; got != want {
+	if got, want := toolNames(tools), "describe,find,count,distinct,aggregate,explain,diagnose,stats,list_indexes"; got != want {
 		t.Fatalf("tools/list over MongoDB: %s, want %s", got, want)
 	}
 	for _, tl := range tools {
@@ -84,7 +84,7 @@ func TestMongo_MCPReadScope_Hostile(t *testing.T) {
 		{name: "plan_delete", tool: "plan_delete", args: m{"collection": "visits", "filter": m{}}, code: "SCOPE_DENIED"},
 		{name: "apply", tool: "apply", args: m{"token": "665f1c2e9b1d4a0c8e7f6a5b"}, code: "SCOPE_DENIED"},
 		{name: "rollback", tool: "rollback", args: m{"change_id": "665f1c2e9b1d4a0c8e7f6a5b"}, code: "SCOPE_DENIED"},
-		{name: "explain_not_served", tool: "explain", args: m{"collection": "patients", "filter": m{}}, code: "NOT_FOUND",
+		{name: "export_not_served", tool: "export", args: m{"collection": "patients"}, code: "NOT_FOUND",
 			check: wantMessage("not yet supported over MongoDB")},
 		{name: "history_not_served", tool: "history", args: m{}, code: "NOT_FOUND", check: wantMessage("not yet supported over MongoDB")},
 		{name: "aggregate_out", tool: "aggregate", args: m{"collection": "visits", "pipeline": []any{m{"$out": "x"}}}, code: "INVALID_ARGUMENT"},

@@ -1,0 +1,125 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/omgdb/omgdb/engine"
+	"github.com/omgdb/omgdb/query/value"
+)
+
+// The read tools that inspect a query or the storage over an engine:
+// explain (the server's own plan, in the file's shape), diagnose (the
+// file's why-not diagnosis, each count a pipeline on the server through
+// the redacting reader, so on the redacted view) and stats (the server's
+// collStats, mapped to the file's fields). explain and stats need the
+// engine to be an engine.Inspector, a read-only interface: a read-scope
+// server is handed the engine as engine.Reader and engine.Inspector only.
+
+func init() {
+	engineRuns["explain"] = runExplainEngine
+	engineRuns["diagnose"] = runDiagnoseEngine
+	engineRuns["stats"] = runStatsEngine
+}
+
+// useInspector points explain and stats at the engine's Inspector, seen
+// through the redactions.
+func (s *Server) useInspector() {
+	if in, ok := s.cfg.Engine.(engine.Inspector); ok {
+		s.inspector = engine.RedactingInspector(in, s.policy.redactedPaths)
+	}
+}
+
+// needInspector refuses a tool when the engine cannot explain.
+func (c *call) needInspector(tool string) error {
+	if c.srv.inspector == nil {
+		return errorf(CodeNotFound, "tool `%s` is not supported by this engine", tool).withContext("tool", tool)
+	}
+	return nil
+}
+
+func runExplainEngine(ctx context.Context, c *call) (*output, error) {
+	if err := c.needInspector("explain"); err != nil {
+		return nil, err
+	}
+	coll := c.str("collection")
+	q := &engine.ExplainQuery{Find: engine.Find{Filter: c.value("filter"), Sort: c.value("sort")}, Execute: c.str("verbosity") == "executionStats"}
+	if _, err := c.filterSort(); err != nil {
+		return nil, err
+	}
+	if err := c.engineCollection(ctx, coll); err != nil {
+		return nil, err
+	}
+	raw, err := c.srv.inspector.Explain(ctx, coll, q)
+	if err != nil {
+		return nil, err
+	}
+	return newOutput(obj("collection", coll, "plan", engine.ServerPlan(coll, q, raw), "redacted", c.redactedValue(coll))), nil
+}
+
+func runDiagnoseEngine(ctx context.Context, c *call) (*output, error) {
+	coll := c.str("collection")
+	filter, err := compileFilter(c.value("filter"))
+	if err != nil {
+		return nil, err
+	}
+	if err := c.engineCollection(ctx, coll); err != nil {
+		return nil, err
+	}
+	d, err := engine.Diagnose(ctx, c.srv.reader, coll, filter, diagnoseLimit)
+	if err != nil {
+		return nil, err
+	}
+	data, err := diagnosisValue(d)
+	if err != nil {
+		return nil, err
+	}
+	if names := c.srv.policy.redactedNames(coll); len(names) > 0 {
+		data = data.With("redacted", jv(names)).With("note", jv("counted on the redacted documents: a redacted field is missing in every one"))
+	}
+	out := newOutput(data)
+	out.fence = "diagnosis of `" + coll + "`"
+	return out, nil
+}
+
+// runStatsEngine gives the file's stats fields that the server's
+// collStats has: documents (count), data_bytes (size), indexes
+// (nindexes), index_bytes (totalIndexSize); file_bytes has no
+// counterpart and is left out.
+func runStatsEngine(ctx context.Context, c *call) (*output, error) {
+	if err := c.needInspector("stats"); err != nil {
+		return nil, err
+	}
+	names, err := c.engineTargets(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var docs, data, ixBytes int64
+	colls := []value.Value{}
+	for _, name := range names {
+		st, err := c.srv.inspector.CollStats(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		cs := engine.CollStatsOf(name, st)
+		docs, data, ixBytes = docs+cs.Documents, data+cs.DataBytes, ixBytes+cs.IndexBytes
+		colls = append(colls, obj("name", name, "documents", cs.Documents, "data_bytes", cs.DataBytes,
+			"indexes", cs.Indexes, "index_bytes", cs.IndexBytes))
+	}
+	out := newOutput(obj("documents", docs, "data_bytes", data, "index_bytes", ixBytes, "collections", colls,
+		"note", fmt.Sprintf("the server's figures (collStats) for %d collection(s); a deployment has no file size", len(colls))))
+	out.fence = "statistics"
+	return out, nil
+}
+
+// engineTargets checks the path and returns the collections a call is
+// about: the one its collection argument names, or every visible one.
+func (c *call) engineTargets(ctx context.Context) ([]string, error) {
+	if err := c.enginePath(); err != nil {
+		return nil, err
+	}
+	if one := c.str("collection"); one != "" {
+		return []string{one}, c.engineCollection(ctx, one)
+	}
+	return c.engineCollections(ctx)
+}
