@@ -24,8 +24,11 @@
 // With Options.Engine (a MongoDB deployment, package mongoengine) the
 // reads go to that engine instead of a store file (engine.go): find,
 // findOne, the counts, distinct, aggregate, getIndexes and the collection
-// names. Everything else that would open a store file (writes, explain,
-// stats) is refused with a usage error before anything is sent.
+// names; with an engine.Inspector, explain (the server's plan) and
+// db.stats() too (engine_inspect.go), and field-name completion reads the
+// engine. Everything else that would open a store file (the writes
+// without Options.Writer) is refused with a usage error before anything
+// is sent.
 //
 // Run reads statements through a LineReader, the seam between the loop
 // and the terminal: a line editor on a terminal (readline.go), a plain

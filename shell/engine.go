@@ -16,8 +16,9 @@ import (
 // omgdb's compiler first, so errors read as on a file. With
 // Options.Writer, insertOne, insertMany, updateOne, updateMany,
 // replaceOne, deleteOne and deleteMany write through it, each one
-// journaled change. Everything else that needs a store file (the other
-// writes, explain, stats) is refused by open.
+// journaled change. explain, db.stats() and field-name completion are in
+// engine_inspect.go. Everything else that needs a store file (the other
+// writes) is refused by open.
 
 // Writer writes a collection of an engine, each call one journaled change
 // (its id is returned; "" when nothing was written). An error is returned
@@ -65,7 +66,7 @@ func (s *Shell) rctx() context.Context {
 // notOnEngine is the refusal of what needs a store file.
 func (s *Shell) notOnEngine() error {
 	return errs.Errorf(errs.Usage, "this does not run over MongoDB yet: it needs a store file").
-		WithHint("over MongoDB the shell runs find, findOne, countDocuments, count, estimatedDocumentCount, distinct, aggregate, getIndexes, show collections, insertOne, insertMany, updateOne, updateMany, replaceOne, deleteOne and deleteMany (see omgdb docs mongodb)")
+		WithHint("over MongoDB the shell runs find, findOne, countDocuments, count, estimatedDocumentCount, distinct, aggregate, getIndexes, explain, db.stats(), show collections, insertOne, insertMany, updateOne, updateMany, replaceOne, deleteOne and deleteMany (see omgdb docs mongodb)")
 }
 
 // engineFind runs a find on the engine and returns its documents.
