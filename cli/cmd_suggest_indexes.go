@@ -48,11 +48,15 @@ func (e *env) runSuggestIndexes(ctx context.Context, opts *suggestOptions) error
 		return err
 	}
 	var s *store.Suggestions
-	err = e.viewCollection(opts.path, opts.coll, opts.storeFlags, func(c *store.Collection) error {
-		var err error
-		s, err = c.SuggestIndexes(ctx, q)
-		return err
-	})
+	if isMongo(opts.path) {
+		s, err = e.mongoSuggestIndexes(ctx, opts, q)
+	} else {
+		err = e.viewCollection(opts.path, opts.coll, opts.storeFlags, func(c *store.Collection) error {
+			var err error
+			s, err = c.SuggestIndexes(ctx, q)
+			return err
+		})
+	}
 	if err != nil {
 		return err
 	}

@@ -45,3 +45,17 @@ func (e *env) mongoDiagnose(ctx context.Context, opts *diagnoseOptions, filter *
 	})
 	return d, err
 }
+
+// mongoSuggestIndexes proposes indexes on the deployment: today's plan
+// from the server's explain, each estimate a count on the server.
+func (e *env) mongoSuggestIndexes(ctx context.Context, opts *suggestOptions, q store.Query) (s *store.Suggestions, err error) {
+	spec, err := e.mongoFindSpec(&opts.findOptions)
+	if err != nil {
+		return nil, err
+	}
+	err = e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {
+		s, err = engine.SuggestIndexes(ctx, db, db, opts.coll, spec, q, 0, nil)
+		return err
+	})
+	return s, err
+}

@@ -1,11 +1,17 @@
 package cli_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
 	"github.com/omgdb/omgdb/cli"
+	"github.com/omgdb/omgdb/internal/mongotest"
 )
 
 // mongoDiagUsers mix int, long and double ages, null against missing,
@@ -138,5 +144,62 @@ func TestMongo_ExplainDiagnoseErrors(t *testing.T) {
 		if code != cli.ExitUsage || stdout != "" || !strings.Contains(stderr, "does not work over MongoDB yet") {
 			t.Errorf("omgdb %s: exit %d, stdout %q, stderr %q; want 64", strings.Join(args, " "), code, stdout, stderr)
 		}
+	}
+}
+
+// TestMongo_SuggestIndexesMatchesFile: the file's suggestions (keys,
+// estimates, gains, reasons) from counts on the server, with the mongosh
+// statement that creates each and the server's existing index named.
+func TestMongo_SuggestIndexesMatchesFile(t *testing.T) {
+	file, uri := mongoStoresWith(t, mongoDiagUsers)
+	type sugg struct {
+		Documents   int64
+		Current     map[string]any
+		Suggestions []map[string]any
+		Notes       []string
+	}
+	run := func(store string, args ...string) sugg {
+		t.Helper()
+		var s sugg
+		out := mustRun(t, append([]string{"suggest-indexes", store, "users"}, args...)...)
+		if err := json.Unmarshal([]byte(out), &s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	for _, args := range [][]string{
+		{`{"city":"Paris","age":{"$gte":25}}`, "--sort", `{"name":1}`},
+		{`{"name":"bob"}`},
+		{`{"tags":"b","age":{"$lt":{"$numberLong":"31"}}}`},
+		{`{"city":null}`},
+		{`{"$or":[{"a":1},{"b":2}]}`},
+	} {
+		f, m := run(file, args...), run(uri, args...)
+		if len(f.Suggestions) != len(m.Suggestions) || f.Documents != m.Documents || f.Current["docs_examined"] != m.Current["docs_examined"] ||
+			f.Current["sort_in_memory"] != m.Current["sort_in_memory"] {
+			t.Errorf("%v:\n file  %+v\n mongo %+v", args, f, m)
+			continue
+		}
+		for i := range f.Suggestions {
+			for _, k := range []string{"key", "docs_examined", "sort_in_memory", "gain", "reason"} {
+				if fj, mj := fmt.Sprint(f.Suggestions[i][k]), fmt.Sprint(m.Suggestions[i][k]); fj != mj {
+					t.Errorf("%v suggestion %d %s: file %s, mongo %s", args, i, k, fj, mj)
+				}
+			}
+			if c, _ := m.Suggestions[i]["command"].(string); !strings.HasPrefix(c, `db.getCollection("users").createIndex({`) {
+				t.Errorf("%v: command %q", args, c)
+			}
+		}
+		if !strings.Contains(strings.Join(m.Notes, "\n"), "current is the server's plan") {
+			t.Errorf("%v: notes %q", args, m.Notes)
+		}
+	}
+	c := mongotest.Client(t, strings.TrimSuffix(uri, "app"))
+	if _, err := c.Database("app").Collection("users").Indexes().CreateOne(context.Background(),
+		mongo.IndexModel{Keys: bson.D{{Key: "name", Value: -1}}}); err != nil {
+		t.Fatal(err)
+	}
+	if m := run(uri, `{"name":"bob"}`); m.Suggestions[0]["existing"] != "name_-1" {
+		t.Errorf("the existing index is not named: %+v", m.Suggestions)
 	}
 }

@@ -127,7 +127,7 @@ func TestMongo_Errors(t *testing.T) {
 	for _, args := range [][]string{
 		{"import", uri, "users", "--drop"},
 		{"verify", uri},
-		{"suggest-indexes", uri, "users", "{}"},
+		{"snapshot", "list", uri},
 		{"shell", uri, "--eval", "db.users.drop()"},
 		{"mcp", "--store", uri, "--scope", "dangerous"},
 		{"mcp", "--root", uri},

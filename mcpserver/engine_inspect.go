@@ -123,3 +123,34 @@ func (c *call) engineTargets(ctx context.Context) ([]string, error) {
 	}
 	return c.engineCollections(ctx)
 }
+
+func init() { engineRuns["suggest_indexes"] = runSuggestIndexesEngine }
+
+// runSuggestIndexesEngine proposes indexes over the engine: today's plan
+// from its explain, each estimate a count through the redacting reader
+// (so on the redacted documents), the mongosh statement for each.
+func runSuggestIndexesEngine(ctx context.Context, c *call) (*output, error) {
+	if err := c.needInspector("suggest_indexes"); err != nil {
+		return nil, err
+	}
+	coll := c.str("collection")
+	q, err := c.filterSort()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.engineCollection(ctx, coll); err != nil {
+		return nil, err
+	}
+	spec := &engine.Find{Filter: c.value("filter"), Sort: c.value("sort")}
+	sug, err := engine.SuggestIndexes(ctx, c.srv.reader, c.srv.inspector, coll, spec, q, diagnoseLimit, nil)
+	if err != nil {
+		return nil, err
+	}
+	v, err := jsonValue(sug)
+	if err != nil {
+		return nil, err
+	}
+	out := newOutput(v.Without("filter").Without("sort"))
+	out.fence = "index suggestions for `" + coll + "`"
+	return out, nil
+}

@@ -98,6 +98,34 @@ func TestMongo_MCPReadScope_Inspect(t *testing.T) {
 		}},
 		{name: "stats_one", tool: "stats", args: m{"collection": "visits"}, check: wantField("documents", 3.0)},
 		{name: "stats_denied", tool: "stats", args: m{"collection": "secrets"}, code: "POLICY_DENIED"},
+
+		// suggest_indexes: the ESR suggestion, estimated on the server.
+		{name: "suggest", tool: "suggest_indexes", args: m{"collection": "visits", "filter": m{"ward": "A", "patient": m{"$gte": 1}}, "sort": m{"ward": 1}},
+			check: func(t *testing.T, sc map[string]any) {
+				sugs, _ := sc["suggestions"].([]any)
+				if len(sugs) != 1 {
+					t.Fatalf("suggestions %v", sc["suggestions"])
+				}
+				s0 := sugs[0].(map[string]any)
+				key, _ := s0["key"].(map[string]any)
+				if len(key) != 2 || key["ward"] != 1.0 || key["patient"] != 1.0 || s0["docs_examined"] != 1.0 || s0["command"] != `db.getCollection("visits").createIndex({"ward":1,"patient":1})` {
+					t.Errorf("suggestion %v", s0)
+				}
+				if cur := sc["current"].(map[string]any); cur["plan"] != "COLLSCAN" || cur["docs_examined"] != 3.0 {
+					t.Errorf("current %v", cur)
+				}
+			}},
+		// On redacted documents a redacted field matches nothing: the
+		// estimate tells no value.
+		{name: "suggest_redacted", tool: "suggest_indexes", args: m{"collection": "patients", "filter": m{"ssn": "111-12", "name": "ana"}}, check: func(t *testing.T, sc map[string]any) {
+			for _, s := range sc["suggestions"].([]any) {
+				if s.(map[string]any)["docs_examined"] != 0.0 {
+					t.Errorf("an estimate counts a redacted value: %v", s)
+				}
+			}
+		}},
+		{name: "suggest_denied", tool: "suggest_indexes", args: m{"collection": "secrets", "filter": m{"key": "x"}}, code: "POLICY_DENIED"},
+		{name: "suggest_bad_sort", tool: "suggest_indexes", args: m{"collection": "visits", "filter": m{}, "sort": m{"ward": "up"}}, code: "INVALID_ARGUMENT"},
 	}
 	texts := runMongoCases(t, cs, tools, cases)
 	checkLeaks(t, texts, "diagnosis of `patients`", audit, len(cases),

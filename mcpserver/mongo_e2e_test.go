@@ -50,7 +50,7 @@ func TestMongo_MCPReadScope_Tools(t *testing.T) {
 		t.Errorf("instructions %q do not say what is served", got)
 	}
 	tools := listTools(t, cs)
-	if got, want := toolNames(tools), "describe,find,count,distinct,aggregate,explain,diagnose,stats,list_indexes"; got != want {
+	if got, want := toolNames(tools), "describe,find,count,distinct,aggregate,explain,diagnose,stats,list_indexes,suggest_indexes"; got != want {
 		t.Fatalf("tools/list over MongoDB: %s, want %s", got, want)
 	}
 	for _, tl := range tools {

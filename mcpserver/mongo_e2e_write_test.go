@@ -72,7 +72,7 @@ func wantRaw(t *testing.T, db *mongo.Database, coll string, want ...string) {
 
 func TestMongo_MCPReadWrite_Tools(t *testing.T) {
 	cs, tools, _, _, _ := mongoRW(t)
-	want := "describe,find,count,distinct,aggregate,explain,diagnose,stats,list_indexes,history,plan_update,plan_delete,apply,rollback"
+	want := "describe,find,count,distinct,aggregate,explain,diagnose,stats,list_indexes,suggest_indexes,history,plan_update,plan_delete,apply,rollback"
 	if got := toolNames(tools); got != want {
 		t.Fatalf("tools/list over MongoDB at read-write: %s, want %s", got, want)
 	}
