@@ -19,6 +19,10 @@
 // user name, and Target.Redacted is the only form of the URI that is
 // meant to be printed.
 //
+// It is also an engine.Inspector (inspect.go): Explain runs the server's
+// explain command of a find, count or aggregate, and CollStats and
+// DBStats its statistics commands, all read-only.
+//
 // Reads are the engine.Reader interface; a pipeline that writes ($out,
 // $merge) is refused before anything is sent. Collections whose names
 // start with "system." or "omgdb." are not listed, so not readable.
