@@ -172,7 +172,7 @@ func runFindEngine(ctx context.Context, c *call) (*output, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.enginePage(coll, key, skip, matched, pg, false), nil
+	return c.withEmptyReason(ctx, c.enginePage(coll, key, skip, matched, pg, false), coll, spec), nil
 }
 
 func runAggregateEngine(ctx context.Context, c *call) (*output, error) {
@@ -242,7 +242,7 @@ func (c *call) enginePage(coll string, key value.Value, skip int64, matched matc
 	case matched.n > 0:
 		reason = jv(fmt.Sprintf("skip %d is past the %d matching documents", skip, matched.n))
 	default:
-		reason = jv("no document of `" + coll + "` matched the filter (over MongoDB, find gives no per-predicate diagnosis yet)")
+		reason = jv("no document of `" + coll + "` matched the filter (the diagnose tool tells why, predicate by predicate)")
 	}
 	limits, redacted := value.MissingValue, value.MissingValue
 	if len(pg.limits) > 0 {

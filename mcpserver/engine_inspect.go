@@ -154,3 +154,29 @@ func runSuggestIndexesEngine(ctx context.Context, c *call) (*output, error) {
 	out.fence = "index suggestions for `" + coll + "`"
 	return out, nil
 }
+
+// withEmptyReason gives a find that matched nothing the diagnose verdict
+// as its empty_reason, counted among the first reasonSample documents in
+// _id order (as on a file). On a collection with redactions the generic
+// reason stays: the verdict quotes the filter, which
+// may be a probe of a redacted value (the diagnose tool still answers,
+// on the redacted documents). So does it when the diagnosis fails.
+func (c *call) withEmptyReason(ctx context.Context, out *output, coll string, spec value.Value) *output {
+	if out.returned != 0 || out.matched.n != 0 || out.matched.atLeast || len(c.srv.policy.redactedNames(coll)) > 0 {
+		return out
+	}
+	f, err := compileFilter(spec)
+	if err != nil {
+		return out
+	}
+	d, err := engine.Diagnose(ctx, c.srv.reader, coll, f, reasonSample)
+	if err != nil || d.Verdict == "" {
+		return out
+	}
+	reason := d.Verdict
+	if d.Examined < d.Documents {
+		reason = fmt.Sprintf("%s (in the first %d documents)", d.Verdict, d.Examined)
+	}
+	out.data = out.data.With("empty_reason", jv(reason))
+	return out
+}

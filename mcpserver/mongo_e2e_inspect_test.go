@@ -81,6 +81,14 @@ func TestMongo_MCPReadScope_Inspect(t *testing.T) {
 		{name: "diagnose_denied", tool: "diagnose", args: m{"collection": "secrets", "filter": m{"key": "x"}}, code: "POLICY_DENIED"},
 		{name: "diagnose_missing", tool: "diagnose", args: m{"collection": "visit", "filter": m{}}, code: "NOT_FOUND", check: wantMessage("visits")},
 
+		// An empty find gives the diagnose verdict as its empty_reason.
+		{name: "find_empty_reason", tool: "find", args: m{"collection": "visits", "filter": m{"Ward": "A"}}, check: wantField("empty_reason",
+			"{\"Ward\":\"A\"} matches no document: no document has field `Ward` (did you mean `ward`?); the filter with `ward` matches 1")},
+		{name: "find_empty_reason_types", tool: "find", args: m{"collection": "visits", "filter": m{"patient": "2"}}, check: wantField("empty_reason",
+			"{\"patient\":\"2\"} matches no document: `patient` holds long or array values, not string; written as {\"patient\":2} it matches 2 document(s)")},
+		{name: "find_empty_reason_redacted", tool: "find", args: m{"collection": "patients", "filter": m{"ssn": "111-12"}}, check: wantField("empty_reason",
+			"no document of `patients` matched the filter (the diagnose tool tells why, predicate by predicate)")},
+
 		// stats: the server's figures, for the visible collections only.
 		{name: "stats", tool: "stats", args: m{}, check: func(t *testing.T, sc map[string]any) {
 			colls, _ := sc["collections"].([]any)
