@@ -33,7 +33,9 @@ case and dotted-path slips such as city for address.city), a value of the
 wrong type ("30" for 30), a regular expression that matches only with the i
 option, an $in whose only element is an array. Prints JSON
 {"collection","filter","documents","examined","matches","predicates":[{"predicate","alone","with_previous","without_this"}],"emptied_by","verdict","hints":[{"kind","predicate","message","fix","would_match"}]};
-see omgdb docs explain.`,
+see omgdb docs explain. Over a MongoDB store every count runs on the server,
+among the first 100,000 documents in _id order (fewer with --limit), and the
+JSON adds "bound".`,
 		Example: `  omgdb diagnose app.omgdb users '{"age":"30","city":"Paris"}' --pretty`,
 		Args:    cobra.ExactArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {

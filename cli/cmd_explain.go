@@ -28,7 +28,9 @@ over COUNT_SCAN when the index alone answers a count), whether the sort comes
 from the index or from memory, the index entries estimated in bounds, and the
 other plans considered with why they lost. --execute runs the plan and adds
 executionStats: documents returned, index keys and documents examined, time.
-The shape is described in omgdb docs explain.`,
+The shape is described in omgdb docs explain. Over a MongoDB store the plan
+is the server's own explain, in this shape ("planner": "server", the server's
+answer under serverExplain; see omgdb docs mongodb).`,
 		Example: `  omgdb explain app.omgdb users '{"age":{"$gte":30}}' --sort '{"name":1}'
   omgdb explain app.omgdb users '{"email":"ada@x"}' --execute --pretty
   omgdb explain app.omgdb users '{"age":30}' --count`,

@@ -29,7 +29,9 @@ func newInspectCmd(e *env) *cobra.Command {
 file size and the journal position. --json prints
 {"path","format","store_id","created","size_bytes","last_lsn","collections":[{"name","documents","data_bytes","created","indexes","rules"}]},
 where indexes are as omgdb indexes prints them and rules are the validation
-rules, when defined.`,
+rules, when defined. Over a MongoDB store it prints the server's figures
+(dbStats, collStats) in the fields that have a counterpart: --json prints
+{"path","database","size_bytes","collections":[{"name","documents","data_bytes","indexes"}]}.`,
 		Example: `  omgdb inspect app.omgdb
   omgdb inspect app.omgdb --json`,
 		Args: cobra.ExactArgs(1),

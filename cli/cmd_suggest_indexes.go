@@ -27,7 +27,10 @@ fields compared for equality first (the most selective first), then the
 sort's fields in its directions, then fields compared by range. An index that
 already serves the query is named. Prints JSON
 {"collection","filter","sort","documents","current":{"plan","docs_examined","sort_in_memory"},
-"suggestions":[{"key","command","docs_examined","sort_in_memory","gain","reason","existing"}],"notes"}.`,
+"suggestions":[{"key","command","docs_examined","sort_in_memory","gain","reason","existing"}],"notes"}.
+Over a MongoDB store the estimates are counts on the server, "current" is the
+server's plan, and each command is the mongosh statement that creates the
+index.`,
 		Example: `  omgdb suggest-indexes app.omgdb users '{"city":"Paris","age":{"$gte":30}}' --sort '{"name":1}' --pretty`,
 		Args:    cobra.ExactArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
