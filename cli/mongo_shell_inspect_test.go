@@ -35,6 +35,9 @@ func TestMongo_ShellExplainStats(t *testing.T) {
 				t.Errorf("shell --eval %s:\n%s\nlacks %q", c.code, out, part)
 			}
 		}
+		if strings.Contains(c.code, "explain()") && strings.Contains(out, "execution statistics") {
+			t.Errorf("shell --eval %s: explain() ran the query: %s", c.code, out)
+		}
 		if strings.Contains(out, "fileSize") {
 			t.Errorf("shell --eval %s: a deployment has no fileSize: %s", c.code, out)
 		}

@@ -57,7 +57,7 @@ type keyField struct {
 // would make the query read, from one pass over the collection, against
 // what the current plan reads.
 func (c *Collection) SuggestIndexes(ctx context.Context, q Query) (*Suggestions, error) {
-	return suggestIndexes(ctx, fileSuggester{c}, q)
+	return suggestIndexes(ctx, &fileSuggester{c: c}, q)
 }
 
 // suggester is what suggest-indexes reads: a store file's collection
@@ -142,18 +142,21 @@ func suggestIndexes(ctx context.Context, sg suggester, q Query) (*Suggestions, e
 }
 
 // fileSuggester reads a store file's collection.
-type fileSuggester struct{ c *Collection }
+type fileSuggester struct {
+	c      *Collection
+	schema *Schema // the sample's fields, read once (nil: not yet)
+}
 
-func (fs fileSuggester) name() string     { return fs.c.name }
-func (fs fileSuggester) documents() int64 { return fs.c.count }
+func (fs *fileSuggester) name() string     { return fs.c.name }
+func (fs *fileSuggester) documents() int64 { return fs.c.count }
 
-func (fs fileSuggester) geoNote(path, op string) string { return fs.c.geoNote(path, op) }
+func (fs *fileSuggester) geoNote(path, op string) string { return fs.c.geoNote(path, op) }
 
-func (fs fileSuggester) currentPlan(ctx context.Context, q Query) (CurrentPlan, error) {
+func (fs *fileSuggester) currentPlan(ctx context.Context, q Query) (CurrentPlan, error) {
 	return fs.c.currentPlan(ctx, q)
 }
 
-func (fs fileSuggester) matcher(ctx context.Context, preds []pred) (*setCounts, error) {
+func (fs *fileSuggester) matcher(ctx context.Context, preds []pred) (*setCounts, error) {
 	masks, err := fs.c.matchMasks(ctx, preds)
 	if err != nil {
 		return nil, err
@@ -161,9 +164,15 @@ func (fs fileSuggester) matcher(ctx context.Context, preds []pred) (*setCounts, 
 	return &setCounts{count: func(set uint64) (int64, error) { return matching(masks, set), nil }}, nil
 }
 
-func (fs fileSuggester) hasArrays(path string) bool {
-	s, err := fs.c.Schema(context.Background(), DefaultSchemaSample, 4)
-	return err != nil || schemaHasArray(s, path)
+func (fs *fileSuggester) hasArrays(path string) bool {
+	if fs.schema == nil {
+		s, err := fs.c.Schema(context.Background(), DefaultSchemaSample, 4)
+		if err != nil {
+			return true
+		}
+		fs.schema = s
+	}
+	return schemaHasArray(fs.schema, path)
 }
 
 // schemaHasArray reports whether the schema saw an array at path.
@@ -176,7 +185,7 @@ func schemaHasArray(s *Schema, path string) bool {
 	return false
 }
 
-func (fs fileSuggester) btrees() []namedKey {
+func (fs *fileSuggester) btrees() []namedKey {
 	var out []namedKey
 	for _, def := range fs.c.Indexes() {
 		if def.Kind != BTreeKind {
@@ -189,7 +198,7 @@ func (fs fileSuggester) btrees() []namedKey {
 	return out
 }
 
-func (fs fileSuggester) createCommand(fields []IndexField) string {
+func (fs *fileSuggester) createCommand(fields []IndexField) string {
 	args := make([]string, len(fields))
 	for i, f := range fields {
 		args[i] = f.Path
