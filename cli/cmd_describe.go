@@ -26,7 +26,8 @@ document count, a table of its fields (top-level and one level down, _id left
 out) with their types and in how many documents each is present, and a sample
 document; then its indexes, other kinds of index and validation rules. Field
 inference reads the first --sample documents of each collection and says so
-when there are more.`,
+when there are more. Over a MongoDB store the sample is read from the server
+in _id order, and rules and other kinds of index are left out.`,
 		Example: `  omgdb describe app.omgdb
   omgdb describe app.omgdb --sample 0   # read every document`,
 		Args: cobra.ExactArgs(1),
@@ -44,6 +45,9 @@ when there are more.`,
 }
 
 func (e *env) runDescribe(ctx context.Context, opts *describeOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoDescribe(ctx, opts)
+	}
 	db, err := e.open(opts.path, readOnly, opts.storeFlags)
 	if err != nil {
 		return err

@@ -33,7 +33,9 @@ case and dotted-path slips such as city for address.city), a value of the
 wrong type ("30" for 30), a regular expression that matches only with the i
 option, an $in whose only element is an array. Prints JSON
 {"collection","filter","documents","examined","matches","predicates":[{"predicate","alone","with_previous","without_this"}],"emptied_by","verdict","hints":[{"kind","predicate","message","fix","would_match"}]};
-see omgdb docs explain.`,
+see omgdb docs explain. Over a MongoDB store every count runs on the server,
+among the first 100,000 documents in _id order (fewer with --limit), and the
+JSON adds "bound".`,
 		Example: `  omgdb diagnose app.omgdb users '{"age":"30","city":"Paris"}' --pretty`,
 		Args:    cobra.ExactArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -57,11 +59,15 @@ func (e *env) runDiagnose(ctx context.Context, opts *diagnoseOptions) error {
 		return err
 	}
 	var d *store.Diagnosis
-	err = e.viewCollection(opts.path, opts.coll, opts.storeFlags, func(c *store.Collection) error {
-		var err error
-		d, err = c.Diagnose(ctx, filter, &store.DiagnoseOptions{Limit: opts.limit})
-		return err
-	})
+	if isMongo(opts.path) {
+		d, err = e.mongoDiagnose(ctx, opts, filter)
+	} else {
+		err = e.viewCollection(opts.path, opts.coll, opts.storeFlags, func(c *store.Collection) error {
+			var err error
+			d, err = c.Diagnose(ctx, filter, &store.DiagnoseOptions{Limit: opts.limit})
+			return err
+		})
+	}
 	if err != nil {
 		return err
 	}

@@ -28,7 +28,9 @@ over COUNT_SCAN when the index alone answers a count), whether the sort comes
 from the index or from memory, the index entries estimated in bounds, and the
 other plans considered with why they lost. --execute runs the plan and adds
 executionStats: documents returned, index keys and documents examined, time.
-The shape is described in omgdb docs explain.`,
+The shape is described in omgdb docs explain. Over a MongoDB store the plan
+is the server's own explain, in this shape ("planner": "server", the server's
+answer under serverExplain; see omgdb docs mongodb).`,
 		Example: `  omgdb explain app.omgdb users '{"age":{"$gte":30}}' --sort '{"name":1}'
   omgdb explain app.omgdb users '{"email":"ada@x"}' --execute --pretty
   omgdb explain app.omgdb users '{"age":30}' --count`,
@@ -55,11 +57,27 @@ The shape is described in omgdb docs explain.`,
 }
 
 func (e *env) runExplain(ctx context.Context, opts *explainOptions) error {
-	q, err := e.compileFind(&opts.findOptions)
+	var plan value.Value
+	var err error
+	if isMongo(opts.path) {
+		plan, err = e.mongoExplain(ctx, opts)
+	} else {
+		plan, err = e.fileExplain(ctx, opts)
+	}
 	if err != nil {
 		return err
 	}
-	var plan value.Value
+	out := e.output(opts.out.pretty)
+	defer out.flush()
+	return out.doc(plan)
+}
+
+// fileExplain is the plan of omgdb's planner on a store file.
+func (e *env) fileExplain(ctx context.Context, opts *explainOptions) (plan value.Value, err error) {
+	q, err := e.compileFind(&opts.findOptions)
+	if err != nil {
+		return plan, err
+	}
 	err = e.viewCollection(opts.path, opts.coll, opts.storeFlags, func(c *store.Collection) error {
 		if dc := c.DefaultCollation(); dc != nil && opts.collation == "" {
 			f, err := compileFilterColl(opts.filterSpec, dc)
@@ -72,10 +90,5 @@ func (e *env) runExplain(ctx context.Context, opts *explainOptions) error {
 		plan, err = c.Explain(ctx, q, &store.ExplainOptions{Count: opts.count, Execute: opts.execute})
 		return err
 	})
-	if err != nil {
-		return err
-	}
-	out := e.output(opts.out.pretty)
-	defer out.flush()
-	return out.doc(plan)
+	return plan, err
 }

@@ -29,7 +29,9 @@ func newInspectCmd(e *env) *cobra.Command {
 file size and the journal position. --json prints
 {"path","format","store_id","created","size_bytes","last_lsn","collections":[{"name","documents","data_bytes","created","indexes","rules"}]},
 where indexes are as omgdb indexes prints them and rules are the validation
-rules, when defined.`,
+rules, when defined. Over a MongoDB store it prints the server's figures
+(dbStats, collStats) in the fields that have a counterpart: --json prints
+{"path","database","size_bytes","collections":[{"name","documents","data_bytes","indexes"}]}.`,
 		Example: `  omgdb inspect app.omgdb
   omgdb inspect app.omgdb --json`,
 		Args: cobra.ExactArgs(1),
@@ -43,7 +45,10 @@ rules, when defined.`,
 	return cmd
 }
 
-func (e *env) runInspect(_ context.Context, opts *inspectOptions) error {
+func (e *env) runInspect(ctx context.Context, opts *inspectOptions) error {
+	if isMongo(opts.path) {
+		return e.mongoInspect(ctx, opts)
+	}
 	db, err := e.open(opts.path, readOnly, opts.storeFlags)
 	if err != nil {
 		return err

@@ -27,7 +27,10 @@ fields compared for equality first (the most selective first), then the
 sort's fields in its directions, then fields compared by range. An index that
 already serves the query is named. Prints JSON
 {"collection","filter","sort","documents","current":{"plan","docs_examined","sort_in_memory"},
-"suggestions":[{"key","command","docs_examined","sort_in_memory","gain","reason","existing"}],"notes"}.`,
+"suggestions":[{"key","command","docs_examined","sort_in_memory","gain","reason","existing"}],"notes"}.
+Over a MongoDB store the estimates are counts on the server, "current" is the
+server's plan, and each command is the mongosh statement that creates the
+index.`,
 		Example: `  omgdb suggest-indexes app.omgdb users '{"city":"Paris","age":{"$gte":30}}' --sort '{"name":1}' --pretty`,
 		Args:    cobra.ExactArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -48,11 +51,15 @@ func (e *env) runSuggestIndexes(ctx context.Context, opts *suggestOptions) error
 		return err
 	}
 	var s *store.Suggestions
-	err = e.viewCollection(opts.path, opts.coll, opts.storeFlags, func(c *store.Collection) error {
-		var err error
-		s, err = c.SuggestIndexes(ctx, q)
-		return err
-	})
+	if isMongo(opts.path) {
+		s, err = e.mongoSuggestIndexes(ctx, opts, q)
+	} else {
+		err = e.viewCollection(opts.path, opts.coll, opts.storeFlags, func(c *store.Collection) error {
+			var err error
+			s, err = c.SuggestIndexes(ctx, q)
+			return err
+		})
+	}
 	if err != nil {
 		return err
 	}

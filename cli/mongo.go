@@ -19,7 +19,7 @@ import (
 
 // The commands that run over a MongoDB deployment so far, for the error
 // every other command gives on a mongodb:// store.
-const overMongo = "find, count, distinct, aggregate (with --at too), indexes, collections, copy, export, insert, import, update, replace, delete, plan-update, plan-delete, plan-aggregate, plans, apply, rollback, history, diff, log, snapshot, revert, vsearch, search, context, drop, rename, create-index, drop-index, verify, the shell's reads and writes, and mcp"
+const overMongo = "find, count, distinct, aggregate (with --at too), indexes, collections, describe, inspect, explain, diagnose, suggest-indexes, copy, export, insert, import, update, replace, delete, plan-update, plan-delete, plan-aggregate, plans, apply, rollback, history, diff, log, snapshot, revert, vsearch, search, context, drop, rename, create-index, drop-index, verify, the shell and mcp"
 
 // isMongo reports whether a store argument names a MongoDB deployment
 // (mongodb://…, mongodb+srv://…, or mongodb:[DB] for $OMGDB_MONGODB_URI).
@@ -94,24 +94,33 @@ func (e *env) mongoQuery(opts *findOptions) (*engine.Find, value.Value, error) {
 	if err != nil {
 		return nil, cv, err
 	}
-	q := &engine.Find{Skip: opts.skip, Limit: opts.limit}
-	if q.Filter, err = e.parseArg(opts.filter, "filter"); err != nil {
+	q, err := e.mongoFindSpec(opts)
+	if err != nil {
 		return nil, cv, err
+	}
+	return q, cv, nil
+}
+
+// mongoFindSpec parses a find's filter, sort and projection and checks
+// them with omgdb's compiler.
+func (e *env) mongoFindSpec(opts *findOptions) (*engine.Find, error) {
+	q := &engine.Find{Skip: opts.skip, Limit: opts.limit}
+	var err error
+	if q.Filter, err = e.parseArg(opts.filter, "filter"); err != nil {
+		return nil, err
 	}
 	if opts.sort != "" {
 		if q.Sort, err = e.parseArg(opts.sort, "--sort"); err != nil {
-			return nil, cv, err
+			return nil, err
 		}
 	}
 	if opts.project != "" {
 		if q.Projection, err = e.parseArg(opts.project, "--project"); err != nil {
-			return nil, cv, err
+			return nil, err
 		}
 	}
-	if _, err := engine.Check(q); err != nil {
-		return nil, cv, err
-	}
-	return q, cv, nil
+	_, err = engine.Check(q)
+	return q, err
 }
 
 // mongoStream connects to the deployment and prints, in the format of
@@ -352,23 +361,27 @@ func (e *env) mongoMCP(ctx context.Context, store string, scope mcpserver.Scope)
 	case err != nil:
 		return nil, nil, nil, err
 	case scope == mcpserver.ScopeRead:
-		return db, readerOnly{db}, nil, nil
+		return db, readerOnly{db, db}, nil, nil
 	case scope == mcpserver.ScopeReadWrite:
 		return db, db, mcpWriter{db}, nil
 	}
 	return db, db, mcpDangerousWriter{mcpWriter{db}}, nil
 }
 
-// readerOnly hides every method of an engine but engine.Reader's (and
-// a collated view of it, itself readerOnly).
-type readerOnly struct{ engine.Reader }
+// readerOnly hides every method of an engine but those of engine.Reader
+// and engine.Inspector, which only read (and a collated view of it,
+// itself readerOnly).
+type readerOnly struct {
+	engine.Reader
+	engine.Inspector
+}
 
 func (r readerOnly) CollatedReader(spec value.Value) (engine.Reader, error) {
 	in, err := engine.Collated(r.Reader, spec)
 	if err != nil {
 		return nil, err
 	}
-	return readerOnly{in}, nil
+	return readerOnly{in, r.Inspector}, nil
 }
 
 // redactingWriter removes the credentials of uri from everything written

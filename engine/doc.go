@@ -31,6 +31,19 @@
 // the read-only wrappers around it) gives a view of itself that reads
 // with a collation: Collated returns it, the redaction still first.
 //
+// # Inspection
+//
+// Inspector is the read-only introspection of an engine that runs queries
+// on a server (a MongoDB deployment): the server's explain of a find,
+// count or pipeline, and its collStats and dbStats. ServerPlan maps a
+// server's explain to the shape `omgdb explain` prints for a store file,
+// the plan marked as the server's; RedactingInspector explains, on a
+// collection with redactions, the pipeline the redacting reader runs.
+// Diagnose, SuggestIndexes, Describe and Schema give the store file's
+// why-not diagnosis, index suggestions, manual and field inference over
+// any Reader, every count a bounded pipeline the engine runs (through
+// Redacting, on the redacted documents).
+//
 // Writes (as changes), history and plans are the next half of the
 // interface; until then the CLI keeps the store file's own write path.
 package engine

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/omgdb/omgdb/query/agg"
-	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
@@ -55,6 +54,12 @@ func (rd *redacting) Find(ctx context.Context, coll string, q *Find, each func(v
 	if _, err := Check(q); err != nil {
 		return err
 	}
+	return rd.Reader.Aggregate(ctx, coll, value.ArrayValue(findStages(stages, q)), each)
+}
+
+// findStages appends q's stages to the redaction's: $match, $sort (then
+// _id), $skip, $limit, $project.
+func findStages(stages []value.Value, q *Find) []value.Value {
 	stages = append(stages, matchStage(q.Filter), stage("$sort", sortByID(q.Sort)))
 	if q.Skip > 0 {
 		stages = append(stages, stage("$skip", value.LongValue(q.Skip)))
@@ -65,7 +70,7 @@ func (rd *redacting) Find(ctx context.Context, coll string, q *Find, each func(v
 	if !empty(q.Projection) {
 		stages = append(stages, stage("$project", q.Projection))
 	}
-	return rd.Reader.Aggregate(ctx, coll, value.ArrayValue(stages), each)
+	return stages
 }
 
 // matchStage is a $match of filter ({} when it is left out).
@@ -143,11 +148,8 @@ func (rd *redacting) Aggregate(ctx context.Context, coll string, pipeline value.
 	if _, err := CheckPipeline(pipeline, &agg.PipelineOptions{}); err != nil {
 		return err
 	}
-	for _, name := range Joins(pipeline) {
-		if len(rd.paths(name)) > 0 {
-			return errs.Errorf(errs.Denied, "the pipeline joins `%s`, which has redacted fields", name).
-				WithHint("a $lookup, $graphLookup or $unionWith may read only collections without redacted fields; query `%s` on its own", name)
-		}
+	if err := rd.checkJoins(pipeline); err != nil {
+		return err
 	}
 	stages := rd.unset(coll)
 	if stages == nil {

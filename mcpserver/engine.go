@@ -69,9 +69,10 @@ func (s *Server) useEngine(tools []*tool) {
 		return
 	}
 	s.reader = engine.Redacting(s.cfg.Engine, s.policy.redactedPaths)
+	s.useInspector()
 	for _, t := range tools {
 		t.Run = engineRuns[t.Name]
-		if t.Name == "create_index" { // an index keyed by a collation is not built over MongoDB yet: not offered, and refused
+		if t.Name == "create_index" || t.Name == "explain" { // an index keyed by a collation, an explain with one: not over MongoDB yet, so not offered, and refused
 			t.Params = slices.DeleteFunc(slices.Clone(t.Params), func(p param) bool { return p.Name == "collation" })
 		}
 		if t.Name == "plans" && s.cfg.Plans == nil {
@@ -189,7 +190,7 @@ func runFindEngine(ctx context.Context, c *call) (*output, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.enginePage(coll, key, skip, matched, pg, false), nil
+	return c.withEmptyReason(ctx, c.enginePage(coll, key, skip, matched, pg, false), coll, spec), nil
 }
 
 func runAggregateEngine(ctx context.Context, c *call) (*output, error) {
@@ -263,7 +264,7 @@ func (c *call) enginePage(coll string, key value.Value, skip int64, matched matc
 	case matched.n > 0:
 		reason = jv(fmt.Sprintf("skip %d is past the %d matching documents", skip, matched.n))
 	default:
-		reason = jv("no document of `" + coll + "` matched the filter (over MongoDB, find gives no per-predicate diagnosis yet)")
+		reason = jv("no document of `" + coll + "` matched the filter (the diagnose tool tells why, predicate by predicate)")
 	}
 	limits, redacted := value.MissingValue, value.MissingValue
 	if len(pg.limits) > 0 {
@@ -346,18 +347,9 @@ func runListIndexesEngine(ctx context.Context, c *call) (*output, error) {
 // file: the count, and the fields and sample of the first `sample`
 // documents in _id order, redacted.
 func runDescribeEngine(ctx context.Context, c *call) (*output, error) {
-	if err := c.enginePath(); err != nil {
-		return nil, err
-	}
-	names, err := c.engineCollections(ctx)
+	names, err := c.engineTargets(ctx)
 	if err != nil {
 		return nil, err
-	}
-	if one := c.str("collection"); one != "" {
-		if err := c.engineCollection(ctx, one); err != nil {
-			return nil, err
-		}
-		names = []string{one}
 	}
 	var colls []value.Value
 	for _, name := range names {

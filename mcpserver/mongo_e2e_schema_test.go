@@ -85,7 +85,7 @@ func callCheck(t *testing.T, cs *mcp.ClientSession, tools []*mcp.Tool, tc mongoC
 func TestMongo_MCPDangerous_Tools(t *testing.T) {
 	cs, _, _ := startMongoMCP(t, "--scope", "dangerous")
 	tools := listTools(t, cs)
-	want := "describe,find,count,distinct,aggregate,export,insert,insert_many,create_collection,rename_collection,vsearch,search,context_pack,list_indexes,create_index,drop_index,history,diff,plans,plan_update,plan_delete,plan_aggregate,plan_revert,apply,rollback,create_snapshot,delete_snapshot,drop_collection"
+	want := "describe,find,count,distinct,aggregate,export,insert,insert_many,create_collection,rename_collection,explain,diagnose,vsearch,search,context_pack,stats,list_indexes,suggest_indexes,create_index,drop_index,history,diff,plans,plan_update,plan_delete,plan_aggregate,plan_revert,apply,rollback,create_snapshot,delete_snapshot,drop_collection"
 	if got := toolNames(tools); got != want {
 		t.Fatalf("tools/list over MongoDB at dangerous: %s, want %s", got, want)
 	}

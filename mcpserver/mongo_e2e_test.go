@@ -56,7 +56,7 @@ func TestMongo_MCPReadScope_Tools(t *testing.T) {
 		t.Errorf("instructions %q do not say what is served", got)
 	}
 	tools := listTools(t, cs)
-	if got, want := toolNames(tools), "describe,find,count,distinct,aggregate,export,vsearch,search,context_pack,list_indexes,diff,plans"; got != want {
+	if got, want := toolNames(tools), "describe,find,count,distinct,aggregate,export,explain,diagnose,vsearch,search,context_pack,stats,list_indexes,suggest_indexes,diff,plans"; got != want {
 		t.Fatalf("tools/list over MongoDB: %s, want %s", got, want)
 	}
 	for _, tl := range tools {
@@ -94,8 +94,6 @@ func runMongoHostile(t *testing.T, start starter) {
 		{name: "plan_delete", tool: "plan_delete", args: m{"collection": "visits", "filter": m{}}, code: "SCOPE_DENIED"},
 		{name: "apply", tool: "apply", args: m{"token": "665f1c2e9b1d4a0c8e7f6a5b"}, code: "SCOPE_DENIED"},
 		{name: "rollback", tool: "rollback", args: m{"change_id": "665f1c2e9b1d4a0c8e7f6a5b"}, code: "SCOPE_DENIED"},
-		{name: "explain_not_served", tool: "explain", args: m{"collection": "patients", "filter": m{}}, code: "NOT_FOUND",
-			check: wantMessage("not yet supported over MongoDB")},
 		{name: "history_not_served", tool: "history", args: m{}, code: "NOT_FOUND", check: wantMessage("not yet supported over MongoDB")},
 		{name: "aggregate_out", tool: "aggregate", args: m{"collection": "visits", "pipeline": []any{m{"$out": "x"}}}, code: "INVALID_ARGUMENT"},
 		{name: "aggregate_merge", tool: "aggregate", args: m{"collection": "visits", "pipeline": []any{m{"$merge": m{"into": "x"}}}}, code: "INVALID_ARGUMENT"},
@@ -106,6 +104,7 @@ func runMongoHostile(t *testing.T, start starter) {
 			check: wantMessage("does not support collations: it answered NotImplemented")},
 		{name: "collation_with_at", tool: "find", args: m{"collection": "visits", "at": "now", "collation": m{"locale": "en"}}, code: "INVALID_ARGUMENT",
 			check: wantMessage("collation with at is not supported over MongoDB yet")},
+		{name: "explain_collation_not_offered", tool: "explain", args: m{"collection": "visits", "filter": m{}, "collation": m{"locale": "en"}}, code: "INVALID_ARGUMENT"},
 		{name: "collation_bad", tool: "distinct", args: m{"collection": "visits", "field": "ward", "collation": m{"locale": "en", "strenght": 2}}, code: "INVALID_ARGUMENT",
 			check: wantMessage("collation: invalid collation: unknown field `strenght`")},
 		{name: "other_path", tool: "find", args: m{"path": "app.omgdb", "collection": "visits"}, code: "PATH_DENIED"},

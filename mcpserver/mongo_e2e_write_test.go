@@ -72,7 +72,7 @@ func wantRaw(t *testing.T, db *mongo.Database, coll string, want ...string) {
 
 // mongoReadWriteTools are the tools a read-write server over MongoDB
 // lists, over stdio and HTTP alike.
-const mongoReadWriteTools = "describe,find,count,distinct,aggregate,export,insert,insert_many,create_collection,rename_collection,vsearch,search,context_pack,list_indexes,create_index,history,diff,plans,plan_update,plan_delete,plan_aggregate,plan_revert,apply,rollback,create_snapshot"
+const mongoReadWriteTools = "describe,find,count,distinct,aggregate,export,insert,insert_many,create_collection,rename_collection,explain,diagnose,vsearch,search,context_pack,stats,list_indexes,suggest_indexes,create_index,history,diff,plans,plan_update,plan_delete,plan_aggregate,plan_revert,apply,rollback,create_snapshot"
 
 func TestMongo_MCPReadWrite_Tools(t *testing.T) {
 	cs, tools, _, _, _ := mongoRW(t)

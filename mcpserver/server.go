@@ -98,11 +98,12 @@ type Server struct {
 	known        map[string]*tool // every tool this build has, listed or not
 	instructions string
 	cursorKey    []byte
-	audit        *auditLog     // nil without --audit
-	sem          chan struct{} // bounds calls running at once
-	httpState    *httpState    // HTTP sessions
-	exports      exportStore   // results of the export tool (export.go)
-	reader       engine.Reader // Config.Engine as the policy lets the agent see it; nil without one
+	audit        *auditLog        // nil without --audit
+	sem          chan struct{}    // bounds calls running at once
+	httpState    *httpState       // HTTP sessions
+	exports      exportStore      // results of the export tool (export.go)
+	reader       engine.Reader    // Config.Engine as the policy lets the agent see it; nil without one
+	inspector    engine.Inspector // Config.Engine's explain and statistics, redacted; nil when it has none
 }
 
 // New checks cfg and builds a server. It opens the audit log, if any; the

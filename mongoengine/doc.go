@@ -23,6 +23,10 @@
 // sent with every read and every plan's read (collation.go); a server
 // that has none (FerretDB v1 answers NotImplemented) is reported as such.
 //
+// It is also an engine.Inspector (inspect.go): Explain runs the server's
+// explain command of a find, count or aggregate, and CollStats and
+// DBStats its statistics commands, all read-only.
+//
 // Reads are the engine.Reader interface; a pipeline that writes ($out,
 // $merge) is refused before anything is sent. Collections whose names
 // start with "system." or "omgdb." are not listed, so not readable.

@@ -74,6 +74,9 @@ func (s *Shell) collectionNamesQuiet() (names []string) {
 
 // fieldNames lists the dotted field paths seen in a sample of coll.
 func (s *Shell) fieldNames(coll string) (names []string) {
+	if s.opts.Engine != nil {
+		return s.engineFieldNames(coll)
+	}
 	if s.opts.Store == "" || !s.storeExists() {
 		return nil
 	}

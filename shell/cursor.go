@@ -279,9 +279,12 @@ func (s *Shell) explain(c *cursor, verbosity goja.Value) goja.Value {
 		s.throw(errs.Errorf(errs.Usage, "explain of an aggregate is not offered").
 			WithHint("explain its $match as a find: db.coll.find(filter).explain()"))
 	}
+	exec := verbosity.ToBoolean() && verbosity.String() != "queryPlanner"
+	if s.opts.Engine != nil {
+		return s.engineExplain(c, exec)
+	}
 	q := s.compileQuery(c.filter, c.proj, c.sort)
 	q.Skip, q.Limit = c.skip, c.limit
-	exec := verbosity.ToBoolean() && verbosity.String() != "queryPlanner"
 	var out value.Value
 	s.collection(c.coll, func(col *store.Collection) error {
 		var err error

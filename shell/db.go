@@ -85,6 +85,9 @@ func (s *Shell) collectionNames() []string {
 }
 
 func (s *Shell) dbStats() goja.Value {
+	if s.opts.Engine != nil {
+		return s.engineDBStats()
+	}
 	db := s.open(false, false)
 	defer db.Close()
 	var colls, docs int64

@@ -28,9 +28,11 @@
 // insertMany, updateOne, updateMany, replaceOne, deleteOne, deleteMany),
 // the findOneAnd… methods (mongo_findandmodify.go) and bulkWrite go there
 // too, and when the Writer is also a SchemaWriter (engine_schema.go)
-// db.createCollection, drop, renameCollection and the index methods.
-// Everything else that would open a store file (other writes, explain,
-// stats) is refused with a usage error before anything is sent.
+// db.createCollection, drop, renameCollection and the index methods; with
+// an engine.Inspector, explain (the server's plan) and db.stats() too
+// (engine_inspect.go), and field-name completion reads the engine.
+// Everything else that would open a store file is refused with a usage
+// error before anything is sent.
 //
 // Run reads statements through a LineReader, the seam between the loop
 // and the terminal: a line editor on a terminal (readline.go), a plain

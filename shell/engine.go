@@ -18,8 +18,9 @@ import (
 // replaceOne, deleteOne, deleteMany, findOneAndUpdate, findOneAndReplace
 // and findOneAndDelete write through it, each one journaled change, and,
 // when it is also a SchemaWriter (engine_schema.go), drop,
-// renameCollection, createIndex and dropIndex. Everything else that needs a store file (the other
-// writes, explain, stats) is refused by open.
+// renameCollection, createIndex and dropIndex. explain, db.stats() and
+// field-name completion are in engine_inspect.go. Everything else that
+// needs a store file is refused by open.
 
 // Writer writes a collection of an engine, each call one journaled change
 // (its id is returned; "" when nothing was written). An error is returned
@@ -79,7 +80,7 @@ func (s *Shell) rctx() context.Context {
 // notOnEngine is the refusal of what needs a store file.
 func (s *Shell) notOnEngine() error {
 	return errs.Errorf(errs.Usage, "this does not run over MongoDB yet: it needs a store file").
-		WithHint("over MongoDB the shell runs find, findOne, countDocuments, count, estimatedDocumentCount, distinct, aggregate, getIndexes, show collections, insertOne, insertMany, updateOne, updateMany, replaceOne, deleteOne, deleteMany, findOneAndUpdate, findOneAndReplace, findOneAndDelete, bulkWrite, db.createCollection, drop, renameCollection, createIndex, createIndexes, dropIndex and dropIndexes (see omgdb docs mongodb)")
+		WithHint("over MongoDB the shell runs find, findOne, countDocuments, count, estimatedDocumentCount, distinct, aggregate, getIndexes, explain, db.stats(), show collections, insertOne, insertMany, updateOne, updateMany, replaceOne, deleteOne, deleteMany, findOneAndUpdate, findOneAndReplace, findOneAndDelete, bulkWrite, db.createCollection, drop, renameCollection, createIndex, createIndexes, dropIndex and dropIndexes (see omgdb docs mongodb)")
 }
 
 // engineFind runs a find on the engine and returns its documents.

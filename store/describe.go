@@ -38,7 +38,7 @@ func (db *DB) Describe(ctx context.Context, w io.Writer, opts *DescribeOptions) 
 	name := strings.TrimSuffix(filepath.Base(db.path), ".omgdb")
 	err := db.View(func(tx *Tx) error {
 		names := tx.Collections()
-		fmt.Fprintf(bw, "# Database: %s\n\n%d collection(s).\n", name, len(names))
+		WriteDescribeHeading(bw, name, len(names))
 		for _, coll := range names {
 			c, err := tx.Collection(coll)
 			if err != nil {
@@ -61,7 +61,25 @@ func describeCollection(ctx context.Context, w *bufio.Writer, c *Collection, lim
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\n## %s (%d document(s))\n", c.name, s.Documents)
+	sample, _, err := c.sampleDoc()
+	if err != nil {
+		return err
+	}
+	WriteCollectionDescription(w, s, sample)
+	return describeExtras(w, c)
+}
+
+// WriteDescribeHeading writes the start of Describe's manual: the
+// database's name and how many collections follow.
+func WriteDescribeHeading(w io.Writer, name string, collections int) {
+	fmt.Fprintf(w, "# Database: %s\n\n%d collection(s).\n", name, collections)
+}
+
+// WriteCollectionDescription writes a collection's part of Describe's
+// manual from its schema: the heading with its count, the sample note,
+// the table of fields, and the sample document (nil: none).
+func WriteCollectionDescription(w io.Writer, s *Schema, sample []byte) {
+	fmt.Fprintf(w, "\n## %s (%d document(s))\n", s.Collection, s.Documents)
 	if s.Sampled < s.Documents {
 		fmt.Fprintf(w, "\nFields from a sample of the first %d of %d documents.\n", s.Sampled, s.Documents)
 	}
@@ -71,12 +89,31 @@ func describeCollection(ctx context.Context, w *bufio.Writer, c *Collection, lim
 			fmt.Fprintf(w, "| %s | %s | %d/%d |\n", mdCell(f.Path), strings.Join(f.Types, ", "), f.Present, s.Sampled)
 		}
 	}
-	if sample, ok, err := c.sampleDoc(); err != nil {
-		return err
-	} else if ok {
+	if sample != nil {
 		fmt.Fprintf(w, "\nSample:\n```json\n%s\n```\n", sample)
 	}
-	return describeExtras(w, c)
+}
+
+// WriteIndexesLine writes Describe's Indexes line for the B-tree indexes
+// among infos, when there are any.
+func WriteIndexesLine(w io.Writer, infos []IndexInfo) {
+	var btrees []string
+	for _, ix := range infos {
+		if ix.Kind != BTreeKind {
+			continue
+		}
+		s := fmt.Sprintf("`%s` %s", ix.Name, ix.Key)
+		if ix.Unique {
+			s += " unique"
+		}
+		if ix.Sparse {
+			s += " sparse"
+		}
+		btrees = append(btrees, s)
+	}
+	if len(btrees) > 0 {
+		fmt.Fprintf(w, "\nIndexes: %s\n", strings.Join(btrees, ", "))
+	}
 }
 
 // sampleDoc returns the first document's JSON, without _id.
@@ -99,23 +136,7 @@ func describeExtras(w *bufio.Writer, c *Collection) error {
 	if err != nil {
 		return err
 	}
-	var btrees []string
-	for _, ix := range infos {
-		if ix.Kind != BTreeKind {
-			continue
-		}
-		s := fmt.Sprintf("`%s` %s", ix.Name, ix.Key)
-		if ix.Unique {
-			s += " unique"
-		}
-		if ix.Sparse {
-			s += " sparse"
-		}
-		btrees = append(btrees, s)
-	}
-	if len(btrees) > 0 {
-		fmt.Fprintf(w, "\nIndexes: %s\n", strings.Join(btrees, ", "))
-	}
+	WriteIndexesLine(w, infos)
 	for _, ix := range infos {
 		if ix.Kind != BTreeKind {
 			fmt.Fprintf(w, "\n%s index `%s`: %s\n", ix.Kind, ix.Name, ix.Spec)

@@ -46,6 +46,9 @@ type Diagnosis struct {
 	// hints have one, and WouldMatch what it matches.
 	FixAll     json.RawMessage `json:"fix_all,omitempty"`
 	WouldMatch int64           `json:"would_match,omitempty"`
+	// Bound is, for a diagnosis counted by a DiagnoseSource (a server),
+	// the most documents counted among: the first ones in _id order.
+	Bound int64 `json:"bound,omitempty"`
 }
 
 // PredicateStat is what one predicate matches.
@@ -144,6 +147,12 @@ const maxDiagnosed = 64
 // Diagnose explains what a filter matches in the collection, predicate by
 // predicate; see the package comment above.
 func (c *Collection) Diagnose(ctx context.Context, f *query.Filter, opts *DiagnoseOptions) (*Diagnosis, error) {
+	return diagnose(ctx, c.name, c.count, fileCounter{c}, f, opts)
+}
+
+// diagnose diagnoses f with the counts of dc, on a collection named coll
+// of documents documents.
+func diagnose(ctx context.Context, coll string, documents int64, dc diagCounter, f *query.Filter, opts *DiagnoseOptions) (*Diagnosis, error) {
 	if opts == nil {
 		opts = &DiagnoseOptions{}
 	}
@@ -161,9 +170,9 @@ func (c *Collection) Diagnose(ctx context.Context, f *query.Filter, opts *Diagno
 	if len(preds) > maxDiagnosed {
 		return nil, errs.Errorf(errs.Limit, "diagnose tells apart at most %d predicates, the filter has %d", maxDiagnosed, len(preds))
 	}
-	d := &Diagnosis{Collection: c.name, Filter: value.JSON(predsValue(preds)), Documents: c.count, EmptiedBy: -1,
+	d := &Diagnosis{Collection: coll, Filter: value.JSON(predsValue(preds)), Documents: documents, EmptiedBy: -1,
 		Predicates: []PredicateStat{}, Hints: []Hint{}}
-	counts, err := c.countPreds(ctx, preds, opts.Limit)
+	counts, err := dc.countPreds(ctx, preds, opts.Limit)
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +184,7 @@ func (c *Collection) Diagnose(ctx context.Context, f *query.Filter, opts *Diagno
 	if d.Matches == 0 && len(preds) > 0 {
 		d.EmptiedBy = emptiedBy(d.Predicates)
 	}
-	h := &hinter{c: c, ctx: ctx, preds: preds, limit: opts.Limit, fieldCount: counts.fields, alone: counts.alone}
+	h := &hinter{dc: dc, ctx: ctx, preds: preds, limit: opts.Limit, fieldCount: counts.fields, alone: counts.alone}
 	if d.Hints, err = h.hints(); err != nil {
 		return nil, err
 	}
@@ -208,7 +217,8 @@ type predCounts struct {
 }
 
 // countPreds matches every predicate against every document once.
-func (c *Collection) countPreds(ctx context.Context, preds []pred, limit int64) (*predCounts, error) {
+func (fc fileCounter) countPreds(ctx context.Context, preds []pred, limit int64) (*predCounts, error) {
+	c := fc.c
 	n := len(preds)
 	pc := &predCounts{alone: make([]int64, n), prefix: make([]int64, n), without: make([]int64, n), fields: map[string]int64{}}
 	exists := map[string]*query.Filter{}

@@ -16,7 +16,7 @@ import (
 
 // hinter looks for likely mistakes in the predicates of a diagnosis.
 type hinter struct {
-	c          *Collection
+	dc         diagCounter
 	ctx        context.Context
 	preds      []pred
 	limit      int64
@@ -39,11 +39,10 @@ func (h *hinter) fixAll(hints []Hint) (json.RawMessage, int64, error) {
 		return nil, 0, nil
 	}
 	v := predsValue(ps)
-	f, err := query.CompileFilter(v)
-	if err != nil {
+	if _, err := query.CompileFilter(v); err != nil {
 		return nil, 0, nil
 	}
-	n, err := h.count(f)
+	n, err := h.count(v)
 	return value.JSON(v), n, err
 }
 
@@ -81,40 +80,21 @@ func (h *hinter) fix(i int, p pred) (value.Value, int64, error) {
 	ps := append([]pred(nil), h.preds...)
 	ps[i] = p
 	v := predsValue(ps)
-	f, err := query.CompileFilter(v)
-	if err != nil {
+	if _, err := query.CompileFilter(v); err != nil {
 		return v, 0, nil // a fix that does not compile matches nothing
 	}
-	n, err := h.count(f)
+	n, err := h.count(v)
 	return v, n, err
 }
 
-// count counts the matches of f among the documents diagnosed.
-func (h *hinter) count(f *query.Filter) (int64, error) {
-	var n, seen int64
-	cur := h.c.Scan()
-	for cur.Next() && (h.limit <= 0 || seen < h.limit) {
-		if seen++; h.ctx.Err() != nil {
-			return 0, h.ctx.Err()
-		}
-		doc := cur.Doc()
-		if err := cur.Err(); err != nil {
-			return 0, err
-		}
-		ok, err := f.MatchContext(h.ctx, doc)
-		if err != nil {
-			return 0, err
-		}
-		if ok {
-			n++
-		}
-	}
-	return n, cur.Err()
+// count counts the matches of filter v among the documents diagnosed.
+func (h *hinter) count(v value.Value) (int64, error) {
+	return h.dc.count(h.ctx, v, h.limit)
 }
 
 func (h *hinter) fields() (*Schema, error) {
 	if h.schema == nil {
-		s, err := h.c.Schema(h.ctx, DefaultSchemaSample, 4)
+		s, err := h.dc.schema(h.ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -200,11 +180,10 @@ func (h *hinter) typeMismatch(i int) (*Hint, error) {
 	}
 	var best *Hint
 	for _, alt := range h.alternatives(p) {
-		f, err := query.CompileFilter(alt.value())
-		if err != nil {
+		if _, err := query.CompileFilter(alt.value()); err != nil {
 			continue
 		}
-		alone, err := h.count(f)
+		alone, err := h.count(alt.value())
 		if err != nil {
 			return nil, err
 		}
@@ -341,11 +320,10 @@ func (h *hinter) regexCase(i int) (*Hint, error) {
 	} else {
 		q.operand = value.ObjectValue([]value.Field{{Key: "$regex", Value: value.StringValue(pattern)}, {Key: "$options", Value: value.StringValue(opts + "i")}})
 	}
-	f, err := query.CompileFilter(q.value())
-	if err != nil {
+	if _, err := query.CompileFilter(q.value()); err != nil {
 		return nil, nil
 	}
-	alone, err := h.count(f)
+	alone, err := h.count(q.value())
 	if err != nil || alone == 0 {
 		return nil, err
 	}

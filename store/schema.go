@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 
+	"github.com/omgdb/omgdb/query/agg"
 	"github.com/omgdb/omgdb/query/value"
 )
 
@@ -32,20 +33,32 @@ type SchemaField struct {
 // depth levels of nesting (1: top-level fields only); a field inside an
 // array of objects is reported under its dotted path (items.sku).
 func (c *Collection) Schema(ctx context.Context, limit, depth int) (*Schema, error) {
-	s := &Schema{Collection: c.name, Documents: c.count, Fields: []SchemaField{}}
-	seen := map[string]*schemaAcc{}
 	cur := c.Scan()
-	for cur.Next() && (limit <= 0 || s.Sampled < int64(limit)) {
+	return inferSchema(ctx, &Schema{Collection: c.name, Documents: c.count}, cur.Next, cur.Doc, cur.Err, limit, depth)
+}
+
+// SchemaOf infers the fields of the documents src gives, as Schema does
+// for a collection of a store file: at most limit of them (all when limit
+// <= 0), which should be the first in _id order. documents is the
+// collection's count.
+func SchemaOf(ctx context.Context, coll string, documents int64, src agg.Source, limit, depth int) (*Schema, error) {
+	return inferSchema(ctx, &Schema{Collection: coll, Documents: documents}, src.Next, src.Doc, src.Err, limit, depth)
+}
+
+func inferSchema(ctx context.Context, s *Schema, next func() bool, doc func() value.Value, errf func() error, limit, depth int) (*Schema, error) {
+	s.Fields = []SchemaField{}
+	seen := map[string]*schemaAcc{}
+	for (limit <= 0 || s.Sampled < int64(limit)) && next() {
 		if s.Sampled%1024 == 0 && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		doc := cur.Doc()
-		if err := cur.Err(); err != nil {
+		d := doc()
+		if err := errf(); err != nil {
 			return nil, err
 		}
 		s.Sampled++
 		docSeen := map[string]bool{}
-		collectFields(doc, "", depth, func(path string, v value.Value) {
+		collectFields(d, "", depth, func(path string, v value.Value) {
 			acc := seen[path]
 			if acc == nil {
 				acc = &schemaAcc{types: map[value.Kind]bool{}}
@@ -58,7 +71,7 @@ func (c *Collection) Schema(ctx context.Context, limit, depth int) (*Schema, err
 			}
 		})
 	}
-	if err := cur.Err(); err != nil {
+	if err := errf(); err != nil {
 		return nil, err
 	}
 	for path, acc := range seen {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -56,6 +57,51 @@ type keyField struct {
 // would make the query read, from one pass over the collection, against
 // what the current plan reads.
 func (c *Collection) SuggestIndexes(ctx context.Context, q Query) (*Suggestions, error) {
+	return suggestIndexes(ctx, &fileSuggester{c: c}, q)
+}
+
+// suggester is what suggest-indexes reads: a store file's collection
+// (fileSuggester) or a SuggestSource's.
+type suggester interface {
+	name() string
+	documents() int64
+	// currentPlan is how the query runs today and what it reads.
+	currentPlan(ctx context.Context, q Query) (CurrentPlan, error)
+	// matcher returns how many documents match every predicate of a set
+	// (a bit per predicate).
+	matcher(ctx context.Context, preds []pred) (*setCounts, error)
+	// geoNote is the note on a geospatial predicate; "" for others.
+	geoNote(path, op string) string
+	// hasArrays reports whether a sample shows an array at path.
+	hasArrays(path string) bool
+	// btrees lists the B-tree indexes, by name.
+	btrees() []namedKey
+	// createCommand is the command that creates an index of fields.
+	createCommand(fields []IndexField) string
+}
+
+// namedKey is an index's name and fields.
+type namedKey struct {
+	name   string
+	fields []IndexField
+}
+
+// setCounts counts the documents that match sets of predicates; the
+// first error of count is kept in err.
+type setCounts struct {
+	count func(set uint64) (int64, error)
+	err   error
+}
+
+func (sc *setCounts) matching(set uint64) int64 {
+	n, err := sc.count(set)
+	if err != nil && sc.err == nil {
+		sc.err = err
+	}
+	return n
+}
+
+func suggestIndexes(ctx context.Context, sg suggester, q Query) (*Suggestions, error) {
 	f := q.Filter
 	if f == nil {
 		f, _ = query.CompileFilter(value.Value{})
@@ -67,32 +113,100 @@ func (c *Collection) SuggestIndexes(ctx context.Context, q Query) (*Suggestions,
 	if len(preds) > maxDiagnosed {
 		return nil, errs.Errorf(errs.Limit, "suggest-indexes reads at most %d predicates, the filter has %d", maxDiagnosed, len(preds))
 	}
-	s := &Suggestions{Collection: c.name, Filter: value.JSON(predsValue(preds)), Documents: c.count,
+	s := &Suggestions{Collection: sg.name(), Filter: value.JSON(predsValue(preds)), Documents: sg.documents(),
 		Suggestions: []Suggestion{}, Notes: []string{}}
 	var sortKeys []query.SortKey
 	if q.sorted() {
 		sortKeys = q.Sort.Keys()
 		s.Sort = value.JSON(sortValue(sortKeys))
 	}
-	if s.Current, err = c.currentPlan(ctx, q); err != nil {
+	if s.Current, err = sg.currentPlan(ctx, q); err != nil {
 		return nil, err
 	}
-	masks, err := c.matchMasks(ctx, preds)
+	masks, err := sg.matcher(ctx, preds)
 	if err != nil {
 		return nil, err
 	}
-	fields, bounded := c.esrFields(preds, sortKeys, masks, s)
+	fields, bounded := esrFields(sg, preds, sortKeys, masks, s)
 	if len(fields) == 0 {
 		s.Notes = append(s.Notes, "no predicate or sort of this query can use a B-tree index")
-		return s, nil
+		return s, masks.err
 	}
-	s.Suggestions = append(s.Suggestions, c.suggestion(fields, bounded, masks, sortKeys, s.Current))
+	s.Suggestions = append(s.Suggestions, suggestion(sg, fields, bounded, masks, sortKeys, s.Current))
 	// A single-field index on the most selective equality is a smaller
 	// alternative to a compound one.
 	if len(fields) > 1 && fields[0].equality {
-		s.Suggestions = append(s.Suggestions, c.suggestion(fields[:1], bounded[:1], masks, sortKeys, s.Current))
+		s.Suggestions = append(s.Suggestions, suggestion(sg, fields[:1], bounded[:1], masks, sortKeys, s.Current))
 	}
-	return s, nil
+	return s, masks.err
+}
+
+// fileSuggester reads a store file's collection.
+type fileSuggester struct {
+	c      *Collection
+	schema *Schema // the sample's fields, read once (nil: not yet)
+}
+
+func (fs *fileSuggester) name() string     { return fs.c.name }
+func (fs *fileSuggester) documents() int64 { return fs.c.count }
+
+func (fs *fileSuggester) geoNote(path, op string) string { return fs.c.geoNote(path, op) }
+
+func (fs *fileSuggester) currentPlan(ctx context.Context, q Query) (CurrentPlan, error) {
+	return fs.c.currentPlan(ctx, q)
+}
+
+func (fs *fileSuggester) matcher(ctx context.Context, preds []pred) (*setCounts, error) {
+	masks, err := fs.c.matchMasks(ctx, preds)
+	if err != nil {
+		return nil, err
+	}
+	return &setCounts{count: func(set uint64) (int64, error) { return matching(masks, set), nil }}, nil
+}
+
+func (fs *fileSuggester) hasArrays(path string) bool {
+	if fs.schema == nil {
+		s, err := fs.c.Schema(context.Background(), DefaultSchemaSample, 4)
+		if err != nil {
+			return true
+		}
+		fs.schema = s
+	}
+	return schemaHasArray(fs.schema, path)
+}
+
+// schemaHasArray reports whether the schema saw an array at path.
+func schemaHasArray(s *Schema, path string) bool {
+	for _, f := range s.Fields {
+		if f.Path == path && slices.Contains(f.Types, "array") {
+			return true
+		}
+	}
+	return false
+}
+
+func (fs *fileSuggester) btrees() []namedKey {
+	var out []namedKey
+	for _, def := range fs.c.Indexes() {
+		if def.Kind != BTreeKind {
+			continue
+		}
+		if spec, err := ParseBTreeSpec(def); err == nil {
+			out = append(out, namedKey{def.Name, spec.Fields})
+		}
+	}
+	return out
+}
+
+func (fs *fileSuggester) createCommand(fields []IndexField) string {
+	args := make([]string, len(fields))
+	for i, f := range fields {
+		args[i] = f.Path
+		if f.Desc {
+			args[i] += ":-1"
+		}
+	}
+	return fmt.Sprintf("omgdb create-index %s %s %s", shellQuote(fs.c.tx.db.path), shellQuote(fs.c.name), shellQuote(strings.Join(args, ",")))
 }
 
 // currentPlan runs the query as planned today and counts what it reads.
@@ -154,7 +268,7 @@ func matching(masks map[uint64]int64, set uint64) int64 {
 
 // esrFields orders the fields of the suggested index, and returns with
 // them the predicates whose bounds the index would use.
-func (c *Collection) esrFields(preds []pred, sortKeys []query.SortKey, masks map[uint64]int64, s *Suggestions) ([]keyField, []uint64) {
+func esrFields(sg suggester, preds []pred, sortKeys []query.SortKey, masks *setCounts, s *Suggestions) ([]keyField, []uint64) {
 	type cand struct {
 		path  string
 		set   uint64
@@ -165,11 +279,11 @@ func (c *Collection) esrFields(preds []pred, sortKeys []query.SortKey, masks map
 		for j := range list {
 			if list[j].path == path {
 				list[j].set |= 1 << i
-				list[j].alone = matching(masks, list[j].set)
+				list[j].alone = masks.matching(list[j].set)
 				return list
 			}
 		}
-		return append(list, cand{path, 1 << i, matching(masks, 1<<i)})
+		return append(list, cand{path, 1 << i, masks.matching(1 << i)})
 	}
 	inSort := map[string]bool{}
 	for _, k := range sortKeys {
@@ -180,7 +294,7 @@ func (c *Collection) esrFields(preds []pred, sortKeys []query.SortKey, masks map
 			s.Notes = append(s.Notes, fmt.Sprintf("%s cannot use an index: only a conjunction of field conditions can", p.value()))
 			continue
 		}
-		if note := c.geoNote(p.path, p.op); note != "" {
+		if note := sg.geoNote(p.path, p.op); note != "" {
 			s.Notes = append(s.Notes, note)
 			continue
 		}
@@ -241,51 +355,46 @@ func allPointRanges(rs []vrange) bool {
 
 // suggestion estimates one index: it reads the documents that match the
 // predicates it bounds.
-func (c *Collection) suggestion(fields []keyField, bounded []uint64, masks map[uint64]int64, sortKeys []query.SortKey, now CurrentPlan) Suggestion {
+func suggestion(sg suggester, fields []keyField, bounded []uint64, masks *setCounts, sortKeys []query.SortKey, now CurrentPlan) Suggestion {
 	spec := BTreeSpec{}
 	var set uint64
-	var reasons, args []string
+	var reasons []string
 	for i, f := range fields {
 		spec.Fields = append(spec.Fields, f.IndexField)
 		set |= bounded[i]
 		reasons = append(reasons, f.why)
-		arg := f.Path
-		if f.Desc {
-			arg += ":-1"
-		}
-		args = append(args, arg)
 	}
-	sg := Suggestion{
+	sug := Suggestion{
 		Key:          value.JSON(spec.KeyPattern()),
-		Command:      fmt.Sprintf("omgdb create-index %s %s %s", shellQuote(c.tx.db.path), shellQuote(c.name), shellQuote(strings.Join(args, ","))),
-		DocsExamined: matching(masks, set),
+		Command:      sg.createCommand(spec.Fields),
+		DocsExamined: masks.matching(set),
 		Reason:       "ESR (equality, sort, range): " + strings.Join(reasons, ", then "),
 	}
-	sg.SortInMemory = len(sortKeys) > 0 && !c.wouldSort(fields, sortKeys)
+	sug.SortInMemory = len(sortKeys) > 0 && !wouldSort(sg, fields, sortKeys)
 	if set == 0 {
-		sg.DocsExamined = c.count
+		sug.DocsExamined = sg.documents()
 	}
 	switch {
-	case sg.DocsExamined < now.DocsExamined:
-		sg.Gain = fmt.Sprintf("reads about %d document(s) instead of %d", sg.DocsExamined, now.DocsExamined)
-	case now.SortInMemory && !sg.SortInMemory:
-		sg.Gain = "avoids the in-memory sort"
+	case sug.DocsExamined < now.DocsExamined:
+		sug.Gain = fmt.Sprintf("reads about %d document(s) instead of %d", sug.DocsExamined, now.DocsExamined)
+	case now.SortInMemory && !sug.SortInMemory:
+		sug.Gain = "avoids the in-memory sort"
 	default:
-		sg.Gain = "none: the query already reads no more than this index would make it read"
+		sug.Gain = "none: the query already reads no more than this index would make it read"
 	}
-	if now.SortInMemory && !sg.SortInMemory && sg.DocsExamined < now.DocsExamined {
-		sg.Gain += ", and avoids the in-memory sort"
+	if now.SortInMemory && !sug.SortInMemory && sug.DocsExamined < now.DocsExamined {
+		sug.Gain += ", and avoids the in-memory sort"
 	}
-	if name := c.servingIndex(spec.Fields); name != "" {
-		sg.Existing = name
+	if name := servingIndex(sg, spec.Fields); name != "" {
+		sug.Existing = name
 	}
-	return sg
+	return sug
 }
 
 // wouldSort reports whether an index on fields gives the sort: the sort's
 // fields follow fields compared for equality, in the same or all opposite
 // directions, and the sample shows no array in them.
-func (c *Collection) wouldSort(fields []keyField, keys []query.SortKey) bool {
+func wouldSort(sg suggester, fields []keyField, keys []query.SortKey) bool {
 	start := 0
 	for start < len(fields) && fields[start].Path != keys[0].Path {
 		if !fields[start].equality {
@@ -303,17 +412,9 @@ func (c *Collection) wouldSort(fields []keyField, keys []query.SortKey) bool {
 			return false
 		}
 	}
-	s, err := c.Schema(context.Background(), DefaultSchemaSample, 4)
-	if err != nil {
-		return false
-	}
-	for _, f := range s.Fields {
-		for _, t := range f.Types {
-			for _, k := range keys {
-				if t == "array" && f.Path == k.Path {
-					return false
-				}
-			}
+	for _, k := range keys {
+		if sg.hasArrays(k.Path) {
+			return false
 		}
 	}
 	return true
@@ -321,23 +422,19 @@ func (c *Collection) wouldSort(fields []keyField, keys []query.SortKey) bool {
 
 // servingIndex returns an existing B-tree index whose fields start with
 // fields, in the same or all opposite directions.
-func (c *Collection) servingIndex(fields []IndexField) string {
-	for _, def := range c.Indexes() {
-		if def.Kind != BTreeKind {
-			continue
-		}
-		spec, err := ParseBTreeSpec(def)
-		if err != nil || len(spec.Fields) < len(fields) {
+func servingIndex(sg suggester, fields []IndexField) string {
+	for _, ix := range sg.btrees() {
+		if len(ix.fields) < len(fields) {
 			continue
 		}
 		same, flipped := true, true
 		for i, f := range fields {
-			g := spec.Fields[i]
+			g := ix.fields[i]
 			same = same && g == f
 			flipped = flipped && g.Path == f.Path && g.Desc != f.Desc
 		}
 		if same || flipped {
-			return def.Name
+			return ix.name
 		}
 	}
 	return ""

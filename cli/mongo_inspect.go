@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/omgdb/omgdb/engine"
+	"github.com/omgdb/omgdb/mongoengine"
+)
+
+// mongoDescribe writes describe's Markdown manual of the database: the
+// fields from the first --sample documents of each collection in _id
+// order, read on the server.
+func (e *env) mongoDescribe(ctx context.Context, opts *describeOptions) error {
+	sample := opts.sample
+	if sample == 0 {
+		sample = -1
+	}
+	return e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {
+		return engine.Describe(ctx, e.stdout, db, db.Target().DB, sample)
+	})
+}
+
+// mongoInfo is inspect's JSON over MongoDB: the fields of a store file's
+// that the server's dbStats and collStats have a counterpart for.
+type mongoInfo struct {
+	Path        string          `json:"path"`       // the deployment, credentials hidden
+	Database    string          `json:"database"`   // its name
+	SizeBytes   int64           `json:"size_bytes"` // dbStats totalSize: data and indexes on disk
+	Collections []mongoCollInfo `json:"collections"`
+}
+
+type mongoCollInfo struct {
+	Name      string            `json:"name"`
+	Documents int64             `json:"documents"`  // collStats count
+	DataBytes int64             `json:"data_bytes"` // collStats size
+	Indexes   []mongoIndexBytes `json:"indexes"`
+}
+
+// mongoIndexBytes is an index as `omgdb indexes` prints it over MongoDB,
+// with its size from collStats indexSizes.
+type mongoIndexBytes struct {
+	mongoIndex
+	SizeBytes int64 `json:"size_bytes"`
+}
+
+// mongoInspect prints the database's collections with their counts and
+// sizes as the server reports them (dbStats, collStats).
+func (e *env) mongoInspect(ctx context.Context, opts *inspectOptions) error {
+	var info mongoInfo
+	err := e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {
+		var err error
+		info, err = readMongoInfo(ctx, db)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if opts.json {
+		js, _ := json.Marshal(info)
+		_, err := e.stdout.Write(append(js, '\n'))
+		return err
+	}
+	fmt.Fprintf(e.stdout, "database %s of %s (MongoDB, %s)\n", info.Database, info.Path, humanBytes(info.SizeBytes))
+	fmt.Fprintf(e.stdout, "%d collection(s)\n", len(info.Collections))
+	if len(info.Collections) == 0 {
+		return nil
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "\ncollection\tdocuments\tdata\tindexes")
+	for _, c := range info.Collections {
+		names := "-"
+		for i, ix := range c.Indexes {
+			if i == 0 {
+				names = ""
+			} else {
+				names += ", "
+			}
+			names += fmt.Sprintf("%s (%s)", ix.Name, humanBytes(ix.SizeBytes))
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", c.Name, c.Documents, humanBytes(c.DataBytes), names)
+	}
+	return tw.Flush()
+}
+
+func readMongoInfo(ctx context.Context, db *mongoengine.DB) (mongoInfo, error) {
+	info := mongoInfo{Path: db.Target().Redacted, Database: db.Target().DB, Collections: []mongoCollInfo{}}
+	st, err := db.DBStats(ctx)
+	if err != nil {
+		return info, err
+	}
+	info.SizeBytes = engine.StatNumber(st.Get("totalSize"))
+	names, err := db.Collections(ctx)
+	if err != nil {
+		return info, err
+	}
+	for _, name := range names {
+		ci, err := readMongoColl(ctx, db, name)
+		if err != nil {
+			return info, err
+		}
+		info.Collections = append(info.Collections, ci)
+	}
+	return info, nil
+}
+
+func readMongoColl(ctx context.Context, db *mongoengine.DB, name string) (mongoCollInfo, error) {
+	st, err := db.CollStats(ctx, name)
+	if err != nil {
+		return mongoCollInfo{}, err
+	}
+	cs := engine.CollStatsOf(name, st)
+	ci := mongoCollInfo{Name: name, Documents: cs.Documents, DataBytes: cs.DataBytes, Indexes: []mongoIndexBytes{}}
+	ixs, err := db.Indexes(ctx, name)
+	if err != nil {
+		return ci, err
+	}
+	sizes := st.Get("indexSizes")
+	for _, ix := range ixs {
+		ci.Indexes = append(ci.Indexes, mongoIndexBytes{mongoIndex{Name: ix.Name, Kind: "btree", Key: relaxed(ix.Key), Unique: ix.Unique, Sparse: ix.Sparse},
+			engine.StatNumber(sizes.Get(ix.Name))})
+	}
+	return ci, nil
+}
