@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/omgdb/omgdb/changes"
 	"github.com/omgdb/omgdb/engine"
@@ -12,6 +13,7 @@ import (
 	"github.com/omgdb/omgdb/mongoengine"
 	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // overMongoWrites ends the help of the commands that write over MongoDB.
@@ -233,12 +235,21 @@ type mongoChange = mcpserver.EngineChange
 
 // mongoHistory lists the changes made through omgdb on the deployment.
 func (e *env) mongoHistory(ctx context.Context, opts *historyOptions) error {
-	if err := refuseOverMongo("--id", opts.id != ""); err != nil {
-		return err
-	}
 	out, err := e.docOutput(&opts.out)
 	if err != nil {
 		return err
+	}
+	if opts.id != "" {
+		return e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {
+			vs, err := db.Versions(ctx, opts.coll, value.ParseIDArg(opts.id), opts.limit)
+			for _, v := range vs {
+				if err := out.encode(mongoVersion{Seq: v.Seq, Change: v.Change, Kind: v.Kind, Time: v.Time, Actor: v.Actor,
+					Collection: v.Collection, Op: v.Op, Doc: changes.Doc{Value: v.Doc}}); err != nil {
+					return out.close(err)
+				}
+			}
+			return out.close(err)
+		})
 	}
 	return e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {
 		hist, err := db.History(ctx, opts.coll, opts.limit)
@@ -252,6 +263,19 @@ func (e *env) mongoHistory(ctx context.Context, opts *historyOptions) error {
 		}
 		return out.close(nil)
 	})
+}
+
+// mongoVersion is a line of `history --id` over MongoDB: a store file's
+// version, with the journal's seq where a file has an lsn.
+type mongoVersion struct {
+	Seq        int64       `json:"seq"`
+	Change     string      `json:"change"`
+	Kind       string      `json:"kind"`
+	Time       time.Time   `json:"time"`
+	Actor      string      `json:"actor"`
+	Collection string      `json:"collection"`
+	Op         string      `json:"op"`
+	Doc        changes.Doc `json:"doc"`
 }
 
 // mongoChangeNote is a change's note in history: the plan it applied
