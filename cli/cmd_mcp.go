@@ -95,6 +95,7 @@ func (e *env) runMCP(ctx context.Context, opts *mcpOptions) error {
 	var eng engine.Reader
 	var writer mcpserver.EngineWriter
 	var past engine.Past
+	var history mcpserver.EngineHistory
 	var plans mcpserver.EnginePlans
 	if isMongo(opts.store) {
 		db, r, w, err := e.mongoMCP(ctx, opts.store, scope)
@@ -102,7 +103,7 @@ func (e *env) runMCP(ctx context.Context, opts *mcpOptions) error {
 			return err
 		}
 		defer db.Close()
-		eng, writer, past, storeName, plans = r, w, pastOnly{db}, db.Target().Redacted, mcpPlans{db}
+		eng, writer, past, storeName, plans, history = r, w, pastOnly{db}, db.Target().Redacted, mcpPlans{db}, historyOnly{db}
 		logOut = redactingWriter{w: e.stderr, uri: db.Target().URI}
 	}
 	if opts.maxSessions < 1 || opts.idleTimeout <= 0 {
@@ -114,7 +115,7 @@ func (e *env) runMCP(ctx context.Context, opts *mcpOptions) error {
 		token = os.Getenv("OMGDB_MCP_TOKEN")
 	}
 	srv, err := mcpserver.New(mcpserver.Config{
-		Scope: scope, Store: storeName, Root: opts.root, Engine: eng, Writer: writer, Past: past, Plans: plans,
+		Scope: scope, Store: storeName, Root: opts.root, Engine: eng, Writer: writer, Past: past, Plans: plans, History: history,
 		Collections: opts.collections, DenyCollections: opts.denyCollections, Redact: opts.redact,
 		Tools: opts.tools, DenyTools: opts.denyTools, ToolsFile: opts.toolsFile, OnlyCanned: opts.onlyCanned,
 		MaxDocs: opts.maxDocs, MaxBytes: opts.maxBytes, MaxString: opts.maxString,

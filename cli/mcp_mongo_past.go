@@ -5,6 +5,7 @@ import (
 
 	"github.com/omgdb/omgdb/changes"
 	"github.com/omgdb/omgdb/engine"
+	"github.com/omgdb/omgdb/mcpserver"
 	"github.com/omgdb/omgdb/mongoengine"
 )
 
@@ -38,4 +39,14 @@ func (w mcpWriter) PlanRevert(ctx context.Context, revision, coll, actor string,
 		return nil, err
 	}
 	return revertResult(p, sample), nil
+}
+
+// historyOnly is the journal as the history tool reads it, at every
+// scope: it has no write method.
+type historyOnly struct{ db *mongoengine.DB }
+
+var _ mcpserver.EngineHistory = historyOnly{}
+
+func (h historyOnly) History(ctx context.Context, coll string, limit int) ([]mcpserver.EngineChange, error) {
+	return mcpWriter(h).History(ctx, coll, limit)
 }

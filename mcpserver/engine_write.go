@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -112,11 +111,10 @@ type EngineChange struct {
 // the reads of engineRuns.
 var engineWriteRuns = map[string]func(context.Context, *call) (*output, error){
 	"plan_update": runPlanUpdateEngine, "plan_delete": runPlanDeleteEngine, "apply": runApplyEngine,
-	"rollback": runRollbackEngine, "history": runHistoryEngine,
+	"rollback": runRollbackEngine,
 }
 
-// useEngineWriter points the write tools at the Writer: history without
-// its id argument (a document's versions are not served yet), apply and
+// useEngineWriter points the write tools at the Writer: apply and
 // rollback with the conflicts and transaction keys in their output.
 func (s *Server) useEngineWriter(t *tool) {
 	run := engineWriteRuns[t.Name]
@@ -125,9 +123,6 @@ func (s *Server) useEngineWriter(t *tool) {
 	}
 	t.Run = run
 	switch t.Name {
-	case "history":
-		t.Params = slices.DeleteFunc(t.Params, func(p param) bool { return p.Name == "id" })
-		t.Description = "Changes made through omgdb, newest first (change id, kind, counts, time, status); change ids feed rollback."
 	case "apply":
 		t.Description = sentence("Apply a pending plan by its token, only after the user confirmed it. Each document is written only",
 			"if it still equals its planned before-image (in one transaction where the deployment has them); otherwise the others",
@@ -336,7 +331,7 @@ func runHistoryEngine(ctx context.Context, c *call) (*output, error) {
 	if c.srv.policy.restrictsCollections() {
 		read = 0 // all: the hidden ones are left out here
 	}
-	hist, err := c.srv.cfg.Writer.History(ctx, coll, read)
+	hist, err := c.srv.engineHistory().History(ctx, coll, read)
 	if err != nil {
 		return nil, err
 	}

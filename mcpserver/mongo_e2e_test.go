@@ -56,7 +56,7 @@ func TestMongo_MCPReadScope_Tools(t *testing.T) {
 		t.Errorf("instructions %q do not say what is served", got)
 	}
 	tools := listTools(t, cs)
-	if got, want := toolNames(tools), "describe,find,count,distinct,aggregate,export,explain,diagnose,vsearch,search,context_pack,stats,list_indexes,suggest_indexes,diff,plans"; got != want {
+	if got, want := toolNames(tools), "describe,find,count,distinct,aggregate,export,explain,diagnose,vsearch,search,context_pack,stats,list_indexes,suggest_indexes,history,diff,plans"; got != want {
 		t.Fatalf("tools/list over MongoDB: %s, want %s", got, want)
 	}
 	for _, tl := range tools {
@@ -94,7 +94,7 @@ func runMongoHostile(t *testing.T, start starter) {
 		{name: "plan_delete", tool: "plan_delete", args: m{"collection": "visits", "filter": m{}}, code: "SCOPE_DENIED"},
 		{name: "apply", tool: "apply", args: m{"token": "665f1c2e9b1d4a0c8e7f6a5b"}, code: "SCOPE_DENIED"},
 		{name: "rollback", tool: "rollback", args: m{"change_id": "665f1c2e9b1d4a0c8e7f6a5b"}, code: "SCOPE_DENIED"},
-		{name: "history_not_served", tool: "history", args: m{}, code: "NOT_FOUND", check: wantMessage("not yet supported over MongoDB")},
+		{name: "history", tool: "history", args: m{}, check: wantField("returned", 0.0)},
 		{name: "aggregate_out", tool: "aggregate", args: m{"collection": "visits", "pipeline": []any{m{"$out": "x"}}}, code: "INVALID_ARGUMENT"},
 		{name: "aggregate_merge", tool: "aggregate", args: m{"collection": "visits", "pipeline": []any{m{"$merge": m{"into": "x"}}}}, code: "INVALID_ARGUMENT"},
 		{name: "at_past_the_end", tool: "find", args: m{"collection": "visits", "at": "1"}, code: "NOT_FOUND", check: wantMessage("past the end of the journal (last seq 0)")},

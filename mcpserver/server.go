@@ -81,6 +81,10 @@ type Config struct {
 	// Plans, when set with Engine, serves the plans tool (at every scope:
 	// it only reads).
 	Plans EnginePlans
+	// History, when set with Engine, serves the history tool at every
+	// scope (it only reads the journal); without it, history is served
+	// by the Writer's History at read-write scope and above.
+	History EngineHistory
 
 	// Rand and Now replace crypto/rand and time.Now, for tests.
 	Rand io.Reader
