@@ -235,8 +235,11 @@ func (o *importOptions) refuseOverMongo() error {
 	if !isMongo(o.path) || !o.mongo.drop {
 		return nil
 	}
-	return usage("--drop does not work over MongoDB yet: omgdb could journal the dropped documents, but a rollback could not bring back the collection's indexes, validator and options, so the drop would not be reversible").
-		WithHint("leave --drop out (delete the documents first with `omgdb delete`, which rollback undoes), or run the import on a store file")
+	if o.atomic || o.mongo.mode != mongoengine.ModeInsert {
+		return usage("--drop works over MongoDB with --mode insert only, not with --mode %s or --atomic", o.mongo.mode).
+			WithHint("after the drop the collection is empty, so --mode insert imports the same documents; or drop first with `omgdb drop`, then import")
+	}
+	return nil
 }
 
 // mongoImport is import over MongoDB (mode insert only): one change,
@@ -250,12 +253,26 @@ func (e *env) mongoImport(ctx context.Context, opts *importOptions, in io.Reader
 		if err != nil {
 			return err
 		}
+		var drop *mongoengine.SchemaResult
+		if opts.mongo.drop { // first, as a file's first batch and mongoimport drop
+			drop, err = db.Drop(ctx, opts.coll, "cli")
+			if errs.KindOf(err) == errs.NotFound {
+				err = nil // nothing to drop
+			}
+			if err != nil {
+				return err
+			}
+		}
 		bar := e.progress("importing", size)
 		iopts.Progress = func(lines, bytes int64) { bar.update(lines, bytes) }
 		sum, err := newMongoImporter(ins, in, iopts).run(ctx)
 		bar.done()
 		if _, cerr := ins.Close(context.WithoutCancel(ctx)); cerr != nil && err == nil {
 			err = cerr
+		}
+		if drop != nil {
+			n := drop.Documents
+			sum.Dropped, sum.DropChange = &n, drop.ChangeID
 		}
 		js, _ := json.Marshal(sum)
 		e.stdout.Write(append(js, '\n'))

@@ -108,7 +108,7 @@ func TestMongo_ImportModesRefusals(t *testing.T) {
 	}{
 		{"atomic_insert", `{"_id":7}`, []string{"--atomic"}, cli.ExitUsage, "--atomic needs a multi-document transaction, and mongodb://127.0.0.1"},
 		{"atomic_upsert", `{"_id":1}`, []string{"--atomic", "--mode", "upsert"}, cli.ExitUsage, "it is a standalone server (its hello names no replica set, and it is no mongos), as FerretDB is"},
-		{"drop", `{"_id":7}`, []string{"--drop"}, cli.ExitUsage, "--drop does not work over MongoDB yet: omgdb could journal the dropped documents, but a rollback could not bring back the collection's indexes"},
+		{"drop_merge", `{"_id":7}`, []string{"--drop", "--mode", "merge"}, cli.ExitUsage, "--drop works over MongoDB with --mode insert only"},
 		{"matched_twice_by_id", `{"_id":1,"v":1}` + "\n" + `{"_id":1,"v":2}`, []string{"--mode", "upsert"}, cli.ExitData, "line 2: the document matches (by _id) a document that an earlier document of this import writes"},
 		{"inserted_twice_by_fields", `{"_id":30,"k":"q"}` + "\n" + `{"_id":31,"k":"q"}`, []string{"--upsertFields", "k"}, cli.ExitData, "line 2: the document matches (by k) a document that an earlier document of this import writes"},
 		{"bad_line_before_anything", `{"_id":1,}`, []string{"--mode", "merge"}, cli.ExitData, "line 1"},
@@ -126,5 +126,89 @@ func TestMongo_ImportModesRefusals(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestMongo_ImportDropMatchesFile: import --drop over MongoDB drops the
+// collection (a change of its own, the collection kept aside) before its
+// first batch, then imports: the same documents and summary as on a file
+// (which makes both one change), its indexes gone with it; rolling back
+// the import, then the drop, brings back exactly the seed and its index.
+// An import whose first line is bad drops all the same, as on a file (and
+// as mongoimport, which drops first), and --drop into a missing
+// collection drops nothing.
+func TestMongo_ImportDropMatchesFile(t *testing.T) {
+	srv := mongotest.Own(t)
+	dir := t.TempDir()
+	seed, in, bad := filepath.Join(dir, "seed.ndjson"), filepath.Join(dir, "in.ndjson"), filepath.Join(dir, "bad.ndjson")
+	for path, body := range map[string]string{seed: modeSeed, in: `{"_id":2,"n":{"$numberInt":"9"}}` + "\n" + `{"_id":8,"a":[null,{"$numberLong":"3"}]}` + "\n", bad: `{"_id":1,}` + "\n"} {
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file, uri := filepath.Join(t.TempDir(), "app.omgdb"), srv.URI+"dropping"
+	var outs [2]string
+	for j, store := range []string{file, uri} {
+		if code, _, stderr := runCLI(t, "", "import", store, "items", seed); code != 0 {
+			t.Fatalf("seed %s: %d %s", store, code, stderr)
+		}
+		if code, _, stderr := runCLI(t, "", "create-index", store, "items", "k"); code != 0 {
+			t.Fatalf("index %s: %d %s", store, code, stderr)
+		}
+		// A bad first line: nothing imported, and the collection dropped
+		// all the same, on both (mongoimport drops first too).
+		code, out, stderr := runCLI(t, "", "import", store, "items", bad, "--drop")
+		if code != cli.ExitData || !strings.Contains(stderr, "hint: ") || !strings.Contains(out, `"dropped":4`) {
+			t.Fatalf("bad import --drop into %s: exit %d %s%s", store, code, out, stderr)
+		}
+		if got := strings.TrimSpace(dumpOrNone(t, store, "items")); got != "" && got != "none" {
+			t.Fatalf("after a failed import --drop, %s holds:\n%s", store, got)
+		}
+		if j == 1 { // roll that drop back, to drop the seed again below
+			id := regexp.MustCompile(`"drop_change":"([0-9a-f]{24})"`).FindStringSubmatch(out)[1]
+			if code, out, stderr := runCLI(t, "", "rollback", store, id); code != 0 {
+				t.Fatalf("rollback of the drop: exit %d %s%s", code, out, stderr)
+			}
+		} else if code, _, stderr := runCLI(t, "", "import", store, "items", seed); code != 0 {
+			t.Fatalf("seed again %s: %d %s", store, code, stderr)
+		}
+		code, out, stderr = runCLI(t, "", "import", store, "items", in, "--drop")
+		if code != 0 {
+			t.Fatalf("import --drop into %s: exit %d %s", store, code, stderr)
+		}
+		outs[j] = out
+	}
+	norm := regexp.MustCompile(`,"drop_change":"[0-9a-f]{24}"`)
+	if f, g := summaryChange.ReplaceAllString(outs[0], `"change":"ID"`), summaryChange.ReplaceAllString(norm.ReplaceAllString(outs[1], ""), `"change":"ID"`); f != g {
+		t.Errorf("summaries differ:\nfile:  %s\nmongo: %s", f, g)
+	}
+	if !strings.Contains(outs[1], `"dropped":4`) || !strings.Contains(outs[1], `"drop_change":"`) {
+		t.Errorf("the summary does not say what was dropped: %s", outs[1])
+	}
+	if f, g := dumpOrNone(t, file, "items"), dumpOrNone(t, uri, "items"); f != g {
+		t.Errorf("documents differ:\nfile:\n%s\nmongo:\n%s", f, g)
+	}
+	if _, out, _ := runCLI(t, "", "indexes", uri, "items"); strings.Contains(out, "k_1") {
+		t.Errorf("the dropped collection's index is still there: %s", out)
+	}
+	// Roll back the import, then the drop.
+	dropChange := regexp.MustCompile(`"drop_change":"([0-9a-f]{24})"`).FindStringSubmatch(outs[1])[1]
+	for _, id := range []string{summaryChange.FindStringSubmatch(outs[1])[1], dropChange} {
+		if code, out, stderr := runCLI(t, "", "rollback", uri, id); code != 0 {
+			t.Fatalf("rollback %s: exit %d %s%s", id, code, out, stderr)
+		}
+	}
+	seedOnly := filepath.Join(t.TempDir(), "seed.omgdb")
+	runCLI(t, "", "import", seedOnly, "items", seed)
+	if want, got := dumpOrNone(t, seedOnly, "items"), dumpOrNone(t, uri, "items"); got != want {
+		t.Errorf("after both rollbacks:\n%s\nwant exactly the seed:\n%s", got, want)
+	}
+	if _, out, _ := runCLI(t, "", "indexes", uri, "items"); !strings.Contains(out, "k_1") {
+		t.Errorf("the index did not come back: %s", out)
+	}
+	// Into a missing collection: nothing to drop.
+	code, out, stderr := runCLI(t, "", "import", uri, "fresh", in, "--drop")
+	if code != 0 || strings.Contains(out, "dropped") || strings.Contains(out, "drop_change") {
+		t.Errorf("import --drop into a missing collection: exit %d %s%s", code, out, stderr)
 	}
 }

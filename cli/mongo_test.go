@@ -125,7 +125,7 @@ func TestMongo_Errors(t *testing.T) {
 	}
 
 	for _, args := range [][]string{
-		{"import", uri, "users", "--drop"},
+		{"import", uri, "users", "--drop", "--mode", "merge"},
 		{"mcp", "--root", uri},
 		{"revert", "x.omgdb", "s0", "--coll", "users"},
 		{"count", uri, "users", "--hint", "_id_"},
@@ -184,7 +184,7 @@ func TestMongo_CredentialsNeverPrinted(t *testing.T) {
 		{"collections", down},
 		{"find", up, "users"},
 		{"find", up, "users", `{"a":{"$gtt":1}}`},
-		{"import", up, "users", "--drop"},
+		{"import", up, "users", "--drop", "--mode", "merge"},
 		{"insert", up, "users", `[1]`},
 		{"find", up},
 		{"find", up, "a", "b", "c", "d"},

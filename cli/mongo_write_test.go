@@ -380,7 +380,7 @@ func TestMongo_WriteErrors(t *testing.T) {
 		{[]string{"apply", uri, "665f1c2e9b1d4a0c8e7f6a5b"}, cli.ExitNotFound, "plan 665f1c2e9b1d4a0c8e7f6a5b not found"},
 		{[]string{"apply", uri, "nope"}, cli.ExitData, "invalid plan token"},
 		{[]string{"rollback", uri, "665f1c2e9b1d4a0c8e7f6a5b"}, cli.ExitNotFound, "writes made around omgdb are not in its journal"},
-		{[]string{"history", uri, "--id", "1"}, cli.ExitUsage, "--id does not work over MongoDB yet"},
+		{[]string{"history", uri, "--id", "1"}, cli.ExitNotFound, "no history for _id 1 in any collection"},
 		{[]string{"plans", "show", uri, "nope"}, cli.ExitData, "invalid plan token"},
 		{[]string{"insert", uri, "users", `{"_id":1,"a":1}`}, cli.ExitConflict, "duplicate _id 1 in collection `users`"},
 		{[]string{"update", uri, "users", "{}", `{"x":1}`}, cli.ExitData, "update document requires update operators"},

@@ -43,6 +43,7 @@ func (d *DB) createTarget(ctx context.Context, p *Plan) error {
 	if err != nil {
 		return wrapErr(d.target, "create the collection in", err)
 	}
+	p.createdTarget = true
 	return nil
 }
 

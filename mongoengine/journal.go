@@ -64,7 +64,7 @@ func (d *DB) journalStart(ctx context.Context, p *Plan, actor string) (*lease, e
 	if p.RollbackOf != "" {
 		doc = append(doc, bson.E{Key: "rollback_of", Value: p.RollbackOf})
 	}
-	if creates, err := d.creates(ctx, p.Collection); err != nil || creates {
+	if creates, err := d.creates(ctx, p.Collection); err != nil || creates || p.createdTarget {
 		if err != nil {
 			return nil, err
 		}
@@ -218,8 +218,32 @@ func (d *DB) Rollback(ctx context.Context, changeID string, opts *ApplyOptions) 
 		if err != nil {
 			return nil, wrapErr(d.target, "journal the rollback in", err)
 		}
+		if ch.Creates {
+			if err := d.dropIfEmpty(ctx, ch.Collection); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return &RollbackResult{ApplyResult: *res, RolledBack: changeID}, nil
+}
+
+// dropIfEmpty drops coll when it holds no document and no index but
+// _id's: what a rolled-back change that created the collection leaves, so
+// that the rollback leaves no collection behind (as on a store file) and a
+// drop made before it can be rolled back too (its collection comes back
+// under its name). A collection someone filled or indexed since is kept.
+func (d *DB) dropIfEmpty(ctx context.Context, coll string) error {
+	n, ix, err := d.sizes(ctx, coll)
+	if errs.KindOf(err) == errs.NotFound {
+		return nil
+	}
+	if err != nil || n > 0 || ix > 0 {
+		return err
+	}
+	if err := d.db.Collection(coll).Drop(ctx); err != nil {
+		return wrapErr(d.target, "drop the empty collection the change had created in", err)
+	}
+	return nil
 }
 
 // reverse is the item that undoes it.

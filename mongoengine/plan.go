@@ -111,8 +111,11 @@ type Plan struct {
 	// CreateTarget is set on a $out plan whose target does not exist:
 	// apply creates it even when the plan writes no document.
 	CreateTarget bool
-	StatusTime   time.Time // when it was claimed, applied or discarded
-	Items        []Item
+	// createdTarget is set by Apply when it created the target: the change
+	// then records that it created its collection (creates).
+	createdTarget bool
+	StatusTime    time.Time // when it was claimed, applied or discarded
+	Items         []Item
 }
 
 // PlanUpdate reads the documents of spec.Collection that spec.Filter

@@ -132,6 +132,10 @@ type ImportSummary struct {
 	Dropped          *int64      `json:"dropped,omitempty"` // documents dropped by Drop
 	Errors           []LineError `json:"errors"`
 	Change           string      `json:"change,omitempty"` // the change id shared by every committed batch
+	// DropChange is, over MongoDB, the change of the --drop (a change of
+	// its own there, which rollback undoes); a store file's drop is part
+	// of Change.
+	DropChange string `json:"drop_change,omitempty"`
 }
 
 // counts are the counters of a summary that a failed commit takes back.
