@@ -273,6 +273,10 @@ func (e *env) mongoImport(ctx context.Context, opts *importOptions, in io.Reader
 		if drop != nil {
 			n := drop.Documents
 			sum.Dropped, sum.DropChange = &n, drop.ChangeID
+			var qe *errs.Error
+			if errors.As(err, &qe) {
+				qe.Hint += fmt.Sprintf("; --drop dropped the collection first (%d documents, change %s): `omgdb rollback` of that change brings it back", n, drop.ChangeID)
+			}
 		}
 		js, _ := json.Marshal(sum)
 		e.stdout.Write(append(js, '\n'))

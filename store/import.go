@@ -414,6 +414,9 @@ func (im *importer) lineError(it prepared, err error) error {
 	if errors.Is(err, ErrDuplicateID) && (im.opts.Mode == "" || im.opts.Mode == ModeInsert) {
 		e.Hint += "; --mode upsert replaces the documents that are there"
 	}
+	if im.sum.Dropped != nil && !im.opts.Atomic {
+		e.Hint += fmt.Sprintf("; --drop dropped the collection first (%d documents): rolling back the import's change brings it back", *im.sum.Dropped)
+	}
 	return e
 }
 
