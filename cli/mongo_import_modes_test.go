@@ -158,7 +158,7 @@ func TestMongo_ImportDropMatchesFile(t *testing.T) {
 		// A bad first line: nothing imported, and the collection dropped
 		// all the same, on both (mongoimport drops first too).
 		code, out, stderr := runCLI(t, "", "import", store, "items", bad, "--drop")
-		if code != cli.ExitData || !strings.Contains(stderr, "--drop dropped the collection first (4 documents)") || !strings.Contains(out, `"dropped":4`) {
+		if code != cli.ExitData || !strings.Contains(stderr, "--drop dropped the collection first (4 documents") || !strings.Contains(out, `"dropped":4`) {
 			t.Fatalf("bad import --drop into %s: exit %d %s%s", store, code, out, stderr)
 		}
 		if got := strings.TrimSpace(dumpOrNone(t, store, "items")); got != "" && got != "none" {
