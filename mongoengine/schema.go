@@ -205,7 +205,11 @@ func (d *DB) runSchema(ctx context.Context, sc *schemaChange) error {
 		}
 		steps = append(steps, doc)
 	}
-	doc := bson.D{{Key: "_id", Value: sc.id}, {Key: "kind", Value: sc.kind}, {Key: "plan_kind", Value: sc.kind},
+	seq, err := d.nextSeq(ctx, sc.id) // its place in the journal, as every change's
+	if err != nil {
+		return err
+	}
+	doc := bson.D{{Key: "_id", Value: sc.id}, {Key: "seq", Value: seq}, {Key: "kind", Value: sc.kind}, {Key: "plan_kind", Value: sc.kind},
 		{Key: "collection", Value: sc.coll}, {Key: "actor", Value: sc.actor},
 		{Key: "time", Value: bson.NewDateTimeFromTime(time.Now())}, {Key: "status", Value: StatusApplying},
 		{Key: "note", Value: sc.note}, {Key: "ops", Value: steps}, {Key: "done", Value: int64(0)}}

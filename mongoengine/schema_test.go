@@ -272,3 +272,23 @@ func TestSchema_StepRefusedUndoes(t *testing.T) {
 		t.Fatalf("refused changes left %d journal entries", len(hist))
 	}
 }
+
+// TestSchema_JournalOrder: a schema change takes its seq as every change
+// does, so history lists it in the order it was made (newest first), and
+// log after it.
+func TestSchema_JournalOrder(t *testing.T) {
+	d := openWrite(t)
+	ctx := context.Background()
+	p := planInc(t, d, "ordered", 2)
+	if _, err := d.Apply(ctx, p.Token, &ApplyOptions{Actor: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	drop, err := d.Drop(ctx, "ordered", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hist, err := d.History(ctx, "", 0)
+	if err != nil || len(hist) != 2 || hist[0].ID != drop.ChangeID || hist[1].ID != p.Token || hist[0].Seq <= hist[1].Seq {
+		t.Fatalf("history %+v, %v: want the drop first, with the greater seq", hist, err)
+	}
+}
