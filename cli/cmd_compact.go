@@ -33,6 +33,11 @@ open the new file). A crash leaves the old file or the new one, never a mix.
 lsn, snapshot name, change id or ISO time): the state at that revision and
 every later one stay reachable; earlier ones, and rollback of the changes
 made before it, are gone for good. This cannot be undone, so it needs --yes.
+
+Over a MongoDB deployment (mongodb://…/DB) only --history-before runs: it
+prunes omgdb's journal there (the changes, plans and images up to the
+revision, the collections drops kept aside, the snapshots before it) and
+rewrites nothing; see omgdb docs mongodb, "Pruning the journal".
 A cut never splits a change (an import's batches are kept or dropped
 together). Prints {"path","bytes_before","bytes_after","records_pruned","history_starts_at_lsn"}.`,
 		Example: `  omgdb compact app.omgdb
@@ -54,6 +59,9 @@ together). Prints {"path","bytes_before","bytes_after","records_pruned","history
 }
 
 func (e *env) runCompact(ctx context.Context, opts *compactOptions) error {
+	if isMongo(opts.path) && opts.historyBefore != "" {
+		return e.mongoPrune(ctx, opts)
+	}
 	if err := fileOnly("compact", opts.path); err != nil {
 		return err
 	}

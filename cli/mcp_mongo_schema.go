@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/omgdb/omgdb/mcpserver"
+	"github.com/omgdb/omgdb/mongoengine"
 	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
@@ -76,3 +77,20 @@ var (
 	_ mcpserver.EngineSchemaWriter    = mcpWriter{}
 	_ mcpserver.EngineDangerousWriter = mcpDangerousWriter{}
 )
+
+// PruneHistory is prune_history over MongoDB: only the dangerous-scope
+// server's writer has it.
+func (w mcpDangerousWriter) PruneHistory(ctx context.Context, before string) (*mcpserver.EnginePruned, error) {
+	res, err := w.db.PruneHistory(ctx, before)
+	if res == nil {
+		return nil, err
+	}
+	return prunedOf(res), err
+}
+
+// prunedOf is what a prune removed, as the CLI and the MCP server print it.
+func prunedOf(res *mongoengine.PruneResult) *mcpserver.EnginePruned {
+	return &mcpserver.EnginePruned{ChangesPruned: res.Changes, PlansPruned: res.Plans, ItemsPruned: res.Items,
+		CollectionsDropped: append([]string{}, res.Collections...), SnapshotsDeleted: append([]string{}, res.Snapshots...),
+		HistoryStartsAtSeq: res.Revision.Seq}
+}

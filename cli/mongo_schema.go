@@ -172,7 +172,7 @@ func fileOnly(command, store string) error {
 		return nil
 	}
 	hints := map[string]string{
-		"compact": "MongoDB reclaims space itself; to rewrite a collection's storage run the server's `compact` command (mongosh: db.runCommand({compact: \"<collection>\"})); omgdb's journal in omgdb.changes is not pruned yet",
+		"compact": "MongoDB reclaims space itself; to rewrite a collection's storage run the server's `compact` command (mongosh: db.runCommand({compact: \"<collection>\"})); to drop omgdb's old journal there, give --history-before <revision> --yes",
 		"backup":  "back up a deployment with `mongodump` (or Atlas backups, or a filesystem snapshot of a replica set member), or copy it into a store file with `omgdb copy <uri> backup.omgdb`",
 		"salvage": "a deployment repairs itself from its replica set members; on a standalone server run `mongod --repair` (see MongoDB's manual), then `omgdb verify` it",
 	}

@@ -80,6 +80,7 @@ func (s *Server) useEngine(tools []*tool) {
 		}
 		s.useEngineWriter(t)
 		s.useEngineHistory(t)
+		s.usePrune(t)
 		s.usePast(t)
 		s.useEngineRetrieval(t)
 	}

@@ -2,7 +2,6 @@ package mcpserver_test
 
 import (
 	"os"
-	"strings"
 	"testing"
 )
 
@@ -95,7 +94,7 @@ func TestMongo_MCPPast(t *testing.T) {
 	}
 	for _, secret := range []string{"111-11", "4111", "4222", "4333"} {
 		for _, s := range append(texts, string(log)) {
-			if strings.Contains(s, secret) {
+			if containsLeak(s, secret) {
 				t.Errorf("redacted value %s appears in %s", secret, s)
 			}
 		}

@@ -85,7 +85,7 @@ func callCheck(t *testing.T, cs *mcp.ClientSession, tools []*mcp.Tool, tc mongoC
 func TestMongo_MCPDangerous_Tools(t *testing.T) {
 	cs, _, _ := startMongoMCP(t, "--scope", "dangerous")
 	tools := listTools(t, cs)
-	want := "describe,find,count,distinct,aggregate,export,insert,insert_many,create_collection,rename_collection,explain,diagnose,vsearch,search,context_pack,stats,list_indexes,suggest_indexes,create_index,drop_index,history,diff,plans,plan_update,plan_delete,plan_aggregate,plan_revert,apply,rollback,create_snapshot,delete_snapshot,drop_collection"
+	want := "describe,find,count,distinct,aggregate,export,insert,insert_many,create_collection,rename_collection,explain,diagnose,vsearch,search,context_pack,stats,list_indexes,suggest_indexes,create_index,drop_index,history,diff,plans,plan_update,plan_delete,plan_aggregate,plan_revert,apply,rollback,create_snapshot,delete_snapshot,drop_collection,prune_history"
 	if got := toolNames(tools); got != want {
 		t.Fatalf("tools/list over MongoDB at dangerous: %s, want %s", got, want)
 	}
@@ -96,13 +96,19 @@ func TestMongo_MCPDangerous_Tools(t *testing.T) {
 		}
 	}
 	for _, tc := range []mongoCase{
-		{tool: "prune_history", args: m{"history_before": "1"}, code: "NOT_FOUND", check: wantMessage("not yet supported over MongoDB")},
+		{tool: "prune_history", args: m{"history_before": "1"}, code: "NOT_FOUND", check: wantMessage("past the end of the journal")},
 		{tool: "create_snapshot", args: m{"name": "before"}, check: wantField("name", "before")},
 		{tool: "delete_snapshot", args: m{"name": "before"}},
 		{tool: "delete_snapshot", args: m{"name": "before"}, code: "NOT_FOUND"},
 		{tool: "find", args: m{"collection": "visits", "at": "before"}, code: "NOT_FOUND"},
 		{tool: "drop_index", args: m{"collection": "visits", "name": "x", "collation": m{"locale": "en"}}, code: "INVALID_ARGUMENT"},
 		{tool: "create_index", args: m{"collection": "visits", "fields": "ward", "collation": m{"locale": "en"}}, code: "INVALID_ARGUMENT"},
+		// prune_history removes the journal through a revision: the index
+		// change made here, then nothing is left to list.
+		{tool: "create_index", args: m{"collection": "visits", "fields": "ward"}},
+		{tool: "prune_history", args: m{"history_before": "now"}, check: all(wantField("changes_pruned", 1.0), wantField("history_starts_at_seq", 1.0))},
+		{tool: "history", args: m{}, check: wantField("returned", 0.0)},
+		{tool: "find", args: m{"collection": "visits", "at": "0"}, code: "NOT_FOUND", check: wantMessage("before the history kept")},
 	} {
 		sc, _ := callMongo(t, cs, tools, tc)
 		if tc.check != nil {

@@ -81,7 +81,22 @@ func (d *DB) ResolveRevision(ctx context.Context, spec string) (engine.Revision,
 	return rev, err
 }
 
+// resolveRevision resolves spec, refusing a revision before the history
+// kept: one whose changes PruneHistory removed.
 func (d *DB) resolveRevision(ctx context.Context, spec string) (engine.Revision, error) {
+	rev, err := d.resolveSpec(ctx, spec)
+	if err != nil || rev.Kind == engine.RevNow {
+		return rev, err
+	}
+	cut, err := d.prunedThrough(ctx)
+	if err == nil && cut > 0 && rev.Seq < cut {
+		err = errs.Errorf(errs.NotFound, "revision %q is before the history kept: the journal was pruned through seq %d", spec, cut).
+			WithHint("pick a revision at seq %d or later (`omgdb log %s`)", cut, d.target.Redacted)
+	}
+	return rev, err
+}
+
+func (d *DB) resolveSpec(ctx context.Context, spec string) (engine.Revision, error) {
 	spec = strings.TrimSpace(spec)
 	if spec == "" || spec == engine.RevNow {
 		return d.lastRevision(ctx, engine.RevNow, engine.RevNow)
