@@ -7,6 +7,7 @@ import (
 	"github.com/omgdb/omgdb/engine"
 	"github.com/omgdb/omgdb/mcpserver"
 	"github.com/omgdb/omgdb/mongoengine"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // pastOnly is the MongoDB engine's journal as the MCP server reads it at
@@ -49,4 +50,17 @@ var _ mcpserver.EngineHistory = historyOnly{}
 
 func (h historyOnly) History(ctx context.Context, coll string, limit int) ([]mcpserver.EngineChange, error) {
 	return mcpWriter(h).History(ctx, coll, limit)
+}
+
+func (h historyOnly) Versions(ctx context.Context, coll string, id value.Value) ([]mcpserver.EngineVersion, error) {
+	vs, err := h.db.Versions(ctx, coll, id, 0)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]mcpserver.EngineVersion, len(vs))
+	for i, v := range vs {
+		out[i] = mcpserver.EngineVersion{Seq: v.Seq, Change: v.Change, Kind: v.Kind, Time: v.Time, Actor: v.Actor,
+			Collection: v.Collection, Op: v.Op, Doc: changes.Doc{Value: v.Doc}}
+	}
+	return out, nil
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/omgdb/omgdb/changes"
 	"github.com/omgdb/omgdb/engine"
@@ -241,10 +240,12 @@ func (e *env) mongoHistory(ctx context.Context, opts *historyOptions) error {
 	}
 	if opts.id != "" {
 		return e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {
-			vs, err := db.Versions(ctx, opts.coll, value.ParseIDArg(opts.id), opts.limit)
-			for _, v := range vs {
-				if err := out.encode(mongoVersion{Seq: v.Seq, Change: v.Change, Kind: v.Kind, Time: v.Time, Actor: v.Actor,
-					Collection: v.Collection, Op: v.Op, Doc: changes.Doc{Value: v.Doc}}); err != nil {
+			vs, err := historyOnly{db}.Versions(ctx, opts.coll, value.ParseIDArg(opts.id)) // the MCP server's history gives the same
+			for i, v := range vs {
+				if opts.limit > 0 && i == opts.limit {
+					break
+				}
+				if err := out.encode(v); err != nil {
 					return out.close(err)
 				}
 			}
@@ -263,19 +264,6 @@ func (e *env) mongoHistory(ctx context.Context, opts *historyOptions) error {
 		}
 		return out.close(nil)
 	})
-}
-
-// mongoVersion is a line of `history --id` over MongoDB: a store file's
-// version, with the journal's seq where a file has an lsn.
-type mongoVersion struct {
-	Seq        int64       `json:"seq"`
-	Change     string      `json:"change"`
-	Kind       string      `json:"kind"`
-	Time       time.Time   `json:"time"`
-	Actor      string      `json:"actor"`
-	Collection string      `json:"collection"`
-	Op         string      `json:"op"`
-	Doc        changes.Doc `json:"doc"`
 }
 
 // mongoChangeNote is a change's note in history: the plan it applied

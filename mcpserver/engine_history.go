@@ -2,7 +2,10 @@ package mcpserver
 
 import (
 	"context"
-	"slices"
+	"time"
+
+	"github.com/omgdb/omgdb/changes"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // EngineHistory is the read half of an engine's journal that the history
@@ -12,6 +15,22 @@ type EngineHistory interface {
 	// History lists the changes made through omgdb, newest first: those
 	// to coll when it is not empty, at most limit.
 	History(ctx context.Context, coll string, limit int) ([]EngineChange, error)
+	// Versions lists the versions of the document with _id id written
+	// through omgdb, newest first, in coll only when it is not empty.
+	Versions(ctx context.Context, coll string, id value.Value) ([]EngineVersion, error)
+}
+
+// EngineVersion is a version of a document, as `omgdb history --id`
+// prints it over MongoDB (the seq in place of a file's lsn).
+type EngineVersion struct {
+	Seq        int64       `json:"seq"`
+	Change     string      `json:"change"`
+	Kind       string      `json:"kind"`
+	Time       time.Time   `json:"time"`
+	Actor      string      `json:"actor"`
+	Collection string      `json:"collection"`
+	Op         string      `json:"op"`
+	Doc        changes.Doc `json:"doc"` // as the write left it; null after a deletion
 }
 
 func init() { engineRuns["history"] = runHistoryEngine }
@@ -22,12 +41,19 @@ func (s *Server) engineHistory() EngineHistory {
 	if s.cfg.History != nil {
 		return s.cfg.History
 	}
-	return s.cfg.Writer
+	return writerHistory{s.cfg.Writer}
 }
 
-// useEngineHistory serves history when the server has a journal to read,
-// without its id argument (a document's versions are not served over MCP
-// yet).
+// writerHistory is the Writer's History, for a server given no
+// Config.History: it lists changes but has no versions.
+type writerHistory struct{ EngineWriter }
+
+func (writerHistory) Versions(context.Context, string, value.Value) ([]EngineVersion, error) {
+	return nil, errorf(CodeInvalidArgument, "this server lists changes but not a document's versions").
+		withHint("leave id out").withContext("argument", "id")
+}
+
+// useEngineHistory serves history when the server has a journal to read.
 func (s *Server) useEngineHistory(t *tool) {
 	if t.Name != "history" {
 		return
@@ -36,6 +62,38 @@ func (s *Server) useEngineHistory(t *tool) {
 		t.Run = nil
 		return
 	}
-	t.Params = slices.DeleteFunc(slices.Clone(t.Params), func(p param) bool { return p.Name == "id" })
-	t.Description = "Changes made through omgdb, newest first (change id, kind, counts, time, status); change ids feed rollback."
+	t.Description = sentence("Changes made through omgdb, newest first (change id, kind, counts, time, status), or with id",
+		"one document's versions written through omgdb; change ids feed rollback, diff and at.")
+}
+
+// engineVersions is history with id over an engine: the versions of the
+// collections the policy shows, each document redacted and capped, as a
+// store file's.
+func engineVersions(ctx context.Context, c *call, coll string, limit int) (*output, error) {
+	vs, err := c.srv.engineHistory().Versions(ctx, coll, value.ParseIDArg(c.str("id")))
+	if err != nil {
+		return nil, err
+	}
+	k := &capper{c: c}
+	shown := []EngineVersion{}
+	for _, v := range vs {
+		if len(shown) == limit {
+			break
+		}
+		if c.srv.policy.collectionAllowed(v.Collection) {
+			v.Doc.Value = k.doc(c.redactDoc(v.Collection, v.Doc.Value))
+			if !k.fits(v) {
+				break
+			}
+			shown = append(shown, v)
+		}
+	}
+	out, err := c.resultOf(struct {
+		Versions []EngineVersion `json:"versions"`
+		Returned int             `json:"returned"`
+	}{shown, len(shown)}, "document versions")
+	if out != nil {
+		out.returned = int64(len(shown))
+	}
+	return withLimits(out, k), err
 }

@@ -327,6 +327,9 @@ func runHistoryEngine(ctx context.Context, c *call) (*output, error) {
 		return nil, deniedCollection(coll)
 	}
 	limit := int(min(c.int("limit", 20), int64(c.srv.cfg.MaxDocs)))
+	if c.has("id") {
+		return engineVersions(ctx, c, coll, limit)
+	}
 	read := limit
 	if c.srv.policy.restrictsCollections() {
 		read = 0 // all: the hidden ones are left out here
