@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/store"
 )
 
 func init() { commands = append(commands, command{"verify", newVerifyCmd}) }
@@ -59,21 +60,28 @@ func (e *env) runVerify(ctx context.Context, opts *verifyOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.json {
-		js, _ := json.Marshal(rep)
-		e.stdout.Write(append(js, '\n'))
-	} else {
-		fmt.Fprintf(e.stdout, "%s: %d collection(s), %d document(s), %d journal record(s)\n", rep.Path, rep.Collections, rep.Documents, rep.JournalRecords)
-		for _, p := range rep.Problems {
-			fmt.Fprintf(e.stdout, "problem: %s\n", p)
-		}
-		if rep.OK {
-			fmt.Fprintln(e.stdout, "ok")
-		}
-	}
-	if !rep.OK {
+	if !e.printVerify(rep, opts.json) {
 		return errs.Errorf(errs.IO, "store %s failed verification with %d problem(s)", rep.Path, len(rep.Problems)).
 			WithHint("restore from a backup, or copy out what is readable with `omgdb dump`")
 	}
 	return nil
+}
+
+// printVerify prints a verify report, as JSON or as lines, and says
+// whether it found no problem. A MongoDB store's report has the same
+// fields.
+func (e *env) printVerify(rep *store.VerifyReport, asJSON bool) bool {
+	if asJSON {
+		js, _ := json.Marshal(rep)
+		e.stdout.Write(append(js, '\n'))
+		return rep.OK
+	}
+	fmt.Fprintf(e.stdout, "%s: %d collection(s), %d document(s), %d journal record(s)\n", rep.Path, rep.Collections, rep.Documents, rep.JournalRecords)
+	for _, p := range rep.Problems {
+		fmt.Fprintf(e.stdout, "problem: %s\n", p)
+	}
+	if rep.OK {
+		fmt.Fprintln(e.stdout, "ok")
+	}
+	return rep.OK
 }

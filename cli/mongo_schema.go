@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -144,19 +143,7 @@ func (e *env) mongoVerify(ctx context.Context, opts *verifyOptions) error {
 		if err != nil {
 			return err
 		}
-		if opts.json {
-			js, _ := json.Marshal(rep)
-			e.stdout.Write(append(js, '\n'))
-		} else {
-			fmt.Fprintf(e.stdout, "%s: %d collection(s), %d document(s), %d journal record(s)\n", rep.Path, rep.Collections, rep.Documents, rep.JournalRecords)
-			for _, p := range rep.Problems {
-				fmt.Fprintf(e.stdout, "problem: %s\n", p)
-			}
-			if rep.OK {
-				fmt.Fprintln(e.stdout, "ok")
-			}
-		}
-		if !rep.OK {
+		if !e.printVerify((*store.VerifyReport)(rep), opts.json) {
 			return errs.Errorf(errs.IO, "%s failed verification with %d problem(s)", rep.Path, len(rep.Problems)).
 				WithHint("each problem names the change or collection and what to do; the server's own checks are `validate` (mongosh db.coll.validate())")
 		}

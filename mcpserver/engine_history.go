@@ -66,34 +66,11 @@ func (s *Server) useEngineHistory(t *tool) {
 		"one document's versions written through omgdb; change ids feed rollback, diff and at.")
 }
 
-// engineVersions is history with id over an engine: the versions of the
-// collections the policy shows, each document redacted and capped, as a
-// store file's.
+// engineVersions is history with id over an engine, as a store file's.
 func engineVersions(ctx context.Context, c *call, coll string, limit int) (*output, error) {
 	vs, err := c.srv.engineHistory().Versions(ctx, coll, value.ParseIDArg(c.str("id")))
 	if err != nil {
 		return nil, err
 	}
-	k := &capper{c: c}
-	shown := []EngineVersion{}
-	for _, v := range vs {
-		if len(shown) == limit {
-			break
-		}
-		if c.srv.policy.collectionAllowed(v.Collection) {
-			v.Doc.Value = k.doc(c.redactDoc(v.Collection, v.Doc.Value))
-			if !k.fits(v) {
-				break
-			}
-			shown = append(shown, v)
-		}
-	}
-	out, err := c.resultOf(struct {
-		Versions []EngineVersion `json:"versions"`
-		Returned int             `json:"returned"`
-	}{shown, len(shown)}, "document versions")
-	if out != nil {
-		out.returned = int64(len(shown))
-	}
-	return withLimits(out, k), err
+	return versionsOutput(c, vs, limit, func(v *EngineVersion) (string, *value.Value) { return v.Collection, &v.Doc.Value })
 }

@@ -39,28 +39,7 @@ func runHistory(ctx context.Context, c *call) (*output, error) {
 		if err != nil {
 			return nil, err
 		}
-		k := &capper{c: c}
-		shown := []changes.Version{}
-		for _, v := range vs {
-			if len(shown) == limit {
-				break
-			}
-			if c.srv.policy.collectionAllowed(v.Collection) {
-				v.Doc.Value = k.doc(c.redactDoc(v.Collection, v.Doc.Value))
-				if !k.fits(v) {
-					break
-				}
-				shown = append(shown, v)
-			}
-		}
-		out, err := c.resultOf(struct {
-			Versions []changes.Version `json:"versions"`
-			Returned int               `json:"returned"`
-		}{shown, len(shown)}, "document versions")
-		if out != nil {
-			out.returned = int64(len(shown))
-		}
-		return withLimits(out, k), err
+		return versionsOutput(c, vs, limit, func(v *changes.Version) (string, *value.Value) { return v.Collection, &v.Doc.Value })
 	}
 	hist, err := changes.History(ctx, db, &changes.HistoryOptions{Coll: coll})
 	if err != nil {
@@ -80,6 +59,36 @@ func runHistory(ctx context.Context, c *call) (*output, error) {
 		Changes  []changes.Change `json:"changes"`
 		Returned int              `json:"returned"`
 	}{shown, len(shown)}, "change notes")
+	if out != nil {
+		out.returned = int64(len(shown))
+	}
+	return withLimits(out, k), err
+}
+
+// versionsOutput is history's answer with id, for a store file's
+// versions and an engine's alike: at most limit versions of the
+// collections the policy shows, each document (doc gives its collection
+// and the document) redacted and capped.
+func versionsOutput[V any](c *call, vs []V, limit int, doc func(*V) (string, *value.Value)) (*output, error) {
+	k := &capper{c: c}
+	shown := []V{}
+	for _, v := range vs {
+		if len(shown) == limit {
+			break
+		}
+		coll, d := doc(&v)
+		if c.srv.policy.collectionAllowed(coll) {
+			*d = k.doc(c.redactDoc(coll, *d))
+			if !k.fits(v) {
+				break
+			}
+			shown = append(shown, v)
+		}
+	}
+	out, err := c.resultOf(struct {
+		Versions []V `json:"versions"`
+		Returned int `json:"returned"`
+	}{shown, len(shown)}, "document versions")
 	if out != nil {
 		out.returned = int64(len(shown))
 	}
