@@ -8,6 +8,7 @@ import (
 
 	"github.com/omgdb/omgdb/engine"
 	"github.com/omgdb/omgdb/mongoengine"
+	"github.com/omgdb/omgdb/store"
 )
 
 // mongoDescribe writes describe's Markdown manual of the database: the
@@ -71,16 +72,11 @@ func (e *env) mongoInspect(ctx context.Context, opts *inspectOptions) error {
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "\ncollection\tdocuments\tdata\tindexes")
 	for _, c := range info.Collections {
-		names := "-"
+		ixs := make([]store.IndexInfo, len(c.Indexes))
 		for i, ix := range c.Indexes {
-			if i == 0 {
-				names = ""
-			} else {
-				names += ", "
-			}
-			names += fmt.Sprintf("%s (%s)", ix.Name, humanBytes(ix.SizeBytes))
+			ixs[i] = store.IndexInfo{Name: ix.Name, SizeBytes: ix.SizeBytes}
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", c.Name, c.Documents, humanBytes(c.DataBytes), names)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", c.Name, c.Documents, humanBytes(c.DataBytes), indexNames(ixs))
 	}
 	return tw.Flush()
 }
