@@ -22,6 +22,8 @@ func TestMongo_Collation(t *testing.T) {
 		{"aggregate", uri, "users", `[{"$sort":{"name":1}}]`, "--collation", en},
 		{"plan-update", uri, "users", `{"name":"ANA"}`, `{"$set":{"x":1}}`, "--collation", en},
 		{"plan-delete", uri, "users", `{"name":"ANA"}`, "--collation", en},
+		{"explain", uri, "users", `{"name":"ANA"}`, "--collation", en},
+		{"explain", uri, "users", `{"name":"ANA"}`, "--count", "--execute", "--collation", en},
 	}
 	for _, args := range cmds {
 		code, stdout, stderr := runCLI(t, "", args...)

@@ -14,14 +14,18 @@ import (
 // explain of it and prints it in the file's explain shape, the server's
 // own answer under serverExplain.
 func (e *env) mongoExplain(ctx context.Context, opts *explainOptions) (value.Value, error) {
-	if err := refuseOverMongo("--hint", opts.hint != "", "--collation", opts.collation != ""); err != nil {
+	if err := refuseOverMongo("--hint", opts.hint != ""); err != nil {
 		return value.Value{}, err
 	}
 	q, err := e.mongoFindSpec(&opts.findOptions)
 	if err != nil {
 		return value.Value{}, err
 	}
-	eq := &engine.ExplainQuery{Find: *q, Count: opts.count, Execute: opts.execute}
+	cv, _, err := e.parseCollation(opts.collation)
+	if err != nil {
+		return value.Value{}, err
+	}
+	eq := &engine.ExplainQuery{Find: *q, Count: opts.count, Execute: opts.execute, Collation: cv}
 	if opts.count {
 		eq.Find = engine.Find{Filter: q.Filter}
 	}

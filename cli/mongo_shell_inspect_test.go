@@ -48,7 +48,8 @@ func TestMongo_ShellExplainStats(t *testing.T) {
 		msg  string
 	}{
 		{`db.users.find({age: {$gtt: 1}}).explain()`, cli.ExitData, "$gtt"},
-		{`db.users.find().collation({locale: 'en'}).explain()`, cli.ExitUsage, "explain() of a cursor with a collation does not run over MongoDB yet"},
+		{`db.users.find().collation({locale: 'en'}).explain()`, cli.ExitUsage, "does not support collations: it answered NotImplemented"},
+		{`db.users.find().collation({locale: 'en', strenght: 2}).explain()`, cli.ExitData, "invalid collation: unknown field `strenght`"},
 		{`db.users.aggregate([]).explain()`, cli.ExitUsage, "explain of an aggregate is not offered"},
 		{`db.usrs.find().explain()`, cli.ExitNotFound, "did you mean `users`?"},
 	} {

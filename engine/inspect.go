@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/omgdb/omgdb/query/agg"
+	"github.com/omgdb/omgdb/query/collation"
 	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
 )
@@ -29,10 +30,18 @@ type ExplainQuery struct {
 	Count    bool        // explain counting Find.Filter's matches
 	Pipeline value.Value // explain this aggregate instead, when not Missing
 	Execute  bool        // run it too: the server's executionStats
+	// Collation compares strings as the query would with it: MongoDB's
+	// collation document (Missing or null: none), checked by omgdb's
+	// parser and sent with the explained command.
+	Collation value.Value
 }
 
-// Check compiles the query's parts with omgdb's compiler.
+// Check compiles the query's parts with omgdb's compiler, and its
+// collation with omgdb's collation parser.
 func (q *ExplainQuery) Check() error {
+	if _, err := collation.Parse(q.Collation); err != nil {
+		return err
+	}
 	if !q.Pipeline.IsMissing() {
 		_, err := CheckPipeline(q.Pipeline, &agg.PipelineOptions{})
 		return err
@@ -78,7 +87,7 @@ func (ri *redactingInspector) Explain(ctx context.Context, coll string, q *Expla
 	default:
 		stages = findStages(unset, &q.Find)
 	}
-	return ri.Inspector.Explain(ctx, coll, &ExplainQuery{Pipeline: value.ArrayValue(stages), Execute: q.Execute})
+	return ri.Inspector.Explain(ctx, coll, &ExplainQuery{Pipeline: value.ArrayValue(stages), Execute: q.Execute, Collation: q.Collation})
 }
 
 // checkJoins refuses a pipeline that joins a collection with redactions.

@@ -3,6 +3,7 @@ package engine
 import (
 	"strings"
 
+	"github.com/omgdb/omgdb/query/collation"
 	"github.com/omgdb/omgdb/query/value"
 )
 
@@ -59,14 +60,20 @@ func (m *planMap) note(s string) { m.notes = append(m.notes, value.StringValue(s
 // queryFields are the plan's first fields: the query as the user gave it.
 func queryFields(coll string, q *ExplainQuery) []value.Field {
 	fields := []value.Field{{Key: "collection", Value: value.StringValue(coll)}}
+	// The collation as omgdb's parser read it (its defaults explicit),
+	// where a file's plan puts it: after the filter or the pipeline.
+	var collated []value.Field
+	if c, err := collation.Parse(q.Collation); err == nil && c != nil {
+		collated = []value.Field{{Key: "collation", Value: c.Value()}}
+	}
 	if !q.Pipeline.IsMissing() {
-		return append(fields, value.Field{Key: "pipeline", Value: q.Pipeline})
+		return append(append(fields, value.Field{Key: "pipeline", Value: q.Pipeline}), collated...)
 	}
 	filter := q.Find.Filter
 	if filter.IsMissing() {
 		filter = value.ObjectValue(nil)
 	}
-	fields = append(fields, value.Field{Key: "filter", Value: filter})
+	fields = append(append(fields, value.Field{Key: "filter", Value: filter}), collated...)
 	if q.Count {
 		return append(fields, value.Field{Key: "count", Value: value.BoolValue(true)})
 	}

@@ -1,7 +1,9 @@
 package engine_test
 
 import (
+	"context"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/omgdb/omgdb/engine"
@@ -83,5 +85,49 @@ func TestServerPlan_Ferret(t *testing.T) {
 	unknown := engine.ServerPlan("users", q, value.MustParse(`{"ok":1}`))
 	if unknown.Get("winningPlan").Get("stage").Str() != "UNKNOWN" {
 		t.Errorf("no plan: %s", unknown)
+	}
+}
+
+// TestServerPlan_Collation: a query explained with a collation shows it
+// where a file's plan does (after the filter or the pipeline), as omgdb's
+// parser read it; the redacting inspector passes it to the server with
+// the pipeline it rewrites; a bad collation is refused before the server.
+func TestServerPlan_Collation(t *testing.T) {
+	en := value.MustParse(`{"locale":"en","strength":2}`)
+	full := `{"locale":"en","caseLevel":false,"caseFirst":"off","strength":2,"numericOrdering":false,"alternate":"non-ignorable","maxVariable":"punct","normalization":false,"backwards":false}`
+	for _, c := range []struct {
+		q    engine.ExplainQuery
+		want string
+	}{
+		{engine.ExplainQuery{Find: engine.Find{Filter: value.MustParse(`{"name":"ANA"}`), Sort: value.MustParse(`{"name":1}`)}, Collation: en},
+			`{"collection":"users","filter":{"name":"ANA"},"collation":` + full + `,"sort":{"name":1},"planner":"server"`},
+		{engine.ExplainQuery{Find: engine.Find{Filter: value.MustParse(`{"name":"ANA"}`)}, Count: true, Collation: en},
+			`{"collection":"users","filter":{"name":"ANA"},"collation":` + full + `,"count":true,"planner":"server"`},
+		{engine.ExplainQuery{Pipeline: value.MustParse(`[{"$sort":{"name":1}}]`), Collation: en},
+			`{"collection":"users","pipeline":[{"$sort":{"name":1}}],"collation":` + full + `,"planner":"server"`},
+		{engine.ExplainQuery{Find: engine.Find{Filter: value.MustParse(`{}`)}, Collation: value.MustParse(`{"locale":"simple"}`)},
+			`{"collection":"users","filter":{},"planner":"server"`},
+	} {
+		got := engine.ServerPlan("users", &c.q, value.MustParse(`{"ok":1}`))
+		js := string(value.AppendEJSON(nil, got, value.EJSONRelaxed))
+		if !strings.HasPrefix(js, c.want) {
+			t.Errorf("plan:\n got %s\nwant prefix %s", js, c.want)
+		}
+	}
+
+	rec := &recorder{}
+	in := engine.RedactingInspector(rec, func(coll string) []string { return []string{"ssn"} })
+	q := engine.ExplainQuery{Find: engine.Find{Filter: value.MustParse(`{"name":"ANA"}`)}, Collation: en}
+	if _, err := in.Explain(context.Background(), "users", &q); err != nil {
+		t.Fatal(err)
+	}
+	if value.Compare(rec.q.Collation, en) != 0 || rec.q.Pipeline.IsMissing() {
+		t.Errorf("the server was asked %+v; want the redacting pipeline with the collation", rec.q)
+	}
+	rec.q = nil
+	q.Collation = value.MustParse(`{"locale":"en","strenght":2}`)
+	_, err := in.Explain(context.Background(), "users", &q)
+	if err == nil || !strings.Contains(err.Error(), "unknown field `strenght`") || rec.q != nil {
+		t.Errorf("bad collation: %v (server asked: %v)", err, rec.q != nil)
 	}
 }

@@ -72,7 +72,7 @@ func (s *Server) useEngine(tools []*tool) {
 	s.useInspector()
 	for _, t := range tools {
 		t.Run = engineRuns[t.Name]
-		if t.Name == "create_index" || t.Name == "explain" { // an index keyed by a collation, an explain with one: not over MongoDB yet, so not offered, and refused
+		if t.Name == "create_index" { // an index keyed by a collation: not over MongoDB yet, so not offered, and refused
 			t.Params = slices.DeleteFunc(slices.Clone(t.Params), func(p param) bool { return p.Name == "collation" })
 		}
 		if t.Name == "plans" && s.cfg.Plans == nil {

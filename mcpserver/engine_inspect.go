@@ -43,8 +43,12 @@ func runExplainEngine(ctx context.Context, c *call) (*output, error) {
 		return nil, err
 	}
 	coll := c.str("collection")
-	q := &engine.ExplainQuery{Find: engine.Find{Filter: c.value("filter"), Sort: c.value("sort")}, Execute: c.str("verbosity") == "executionStats"}
+	q := &engine.ExplainQuery{Find: engine.Find{Filter: c.value("filter"), Sort: c.value("sort")}, Execute: c.str("verbosity") == "executionStats",
+		Collation: c.value("collation")}
 	if _, err := c.filterSort(); err != nil {
+		return nil, err
+	}
+	if _, err := c.collation(); err != nil {
 		return nil, err
 	}
 	if err := c.engineCollection(ctx, coll); err != nil {

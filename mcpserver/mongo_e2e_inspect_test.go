@@ -38,7 +38,10 @@ func TestMongo_MCPReadScope_Inspect(t *testing.T) {
 			})},
 		{name: "explain_bad_filter", tool: "explain", args: m{"collection": "visits", "filter": m{"ward": m{"$eqq": 1}}}, code: "INVALID_FILTER"},
 		{name: "explain_denied", tool: "explain", args: m{"collection": "secrets", "filter": m{}}, code: "POLICY_DENIED"},
-		{name: "explain_collation_refused", tool: "explain", args: m{"collection": "visits", "collation": m{"locale": "en"}}, code: "INVALID_ARGUMENT"},
+		{name: "explain_collation_ferretdb_refuses", tool: "explain", args: m{"collection": "visits", "collation": m{"locale": "en"}}, code: "INVALID_ARGUMENT",
+			check: wantMessage("does not support collations: it answered NotImplemented")},
+		{name: "explain_collation_bad", tool: "explain", args: m{"collection": "visits", "collation": m{"locale": "en", "strenght": 2}}, code: "INVALID_ARGUMENT",
+			check: wantMessage("collation: invalid collation: unknown field `strenght`")},
 
 		// diagnose: the file's diagnosis, counted on the server.
 		{name: "diagnose_type_mismatch", tool: "diagnose", args: m{"collection": "patients", "filter": m{"age": "30"}}, check: all(

@@ -27,11 +27,34 @@ func (d *DB) Explain(ctx context.Context, coll string, q *engine.ExplainQuery) (
 	if err != nil {
 		return value.Value{}, err
 	}
+	cd, err := d.Collated(q.Collation)
+	if err != nil {
+		return value.Value{}, err
+	}
+	if cd.collation != nil {
+		spec, err := specDoc(cd.collationSpec)
+		if err != nil {
+			return value.Value{}, err
+		}
+		// A server may explain a command with a collation it cannot run
+		// (FerretDB v1 leaves it out of the plan): first a find that reads
+		// nothing (no _id is in []), which such a server refuses.
+		probe := bson.D{{Key: "find", Value: coll}, {Key: "filter", Value: bson.D{{Key: "_id", Value: bson.D{{Key: "$in", Value: bson.A{}}}}}},
+			{Key: "limit", Value: int64(1)}, {Key: "collation", Value: spec}}
+		if err := d.db.RunCommand(ctx, probe).Err(); err != nil {
+			return value.Value{}, cd.readErr("explain a query in", err)
+		}
+		cmd = append(cmd, bson.E{Key: "collation", Value: spec})
+	}
 	verbosity := "queryPlanner"
 	if q.Execute {
 		verbosity = "executionStats"
 	}
-	return d.command(ctx, "explain a query in", bson.D{{Key: "explain", Value: cmd}, {Key: "verbosity", Value: verbosity}})
+	raw, err := d.db.RunCommand(ctx, bson.D{{Key: "explain", Value: cmd}, {Key: "verbosity", Value: verbosity}}).Raw()
+	if err != nil {
+		return value.Value{}, cd.readErr("explain a query in", err)
+	}
+	return fromDoc(raw)
 }
 
 // explainCommand is the command Explain explains.

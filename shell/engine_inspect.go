@@ -4,7 +4,6 @@ import (
 	"github.com/dop251/goja"
 
 	"github.com/omgdb/omgdb/engine"
-	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
 )
 
@@ -25,11 +24,8 @@ func (s *Shell) inspector() engine.Inspector {
 
 // engineExplain is explain of a find cursor over the engine.
 func (s *Shell) engineExplain(c *cursor, exec bool) goja.Value {
-	if !c.collation.IsMissing() {
-		s.throw(errs.Errorf(errs.Usage, "explain() of a cursor with a collation does not run over MongoDB yet").
-			WithHint("leave the collation out to see the server's plan"))
-	}
-	q := &engine.ExplainQuery{Find: engine.Find{Filter: c.filter, Projection: c.proj, Sort: c.sort, Skip: c.skip, Limit: c.limit}, Execute: exec}
+	q := &engine.ExplainQuery{Find: engine.Find{Filter: c.filter, Projection: c.proj, Sort: c.sort, Skip: c.skip, Limit: c.limit}, Execute: exec,
+		Collation: c.collation}
 	raw, err := s.inspector().Explain(s.rctx(), c.coll, q)
 	s.must(err)
 	return s.toJS(engine.ServerPlan(c.coll, q, raw))
