@@ -64,9 +64,11 @@ func (e *env) mongoRename(ctx context.Context, opts *renameOptions) error {
 
 // mongoCreateIndex creates indexes on the deployment from the same
 // definitions a store file would get (names, kinds and options), in one
-// change. A collation is refused: it is not passed to the server yet.
+// change. A --collation is checked by omgdb's parser, then sent as the
+// index's collation.
 func (e *env) mongoCreateIndex(ctx context.Context, opts *createIndexOptions, text *store.IndexDef) error {
-	if err := refuseOverMongo("--collation", opts.collation != ""); err != nil {
+	collDoc, coll, err := e.parseCollation(opts.collation)
+	if err != nil {
 		return err
 	}
 	var defs []store.IndexDef
@@ -79,7 +81,11 @@ func (e *env) mongoCreateIndex(ctx context.Context, opts *createIndexOptions, te
 			if err != nil {
 				return err
 			}
-			defs = append(defs, store.BTreeIndex(opts.name, store.BTreeSpec{Fields: fields, Unique: opts.unique, Sparse: opts.sparse}))
+			spec := store.BTreeSpec{Fields: fields, Unique: opts.unique, Sparse: opts.sparse}
+			if !collDoc.IsMissing() {
+				spec.SetCollation(coll)
+			}
+			defs = append(defs, store.BTreeIndex(opts.name, spec))
 			if strings.HasPrefix(strings.TrimSpace(pattern), "{") {
 				pattern = store.FormatKeyPattern(fields)
 			}

@@ -187,8 +187,17 @@ func TestMongo_SchemaErrors(t *testing.T) {
 	if _, mi := both(t, file, uri, 0, "indexes", "STORE", "users"); strings.Count(mi, "\n") != 1 {
 		t.Fatalf("indexes after refusals: %s", mi)
 	}
+	// The collation is sent as the index's collation;
+	// FerretDB refuses it, and nothing is created or journaled.
+	if code, _, stderr := runCLI(t, "", "create-index", uri, "users", "name", "--collation", `{"locale":"fr"}`); code != 64 ||
+		!strings.Contains(stderr, "does not support collations: it answered NotImplemented (Index option \"collation\"") {
+		t.Errorf("create-index --collation: exit %d %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "", "create-index", uri, "users", "name", "--collation", `{"locale":"fr","strenght":1}`); code != 65 ||
+		!strings.Contains(stderr, "unknown field `strenght`") {
+		t.Errorf("create-index with a bad --collation: exit %d %s", code, stderr)
+	}
 	for _, a := range [][]string{
-		{"create-index", uri, "users", "name", "--collation", `{"locale":"fr"}`},
 		{"drop", uri, "omgdb.changes"},
 		{"rename", uri, "users", "omgdb.x"},
 	} {

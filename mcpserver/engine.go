@@ -72,9 +72,6 @@ func (s *Server) useEngine(tools []*tool) {
 	s.useInspector()
 	for _, t := range tools {
 		t.Run = engineRuns[t.Name]
-		if t.Name == "create_index" { // an index keyed by a collation: not over MongoDB yet, so not offered, and refused
-			t.Params = slices.DeleteFunc(slices.Clone(t.Params), func(p param) bool { return p.Name == "collation" })
-		}
 		if t.Name == "plans" && s.cfg.Plans == nil {
 			t.Run = nil
 		}

@@ -103,8 +103,15 @@ func runCreateIndexEngine(ctx context.Context, c *call) (*output, error) {
 	if err != nil {
 		return nil, err
 	}
-	def := store.BTreeIndex(c.str("name"), store.BTreeSpec{Fields: fields, Unique: c.value("unique").Bool(), Sparse: c.value("sparse").Bool()})
-	name, id, err := w.CreateIndex(ctx, coll, def, c.actor())
+	spec := store.BTreeSpec{Fields: fields, Unique: c.value("unique").Bool(), Sparse: c.value("sparse").Bool()}
+	cl, err := c.collation()
+	if err != nil {
+		return nil, err
+	}
+	if cl != nil {
+		spec.SetCollation(cl)
+	}
+	name, id, err := w.CreateIndex(ctx, coll, store.BTreeIndex(c.str("name"), spec), c.actor())
 	if err != nil {
 		return nil, err
 	}

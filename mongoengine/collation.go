@@ -41,8 +41,17 @@ const notImplemented = 238
 // collationRefused is the error of a server that refused a collation it
 // does not implement (FerretDB v1), or nil.
 func (d *DB) collationRefused(err error) error {
+	if d.collation == nil {
+		return nil
+	}
+	return d.noCollations(err)
+}
+
+// noCollations is the error of a server that answered err, NotImplemented
+// for a collation (a query's or an index's), or nil.
+func (d *DB) noCollations(err error) error {
 	var ce mongo.CommandError
-	if d.collation == nil || !errors.As(err, &ce) || ce.Code != notImplemented || !strings.Contains(ce.Message, "collation") {
+	if !errors.As(err, &ce) || ce.Code != notImplemented || !strings.Contains(ce.Message, "collation") {
 		return nil
 	}
 	return errs.Errorf(errs.Usage, "MongoDB at %s does not support collations: it answered NotImplemented (%s)", d.target.Redacted, Redact(ce.Message, d.target.URI)).

@@ -294,6 +294,9 @@ func (d *DB) schemaErr(err error, doing, target string) error {
 		return errs.Errorf(errs.Conflict, "cannot %s: collection `%s` exists in %s", doing, target, d.target.Redacted).
 			WithHint("nothing was changed; rename or drop that collection first")
 	}
+	if refused := d.noCollations(err); refused != nil {
+		return refused
+	}
 	if errors.As(err, &ce) {
 		return errs.Errorf(errs.Invalid, "MongoDB at %s refused to %s: %s", d.target.Redacted, doing, Redact(err.Error(), d.target.URI)).
 			WithHint("nothing was changed; see `omgdb docs mongodb` for what each server supports")
