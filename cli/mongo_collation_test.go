@@ -38,21 +38,29 @@ func TestMongo_Collation(t *testing.T) {
 			t.Errorf("omgdb %s: exit %d, %q; want omgdb's own error before connecting", strings.Join(bad, " "), code, stderr)
 		}
 	}
-	// A read at a revision runs in omgdb's own engine, which takes no
-	// collation over MongoDB yet: refused, never ignored.
-	for _, cmd := range []string{"find", "count", "distinct", "aggregate"} {
-		args := []string{cmd, uri, "users"}
-		switch cmd {
-		case "distinct":
-			args = append(args, "name")
-		case "aggregate":
-			args = append(args, "[]")
+	// A read at a revision runs in omgdb's own engine, with omgdb's own
+	// collator: the collation works there even on FerretDB.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"find", uri, "users", `{"name":"ANA"}`, "--project", `{"name":1}`}, `{"_id":1,"name":"ana"}` + "\n"},
+		{[]string{"count", uri, "users", `{"city":"PARIS"}`}, "2\n"},
+		{[]string{"distinct", uri, "users", "city", `{"name":{"$in":["ANA","BOB"]}}`}, `"Lyon"` + "\n" + `"Paris"` + "\n"},
+		{[]string{"aggregate", uri, "users", `[{"$match":{"name":{"$gte":"B"}}},{"$count":"n"}]`}, `{"n":3}` + "\n"},
+	} {
+		args := append(c.args, "--at", "now", "--collation", en)
+		if got := runOK(t, "", args...); got != c.want {
+			t.Errorf("omgdb %s: %q, want %q", strings.Join(args, " "), got, c.want)
 		}
-		args = append(args, "--at", "now", "--collation", en)
-		code, stdout, stderr := runCLI(t, "", args...)
-		if code != cli.ExitUsage || stdout != "" || !strings.Contains(stderr, "--collation with --at does not work over MongoDB yet") {
-			t.Errorf("omgdb %s: exit %d, stdout %q, stderr %q; want --collation with --at refused", strings.Join(args, " "), code, stdout, stderr)
+		// Without the collation, strings compare by code point.
+		if got := runOK(t, "", append(c.args, "--at", "now")...); got == c.want {
+			t.Errorf("omgdb %s --at now without the collation: %q, the collated answer", strings.Join(c.args, " "), got)
 		}
+	}
+	code, _, stderr := runCLI(t, "", "count", uri, "users", "--at", "now", "--collation", `{"locale":"en","strenght":2}`)
+	if code != cli.ExitData || !strings.Contains(stderr, "invalid collation: unknown field `strenght`") {
+		t.Errorf("--at with a bad collation: exit %d, %q", code, stderr)
 	}
 	for _, js := range []string{
 		"db.users.find().collation({locale: 'en', strength: 2}).toArray()",
@@ -66,7 +74,7 @@ func TestMongo_Collation(t *testing.T) {
 			t.Errorf("shell %s: exit %d, %q %q; want FerretDB's refusal, exit 64", js, code, stdout, stderr)
 		}
 	}
-	code, _, stderr := runCLI(t, "", "shell", uri, "--eval", "db.users.countDocuments({}, {collation: {locale: 'en', strenght: 1}})")
+	code, _, stderr = runCLI(t, "", "shell", uri, "--eval", "db.users.countDocuments({}, {collation: {locale: 'en', strenght: 1}})")
 	if code != cli.ExitData || !strings.Contains(stderr, "invalid collation: unknown field `strenght`") {
 		t.Errorf("shell with a bad collation: exit %d, %q", code, stderr)
 	}

@@ -26,17 +26,17 @@ func mongoAt(ctx context.Context, db *mongoengine.DB, at string) (engine.Reader,
 	return r, err
 }
 
-// mongoReader is the reader of a read over MongoDB: the deployment now,
-// comparing strings by the collation cv (missing: none), or at the
-// revision at, read in omgdb's own engine, which takes no collation there
-// yet.
+// mongoReader is the reader of a read over MongoDB comparing strings by
+// the collation cv (missing: none): the deployment now, the server
+// comparing, or at the revision at, read in omgdb's own engine with
+// omgdb's collator, as a store file would.
 func mongoReader(ctx context.Context, db *mongoengine.DB, at string, cv value.Value) (engine.Reader, error) {
 	if at != "" {
-		if !cv.IsMissing() {
-			return nil, usage("--collation with --at does not work over MongoDB yet").
-				WithHint("leave --collation out to read at a revision, or --at out to read now with the collation")
+		r, err := mongoAt(ctx, db, at)
+		if err != nil {
+			return nil, err
 		}
-		return mongoAt(ctx, db, at)
+		return engine.Collated(r, cv)
 	}
 	return db.Collated(cv)
 }

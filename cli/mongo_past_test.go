@@ -71,6 +71,11 @@ func TestMongo_AtMatchesFile(t *testing.T) {
 		{"distinct", "STORE", "users", "tags"},
 		{"distinct", "STORE", "users", "age", "--ejson", "canonical"},
 		{"aggregate", "STORE", "users", `[{"$group":{"_id":"$city","n":{"$sum":1}}},{"$sort":{"_id":1}}]`},
+		// With a collation: omgdb's collator at a revision, on both.
+		{"find", "STORE", "users", `{"name":{"$in":["ANA","EVE"]}}`, "--sort", `{"city":-1}`, "--collation", `{"locale":"en","strength":2}`},
+		{"count", "STORE", "users", `{"city":"PARIS"}`, "--collation", `{"locale":"fr","strength":1}`},
+		{"distinct", "STORE", "users", "city", `{"name":{"$gt":"B"}}`, "--collation", `{"locale":"en","strength":2}`},
+		{"aggregate", "STORE", "users", `[{"$match":{"tier":"GOLD"}},{"$group":{"_id":"$city","n":{"$sum":1}}}]`, "--collation", `{"locale":"en","strength":2}`},
 	}
 	for snap := 0; snap <= len(pastSteps); snap++ {
 		at := "s" + string(rune('0'+snap))

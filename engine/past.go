@@ -4,7 +4,9 @@ import (
 	"context"
 	"os"
 
+	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/query/agg"
+	"github.com/omgdb/omgdb/query/collation"
 	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
@@ -66,10 +68,33 @@ type Scanner interface {
 // a Scanner's documents: the code a store file reads a past revision with
 // (store.FindIn, store.DistinctValues, the aggregation engine), so its
 // results are those of a store file holding the same documents. A
-// pipeline's joins scan their collections through the same Scanner.
-func Scanned(s Scanner) Reader { return scanned{s} }
+// pipeline's joins scan their collections through the same Scanner. It
+// is a Collater: with a collation, strings compare by omgdb's own
+// collator, as on a store file.
+func Scanned(s Scanner) Reader { return scanned{s: s} }
 
-type scanned struct{ s Scanner }
+type scanned struct {
+	s    Scanner
+	coll *collation.Collation // compares strings; nil: binary
+}
+
+// CollatedReader is the reader comparing strings by spec, checked by
+// omgdb's collation parser (Collater).
+func (r scanned) CollatedReader(spec value.Value) (Reader, error) {
+	c, err := collation.Parse(spec)
+	if err != nil {
+		return nil, err
+	}
+	return scanned{s: r.s, coll: c}, nil
+}
+
+// filter compiles a query's filter with the reader's collation.
+func (r scanned) filter(spec value.Value) (*query.Filter, error) {
+	if r.coll == nil || empty(spec) {
+		return CheckFilter(spec)
+	}
+	return query.CompileFilterCollation(spec, r.coll)
+}
 
 func (r scanned) Collections(ctx context.Context) ([]string, error) { return r.s.Collections(ctx) }
 
@@ -92,6 +117,12 @@ func (r scanned) Find(ctx context.Context, coll string, q *Find, each func(value
 	if err != nil {
 		return err
 	}
+	if r.coll != nil {
+		if c.Filter, err = r.filter(q.Filter); err != nil {
+			return err
+		}
+		c.Sort = c.Sort.WithCollation(r.coll)
+	}
 	src, err := r.find(ctx, coll, store.Query{Filter: c.Filter, Sort: c.Sort, Projection: c.Projection, Skip: q.Skip, Limit: q.Limit, SpillDir: os.TempDir()})
 	if err != nil {
 		return err
@@ -106,7 +137,7 @@ func (r scanned) Count(ctx context.Context, coll string, filter value.Value) (in
 }
 
 func (r scanned) Distinct(ctx context.Context, coll, field string, filter value.Value) ([]value.Value, error) {
-	flt, err := CheckFilter(filter)
+	flt, err := r.filter(filter)
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +149,7 @@ func (r scanned) Distinct(ctx context.Context, coll, field string, filter value.
 		return nil, err
 	}
 	defer src.Close()
-	vals, err := store.DistinctValues(src, field, 0)
+	vals, err := store.DistinctValuesCollation(src, field, 0, r.coll)
 	if err == nil {
 		err = src.Err()
 	}
@@ -126,7 +157,7 @@ func (r scanned) Distinct(ctx context.Context, coll, field string, filter value.
 }
 
 func (r scanned) Aggregate(ctx context.Context, coll string, pipeline value.Value, each func(value.Value) error) error {
-	p, err := CheckPipeline(pipeline, &agg.PipelineOptions{SpillDir: os.TempDir()})
+	p, err := CheckPipeline(pipeline, &agg.PipelineOptions{SpillDir: os.TempDir(), Collation: r.coll})
 	if err != nil {
 		return err
 	}

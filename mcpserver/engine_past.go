@@ -80,7 +80,8 @@ func (s *Server) usePast(t *tool) {
 // one INVALID_ARGUMENT naming it, before anything is sent; then sent with
 // the read, the redaction still its first stage; a server without
 // collations, FerretDB v1, refuses it and the engine says so), or with at
-// the engine as it was then, seen through the redactions.
+// the engine as it was then, seen through the redactions, the collation
+// compared by omgdb's own collator there.
 func (c *call) engineReader(ctx context.Context) (engine.Reader, error) {
 	if _, err := c.collation(); err != nil {
 		return nil, err
@@ -89,15 +90,11 @@ func (c *call) engineReader(ctx context.Context) (engine.Reader, error) {
 	if at == "" || c.srv.cfg.Past == nil {
 		return engine.Collated(c.srv.reader, c.value("collation"))
 	}
-	if !c.value("collation").IsMissing() {
-		return nil, errorf(CodeInvalidArgument, "collation with at is not supported over MongoDB yet").
-			withHint("leave collation out to read at a revision, or at out to read now with the collation")
-	}
 	r, _, err := c.srv.cfg.Past.At(ctx, at)
 	if err != nil {
 		return nil, err
 	}
-	return engine.Redacting(r, c.srv.policy.redactedPaths), nil
+	return engine.Collated(engine.Redacting(r, c.srv.policy.redactedPaths), c.value("collation"))
 }
 
 // DiffOf is an engine's diff with each document's field-level diff, as a
