@@ -114,7 +114,7 @@ func (d *DB) writeAndEnd(ctx context.Context, p *Plan, force bool, res *ApplyRes
 	if err != nil {
 		e := errs.Errorf(errs.KindOf(err), "apply %s: %v (change %s stays \"applying\" in %s until its lease expires, %s after this error, then it is interrupted)",
 			token, err, token, ChangesColl, LeaseTime).
-			WithHint("check the deployment; then `omgdb rollback %s %s` undoes exactly what was written, or plan again for the documents not yet written", d.target.Redacted, token)
+			WithHint("check the deployment; then `omgdb apply %s %s --resume` finishes it, or `omgdb rollback %s %s` undoes exactly what was written", d.target.Redacted, token, d.target.Redacted, token)
 		e.Err = err
 		return nil, e
 	}
