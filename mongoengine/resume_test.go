@@ -177,6 +177,9 @@ func TestResume_Conflict(t *testing.T) {
 	d := openWrite(t)
 	p := seedAndPlan(t, d, "conf")
 	interruptApply(t, d, p, 2, false)
+	if rep, err := d.Verify(context.Background()); err != nil || len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0], "is applying: it was interrupted; `omgdb apply --resume` finishes it") {
+		t.Errorf("verify of the interrupted apply: %+v %v", rep, err)
+	}
 	if _, err := d.db.Collection("conf").UpdateOne(context.Background(), bson.D{{Key: "_id", Value: int32(4)}},
 		bson.D{{Key: "$set", Value: bson.D{{Key: "v", Value: int32(40)}}}}); err != nil {
 		t.Fatal(err)
