@@ -82,6 +82,22 @@ func TestApplyResume_Mongo(t *testing.T) {
 		t.Errorf("resume of a rollback's plan: exit %d, %s", code, stderr)
 	}
 
+	none := mongoPlan(t, "plan-update", uri, "pending", `{"_id":99}`, resumeUpdate)
+	if _, err := db.Collection("omgdb.plans").UpdateOne(ctx, bson.D{{Key: "_id", Value: mustOID(t, none)}},
+		bson.D{{Key: "$set", Value: bson.D{{Key: "status", Value: "applying"}, {Key: "status_time", Value: bson.NewDateTimeFromTime(time.Now().Add(-time.Minute))}}}}); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr = runCLI(t, "", "apply", uri, none, "--resume")
+	if code != 0 || !strings.Contains(out, `"message":"the plan changes nothing: no document was written"`) {
+		t.Errorf("resume of a claimed plan of no document: exit %d, %s%s", code, out, stderr)
+	}
+	if _, hist, _ := runCLI(t, "", "history", uri, "--coll", "pending"); hist != "" {
+		t.Errorf("history after a plan of no document: %s", hist)
+	}
+	if _, plans, _ := runCLI(t, "", "plans", uri, "--all"); !strings.Contains(plans, `"token":"`+none+`"`) || !strings.Contains(plans, `"status":"applied"`) {
+		t.Errorf("plans after a plan of no document: %s", plans)
+	}
+
 	tok = mongoPlan(t, "plan-update", uri, "pending", `{"_id":{"$lt":4}}`, resumeUpdate)
 	code, out, stderr = runCLI(t, "", "apply", uri, tok, "--resume")
 	if code != 0 || !strings.Contains(out, `"updated":4,`) {

@@ -60,6 +60,9 @@ func (d *DB) Resume(ctx context.Context, token string, opts *ApplyOptions) (*App
 	if err != nil {
 		return nil, err
 	}
+	if l == nil { // a plan of no document, now applied
+		return resumedResult(p), nil
+	}
 	defer l.release()
 	res := resumedResult(p)
 	if res.Transaction, err = d.transactions(wctx); err != nil {
@@ -113,7 +116,8 @@ func (d *DB) journalEntry(ctx context.Context, token, what string) (*Change, err
 // resumeUnjournaled takes over a plan claimed by an apply that stopped
 // before it journaled its change (so before any write): once the claim
 // is LeaseTime old, the change is journaled by this apply. Its _id is
-// the token, so of two applies journaling it one only goes on.
+// the token, so of two applies journaling it one only goes on. A plan of
+// no document is marked applied instead (no lease: nil).
 func (d *DB) resumeUnjournaled(ctx context.Context, p *Plan, actor string) (*lease, error) {
 	if p.Status != StatusApplying {
 		return nil, d.checkPending(p, time.Now().UTC()) // applied without writing, discarded or expired
@@ -124,6 +128,9 @@ func (d *DB) resumeUnjournaled(ctx context.Context, p *Plan, actor string) (*lea
 	}
 	if err := d.createTarget(ctx, p); err != nil {
 		return nil, err
+	}
+	if len(p.Items) == 0 {
+		return nil, d.markApplied(ctx, p) // nothing to write: no change in the journal, as Apply
 	}
 	return d.journalStart(ctx, p, actor)
 }

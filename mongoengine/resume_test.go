@@ -117,8 +117,8 @@ func TestResume_Killed(t *testing.T) {
 				coll := fmt.Sprintf("k%d%v", k, written)
 				p := seedAndPlan(t, d, coll)
 				interruptApply(t, d, p, k, written)
-				_, err := d.Resume(context.Background(), p.Token, nil)
-				if errs.KindOf(err) != errs.Busy || !strings.Contains(err.Error(), "is being written by another omgdb (its lease runs until") {
+				busy, err := d.Resume(context.Background(), p.Token, nil)
+				if busy != nil || errs.KindOf(err) != errs.Busy || !strings.Contains(err.Error(), "is being written by another omgdb (its lease runs until") {
 					t.Fatalf("resume while the lease runs: %v", err)
 				}
 				expire(t, d, p.Token)
@@ -221,7 +221,7 @@ func TestResume_Refused(t *testing.T) {
 	if err := d.claim(ctx, p); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.Resume(ctx, p.Token, nil); errs.KindOf(err) != errs.Busy || !strings.Contains(err.Error(), "has no journal entry yet") {
+	if res, err := d.Resume(ctx, p.Token, nil); res != nil || errs.KindOf(err) != errs.Busy || !strings.Contains(err.Error(), "has no journal entry yet") {
 		t.Errorf("resume of a plan just claimed: %v", err)
 	}
 	tok, _ := bson.ObjectIDFromHex(p.Token)
