@@ -26,6 +26,7 @@ func (s *Server) useResume(t *tool) {
 	if _, ok := s.cfg.Writer.(EngineResumer); !ok {
 		return
 	}
+	t.Description += " An apply that did not run to its end (history: interrupted or partial) is finished with resume: true."
 	t.Params = append(slices.Clone(t.Params), param{Name: "resume", Type: "boolean",
 		Description: "Finish an apply of this token that did not run to its end (history says interrupted or partial): write the documents not yet written."})
 }

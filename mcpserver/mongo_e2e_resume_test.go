@@ -24,6 +24,9 @@ func TestMongo_MCPReadWrite_ApplyResume(t *testing.T) {
 	if b, _ := json.Marshal(findTool(tools, "apply").InputSchema); !strings.Contains(string(b), `"resume":{"description":"Finish an apply`) {
 		t.Errorf("apply over MongoDB has no resume argument: %s", b)
 	}
+	if d := findTool(tools, "apply").Description; !strings.Contains(d, "is finished with resume: true") {
+		t.Errorf("apply's description does not say how to finish an interrupted apply: %s", d)
+	}
 	plan, _ := callMongo(t, cs, tools, mongoCase{tool: "plan_update", args: m{"collection": "visits", "filter": m{"ward": m{"$in": []any{"A", "B"}}},
 		"update": m{"$inc": m{"patient": 1.5}, "$push": m{"beds": nil}}}})
 	tok := plan["token"].(string)
