@@ -65,15 +65,15 @@ func (d *DB) Resume(ctx context.Context, token string, opts *ApplyOptions) (*App
 	}
 	defer l.release()
 	res := resumedResult(p)
-	if res.Transaction, err = d.transactions(wctx); err != nil {
-		return nil, err
-	}
-	res.Transaction = res.Transaction && res.Written() == 0 && len(res.Conflicts) == 0
 	if err := d.markWrittenAtKill(wctx, p, res, l); err != nil {
 		return nil, err
 	}
-	if res.Written() > 0 || len(res.Conflicts) > 0 {
-		res.Transaction = false // what is written stays: a transaction could not take it back
+	// What is written stays (a transaction could not take it back): only a
+	// change with nothing written yet is finished in a transaction.
+	if res.Written() == 0 && len(res.Conflicts) == 0 {
+		if res.Transaction, err = d.transactions(wctx); err != nil {
+			return nil, err
+		}
 	}
 	return d.writeAndEnd(ctx, p, false, res, l)
 }
