@@ -14,8 +14,8 @@ func init() {
 
 type applyOptions struct {
 	storeFlags
-	path, token string
-	pretty      bool
+	path, token    string
+	pretty, resume bool
 }
 
 func newApplyCmd(e *env) *cobra.Command {
@@ -29,9 +29,10 @@ nothing is written and the command fails with a conflict (exit 69) that lists
 them: plan again. Otherwise every after image is written, the plan is marked
 applied, and the token becomes the change id (roll it back with omgdb
 rollback). A plan applies once. Prints
-{"token","change_id","kind","inserted","updated","deleted","lsn","next_valid_actions"}.` + overMongoWrites,
-		Example: `  omgdb apply app.omgdb 665f1c2e9b1d4a0c8e7f6a5b`,
-		Args:    cobra.ExactArgs(2),
+{"token","change_id","kind","inserted","updated","deleted","lsn","next_valid_actions"}.` + overMongoWrites + resumeHelp,
+		Example: `  omgdb apply app.omgdb 665f1c2e9b1d4a0c8e7f6a5b
+  omgdb apply mongodb://localhost:27017/app 665f1c2e9b1d4a0c8e7f6a5b --resume`,
+		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.path, opts.token = args[0], args[1]
 			return e.runApply(cmd.Context(), opts)
@@ -39,12 +40,16 @@ rollback). A plan applies once. Prints
 	}
 	opts.register(cmd)
 	cmd.Flags().BoolVar(&opts.pretty, "pretty", false, "indent the JSON")
+	cmd.Flags().BoolVar(&opts.resume, "resume", false, "over MongoDB: finish an apply that was killed (once its lease expired) or stopped at its deadline")
 	return cmd
 }
 
 func (e *env) runApply(ctx context.Context, opts *applyOptions) error {
 	if isMongo(opts.path) {
 		return e.mongoApply(ctx, opts)
+	}
+	if opts.resume {
+		return errResumeOnFile(opts.path, opts.token)
 	}
 	db, err := e.open(opts.path, readWrite, opts.storeFlags)
 	if err != nil {

@@ -36,8 +36,9 @@ made before it, are gone for good. This cannot be undone, so it needs --yes.
 
 Over a MongoDB deployment (mongodb://…/DB) only --history-before runs: it
 prunes omgdb's journal there (the changes, plans and images up to the
-revision, the collections drops kept aside, the snapshots before it) and
-rewrites nothing; see omgdb docs mongodb, "Pruning the journal".
+revision, the collections drops kept aside, the snapshots before it, and
+the plans never applied: discarded, or expired) and rewrites nothing; see
+omgdb docs mongodb, "Pruning the journal".
 A cut never splits a change (an import's batches are kept or dropped
 together). Prints {"path","bytes_before","bytes_after","records_pruned","history_starts_at_lsn"}.`,
 		Example: `  omgdb compact app.omgdb

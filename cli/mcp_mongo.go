@@ -52,11 +52,7 @@ func (w mcpWriter) PlanCollection(ctx context.Context, token string) (string, er
 }
 
 func (w mcpWriter) Apply(ctx context.Context, token, actor string) (*mcpserver.EngineApplied, error) {
-	res, err := w.db.Apply(ctx, token, &mongoengine.ApplyOptions{Actor: actor})
-	if res == nil {
-		return nil, err
-	}
-	return engineApplied(res), err // err: stopped at the deadline, res what was written
+	return engineAppliedOf(w.db.Apply(ctx, token, &mongoengine.ApplyOptions{Actor: actor})) // mongo_resume.go
 }
 
 func (w mcpWriter) Rollback(ctx context.Context, changeID, actor string, force bool) (*mcpserver.EngineApplied, error) {

@@ -92,5 +92,5 @@ func (w mcpDangerousWriter) PruneHistory(ctx context.Context, before string) (*m
 func prunedOf(res *mongoengine.PruneResult) *mcpserver.EnginePruned {
 	return &mcpserver.EnginePruned{ChangesPruned: res.Changes, PlansPruned: res.Plans, ItemsPruned: res.Items,
 		CollectionsDropped: append([]string{}, res.Collections...), SnapshotsDeleted: append([]string{}, res.Snapshots...),
-		HistoryStartsAtSeq: res.Revision.Seq}
+		HistoryStartsAtSeq: res.Revision.Seq, UnappliedPlansRemoved: res.UnappliedPlans, UnappliedItemsRemoved: res.UnappliedItems}
 }

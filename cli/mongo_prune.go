@@ -12,7 +12,8 @@ import (
 // space); the journal, its plans and images, the collections drops kept
 // aside and the snapshots before the revision are removed, for good. It
 // prints {"path","changes_pruned","plans_pruned","items_pruned",
-// "collections_dropped","snapshots_deleted","history_starts_at_seq"}.
+// "collections_dropped","snapshots_deleted","history_starts_at_seq",
+// "unapplied_plans_removed","unapplied_items_removed"}.
 func (e *env) mongoPrune(ctx context.Context, opts *compactOptions) error {
 	return e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {
 		res, err := db.PruneHistory(ctx, opts.historyBefore)

@@ -183,7 +183,11 @@ func conflictError(res *mongoengine.ApplyResult, what string) error {
 // mongoApply applies a plan on the deployment.
 func (e *env) mongoApply(ctx context.Context, opts *applyOptions) error {
 	return e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {
-		res, err := db.Apply(ctx, opts.token, &mongoengine.ApplyOptions{Actor: "cli"})
+		apply := db.Apply
+		if opts.resume {
+			apply = db.Resume // mongo_resume.go
+		}
+		res, err := apply(ctx, opts.token, &mongoengine.ApplyOptions{Actor: "cli"})
 		if res == nil {
 			return err
 		}

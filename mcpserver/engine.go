@@ -76,6 +76,7 @@ func (s *Server) useEngine(tools []*tool) {
 			t.Run = nil
 		}
 		s.useEngineWriter(t)
+		s.useResume(t)
 		s.useEngineHistory(t)
 		s.usePrune(t)
 		s.usePast(t)

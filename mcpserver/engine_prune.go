@@ -23,6 +23,11 @@ type EnginePruned struct {
 	CollectionsDropped []string `json:"collections_dropped"`
 	SnapshotsDeleted   []string `json:"snapshots_deleted"`
 	HistoryStartsAtSeq int64    `json:"history_starts_at_seq"`
+	// UnappliedPlansRemoved counts the plans never applied (discarded or
+	// expired) removed with the journal, UnappliedItemsRemoved their
+	// documents.
+	UnappliedPlansRemoved int64 `json:"unapplied_plans_removed"`
+	UnappliedItemsRemoved int64 `json:"unapplied_items_removed"`
 }
 
 func init() { engineWriteRuns["prune_history"] = runPruneHistoryEngine }
@@ -38,7 +43,8 @@ func (s *Server) usePrune(t *tool) {
 		return
 	}
 	t.Description = sentence("Drop the journal of changes made through omgdb up to a revision, for good: earlier states, their",
-		"snapshots, rollback of those changes and the collections drops kept aside for it are lost. Only on the user's explicit request. Example:",
+		"snapshots, rollback of those changes and the collections drops kept aside for it are lost; discarded and expired plans are removed too.",
+		"Only on the user's explicit request. Example:",
 		s.example("history_before", "before-migration"))
 	for i, p := range t.Params {
 		if p.Name == "history_before" {
@@ -47,7 +53,8 @@ func (s *Server) usePrune(t *tool) {
 		}
 	}
 	t.Output = outputSchema([]string{"changes_pruned"}, "changes_pruned", tInt(), "plans_pruned", tInt(), "items_pruned", tInt(),
-		"collections_dropped", tArr(tStr()), "snapshots_deleted", tArr(tStr()), "history_starts_at_seq", tInt())
+		"collections_dropped", tArr(tStr()), "snapshots_deleted", tArr(tStr()), "history_starts_at_seq", tInt(),
+		"unapplied_plans_removed", tInt(), "unapplied_items_removed", tInt())
 }
 
 func runPruneHistoryEngine(ctx context.Context, c *call) (*output, error) {

@@ -237,7 +237,15 @@ func runApplyEngine(ctx context.Context, c *call) (*output, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err // past its deadline: it does not start
 	}
-	res, err := c.srv.cfg.Writer.Apply(ctx, tok, c.actor())
+	apply := c.srv.cfg.Writer.Apply
+	if c.bool("resume", false) {
+		r, ok := c.srv.cfg.Writer.(EngineResumer) // engine_resume.go
+		if !ok {
+			return nil, errorf(CodeInvalidArgument, "argument `resume` is not supported by this server").withHint("apply the token without resume")
+		}
+		apply = r.Resume
+	}
+	res, err := apply(ctx, tok, c.actor())
 	if res != nil && err != nil {
 		return nil, c.enginePartial(res, err)
 	}

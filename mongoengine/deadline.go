@@ -55,7 +55,7 @@ func (d *DB) stopped(ctx context.Context, p *Plan, res *ApplyResult, l *lease, c
 	}
 	return res, errs.Errorf(errs.Limit, "apply %s stopped because %s after %d of %d document(s): %d inserted, %d updated, %d deleted, %d conflict(s), %d not written; change %s is journaled as %q with what was written",
 		p.Token, why, res.Written()+int64(len(res.Conflicts)), len(p.Items), res.Inserted, res.Updated, res.Deleted, len(res.Conflicts), res.Unwritten, p.Token, StatusPartial).
-		WithHint("roll it back with `omgdb rollback %s %s` to undo what was written, or plan again for the rest (the documents not written are as they were)", d.target.Redacted, p.Token)
+		WithHint("finish it with `omgdb apply %s %s --resume`, or roll it back with `omgdb rollback %s %s` to undo what was written (the documents not written are as they were)", d.target.Redacted, p.Token, d.target.Redacted, p.Token)
 }
 
 // stopAt returns errStopped, with the context's error, when ctx is done

@@ -62,6 +62,8 @@
 // one whose lease expired is interrupted, and Rollback takes it over
 // atomically and undoes exactly what was written (recover.go): the items
 // marked applied, and the unmarked ones whose document shows the write.
+// Resume (resume.go) takes such a change over instead (or a partial one)
+// with a lease of its own and writes its unmarked items, finishing it.
 //
 // Time travel (revision.go, timetravel.go, snapshot.go, revert.go,
 // log.go) reads the same journal. Each change takes a seq (a document

@@ -259,23 +259,15 @@ func reverse(it Item) Item {
 
 // change reads an applied change that has not been rolled back.
 func (d *DB) change(ctx context.Context, changeID string) (*Change, error) {
-	tok, err := checkToken(changeID, "change id")
+	found, err := d.journalEntry(ctx, changeID, "change id") // resume.go
 	if err != nil {
 		return nil, err
 	}
-	raw, err := d.db.Collection(ChangesColl).FindOne(ctx, bson.D{{Key: "_id", Value: tok}}).Raw()
-	if isNoDocuments(err) {
+	if found == nil {
 		return nil, errs.Errorf(errs.NotFound, "change %s not found in the journal of %s", changeID, d.target.Redacted).
 			WithHint("list the changes made through omgdb with `omgdb history %s`; writes made around omgdb are not in its journal", d.target.Redacted)
 	}
-	if err != nil {
-		return nil, wrapErr(d.target, "read the journal from", err)
-	}
-	v, err := fromDoc(raw)
-	if err != nil {
-		return nil, err
-	}
-	ch := changeOf(v)
+	ch := *found
 	switch {
 	case ch.RolledBackBy != "":
 		return nil, errs.Errorf(errs.Conflict, "change %s was already rolled back by %s", changeID, ch.RolledBackBy).

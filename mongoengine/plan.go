@@ -81,7 +81,8 @@ type Item struct {
 	After  value.Value
 	// State is what an apply recorded: "applied", "conflict", or "" (not
 	// written, or written at the moment the apply was interrupted).
-	State string
+	State  string
+	Reason string // a conflict's reason
 }
 
 // Plan is a stored plan with its items.
@@ -333,7 +334,7 @@ func (d *DB) planItems(ctx context.Context, tok bson.ObjectID, state any) ([]Ite
 	}
 	var items []Item
 	err = d.drain(ctx, cur, func(v value.Value) error {
-		items = append(items, Item{ID: v.Get("id"), Op: v.Get("op").Str(), Before: v.Get("before"), After: v.Get("after"), State: v.Get("state").Str()})
+		items = append(items, Item{ID: v.Get("id"), Op: v.Get("op").Str(), Before: v.Get("before"), After: v.Get("after"), State: v.Get("state").Str(), Reason: v.Get("reason").Str()})
 		return nil
 	})
 	return items, err

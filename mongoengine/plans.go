@@ -143,8 +143,8 @@ func (d *DB) checkPending(p *Plan, now time.Time) error {
 			WithHint("a plan applies once; to undo it run `omgdb rollback %s %s`, to change more plan again", d.target.Redacted, p.Token)
 	case StatusApplying:
 		return errs.Errorf(errs.Conflict, "plan %s is being applied, or an apply of it was interrupted", p.Token).
-			WithHint("see `omgdb history %s`: an apply whose writer stopped is \"interrupted\" once its lease expires (%s), and `omgdb rollback %s %s` then undoes what it wrote; plan again for the rest",
-				d.target.Redacted, LeaseTime, d.target.Redacted, p.Token)
+			WithHint("see `omgdb history %s`: an apply whose writer stopped is \"interrupted\" once its lease expires (%s); then `omgdb apply %s %s --resume` finishes it, or `omgdb rollback %s %s` undoes what it wrote",
+				d.target.Redacted, LeaseTime, d.target.Redacted, p.Token, d.target.Redacted, p.Token)
 	case StatusDiscarded:
 		return errs.Errorf(errs.Conflict, "plan %s was discarded at %s", p.Token, p.StatusTime.Format(time.RFC3339)).
 			WithHint("plan the change again")

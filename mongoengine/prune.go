@@ -3,6 +3,7 @@ package mongoengine
 import (
 	"context"
 	"strings"
+	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -25,11 +26,15 @@ type PruneResult struct {
 	Items       int64           // their documents' images
 	Collections []string        // collections kept aside for rollback (omgdb_dropped_…) dropped
 	Snapshots   []string        // snapshots before the revision, deleted
+	// UnappliedPlans counts the plans never applied that were removed
+	// (discarded, or expired: prune_plans.go), UnappliedItems their items.
+	UnappliedPlans, UnappliedItems int64
 }
 
 // PruneHistory removes, for good, the journal up to the revision before:
 // every change at or before it (their plans, images, and the collections
-// a drop kept aside for rollback), and the snapshots before it. The state
+// a drop kept aside for rollback), the snapshots before it, and the
+// plans never applied (prune_plans.go). The state
 // at that revision and every later one stay reachable (--at, diff,
 // revert); earlier ones, and rollback of the changes removed, are gone,
 // and a revision before it is refused from then on. A change still being
@@ -84,6 +89,9 @@ func (d *DB) PruneHistory(ctx context.Context, before string) (*PruneResult, err
 		}
 	}
 	if err := d.pruneOrphans(ctx, res); err != nil {
+		return res, err
+	}
+	if err := d.pruneUnapplied(ctx, time.Now(), res); err != nil {
 		return res, err
 	}
 	snaps, err := d.db.Collection(SnapshotsColl).Find(ctx, bson.D{{Key: "seq", Value: bson.D{{Key: "$lt", Value: rev.Seq}}}})

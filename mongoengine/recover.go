@@ -20,17 +20,7 @@ func (d *DB) takeOver(ctx context.Context, ch *Change) error {
 			WithHint("wait for it to finish; if that omgdb was stopped, its lease expires at the time given, and `omgdb rollback %s %s` then undoes what it wrote", d.target.Redacted, ch.ID)
 	}
 	tok, _ := bson.ObjectIDFromHex(ch.ID)
-	filter := bson.D{{Key: "_id", Value: tok}, {Key: "status", Value: StatusApplying}}
-	if ch.owner.IsZero() {
-		filter = append(filter, bson.E{Key: "owner", Value: bson.D{{Key: "$exists", Value: false}}})
-	} else {
-		filter = append(filter, bson.E{Key: "owner", Value: ch.owner})
-	}
-	if ch.LeaseUntil.IsZero() {
-		filter = append(filter, bson.E{Key: "lease_until", Value: bson.D{{Key: "$exists", Value: false}}})
-	} else {
-		filter = append(filter, bson.E{Key: "lease_until", Value: bson.NewDateTimeFromTime(ch.LeaseUntil)})
-	}
+	filter := append(bson.D{{Key: "_id", Value: tok}, {Key: "status", Value: StatusApplying}}, leaseFilter(ch)...)
 	r, err := d.db.Collection(ChangesColl).UpdateOne(ctx, filter, bson.D{{Key: "$set", Value: bson.D{
 		{Key: "status", Value: StatusInterrupted}, {Key: "interrupted_time", Value: bson.NewDateTimeFromTime(time.Now())}}}})
 	if err != nil {

@@ -102,8 +102,11 @@ func (d *DB) verifyChange(ctx context.Context, v value.Value) (string, error) {
 	what := fmt.Sprintf("change %s (%s of `%s`)", ch.ID, ch.Kind, ch.Collection)
 	if ch.Status != StatusApplied {
 		hint := "compare its documents with its items (omgdb.plan_items) and its pending _ids"
-		if !v.Get("ops").IsMissing() {
+		switch {
+		case !v.Get("ops").IsMissing():
 			hint = "`omgdb rollback` undoes the steps it carried out"
+		case ch.Kind == "apply": // resume.go
+			hint = "`omgdb apply --resume` finishes it, or `omgdb rollback` undoes what it wrote"
 		}
 		return fmt.Sprintf("%s is %s: it was interrupted; %s", what, ch.Status, hint), nil
 	}

@@ -92,10 +92,21 @@ func (d *DB) Apply(ctx context.Context, token string, opts *ApplyOptions) (*Appl
 	if res.Transaction, err = d.transactions(wctx); err != nil {
 		return nil, err
 	}
+	return d.writeAndEnd(ctx, p, opts.Force, res, l)
+}
+
+// writeAndEnd writes the plan's items not yet marked (all of them for a
+// new apply; the rest for a resumed one: resume.go) under the lease l,
+// in one transaction when res.Transaction, and journals the end: applied,
+// partial when ctx ended between documents, or left applying (with an
+// error) when the writes failed.
+func (d *DB) writeAndEnd(ctx context.Context, p *Plan, force bool, res *ApplyResult, l *lease) (*ApplyResult, error) {
+	wctx, token := context.WithoutCancel(ctx), p.Token
+	var err error
 	if res.Transaction {
-		err = d.applyInTransaction(ctx, p, opts.Force, res, l)
+		err = d.applyInTransaction(ctx, p, force, res, l)
 	} else {
-		err = d.writeItems(ctx, p, opts.Force, res, l)
+		err = d.writeItems(ctx, p, force, res, l)
 	}
 	if errors.Is(err, errStopped) {
 		return d.stopped(wctx, p, res, l, err)
@@ -103,7 +114,7 @@ func (d *DB) Apply(ctx context.Context, token string, opts *ApplyOptions) (*Appl
 	if err != nil {
 		e := errs.Errorf(errs.KindOf(err), "apply %s: %v (change %s stays \"applying\" in %s until its lease expires, %s after this error, then it is interrupted)",
 			token, err, token, ChangesColl, LeaseTime).
-			WithHint("check the deployment; then `omgdb rollback %s %s` undoes exactly what was written, or plan again for the documents not yet written", d.target.Redacted, token)
+			WithHint("check the deployment; then `omgdb apply %s %s --resume` finishes it, or `omgdb rollback %s %s` undoes exactly what was written", d.target.Redacted, token, d.target.Redacted, token)
 		e.Err = err
 		return nil, e
 	}
@@ -218,6 +229,9 @@ func (d *DB) writeItems(ctx context.Context, p *Plan, force bool, res *ApplyResu
 	tok, _ := bson.ObjectIDFromHex(p.Token)
 	wctx := context.WithoutCancel(ctx)
 	for i, it := range p.Items {
+		if it.State != "" {
+			continue // marked by the apply a resume finishes (resume.go)
+		}
 		if beforeItem != nil {
 			beforeItem(i)
 		}
