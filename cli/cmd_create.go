@@ -44,10 +44,7 @@ See omgdb docs validation. An invalid spec creates nothing.`,
 	return cmd
 }
 
-func (e *env) runCreate(_ context.Context, opts *createOptions) error {
-	if err := rulesNotOverMongo("create", opts.path); err != nil {
-		return err
-	}
+func (e *env) runCreate(ctx context.Context, opts *createOptions) error {
 	var spec value.Value
 	if opts.from != "" {
 		arg := opts.from
@@ -61,6 +58,9 @@ func (e *env) runCreate(_ context.Context, opts *createOptions) error {
 		if err := store.CheckSpec(spec); err != nil {
 			return err
 		}
+	}
+	if isMongo(opts.path) {
+		return e.mongoCreate(ctx, opts, spec)
 	}
 	db, err := e.open(opts.path, createIfNone, opts.storeFlags)
 	if err != nil {

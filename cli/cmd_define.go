@@ -62,10 +62,7 @@ See omgdb docs validation.`,
 	return cmd
 }
 
-func (e *env) runDefine(_ context.Context, opts *defineOptions) error {
-	if err := rulesNotOverMongo("define", opts.path); err != nil {
-		return err
-	}
+func (e *env) runDefine(ctx context.Context, opts *defineOptions) error {
 	arg, what := opts.rules, "rules"
 	if opts.from != "" {
 		arg, what = "@"+opts.from, "spec"
@@ -76,6 +73,9 @@ func (e *env) runDefine(_ context.Context, opts *defineOptions) error {
 	spec, err := e.parseArg(arg, what)
 	if err != nil {
 		return err
+	}
+	if isMongo(opts.path) {
+		return e.mongoDefine(ctx, opts, spec)
 	}
 	db, err := e.open(opts.path, readWrite, opts.storeFlags)
 	if err != nil {
@@ -107,14 +107,7 @@ func (e *env) runDefine(_ context.Context, opts *defineOptions) error {
 
 func (e *env) printDefine(reps []*store.DefineReport, opts *defineOptions) error {
 	if opts.json {
-		var js []byte
-		if opts.from != "" {
-			js, _ = json.Marshal(reps)
-		} else {
-			js, _ = json.Marshal(reps[0])
-		}
-		_, err := e.stdout.Write(append(js, '\n'))
-		return err
+		return printDefineJSON(e, reps, opts)
 	}
 	for _, rep := range reps {
 		verb := "defined rules for"
@@ -130,4 +123,17 @@ func (e *env) printDefine(reps []*store.DefineReport, opts *defineOptions) error
 		}
 	}
 	return nil
+}
+
+// printDefineJSON prints define's --json: the report, or with --from the
+// list of them.
+func printDefineJSON[R any](e *env, reps []R, opts *defineOptions) error {
+	var js []byte
+	if opts.from != "" {
+		js, _ = json.Marshal(reps)
+	} else {
+		js, _ = json.Marshal(reps[0])
+	}
+	_, err := e.stdout.Write(append(js, '\n'))
+	return err
 }
