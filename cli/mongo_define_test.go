@@ -407,3 +407,36 @@ func TestMongo_CopyCarriesDefinedRules(t *testing.T) {
 		t.Errorf("copy back: file %s, MongoDB %s", f, m)
 	}
 }
+
+// TestMongo_DefineShellWrites: the shell's writes over MongoDB refuse a
+// document that breaks the rules with the store file's error and exit
+// code, and write nothing.
+func TestMongo_DefineShellWrites(t *testing.T) {
+	file, uri := mongoStores(t)
+	both(t, file, uri, 0, "define", "STORE", "users", defineRules)
+	for _, js := range []string{
+		`db.users.insertOne({_id: 9, name: "z", age: "x"})`,
+		`db.users.insertMany([{_id: 9, name: "z"}, {_id: 10, age: NumberLong(1)}])`,
+		`db.users.updateOne({_id: 1}, {$set: {n: NumberLong(5)}})`,
+		`db.users.updateMany({}, {$set: {tags: 1.5}})`,
+		`db.users.replaceOne({_id: 2}, {age: 3})`,
+		`db.users.findOneAndUpdate({_id: 1}, {$unset: {name: ""}})`,
+		`db.users.bulkWrite([{insertOne: {document: {_id: 9, name: "z"}}}, {insertOne: {document: {_id: 10, city: "Rome", name: "y"}}}])`,
+		`db.users.aggregate([{$match: {_id: 1}}, {$addFields: {age: "x"}}, {$merge: {into: "users"}}])`,
+	} {
+		var outs [2]string
+		for i, s := range []string{file, uri} {
+			code, out, stderr := runCLI(t, "", "shell", s, "--eval", js)
+			if code != 65 || !strings.Contains(out+stderr, "breaks the rules of collection `users`") {
+				t.Errorf("%s on %s: exit %d: %s%s", js, s, code, out, stderr)
+			}
+			outs[i] = out + stderr
+		}
+		if !strings.HasPrefix(js, "db.users.bulkWrite") && !strings.HasPrefix(js, "db.users.aggregate") && outs[0] != outs[1] {
+			t.Errorf("%s: file %q, MongoDB %q", js, outs[0], outs[1])
+		}
+	}
+	if f, m := dump(t, file), dump(t, uri); f != m {
+		t.Errorf("after refused shell writes: file %s, MongoDB %s", f, m)
+	}
+}
