@@ -30,7 +30,9 @@ func newCreateCmd(e *env) *cobra.Command {
 With --from, create the collections a spec declares, with their validation
 rules and indexes, and print "created store at <store> (<n> collection(s) defined)":
 {"collections":{"users":{"required":["name"],"fields":{"age":"long"},"indexes":["email"]}}}
-See omgdb docs validation. An invalid spec creates nothing.`,
+See omgdb docs validation. An invalid spec creates nothing.
+Over MongoDB, --from is required and creates the spec's collections (none may
+exist yet), each with its rules (as define) and indexes; see omgdb docs mongodb.`,
 		Example: `  omgdb create app.omgdb
   omgdb create app.omgdb --from spec.json`,
 		Args: cobra.ExactArgs(1),

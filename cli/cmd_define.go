@@ -37,7 +37,12 @@ existing documents are checked and those that break the new rules are
 reported, not changed. With --from, apply a spec file as create --from does.
 Prints "defined rules for ` + "`<collection>`" + `"; --json prints
 {"collection","rules","checked","violations","examples"} (a list with --from).
-See omgdb docs validation.`,
+Over MongoDB, each collection's define is one journaled change (rollback
+undoes it); omgdb checks the rules on every write it makes, and sends them
+as the server's validator (collMod) where the server takes one; where not,
+a note says that writes made around omgdb are not checked; --json adds
+"change_id", "server_enforces" and "note". A "collation" is refused there.
+See omgdb docs validation and omgdb docs mongodb.`,
 		Example: `  omgdb define app.omgdb users '{"required":["name"],"fields":{"age":"long"}}'
   omgdb define app.omgdb users '{}'
   omgdb define app.omgdb --from spec.json`,
