@@ -221,6 +221,12 @@ func TestMongo_DefineHistoryRollback(t *testing.T) {
 		}
 		ids = append(ids, h.Change)
 	}
+	if code, out, stderr := runCLI(t, "", "verify", uri); code != 0 {
+		t.Errorf("verify after defines: exit %d: %s%s", code, out, stderr)
+	}
+	if code, out, stderr := runCLI(t, "", "log", uri); code != 0 || strings.Count(out, `"define"`) < 3 {
+		t.Errorf("log after defines: exit %d: %s%s", code, out, stderr)
+	}
 	bad := `{"_id":9,"name":"z"}` // breaks strict (no age), follows the first rules
 	if code, _, _ := runCLI(t, "", "insert", uri, "users", bad); code != 65 {
 		t.Fatalf("insert breaking the rules: exit %d", code)
