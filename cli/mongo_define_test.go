@@ -446,3 +446,18 @@ func TestMongo_DefineShellWrites(t *testing.T) {
 		t.Errorf("after refused shell writes: file %s, MongoDB %s", f, m)
 	}
 }
+
+// TestMongo_DefineClear: {} removes the rules, as on a file (no note: no
+// rules are left to check), and writes are then free.
+func TestMongo_DefineClear(t *testing.T) {
+	file, uri := mongoStores(t)
+	both(t, file, uri, 0, "define", "STORE", "users", `{"required":["zip"]}`)
+	fout, mout := both(t, file, uri, 0, "define", "STORE", "users", `{}`)
+	if fout != mout || fout != "removed the rules of `users`\n" {
+		t.Errorf("define {}: file %q, MongoDB %q", fout, mout)
+	}
+	onBoth(t, file, uri, "", 0, "insert", "STORE", "users", `{"_id":9}`)
+	if _, info, _ := runCLI(t, "", "inspect", uri, "--json"); strings.Contains(info, `"rules"`) {
+		t.Errorf("inspect after the rules were removed: %s", info)
+	}
+}

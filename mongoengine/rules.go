@@ -223,6 +223,8 @@ func (d *DB) setValidator(ctx context.Context, coll, text string) (bool, string,
 	cmd := bson.D{{Key: "collMod", Value: coll}, {Key: "validator", Value: v}}
 	err = d.db.RunCommand(ctx, cmd).Err()
 	switch {
+	case noValidators(err) && text == "":
+		return false, "", nil // no rules, none to check
 	case noValidators(err):
 		return false, fmt.Sprintf("MongoDB at %s does not take validators (%s): omgdb checks the rules of `%s` on every write it makes, but writes made around omgdb are not checked on this deployment",
 			d.target.Redacted, Redact(err.Error(), d.target.URI), coll), nil
