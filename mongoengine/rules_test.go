@@ -108,3 +108,44 @@ func TestDefine_Engine(t *testing.T) {
 		t.Fatalf("rules after rollback: %v, %v", r, err)
 	}
 }
+
+// TestCheckItems_Numbers checks plan items against rules kept in the
+// deployment, for each numeric type against int, long and number (a
+// decimal128 is checked here, before anything is sent, since FerretDB
+// cannot store one), arrays, and null against missing.
+func TestCheckItems_Numbers(t *testing.T) {
+	ctx := context.Background()
+	d := openWrite(t)
+	if _, err := d.Define(ctx, "c", value.MustParse(`{"fields":{"i":"int","l":"long","n":"number","a":["array","null"]}}`), "test"); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		doc string
+		ok  bool
+	}{
+		{`{"_id":1,"i":{"$numberInt":"1"},"l":{"$numberInt":"1"},"n":{"$numberInt":"1"}}`, true},
+		{`{"_id":1,"l":{"$numberLong":"1"},"n":{"$numberLong":"1"}}`, true},
+		{`{"_id":1,"n":{"$numberDouble":"1.5"}}`, true},
+		{`{"_id":1,"n":{"$numberDecimal":"1.5"}}`, true},
+		{`{"_id":1,"a":null}`, true},
+		{`{"_id":1,"a":[1,"x",null]}`, true},
+		{`{"_id":1}`, true}, // missing: no rule applies
+		{`{"_id":1,"i":{"$numberLong":"1"}}`, false},
+		{`{"_id":1,"i":{"$numberDouble":"1"}}`, false},
+		{`{"_id":1,"l":{"$numberDecimal":"1"}}`, false},
+		{`{"_id":1,"l":{"$numberDouble":"1"}}`, false},
+		{`{"_id":1,"n":"1"}`, false},
+		{`{"_id":1,"n":[1]}`, false},
+		{`{"_id":1,"a":{"x":1}}`, false},
+	}
+	for _, c := range cases {
+		err := d.checkItems(ctx, "c", []Item{{ID: value.IntValue(1), Op: OpInsert, After: value.MustParse(c.doc)}})
+		if (err == nil) != c.ok || (err != nil && !errors.Is(err, rules.ErrViolation)) {
+			t.Errorf("%s: error %v, want ok %v", c.doc, err, c.ok)
+		}
+	}
+	// A deletion stores nothing: never checked.
+	if err := d.checkItems(ctx, "c", []Item{{ID: value.IntValue(1), Op: OpDelete, Before: value.MustParse(`{"_id":1,"i":"x"}`)}}); err != nil {
+		t.Errorf("a deletion was checked: %v", err)
+	}
+}
