@@ -55,6 +55,15 @@ func (e *env) mongoDefine(ctx context.Context, opts *defineOptions, spec value.V
 }
 
 func defineOne(ctx context.Context, db *mongoengine.DB, coll string, spec value.Value) (*mongoDefineReport, error) {
+	exists, err := db.HasCollection(ctx, coll)
+	if err != nil {
+		return nil, err
+	}
+	if !exists { // define creates it: the file's rule for a new name, and its message
+		if err := store.ValidateCollectionName(coll); err != nil {
+			return nil, err
+		}
+	}
 	res, err := db.Define(ctx, coll, spec, "cli")
 	if err != nil {
 		return nil, err

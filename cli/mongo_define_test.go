@@ -361,6 +361,7 @@ func TestMongo_DefineRefusals(t *testing.T) {
 		{[]string{"define", uri, "users", `{"required":"name"}`}, 65, "required must be a list of field names"},
 		{[]string{"define", uri, "omgdb.changes", `{}`}, 65, "omgdb."},
 		{[]string{"create", uri}, 64, "needs --from"},
+		{[]string{"define", uri, "a$b", `{"required":["x"]}`}, 65, `invalid collection name "a$b"`},
 	}
 	for _, c := range cases {
 		code, out, stderr := runCLI(t, "", c.args...)
