@@ -147,7 +147,10 @@ func (ip *ImportPlan) matched(ctx context.Context, doc, cur value.Value) (value.
 		return value.Value{}, err
 	}
 	if !sameDoc(after, cur) {
-		return id, ip.item(ctx, Item{ID: id, Op: OpUpdate, Before: cur, After: after})
+		if err := ip.item(ctx, Item{ID: id, Op: OpUpdate, Before: cur, After: after}); err != nil {
+			ip.Matched-- // a document its rules refuse is not counted, as on a file
+			return value.Value{}, err
+		}
 	}
 	return id, nil
 }
