@@ -15,7 +15,7 @@ import (
 
 // language lists the packages of the query language (query/...), from the
 // top layer down.
-var language = []string{"query/agg", "query", "query/geo", "query/text", "query/expr", "query/collation", "query/value", "query/value/jsonscan", "query/errs"}
+var language = []string{"query/agg", "query/rules", "query", "query/geo", "query/text", "query/expr", "query/collation", "query/value", "query/value/jsonscan", "query/errs"}
 
 // allowed lists, for each package of DESIGN.md section 2, the omgdb
 // packages it may import. Imports point down only:
@@ -32,6 +32,7 @@ var allowed = map[string][]string{
 	"query/geo":            {"query/value", "query/errs"},
 	"query/text":           {"query/value", "query/errs"},
 	"query":                {"query/text", "query/geo", "query/expr", "query/collation", "query/value", "query/errs"},
+	"query/rules":          {"query", "query/text", "query/geo", "query/expr", "query/collation", "query/value", "query/errs"},
 	"query/agg":            {"query", "query/geo", "query/expr", "query/collation", "query/value", "query/errs"},
 	// valuetest is a test helper of the language (testOnly): it rewrites
 	// values for differential tests and is never part of the binary.

@@ -30,7 +30,9 @@ func newCreateCmd(e *env) *cobra.Command {
 With --from, create the collections a spec declares, with their validation
 rules and indexes, and print "created store at <store> (<n> collection(s) defined)":
 {"collections":{"users":{"required":["name"],"fields":{"age":"long"},"indexes":["email"]}}}
-See omgdb docs validation. An invalid spec creates nothing.`,
+See omgdb docs validation. An invalid spec creates nothing.
+Over MongoDB, --from is required and creates the spec's collections (none may
+exist yet), each with its rules (as define) and indexes; see omgdb docs mongodb.`,
 		Example: `  omgdb create app.omgdb
   omgdb create app.omgdb --from spec.json`,
 		Args: cobra.ExactArgs(1),
@@ -44,10 +46,7 @@ See omgdb docs validation. An invalid spec creates nothing.`,
 	return cmd
 }
 
-func (e *env) runCreate(_ context.Context, opts *createOptions) error {
-	if err := rulesNotOverMongo("create", opts.path); err != nil {
-		return err
-	}
+func (e *env) runCreate(ctx context.Context, opts *createOptions) error {
 	var spec value.Value
 	if opts.from != "" {
 		arg := opts.from
@@ -61,6 +60,9 @@ func (e *env) runCreate(_ context.Context, opts *createOptions) error {
 		if err := store.CheckSpec(spec); err != nil {
 			return err
 		}
+	}
+	if isMongo(opts.path) {
+		return e.mongoCreate(ctx, opts, spec)
 	}
 	db, err := e.open(opts.path, createIfNone, opts.storeFlags)
 	if err != nil {

@@ -37,7 +37,12 @@ existing documents are checked and those that break the new rules are
 reported, not changed. With --from, apply a spec file as create --from does.
 Prints "defined rules for ` + "`<collection>`" + `"; --json prints
 {"collection","rules","checked","violations","examples"} (a list with --from).
-See omgdb docs validation.`,
+Over MongoDB, each collection's define is one journaled change (rollback
+undoes it); omgdb checks the rules on every write it makes, and sends them
+as the server's validator (collMod) where the server takes one; where not,
+a note says that writes made around omgdb are not checked; --json adds
+"change_id", "server_enforces" and "note". A "collation" is refused there.
+See omgdb docs validation and omgdb docs mongodb.`,
 		Example: `  omgdb define app.omgdb users '{"required":["name"],"fields":{"age":"long"}}'
   omgdb define app.omgdb users '{}'
   omgdb define app.omgdb --from spec.json`,
@@ -62,10 +67,7 @@ See omgdb docs validation.`,
 	return cmd
 }
 
-func (e *env) runDefine(_ context.Context, opts *defineOptions) error {
-	if err := rulesNotOverMongo("define", opts.path); err != nil {
-		return err
-	}
+func (e *env) runDefine(ctx context.Context, opts *defineOptions) error {
 	arg, what := opts.rules, "rules"
 	if opts.from != "" {
 		arg, what = "@"+opts.from, "spec"
@@ -76,6 +78,9 @@ func (e *env) runDefine(_ context.Context, opts *defineOptions) error {
 	spec, err := e.parseArg(arg, what)
 	if err != nil {
 		return err
+	}
+	if isMongo(opts.path) {
+		return e.mongoDefine(ctx, opts, spec)
 	}
 	db, err := e.open(opts.path, readWrite, opts.storeFlags)
 	if err != nil {
@@ -107,14 +112,7 @@ func (e *env) runDefine(_ context.Context, opts *defineOptions) error {
 
 func (e *env) printDefine(reps []*store.DefineReport, opts *defineOptions) error {
 	if opts.json {
-		var js []byte
-		if opts.from != "" {
-			js, _ = json.Marshal(reps)
-		} else {
-			js, _ = json.Marshal(reps[0])
-		}
-		_, err := e.stdout.Write(append(js, '\n'))
-		return err
+		return printDefineJSON(e, reps, opts)
 	}
 	for _, rep := range reps {
 		verb := "defined rules for"
@@ -130,4 +128,17 @@ func (e *env) printDefine(reps []*store.DefineReport, opts *defineOptions) error
 		}
 	}
 	return nil
+}
+
+// printDefineJSON prints define's --json: the report, or with --from the
+// list of them.
+func printDefineJSON[R any](e *env, reps []R, opts *defineOptions) error {
+	var js []byte
+	if opts.from != "" {
+		js, _ = json.Marshal(reps)
+	} else {
+		js, _ = json.Marshal(reps[0])
+	}
+	_, err := e.stdout.Write(append(js, '\n'))
+	return err
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/omgdb/omgdb/mongoengine"
 	"github.com/omgdb/omgdb/query/collation"
 	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/rules"
 	"github.com/omgdb/omgdb/query/text"
 	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
@@ -116,14 +117,14 @@ func (m *mongoEnd) prepare(ctx context.Context, coll string, defs copyDefs) erro
 		return err
 	}
 	if !exists {
-		validator, untranslated := validatorOf(defs.rules)
+		validator, untranslated := rules.Validator(defs.rules)
 		err := m.db.CreateCollection(ctx, coll, validator)
 		if errors.Is(err, mongoengine.ErrNotImplemented) {
-			m.warn("%v: its validation rules are kept in %s (a copy back restores them) but not enforced there", err, mongoengine.CopyMetaCollection)
+			m.warn("%v: its validation rules are kept in %s (a copy back restores them), and omgdb checks them on its own writes, but the server does not: writes made around omgdb are not checked there", err, mongoengine.CopyMetaCollection)
 		} else if err != nil {
 			return err
 		} else if untranslated != "" {
-			m.warn("the rules of `%s` have %s, which a MongoDB validator cannot express: kept in %s but not enforced there", coll, untranslated, mongoengine.CopyMetaCollection)
+			m.warn("the rules of `%s` have %s, which a MongoDB validator cannot express: kept in %s, where omgdb checks them on its own writes, but the server does not", coll, untranslated, mongoengine.CopyMetaCollection)
 		}
 	}
 	for _, spec := range specs {

@@ -22,11 +22,15 @@ const mongoInsertBatch = 10000
 // are rolled back, so that, as on a store file, the insert writes all
 // its documents or none; the _ids are printed once all are written.
 func (e *env) mongoInsert(ctx context.Context, opts *insertOptions) error {
-	docs, err := e.mongoInsertDocs(opts.doc)
+	docs, lines, err := e.mongoInsertDocs(opts.doc)
 	if err != nil {
 		return err
 	}
+	docs = mongoengine.WithIDs(docs)
 	return e.withMongo(ctx, opts.path, func(db *mongoengine.DB) error {
+		if err := checkRules(ctx, db, opts.coll, docs, lines); err != nil {
+			return err
+		}
 		ins, err := db.NewInserter(opts.coll, mongoengine.KindInsert, "cli")
 		if err != nil {
 			return err
@@ -52,30 +56,55 @@ func (e *env) mongoInsert(ctx context.Context, opts *insertOptions) error {
 
 // mongoInsertDocs parses the document argument, or every line of
 // standard input for "-", before anything is sent.
-func (e *env) mongoInsertDocs(arg string) ([]value.Value, error) {
+func (e *env) mongoInsertDocs(arg string) (docs []value.Value, lines []int64, err error) {
 	if arg != "-" {
 		doc, err := e.parseDocArg(arg, "document")
 		if err == nil {
 			doc, err = value.PrepareDocument(doc)
 		}
-		return []value.Value{doc}, err
+		return []value.Value{doc}, nil, err
 	}
 	rd := store.NewImportReader(e.stdin, &store.ImportOptions{Int32: true})
 	defer rd.Close()
-	var docs []value.Value
 	for {
 		d, err := rd.Next()
 		if err == io.EOF {
-			return docs, nil
+			return docs, lines, nil
 		}
 		if d.Err != nil {
-			qe := errs.Errorf(errs.KindOf(d.Err), "line %d: %v", d.Line, d.Err)
-			qe.Err = d.Err
-			qe.Hint = "nothing was inserted; fix the line and insert again"
-			return nil, qe
+			return nil, nil, lineErr(d.Line, d.Err)
 		}
-		docs = append(docs, d.Doc)
+		docs, lines = append(docs, d.Doc), append(lines, d.Line)
 	}
+}
+
+// lineErr is the error of a bad line of an insert's input: nothing was
+// inserted.
+func lineErr(line int64, err error) error {
+	qe := errs.Errorf(errs.KindOf(err), "line %d: %v", line, err)
+	qe.Err = err
+	qe.Hint = "nothing was inserted; fix the line and insert again"
+	return qe
+}
+
+// checkRules checks every document of an insert against the collection's
+// rules before any is sent, as a store file's insert checks them in its
+// one transaction: the first that breaks them (its line, for input read
+// from stdin) is the error, and nothing is inserted.
+func checkRules(ctx context.Context, db *mongoengine.DB, coll string, docs []value.Value, lines []int64) error {
+	r, err := db.Rules(ctx, coll)
+	if err != nil || r == nil {
+		return err
+	}
+	for i, doc := range docs {
+		if err := r.Check(coll, doc); err != nil {
+			if lines == nil {
+				return err
+			}
+			return lineErr(lines[i], err)
+		}
+	}
+	return nil
 }
 
 // insertAll inserts docs in batches and returns the _ids written. A

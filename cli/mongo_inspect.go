@@ -8,6 +8,7 @@ import (
 
 	"github.com/omgdb/omgdb/engine"
 	"github.com/omgdb/omgdb/mongoengine"
+	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
 
@@ -38,6 +39,7 @@ type mongoCollInfo struct {
 	Documents int64             `json:"documents"`  // collStats count
 	DataBytes int64             `json:"data_bytes"` // collStats size
 	Indexes   []mongoIndexBytes `json:"indexes"`
+	Rules     json.RawMessage   `json:"rules,omitempty"` // omgdb's validation rules, when defined
 }
 
 // mongoIndexBytes is an index as `omgdb indexes` prints it over MongoDB,
@@ -70,13 +72,17 @@ func (e *env) mongoInspect(ctx context.Context, opts *inspectOptions) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "\ncollection\tdocuments\tdata\tindexes")
+	fmt.Fprintln(tw, "\ncollection\tdocuments\tdata\tindexes\trules")
 	for _, c := range info.Collections {
 		ixs := make([]store.IndexInfo, len(c.Indexes))
 		for i, ix := range c.Indexes {
 			ixs[i] = store.IndexInfo{Name: ix.Name, SizeBytes: ix.SizeBytes}
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", c.Name, c.Documents, humanBytes(c.DataBytes), indexNames(ixs))
+		rules := "-"
+		if len(c.Rules) > 0 {
+			rules = "yes"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", c.Name, c.Documents, humanBytes(c.DataBytes), indexNames(ixs), rules)
 	}
 	return tw.Flush()
 }
@@ -112,6 +118,13 @@ func readMongoColl(ctx context.Context, db *mongoengine.DB, name string) (mongoC
 	ixs, err := db.Indexes(ctx, name)
 	if err != nil {
 		return ci, err
+	}
+	r, err := db.Rules(ctx, name)
+	if err != nil {
+		return ci, err
+	}
+	if r != nil {
+		ci.Rules = value.JSON(r.Spec())
 	}
 	sizes := st.Get("indexSizes")
 	for _, ix := range ixs {

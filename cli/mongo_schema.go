@@ -172,13 +172,3 @@ func fileOnly(command, store string) error {
 	return usage("`omgdb %s` works on a store file's format and does not run over MongoDB", command).
 		WithHint("%s", hints[command])
 }
-
-// rulesNotOverMongo refuses validation rules (define, create --from)
-// over MongoDB: they are not turned into the server's validator yet.
-func rulesNotOverMongo(command, store string) error {
-	if !isMongo(store) {
-		return nil
-	}
-	return usage("`omgdb %s` does not run over MongoDB yet: validation rules are not set as the server's validator yet", command).
-		WithHint("create collections with `omgdb insert`, the shell's db.createCollection or the MCP server's create_collection, and indexes with `omgdb create-index`; `omgdb copy` of a store file sets its rules as a validator")
-}

@@ -255,8 +255,6 @@ func TestMongo_VerifyAndFileOnly(t *testing.T) {
 		{[]string{"backup", uri, filepath.Join(t.TempDir(), "b.omgdb")}, "mongodump"},
 		{[]string{"salvage", uri, filepath.Join(t.TempDir(), "s.omgdb")}, "mongod --repair"},
 		{[]string{"restore", filepath.Join(t.TempDir(), "b.omgdb"), uri}, "mongorestore"},
-		{[]string{"define", uri, "users", `{"required":["name"]}`}, "db.createCollection"},
-		{[]string{"create", uri, "--from", "-"}, "create_collection"},
 	} {
 		code, _, stderr := runCLI(t, "", c.args...)
 		if code != 64 || !strings.Contains(stderr, "does not run over MongoDB") || !strings.Contains(stderr, c.tool) {

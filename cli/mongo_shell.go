@@ -31,10 +31,15 @@ func (w mongoShellWriter) Insert(ctx context.Context, coll string, docs []value.
 }
 
 // insertChange inserts docs into coll as one change of kind insert by
-// actor, all or none: when the server refuses a document, the documents
+// actor, all or none: a document that breaks the collection's rules
+// stops it before anything is sent; when the server refuses a document, the documents
 // written before it are rolled back, and the error says so (path names
 // the store in its hint).
 func insertChange(ctx context.Context, db *mongoengine.DB, coll, actor, path string, docs []value.Value) ([]value.Value, string, error) {
+	docs = mongoengine.WithIDs(docs)
+	if err := checkRules(ctx, db, coll, docs, nil); err != nil {
+		return nil, "", err // as a store file's one transaction: nothing sent
+	}
 	ins, err := db.NewInserter(coll, mongoengine.KindInsert, actor)
 	if err != nil {
 		return nil, "", err

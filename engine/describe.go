@@ -3,8 +3,10 @@ package engine
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"io"
 
+	"github.com/omgdb/omgdb/query/rules"
 	"github.com/omgdb/omgdb/query/value"
 	"github.com/omgdb/omgdb/store"
 )
@@ -15,7 +17,8 @@ import (
 // document when sample < 0, store.DefaultSchemaSample when 0), its first
 // document, and its indexes' line (without _id_, as on a store file).
 // What a store file adds and a Reader
-// does not tell (other kinds of index, validation rules) is left out.
+// does not tell (other kinds of index) is left out; the validation rules
+// are written when r is a RulesReader.
 func Describe(ctx context.Context, w io.Writer, r Reader, name string, sample int) error {
 	if sample == 0 {
 		sample = store.DefaultSchemaSample
@@ -59,7 +62,22 @@ func describeCollection(ctx context.Context, w io.Writer, r Reader, coll string,
 		}
 	}
 	store.WriteIndexesLine(w, infos)
+	if rr, ok := r.(RulesReader); ok {
+		rules, err := rr.Rules(ctx, coll)
+		if err != nil {
+			return err
+		}
+		if rules != nil {
+			fmt.Fprintf(w, "\nRules: `%s`\n", rules.Spec())
+		}
+	}
 	return nil
+}
+
+// RulesReader is a Reader that keeps validation rules (the MongoDB
+// engine keeps omgdb's): Describe writes them as a store file's.
+type RulesReader interface {
+	Rules(ctx context.Context, coll string) (*rules.Rules, error)
 }
 
 // Schema infers the fields of the first sample documents of coll in _id

@@ -191,9 +191,10 @@ func (c *call) filterArg() value.Value {
 	return obj()
 }
 
-// planError marks a plan's filter error as INVALID_FILTER.
+// planError marks a plan's filter error as INVALID_FILTER (a document
+// that breaks the collection's rules is not one: INVALID_ARGUMENT).
 func planError(err error) error {
-	if errs.KindOf(err) == errs.Invalid {
+	if errs.KindOf(err) == errs.Invalid && !errors.Is(err, store.ErrRuleViolation) {
 		return filterError(err)
 	}
 	return err

@@ -90,6 +90,14 @@
 // were carried out by looking at the collections and indexes. Verify
 // (verify.go) checks the journal and runs the server's validate.
 //
+// Validation rules (rules.go, package query/rules): Define keeps a
+// collection's rules in its record in omgdb.copy, as one schema change (a
+// "define" step, undone by a define of the rules it replaced), and sends
+// them to the server as its validator (collMod) where the server takes
+// one. Every write checks them before anything is sent: a plan when it is
+// stored and again when it is applied, an insert's or import's batch.
+// A rename or drop moves the record with the collection.
+//
 // An apply or rollback stops at its context's deadline (or cancellation)
 // between documents, never inside one (deadline.go): the change is then
 // journaled "partial" with what was written, and Rollback undoes it.

@@ -47,6 +47,7 @@ type ImportPlan struct {
 	written map[string]bool // the _ids of the documents the plan writes
 	keys    map[string]bool // the match keys of their before- and after-images
 	Matched int64           // documents that matched a stored one
+	rules   lazyRules
 }
 
 // NewImportPlan starts an import plan into spec.Collection.
@@ -104,7 +105,7 @@ func (ip *ImportPlan) add(ctx context.Context, doc value.Value) (value.Value, er
 		return value.Value{}, duplicate(doc.Get("_id"), ip.spec.Collection, false, "")
 	}
 	if found {
-		return ip.matched(doc, cur)
+		return ip.matched(ctx, doc, cur)
 	}
 	if ip.spec.Mode == ModeDelete {
 		return doc.Get("_id"), nil
@@ -115,12 +116,11 @@ func (ip *ImportPlan) add(ctx context.Context, doc value.Value) (value.Value, er
 	if ip.written[idKey(doc.Get("_id"))] {
 		return value.Value{}, ip.twice(doc)
 	}
-	ip.item(Item{ID: doc.Get("_id"), Op: OpInsert, After: doc})
-	return doc.Get("_id"), nil
+	return doc.Get("_id"), ip.item(ctx, Item{ID: doc.Get("_id"), Op: OpInsert, After: doc})
 }
 
 // matched plans the write to the stored document cur that doc matched.
-func (ip *ImportPlan) matched(doc, cur value.Value) (value.Value, error) {
+func (ip *ImportPlan) matched(ctx context.Context, doc, cur value.Value) (value.Value, error) {
 	id := cur.Get("_id")
 	if ip.written[idKey(id)] {
 		return value.Value{}, ip.twice(doc)
@@ -131,8 +131,7 @@ func (ip *ImportPlan) matched(doc, cur value.Value) (value.Value, error) {
 	}
 	ip.Matched++
 	if ip.spec.Mode == ModeDelete {
-		ip.item(Item{ID: id, Op: OpDelete, Before: cur})
-		return id, nil
+		return id, ip.item(ctx, Item{ID: id, Op: OpDelete, Before: cur})
 	}
 	after := doc.With("_id", id).IDFirst()
 	if ip.spec.Mode == ModeMerge {
@@ -148,13 +147,20 @@ func (ip *ImportPlan) matched(doc, cur value.Value) (value.Value, error) {
 		return value.Value{}, err
 	}
 	if !sameDoc(after, cur) {
-		ip.item(Item{ID: id, Op: OpUpdate, Before: cur, After: after})
+		if err := ip.item(ctx, Item{ID: id, Op: OpUpdate, Before: cur, After: after}); err != nil {
+			ip.Matched-- // a document its rules refuse is not counted, as on a file
+			return value.Value{}, err
+		}
 	}
 	return id, nil
 }
 
-// item adds it to the plan, and remembers what it writes.
-func (ip *ImportPlan) item(it Item) {
+// item adds it to the plan, and remembers what it writes; an
+// after-image that breaks the collection's rules is refused.
+func (ip *ImportPlan) item(ctx context.Context, it Item) error {
+	if err := ip.rules.check(ctx, ip.d, ip.spec.Collection, it.After); err != nil {
+		return err
+	}
 	ip.p.Items = append(ip.p.Items, it)
 	ip.written[idKey(it.ID)] = true
 	for _, img := range []value.Value{it.Before, it.After} {
@@ -162,6 +168,7 @@ func (ip *ImportPlan) item(it Item) {
 			ip.keys[k] = true
 		}
 	}
+	return nil
 }
 
 func (ip *ImportPlan) twice(doc value.Value) error {

@@ -47,6 +47,7 @@ type Inserter struct {
 	l       *lease
 	seq     int64
 	res     ApplyResult
+	rules   lazyRules
 }
 
 // NewInserter starts an insert (kind KindInsert) or import (KindImport)
@@ -86,8 +87,19 @@ func (in *Inserter) Inserted() int64 { return in.res.Inserted }
 // batch's writes unknown: the change stays applying in the journal, with
 // the batch's _ids pending.
 func (in *Inserter) Insert(ctx context.Context, docs []value.Value) (ids []value.Value, n int, bad int, err error) {
+	docs = WithIDs(docs)
+	bad, berr := in.rules.first(ctx, in.d, in.p.Collection, docs)
+	if bad < 0 && berr != nil {
+		return nil, 0, -1, berr
+	}
+	if bad >= 0 { // the documents before it are written, as before a duplicate
+		docs = docs[:bad]
+	}
 	rows, ids, bids, err := in.prepare(docs)
 	if err != nil || len(rows) == 0 {
+		if err == nil && berr != nil {
+			return ids, 0, bad, berr
+		}
 		return ids, 0, -1, err
 	}
 	if err := in.start(ctx); err != nil {
@@ -100,26 +112,26 @@ func (in *Inserter) Insert(ctx context.Context, docs []value.Value) (ids []value
 		return nil, 0, -1, err
 	}
 	_, ierr := in.d.db.Collection(in.p.Collection).InsertMany(ctx, rows, options.InsertMany().SetOrdered(true))
-	n, bad, ierr = in.written(ctx, ierr, ids)
-	if ierr != nil && bad < 0 {
+	n, wbad, ierr := in.written(ctx, ierr, ids)
+	if ierr != nil && wbad < 0 {
 		in.unknown = true
 		return ids, 0, -1, wrapErr(in.d.target, "insert in", ierr)
 	}
 	if err := in.record(ctx, n, len(rows)); err != nil {
 		in.unknown = true
-		return ids, n, bad, err
+		return ids, n, wbad, err
 	}
-	return ids, n, bad, ierr
+	if ierr == nil && berr != nil {
+		return ids, n, len(rows), berr
+	}
+	return ids, n, wbad, ierr
 }
 
-// prepare gives each document its _id and converts it to BSON.
+// prepare gives each document its _id (WithIDs) and converts it to BSON.
 func (in *Inserter) prepare(docs []value.Value) (rows []any, ids []value.Value, bids bson.A, err error) {
+	docs = WithIDs(docs)
 	for _, doc := range docs {
 		id := doc.Get("_id")
-		if id.IsMissing() {
-			id = value.ObjectIDValue(value.NewOID())
-			doc = value.ObjectValue(append([]value.Field{{Key: "_id", Value: id}}, doc.Fields()...))
-		}
 		row, err := docToBSON(doc)
 		if err != nil {
 			return nil, nil, nil, err

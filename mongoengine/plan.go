@@ -231,6 +231,9 @@ func sameDoc(a, b value.Value) bool {
 // savePlan stores p: its items first, then its header, so that a plan is
 // found only whole.
 func (d *DB) savePlan(ctx context.Context, p *Plan) error {
+	if err := d.checkItems(ctx, p.Collection, p.Items); err != nil {
+		return err
+	}
 	tok, _ := bson.ObjectIDFromHex(p.Token)
 	if len(p.Items) > 0 {
 		// Apply marks each item by {plan, seq}: without this index each

@@ -23,6 +23,7 @@ import (
 //	{op: "create_index", coll, spec}   undone by dropping the index
 //	{op: "drop_index", coll, spec}     undone by creating it from spec
 //	{op: "create", coll}               undone by renaming coll aside
+//	{op: "define", coll, spec}         undone by a define of spec.before (rules.go)
 //
 // A drop renames the collection aside, to DroppedPrefix + the change id
 // (omgdb_dropped_<id>: FerretDB cannot rename to a name with a second
@@ -64,7 +65,8 @@ type step struct {
 	Op   string
 	Coll string
 	To   string      // rename: the new name
-	Spec value.Value // create_index, drop_index: the index's specification
+	Spec value.Value // create_index, drop_index: the index's specification; define: the rules after and before
+	out  *rulesOut   // define: what the server did with the rules (nil: not wanted)
 }
 
 // SchemaResult is what a schema change did.
@@ -262,6 +264,9 @@ func (d *DB) runStep(ctx context.Context, s step) error {
 		if err := d.client.Database("admin").RunCommand(ctx, cmd).Err(); err != nil {
 			return d.schemaErr(err, fmt.Sprintf("rename `%s` to `%s`", s.Coll, s.To), s.To)
 		}
+		return d.moveRules(ctx, s.Coll, s.To)
+	case stepDefine:
+		return d.runDefine(ctx, s)
 	case stepCreate:
 		if err := d.db.CreateCollection(ctx, s.Coll); err != nil {
 			return d.schemaErr(err, fmt.Sprintf("create collection `%s`", s.Coll), s.Coll)
@@ -337,6 +342,8 @@ func inverse(s step, aside string) step {
 		return step{Op: stepDropIndex, Coll: s.Coll, Spec: s.Spec}
 	case stepDropIndex:
 		return step{Op: stepCreateIndex, Coll: s.Coll, Spec: s.Spec}
+	case stepDefine:
+		return step{Op: stepDefine, Coll: s.Coll, Spec: defineSpec(s.Spec.Get("before").Str(), s.Spec.Get("after").Str())}
 	}
 	return step{Op: stepRename, Coll: s.Coll, To: aside}
 }

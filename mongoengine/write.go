@@ -71,6 +71,11 @@ func (d *DB) Apply(ctx context.Context, token string, opts *ApplyOptions) (*Appl
 	if err != nil {
 		return nil, err
 	}
+	// The rules may have changed since the plan: checked again, before
+	// anything is written.
+	if err := d.checkItems(ctx, p.Collection, p.Items); err != nil {
+		return nil, err
+	}
 	// From the claim on, the journal's steps run to their end whatever
 	// ctx: ctx is checked between documents only (deadline.go).
 	wctx := context.WithoutCancel(ctx)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/omgdb/omgdb/query/collation"
 	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/rules"
 	"github.com/omgdb/omgdb/query/value"
 )
 
@@ -218,21 +219,7 @@ func (s *BTreeSpec) validate() error {
 	return nil
 }
 
-func checkIndexPath(path string) error {
-	if path == "" {
-		return errs.Errorf(errs.Usage, "index field path is empty").
-			WithHint("name the fields: create-index <store> <coll> age,name:-1")
-	}
-	for _, p := range strings.Split(path, ".") {
-		switch {
-		case p == "":
-			return errs.Errorf(errs.Usage, "index field path `%s` has an empty component", path)
-		case strings.HasPrefix(p, "$"):
-			return errs.Errorf(errs.Usage, "index field path `%s`: field names may not start with '$'", path)
-		}
-	}
-	return nil
-}
+func checkIndexPath(path string) error { return rules.CheckPath(path) }
 
 // btreeKind implements IndexKind, IndexBuilder and IndexChecker.
 type btreeKind struct{}

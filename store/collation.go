@@ -6,7 +6,6 @@ import (
 
 	"github.com/omgdb/omgdb/query"
 	"github.com/omgdb/omgdb/query/collation"
-	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
 )
 
@@ -39,17 +38,7 @@ func (c *Collection) DefaultCollation() *collation.Collation {
 	if c == nil || c.rules == nil {
 		return nil
 	}
-	return c.rules.collation
-}
-
-// compileCollation reads the "collation" key of rules.
-func (r *Rules) compileCollation(v value.Value) error {
-	coll, err := collation.Parse(v)
-	if err != nil {
-		return ruleErr("`collation`: %v", err).WithHint("%s", errs.HintOf(err))
-	}
-	r.collation = coll
-	return nil
+	return c.rules.Collation()
 }
 
 // indexCollation parses the collation of a B-tree spec.

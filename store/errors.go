@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/rules"
 )
 
 // Sentinel errors. Errors returned by the store are *errs.Error values
@@ -44,4 +45,4 @@ var ErrDuplicateKey = errors.New("store: duplicate key in unique index")
 
 // ErrRuleViolation is wrapped when a document breaks its collection's
 // validation rules.
-var ErrRuleViolation = errors.New("store: document breaks the collection's rules")
+var ErrRuleViolation = rules.ErrViolation

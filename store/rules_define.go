@@ -1,9 +1,8 @@
 package store
 
 import (
-	"encoding/json"
-
 	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/rules"
 	"github.com/omgdb/omgdb/query/value"
 )
 
@@ -26,16 +25,7 @@ func (c *Collection) compileRules() error {
 func (c *Collection) Rules() *Rules { return c.rules }
 
 // DefineReport is the result of Define.
-type DefineReport struct {
-	Collection string          `json:"collection"`
-	Rules      json.RawMessage `json:"rules"` // null when cleared
-	Checked    int64           `json:"checked"`
-	Violations int64           `json:"violations"` // existing documents that break the new rules
-	Examples   []string        `json:"examples"`   // the first few of them, as error messages
-}
-
-// maxDefineExamples bounds DefineReport.Examples.
-const maxDefineExamples = 5
+type DefineReport = rules.Report
 
 // Define replaces the collection's validation rules (see CompileRules; an
 // empty document clears them) and records the change in the journal. The
@@ -45,7 +35,7 @@ func (c *Collection) Define(spec value.Value) (*DefineReport, error) {
 	if err := c.checkWritable(); err != nil {
 		return nil, err
 	}
-	rules, err := CompileRules(spec)
+	compiled, err := CompileRules(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -53,32 +43,25 @@ func (c *Collection) Define(spec value.Value) (*DefineReport, error) {
 	if c.rules != nil {
 		before = c.rules.Spec()
 	}
-	rep := &DefineReport{Collection: c.name, Rules: json.RawMessage("null"), Examples: []string{}}
 	c.meta.Rules = nil
 	var after value.Value
-	if rules != nil {
-		after = rules.Spec()
+	if compiled != nil {
+		after = compiled.Spec()
 		c.meta.Rules = value.JSON(after)
-		rep.Rules = c.meta.Rules
 	}
-	c.rules = rules
+	rep := rules.NewReport(c.name, c.meta.Rules)
+	c.rules = compiled
 	if err := c.saveMeta(); err != nil {
 		return nil, err
 	}
 	c.tx.record(Op{Op: OpDefine, Coll: c.name, Rules: after, Before: before})
 	cur := c.Scan()
-	for rules != nil && cur.Next() {
+	for compiled != nil && cur.Next() {
 		doc := cur.Doc()
 		if err := cur.Err(); err != nil {
 			return nil, err
 		}
-		rep.Checked++
-		if err := rules.Check(c.name, doc); err != nil {
-			rep.Violations++
-			if len(rep.Examples) < maxDefineExamples {
-				rep.Examples = append(rep.Examples, err.Error())
-			}
-		}
+		rep.Count(compiled, doc)
 	}
 	return rep, cur.Err()
 }

@@ -182,3 +182,27 @@ func indexSpecOf(coll string, e value.Value) (indexSpec, error) {
 	}
 	return is, nil
 }
+
+// SpecCollection is one collection of a spec, as ParseSpec reads it.
+type SpecCollection struct {
+	Name    string
+	Rules   value.Value // {"required","fields"}, as the spec gives them
+	Indexes []IndexDef  // the B-tree indexes, as ApplySpec creates them
+}
+
+// ParseSpec checks a spec as CheckSpec does and returns its collections,
+// in the spec's order, for an engine other than a store file.
+func ParseSpec(spec value.Value) ([]SpecCollection, error) {
+	colls, err := parseSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]SpecCollection, len(colls))
+	for i, cs := range colls {
+		out[i] = SpecCollection{Name: cs.name, Rules: cs.rules}
+		for _, is := range cs.indexes {
+			out[i].Indexes = append(out[i].Indexes, BTreeIndex(is.name, is.spec))
+		}
+	}
+	return out, nil
+}

@@ -1,4 +1,4 @@
-package cli
+package rules
 
 import (
 	"slices"
@@ -7,14 +7,14 @@ import (
 	"github.com/omgdb/omgdb/query/value"
 )
 
-// validatorOf translates a collection's validation rules (see omgdb docs
+// Validator translates a collection's validation rules (see omgdb docs
 // validation) to a MongoDB validator: "required" and "fields" become a
 // $jsonSchema (dotted paths as nested properties), "validator" is kept
 // as it is, both together under $and. It also says what has no
 // translation (a collation, a min or max that is not a number), which
 // the server then does not enforce. Missing rules give a Missing
 // validator.
-func validatorOf(rules value.Value) (value.Value, string) {
+func Validator(rules value.Value) (value.Value, string) {
 	if rules.IsMissing() {
 		return value.Value{}, ""
 	}

@@ -1,6 +1,7 @@
-package store
+package rules
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -28,7 +29,7 @@ func (r *Rules) Check(coll string, doc value.Value) error {
 	if r.validator != nil {
 		ok, err := r.validator.MatchErr(doc)
 		if err != nil || !ok {
-			e := wrap(errs.Invalid, ErrRuleViolation, "document _id %s breaks the rules of collection `%s`: it does not match the validator (Document failed validation)", doc.Get("_id"), coll)
+			e := violationErr("document _id %s breaks the rules of collection `%s`: it does not match the validator (Document failed validation)", doc.Get("_id"), coll)
 			e.Hint = "make the document match the `validator` of the rules (see `omgdb describe`), or change it with `omgdb define`"
 			return e
 		}
@@ -37,9 +38,19 @@ func (r *Rules) Check(coll string, doc value.Value) error {
 }
 
 func (r *Rules) violation(coll string, doc value.Value, field, format string, args ...any) error {
-	e := wrap(errs.Invalid, ErrRuleViolation, "document _id %s breaks the rules of collection `%s`: "+format,
+	e := violationErr("document _id %s breaks the rules of collection `%s`: "+format,
 		append([]any{doc.Get("_id"), coll}, args...)...)
 	e.Hint = fmt.Sprintf("fix field `%s` of the document, or change the rules with `omgdb define`", field)
+	return e
+}
+
+// ErrViolation is wrapped by every error of Check: a document breaks its
+// collection's rules.
+var ErrViolation = errors.New("rules: document breaks the collection's rules")
+
+func violationErr(format string, args ...any) *errs.Error {
+	e := errs.Errorf(errs.Invalid, format, args...)
+	e.Err = ErrViolation
 	return e
 }
 
