@@ -12,7 +12,6 @@ import (
 	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/omgdb/omgdb/engine"
-	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
 )
 
@@ -239,29 +238,5 @@ func TestNextSeq_Concurrent(t *testing.T) {
 		if !seen[s] {
 			t.Errorf("seqs %v: %d missing", seen, s)
 		}
-	}
-}
-
-// TestAt_SchemaChangesNotFollowed pins what docs/mongodb.md says: time
-// travel reads documents only, so a collection dropped through omgdb
-// since the revision is read as missing (its documents are kept aside for
-// rollback, not read at the revision).
-func TestAt_SchemaChangesNotFollowed(t *testing.T) {
-	d := openWrite(t)
-	ctx := context.Background()
-	p := planInc(t, d, "gone", 2)
-	if _, err := d.Apply(ctx, p.Token, &ApplyOptions{Actor: "test"}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := d.Drop(ctx, "gone", "test"); err != nil {
-		t.Fatal(err)
-	}
-	r, _, err := d.At(ctx, p.Token)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = r.Count(ctx, "gone", value.MissingValue)
-	if errs.KindOf(err) != errs.NotFound {
-		t.Fatalf("count of a dropped collection at a revision before the drop: %v, want not found", err)
 	}
 }
