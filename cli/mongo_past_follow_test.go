@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"go.mongodb.org/mongo-driver/v2/bson"
+	"go.mongodb.org/mongo-driver/v2/mongo"
+
 	"github.com/omgdb/omgdb/internal/mongotest"
 )
 
@@ -132,5 +135,44 @@ func TestMongo_AtFollowsDropAndRename(t *testing.T) {
 	}
 	if got := runOK(t, "", "find", uri, "people", "--at", "now", "--ejson", "canonical"); got != then["s7 people"][1] {
 		t.Errorf("people now (the revert's documents):\n%s", got)
+	}
+}
+
+// checkAtKilled checks reads across a killed change tok of coll, once it
+// was rolled back: find --at each revision of want prints what find
+// printed then (the change itself only when it was journaled).
+func checkAtKilled(t *testing.T, uri, coll, tok string, want map[string]string, journaled bool) {
+	t.Helper()
+	for rev, w := range want {
+		if rev == tok && !journaled {
+			continue
+		}
+		if got := runOK(t, "", "find", uri, coll, "--at", rev, "--ejson", "canonical"); got != w {
+			t.Errorf("find %s --at %s across the killed apply:\n%s want (printed then)\n%s", coll, rev, got, w)
+		}
+	}
+}
+
+// checkImportKilled checks reads across a killed import into coll, once
+// it was rolled back: the collection did not exist before it (exit 66),
+// and at the import (when it was journaled) find prints left, what it
+// printed right after the kill.
+func checkImportKilled(t *testing.T, db *mongo.Database, uri, coll, left string) {
+	t.Helper()
+	if code, out, stderr := runCLI(t, "", "find", uri, coll, "--at", "before-"+coll); code != 66 || out != "" || !strings.Contains(stderr, "did not exist at revision before-"+coll) {
+		t.Errorf("find %s --at before the killed import: exit %d %q %s", coll, code, out, stderr)
+	}
+	var ch struct {
+		ID bson.ObjectID `bson:"_id"`
+	}
+	err := db.Collection("omgdb.changes").FindOne(t.Context(), bson.D{{Key: "collection", Value: coll}, {Key: "kind", Value: "import"}}).Decode(&ch)
+	if err == mongo.ErrNoDocuments {
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := runOK(t, "", "find", uri, coll, "--at", ch.ID.Hex(), "--ejson", "canonical"); got != left {
+		t.Errorf("find %s --at the killed import:\n%s want (printed after the kill)\n%s", coll, got, left)
 	}
 }
