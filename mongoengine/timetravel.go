@@ -70,6 +70,11 @@ func (d *DB) undoAfter(ctx context.Context, rev engine.Revision, coll string) (*
 			return nil, err
 		}
 		u.lines[name] = l
+		if d.fence != nil && len(l.via) > 0 {
+			if err := d.fence(name, l.via); err != nil {
+				return nil, err
+			}
+		}
 		if err := d.undoLineage(ctx, u, l); err != nil {
 			return nil, err
 		}

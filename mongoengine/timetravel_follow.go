@@ -2,6 +2,7 @@ package mongoengine
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -36,6 +37,16 @@ import (
 // the answer is ambiguous and the read is refused, naming the change and
 // the document.
 
+// SetFence makes every read at a revision (At, Diff, PlanRevert) call
+// check for each collection it follows, with the other names that
+// collection held since the revision (renames; not the omgdb_dropped_
+// collections a drop put it in): an error from check stops the read. The
+// MCP server sets its policy there, so that an allowed name is not read
+// at a revision from where a rename has put its collection since, under
+// a name the policy hides or redacts otherwise. Call it before the DB is
+// shared; it applies to every holder of the DB.
+func (d *DB) SetFence(check func(coll string, via []string) error) { d.fence = check }
+
 // lineage is what a collection name held at a revision became since.
 type lineage struct {
 	coll   string // the name at the revision
@@ -45,6 +56,7 @@ type lineage struct {
 	// dropped is the drop whose aside collection loc is ("" when loc is
 	// not an aside collection).
 	dropped string
+	via     []string // the other names it held since, in order (not the aside ones)
 	changes []Change // the changes of documents that wrote it after the revision
 }
 
@@ -91,6 +103,8 @@ func follow(chs []Change, coll, store string) (*lineage, error) {
 				l.loc, l.dropped = s.To, ""
 				if strings.HasPrefix(s.To, DroppedPrefix) {
 					l.dropped = ch.ID
+				} else if s.To != coll && !slices.Contains(l.via, s.To) {
+					l.via = append(l.via, s.To)
 				}
 			case s.Op == stepRename && s.To == l.loc, s.Op == stepCreate && s.Coll == l.loc:
 				l.absent = l.absent || !started // the name was free then
