@@ -62,9 +62,9 @@ func TestCrash_KillMongoImport(t *testing.T) {
 		outcome := checkMongoImport(t, db, coll, docs, batch, o.Exited)
 		first := strings.HasPrefix(outcome, "journaled applying") && outcomes[outcome] == 0
 		outcomes[outcome]++
-		_, left, _ := runCLI(t, "", "find", s.URI+"app", coll, "--ejson", "canonical")
+		code, left, _ := runCLI(t, "", "find", s.URI+"app", coll, "--ejson", "canonical")
 		rolledBack[rollbackKilled(t, db, s.URI+"app", coll, []string{}, first)]++
-		checkImportKilled(t, db, s.URI+"app", coll, left)
+		checkImportKilled(t, db, s.URI+"app", coll, code, left)
 	}
 	t.Logf("%d cycles, documents other than the input's prefix: 0; outcomes: %v; rolled back to empty, by status found: %v", cycles, outcomes, rolledBack)
 }
