@@ -56,7 +56,7 @@ func docKey(coll string, id value.Value) string {
 // each document written since.
 func (d *DB) undoAfter(ctx context.Context, rev engine.Revision, coll string) (*undoSet, error) {
 	u := &undoSet{docs: map[string]*docState{}, lines: map[string]*lineage{}}
-	chs, err := d.readAfter(ctx, rev)
+	chs, err := d.readAfter(ctx, rev, coll)
 	if err != nil {
 		return nil, err
 	}

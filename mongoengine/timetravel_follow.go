@@ -60,12 +60,48 @@ type lineage struct {
 	changes []Change // the changes of documents that wrote it after the revision
 }
 
-// readAfter lists every change journaled after rev, in journal order.
-func (d *DB) readAfter(ctx context.Context, rev engine.Revision) ([]Change, error) {
+// readAfter lists the changes journaled after rev, in journal order,
+// that can concern coll (every change when coll is empty): every schema
+// change, and the changes of documents of coll and of the names the
+// schema changes move collections to or from.
+func (d *DB) readAfter(ctx context.Context, rev engine.Revision, coll string) ([]Change, error) {
 	if rev.Kind == engine.RevNow {
 		return nil, nil
 	}
-	return d.journal(ctx, after(rev), 1, 0)
+	if coll == "" {
+		return d.journal(ctx, after(rev), 1, 0)
+	}
+	isSchema := bson.D{{Key: "ops", Value: bson.D{{Key: "$exists", Value: true}}}}
+	schema, err := d.journal(ctx, bson.D{{Key: "$and", Value: bson.A{after(rev), isSchema}}}, 1, 0)
+	if err != nil {
+		return nil, err
+	}
+	names := bson.A{coll}
+	for _, ch := range schema {
+		for _, s := range ch.steps {
+			names = append(names, s.Coll, s.To)
+		}
+	}
+	docs, err := d.journal(ctx, bson.D{{Key: "$and", Value: bson.A{after(rev),
+		bson.D{{Key: "ops", Value: bson.D{{Key: "$exists", Value: false}}}},
+		bson.D{{Key: "collection", Value: bson.D{{Key: "$in", Value: names}}}}}}}, 1, 0)
+	if err != nil {
+		return nil, err
+	}
+	return mergeJournal(schema, docs), nil
+}
+
+// mergeJournal merges two lists of changes in journal order (seq, then id).
+func mergeJournal(a, b []Change) []Change {
+	out := make([]Change, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if a[0].Seq < b[0].Seq || a[0].Seq == b[0].Seq && a[0].ID < b[0].ID {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
 }
 
 // follow walks chs (the changes after a revision) from coll. An
