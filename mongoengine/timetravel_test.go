@@ -31,6 +31,17 @@ func dumpOf(t *testing.T, r engine.Reader, coll string) string {
 	return b.String()
 }
 
+// testRand is a random source seeded by $OMGDB_SEED, or the time (the
+// seed is logged, to replay a failure); stream picks one of its streams.
+func testRand(t *testing.T, stream uint64) *rand.Rand {
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("OMGDB_SEED"); s != "" {
+		fmt.Sscan(s, &seed)
+	}
+	t.Logf("seed %d", seed)
+	return rand.New(rand.NewPCG(seed, stream))
+}
+
 // TestAt_Property makes random changes through omgdb (updates that
 // change types, deletions, upserts, rollbacks) and records the
 // collection after each; then reading at each change (by id and by seq)
@@ -39,12 +50,7 @@ func dumpOf(t *testing.T, r engine.Reader, coll string) string {
 func TestAt_Property(t *testing.T) {
 	d := openWrite(t)
 	ctx := context.Background()
-	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("OMGDB_SEED"); s != "" {
-		fmt.Sscan(s, &seed)
-	}
-	t.Logf("seed %d", seed)
-	r := rand.New(rand.NewPCG(seed, 2))
+	r := testRand(t, 2)
 	vals := []string{"1", `{"$numberLong":"1"}`, "1.0", `"1"`, "null", "[1,2]", `{"x":[null]}`, `{"$numberLong":"9007199254740993"}`, "[]"}
 	val := func() string { return vals[r.IntN(len(vals))] }
 	var docs []any
