@@ -23,6 +23,10 @@ func (p pastOnly) Diff(ctx context.Context, from, to, coll string) (*engine.Diff
 	return p.db.Diff(ctx, from, to, coll)
 }
 
+// SetFence sets the MCP server's policy on every read at a revision of
+// the engine (its writer's revert included: they share the DB).
+func (p pastOnly) SetFence(check func(coll string, via []string) error) { p.db.SetFence(check) }
+
 // The snapshot and revert tools of the read-write (and dangerous) scope
 // (mcpserver.EnginePastWriter).
 

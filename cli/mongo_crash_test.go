@@ -28,7 +28,9 @@ import (
 // apply the journal (omgdb.changes) says is applied, or that exited 0,
 // must have written every document. Then rollback (once the lease of a
 // change left applying has expired) must bring the collection back to
-// exactly its documents before the apply.
+// exactly its documents before the apply, and find --at the revision
+// before the apply, and at the killed change, print what find printed
+// before the apply, and right after the kill.
 func TestCrash_KillMongoApply(t *testing.T) {
 	seed, s, db := mongoCrashSetup(t)
 	const docs = 40
@@ -45,6 +47,8 @@ func TestCrash_KillMongoApply(t *testing.T) {
 			t.Fatal(err)
 		}
 		orig := collDocs(t, db, coll)
+		before := runOK(t, "", "find", s.URI+"app", coll, "--ejson", "canonical")
+		runOK(t, "", "snapshot", "create", s.URI+"app", "before-"+coll)
 		tok := mongoPlan(t, "plan-update", s.URI+"app", coll, `{}`, `{"$inc":{"v":{"$numberLong":"1000"}},"$set":{"tag":"y"}}`)
 		delay := time.Duration(r.IntN(500000)) * time.Microsecond
 		o, err := crashtest.Run(crashtest.Kill{Workload: "cli", Args: []string{"", "apply", s.URI + "app", tok}, Delay: delay})
@@ -60,7 +64,9 @@ func TestCrash_KillMongoApply(t *testing.T) {
 			checkInterrupted(t, s.URI+"app", tok)
 		}
 		outcomes[outcome]++
+		left := runOK(t, "", "find", s.URI+"app", coll, "--ejson", "canonical")
 		rolledBack[rollbackKilled(t, db, s.URI+"app", coll, orig, first)]++
+		checkAtKilled(t, s.URI+"app", coll, tok, map[string]string{"before-" + coll: before, tok: left}, outcome != "killed before the journal")
 	}
 	t.Logf("%d cycles, documents neither before nor after: 0; outcomes: %v; rolled back to the originals, by status found: %v", cycles, outcomes, rolledBack)
 }

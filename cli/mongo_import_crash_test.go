@@ -31,7 +31,9 @@ import (
 // document and marked each; with no change in the journal nothing was
 // written; an import left applying is shown so by history and refused by
 // rollback while its lease runs. Then rollback (once the lease has
-// expired) must leave the collection empty, as before the import.
+// expired) must leave the collection empty, as before the import; the
+// collection did not exist at the revision before the import, and
+// find --at the killed import prints what find printed after the kill.
 func TestCrash_KillMongoImport(t *testing.T) {
 	seed, s, db := mongoCrashSetup(t)
 	const docs, batch = 150, 10
@@ -49,6 +51,7 @@ func TestCrash_KillMongoImport(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, uint64(c)))
 		coll := fmt.Sprintf("c%d", c)
 		delay := time.Duration(r.IntN(300000)) * time.Microsecond
+		runOK(t, "", "snapshot", "create", s.URI+"app", "before-"+coll)
 		o, err := crashtest.Run(crashtest.Kill{Workload: "cli", Args: []string{"", "import", s.URI + "app", coll, input, "--batch-size", strconv.Itoa(batch)}, Delay: delay})
 		if err != nil && (o == nil || !o.Exited) {
 			t.Fatalf("cycle %d: %v", c, err)
@@ -59,7 +62,9 @@ func TestCrash_KillMongoImport(t *testing.T) {
 		outcome := checkMongoImport(t, db, coll, docs, batch, o.Exited)
 		first := strings.HasPrefix(outcome, "journaled applying") && outcomes[outcome] == 0
 		outcomes[outcome]++
+		code, left, _ := runCLI(t, "", "find", s.URI+"app", coll, "--ejson", "canonical")
 		rolledBack[rollbackKilled(t, db, s.URI+"app", coll, []string{}, first)]++
+		checkImportKilled(t, db, s.URI+"app", coll, code, left)
 	}
 	t.Logf("%d cycles, documents other than the input's prefix: 0; outcomes: %v; rolled back to empty, by status found: %v", cycles, outcomes, rolledBack)
 }

@@ -46,6 +46,10 @@
 // paths are shown as "<redacted>" (redact_spec.go, redact_changes.go),
 // and plans or inserts whose counts or conflicts would reveal a redacted
 // value are refused.
+// A read at a revision over an engine that follows collections through
+// renames (EnginePastFence) is refused where it would follow an allowed
+// name onto one the policy denies or redacts otherwise
+// (engine_past_fence.go).
 // Results are capped and say which cap fired; document data in text
 // content is fenced with a per-result random nonce; every failure is a
 // result with a stable code; with an audit log, every call is recorded

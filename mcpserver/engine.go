@@ -70,6 +70,7 @@ func (s *Server) useEngine(tools []*tool) {
 	}
 	s.reader = engine.Redacting(s.cfg.Engine, s.policy.redactedPaths)
 	s.useInspector()
+	s.usePastFence()
 	for _, t := range tools {
 		t.Run = engineRuns[t.Name]
 		if t.Name == "plans" && s.cfg.Plans == nil {

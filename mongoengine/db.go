@@ -36,6 +36,9 @@ type DB struct {
 	// collection's or binary), collationSpec the same as a document.
 	collation     *options.Collation
 	collationSpec value.Value
+	// fence is what SetFence set (nil: none): the check of the names a
+	// collection read at a revision held since (timetravel_follow.go).
+	fence func(coll string, via []string) error
 }
 
 var _ engine.Reader = (*DB)(nil)

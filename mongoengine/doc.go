@@ -70,14 +70,20 @@
 // of omgdb.seqs, whose _id the server keeps unique) when it is journaled:
 // the journal's order, as the lsn
 // is a store file's. A revision is now, a snapshot name (omgdb.snapshots),
-// a seq, a change id or a time. A collection at revision R is its current
-// documents, where each document written by a change after R takes its
+// a seq, a change id or a time. A collection at revision R is the
+// documents of the collection its name held at R, wherever that
+// collection is now (timetravel_follow.go: the journal's drops and
+// renames are followed, a drop to its omgdb_dropped_<id> collection),
+// where each document written by a change of it after R takes its
 // before-image in the earliest such change; documents written around
-// omgdb are read as they are now, and a change after R still applying is
-// refused. At returns an engine.Reader (engine.Scanned) that runs queries
-// on those documents with omgdb's own engine; Diff compares two
-// revisions; PlanRevert plans the writes back to a revision, for one
-// collection, applied with Apply.
+// omgdb are read as they are now. An interrupted change is read from
+// its marks, its one unsure document (an import's batch) judged against
+// its images; a change whose writer still holds its lease, or an unsure
+// document that holds neither image, is refused. At returns an
+// engine.Reader (engine.Scanned) that runs queries on those documents
+// with omgdb's own engine; Diff compares two revisions (a collection a
+// drop or rename moved is compared whole); PlanRevert plans the writes
+// back to a revision, for one collection, applied with Apply.
 //
 // Schema changes (schema.go, schema_index.go, schema_rollback.go): Create,
 // Drop, Rename, CreateIndexes, DropIndex and DropIndexes are each one

@@ -39,6 +39,9 @@ type Change struct {
 	owner        bson.ObjectID
 	Note         string // a schema change: what it did ("drop users")
 	RenamedTo    string // a rename: the new name
+	schema       bool   // a schema change (its journal entry lists steps)
+	steps        []step // a schema change: its steps
+	done         int    // a schema change: the steps counted as carried out
 }
 
 // journalStart records the change as applying, with its writer's lease,
@@ -153,6 +156,10 @@ func changeOf(v value.Value) Change {
 		Time: time.UnixMilli(v.Get("time").Date()).UTC(), Actor: v.Get("actor").Str(), Status: v.Get("status").Str(),
 		RolledBackBy: v.Get("rolled_back_by").Str(), RollbackOf: v.Get("rollback_of").Str(), Seq: v.Get("seq").Long(), Creates: v.Get("creates").Bool(), owner: ownerOf(v),
 		Note: v.Get("note").Str(), RenamedTo: v.Get("renamed_to").Str(), Unwritten: v.Get("unwritten").Long()}
+	for _, s := range v.Get("ops").Array() {
+		ch.steps = append(ch.steps, stepOf(s))
+	}
+	ch.schema, ch.done = !v.Get("ops").IsMissing(), int(v.Get("done").Long())
 	if lu := v.Get("lease_until"); lu.Kind() == value.Date {
 		ch.LeaseUntil = time.UnixMilli(lu.Date()).UTC()
 	}

@@ -128,9 +128,14 @@ func (l *lease) release() {
 // now. A change journaled without a lease (by an older omgdb) is taken as
 // holding one from its time.
 func leaseExpired(ch *Change, now time.Time) bool {
-	until := ch.LeaseUntil
-	if until.IsZero() {
-		until = ch.Time.Add(LeaseTime)
+	return now.After(leaseEnd(ch))
+}
+
+// leaseEnd is when an applying change's lease ends (for one journaled
+// without a lease, LeaseTime after its time).
+func leaseEnd(ch *Change) time.Time {
+	if ch.LeaseUntil.IsZero() {
+		return ch.Time.Add(LeaseTime)
 	}
-	return now.After(until)
+	return ch.LeaseUntil
 }

@@ -12,7 +12,10 @@ import (
 // from seq since on (0: all), each change as one record:
 // {"seq","ts","change","kind","actor","status","ops":[{"op","coll","id","before","after"}]},
 // where ops are the documents it wrote (its items marked applied) with
-// their images. A store file's log has an lsn where this has a seq.
+// their images; a schema change's record has its note and, as ops, the
+// steps it carried out ({"op":"rename_collection","coll","to"},
+// {"op":"create_collection","coll"}, {"op":"create_index"|"drop_index",
+// "coll","index"}). A store file's log has an lsn where this has a seq.
 func (d *DB) Log(ctx context.Context, since int64, each func(value.Value) error) error {
 	filter := bson.D{}
 	if since > 0 {
@@ -44,7 +47,7 @@ func (d *DB) logRecord(ctx context.Context, ch Change) (value.Value, error) {
 	if err != nil {
 		return value.Value{}, err
 	}
-	ops := make([]value.Value, len(items))
+	ops := make([]value.Value, len(items), len(items)+len(ch.steps))
 	for i, it := range items {
 		f := []value.Field{{Key: "op", Value: value.StringValue(it.Op)}, {Key: "coll", Value: value.StringValue(ch.Collection)},
 			{Key: "id", Value: it.ID}}
@@ -56,13 +59,41 @@ func (d *DB) logRecord(ctx context.Context, ch Change) (value.Value, error) {
 		}
 		ops[i] = value.ObjectValue(f)
 	}
-	return value.ObjectValue([]value.Field{
+	if ch.schema {
+		steps := ch.steps
+		if ch.Status != StatusApplied {
+			steps = steps[:min(ch.done, len(steps))]
+		}
+		for _, s := range steps {
+			ops = append(ops, stepRecord(s))
+		}
+	}
+	rec := []value.Field{
 		{Key: "seq", Value: value.LongValue(ch.Seq)},
 		{Key: "ts", Value: value.DateValue(ch.Time.UnixMilli())},
 		{Key: "change", Value: value.StringValue(ch.ID)},
 		{Key: "kind", Value: value.StringValue(ch.Kind)},
 		{Key: "actor", Value: value.StringValue(ch.Actor)},
 		{Key: "status", Value: value.StringValue(ch.Status)},
-		{Key: "ops", Value: value.ArrayValue(ops)},
-	}), nil
+	}
+	if ch.Note != "" {
+		rec = append(rec, value.Field{Key: "note", Value: value.StringValue(ch.Note)})
+	}
+	return value.ObjectValue(append(rec, value.Field{Key: "ops", Value: value.ArrayValue(ops)})), nil
+}
+
+// stepRecord is a schema step as Log prints it.
+func stepRecord(s step) value.Value {
+	op := map[string]string{stepRename: "rename_collection", stepCreate: "create_collection"}[s.Op]
+	if op == "" {
+		op = s.Op // create_index, drop_index
+	}
+	f := []value.Field{{Key: "op", Value: value.StringValue(op)}, {Key: "coll", Value: value.StringValue(s.Coll)}}
+	if s.To != "" {
+		f = append(f, value.Field{Key: "to", Value: value.StringValue(s.To)})
+	}
+	if !s.Spec.IsMissing() {
+		f = append(f, value.Field{Key: "index", Value: s.Spec})
+	}
+	return value.ObjectValue(f)
 }

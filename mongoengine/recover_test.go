@@ -73,6 +73,28 @@ func interruptApply(t *testing.T, d *DB, p *Plan, k int, inFlight bool) *lease {
 	return l
 }
 
+// planRecover plans, on every document of coll, a deletion (del) or an
+// update that increments n, pushes 0 to arr and sets z to null, and
+// checks that it has n items.
+func planRecover(t *testing.T, d *DB, coll string, del bool, n int) *Plan {
+	t.Helper()
+	upd := input(`{"$inc":{"n":1},"$push":{"arr":0},"$set":{"z":null}}`)
+	cu, err := compileForTest(upd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := &PlanSpec{Collection: coll, Filter: input(`{}`), Update: upd, Compiled: cu, Actor: "test"}
+	plan := d.PlanUpdate
+	if del {
+		plan = d.PlanDelete
+	}
+	p, err := plan(context.Background(), spec)
+	if err != nil || len(p.Items) != n {
+		t.Fatalf("plan: %v, %v", p, err)
+	}
+	return p
+}
+
 // expire moves a change's lease into the past, as if LeaseTime had passed.
 func expire(t *testing.T, d *DB, token string) {
 	t.Helper()
@@ -101,11 +123,6 @@ func historyStatus(t *testing.T, d *DB, coll string) string {
 func TestRollback_InterruptedApply(t *testing.T) {
 	d := openWrite(t)
 	ctx := context.Background()
-	upd := input(`{"$inc":{"n":1},"$push":{"arr":0},"$set":{"z":null}}`)
-	cu, err := compileForTest(upd)
-	if err != nil {
-		t.Fatal(err)
-	}
 	cases := []struct {
 		name     string
 		del      bool
@@ -122,15 +139,7 @@ func TestRollback_InterruptedApply(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			coll := tc.name
 			orig := seedRecover(t, d, coll)
-			spec := &PlanSpec{Collection: coll, Filter: input(`{}`), Update: upd, Compiled: cu, Actor: "test"}
-			plan := d.PlanUpdate
-			if tc.del {
-				plan = d.PlanDelete
-			}
-			p, err := plan(ctx, spec)
-			if err != nil || len(p.Items) != 6 {
-				t.Fatalf("plan: %v, %v", p, err)
-			}
+			p := planRecover(t, d, coll, tc.del, 6)
 			interruptApply(t, d, p, 3, tc.inFlight)
 			want := orig
 			if tc.other {
@@ -185,25 +194,7 @@ func TestRollback_InterruptedImport(t *testing.T) {
 			t.Fatal(err)
 		}
 		orig := findAll(t, d, coll)
-		in, err := d.NewInserter(coll, KindImport, "test")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, n, _, err := in.Insert(ctx, []value.Value{input(`{"_id":1,"a":[1,null]}`), input(`{"_id":{"$numberLong":"2"},"b":null}`)}); n != 2 || err != nil {
-			t.Fatal(n, err)
-		}
-		batch := []value.Value{input(`{"_id":3,"d":1.5}`), input(`{"_id":4,"s":"x"}`), input(`{"_id":5}`), input(`{"_id":6,"e":{}}`), input(`{"_id":7}`)}
-		rows, _, bids, err := in.prepare(batch)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := in.stage(ctx, rows, bids); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := d.db.Collection(coll).InsertMany(ctx, rows[:3], options.InsertMany().SetOrdered(true)); err != nil {
-			t.Fatal(err)
-		}
-		in.l.release() // killed: no more renewals, no record, no Close
+		in := interruptImport(t, d, coll)
 		want := orig
 		if other {
 			if _, err := d.db.Collection(coll).InsertOne(ctx, bson.D{{Key: "_id", Value: int32(6)}, {Key: "by", Value: "another"}}); err != nil {
@@ -224,6 +215,35 @@ func TestRollback_InterruptedImport(t *testing.T) {
 			t.Errorf("%s after the rollback:\n%s\nwant exactly\n%s", coll, got, want)
 		}
 	}
+}
+
+// interruptImport stops an import into coll as a kill would: one batch
+// of 2 recorded, the next (5 documents: a double, a string, an empty
+// document) staged and its first 3 written, not recorded; its lease is
+// no longer renewed.
+func interruptImport(t *testing.T, d *DB, coll string) *Inserter {
+	t.Helper()
+	ctx := context.Background()
+	in, err := d.NewInserter(coll, KindImport, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, n, _, err := in.Insert(ctx, []value.Value{input(`{"_id":1,"a":[1,null]}`), input(`{"_id":{"$numberLong":"2"},"b":null}`)}); n != 2 || err != nil {
+		t.Fatal(n, err)
+	}
+	batch := []value.Value{input(`{"_id":3,"d":1.5}`), input(`{"_id":4,"s":"x"}`), input(`{"_id":5}`), input(`{"_id":6,"e":{}}`), input(`{"_id":7}`)}
+	rows, _, bids, err := in.prepare(batch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := in.stage(ctx, rows, bids); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.db.Collection(coll).InsertMany(ctx, rows[:3], options.InsertMany().SetOrdered(true)); err != nil {
+		t.Fatal(err)
+	}
+	in.l.release() // killed: no more renewals, no record, no Close
+	return in
 }
 
 // TestLease_LostStopsTheWriter: once a rollback has taken a change over,

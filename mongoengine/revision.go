@@ -183,15 +183,15 @@ func (d *DB) timeRevision(ctx context.Context, spec string, t time.Time) (engine
 	return rev, err
 }
 
-// settled refuses a change whose apply has not finished: the documents
-// it was writing hold their before- or after-image, and which is not
-// recorded for every one of them.
+// settled refuses a change whose writer is still writing (its lease
+// runs): the state right after it is not settled yet. An interrupted or
+// partial change names the state it left, which is read as any other.
 func settled(ch Change) error {
-	if ch.Status == StatusApplied || ch.Status == StatusPartial { // a partial change's items say exactly what it wrote
+	if ch.Status != StatusApplying {
 		return nil
 	}
-	return errs.Errorf(errs.Conflict, "change %s is %s: its apply did not finish, so omgdb cannot say which of its documents it wrote", ch.ID, ch.Status).
-		WithHint("pick a revision before it; compare its documents with the plan (omgdb.plan_items) before writing them by hand")
+	return errs.Errorf(errs.Conflict, "change %s is being applied by another omgdb (its lease runs until %s): the state after it is not settled yet", ch.ID, leaseEnd(&ch).Format(time.RFC3339)).
+		WithHint("wait for it to finish, or pick a revision before it; if that omgdb was stopped, its lease expires at the time given")
 }
 
 // journal reads changes in journal order (dir 1) or newest first (-1),
@@ -229,27 +229,4 @@ func after(rev engine.Revision) bson.D {
 			bson.D{{Key: "_id", Value: bson.D{{Key: "$gt", Value: oid}}}}}}}
 	}
 	return bson.D{}
-}
-
-// changesAfter lists the changes journaled after rev, in journal order,
-// those to coll only when it is not empty. A change still applying among
-// them is a Conflict error: which of its documents it wrote is not known.
-func (d *DB) changesAfter(ctx context.Context, rev engine.Revision, coll string) ([]Change, error) {
-	if rev.Kind == engine.RevNow {
-		return nil, nil
-	}
-	filter := after(rev)
-	if coll != "" {
-		filter = bson.D{{Key: "$and", Value: bson.A{filter, bson.D{{Key: "collection", Value: coll}}}}}
-	}
-	chs, err := d.journal(ctx, filter, 1, 0)
-	if err != nil {
-		return nil, err
-	}
-	for _, ch := range chs {
-		if err := settled(ch); err != nil {
-			return nil, err
-		}
-	}
-	return chs, nil
 }

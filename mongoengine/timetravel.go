@@ -3,6 +3,7 @@ package mongoengine
 import (
 	"context"
 	"slices"
+	"strings"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
 	"go.mongodb.org/mongo-driver/v2/mongo"
@@ -14,14 +15,18 @@ import (
 	"github.com/omgdb/omgdb/query/value"
 )
 
-// Time travel. A collection as it was at revision R is its current
-// documents, where every document written by an omgdb change journaled
-// after R takes the before-image it has in the earliest such change (and
-// is absent if that change inserted it). Documents written around omgdb
-// are read as they are now. A change after R that is still applying is
-// refused (settled). The reconstructed documents stream in _id order, and
-// queries on them run in omgdb's own engine (engine.Scanned), as on a
-// store file's past revision: a time-travel read scans the collection.
+// Time travel. A collection as it was at revision R is the documents
+// where the collection that name held at R is now (its own name, a new
+// name after a rename, an omgdb_dropped_<id> collection after a drop:
+// timetravel_follow.go), where every document written by an omgdb change
+// of it journaled after R takes the before-image it has in the earliest
+// such change (and is absent if that change inserted it). Documents
+// written around omgdb are read as they are now. A change of it still
+// being written is refused, and so is an interrupted one whose unmarked
+// document cannot be judged. The reconstructed documents stream in _id
+// order, and queries on them run in omgdb's own engine (engine.Scanned),
+// as on a store file's past revision: a time-travel read scans the
+// collection.
 
 var _ engine.Past = (*DB)(nil)
 
@@ -37,52 +42,78 @@ type docState struct {
 type undoSet struct {
 	docs  map[string]*docState
 	order []*docState
-	// absent holds the collections whose earliest change after the
-	// revision created them: they did not exist at the revision.
-	absent map[string]bool
+	// lines holds, by the name at the revision, where that collection is
+	// now and the changes that wrote it since.
+	lines map[string]*lineage
 }
 
 func docKey(coll string, id value.Value) string {
-	return coll + "\x00" + string(value.AppendJSON(nil, id))
+	return coll + "\x00" + idKey(id)
 }
 
-// undoAfter reads the changes journaled after rev (to coll only when not
-// empty) and the items each applied.
+// undoAfter follows coll (every collection the changes after rev name,
+// when coll is empty) from rev to now, and gathers the state at rev of
+// each document written since.
 func (d *DB) undoAfter(ctx context.Context, rev engine.Revision, coll string) (*undoSet, error) {
-	u := &undoSet{docs: map[string]*docState{}, absent: map[string]bool{}}
-	seen := map[string]bool{}
-	chs, err := d.changesAfter(ctx, rev, coll)
+	u := &undoSet{docs: map[string]*docState{}, lines: map[string]*lineage{}}
+	chs, err := d.readAfter(ctx, rev, coll)
 	if err != nil {
 		return nil, err
 	}
-	for _, ch := range chs {
-		if !seen[ch.Collection] {
-			seen[ch.Collection], u.absent[ch.Collection] = true, ch.Creates
-		}
-		tok, _ := bson.ObjectIDFromHex(ch.ID)
-		items, err := d.planItems(ctx, tok, "applied")
+	names := []string{coll}
+	if coll == "" {
+		names = namesIn(chs)
+	}
+	for _, name := range names {
+		l, err := follow(chs, name, d.target.Redacted)
 		if err != nil {
 			return nil, err
 		}
-		for _, it := range items {
-			k := docKey(ch.Collection, it.ID)
-			if u.docs[k] == nil {
-				ds := &docState{coll: ch.Collection, id: it.ID, state: it.Before}
-				u.docs[k] = ds
-				u.order = append(u.order, ds)
+		u.lines[name] = l
+		if d.fence != nil && len(l.via) > 0 {
+			if err := d.fence(name, l.via); err != nil {
+				return nil, err
 			}
+		}
+		if err := d.undoLineage(ctx, u, l); err != nil {
+			return nil, err
 		}
 	}
 	slices.SortFunc(u.order, func(a, b *docState) int {
 		if a.coll != b.coll {
-			if a.coll < b.coll {
-				return -1
-			}
-			return 1
+			return strings.Compare(a.coll, b.coll)
 		}
 		return value.Compare(a.id, b.id)
 	})
 	return u, nil
+}
+
+// namesIn lists the collection names chs write or name, omgdb's own left
+// out, sorted.
+func namesIn(chs []Change) []string {
+	seen := map[string]bool{}
+	for _, ch := range chs {
+		seen[ch.Collection] = true
+		for _, s := range ch.steps {
+			seen[s.Coll], seen[s.To] = true, true
+		}
+	}
+	var names []string
+	for n := range seen {
+		if n != "" && !hidden(n) {
+			names = append(names, n)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// line is coll's lineage in u: where it is now.
+func (u *undoSet) line(coll string) *lineage {
+	if l := u.lines[coll]; l != nil {
+		return l
+	}
+	return &lineage{coll: coll, loc: coll}
 }
 
 // At returns the database as it was at a revision: a Reader whose
@@ -110,33 +141,59 @@ func (s atScanner) Scan(ctx context.Context, coll string) (agg.Source, error) {
 	return s.d.ScanAt(ctx, coll, s.rev)
 }
 
-// ScanAt returns coll's documents as they were at rev, in _id order. A
-// collection that does not exist now and that no change after rev wrote
-// is NotFound; one that exists now is read at rev even if an omgdb
-// change after rev created it (it is then empty): the journal does not
-// record when a collection was created.
+// ScanAt returns coll's documents as they were at rev, in _id order:
+// those of the collection the name held then, wherever it is now. A
+// collection that did not exist at rev (an omgdb change after rev created
+// it, or renamed another into the name) is NotFound; one that a drop
+// after rev put aside, and whose aside collection is gone, is Invalid.
 func (d *DB) ScanAt(ctx context.Context, coll string, rev engine.Revision) (agg.Source, error) {
+	if hidden(coll) {
+		_, err := d.collection(ctx, coll)
+		return nil, err
+	}
 	u, err := d.undoAfter(ctx, rev, coll)
 	if err != nil {
 		return nil, err
 	}
-	if u.absent[coll] {
+	l := u.line(coll)
+	if l.absent {
 		return nil, errs.Errorf(errs.NotFound, "collection `%s` did not exist at revision %s (seq %d)", coll, rev.Spec, rev.Seq).
 			WithHint("pick a later revision; `omgdb history %s --coll %s` lists its changes", d.target.Redacted, coll)
 	}
-	c, err := d.collection(ctx, coll)
-	if err != nil && (len(u.order) == 0 || errs.KindOf(err) != errs.NotFound) {
-		return nil, err
-	}
 	src := &atSource{ctx: ctx, d: d, u: u}
-	if c != nil {
-		cur, err := c.Find(ctx, bson.D{}, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
-		if err != nil {
-			return nil, wrapErr(d.target, "read from", err)
-		}
-		src.cur = cur
+	c, err := d.lineColl(ctx, l, len(u.order) > 0)
+	if err != nil || c == nil {
+		return src, err
 	}
+	cur, err := c.Find(ctx, bson.D{}, options.Find().SetSort(bson.D{{Key: "_id", Value: 1}}))
+	if err != nil {
+		return nil, wrapErr(d.target, "read from", err)
+	}
+	src.cur = cur
 	return src, nil
+}
+
+// lineColl is the collection where l is now; nil when there is none and
+// written (documents written since the revision) says the past is in the
+// journal alone. A missing aside collection is Invalid: the documents
+// the drop kept are gone.
+func (d *DB) lineColl(ctx context.Context, l *lineage, written bool) (*mongo.Collection, error) {
+	if l.loc == "" {
+		return nil, nil
+	}
+	if l.dropped != "" {
+		ok, err := d.HasCollection(ctx, l.loc)
+		if err != nil || ok {
+			return d.db.Collection(l.loc), err
+		}
+		return nil, errs.Errorf(errs.Invalid, "collection `%s` was dropped by change %s after that revision, and the collection the drop kept aside (`%s`) is gone: omgdb cannot rebuild it", l.coll, l.dropped, l.loc).
+			WithHint("it was dropped by hand; read at a revision after change %s (`omgdb log %s`), and run `omgdb verify %s` to list the drops whose kept collection is gone", l.dropped, d.target.Redacted, d.target.Redacted)
+	}
+	c, err := d.collection(ctx, l.loc)
+	if errs.KindOf(err) == errs.NotFound && written {
+		return nil, nil
+	}
+	return c, err
 }
 
 // atSource merges the current documents (skipping those written after
@@ -251,18 +308,38 @@ func (d *DB) Diff(ctx context.Context, from, to, coll string) (*engine.Diff, err
 	if err != nil {
 		return nil, err
 	}
+	moved := map[string]bool{}
+	for name := range atFrom.lines {
+		if atFrom.line(name).moved || atTo.line(name).moved {
+			moved[name] = true
+			docs, err := d.compareAt(ctx, name, res.From, &res.To, nil)
+			if err != nil {
+				return nil, err
+			}
+			res.Documents = append(res.Documents, docs...)
+		}
+	}
 	for _, ds := range atFrom.order {
+		if moved[ds.coll] {
+			continue
+		}
 		var after value.Value
 		if t := atTo.docs[docKey(ds.coll, ds.id)]; t != nil {
 			after = t.state
 		} else if after, err = d.current(ctx, ds.coll, ds.id); err != nil {
 			return nil, err
 		}
-		if ds.state.IsMissing() && after.IsMissing() || !ds.state.IsMissing() && !after.IsMissing() && sameDoc(ds.state, after) {
+		if sameState(ds.state, after) {
 			continue
 		}
 		res.Documents = append(res.Documents, engine.DocChange{Collection: ds.coll, ID: ds.id, Before: ds.state, After: after})
 	}
+	slices.SortFunc(res.Documents, func(a, b engine.DocChange) int {
+		if a.Collection != b.Collection {
+			return strings.Compare(a.Collection, b.Collection)
+		}
+		return value.Compare(a.ID, b.ID)
+	})
 	return res, nil
 }
 
