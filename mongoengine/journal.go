@@ -39,6 +39,7 @@ type Change struct {
 	owner        bson.ObjectID
 	Note         string // a schema change: what it did ("drop users")
 	RenamedTo    string // a rename: the new name
+	Carried      bool   // carried from another journal by omgdb copy --history (carry.go)
 }
 
 // journalStart records the change as applying, with its writer's lease,
@@ -152,7 +153,7 @@ func changeOf(v value.Value) Change {
 		Deleted: v.Get("deleted").Long(), Conflicts: int64(v.Get("conflicts").Len()),
 		Time: time.UnixMilli(v.Get("time").Date()).UTC(), Actor: v.Get("actor").Str(), Status: v.Get("status").Str(),
 		RolledBackBy: v.Get("rolled_back_by").Str(), RollbackOf: v.Get("rollback_of").Str(), Seq: v.Get("seq").Long(), Creates: v.Get("creates").Bool(), owner: ownerOf(v),
-		Note: v.Get("note").Str(), RenamedTo: v.Get("renamed_to").Str(), Unwritten: v.Get("unwritten").Long()}
+		Note: v.Get("note").Str(), RenamedTo: v.Get("renamed_to").Str(), Unwritten: v.Get("unwritten").Long(), Carried: v.Get("carried").Bool()}
 	if lu := v.Get("lease_until"); lu.Kind() == value.Date {
 		ch.LeaseUntil = time.UnixMilli(lu.Date()).UTC()
 	}

@@ -1,0 +1,208 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/omgdb/omgdb/mongoengine"
+	"github.com/omgdb/omgdb/query/value"
+)
+
+// copy --history: the source's journal is replayed into the target,
+// oldest first, each change as one change of the target with the same
+// id, kind, time, actor and note, and per document the same before- and
+// after-images. Then the documents the journal does not account for
+// (written around omgdb on a deployment) come in as one last change of
+// kind "copy" per collection, the collections' indexes and rules are
+// set as a copy sets them, and the verify step compares both sides.
+
+// carriedChange is one change on its way: the engine-neutral form
+// (mongoengine.Carried) plus, for a store file's change, the collection
+// of each item (a change on a file may write several collections).
+type carriedChange struct {
+	mongoengine.Carried
+	itemColls []string // the collection of each item
+	colls     []string // every collection the change touches, sorted
+}
+
+// historySource is a copy end whose journal can be read for carrying.
+type historySource interface {
+	// journal returns the changes oldest first.
+	journal(ctx context.Context) ([]*carriedChange, error)
+}
+
+// historyTarget is a copy end that can take carried changes.
+type historyTarget interface {
+	// empty refuses a target that holds documents or history.
+	empty(ctx context.Context) error
+	// canCarry refuses, before anything is written, a change the target
+	// cannot take.
+	canCarry(c *carriedChange) error
+	// carry writes one change; done reports that it was already there.
+	carry(ctx context.Context, c *carriedChange) (done bool, err error)
+}
+
+// copyHistory is the "history" part of copy's summary.
+type copyHistory struct {
+	Changes int64 `json:"changes"`           // changes carried in this run
+	Already int64 `json:"already,omitempty"` // found carried by an earlier run (--resume)
+	Settled int64 `json:"settled,omitempty"` // documents the last "copy" changes wrote
+}
+
+// copyWithHistory replays the journal, settles, sets definitions and
+// verifies.
+func (e *env) copyWithHistory(ctx context.Context, opts *copyOptions, src copyEnd, dst copyTarget, sum *copySummary) error {
+	hs, ok1 := src.(historySource)
+	ht, ok2 := dst.(historyTarget)
+	if !ok1 || !ok2 {
+		return usage("--history cannot copy from %s to %s", src.where(), dst.where())
+	}
+	names, err := copyNames(ctx, src, "")
+	if err != nil {
+		return err
+	}
+	if !opts.resume {
+		if err := ht.empty(ctx); err != nil {
+			return err
+		}
+	}
+	defs := make([]copyDefs, len(names))
+	for i, name := range names {
+		if defs[i], err = src.defs(ctx, name); err != nil {
+			return err
+		}
+		if err := checkDefs(dst, name, defs[i]); err != nil {
+			return err
+		}
+	}
+	changes, err := hs.journal(ctx)
+	if err != nil {
+		return err
+	}
+	for _, c := range changes {
+		if err := ht.canCarry(c); err != nil {
+			return err
+		}
+	}
+	sum.History = &copyHistory{}
+	if err := e.replay(ctx, ht, changes, sum.History); err != nil {
+		return e.historyStopped(ctx, err, sum.History, opts)
+	}
+	for i, name := range names {
+		res := &copyResult{Name: name}
+		sum.Collections = append(sum.Collections, res)
+		if err := settle(ctx, src, dst, ht, res, sum.History); err != nil {
+			return e.historyStopped(ctx, err, sum.History, opts)
+		}
+		if err := dst.prepare(ctx, name, defs[i]); err != nil {
+			return err
+		}
+		if err := dst.finish(ctx, name, defs[i]); err != nil {
+			return err
+		}
+	}
+	if opts.noVerify {
+		return nil
+	}
+	return e.verifyCopy(ctx, src, dst, sum)
+}
+
+// checkDefs refuses, before anything is written, an index the target
+// cannot hold (a vector or search index into MongoDB).
+func checkDefs(dst copyTarget, coll string, defs copyDefs) error {
+	if _, ok := dst.(*mongoEnd); !ok {
+		return nil
+	}
+	for _, def := range defs.indexes {
+		if _, err := indexToMongo(coll, def); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// replay carries the changes in order, each once.
+func (e *env) replay(ctx context.Context, ht historyTarget, changes []*carriedChange, h *copyHistory) error {
+	bar := e.progress("copying history", int64(len(changes)))
+	defer bar.done()
+	for i, c := range changes {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		done, err := ht.carry(context.WithoutCancel(ctx), c)
+		if err != nil {
+			return fmt.Errorf("carry change %s (%s): %w", c.ID, c.Kind, err)
+		}
+		if done {
+			h.Already++
+		} else {
+			h.Changes++
+		}
+		bar.update(int64(i+1), int64(i+1))
+	}
+	return nil
+}
+
+// settle brings into the target, as one change of kind "copy", the
+// documents of coll that the journal does not account for: those the
+// source holds otherwise than the replay left them (or lacks). It reads
+// the target's collection into memory only when the two sides differ.
+func settle(ctx context.Context, src, dst copyEnd, ht historyTarget, res *copyResult, h *copyHistory) error {
+	exists, _, _, err := dst.state(ctx, res.Name)
+	if err != nil {
+		return err
+	}
+	if exists {
+		if err := verifyOne(ctx, src, dst, res); err != nil || res.Verified {
+			return err
+		}
+	}
+	have := map[string]value.Value{}
+	if exists {
+		err := dst.scan(ctx, res.Name, value.Value{}, func(doc value.Value) error {
+			have[string(value.AppendKey(nil, doc.Get("_id")))] = doc
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	c := &carriedChange{Carried: mongoengine.Carried{ID: value.NewOID().Hex(), Kind: "copy", Collection: res.Name, Create: true,
+		Time: time.Now().UTC(), Note: "copy: documents the journal does not account for"}, colls: []string{res.Name}}
+	add := func(it mongoengine.Item) {
+		c.Items = append(c.Items, it)
+		c.itemColls = append(c.itemColls, res.Name)
+	}
+	err = src.scan(ctx, res.Name, value.Value{}, func(doc value.Value) error {
+		k := string(value.AppendKey(nil, doc.Get("_id")))
+		old, ok := have[k]
+		delete(have, k)
+		switch {
+		case !ok:
+			add(mongoengine.Item{ID: doc.Get("_id"), Op: mongoengine.OpInsert, After: doc})
+		case string(value.JSON(old)) != string(value.JSON(doc)):
+			add(mongoengine.Item{ID: doc.Get("_id"), Op: mongoengine.OpUpdate, Before: old, After: doc})
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, old := range have {
+		add(mongoengine.Item{ID: old.Get("_id"), Op: mongoengine.OpDelete, Before: old})
+	}
+	if exists && len(c.Items) == 0 {
+		return nil
+	}
+	if _, err := ht.carry(context.WithoutCancel(ctx), c); err != nil {
+		return err
+	}
+	h.Settled += int64(len(c.Items))
+	return ctx.Err()
+}
+
+// historyStopped says how far a copy with history got and how to go on.
+func (e *env) historyStopped(ctx context.Context, err error, h *copyHistory, opts *copyOptions) error {
+	return stoppedAt(ctx, err, fmt.Sprintf("%d change(s) carried in this run", h.Changes), "the last change carried", opts.resume)
+}

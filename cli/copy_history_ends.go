@@ -1,0 +1,410 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/omgdb/omgdb/mongoengine"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
+	"github.com/omgdb/omgdb/store"
+)
+
+// The two ends of copy --history: a store file's journal read and
+// written record by record, a deployment's through mongoengine.Carry.
+
+// journal reads the file's journal, oldest first, one carried change per
+// change id (an import's batches are one change), each document with the
+// image it had before the change and the one it had after: the
+// before-image of the next operation on it, or the current document.
+// The journal is held in memory.
+func (f *fileEnd) journal(ctx context.Context) ([]*carriedChange, error) {
+	var out []*carriedChange
+	err := f.db.View(func(tx *store.Tx) error {
+		if cut := tx.PrunedLSN(); cut > 0 {
+			return usage("the journal of %s was pruned through lsn %d: copy --history cannot carry a pruned journal yet", f.path, cut).
+				WithHint("copy without --history (the target's history then starts with the copy)")
+		}
+		var recs []*store.Record
+		err := tx.Journal(1, func(r *store.Record) (bool, error) {
+			recs = append(recs, r)
+			return true, ctx.Err()
+		})
+		if err != nil {
+			return err
+		}
+		afters, err := fileAfters(tx, recs)
+		if err != nil {
+			return err
+		}
+		out, err = groupRecords(tx, recs, afters)
+		return err
+	})
+	return out, err
+}
+
+func isDocOp(op *store.Op) bool {
+	return op.Op == store.OpInsert || op.Op == store.OpUpdate || op.Op == store.OpDelete
+}
+
+func opKey(coll string, id value.Value) string {
+	return coll + "\x00" + string(value.AppendKey(nil, id))
+}
+
+// fileAfters returns, for each document operation of recs, the document
+// right after it, walking the journal from its end back.
+func fileAfters(tx *store.Tx, recs []*store.Record) ([][]value.Value, error) {
+	afters := make([][]value.Value, len(recs))
+	state := map[string]value.Value{}
+	for i := len(recs) - 1; i >= 0; i-- {
+		r := recs[i]
+		afters[i] = make([]value.Value, len(r.Ops))
+		for j := len(r.Ops) - 1; j >= 0; j-- {
+			op := &r.Ops[j]
+			if !isDocOp(op) {
+				continue
+			}
+			k := opKey(op.Coll, op.ID)
+			cur, seen := state[k]
+			if !seen {
+				var err error
+				if cur, err = currentDoc(tx, op.Coll, op.ID); err != nil {
+					return nil, err
+				}
+			}
+			afters[i][j] = cur
+			state[k] = op.Before // Missing before an insert
+		}
+	}
+	return afters, nil
+}
+
+// currentDoc returns the document coll holds under id, or Missing.
+func currentDoc(tx *store.Tx, coll string, id value.Value) (value.Value, error) {
+	c, err := tx.Collection(coll)
+	if errs.KindOf(err) == errs.NotFound {
+		return value.Value{}, nil
+	}
+	if err != nil {
+		return value.Value{}, err
+	}
+	doc, err := c.Get(id)
+	if errs.KindOf(err) == errs.NotFound {
+		return value.Value{}, nil
+	}
+	return doc, err
+}
+
+// groupRecords makes one carried change of each change's records, which
+// must follow each other in the journal.
+func groupRecords(tx *store.Tx, recs []*store.Record, afters [][]value.Value) ([]*carriedChange, error) {
+	var out []*carriedChange
+	seen := map[string]bool{}
+	var cur *changeBuilder
+	for i, r := range recs {
+		if cur == nil || cur.c.ID != r.Change {
+			if seen[r.Change] {
+				return nil, errs.Errorf(errs.Invalid, "change %s of %s has records apart in the journal (lsn %d comes after another change's): copy --history cannot carry it", r.Change, tx.DB().Path(), r.LSN).
+					WithHint("copy without --history")
+			}
+			seen[r.Change] = true
+			if cur != nil {
+				out = append(out, cur.done())
+			}
+			cur = newChangeBuilder(tx, r)
+		}
+		cur.add(r, afters[i])
+	}
+	if cur != nil {
+		out = append(out, cur.done())
+	}
+	return out, nil
+}
+
+// changeBuilder gathers one change's records.
+type changeBuilder struct {
+	c      *carriedChange
+	byKey  map[string]int // item index by collection and _id
+	schema []value.Value  // operations on collections, indexes and rules
+	colls  map[string]bool
+}
+
+func newChangeBuilder(tx *store.Tx, r *store.Record) *changeBuilder {
+	c := &carriedChange{Carried: mongoengine.Carried{ID: r.Change, Kind: r.Kind, Actor: r.Actor, Note: r.Note,
+		RollbackOf: tx.Rollbacks().Undid(r.Change)}}
+	return &changeBuilder{c: c, byKey: map[string]int{}, colls: map[string]bool{}}
+}
+
+// add takes one record: each document's first before-image and last
+// after-image, and the other operations as they are.
+func (b *changeBuilder) add(r *store.Record, afters []value.Value) {
+	b.c.Time = r.Time
+	for j := range r.Ops {
+		op := &r.Ops[j]
+		b.colls[op.Coll] = true
+		if !isDocOp(op) {
+			rec := store.Record{Ops: []store.Op{*op}}
+			b.schema = append(b.schema, rec.Value().Get("ops").Array()[0])
+			switch op.Op {
+			case store.OpCreateCollection:
+				b.c.Create = true
+			case store.OpDropCollection:
+				b.c.Drop = true
+			}
+			continue
+		}
+		k := opKey(op.Coll, op.ID)
+		if i, ok := b.byKey[k]; ok {
+			b.c.Items[i].After = afters[j]
+			continue
+		}
+		b.byKey[k] = len(b.c.Items)
+		b.c.Items = append(b.c.Items, mongoengine.Item{ID: op.ID, Before: op.Before, After: afters[j]})
+		b.c.itemColls = append(b.c.itemColls, op.Coll)
+	}
+}
+
+// done names each item's operation from its images and drops the
+// documents the change put back as they were absent.
+func (b *changeBuilder) done() *carriedChange {
+	c := b.c
+	items, colls := c.Items[:0], c.itemColls[:0]
+	for i, it := range c.Items {
+		switch {
+		case it.Before.IsMissing() && it.After.IsMissing():
+			continue
+		case it.Before.IsMissing():
+			it.Op = mongoengine.OpInsert
+		case it.After.IsMissing():
+			it.Op = mongoengine.OpDelete
+		default:
+			it.Op = mongoengine.OpUpdate
+		}
+		items, colls = append(items, it), append(colls, c.itemColls[i])
+	}
+	c.Items, c.itemColls = items, colls
+	for k := range b.colls {
+		c.colls = append(c.colls, k)
+	}
+	slices.Sort(c.colls)
+	if len(c.colls) == 1 {
+		c.Collection = c.colls[0]
+	}
+	if len(b.schema) > 0 {
+		c.FileOps = string(value.JSON(value.ArrayValue(b.schema)))
+	}
+	return c
+}
+
+// empty refuses a store file that holds a collection or a journal.
+func (f *fileEnd) empty(context.Context) error {
+	return f.db.View(func(tx *store.Tx) error {
+		if n := len(tx.Collections()); n > 0 || tx.LastLSN() > 0 {
+			return errs.Errorf(errs.Invalid, "%s is not empty (%d collection(s), journal through lsn %d): copy --history replays the source's journal into an empty store", f.path, n, tx.LastLSN()).
+				WithHint("copy into a new store file, or add --resume to go on with a copy --history that stopped")
+		}
+		return nil
+	})
+}
+
+// canCarry refuses a change made over MongoDB whose schema steps a file
+// cannot replay (a drop or a rename: their documents are not in the
+// journal there).
+func (f *fileEnd) canCarry(c *carriedChange) error {
+	if c.FileOps != "" {
+		return nil
+	}
+	for _, s := range c.Steps {
+		if op := s.Get("op").Str(); op != "create_index" && op != "drop_index" && op != "create" {
+			return usage("change %s (%s) of the source renames or drops a collection over MongoDB: copy --history cannot carry it into a store file yet", c.ID, c.Kind).
+				WithHint("copy without --history (the target's history then starts with the copy)")
+		}
+	}
+	return nil
+}
+
+// carry writes the change as one transaction under its own id, kind,
+// actor, note and time: its documents, then its other operations in
+// order, then the rollback link. A change already in the journal (an
+// earlier run of a resumed copy) is left as it is.
+func (f *fileEnd) carry(_ context.Context, c *carriedChange) (bool, error) {
+	done := false
+	ch := store.Change{ID: c.ID, Kind: c.Kind, Actor: c.Actor, Note: c.Note, Time: c.Time}
+	err := f.db.Update(ch, func(tx *store.Tx) error {
+		if recs, err := tx.ChangeRecords(c.ID); err != nil || len(recs) > 0 {
+			done = len(recs) > 0
+			return err
+		}
+		if c.Create && c.Collection != "" && c.FileOps == "" {
+			if _, err := tx.CreateCollection(c.Collection); err != nil {
+				return err
+			}
+		}
+		for i, it := range c.Items {
+			if err := carryDoc(tx, c.itemColls[i], it); err != nil {
+				return err
+			}
+		}
+		if err := carryFileOps(tx, c.FileOps); err != nil {
+			return err
+		}
+		if err := carrySteps(tx, c.Steps); err != nil {
+			return err
+		}
+		if c.RollbackOf != "" {
+			return tx.Rollbacks().Link(c.RollbackOf, c.ID)
+		}
+		return nil
+	})
+	return done, err
+}
+
+// carryDoc writes one document's after-image (or deletes it).
+func carryDoc(tx *store.Tx, coll string, it mongoengine.Item) error {
+	c, err := tx.CreateCollection(coll)
+	if err != nil {
+		return err
+	}
+	switch {
+	case it.After.IsMissing():
+		return c.Delete(it.ID)
+	case it.Before.IsMissing():
+		_, err = c.Insert(it.After)
+		return err
+	}
+	return c.Replace(it.ID, it.After)
+}
+
+// carryFileOps replays a store file's operations on collections, indexes
+// and rules (the journal's form: {op, coll, index, rules}).
+func carryFileOps(tx *store.Tx, ops string) error {
+	if ops == "" {
+		return nil
+	}
+	list, err := value.ParseString(ops)
+	if err != nil {
+		return errs.Errorf(errs.IO, "unreadable operations of a carried change: %v", err)
+	}
+	for _, o := range list.Array() {
+		if err := carryFileOp(tx, o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func carryFileOp(tx *store.Tx, o value.Value) error {
+	coll := o.Get("coll").Str()
+	if o.Get("op").Str() == store.OpDropCollection {
+		return tx.DropCollection(coll)
+	}
+	c, err := tx.CreateCollection(coll)
+	if err != nil {
+		return err
+	}
+	ix := o.Get("index")
+	switch o.Get("op").Str() {
+	case store.OpCreateIndex:
+		_, err = c.CreateIndexes(store.IndexDef{Name: ix.Get("name").Str(), Kind: ix.Get("kind").Str(), Spec: value.JSON(ix.Get("spec"))})
+	case store.OpDropIndex:
+		err = c.DropIndex(ix.Get("name").Str())
+	case store.OpDefine:
+		rules := o.Get("rules")
+		if rules.IsMissing() {
+			rules = value.ObjectValue(nil)
+		}
+		_, err = c.Define(rules)
+	}
+	return err
+}
+
+// carrySteps replays the index steps of a schema change made over
+// MongoDB (canCarry refused the others).
+func carrySteps(tx *store.Tx, steps []value.Value) error {
+	for _, s := range steps {
+		c, err := tx.CreateCollection(s.Get("coll").Str())
+		if err != nil {
+			return err
+		}
+		spec := s.Get("spec")
+		switch s.Get("op").Str() {
+		case "create_index":
+			def, err := indexFromMongo(spec)
+			if err == nil {
+				_, err = c.CreateIndexes(def)
+			}
+			if err != nil {
+				return err
+			}
+		case "drop_index":
+			if err := c.DropIndex(spec.Get("name").Str()); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// journal reads the deployment's journal, oldest first.
+func (m *mongoEnd) journal(ctx context.Context) ([]*carriedChange, error) {
+	var out []*carriedChange
+	err := m.db.CarryOut(ctx, func(c *mongoengine.Carried) error {
+		cc := &carriedChange{Carried: *c}
+		for range c.Items {
+			cc.itemColls = append(cc.itemColls, c.Collection)
+		}
+		if c.Collection != "" {
+			cc.colls = []string{c.Collection}
+		}
+		out = append(out, cc)
+		return nil
+	})
+	return out, err
+}
+
+// empty refuses a database that holds a collection or a journal.
+func (m *mongoEnd) empty(ctx context.Context) error {
+	names, err := m.db.Collections(ctx)
+	if err != nil {
+		return err
+	}
+	hist, err := m.db.HasHistory(ctx)
+	if err != nil {
+		return err
+	}
+	if len(names) > 0 || hist {
+		what := fmt.Sprintf("%d collection(s)", len(names))
+		if hist {
+			what += " and omgdb history"
+		}
+		return errs.Errorf(errs.Invalid, "%s is not empty (%s): copy --history replays the source's journal into an empty database", m.where(), what).
+			WithHint("copy into a new database (the URI's last part), or add --resume to go on with a copy --history that stopped")
+	}
+	return nil
+}
+
+// canCarry refuses a change that writes several collections (a change
+// over MongoDB writes one), a change id that is not an ObjectId, and the
+// schema steps of a deployment's own change.
+func (m *mongoEnd) canCarry(c *carriedChange) error {
+	if len(c.colls) > 1 {
+		return usage("change %s (%s) of the source writes %d collections (%s): a change over MongoDB writes one, so copy --history cannot carry it into MongoDB", c.ID, c.Kind, len(c.colls), strings.Join(c.colls, ", ")).
+			WithHint("copy without --history (the target's history then starts with the copy)")
+	}
+	if _, ok := value.ParseOID(c.ID); !ok {
+		return errs.Errorf(errs.Invalid, "change id %q of the source is not an ObjectId: a change over MongoDB is named by one", c.ID).
+			WithHint("copy without --history")
+	}
+	if len(c.Steps) > 0 {
+		return usage("change %s (%s) of the source is a schema change made over MongoDB: copy --history cannot carry it between deployments yet", c.ID, c.Kind).
+			WithHint("copy without --history, or through a store file")
+	}
+	return nil
+}
+
+// carry writes the change through the engine's Carry.
+func (m *mongoEnd) carry(ctx context.Context, c *carriedChange) (bool, error) {
+	return m.db.Carry(ctx, &c.Carried)
+}
