@@ -8,6 +8,7 @@ import (
 	"go.mongodb.org/mongo-driver/v2/mongo"
 	"go.mongodb.org/mongo-driver/v2/mongo/options"
 
+	"github.com/omgdb/omgdb/internal/failpoint"
 	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
 )
@@ -88,6 +89,7 @@ func (d *DB) Carry(ctx context.Context, c *Carried) (done bool, err error) {
 	if err := d.carryDocs(ctx, c); err != nil {
 		return false, err
 	}
+	failpoint.Hit(failpoint.CarryDocs)
 	if err := d.carryPlan(ctx, tok, c); err != nil {
 		return false, err
 	}
