@@ -58,9 +58,22 @@ func (e *env) copyWithHistory(ctx context.Context, opts *copyOptions, src copyEn
 	if !ok1 || !ok2 {
 		return usage("--history cannot copy from %s to %s", src.where(), dst.where())
 	}
-	names, err := copyNames(ctx, src, "")
+	names, err := src.collections(ctx)
 	if err != nil {
 		return err
+	}
+	changes, err := hs.journal(ctx)
+	if err != nil {
+		return err
+	}
+	if len(names) == 0 && len(changes) == 0 {
+		_, err := copyNames(ctx, src, "") // says there is nothing to copy
+		return err
+	}
+	for _, c := range changes {
+		if err := ht.canCarry(c); err != nil {
+			return err
+		}
 	}
 	if !opts.resume {
 		if err := ht.empty(ctx); err != nil {
@@ -73,15 +86,6 @@ func (e *env) copyWithHistory(ctx context.Context, opts *copyOptions, src copyEn
 			return err
 		}
 		if err := checkDefs(dst, name, defs[i]); err != nil {
-			return err
-		}
-	}
-	changes, err := hs.journal(ctx)
-	if err != nil {
-		return err
-	}
-	for _, c := range changes {
-		if err := ht.canCarry(c); err != nil {
 			return err
 		}
 	}
@@ -146,7 +150,8 @@ func (e *env) replay(ctx context.Context, ht historyTarget, changes []*carriedCh
 
 // settle brings into the target, as one change of kind "copy", the
 // documents of coll that the journal does not account for: those the
-// source holds otherwise than the replay left them (or lacks). It reads
+// source holds otherwise than the replay left them (or lacks); they are
+// the collection's "copied" in the summary. It reads
 // the target's collection into memory only when the two sides differ.
 func settle(ctx context.Context, src, dst copyEnd, ht historyTarget, res *copyResult, h *copyHistory) error {
 	exists, _, _, err := dst.state(ctx, res.Name)
@@ -199,6 +204,7 @@ func settle(ctx context.Context, src, dst copyEnd, ht historyTarget, res *copyRe
 		return err
 	}
 	h.Settled += int64(len(c.Items))
+	res.Copied = int64(len(c.Items))
 	return ctx.Err()
 }
 

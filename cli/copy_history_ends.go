@@ -352,6 +352,7 @@ func (m *mongoEnd) journal(ctx context.Context) ([]*carriedChange, error) {
 	var out []*carriedChange
 	err := m.db.CarryOut(ctx, func(c *mongoengine.Carried) error {
 		cc := &carriedChange{Carried: *c}
+		cc.Note = mongoChangeNote(c.Change) // as history shows it
 		for range c.Items {
 			cc.itemColls = append(cc.itemColls, c.Collection)
 		}

@@ -1,11 +1,15 @@
 package cli_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"go.mongodb.org/mongo-driver/v2/bson"
 
 	"github.com/omgdb/omgdb/internal/mongotest"
 )
@@ -151,4 +155,167 @@ func diffDocs(out string) string {
 		}
 	}
 	return strings.Join(keep, "\n")
+}
+
+// TestCopyHistory_BadInputFerretDB: each source or target that copy
+// --history cannot take is refused with its exit code and a hint,
+// before anything is written.
+func TestCopyHistory_BadInputFerretDB(t *testing.T) {
+	s := mongotest.Own(t)
+	src, _ := historySource(t, false)
+	dir := t.TempDir()
+
+	c := mongotest.Client(t, s.URI)
+	withData := s.URI + "withdata"
+	mongotest.Insert(t, c, "withdata", "x", `{"_id":1}`) // around omgdb: no history
+	withHistory := s.URI + "withhist"
+	mustRun(t, "insert", withHistory, "x", `{"_id":1}`)
+	mustRun(t, "drop", withHistory, "x")
+
+	renamed := filepath.Join(dir, "renamed.omgdb")
+	mustRun(t, "insert", renamed, "a", `{"_id":1}`)
+	mustRun(t, "rename", renamed, "a", "b")
+	renameID := historyLines(t, renamed)[0]["change"].(string)
+
+	pruned := filepath.Join(dir, "pruned.omgdb")
+	mustRun(t, "insert", pruned, "a", `{"_id":1}`)
+	mustRun(t, "insert", pruned, "a", `{"_id":2}`)
+	mustRun(t, "compact", pruned, "--history-before", "1", "--yes")
+
+	interrupted := s.URI + "interrupted"
+	mustRun(t, "insert", interrupted, "a", `{"_id":1}`)
+	if _, err := c.Database("interrupted").Collection("omgdb.changes").UpdateMany(context.Background(), bson.D{}, bson.D{{Key: "$set", Value: bson.D{{Key: "status", Value: "applying"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"target with documents", []string{"copy", src, withData, "--history"}, 65, "/withdata is not empty (1 collection(s)): copy --history replays the source's journal into an empty database"},
+		{"target with history only", []string{"copy", src, withHistory, "--history"}, 65, "/withhist is not empty (0 collection(s) and omgdb history)"},
+		{"file target with history", []string{"copy", src, renamed, "--history"}, 65, renamed + " is not empty (1 collection(s), journal through lsn 2)"},
+		{"with --collections", []string{"copy", src, s.URI + "n1", "--history", "--collections", "users"}, 64, "--history copies every collection: it cannot be given with --collections"},
+		{"a change of two collections into MongoDB", []string{"copy", renamed, s.URI + "n2", "--history"}, 64, "change " + renameID + " (rename) of the source writes 2 collections (a, b): a change over MongoDB writes one"},
+		{"pruned journal", []string{"copy", pruned, s.URI + "n3", "--history"}, 64, "was pruned through lsn 1: copy --history cannot carry a pruned journal yet"},
+		{"interrupted change", []string{"copy", interrupted, filepath.Join(dir, "i.omgdb"), "--history"}, 69, "is applying: copy --history carries only finished changes"},
+		{"a deployment's drop into a file", []string{"copy", withHistory, filepath.Join(dir, "d.omgdb"), "--history"}, 64, "renames or drops a collection over MongoDB: copy --history cannot carry it into a store file yet"},
+	}
+	for _, tc := range cases {
+		code, stdout, stderr := runCLI(t, "", tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.stderr) || !strings.Contains(stderr, "hint: ") || stdout != "" {
+			t.Errorf("%s: exit %d, %q; want exit %d and %q with a hint", tc.name, code, stderr, tc.code, tc.stderr)
+		}
+	}
+	// Nothing was written: the new databases and files are empty.
+	for _, db := range []string{"n1", "n2", "n3"} {
+		if names, err := c.Database(db).ListCollectionNames(context.Background(), bson.D{}); err != nil || len(names) > 0 {
+			t.Errorf("a refused copy wrote into %s: %v %v", db, names, err)
+		}
+	}
+	for _, f := range []string{"i.omgdb", "d.omgdb"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("a refused copy left %s", f)
+		}
+	}
+	if got := mustRun(t, "count", withData, "x"); got != "1\n" {
+		t.Errorf("the refused target's collection: %q", got)
+	}
+}
+
+// TestCopyHistory_FromFerretDB copies a deployment's journal into a
+// store file: its changes (inserts, a plan applied, create-index made
+// over MongoDB, a delete and its rollback) come with their ids, kinds,
+// counts, times and actors, find --at gives the same documents at each
+// seq as the file at each lsn, history --id gives the same versions, and
+// the documents written around omgdb (one in a journaled collection, a
+// whole collection) come last as one change of kind copy per collection.
+func TestCopyHistory_FromFerretDB(t *testing.T) {
+	s := mongotest.Own(t)
+	uri := s.URI + "msrc"
+	mustRun(t, "insert", uri, "users", `{"_id":1,"a":[1,{"b":null}],"n":null}`)
+	mustRun(t, "insert", uri, "users", `{"_id":2,"n":{"$numberLong":"9007199254740993"},"d":1.5}`)
+	mustRun(t, "update", uri, "users", `{"_id":1}`, `{"$set":{"n":{"$numberInt":"7"}},"$unset":{"a":""}}`, "--one")
+	mustRun(t, "create-index", uri, "users", "n")
+	mustRun(t, "delete", uri, "users", `{"_id":2}`, "--one")
+	mustRun(t, "rollback", uri, historyLines(t, uri)[0]["change"].(string))
+	c := mongotest.Client(t, s.URI)
+	mongotest.Insert(t, c, "msrc", "users", `{"_id":3,"around":true}`)
+	mongotest.Insert(t, c, "msrc", "raw", `{"_id":1}`)
+	want := historyKeys(t, uri)
+
+	dst := filepath.Join(t.TempDir(), "dst.omgdb")
+	out := mustRun(t, "copy", uri, dst, "--history")
+	if !strings.Contains(out, `"history":{"changes":6,"settled":2}`) || !parseCopySummary(t, out).Verified {
+		t.Fatalf("copy --history from the deployment: %s", out)
+	}
+	got := historyKeys(t, dst)
+	if len(got) != len(want)+2 || strings.Join(got[2:], "\n") != strings.Join(want, "\n") {
+		t.Fatalf("history of the file:\n%s\nwant two copy changes, then (as on the deployment):\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for i, h := range historyLines(t, dst)[:2] {
+		coll := []string{"users", "raw"}[i] // newest first; raw was settled first
+		if h["kind"] != "copy" || h["inserted"] != float64(1) || h["note"] != "copy: documents the journal does not account for" || fmt.Sprint(h["collections"]) != "["+coll+"]" {
+			t.Errorf("change %d of the file: %v, want the copy of %s's document written around omgdb", i, h, coll)
+		}
+	}
+	// The deployment sees the document written around omgdb at every
+	// revision (it is in no change); the file from its copy change on.
+	for rev := 1; rev <= len(want); rev++ {
+		at, journaled := fmt.Sprint(rev), `{"_id":{"$ne":3}}`
+		if f, m := mustRun(t, "find", dst, "users", journaled, "--at", at, "--ejson", "canonical"), mustRun(t, "find", uri, "users", journaled, "--at", at, "--ejson", "canonical"); f != m {
+			t.Errorf("find --at %s: file\n%s\ndeployment\n%s", at, f, m)
+		}
+	}
+	for _, id := range []string{"1", "2"} {
+		f := mustRun(t, "history", dst, "--id", id, "--coll", "users")
+		m := strings.ReplaceAll(mustRun(t, "history", uri, "--id", id, "--coll", "users"), `"seq":`, `"lsn":`)
+		if f != m || f == "" {
+			t.Errorf("history --id %s: file\n%s\ndeployment\n%s", id, f, m)
+		}
+	}
+	if got := mustRun(t, "indexes", dst, "users"); !strings.Contains(got, `"name":"n_1"`) {
+		t.Errorf("indexes of the file: %s", got)
+	}
+	mustRun(t, "verify", dst)
+}
+
+// TestCopyHistory_FileToFile carries a journal between two store files,
+// with what the test server cannot hold (decimal128, arrays of arrays)
+// and a dropped collection: dump, history, log and every revision equal.
+func TestCopyHistory_FileToFile(t *testing.T) {
+	src, ids := historySource(t, true)
+	mustRun(t, "insert", src, "gone", `{"_id":1,"x":{"$numberDecimal":"-0.0"}}`)
+	mustRun(t, "create-index", src, "gone", "x")
+	mustRun(t, "drop", src, "gone")
+	dst := filepath.Join(t.TempDir(), "dst.omgdb")
+	out := mustRun(t, "copy", src, dst, "--history")
+	if !strings.Contains(out, fmt.Sprintf(`"history":{"changes":%d}`, len(ids)+3)) {
+		t.Fatalf("copy --history: %s", out)
+	}
+	for _, cmd := range []string{"dump", "history", "log"} {
+		if got, want := mustRun(t, cmd, dst), mustRun(t, cmd, src); got != want {
+			t.Errorf("%s of the copy:\n%s\nwant:\n%s", cmd, got, want)
+		}
+	}
+	for rev := 1; rev <= len(ids)+3; rev++ {
+		for _, coll := range []string{"users", "gone"} {
+			fc, fout, _ := runCLI(t, "", "find", src, coll, "--at", fmt.Sprint(rev), "--ejson", "canonical")
+			tc, tout, _ := runCLI(t, "", "find", dst, coll, "--at", fmt.Sprint(rev), "--ejson", "canonical")
+			if fc != tc || fout != tout {
+				t.Errorf("find %s --at %d: copy exit %d\n%s\nsource exit %d\n%s", coll, rev, tc, tout, fc, fout)
+			}
+		}
+	}
+	if !strings.Contains(mustRun(t, "find", dst, "users", "--at", "3"), `{"$numberDecimal":"1.10"}`) {
+		t.Error("the decimal is not in the copy's past")
+	}
+	mustRun(t, "verify", dst)
+	// The drop rolls back on the copy as on the source.
+	drop := historyLines(t, dst)[0]["change"].(string)
+	mustRun(t, "rollback", dst, drop)
+	if got := mustRun(t, "indexes", dst, "gone"); !strings.Contains(got, `"name":"x_1"`) {
+		t.Errorf("indexes after the rollback of the carried drop: %s", got)
+	}
 }

@@ -43,6 +43,8 @@ type Carried struct {
 	// Steps are the schema steps of a change made over MongoDB (drop,
 	// rename, index changes): {op, coll, to, spec}, in order.
 	Steps []value.Value
+	// Change is the journal entry, for a change read from this journal.
+	Change Change
 }
 
 // HasHistory reports whether the journal holds any change.
@@ -281,7 +283,7 @@ func (d *DB) carriedOf(ctx context.Context, v value.Value) (*Carried, error) {
 			WithHint("roll it back first with `omgdb rollback %s %s`, then copy again", d.target.Redacted, ch.ID)
 	}
 	c := &Carried{ID: ch.ID, Kind: ch.Kind, Collection: ch.Collection, Actor: ch.Actor, Note: ch.Note,
-		RollbackOf: ch.RollbackOf, Time: ch.Time, FileOps: v.Get("file_ops").Str()}
+		RollbackOf: ch.RollbackOf, Time: ch.Time, FileOps: v.Get("file_ops").Str(), Change: ch}
 	if ops := v.Get("ops"); ops.Kind() == value.Array {
 		c.Steps = ops.Array()
 	}
