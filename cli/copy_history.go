@@ -24,12 +24,15 @@ type carriedChange struct {
 	mongoengine.Carried
 	itemColls []string // the collection of each item
 	colls     []string // every collection the change touches, sorted
+	lastLSN   uint64   // a store file's change: the lsn of its last record
 }
 
 // historySource is a copy end whose journal can be read for carrying.
 type historySource interface {
 	// journal returns the changes oldest first.
 	journal(ctx context.Context) ([]*carriedChange, error)
+	// snapshots returns the snapshots, each naming one of chs.
+	snapshots(ctx context.Context, chs []*carriedChange) ([]carriedSnap, error)
 }
 
 // historyTarget is a copy end that can take carried changes.
@@ -41,6 +44,8 @@ type historyTarget interface {
 	canCarry(c *carriedChange) error
 	// carry writes one change; done reports that it was already there.
 	carry(ctx context.Context, c *carriedChange) (done bool, err error)
+	// snapshot names a carried snapshot's revision, once.
+	snapshot(ctx context.Context, s carriedSnap) error
 }
 
 // copyHistory is the "history" part of copy's summary.
@@ -48,6 +53,8 @@ type copyHistory struct {
 	Changes int64 `json:"changes"`           // changes carried in this run
 	Already int64 `json:"already,omitempty"` // found carried by an earlier run (--resume)
 	Settled int64 `json:"settled,omitempty"` // documents the last "copy" changes wrote
+	// Snapshots counts the snapshots carried (or found carried).
+	Snapshots int `json:"snapshots,omitempty"`
 }
 
 // copyWithHistory replays the journal, settles, sets definitions and
@@ -92,6 +99,16 @@ func (e *env) copyWithHistory(ctx context.Context, opts *copyOptions, src copyEn
 	sum.History = &copyHistory{}
 	if err := e.replay(ctx, ht, changes, sum.History); err != nil {
 		return e.historyStopped(ctx, err, sum.History, opts)
+	}
+	snaps, err := hs.snapshots(ctx, changes)
+	if err != nil {
+		return err
+	}
+	for _, s := range snaps {
+		if err := ht.snapshot(context.WithoutCancel(ctx), s); err != nil {
+			return fmt.Errorf("carry snapshot %s: %w", s.name, err)
+		}
+		sum.History.Snapshots++
 	}
 	for i, name := range names {
 		res := &copyResult{Name: name}

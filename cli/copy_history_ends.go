@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/omgdb/omgdb/changes"
 	"github.com/omgdb/omgdb/mongoengine"
 	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
@@ -140,7 +141,7 @@ func newChangeBuilder(tx *store.Tx, r *store.Record) *changeBuilder {
 // add takes one record: each document's first before-image and last
 // after-image, and the other operations as they are.
 func (b *changeBuilder) add(r *store.Record, afters []value.Value) {
-	b.c.Time = r.Time
+	b.c.Time, b.c.lastLSN = r.Time, r.LSN
 	for j := range r.Ops {
 		op := &r.Ops[j]
 		b.colls[op.Coll] = true
@@ -408,4 +409,66 @@ func (m *mongoEnd) canCarry(c *carriedChange) error {
 // carry writes the change through the engine's Carry.
 func (m *mongoEnd) carry(ctx context.Context, c *carriedChange) (bool, error) {
 	return m.db.Carry(ctx, &c.Carried)
+}
+
+// carriedSnap is a snapshot on its way: its name, the change whose state
+// it names ("" before the first change) and who made it.
+type carriedSnap struct{ name, change, actor string }
+
+// snapshots lists the file's snapshots, each naming the last change
+// whose records are at or before its lsn.
+func (f *fileEnd) snapshots(ctx context.Context, chs []*carriedChange) ([]carriedSnap, error) {
+	snaps, err := changes.Snapshots(ctx, f.db)
+	out := make([]carriedSnap, 0, len(snaps))
+	for _, s := range snaps {
+		cs := carriedSnap{name: s.Name, actor: s.Actor}
+		for _, c := range chs {
+			if c.lastLSN <= s.LSN {
+				cs.change = c.ID
+			}
+		}
+		out = append(out, cs)
+	}
+	return out, err
+}
+
+// snapshots lists the deployment's snapshots.
+func (m *mongoEnd) snapshots(ctx context.Context, _ []*carriedChange) ([]carriedSnap, error) {
+	snaps, err := m.db.Snapshots(ctx)
+	out := make([]carriedSnap, 0, len(snaps))
+	for _, s := range snaps {
+		out = append(out, carriedSnap{name: s.Name, change: s.Change, actor: s.Actor})
+	}
+	return out, err
+}
+
+// snapAt is the revision a carried snapshot names on the target: its
+// change, or 0 (before the first change).
+func (s carriedSnap) at() string {
+	if s.change == "" {
+		return "0"
+	}
+	return s.change
+}
+
+// snapshot names the carried snapshot's revision on the file, unless a
+// snapshot of that name is there (an earlier run of a resumed copy).
+func (f *fileEnd) snapshot(ctx context.Context, s carriedSnap) error {
+	have, err := changes.Snapshots(ctx, f.db)
+	if err != nil || slices.ContainsFunc(have, func(h changes.Snapshot) bool { return h.Name == s.name }) {
+		return err
+	}
+	_, err = changes.CreateSnapshot(ctx, f.db, s.name, &changes.SnapshotOptions{At: s.at(), Actor: s.actor})
+	return err
+}
+
+// snapshot names the carried snapshot's revision on the deployment,
+// unless a snapshot of that name is there.
+func (m *mongoEnd) snapshot(ctx context.Context, s carriedSnap) error {
+	have, err := m.db.Snapshots(ctx)
+	if err != nil || slices.ContainsFunc(have, func(h mongoengine.Snapshot) bool { return h.Name == s.name }) {
+		return err
+	}
+	_, err = m.db.CreateSnapshot(ctx, s.name, s.at(), s.actor)
+	return err
 }

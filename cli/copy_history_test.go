@@ -86,8 +86,14 @@ func historyKeys(t *testing.T, store string) []string {
 // original's, and rollback of a carried change works on the deployment.
 func TestCopyHistory_RoundTripFerretDB(t *testing.T) {
 	src, ids := historySource(t, false)
+	mustRun(t, "snapshot", "create", src, "after-update", "--at", ids[3])
+	mustRun(t, "snapshot", "create", src, "at-start", "--at", "0")
 	uri := mongotest.Own(t).URI + "hist"
-	sum := parseCopySummary(t, mustRun(t, "copy", src, uri, "--history"))
+	out := mustRun(t, "copy", src, uri, "--history")
+	if !strings.Contains(out, `"history":{"changes":9,"snapshots":2}`) {
+		t.Errorf("copy --history's summary: %s", out)
+	}
+	sum := parseCopySummary(t, out)
 	if !sum.Verified || len(sum.Collections) != 1 || sum.Collections[0].Name != "users" {
 		t.Fatalf("copy --history into MongoDB: %+v", sum)
 	}
@@ -111,6 +117,13 @@ func TestCopyHistory_RoundTripFerretDB(t *testing.T) {
 			t.Errorf("find --at %s: deployment\n%s\nfile\n%s", id, m, f)
 		}
 	}
+	for _, snap := range []string{"after-update", "at-start"} {
+		fc, f, _ := runCLI(t, "", "find", src, "users", "--at", snap)
+		mc, m, _ := runCLI(t, "", "find", uri, "users", "--at", snap)
+		if fc != mc || f != m {
+			t.Errorf("find --at %s: deployment exit %d\n%s\nfile exit %d\n%s", snap, mc, m, fc, f)
+		}
+	}
 	if f, m := diffDocs(mustRun(t, "diff", src, "2", "5")), diffDocs(mustRun(t, "diff", uri, "2", "5")); f != m || f == "" {
 		t.Errorf("diff 2 5: deployment\n%s\nfile\n%s", m, f)
 	}
@@ -130,6 +143,9 @@ func TestCopyHistory_RoundTripFerretDB(t *testing.T) {
 	}
 	if got, want := mustRun(t, "history", back), mustRun(t, "history", src); got != want {
 		t.Fatalf("history after the round trip:\n%s\nwant:\n%s", got, want)
+	}
+	if got, want := snapshotNames(t, back), snapshotNames(t, src); got != want || got != "at-start lsn 0\nafter-update lsn 4\n" {
+		t.Errorf("snapshots after the round trip: %q, want %q", got, want)
 	}
 	if got, want := mustRun(t, "log", back), mustRun(t, "log", src); got != want {
 		t.Errorf("log after the round trip:\n%s\nwant:\n%s", got, want)
@@ -318,4 +334,21 @@ func TestCopyHistory_FileToFile(t *testing.T) {
 	if got := mustRun(t, "indexes", dst, "gone"); !strings.Contains(got, `"name":"x_1"`) {
 		t.Errorf("indexes after the rollback of the carried drop: %s", got)
 	}
+}
+
+// snapshotNames lists a store file's snapshots: name and lsn.
+func snapshotNames(t *testing.T, store string) string {
+	t.Helper()
+	var b strings.Builder
+	for _, l := range strings.Split(strings.TrimSpace(mustRun(t, "snapshot", "list", store)), "\n") {
+		var s struct {
+			Name string `json:"name"`
+			LSN  int    `json:"lsn"`
+		}
+		if err := json.Unmarshal([]byte(l), &s); err != nil {
+			t.Fatalf("snapshot list line %q: %v", l, err)
+		}
+		fmt.Fprintf(&b, "%s lsn %d\n", s.Name, s.LSN)
+	}
+	return b.String()
 }
