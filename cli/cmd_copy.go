@@ -57,9 +57,10 @@ before- and after-image of each document, so history, log, diff,
 (revision numbers are the target's own: the n-th change is lsn n in a
 file, seq n on a deployment). Documents the journal does not account
 for come last, as one change of kind "copy" per collection; snapshots
-name the same changes. The summary adds "history":{"changes","already",
-"settled","snapshots"}. --resume skips the changes already carried. See
-omgdb docs mongodb.`,
+name the same changes. A pruned journal starts the target with the state
+at its cut, and the target keeps the cut. The summary adds "history":
+{"changes","already","settled","snapshots","cut"}. --resume skips the
+changes already carried. See omgdb docs mongodb.`,
 		Example: `  omgdb copy app.omgdb mongodb://localhost:27017/app
   OMGDB_MONGODB_URI='mongodb://user:secret@db1/app' omgdb copy mongodb: app-copy.omgdb --collections users,orders
   omgdb copy app.omgdb mongodb://localhost:27017/app --resume

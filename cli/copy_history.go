@@ -33,6 +33,9 @@ type historySource interface {
 	journal(ctx context.Context) ([]*carriedChange, error)
 	// snapshots returns the snapshots, each naming one of chs.
 	snapshots(ctx context.Context, chs []*carriedChange) ([]carriedSnap, error)
+	// base returns the changes that start a target at the source's cut
+	// (none when its journal was never pruned) and the cut.
+	base(ctx context.Context, chs []*carriedChange) ([]*carriedChange, string, error)
 }
 
 // historyTarget is a copy end that can take carried changes.
@@ -46,6 +49,10 @@ type historyTarget interface {
 	carry(ctx context.Context, c *carriedChange) (done bool, err error)
 	// snapshot names a carried snapshot's revision, once.
 	snapshot(ctx context.Context, s carriedSnap) error
+	// pruned reports whether the target's journal was pruned.
+	pruned(ctx context.Context) (bool, error)
+	// keepCut prunes the target's journal through change id.
+	keepCut(ctx context.Context, id string) error
 }
 
 // copyHistory is the "history" part of copy's summary.
@@ -55,6 +62,9 @@ type copyHistory struct {
 	Settled int64 `json:"settled,omitempty"` // documents the last "copy" changes wrote
 	// Snapshots counts the snapshots carried (or found carried).
 	Snapshots int `json:"snapshots,omitempty"`
+	// Cut is where the source's journal was pruned ("lsn N", "seq N"),
+	// which the target keeps.
+	Cut string `json:"cut,omitempty"`
 }
 
 // copyWithHistory replays the journal, settles, sets definitions and
@@ -77,6 +87,20 @@ func (e *env) copyWithHistory(ctx context.Context, opts *copyOptions, src copyEn
 		_, err := copyNames(ctx, src, "") // says there is nothing to copy
 		return err
 	}
+	base, cut, err := hs.base(ctx, changes)
+	if err != nil {
+		return err
+	}
+	if cut != "" {
+		done, err := ht.pruned(ctx) // a resumed copy that kept the cut already
+		if err != nil {
+			return err
+		}
+		if done {
+			base = nil
+		}
+		changes = append(base, changes...)
+	}
 	for _, c := range changes {
 		if err := ht.canCarry(c); err != nil {
 			return err
@@ -96,7 +120,7 @@ func (e *env) copyWithHistory(ctx context.Context, opts *copyOptions, src copyEn
 			return err
 		}
 	}
-	sum.History = &copyHistory{}
+	sum.History = &copyHistory{Cut: cut}
 	if err := e.replay(ctx, ht, changes, sum.History); err != nil {
 		return e.historyStopped(ctx, err, sum.History, opts)
 	}
@@ -104,7 +128,7 @@ func (e *env) copyWithHistory(ctx context.Context, opts *copyOptions, src copyEn
 	if err != nil {
 		return err
 	}
-	for _, s := range snaps {
+	for _, s := range atCut(snaps, changes, base) {
 		if err := ht.snapshot(context.WithoutCancel(ctx), s); err != nil {
 			return fmt.Errorf("carry snapshot %s: %w", s.name, err)
 		}
@@ -123,10 +147,34 @@ func (e *env) copyWithHistory(ctx context.Context, opts *copyOptions, src copyEn
 			return err
 		}
 	}
-	if opts.noVerify {
-		return nil
+	if !opts.noVerify {
+		if err := e.verifyCopy(ctx, src, dst, sum); err != nil {
+			return err
+		}
 	}
-	return e.verifyCopy(ctx, src, dst, sum)
+	if len(base) > 0 {
+		return ht.keepCut(ctx, base[len(base)-1].ID)
+	}
+	return nil
+}
+
+// atCut points the snapshots that name a change before the cut (gone
+// from the source's journal) at the last change that starts the target
+// there; without a cut they are as they are.
+func atCut(snaps []carriedSnap, chs, base []*carriedChange) []carriedSnap {
+	if len(base) == 0 {
+		return snaps
+	}
+	ids := map[string]bool{}
+	for _, c := range chs {
+		ids[c.ID] = true
+	}
+	for i := range snaps {
+		if !ids[snaps[i].change] {
+			snaps[i].change = base[len(base)-1].ID
+		}
+	}
+	return snaps
 }
 
 // checkDefs refuses, before anything is written, an index the target

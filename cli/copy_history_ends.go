@@ -24,10 +24,6 @@ import (
 func (f *fileEnd) journal(ctx context.Context) ([]*carriedChange, error) {
 	var out []*carriedChange
 	err := f.db.View(func(tx *store.Tx) error {
-		if cut := tx.PrunedLSN(); cut > 0 {
-			return usage("the journal of %s was pruned through lsn %d: copy --history cannot carry a pruned journal yet", f.path, cut).
-				WithHint("copy without --history (the target's history then starts with the copy)")
-		}
 		var recs []*store.Record
 		err := tx.Journal(1, func(r *store.Record) (bool, error) {
 			recs = append(recs, r)

@@ -193,11 +193,6 @@ func TestCopyHistory_BadInputFerretDB(t *testing.T) {
 	mustRun(t, "rename", renamed, "a", "b")
 	renameID := historyLines(t, renamed)[0]["change"].(string)
 
-	pruned := filepath.Join(dir, "pruned.omgdb")
-	mustRun(t, "insert", pruned, "a", `{"_id":1}`)
-	mustRun(t, "insert", pruned, "a", `{"_id":2}`)
-	mustRun(t, "compact", pruned, "--history-before", "1", "--yes")
-
 	interrupted := s.URI + "interrupted"
 	mustRun(t, "insert", interrupted, "a", `{"_id":1}`)
 	if _, err := c.Database("interrupted").Collection("omgdb.changes").UpdateMany(context.Background(), bson.D{}, bson.D{{Key: "$set", Value: bson.D{{Key: "status", Value: "applying"}}}}); err != nil {
@@ -214,7 +209,6 @@ func TestCopyHistory_BadInputFerretDB(t *testing.T) {
 		{"file target with history", []string{"copy", src, renamed, "--history"}, 65, renamed + " is not empty (1 collection(s), journal through lsn 2)"},
 		{"with --collections", []string{"copy", src, s.URI + "n1", "--history", "--collections", "users"}, 64, "--history copies every collection: it cannot be given with --collections"},
 		{"a change of two collections into MongoDB", []string{"copy", renamed, s.URI + "n2", "--history"}, 64, "change " + renameID + " (rename) of the source writes 2 collections (a, b): a change over MongoDB writes one"},
-		{"pruned journal", []string{"copy", pruned, s.URI + "n3", "--history"}, 64, "was pruned through lsn 1: copy --history cannot carry a pruned journal yet"},
 		{"interrupted change", []string{"copy", interrupted, filepath.Join(dir, "i.omgdb"), "--history"}, 69, "is applying: copy --history carries only finished changes"},
 		{"a deployment's drop into a file", []string{"copy", withHistory, filepath.Join(dir, "d.omgdb"), "--history"}, 64, "renames or drops a collection over MongoDB: copy --history cannot carry it into a store file yet"},
 	}
@@ -225,7 +219,7 @@ func TestCopyHistory_BadInputFerretDB(t *testing.T) {
 		}
 	}
 	// Nothing was written: the new databases and files are empty.
-	for _, db := range []string{"n1", "n2", "n3"} {
+	for _, db := range []string{"n1", "n2"} {
 		if names, err := c.Database(db).ListCollectionNames(context.Background(), bson.D{}); err != nil || len(names) > 0 {
 			t.Errorf("a refused copy wrote into %s: %v %v", db, names, err)
 		}
@@ -351,4 +345,57 @@ func snapshotNames(t *testing.T, store string) string {
 		fmt.Fprintf(&b, "%s lsn %d\n", s.Name, s.LSN)
 	}
 	return b.String()
+}
+
+// TestCopyHistory_PrunedFerretDB copies a store file whose journal was
+// pruned (compact --history-before) into the test server and back: the
+// target starts with the state at the cut (one change of kind copy per
+// collection, pruned again at the end, so the target keeps the cut),
+// then the kept changes: history equal, find --at each kept change
+// equal, a revision before the cut refused, dump equal.
+func TestCopyHistory_PrunedFerretDB(t *testing.T) {
+	src, ids := historySource(t, false)
+	mustRun(t, "compact", src, "--history-before", "3", "--yes")
+	kept := ids[3:]
+	uri := mongotest.Own(t).URI + "pruned"
+	out := mustRun(t, "copy", src, uri, "--history")
+	if !strings.Contains(out, fmt.Sprintf(`"history":{"changes":%d,"cut":"lsn 3"}`, len(kept)+1)) || !parseCopySummary(t, out).Verified {
+		t.Fatalf("copy --history of a pruned journal: %s", out)
+	}
+	want := historyKeys(t, src)
+	if got := historyKeys(t, uri); strings.Join(got, "\n") != strings.Join(want, "\n") || len(got) != len(kept) {
+		t.Fatalf("history on the deployment:\n%s\nwant (as on the file):\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, id := range kept {
+		fc, f, _ := runCLI(t, "", "find", src, "users", "--at", id, "--ejson", "canonical")
+		mc, m, _ := runCLI(t, "", "find", uri, "users", "--at", id, "--ejson", "canonical")
+		if fc != mc || f != m {
+			t.Errorf("find --at %s: deployment exit %d\n%s\nfile exit %d\n%s", id, mc, m, fc, f)
+		}
+	}
+	if f, m := mustRun(t, "find", src, "users", "--at", "3"), mustRun(t, "find", uri, "users", "--at", "1"); f != m || f == "" {
+		t.Errorf("the state at the cut: deployment (seq 1)\n%s\nfile (lsn 3)\n%s", m, f)
+	}
+	for _, store := range []string{src, uri} {
+		if code, _, stderr := runCLI(t, "", "find", store, "users", "--at", "0"); code != 66 || !strings.Contains(stderr, "before the history") {
+			t.Errorf("find --at 0 on %s, before the cut: exit %d, %s", store, code, stderr)
+		}
+	}
+	for _, back := range []string{uri, src} {
+		dst := filepath.Join(t.TempDir(), "back.omgdb")
+		out := mustRun(t, "copy", back, dst, "--history")
+		if !strings.Contains(out, `"cut":"`) {
+			t.Errorf("copy --history from %s: %s", back, out)
+		}
+		if got := historyKeys(t, dst); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("history of the copy from %s:\n%s\nwant:\n%s", back, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		if got, want := mustRun(t, "dump", dst), mustRun(t, "dump", src); got != want {
+			t.Errorf("dump of the copy from %s:\n%s\nwant:\n%s", back, got, want)
+		}
+		if code, _, _ := runCLI(t, "", "find", dst, "users", "--at", "0"); code != 66 {
+			t.Errorf("the copy from %s does not keep the cut: find --at 0 exits %d", back, code)
+		}
+		mustRun(t, "verify", dst)
+	}
 }

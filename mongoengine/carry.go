@@ -244,16 +244,8 @@ func (d *DB) linkRollback(ctx context.Context, c *Carried) error {
 
 // CarryOut passes the journal to each, oldest first, each change as a
 // Carried with the documents it wrote (its items marked applied). A
-// change still applying or interrupted stops it (roll it back first),
-// and so does a pruned journal: the changes before the cut are gone.
+// change still applying or interrupted stops it: roll it back first.
 func (d *DB) CarryOut(ctx context.Context, each func(*Carried) error) error {
-	if cut, err := d.prunedThrough(ctx); err != nil || cut > 0 {
-		if err != nil {
-			return err
-		}
-		return errs.Errorf(errs.Usage, "the journal of %s was pruned through seq %d: copy --history cannot carry a pruned journal yet", d.target.Redacted, cut).
-			WithHint("copy without --history (the target's history then starts with the copy)")
-	}
 	opts := options.Find().SetSort(bson.D{{Key: "seq", Value: 1}, {Key: "_id", Value: 1}})
 	cur, err := d.db.Collection(ChangesColl).Find(ctx, bson.D{}, opts)
 	if err != nil {
@@ -292,3 +284,7 @@ func (d *DB) carriedOf(ctx context.Context, v value.Value) (*Carried, error) {
 	c.Items = items
 	return c, err
 }
+
+// PrunedThrough returns the seq through which the journal was pruned, or
+// 0 when it never was.
+func (d *DB) PrunedThrough(ctx context.Context) (int64, error) { return d.prunedThrough(ctx) }
