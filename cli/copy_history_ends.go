@@ -247,8 +247,10 @@ func (f *fileEnd) carry(_ context.Context, c *carriedChange) (bool, error) {
 		if err := carryFileOps(tx, c.FileOps); err != nil {
 			return err
 		}
-		if err := carrySteps(tx, c.Steps); err != nil {
-			return err
+		if c.FileOps == "" { // a file's change carried there and back has both
+			if err := carrySteps(tx, c.Steps); err != nil {
+				return err
+			}
 		}
 		if c.RollbackOf != "" {
 			return tx.Rollbacks().Link(c.RollbackOf, c.ID)
@@ -399,12 +401,52 @@ func (m *mongoEnd) canCarry(c *carriedChange) error {
 		return usage("change %s (%s) of the source is a schema change made over MongoDB: copy --history cannot carry it between deployments yet", c.ID, c.Kind).
 			WithHint("copy without --history, or through a store file")
 	}
-	return nil
+	_, _, err := indexSteps(c)
+	return err
 }
 
-// carry writes the change through the engine's Carry.
+// carry writes the change through the engine's Carry, with a file's
+// index operations as steps the deployment runs: journaled as the
+// change's own when it changed indexes only, so that rollback there
+// undoes them as it undoes a create-index made over MongoDB.
 func (m *mongoEnd) carry(ctx context.Context, c *carriedChange) (bool, error) {
-	return m.db.Carry(ctx, &c.Carried)
+	steps, only, err := indexSteps(c)
+	if err != nil {
+		return false, err
+	}
+	mc := c.Carried
+	mc.Steps, mc.OwnSteps = steps, only && len(steps) > 0 && len(c.Items) == 0
+	return m.db.Carry(ctx, &mc)
+}
+
+// indexSteps converts a file's index operations in c to MongoDB's
+// schema steps ({op, coll, spec}); only reports that c has no other
+// operation but index ones.
+func indexSteps(c *carriedChange) (steps []value.Value, only bool, err error) {
+	if c.FileOps == "" {
+		return nil, false, nil
+	}
+	ops, err := value.ParseString(c.FileOps)
+	if err != nil {
+		return nil, false, errs.Errorf(errs.IO, "unreadable operations of change %s: %v", c.ID, err)
+	}
+	only = true
+	for _, o := range ops.Array() {
+		op := o.Get("op").Str()
+		if op != store.OpCreateIndex && op != store.OpDropIndex {
+			only = false
+			continue
+		}
+		ix := o.Get("index")
+		def := store.IndexDef{Name: ix.Get("name").Str(), Kind: ix.Get("kind").Str(), Spec: value.JSON(ix.Get("spec"))}
+		spec, err := indexToMongo(o.Get("coll").Str(), def)
+		if err != nil {
+			return nil, false, fmt.Errorf("change %s (%s) of the source: %w", c.ID, c.Kind, err)
+		}
+		steps = append(steps, value.ObjectValue([]value.Field{{Key: "op", Value: value.StringValue(op)},
+			{Key: "coll", Value: o.Get("coll")}, {Key: "spec", Value: spec}}))
+	}
+	return steps, only, nil
 }
 
 // carriedSnap is a snapshot on its way: its name, the change whose state

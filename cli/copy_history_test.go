@@ -159,6 +159,18 @@ func TestCopyHistory_RoundTripFerretDB(t *testing.T) {
 	if f, m := mustRun(t, "find", src, "users", `{"_id":1}`), mustRun(t, "find", uri, "users", `{"_id":1}`); f != m || !strings.Contains(m, `"nick":null`) {
 		t.Errorf("after rollback of the carried update: deployment %s, file %s", m, f)
 	}
+	// The carried create-index was run on the server at its place in the
+	// journal, and its rollback drops the index, as on the file.
+	if got := mustRun(t, "indexes", uri, "users"); !strings.Contains(got, `"name":"name_1"`) {
+		t.Fatalf("indexes on the deployment: %s", got)
+	}
+	mustRun(t, "rollback", uri, ids[5])
+	mustRun(t, "rollback", src, ids[5])
+	for _, store := range []string{src, uri} {
+		if got := mustRun(t, "indexes", store, "users"); strings.Contains(got, "name_1") {
+			t.Errorf("indexes of %s after the rollback of the carried create-index: %s", store, got)
+		}
+	}
 }
 
 // diffDocs keeps diff's document lines, leaving out the summary (lsn on

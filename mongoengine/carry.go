@@ -41,8 +41,13 @@ type Carried struct {
 	// change so that a copy back to a file carries them exactly.
 	FileOps string
 	// Steps are the schema steps of a change made over MongoDB (drop,
-	// rename, index changes): {op, coll, to, spec}, in order.
+	// rename, index changes): {op, coll, to, spec}, in order. Carry runs
+	// the index steps (create_index, drop_index) after the documents,
+	// each unless the deployment shows it done.
 	Steps []value.Value
+	// OwnSteps journals the steps as the change's own (its "ops"), so
+	// that rollback undoes them: for a change that only changed indexes.
+	OwnSteps bool
 	// Change is the journal entry, for a change read from this journal.
 	Change Change
 }
@@ -180,10 +185,28 @@ func (d *DB) carryDocs(ctx context.Context, c *Carried) error {
 			return wrapErr(d.target, "write a carried change's document in", err)
 		}
 	}
+	for _, v := range c.Steps {
+		if err := d.carryStep(ctx, stepOf(v)); err != nil {
+			return err
+		}
+	}
 	if c.Drop {
 		return d.DropCollection(ctx, c.Collection)
 	}
 	return nil
+}
+
+// carryStep runs an index step unless the deployment shows it done (an
+// interrupted carry of the change ran it).
+func (d *DB) carryStep(ctx context.Context, s step) error {
+	if s.Op != stepCreateIndex && s.Op != stepDropIndex {
+		return errs.Errorf(errs.Usage, "a carried change cannot %s a collection", s.Op)
+	}
+	done, err := d.stepDone(ctx, s)
+	if err != nil || done {
+		return err
+	}
+	return d.runStep(ctx, s)
 }
 
 // carryPlan stores the change's plan, applied, as every change has one.
@@ -223,6 +246,15 @@ func carriedEntry(tok bson.ObjectID, seq int64, creates bool, c *Carried) bson.D
 	}
 	if c.FileOps != "" {
 		doc = append(doc, bson.E{Key: "file_ops", Value: c.FileOps})
+	}
+	if c.OwnSteps {
+		steps := bson.A{}
+		for _, v := range c.Steps {
+			if sd, err := stepDoc(stepOf(v)); err == nil {
+				steps = append(steps, sd)
+			}
+		}
+		doc = append(doc, bson.E{Key: "ops", Value: steps}, bson.E{Key: "done", Value: int64(len(steps))})
 	}
 	return doc
 }
