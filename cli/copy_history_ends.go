@@ -206,27 +206,15 @@ func (f *fileEnd) empty(context.Context) error {
 	})
 }
 
-// canCarry refuses a change made over MongoDB whose schema steps a file
-// cannot replay (a drop or a rename: their documents are not in the
-// journal there).
-func (f *fileEnd) canCarry(c *carriedChange) error {
-	if c.FileOps != "" {
-		return nil
-	}
-	for _, s := range c.Steps {
-		if op := s.Get("op").Str(); op != "create_index" && op != "drop_index" && op != "create" {
-			return usage("change %s (%s) of the source renames or drops a collection over MongoDB: copy --history cannot carry it into a store file yet", c.ID, c.Kind).
-				WithHint("copy without --history (the target's history then starts with the copy)")
-		}
-	}
-	return nil
-}
+// canCarry takes every change: a file replays each schema step of a
+// change made over MongoDB (carrySteps).
+func (f *fileEnd) canCarry(*carriedChange) error { return nil }
 
 // carry writes the change as one transaction under its own id, kind,
 // actor, note and time: its documents, then its other operations in
 // order, then the rollback link. A change already in the journal (an
 // earlier run of a resumed copy) is left as it is.
-func (f *fileEnd) carry(_ context.Context, c *carriedChange) (bool, error) {
+func (f *fileEnd) carry(ctx context.Context, c *carriedChange) (bool, error) {
 	done := false
 	ch := store.Change{ID: c.ID, Kind: c.Kind, Actor: c.Actor, Note: c.Note, Time: c.Time}
 	err := f.db.Update(ch, func(tx *store.Tx) error {
@@ -248,7 +236,7 @@ func (f *fileEnd) carry(_ context.Context, c *carriedChange) (bool, error) {
 			return err
 		}
 		if c.FileOps == "" { // a file's change carried there and back has both
-			if err := carrySteps(tx, c.Steps); err != nil {
+			if err := carrySteps(ctx, tx, c.Steps); err != nil {
 				return err
 			}
 		}
@@ -319,31 +307,104 @@ func carryFileOp(tx *store.Tx, o value.Value) error {
 	return err
 }
 
-// carrySteps replays the index steps of a schema change made over
-// MongoDB (canCarry refused the others).
-func carrySteps(tx *store.Tx, steps []value.Value) error {
+// carrySteps replays the schema steps of a change made over MongoDB:
+// index steps as index operations, a collection created, a rename as a
+// file's rename, a rename aside (a drop) as a drop, and a rename back
+// from aside (the rollback of a drop) as the restore of what the drop
+// removed.
+func carrySteps(ctx context.Context, tx *store.Tx, steps []value.Value) error {
 	for _, s := range steps {
-		c, err := tx.CreateCollection(s.Get("coll").Str())
+		coll, to, spec := s.Get("coll").Str(), s.Get("to").Str(), s.Get("spec")
+		var err error
+		switch s.Get("op").Str() {
+		case "rename":
+			err = carryRename(ctx, tx, coll, to)
+		case "create":
+			_, err = tx.CreateCollection(coll)
+		case "create_index":
+			var def store.IndexDef
+			var c *store.Collection
+			if def, err = indexFromMongo(spec); err == nil {
+				if c, err = tx.CreateCollection(coll); err == nil {
+					_, err = c.CreateIndexes(def)
+				}
+			}
+		case "drop_index":
+			var c *store.Collection
+			if c, err = tx.Collection(coll); err == nil {
+				err = c.DropIndex(spec.Get("name").Str())
+			}
+		default:
+			err = errs.Errorf(errs.IO, "unknown schema step %q", s.Get("op").Str())
+		}
 		if err != nil {
 			return err
 		}
-		spec := s.Get("spec")
-		switch s.Get("op").Str() {
-		case "create_index":
-			def, err := indexFromMongo(spec)
-			if err == nil {
-				_, err = c.CreateIndexes(def)
-			}
-			if err != nil {
-				return err
-			}
-		case "drop_index":
-			if err := c.DropIndex(spec.Get("name").Str()); err != nil {
-				return err
+	}
+	return nil
+}
+
+// carryRename replays a rename step.
+func carryRename(ctx context.Context, tx *store.Tx, from, to string) error {
+	switch {
+	case strings.HasPrefix(to, mongoengine.DroppedPrefix): // a drop: kept aside there
+		if _, err := tx.Collection(from); errs.KindOf(err) == errs.NotFound {
+			return nil // never journaled here: nothing to drop
+		}
+		return tx.DropCollection(from)
+	case strings.HasPrefix(from, mongoengine.DroppedPrefix): // its rollback
+		return restoreAside(tx, strings.TrimPrefix(from, mongoengine.DroppedPrefix), to)
+	}
+	return changes.RenameInTx(ctx, tx, from, to, false)
+}
+
+// restoreAside brings coll back as the carried change id dropped it: its
+// documents, indexes and rules, from that change's journal operations on
+// coll (up to its drop_collection).
+func restoreAside(tx *store.Tx, id, coll string) error {
+	recs, err := tx.ChangeRecords(id)
+	if err != nil {
+		return err
+	}
+	var ops []store.Op
+	for _, r := range recs {
+		for _, op := range r.Ops {
+			if op.Coll == coll {
+				ops = append(ops, op)
 			}
 		}
 	}
-	return nil
+	if i := slices.IndexFunc(ops, func(op store.Op) bool { return op.Op == store.OpDropCollection }); i >= 0 {
+		ops = ops[:i]
+	} else {
+		return errs.Errorf(errs.Invalid, "collection `%s` comes back from change %s, which did not drop it in the target's journal", coll, id).
+			WithHint("copy without --history")
+	}
+	c, err := tx.CreateCollection(coll)
+	if err != nil {
+		return err
+	}
+	var defs []store.IndexDef
+	var rules value.Value
+	for _, op := range ops {
+		switch op.Op {
+		case store.OpDelete:
+			if _, err := c.Insert(op.Before); err != nil {
+				return err
+			}
+		case store.OpDropIndex:
+			defs = append(defs, *op.Index)
+		case store.OpDefine:
+			rules = op.Before
+		}
+	}
+	if _, err := c.CreateIndexes(defs...); err != nil {
+		return err
+	}
+	if !rules.IsMissing() {
+		_, err = c.Define(rules)
+	}
+	return err
 }
 
 // journal reads the deployment's journal, oldest first.

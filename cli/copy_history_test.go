@@ -68,6 +68,17 @@ func historyKey(h map[string]any) string {
 	return fmt.Sprintf("%v %v %v ins=%v upd=%v del=%v note=%q time=%v actor=%v", h["change"], h["kind"], h["status"], h["inserted"], h["updated"], h["deleted"], h["note"], h["time"], h["actor"])
 }
 
+// looseKeys is historyKeys without the counts.
+func looseKeys(t *testing.T, store string) []string {
+	t.Helper()
+	var out []string
+	for _, h := range historyLines(t, store) {
+		h["inserted"], h["updated"], h["deleted"] = nil, nil, nil
+		out = append(out, historyKey(h))
+	}
+	return out
+}
+
 func historyKeys(t *testing.T, store string) []string {
 	t.Helper()
 	var out []string
@@ -222,7 +233,7 @@ func TestCopyHistory_BadInputFerretDB(t *testing.T) {
 		{"with --collections", []string{"copy", src, s.URI + "n1", "--history", "--collections", "users"}, 64, "--history copies every collection: it cannot be given with --collections"},
 		{"a change of two collections into MongoDB", []string{"copy", renamed, s.URI + "n2", "--history"}, 64, "change " + renameID + " (rename) of the source writes 2 collections (a, b): a change over MongoDB writes one"},
 		{"interrupted change", []string{"copy", interrupted, filepath.Join(dir, "i.omgdb"), "--history"}, 69, "is applying: copy --history carries only finished changes"},
-		{"a deployment's drop into a file", []string{"copy", withHistory, filepath.Join(dir, "d.omgdb"), "--history"}, 64, "renames or drops a collection over MongoDB: copy --history cannot carry it into a store file yet"},
+		{"a deployment's schema change into another", []string{"copy", withHistory, s.URI + "n3", "--history"}, 64, "is a schema change made over MongoDB: copy --history cannot carry it between deployments yet"},
 	}
 	for _, tc := range cases {
 		code, stdout, stderr := runCLI(t, "", tc.args...)
@@ -231,12 +242,12 @@ func TestCopyHistory_BadInputFerretDB(t *testing.T) {
 		}
 	}
 	// Nothing was written: the new databases and files are empty.
-	for _, db := range []string{"n1", "n2"} {
+	for _, db := range []string{"n1", "n2", "n3"} {
 		if names, err := c.Database(db).ListCollectionNames(context.Background(), bson.D{}); err != nil || len(names) > 0 {
 			t.Errorf("a refused copy wrote into %s: %v %v", db, names, err)
 		}
 	}
-	for _, f := range []string{"i.omgdb", "d.omgdb"} {
+	for _, f := range []string{"i.omgdb"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
 			t.Errorf("a refused copy left %s", f)
 		}
@@ -248,7 +259,8 @@ func TestCopyHistory_BadInputFerretDB(t *testing.T) {
 
 // TestCopyHistory_FromFerretDB copies a deployment's journal into a
 // store file: its changes (inserts, a plan applied, create-index made
-// over MongoDB, a delete and its rollback) come with their ids, kinds,
+// over MongoDB, a delete and its rollback, a drop and its rollback, a
+// rename, a drop) come with their ids, kinds,
 // counts, times and actors, find --at gives the same documents at each
 // seq as the file at each lsn, history --id gives the same versions, and
 // the documents written around omgdb (one in a journaled collection, a
@@ -262,18 +274,32 @@ func TestCopyHistory_FromFerretDB(t *testing.T) {
 	mustRun(t, "create-index", uri, "users", "n")
 	mustRun(t, "delete", uri, "users", `{"_id":2}`, "--one")
 	mustRun(t, "rollback", uri, historyLines(t, uri)[0]["change"].(string))
+	// Schema changes made over MongoDB: a drop and its rollback, a
+	// rename, and a drop that stays.
+	mustRun(t, "insert", uri, "tmp", `{"_id":1,"x":[1,2]}`)
+	mustRun(t, "create-index", uri, "tmp", "x")
+	mustRun(t, "drop", uri, "tmp")
+	mustRun(t, "rollback", uri, historyLines(t, uri)[0]["change"].(string))
+	restored := len(historyLines(t, uri)) // the seq of the drop's rollback
+	mustRun(t, "rename", uri, "tmp", "tmp2")
+	renamed := restored + 1
+	mustRun(t, "drop", uri, "tmp2")
 	c := mongotest.Client(t, s.URI)
 	mongotest.Insert(t, c, "msrc", "users", `{"_id":3,"around":true}`)
 	mongotest.Insert(t, c, "msrc", "raw", `{"_id":1}`)
-	want := historyKeys(t, uri)
+	want, wantLoose := historyKeys(t, uri), looseKeys(t, uri)
 
 	dst := filepath.Join(t.TempDir(), "dst.omgdb")
 	out := mustRun(t, "copy", uri, dst, "--history")
-	if !strings.Contains(out, `"history":{"changes":6,"settled":2}`) || !parseCopySummary(t, out).Verified {
+	if !strings.Contains(out, `"history":{"changes":12,"settled":2}`) || !parseCopySummary(t, out).Verified {
 		t.Fatalf("copy --history from the deployment: %s", out)
 	}
-	got := historyKeys(t, dst)
-	if len(got) != len(want)+2 || strings.Join(got[2:], "\n") != strings.Join(want, "\n") {
+	// The same changes; the counts of the six document changes too (a
+	// schema change over MongoDB counts no document; on a file, a
+	// rename counts the documents it moved).
+	got, gotLoose := historyKeys(t, dst), looseKeys(t, dst)
+	if len(got) != len(want)+2 || strings.Join(gotLoose[2:], "\n") != strings.Join(wantLoose, "\n") ||
+		strings.Join(got[len(got)-6:], "\n") != strings.Join(want[len(want)-6:], "\n") {
 		t.Fatalf("history of the file:\n%s\nwant two copy changes, then (as on the deployment):\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	for i, h := range historyLines(t, dst)[:2] {
@@ -284,7 +310,7 @@ func TestCopyHistory_FromFerretDB(t *testing.T) {
 	}
 	// The deployment sees the document written around omgdb at every
 	// revision (it is in no change); the file from its copy change on.
-	for rev := 1; rev <= len(want); rev++ {
+	for rev := 1; rev <= 6; rev++ {
 		at, journaled := fmt.Sprint(rev), `{"_id":{"$ne":3}}`
 		if f, m := mustRun(t, "find", dst, "users", journaled, "--at", at, "--ejson", "canonical"), mustRun(t, "find", uri, "users", journaled, "--at", at, "--ejson", "canonical"); f != m {
 			t.Errorf("find --at %s: file\n%s\ndeployment\n%s", at, f, m)
@@ -299,6 +325,18 @@ func TestCopyHistory_FromFerretDB(t *testing.T) {
 	}
 	if got := mustRun(t, "indexes", dst, "users"); !strings.Contains(got, `"name":"n_1"`) {
 		t.Errorf("indexes of the file: %s", got)
+	}
+	// The file follows the schema changes in time: the dropped
+	// collection came back with its index, then moved, then went.
+	for rev, coll := range map[int]string{restored: "tmp", renamed: "tmp2"} {
+		if got := mustRun(t, "find", dst, coll, "--at", fmt.Sprint(rev)); got != `{"_id":1,"x":[1,2]}`+"\n" {
+			t.Errorf("find %s --at %d on the file: %q", coll, rev, got)
+		}
+	}
+	for _, coll := range []string{"tmp", "tmp2"} {
+		if code, _, _ := runCLI(t, "", "find", dst, coll); code != 66 {
+			t.Errorf("%s on the file: exit %d, want 66 (dropped)", coll, code)
+		}
 	}
 	mustRun(t, "verify", dst)
 }
