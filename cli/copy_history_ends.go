@@ -450,7 +450,7 @@ func (m *mongoEnd) empty(ctx context.Context) error {
 // over MongoDB writes one), a change id that is not an ObjectId, and the
 // schema steps of a deployment's own change.
 func (m *mongoEnd) canCarry(c *carriedChange) error {
-	if len(c.colls) > 1 {
+	if _, _, _, ok := fileRename(c); len(c.colls) > 1 && !ok {
 		return usage("change %s (%s) of the source writes %d collections (%s): a change over MongoDB writes one, so copy --history cannot carry it into MongoDB", c.ID, c.Kind, len(c.colls), strings.Join(c.colls, ", ")).
 			WithHint("copy without --history (the target's history then starts with the copy)")
 	}
@@ -471,13 +471,71 @@ func (m *mongoEnd) canCarry(c *carriedChange) error {
 // change's own when it changed indexes only, so that rollback there
 // undoes them as it undoes a create-index made over MongoDB.
 func (m *mongoEnd) carry(ctx context.Context, c *carriedChange) (bool, error) {
+	mc := c.Carried
+	if from, to, dropTarget, ok := fileRename(c); ok {
+		return m.db.Carry(ctx, renameOver(mc, from, to, dropTarget))
+	}
+	if c.Kind == changes.KindDrop && c.Drop && len(c.colls) == 1 {
+		return m.db.Carry(ctx, dropOver(mc))
+	}
 	steps, only, err := indexSteps(c)
 	if err != nil {
 		return false, err
 	}
-	mc := c.Carried
 	mc.Steps, mc.OwnSteps = steps, only && len(steps) > 0 && len(c.Items) == 0
 	return m.db.Carry(ctx, &mc)
+}
+
+// fileRename recognizes a file's rename (changes.RenameCollection): its
+// source is the collection it drops last, its target the one it creates,
+// which it dropped first when it replaced it (--drop-target).
+func fileRename(c *carriedChange) (from, to string, dropTarget, ok bool) {
+	if c.Kind != changes.KindRename || len(c.colls) != 2 || c.FileOps == "" {
+		return "", "", false, false
+	}
+	ops, err := value.ParseString(c.FileOps)
+	if err != nil {
+		return "", "", false, false
+	}
+	dropped := map[string]bool{}
+	for _, o := range ops.Array() {
+		switch o.Get("op").Str() {
+		case store.OpCreateCollection:
+			to = o.Get("coll").Str()
+		case store.OpDropCollection:
+			from = o.Get("coll").Str()
+			dropped[from] = true
+		}
+	}
+	return from, to, dropped[to], from != "" && to != "" && from != to
+}
+
+// renameOver is a file's rename as MongoDB makes it: the target renamed
+// aside when it is replaced, then the collection renamed in place, its
+// documents moved by the server (the file's items, in two collections,
+// are left out); a copy back replays it as the file's rename.
+func renameOver(c mongoengine.Carried, from, to string, dropTarget bool) *mongoengine.Carried {
+	c.Collection, c.RenamedTo, c.Items, c.FileOps, c.Create, c.Drop = from, to, nil, "", false, false
+	c.Steps = nil
+	if dropTarget {
+		c.Steps = append(c.Steps, renameStep(to, mongoengine.DroppedPrefix+c.ID))
+	}
+	c.Steps, c.OwnSteps = append(c.Steps, renameStep(from, to)), true
+	return &c
+}
+
+// dropOver is a file's drop as MongoDB makes it: the collection renamed
+// aside (rollback renames it back, with its documents and indexes); the
+// items say what it held.
+func dropOver(c mongoengine.Carried) *mongoengine.Carried {
+	c.Aside = mongoengine.DroppedPrefix + c.ID
+	c.Steps, c.OwnSteps, c.StepsMove, c.Drop = []value.Value{renameStep(c.Collection, c.Aside)}, true, true, false
+	return &c
+}
+
+func renameStep(from, to string) value.Value {
+	return value.ObjectValue([]value.Field{{Key: "op", Value: value.StringValue("rename")},
+		{Key: "coll", Value: value.StringValue(from)}, {Key: "to", Value: value.StringValue(to)}})
 }
 
 // indexSteps converts a file's index operations in c to MongoDB's

@@ -211,10 +211,17 @@ func TestCopyHistory_BadInputFerretDB(t *testing.T) {
 	mustRun(t, "insert", withHistory, "x", `{"_id":1}`)
 	mustRun(t, "drop", withHistory, "x")
 
-	renamed := filepath.Join(dir, "renamed.omgdb")
-	mustRun(t, "insert", renamed, "a", `{"_id":1}`)
-	mustRun(t, "rename", renamed, "a", "b")
-	renameID := historyLines(t, renamed)[0]["change"].(string)
+	reverted := filepath.Join(dir, "reverted.omgdb")
+	mustRun(t, "insert", reverted, "a", `{"_id":1}`)
+	mustRun(t, "insert", reverted, "b", `{"_id":2}`)
+	var plan struct {
+		Token string `json:"token"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, "revert", reverted, "0")), &plan); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, "apply", reverted, plan.Token)
+	mustRun(t, "insert", reverted, "a", `{"_id":3}`)
 
 	interrupted := s.URI + "interrupted"
 	mustRun(t, "insert", interrupted, "a", `{"_id":1}`)
@@ -229,9 +236,9 @@ func TestCopyHistory_BadInputFerretDB(t *testing.T) {
 	}{
 		{"target with documents", []string{"copy", src, withData, "--history"}, 65, "/withdata is not empty (1 collection(s)): copy --history replays the source's journal into an empty database"},
 		{"target with history only", []string{"copy", src, withHistory, "--history"}, 65, "/withhist is not empty (0 collection(s) and omgdb history)"},
-		{"file target with history", []string{"copy", src, renamed, "--history"}, 65, renamed + " is not empty (1 collection(s), journal through lsn 2)"},
+		{"file target with history", []string{"copy", src, reverted, "--history"}, 65, reverted + " is not empty ("},
 		{"with --collections", []string{"copy", src, s.URI + "n1", "--history", "--collections", "users"}, 64, "--history copies every collection: it cannot be given with --collections"},
-		{"a change of two collections into MongoDB", []string{"copy", renamed, s.URI + "n2", "--history"}, 64, "change " + renameID + " (rename) of the source writes 2 collections (a, b): a change over MongoDB writes one"},
+		{"a change of two collections into MongoDB", []string{"copy", reverted, s.URI + "n2", "--history"}, 64, "change " + plan.Token + " (apply) of the source writes 2 collections (a, b): a change over MongoDB writes one"},
 		{"interrupted change", []string{"copy", interrupted, filepath.Join(dir, "i.omgdb"), "--history"}, 69, "is applying: copy --history carries only finished changes"},
 		{"a deployment's schema change into another", []string{"copy", withHistory, s.URI + "n3", "--history"}, 64, "is a schema change made over MongoDB: copy --history cannot carry it between deployments yet"},
 	}
@@ -447,5 +454,53 @@ func TestCopyHistory_PrunedFerretDB(t *testing.T) {
 			t.Errorf("the copy from %s does not keep the cut: find --at 0 exits %d", back, code)
 		}
 		mustRun(t, "verify", dst)
+	}
+}
+
+// TestCopyHistory_SchemaFerretDB carries a file's drops and renames (one
+// with --drop-target) into the test server, where they become MongoDB's
+// own (the collection renamed aside or in place, so that rollback there
+// brings back documents and indexes), and back: the file's history, log
+// and dump after the round trip equal the original's.
+func TestCopyHistory_SchemaFerretDB(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "src.omgdb")
+	mustRun(t, "insert", src, "a", `{"_id":1,"v":[1,null]}`)
+	mustRun(t, "create-index", src, "a", "v")
+	mustRun(t, "insert", src, "b", `{"_id":2,"w":{"$numberLong":"5"}}`)
+	mustRun(t, "rename", src, "a", "c")
+	mustRun(t, "insert", src, "d", `{"_id":3}`)
+	mustRun(t, "rename", src, "b", "d", "--drop-target")
+	mustRun(t, "insert", src, "e", `{"_id":4}`)
+	mustRun(t, "create-index", src, "e", "x")
+	mustRun(t, "drop", src, "e")
+	hist := historyLines(t, src)
+	uri := mongotest.Own(t).URI + "schema"
+	if out := mustRun(t, "copy", src, uri, "--history"); !parseCopySummary(t, out).Verified {
+		t.Fatalf("copy --history: %s", out)
+	}
+	if got, want := looseKeys(t, uri), looseKeys(t, src); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("history on the deployment:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	back := filepath.Join(t.TempDir(), "back.omgdb")
+	mustRun(t, "copy", uri, back, "--history")
+	for _, cmd := range []string{"dump", "history", "log"} {
+		if got, want := mustRun(t, cmd, back), mustRun(t, cmd, src); got != want {
+			t.Errorf("%s after the round trip:\n%s\nwant:\n%s", cmd, got, want)
+		}
+	}
+	// Rollbacks on the deployment, newest first: the drop of e brings e
+	// back with its index, the rename of b over d brings d back, the
+	// rename of a brings a back.
+	mustRun(t, "rollback", uri, hist[0]["change"].(string))
+	if got := mustRun(t, "find", uri, "e") + mustRun(t, "indexes", uri, "e"); !strings.Contains(got, `{"_id":4}`) || !strings.Contains(got, `"name":"x_1"`) {
+		t.Errorf("e after the rollback of its carried drop: %s", got)
+	}
+	mustRun(t, "rollback", uri, hist[3]["change"].(string))
+	if got := mustRun(t, "find", uri, "d") + mustRun(t, "find", uri, "b"); got != `{"_id":3}`+"\n"+`{"_id":2,"w":5}`+"\n" {
+		t.Errorf("b and d after the rollback of the carried rename: %q", got)
+	}
+	mustRun(t, "rollback", uri, hist[5]["change"].(string))
+	if got := mustRun(t, "find", uri, "a") + mustRun(t, "indexes", uri, "a"); !strings.Contains(got, `{"_id":1,"v":[1,null]}`) || !strings.Contains(got, `"name":"v_1"`) {
+		t.Errorf("a after the rollback of the carried rename: %s", got)
 	}
 }

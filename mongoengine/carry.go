@@ -46,8 +46,15 @@ type Carried struct {
 	// each unless the deployment shows it done.
 	Steps []value.Value
 	// OwnSteps journals the steps as the change's own (its "ops"), so
-	// that rollback undoes them: for a change that only changed indexes.
+	// that rollback undoes them: for a change that only changed indexes,
+	// a drop or a rename.
 	OwnSteps bool
+	// StepsMove says the steps move the documents (a drop renames the
+	// collection aside): the items are journaled, not written.
+	StepsMove bool
+	// RenamedTo and Aside are a rename's new name and a drop's aside
+	// collection, journaled as a rename or drop made over MongoDB is.
+	RenamedTo, Aside string
 	// Change is the journal entry, for a change read from this journal.
 	Change Change
 }
@@ -168,6 +175,9 @@ func (d *DB) carryDocs(ctx context.Context, c *Carried) error {
 	}
 	coll := d.db.Collection(c.Collection)
 	for _, it := range c.Items {
+		if c.StepsMove {
+			break
+		}
 		id, err := toBSON(it.ID)
 		if err != nil {
 			return err
@@ -196,12 +206,9 @@ func (d *DB) carryDocs(ctx context.Context, c *Carried) error {
 	return nil
 }
 
-// carryStep runs an index step unless the deployment shows it done (an
+// carryStep runs a step unless the deployment shows it done (an
 // interrupted carry of the change ran it).
 func (d *DB) carryStep(ctx context.Context, s step) error {
-	if s.Op != stepCreateIndex && s.Op != stepDropIndex {
-		return errs.Errorf(errs.Usage, "a carried change cannot %s a collection", s.Op)
-	}
 	done, err := d.stepDone(ctx, s)
 	if err != nil || done {
 		return err
@@ -246,6 +253,12 @@ func carriedEntry(tok bson.ObjectID, seq int64, creates bool, c *Carried) bson.D
 	}
 	if c.FileOps != "" {
 		doc = append(doc, bson.E{Key: "file_ops", Value: c.FileOps})
+	}
+	if c.RenamedTo != "" {
+		doc = append(doc, bson.E{Key: "renamed_to", Value: c.RenamedTo})
+	}
+	if c.Aside != "" {
+		doc = append(doc, bson.E{Key: "aside", Value: c.Aside})
 	}
 	if c.OwnSteps {
 		steps := bson.A{}
