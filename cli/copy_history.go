@@ -238,7 +238,7 @@ func settle(ctx context.Context, src, dst copyEnd, ht historyTarget, res *copyRe
 			return err
 		}
 	}
-	c := &carriedChange{Carried: mongoengine.Carried{ID: value.NewOID().Hex(), Kind: "copy", Collection: res.Name, Create: true,
+	c := &carriedChange{Carried: mongoengine.Carried{ID: value.NewOID().Hex(), Kind: "copy", Collection: res.Name, Create: true, Actor: "cli",
 		Time: time.Now().UTC(), Note: "copy: documents the journal does not account for"}, colls: []string{res.Name}}
 	add := func(it mongoengine.Item) {
 		c.Items = append(c.Items, it)

@@ -43,7 +43,7 @@ func baseID(cut, coll string) string {
 func baseChanges(names []string, cut string, when time.Time, scan func(coll string, each func(value.Value) error) error) ([]*carriedChange, error) {
 	var out []*carriedChange
 	for _, name := range names {
-		c := &carriedChange{Carried: mongoengine.Carried{ID: baseID(cut, name), Kind: "copy", Collection: name, Create: true,
+		c := &carriedChange{Carried: mongoengine.Carried{ID: baseID(cut, name), Kind: "copy", Collection: name, Create: true, Actor: "cli",
 			Time: when, Note: baseNote(cut)}, colls: []string{name}}
 		err := scan(name, func(doc value.Value) error {
 			c.Items = append(c.Items, mongoengine.Item{ID: doc.Get("_id"), Op: mongoengine.OpInsert, After: doc})

@@ -447,8 +447,8 @@ func (m *mongoEnd) empty(ctx context.Context) error {
 }
 
 // canCarry refuses a change that writes several collections (a change
-// over MongoDB writes one), a change id that is not an ObjectId, and the
-// schema steps of a deployment's own change.
+// over MongoDB writes one, a file's rename aside) and a change id that
+// is not an ObjectId.
 func (m *mongoEnd) canCarry(c *carriedChange) error {
 	if _, _, _, ok := fileRename(c); len(c.colls) > 1 && !ok {
 		return usage("change %s (%s) of the source writes %d collections (%s): a change over MongoDB writes one, so copy --history cannot carry it into MongoDB", c.ID, c.Kind, len(c.colls), strings.Join(c.colls, ", ")).
@@ -459,8 +459,7 @@ func (m *mongoEnd) canCarry(c *carriedChange) error {
 			WithHint("copy without --history")
 	}
 	if len(c.Steps) > 0 {
-		return usage("change %s (%s) of the source is a schema change made over MongoDB: copy --history cannot carry it between deployments yet", c.ID, c.Kind).
-			WithHint("copy without --history, or through a store file")
+		return nil // a deployment's schema change: its steps as they are
 	}
 	_, _, err := indexSteps(c)
 	return err
@@ -472,6 +471,13 @@ func (m *mongoEnd) canCarry(c *carriedChange) error {
 // undoes them as it undoes a create-index made over MongoDB.
 func (m *mongoEnd) carry(ctx context.Context, c *carriedChange) (bool, error) {
 	mc := c.Carried
+	if len(c.Steps) > 0 { // from a deployment: its own steps, run again here
+		mc.OwnSteps, mc.RenamedTo = true, c.Change.RenamedTo
+		if c.Kind == mongoengine.KindDrop {
+			mc.StepsMove, mc.Aside = true, mongoengine.DroppedPrefix+c.ID
+		}
+		return m.db.Carry(ctx, &mc)
+	}
 	if from, to, dropTarget, ok := fileRename(c); ok {
 		return m.db.Carry(ctx, renameOver(mc, from, to, dropTarget))
 	}

@@ -240,7 +240,6 @@ func TestCopyHistory_BadInputFerretDB(t *testing.T) {
 		{"with --collections", []string{"copy", src, s.URI + "n1", "--history", "--collections", "users"}, 64, "--history copies every collection: it cannot be given with --collections"},
 		{"a change of two collections into MongoDB", []string{"copy", reverted, s.URI + "n2", "--history"}, 64, "change " + plan.Token + " (apply) of the source writes 2 collections (a, b): a change over MongoDB writes one"},
 		{"interrupted change", []string{"copy", interrupted, filepath.Join(dir, "i.omgdb"), "--history"}, 69, "is applying: copy --history carries only finished changes"},
-		{"a deployment's schema change into another", []string{"copy", withHistory, s.URI + "n3", "--history"}, 64, "is a schema change made over MongoDB: copy --history cannot carry it between deployments yet"},
 	}
 	for _, tc := range cases {
 		code, stdout, stderr := runCLI(t, "", tc.args...)
@@ -249,7 +248,7 @@ func TestCopyHistory_BadInputFerretDB(t *testing.T) {
 		}
 	}
 	// Nothing was written: the new databases and files are empty.
-	for _, db := range []string{"n1", "n2", "n3"} {
+	for _, db := range []string{"n1", "n2"} {
 		if names, err := c.Database(db).ListCollectionNames(context.Background(), bson.D{}); err != nil || len(names) > 0 {
 			t.Errorf("a refused copy wrote into %s: %v %v", db, names, err)
 		}
@@ -346,6 +345,25 @@ func TestCopyHistory_FromFerretDB(t *testing.T) {
 		}
 	}
 	mustRun(t, "verify", dst)
+
+	// Into another database of the deployment: the same history (its
+	// schema changes run again there), the same documents, and the
+	// drop's rollback, carried, left tmp's index.
+	uri2 := s.URI + "mdst"
+	out = mustRun(t, "copy", uri, uri2, "--history")
+	if !strings.Contains(out, `"history":{"changes":12,"settled":2}`) {
+		t.Fatalf("copy --history between databases: %s", out)
+	}
+	if got := historyKeys(t, uri2); len(got) != len(want)+2 || strings.Join(got[2:], "\n") != strings.Join(want, "\n") {
+		t.Errorf("history of the other database:\n%s\nwant two copy changes, then:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if got, want := mustRun(t, "find", uri2, "users"), mustRun(t, "find", uri, "users"); got != want {
+		t.Errorf("users in the other database:\n%s\nwant:\n%s", got, want)
+	}
+	mustRun(t, "rollback", uri2, historyLines(t, uri)[0]["change"].(string)) // the drop of tmp2
+	if got := mustRun(t, "find", uri2, "tmp2") + mustRun(t, "indexes", uri2, "tmp2"); !strings.Contains(got, `{"_id":1,"x":[1,2]}`) || !strings.Contains(got, `"name":"x_1"`) {
+		t.Errorf("tmp2 after the rollback of its carried drop in the other database: %s", got)
+	}
 }
 
 // TestCopyHistory_FileToFile carries a journal between two store files,

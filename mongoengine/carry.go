@@ -226,7 +226,10 @@ func (d *DB) carryPlan(ctx context.Context, tok bson.ObjectID, c *Carried) error
 
 // carriedEntry is the journal entry of a carried change.
 func carriedEntry(tok bson.ObjectID, seq int64, creates bool, c *Carried) bson.D {
-	var ins, upd, del int64
+	ins, upd, del := c.Change.Inserted, c.Change.Updated, c.Change.Deleted // a schema change's, from its journal
+	if len(c.Items) > 0 {
+		ins, upd, del = 0, 0, 0
+	}
 	for _, it := range c.Items {
 		switch it.Op {
 		case OpInsert:
