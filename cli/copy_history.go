@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/omgdb/omgdb/mongoengine"
@@ -67,83 +68,42 @@ type copyHistory struct {
 	Cut string `json:"cut,omitempty"`
 }
 
-// copyWithHistory replays the journal, settles, sets definitions and
-// verifies.
+// historyRun is what a copy --history carries, read and checked before
+// anything is written.
+type historyRun struct {
+	hs      historySource
+	ht      historyTarget
+	names   []string   // the source's collections
+	defs    []copyDefs // their rules and indexes
+	changes []*carriedChange
+	base    []*carriedChange // the first changes, at the source's cut
+	cut     string
+}
+
+// copyWithHistory replays the journal, carries the snapshots, settles
+// each collection, sets its definitions, verifies, and keeps the cut.
 func (e *env) copyWithHistory(ctx context.Context, opts *copyOptions, src copyEnd, dst copyTarget, sum *copySummary) error {
-	hs, ok1 := src.(historySource)
-	ht, ok2 := dst.(historyTarget)
-	if !ok1 || !ok2 {
-		return usage("--history cannot copy from %s to %s", src.where(), dst.where())
-	}
-	names, err := src.collections(ctx)
-	if err != nil {
+	run, err := planHistory(ctx, opts, src, dst)
+	if err != nil || run == nil {
 		return err
 	}
-	changes, err := hs.journal(ctx)
-	if err != nil {
-		return err
-	}
-	if len(names) == 0 && len(changes) == 0 {
-		_, err := copyNames(ctx, src, "") // says there is nothing to copy
-		return err
-	}
-	base, cut, err := hs.base(ctx, changes)
-	if err != nil {
-		return err
-	}
-	if cut != "" {
-		done, err := ht.pruned(ctx) // a resumed copy that kept the cut already
-		if err != nil {
-			return err
-		}
-		if done {
-			base = nil
-		}
-		changes = append(base, changes...)
-	}
-	for _, c := range changes {
-		if err := ht.canCarry(c); err != nil {
-			return err
-		}
-	}
-	if !opts.resume {
-		if err := ht.empty(ctx); err != nil {
-			return err
-		}
-	}
-	defs := make([]copyDefs, len(names))
-	for i, name := range names {
-		if defs[i], err = src.defs(ctx, name); err != nil {
-			return err
-		}
-		if err := checkDefs(dst, name, defs[i]); err != nil {
-			return err
-		}
-	}
-	sum.History = &copyHistory{Cut: cut}
-	if err := e.replay(ctx, ht, changes, sum.History); err != nil {
+	sum.History = &copyHistory{Cut: run.cut}
+	if err := e.replay(ctx, run.ht, run.changes, sum.History); err != nil {
 		return e.historyStopped(ctx, err, sum.History, opts)
 	}
-	snaps, err := hs.snapshots(ctx, changes)
-	if err != nil {
+	if err := run.snapshots(ctx, sum.History); err != nil {
 		return err
 	}
-	for _, s := range atCut(snaps, changes, base) {
-		if err := ht.snapshot(context.WithoutCancel(ctx), s); err != nil {
-			return fmt.Errorf("carry snapshot %s: %w", s.name, err)
-		}
-		sum.History.Snapshots++
-	}
-	for i, name := range names {
+	for i, name := range run.names {
 		res := &copyResult{Name: name}
 		sum.Collections = append(sum.Collections, res)
-		if err := settle(ctx, src, dst, ht, res, sum.History); err != nil {
+		if err := settle(ctx, src, dst, run.ht, res, sum.History); err != nil {
 			return e.historyStopped(ctx, err, sum.History, opts)
 		}
-		if err := dst.prepare(ctx, name, defs[i]); err != nil {
+		if err := dst.prepare(ctx, name, run.defs[i]); err != nil {
 			return err
 		}
-		if err := dst.finish(ctx, name, defs[i]); err != nil {
+		if err := dst.finish(ctx, name, run.defs[i]); err != nil {
 			return err
 		}
 	}
@@ -152,8 +112,90 @@ func (e *env) copyWithHistory(ctx context.Context, opts *copyOptions, src copyEn
 			return err
 		}
 	}
-	if len(base) > 0 {
-		return ht.keepCut(ctx, base[len(base)-1].ID)
+	if len(run.base) > 0 {
+		return run.ht.keepCut(ctx, run.base[len(run.base)-1].ID)
+	}
+	return nil
+}
+
+// planHistory reads the source's journal and definitions and refuses,
+// before anything is written, what the target cannot take: a target
+// that is not empty (unless --resume), a change or an index it cannot
+// hold.
+func planHistory(ctx context.Context, opts *copyOptions, src copyEnd, dst copyTarget) (*historyRun, error) {
+	run := &historyRun{}
+	var ok1, ok2 bool
+	run.hs, ok1 = src.(historySource)
+	run.ht, ok2 = dst.(historyTarget)
+	if !ok1 || !ok2 {
+		return nil, usage("--history cannot copy from %s to %s", src.where(), dst.where())
+	}
+	var err error
+	if run.names, err = src.collections(ctx); err != nil {
+		return nil, err
+	}
+	if run.changes, err = run.hs.journal(ctx); err != nil {
+		return nil, err
+	}
+	if len(run.names) == 0 && len(run.changes) == 0 {
+		_, err := copyNames(ctx, src, "") // says there is nothing to copy
+		return nil, err
+	}
+	if err := run.startAtCut(ctx); err != nil {
+		return nil, err
+	}
+	for _, c := range run.changes {
+		if err := run.ht.canCarry(c); err != nil {
+			return nil, err
+		}
+	}
+	if !opts.resume {
+		if err := run.ht.empty(ctx); err != nil {
+			return nil, err
+		}
+	}
+	run.defs = make([]copyDefs, len(run.names))
+	for i, name := range run.names {
+		if run.defs[i], err = src.defs(ctx, name); err != nil {
+			return nil, err
+		}
+		if err := checkDefs(dst, name, run.defs[i]); err != nil {
+			return nil, err
+		}
+	}
+	return run, nil
+}
+
+// startAtCut puts, before the kept changes of a pruned source, the
+// changes that start the target at its cut, unless the target keeps the
+// cut already (a resumed copy that got to its end).
+func (run *historyRun) startAtCut(ctx context.Context) error {
+	var err error
+	if run.base, run.cut, err = run.hs.base(ctx, run.changes); err != nil || run.cut == "" {
+		return err
+	}
+	done, err := run.ht.pruned(ctx)
+	if err != nil {
+		return err
+	}
+	if done {
+		run.base = nil
+	}
+	run.changes = append(slices.Clip(run.base), run.changes...)
+	return nil
+}
+
+// snapshots carries the source's snapshots, each once.
+func (run *historyRun) snapshots(ctx context.Context, h *copyHistory) error {
+	snaps, err := run.hs.snapshots(ctx, run.changes)
+	if err != nil {
+		return err
+	}
+	for _, s := range atCut(snaps, run.changes, run.base) {
+		if err := run.ht.snapshot(context.WithoutCancel(ctx), s); err != nil {
+			return fmt.Errorf("carry snapshot %s: %w", s.name, err)
+		}
+		h.Snapshots++
 	}
 	return nil
 }
