@@ -123,9 +123,16 @@ func TestCopyHistory_RoundTripFerretDB(t *testing.T) {
 		}
 	}
 	// By change id and by time too.
-	for _, id := range ids[:4] {
-		if f, m := mustRun(t, "find", src, "users", "--at", id), mustRun(t, "find", uri, "users", "--at", id); f != m {
-			t.Errorf("find --at %s: deployment\n%s\nfile\n%s", id, m, f)
+	mustRun(t, "verify", uri)
+	times := map[string]string{}
+	for _, h := range historyLines(t, src) {
+		times[h["change"].(string)] = h["time"].(string)
+	}
+	for _, id := range ids[:5] {
+		for _, at := range []string{id, times[id]} {
+			if f, m := mustRun(t, "find", src, "users", "--at", at), mustRun(t, "find", uri, "users", "--at", at); f != m {
+				t.Errorf("find --at %s: deployment\n%s\nfile\n%s", at, m, f)
+			}
 		}
 	}
 	for _, snap := range []string{"after-update", "at-start"} {
@@ -360,6 +367,7 @@ func TestCopyHistory_FromFerretDB(t *testing.T) {
 	if got, want := mustRun(t, "find", uri2, "users"), mustRun(t, "find", uri, "users"); got != want {
 		t.Errorf("users in the other database:\n%s\nwant:\n%s", got, want)
 	}
+	mustRun(t, "verify", uri2)
 	mustRun(t, "rollback", uri2, historyLines(t, uri)[0]["change"].(string)) // the drop of tmp2
 	if got := mustRun(t, "find", uri2, "tmp2") + mustRun(t, "indexes", uri2, "tmp2"); !strings.Contains(got, `{"_id":1,"x":[1,2]}`) || !strings.Contains(got, `"name":"x_1"`) {
 		t.Errorf("tmp2 after the rollback of its carried drop in the other database: %s", got)
@@ -499,6 +507,7 @@ func TestCopyHistory_SchemaFerretDB(t *testing.T) {
 	if got, want := looseKeys(t, uri), looseKeys(t, src); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("history on the deployment:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+	mustRun(t, "verify", uri)
 	back := filepath.Join(t.TempDir(), "back.omgdb")
 	mustRun(t, "copy", uri, back, "--history")
 	for _, cmd := range []string{"dump", "history", "log"} {
