@@ -531,3 +531,22 @@ func TestCopyHistory_SchemaFerretDB(t *testing.T) {
 		t.Errorf("a after the rollback of the carried rename: %s", got)
 	}
 }
+
+// TestCopyHistory_RefusedValueFerretDB: a value of the history that the
+// test server cannot store (an array of arrays) stops the copy at its
+// change with exit 65, the server's reason and a hint; the changes
+// before it are journaled whole, that one is not.
+func TestCopyHistory_RefusedValueFerretDB(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "src.omgdb")
+	mustRun(t, "insert", src, "a", `{"_id":1}`)
+	mustRun(t, "insert", src, "a", `{"_id":2,"m":[[1]]}`)
+	uri := mongotest.Own(t).URI + "refused"
+	code, _, stderr := runCLI(t, "", "copy", src, uri, "--history")
+	if code != 65 || !strings.Contains(stderr, "refused a document of the change: ") || !strings.Contains(stderr, "nested arrays") ||
+		!strings.Contains(stderr, "hint: the deployment cannot store a value of the source's history") || !strings.Contains(stderr, "1 change(s) carried in this run") {
+		t.Fatalf("copy --history of a value the server cannot store: exit %d, %s", code, stderr)
+	}
+	if got := historyLines(t, uri); len(got) != 1 || got[0]["inserted"] != float64(1) {
+		t.Errorf("history of the target: %v, want the first change only", got)
+	}
+}

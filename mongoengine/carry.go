@@ -2,6 +2,7 @@ package mongoengine
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -152,9 +153,28 @@ func (d *DB) carryItems(ctx context.Context, tok bson.ObjectID, items []Item) er
 		docs[i] = append(doc, bson.E{Key: "state", Value: StatusApplied})
 	}
 	if _, err := coll.InsertMany(ctx, docs); err != nil {
-		return wrapErr(d.target, "journal the change in", err)
+		return d.carryRefused(err, "journal the change in")
 	}
 	return nil
+}
+
+// carryRefused is the error of a write the server refused (a value it
+// cannot store, such as a decimal or an array of arrays on FerretDB), or
+// wrapErr's for any other failure.
+func (d *DB) carryRefused(err error, doing string) error {
+	var we mongo.WriteException
+	var bw mongo.BulkWriteException
+	msg := ""
+	switch {
+	case errors.As(err, &bw) && len(bw.WriteErrors) > 0:
+		msg = bw.WriteErrors[0].Message
+	case errors.As(err, &we) && len(we.WriteErrors) > 0:
+		msg = we.WriteErrors[0].Message
+	default:
+		return wrapErr(d.target, doing, err)
+	}
+	return errs.Errorf(errs.Invalid, "MongoDB at %s refused a document of the change: %s", d.target.Redacted, Redact(msg, d.target.URI)).
+		WithHint("the deployment cannot store a value of the source's history (see `omgdb docs mongodb` for what each server supports); the changes before it are carried: drop the target's database, or copy without --history")
 }
 
 // carryDocs writes each item's after-image by _id (or deletes the
@@ -192,7 +212,7 @@ func (d *DB) carryDocs(ctx context.Context, c *Carried) error {
 			}
 		}
 		if err != nil {
-			return wrapErr(d.target, "write a carried change's document in", err)
+			return d.carryRefused(err, "write a carried change's document in")
 		}
 	}
 	for _, v := range c.Steps {
