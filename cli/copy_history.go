@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/omgdb/omgdb/mongoengine"
+	"github.com/omgdb/omgdb/query/errs"
 	"github.com/omgdb/omgdb/query/value"
 )
 
@@ -54,7 +55,18 @@ type historyTarget interface {
 	pruned(ctx context.Context) (bool, error)
 	// keepCut prunes the target's journal through change id.
 	keepCut(ctx context.Context, id string) error
+	// journalIDs lists the target's changes.
+	journalIDs(ctx context.Context) ([]carriedID, error)
 }
+
+// carriedID is a change of a target's journal, as --resume checks it.
+type carriedID struct {
+	id, kind string
+	settled  bool // a last "copy" change of copy --history
+}
+
+// settleNote is the note of the last "copy" changes.
+const settleNote = "copy: documents the journal does not account for"
 
 // copyHistory is the "history" part of copy's summary.
 type copyHistory struct {
@@ -149,10 +161,8 @@ func planHistory(ctx context.Context, opts *copyOptions, src copyEnd, dst copyTa
 			return nil, err
 		}
 	}
-	if !opts.resume {
-		if err := run.ht.empty(ctx); err != nil {
-			return nil, err
-		}
+	if err := run.checkTarget(ctx, opts.resume); err != nil {
+		return nil, err
 	}
 	run.defs = make([]copyDefs, len(run.names))
 	for i, name := range run.names {
@@ -164,6 +174,30 @@ func planHistory(ctx context.Context, opts *copyOptions, src copyEnd, dst copyTa
 		}
 	}
 	return run, nil
+}
+
+// checkTarget refuses a target that is not empty, or with --resume one
+// whose journal holds a change that is not the source's (nor a last
+// "copy" change): it is not a copy --history of this source.
+func (run *historyRun) checkTarget(ctx context.Context, resume bool) error {
+	if !resume {
+		return run.ht.empty(ctx)
+	}
+	ids, err := run.ht.journalIDs(ctx)
+	if err != nil {
+		return err
+	}
+	ours := map[string]bool{}
+	for _, c := range run.changes {
+		ours[c.ID] = true
+	}
+	for _, c := range ids {
+		if !ours[c.id] && !c.settled {
+			return errs.Errorf(errs.Invalid, "--resume: the target's journal holds change %s (%s), which is not the source's: the target is not a copy --history of this source", c.id, c.kind).
+				WithHint("copy into an empty target without --resume")
+		}
+	}
+	return nil
 }
 
 // startAtCut puts, before the kept changes of a pruned source, the
@@ -281,7 +315,7 @@ func settle(ctx context.Context, src, dst copyEnd, ht historyTarget, res *copyRe
 		}
 	}
 	c := &carriedChange{Carried: mongoengine.Carried{ID: value.NewOID().Hex(), Kind: "copy", Collection: res.Name, Create: true, Actor: "cli",
-		Time: time.Now().UTC(), Note: "copy: documents the journal does not account for"}, colls: []string{res.Name}}
+		Time: time.Now().UTC(), Note: settleNote}, colls: []string{res.Name}}
 	add := func(it mongoengine.Item) {
 		c.Items = append(c.Items, it)
 		c.itemColls = append(c.itemColls, res.Name)

@@ -635,3 +635,24 @@ func (m *mongoEnd) snapshot(ctx context.Context, s carriedSnap) error {
 	_, err = m.db.CreateSnapshot(ctx, s.name, s.at(), s.actor)
 	return err
 }
+
+// journalIDs lists the file's changes: id and kind, and whether it is a
+// last "copy" change of copy --history.
+func (f *fileEnd) journalIDs(ctx context.Context) ([]carriedID, error) {
+	hist, err := changes.History(ctx, f.db, nil)
+	out := make([]carriedID, len(hist))
+	for i, h := range hist {
+		out[i] = carriedID{id: h.ID, kind: h.Kind, settled: h.Kind == "copy" && h.Note == settleNote}
+	}
+	return out, err
+}
+
+// journalIDs lists the deployment's changes.
+func (m *mongoEnd) journalIDs(ctx context.Context) ([]carriedID, error) {
+	hist, err := m.db.History(ctx, "", 0)
+	out := make([]carriedID, len(hist))
+	for i, h := range hist {
+		out[i] = carriedID{id: h.ID, kind: h.Kind, settled: h.Kind == "copy" && h.Note == settleNote}
+	}
+	return out, err
+}
