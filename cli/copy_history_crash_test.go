@@ -123,7 +123,8 @@ func historyPrefix(t *testing.T, target string, want []map[string]any) int {
 }
 
 // TestCrash_KillCopyHistory kills `omgdb copy --history` with SIGKILL at
-// random moments and, into MongoDB, at the point where a carried
+// random moments, into a store file at a commit (the change's record
+// put, not committed) and into MongoDB at the point where a carried
 // change's documents are written and its journal entry is not. After
 // each kill the target's history is the source's first changes, each
 // listed alike (no change half there: a store file's change is one
@@ -144,6 +145,9 @@ func TestCrash_KillCopyHistory(t *testing.T) {
 		for _, into := range []string{"file", "mongo"} {
 			dst := filepath.Join(dir, fmt.Sprintf("d%d.omgdb", c))
 			k := crashtest.Kill{Workload: "cli", Delay: time.Duration(r.IntN(400000)) * time.Microsecond}
+			if into == "file" && c%2 == 1 { // at a commit, the change's record put
+				k.Failpoint, k.Delay = fmt.Sprintf("commit:%d", 1+r.IntN(len(wantHist))), time.Minute
+			}
 			if into == "mongo" {
 				dst = s.URI + fmt.Sprintf("h%d", c)
 				k.Delay = time.Duration(r.IntN(1500000)) * time.Microsecond
@@ -181,6 +185,11 @@ func TestCrash_KillCopyHistory(t *testing.T) {
 			}
 			if got := historyKeys(t, dst); strings.Join(got, "\n") != strings.Join(wantKeys, "\n") {
 				t.Fatalf("cycle %d into %s: history after the resume:\n%s\nwant:\n%s", c, into, strings.Join(got, "\n"), strings.Join(wantKeys, "\n"))
+			}
+			// The first change created the collection, also when a kill
+			// came after it had: before it, there is no collection.
+			if code, _, _ := runCLI(t, "", "find", dst, "a", "--at", "0"); code != 66 {
+				t.Fatalf("cycle %d into %s: find a --at 0 after the resume: exit %d, want 66 (no collection yet)", c, into, code)
 			}
 		}
 	}

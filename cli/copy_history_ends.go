@@ -146,7 +146,7 @@ func (b *changeBuilder) add(r *store.Record, afters []value.Value) {
 			b.schema = append(b.schema, rec.Value().Get("ops").Array()[0])
 			switch op.Op {
 			case store.OpCreateCollection:
-				b.c.Create = true
+				b.c.Create, b.c.Creates = true, true
 			case store.OpDropCollection:
 				b.c.Drop = true
 			}
@@ -521,7 +521,7 @@ func fileRename(c *carriedChange) (from, to string, dropTarget, ok bool) {
 // documents moved by the server (the file's items, in two collections,
 // are left out); a copy back replays it as the file's rename.
 func renameOver(c mongoengine.Carried, from, to string, dropTarget bool) *mongoengine.Carried {
-	c.Collection, c.RenamedTo, c.Items, c.FileOps, c.Create, c.Drop = from, to, nil, "", false, false
+	c.Collection, c.RenamedTo, c.Items, c.FileOps, c.Create, c.Drop, c.Creates = from, to, nil, "", false, false, false
 	c.Steps = nil
 	if dropTarget {
 		c.Steps = append(c.Steps, renameStep(to, mongoengine.DroppedPrefix+c.ID))

@@ -37,6 +37,10 @@ type Carried struct {
 	// Create makes the collection, empty, when it does not exist; Drop
 	// drops it once the items are written (it holds no document then).
 	Create, Drop bool
+	// Creates says the change created its collection on the source (a
+	// change that created it here is journaled so too): time travel
+	// before it finds no collection, also after a resumed copy.
+	Creates bool
 	// FileOps is a store file's operations on collections, indexes and
 	// rules in the change (canonical JSON of an array), kept with the
 	// change so that a copy back to a file carries them exactly.
@@ -92,8 +96,8 @@ func (d *DB) Carry(ctx context.Context, c *Carried) (done bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	creates := false
-	if c.Collection != "" {
+	creates := c.Creates
+	if c.Collection != "" && !creates {
 		if creates, err = d.creates(ctx, c.Collection); err != nil {
 			return false, err
 		}
@@ -343,7 +347,7 @@ func (d *DB) carriedOf(ctx context.Context, v value.Value) (*Carried, error) {
 			WithHint("roll it back first with `omgdb rollback %s %s`, then copy again", d.target.Redacted, ch.ID)
 	}
 	c := &Carried{ID: ch.ID, Kind: ch.Kind, Collection: ch.Collection, Actor: ch.Actor, Note: ch.Note,
-		RollbackOf: ch.RollbackOf, Time: ch.Time, FileOps: v.Get("file_ops").Str(), Change: ch}
+		RollbackOf: ch.RollbackOf, Time: ch.Time, FileOps: v.Get("file_ops").Str(), Change: ch, Creates: ch.Creates}
 	if ops := v.Get("ops"); ops.Kind() == value.Array {
 		c.Steps = ops.Array()
 	}
