@@ -47,10 +47,24 @@ holds the source's first documents). At the end each collection is
 verified: its count and a SHA-256 digest of its documents in _id order, on
 both sides (--no-verify skips it). Prints {"source","target","collections":
 [{"name","copied","resumed_after","source_count","target_count",
-"source_digest","target_digest","verified"}],"verified"}. See omgdb docs mongodb.`,
+"source_digest","target_digest","verified"}],"verified"}.
+
+With --history the target must be empty, and the source's journal is
+replayed into it, oldest first: each change becomes one change of the
+target with the same id, kind, time, actor and note and the same
+before- and after-image of each document, so history, log, diff,
+--at and rollback give on the target what they give on the source
+(revision numbers are the target's own: the n-th change is lsn n in a
+file, seq n on a deployment). Documents the journal does not account
+for come last, as one change of kind "copy" per collection; snapshots
+name the same changes. A pruned journal starts the target with the state
+at its cut, and the target keeps the cut. The summary adds "history":
+{"changes","already","settled","snapshots","cut"}. --resume skips the
+changes already carried. See omgdb docs mongodb.`,
 		Example: `  omgdb copy app.omgdb mongodb://localhost:27017/app
   OMGDB_MONGODB_URI='mongodb://user:secret@db1/app' omgdb copy mongodb: app-copy.omgdb --collections users,orders
-  omgdb copy app.omgdb mongodb://localhost:27017/app --resume`,
+  omgdb copy app.omgdb mongodb://localhost:27017/app --resume
+  omgdb copy app.omgdb mongodb://localhost:27017/app --history`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.src, opts.dst = args[0], args[1]
@@ -61,7 +75,7 @@ both sides (--no-verify skips it). Prints {"source","target","collections":
 	opts.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&opts.collections, "collections", "", "copy these collections only, comma-separated (default: all)")
-	fl.BoolVar(&opts.history, "history", false, "copy the journal too (not supported yet)")
+	fl.BoolVar(&opts.history, "history", false, "copy the journal too: replay every change into an empty target (see omgdb docs mongodb)")
 	fl.BoolVar(&opts.resume, "resume", false, "go on after the greatest _id of each target collection that holds documents")
 	fl.BoolVar(&opts.noVerify, "no-verify", false, "skip the check of counts and digests at the end")
 	fl.IntVar(&opts.batch, "batch-size", 1000, "documents per batch (a transaction, or an insertMany)")
@@ -86,11 +100,15 @@ type copySummary struct {
 	Source      string        `json:"source"`
 	Target      string        `json:"target"`
 	Collections []*copyResult `json:"collections"`
+	History     *copyHistory  `json:"history,omitempty"` // with --history
 	Verified    bool          `json:"verified"`
 }
 
 // wrote reports whether the copy wrote any document.
 func (s *copySummary) wrote() bool {
+	if s.History != nil && s.History.Changes+s.History.Already > 0 {
+		return true
+	}
 	for _, c := range s.Collections {
 		if c.Copied > 0 {
 			return true
@@ -100,9 +118,9 @@ func (s *copySummary) wrote() bool {
 }
 
 func (o *copyOptions) check() error {
-	if o.history {
-		return usage("--history is not supported yet: copy moves the collections' current documents, rules and indexes, not the journal").
-			WithHint("leave out --history; the target's history starts with the copy (see omgdb docs mongodb)")
+	if o.history && o.collections != "" {
+		return usage("--history copies every collection: it cannot be given with --collections (a change of the journal may write several collections)").
+			WithHint("leave out --collections, or copy the chosen collections without --history")
 	}
 	if o.batch <= 0 {
 		return usage("--batch-size must be 1 or more")
@@ -131,7 +149,11 @@ func (e *env) runCopy(ctx context.Context, opts *copyOptions) error {
 	}
 	defer dst.close()
 	sum := &copySummary{Source: src.where(), Target: dst.where()}
-	err = e.copyAll(ctx, opts, src, dst, sum)
+	if opts.history {
+		err = e.copyWithHistory(ctx, opts, src, dst, sum)
+	} else {
+		err = e.copyAll(ctx, opts, src, dst, sum)
+	}
 	if fe, ok := dst.(*fileEnd); ok && err != nil && fe.db.Created() && !sum.wrote() {
 		e.removeNewStore(fe.db)
 	}
@@ -290,9 +312,15 @@ func (e *env) copyOne(ctx context.Context, src copyEnd, dst copyTarget, name str
 // copyStopped says how far a copy that stopped got and how to go on.
 func (e *env) copyStopped(ctx context.Context, err error, res *copyResult, opts *copyOptions) error {
 	done := fmt.Sprintf("%d document(s) of `%s` copied in this run", res.Copied, res.Name)
-	next := "run the same command with --resume to go on after the last document copied"
-	if opts.resume {
-		next = "run the same command again to go on after the last document copied"
+	return stoppedAt(ctx, err, done, "the last document copied", opts.resume)
+}
+
+// stoppedAt is the error of a copy that stopped: what it did (done),
+// and to resume after last.
+func stoppedAt(ctx context.Context, err error, done, last string, resumed bool) error {
+	next := "run the same command with --resume to go on after " + last
+	if resumed {
+		next = "run the same command again to go on after " + last
 	}
 	if errors.Is(context.Cause(ctx), errInterrupted) {
 		return newInterrupted(done, next)

@@ -273,8 +273,8 @@ func (e *env) mongoHistory(ctx context.Context, opts *historyOptions) error {
 // mongoChangeNote is a change's note in history: the plan it applied
 // (none for an insert or import, as on a store file).
 func mongoChangeNote(c mongoengine.Change) string {
-	if c.Note != "" {
-		return c.Note // a schema change: what it did
+	if c.Note != "" || c.Carried {
+		return c.Note // a schema change: what it did; a carried change: its own
 	}
 	if c.Kind == mongoengine.KindInsert || c.Kind == mongoengine.KindImport {
 		return ""

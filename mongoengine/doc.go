@@ -104,6 +104,14 @@
 // stored and again when it is applied, an insert's or import's batch.
 // A rename or drop moves the record with the collection.
 //
+// Carrying a journal (carry.go) is omgdb copy --history's, and only
+// its: CarryOut reads the journal oldest first as Carried changes (each
+// with its applied items), and Carry writes a change carried from
+// another store under its own id, kind, time, actor and note, items
+// first, then its documents by _id, then its plan, and its journal entry
+// last, so that a journaled change has all its documents and a resumed
+// copy carries each change once.
+//
 // An apply or rollback stops at its context's deadline (or cancellation)
 // between documents, never inside one (deadline.go): the change is then
 // journaled "partial" with what was written, and Rollback undoes it.

@@ -42,6 +42,7 @@ type Change struct {
 	schema       bool   // a schema change (its journal entry lists steps)
 	steps        []step // a schema change: its steps
 	done         int    // a schema change: the steps counted as carried out
+	Carried      bool   // carried from another journal by omgdb copy --history (carry.go)
 }
 
 // journalStart records the change as applying, with its writer's lease,
@@ -155,7 +156,7 @@ func changeOf(v value.Value) Change {
 		Deleted: v.Get("deleted").Long(), Conflicts: int64(v.Get("conflicts").Len()),
 		Time: time.UnixMilli(v.Get("time").Date()).UTC(), Actor: v.Get("actor").Str(), Status: v.Get("status").Str(),
 		RolledBackBy: v.Get("rolled_back_by").Str(), RollbackOf: v.Get("rollback_of").Str(), Seq: v.Get("seq").Long(), Creates: v.Get("creates").Bool(), owner: ownerOf(v),
-		Note: v.Get("note").Str(), RenamedTo: v.Get("renamed_to").Str(), Unwritten: v.Get("unwritten").Long()}
+		Note: v.Get("note").Str(), RenamedTo: v.Get("renamed_to").Str(), Unwritten: v.Get("unwritten").Long(), Carried: v.Get("carried").Bool()}
 	for _, s := range v.Get("ops").Array() {
 		ch.steps = append(ch.steps, stepOf(s))
 	}

@@ -159,7 +159,11 @@ func (tx *Tx) appendJournal() error {
 	if k, _ := j.Cursor().Last(); k != nil {
 		lsn = binary.BigEndian.Uint64(k) + 1
 	}
-	r := Record{LSN: lsn, Time: time.Now().UTC(), Change: tx.change.ID, Kind: tx.change.Kind,
+	when := time.Now().UTC()
+	if !tx.change.Time.IsZero() {
+		when = tx.change.Time.UTC()
+	}
+	r := Record{LSN: lsn, Time: when, Change: tx.change.ID, Kind: tx.change.Kind,
 		Actor: tx.change.Actor, Note: tx.change.Note, Ops: tx.ops}
 	rec := appendRecord(make([]byte, 0, recordSize(&r)), &r)
 	if n := len(rec); n > maxRecordSize {

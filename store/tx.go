@@ -34,6 +34,10 @@ type Change struct {
 	Kind  string // what made it: "insert", "import", "apply", "rollback", …
 	Actor string // who made it; the DB's actor when empty
 	Note  string // free text, such as the plan's description
+	// Time, when set, is the record's time instead of the commit's: a
+	// change carried from another store's journal (omgdb copy --history)
+	// keeps the time it was made.
+	Time time.Time
 }
 
 // Tx is a transaction. A Tx and the values it returns are valid only

@@ -24,10 +24,11 @@ const (
 	BackupCopy  = "backup-copy"  // store: before each write of a backup's copy
 	SpillWrite  = "spill-write"  // spill: after each run of a sort written to a temporary file
 	CopyBatch   = "copy-batch"   // cli: after each batch copy inserted into MongoDB
+	CarryDocs   = "carry-docs"   // mongoengine: after a carried change's documents are written, before its journal entry
 )
 
 // Points lists the named points.
-var Points = []string{Commit, ImportBatch, Apply, Rollback, CompactCopy, BackupCopy, SpillWrite, CopyBatch}
+var Points = []string{Commit, ImportBatch, Apply, Rollback, CompactCopy, BackupCopy, SpillWrite, CopyBatch, CarryDocs}
 
 var (
 	off   atomic.Bool // set once the point is known to be off: the fast path
