@@ -19,7 +19,7 @@ import (
 
 // The commands that run over a MongoDB deployment so far, for the error
 // every other command gives on a mongodb:// store.
-const overMongo = "find, count, distinct, aggregate (with --at too), indexes, collections, describe, inspect, explain, diagnose, suggest-indexes, copy, export, insert, import, update, replace, delete, plan-update, plan-delete, plan-aggregate, plans, apply, rollback, history, diff, log, snapshot, revert, vsearch, search, context, drop, rename, create-index, drop-index, verify, the shell and mcp"
+const overMongo = "find, count, distinct, aggregate (with --at too), indexes, collections, describe, inspect, explain, diagnose, suggest-indexes, copy, export, insert, import, update, replace, delete, plan-update, plan-delete, plan-aggregate, plans, apply, rollback, history, diff, log, snapshot, revert, vsearch, search, context, drop, rename, create, define, create-index, drop-index, verify, compact --history-before, the shell and mcp"
 
 // isMongo reports whether a store argument names a MongoDB deployment
 // (mongodb://…, mongodb+srv://…, or mongodb:[DB] for $OMGDB_MONGODB_URI).

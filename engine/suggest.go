@@ -77,7 +77,8 @@ func currentPlan(plan value.Value, documents int64) (store.CurrentPlan, string) 
 }
 
 // MongoshCreateIndex is the mongosh statement that creates an index on
-// fields of coll (omgdb create-index does not run over MongoDB yet).
+// fields of coll (omgdb create-index creates the same index as a
+// journaled change).
 func MongoshCreateIndex(coll string, fields []store.IndexField) string {
 	spec := &store.BTreeSpec{Fields: fields}
 	key := spec.KeyPattern()
