@@ -2,6 +2,7 @@ package mongoengine
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -13,9 +14,11 @@ import (
 	"github.com/omgdb/omgdb/query/errs"
 )
 
-// MetaColl holds omgdb's facts about the deployment's journal: today one
-// document, {_id: "pruned_through", seq}, the seq up to which
-// PruneHistory removed the journal.
+// MetaColl holds omgdb's facts about the deployment's journal: today the
+// cuts of PruneHistory, one document per prune, {_id:
+// "pruned_through_<seq>", kind: "pruned_through", seq}; the journal is
+// pruned through the greatest seq among them (and among the single
+// {_id: "pruned_through", seq} an earlier omgdb kept up to date).
 const MetaColl = "omgdb.meta"
 
 // PruneResult is what PruneHistory removed.
@@ -70,9 +73,8 @@ func (d *DB) PruneHistory(ctx context.Context, before string) (*PruneResult, err
 	res := &PruneResult{Revision: rev}
 	// The cut first: from here on no revision before it resolves, even if
 	// the prune is killed before the end.
-	if _, err := d.db.Collection(MetaColl).UpdateOne(ctx, bson.D{{Key: "_id", Value: "pruned_through"}},
-		bson.D{{Key: "$max", Value: bson.D{{Key: "seq", Value: rev.Seq}}}}, options.UpdateOne().SetUpsert(true)); err != nil {
-		return nil, wrapErr(d.target, "record the pruning in", err)
+	if err := d.recordCut(ctx, rev.Seq); err != nil {
+		return nil, err
 	}
 	for _, ch := range chs {
 		if err := ctx.Err(); err != nil {
@@ -173,12 +175,13 @@ func (d *DB) pruneOrphans(ctx context.Context, res *PruneResult) error {
 }
 
 // prunedThrough is the seq through which the journal was pruned (0:
-// never).
+// never): the greatest cut recorded.
 func (d *DB) prunedThrough(ctx context.Context) (int64, error) {
 	var m struct {
 		Seq int64 `bson:"seq"`
 	}
-	err := d.db.Collection(MetaColl).FindOne(ctx, bson.D{{Key: "_id", Value: "pruned_through"}}).Decode(&m)
+	filter := bson.D{{Key: "$or", Value: bson.A{bson.D{{Key: "_id", Value: cutKind}}, bson.D{{Key: "kind", Value: cutKind}}}}}
+	err := d.db.Collection(MetaColl).FindOne(ctx, filter, options.FindOne().SetSort(bson.D{{Key: "seq", Value: -1}})).Decode(&m)
 	if err == mongo.ErrNoDocuments {
 		return 0, nil
 	}
@@ -186,4 +189,21 @@ func (d *DB) prunedThrough(ctx context.Context) (int64, error) {
 		return 0, wrapErr(d.target, "read the journal's bounds from", err)
 	}
 	return m.Seq, nil
+}
+
+// cutKind marks a cut's record in MetaColl.
+const cutKind = "pruned_through"
+
+// recordCut records that the journal is pruned through seq. Each cut is
+// a document of its own, inserted, never updated: a server without
+// atomic updates (FerretDB v1.24.2 ran four concurrent $max upserts of
+// one record as reads then writes, and kept the lower seq) still keeps
+// every cut, and the greatest wins. The same cut recorded twice (a prune
+// run again after a kill) is a duplicate key, and already there.
+func (d *DB) recordCut(ctx context.Context, seq int64) error {
+	rec := bson.D{{Key: "_id", Value: fmt.Sprintf("%s_%d", cutKind, seq)}, {Key: "kind", Value: cutKind}, {Key: "seq", Value: seq}}
+	if _, err := d.db.Collection(MetaColl).InsertOne(ctx, rec); err != nil && !mongo.IsDuplicateKeyError(err) {
+		return wrapErr(d.target, "record the pruning in", err)
+	}
+	return nil
 }

@@ -143,3 +143,35 @@ func TestPruneHistory_RefusesUnfinished(t *testing.T) {
 		t.Errorf("the refused prune recorded a cut at %d", cut)
 	}
 }
+
+// TestRecordCut_Concurrent: prunes recording their cut at once (a second
+// prune while the server still runs a killed one's) all succeed, and the
+// cut is the greatest of their seqs, also over the record an earlier
+// omgdb kept ({_id: "pruned_through"}).
+func TestRecordCut_Concurrent(t *testing.T) {
+	d := openWrite(t)
+	ctx := context.Background()
+	meta := d.db.Collection(MetaColl)
+	if _, err := meta.InsertOne(ctx, bson.D{{Key: "_id", Value: "pruned_through"}, {Key: "seq", Value: int64(2)}}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := d.prunedThrough(ctx); err != nil || got != 2 {
+		t.Fatalf("the earlier record: %d %v, want 2", got, err)
+	}
+	for round := int64(0); round < 20; round++ {
+		errc := make(chan error, 8)
+		for i := int64(1); i <= 4; i++ {
+			go func() { errc <- d.recordCut(ctx, 10*round+i) }()
+			go func() { errc <- d.recordCut(ctx, 10*round+i) }() // the same cut twice
+		}
+		for range 8 {
+			if err := <-errc; err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+		want := max(2, 10*round+4)
+		if got, err := d.prunedThrough(ctx); err != nil || got != want {
+			t.Fatalf("round %d: cut %d (%v), want %d", round, got, err, want)
+		}
+	}
+}
