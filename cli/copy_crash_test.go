@@ -22,6 +22,7 @@ import (
 // must have written everything. Then `copy --resume` completes it and
 // its dump equals the source's.
 func TestCrash_KillCopy(t *testing.T) {
+	t.Parallel()
 	seed, err := strconv.ParseUint(os.Getenv("OMGDB_CRASH_SEED"), 10, 64)
 	if err != nil {
 		seed = uint64(time.Now().UnixNano())

@@ -133,6 +133,7 @@ func historyPrefix(t *testing.T, target string, want []map[string]any) int {
 // --history --resume` then finishes it: dump and history equal the
 // source's.
 func TestCrash_KillCopyHistory(t *testing.T) {
+	t.Parallel()
 	seed, s, _ := mongoCrashSetup(t)
 	src := crashHistorySource(t)
 	wantDump, wantHist := findAll(t, src), historyLines(t, src)

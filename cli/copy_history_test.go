@@ -96,6 +96,7 @@ func historyKeys(t *testing.T, store string) []string {
 // the same documents, the copy back's history and dump equal the
 // original's, and rollback of a carried change works on the deployment.
 func TestCopyHistory_RoundTripFerretDB(t *testing.T) {
+	t.Parallel()
 	src, ids := historySource(t, false)
 	mustRun(t, "snapshot", "create", src, "after-update", "--at", ids[3])
 	mustRun(t, "snapshot", "create", src, "at-start", "--at", "0")
@@ -207,6 +208,7 @@ func diffDocs(out string) string {
 // --history cannot take is refused with its exit code and a hint,
 // before anything is written.
 func TestCopyHistory_BadInputFerretDB(t *testing.T) {
+	t.Parallel()
 	s := mongotest.Own(t)
 	src, _ := historySource(t, false)
 	dir := t.TempDir()
@@ -280,6 +282,7 @@ func TestCopyHistory_BadInputFerretDB(t *testing.T) {
 // the documents written around omgdb (one in a journaled collection, a
 // whole collection) come last as one change of kind copy per collection.
 func TestCopyHistory_FromFerretDB(t *testing.T) {
+	t.Parallel()
 	s := mongotest.Own(t)
 	uri := s.URI + "msrc"
 	mustRun(t, "insert", uri, "users", `{"_id":1,"a":[1,{"b":null}],"n":null}`)
@@ -379,6 +382,7 @@ func TestCopyHistory_FromFerretDB(t *testing.T) {
 // with what the test server cannot hold (decimal128, arrays of arrays)
 // and a dropped collection: dump, history, log and every revision equal.
 func TestCopyHistory_FileToFile(t *testing.T) {
+	t.Parallel()
 	src, ids := historySource(t, true)
 	mustRun(t, "insert", src, "gone", `{"_id":1,"x":{"$numberDecimal":"-0.0"}}`)
 	mustRun(t, "create-index", src, "gone", "x")
@@ -438,6 +442,7 @@ func snapshotNames(t *testing.T, store string) string {
 // then the kept changes: history equal, find --at each kept change
 // equal, a revision before the cut refused, dump equal.
 func TestCopyHistory_PrunedFerretDB(t *testing.T) {
+	t.Parallel()
 	src, ids := historySource(t, false)
 	mustRun(t, "compact", src, "--history-before", "3", "--yes")
 	kept := ids[3:]
@@ -490,6 +495,7 @@ func TestCopyHistory_PrunedFerretDB(t *testing.T) {
 // brings back documents and indexes), and back: the file's history, log
 // and dump after the round trip equal the original's.
 func TestCopyHistory_SchemaFerretDB(t *testing.T) {
+	t.Parallel()
 	src := filepath.Join(t.TempDir(), "src.omgdb")
 	mustRun(t, "insert", src, "a", `{"_id":1,"v":[1,null]}`)
 	mustRun(t, "create-index", src, "a", "v")
@@ -538,6 +544,7 @@ func TestCopyHistory_SchemaFerretDB(t *testing.T) {
 // change with exit 65, the server's reason and a hint; the changes
 // before it are journaled whole, that one is not.
 func TestCopyHistory_RefusedValueFerretDB(t *testing.T) {
+	t.Parallel()
 	src := filepath.Join(t.TempDir(), "src.omgdb")
 	mustRun(t, "insert", src, "a", `{"_id":1}`)
 	mustRun(t, "insert", src, "a", `{"_id":2,"m":[[1]]}`)

@@ -102,6 +102,7 @@ func parseCopySummary(t *testing.T, out string) copySummaryOut {
 // sparse included, which the server itself drops), the verify step
 // passes both ways, and the copy into the file is journaled.
 func TestCopy_RoundTripFerretDB(t *testing.T) {
+	t.Parallel()
 	src := loadFixture(t, copyFixture)
 	uri := mongotest.Own(t).URI + "app"
 	out := mustRun(t, "copy", src, uri)
@@ -145,6 +146,7 @@ func TestCopy_RoundTripFerretDB(t *testing.T) {
 // TestCopy_FileToFileRollback copies between two store files and rolls
 // the copy of a collection back: the documents go, as the journal says.
 func TestCopy_FileToFileRollback(t *testing.T) {
+	t.Parallel()
 	src := loadFixture(t, copyFixture)
 	dst := filepath.Join(t.TempDir(), "dst.omgdb")
 	sum := parseCopySummary(t, mustRun(t, "copy", src, dst, "--collections", "users,events", "--batch-size", "2"))
@@ -179,6 +181,7 @@ func TestCopy_FileToFileRollback(t *testing.T) {
 // TestCopy_BadInput: each mistake is refused with its exit code and a
 // hint, and writes nothing.
 func TestCopy_BadInput(t *testing.T) {
+	t.Parallel()
 	src := loadFixture(t, copyFixture)
 	dir := t.TempDir()
 	dst := filepath.Join(dir, "dst.omgdb")
@@ -232,6 +235,7 @@ func TestCopy_BadInput(t *testing.T) {
 // before any document is written, naming the index, and credentials
 // never appear.
 func TestCopy_BadInputFerretDB(t *testing.T) {
+	t.Parallel()
 	s := mongotest.Own(t)
 	withText := loadFixture(t, append(append([]string(nil), copyFixture...),
 		`{"collection":"posts"}`,
@@ -267,6 +271,7 @@ func TestCopy_BadInputFerretDB(t *testing.T) {
 // then resumes: the server holds every document once, and a copy back
 // dumps equal to the source.
 func TestCopy_ResumeAfterKill(t *testing.T) {
+	t.Parallel()
 	var lines []string
 	lines = append(lines, `{"collection":"c"}`)
 	for i := 0; i < 100; i++ {
@@ -304,6 +309,7 @@ func TestCopy_ResumeAfterKill(t *testing.T) {
 // TestCopy_VerifyFindsDifferences: a resumed copy over a target that
 // changed after the first copy reports what differs and exits 74.
 func TestCopy_VerifyFindsDifferences(t *testing.T) {
+	t.Parallel()
 	src := loadFixture(t, copyFixture)
 	dst := filepath.Join(t.TempDir(), "dst.omgdb")
 	mustRun(t, "copy", src, dst, "--collections", "users")
@@ -325,6 +331,7 @@ func TestCopy_VerifyFindsDifferences(t *testing.T) {
 // store (decimal128, minKey, maxKey, arrays of arrays) between two files:
 // the dump is equal.
 func TestCopy_TypesFileToFile(t *testing.T) {
+	t.Parallel()
 	src := loadFixture(t, []string{
 		`{"collection":"t"}`,
 		`{"collection":"t","document":{"_id":{"$minKey":1},"d":{"$numberDecimal":"1.10"},"big":{"$numberDecimal":"9.999999999999999999999999999999999E+6144"}}}`,
@@ -342,6 +349,7 @@ func TestCopy_TypesFileToFile(t *testing.T) {
 // write (no omgdb.copy record): its indexes are converted from what the
 // server lists, and the documents keep their types.
 func TestCopy_FromMongoWithoutRecord(t *testing.T) {
+	t.Parallel()
 	file, uri := mongoStores(t)
 	c := mongotest.Client(t, strings.TrimSuffix(uri, "app"))
 	_, err := c.Database("app").Collection("users").Indexes().CreateOne(context.Background(),
@@ -366,6 +374,7 @@ func TestCopy_FromMongoWithoutRecord(t *testing.T) {
 // how many documents were copied, exactly that many are on the server,
 // and --resume completes the copy.
 func TestInterrupt_Copy(t *testing.T) {
+	t.Parallel()
 	lines := []string{`{"collection":"c"}`}
 	for i := 0; i < 20000; i++ {
 		lines = append(lines, fmt.Sprintf(`{"collection":"c","document":{"_id":{"$numberInt":"%d"}}}`, i))
@@ -406,6 +415,7 @@ func TestInterrupt_Copy(t *testing.T) {
 // file cannot hold stops the copy before any document is written, and
 // the new store is removed.
 func TestCopy_FromMongoBadName(t *testing.T) {
+	t.Parallel()
 	s := mongotest.Own(t)
 	c := mongotest.Client(t, s.URI)
 	mongotest.Insert(t, c, "app", "a", `{"_id":1}`)

@@ -33,6 +33,7 @@ const modeDocs = 2000
 // import's change must give back the store as it was before, byte for
 // byte.
 func TestCrash_KillImportModes(t *testing.T) {
+	t.Parallel()
 	seed, err := strconv.ParseUint(os.Getenv("OMGDB_CRASH_SEED"), 10, 64)
 	if err != nil {
 		seed = uint64(time.Now().UnixNano())

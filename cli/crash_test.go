@@ -41,6 +41,7 @@ func cliChild(w io.Writer, args []string) error {
 // batches in order (import) or everything or nothing (insert -, load); a
 // command that exited 0 before the kill must have written everything.
 func TestCrash_KillCLI(t *testing.T) {
+	t.Parallel()
 	seed, err := strconv.ParseUint(os.Getenv("OMGDB_CRASH_SEED"), 10, 64)
 	if err != nil {
 		seed = uint64(time.Now().UnixNano())

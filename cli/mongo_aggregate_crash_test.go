@@ -24,6 +24,7 @@ import (
 // may be in its after-state without its mark; an apply that exited 0 or
 // is journaled applied must have written every item.
 func TestCrash_KillMongoAggregateApply(t *testing.T) {
+	t.Parallel()
 	seed, s, db := mongoCrashSetup(t)
 	ctx := context.Background()
 	var src []any

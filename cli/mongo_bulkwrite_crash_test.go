@@ -26,6 +26,7 @@ import (
 // updateMany journaled applied marked every document; a run that exited
 // 0 wrote all of it.
 func TestCrash_KillMongoShellBulkWrite(t *testing.T) {
+	t.Parallel()
 	seed, s, db := mongoCrashSetup(t)
 	const n = 12
 	ops := make([]string, 0, n+2)

@@ -13,6 +13,7 @@ import (
 // omgdb says so (exit 64) without printing or storing anything.
 // {"locale":"simple"} is no collation and runs.
 func TestMongo_Collation(t *testing.T) {
+	t.Parallel()
 	_, uri := mongoStores(t)
 	const en = `{"locale":"en","strength":2}`
 	cmds := [][]string{

@@ -32,6 +32,7 @@ import (
 // before the apply, and at the killed change, print what find printed
 // before the apply, and right after the kill.
 func TestCrash_KillMongoApply(t *testing.T) {
+	t.Parallel()
 	seed, s, db := mongoCrashSetup(t)
 	const docs = 40
 	cycles := 12

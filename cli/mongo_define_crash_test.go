@@ -23,6 +23,7 @@ import (
 // command exited 0). Then rollback of a journaled define brings back
 // exactly the old rules, and the documents are untouched.
 func TestCrash_KillMongoDefine(t *testing.T) {
+	t.Parallel()
 	seed, s, db := mongoCrashSetup(t)
 	uri := s.URI + "app"
 	const old, next = `{"required":["name"]}`, `{"required":["name"],"fields":{"age":{"type":"long","min":0}}}`

@@ -78,6 +78,7 @@ func onBoth(t *testing.T, file, uri, stdin string, want int, args ...string) {
 // are accepted, and both hold the same documents, type for type, at the
 // end.
 func TestMongo_DefineMatchesFile(t *testing.T) {
+	t.Parallel()
 	file, uri := mongoStores(t)
 	fout, mout := both(t, file, uri, 0, "define", "STORE", "users", defineRules)
 	if fout != noNote(t, mout) || fout != "defined rules for `users`\n" {
@@ -160,6 +161,7 @@ func sameSummary(t *testing.T, file, uri, stdin, want string, args ...string) {
 // over MongoDB, and one made before stricter rules is refused at apply,
 // writing nothing, as the file's apply refuses it.
 func TestMongo_DefinePlansChecked(t *testing.T) {
+	t.Parallel()
 	file, uri := mongoStores(t)
 	before := dump(t, uri)
 	tokens := map[string]string{}
@@ -206,6 +208,7 @@ func TestMongo_DefinePlansChecked(t *testing.T) {
 // refused), is one change in history, and rollback puts back the rules
 // it replaced; describe and inspect show the rules as on a file.
 func TestMongo_DefineHistoryRollback(t *testing.T) {
+	t.Parallel()
 	file, uri := mongoStores(t)
 	both(t, file, uri, 0, "define", "STORE", "users", `{"required":["name"]}`)
 	strict := `{"required":["name","age"],"fields":{"age":{"type":"int","min":26}}}`
@@ -285,6 +288,7 @@ func TestMongo_DefineHistoryRollback(t *testing.T) {
 // (rollback removes it); the rules move with a renamed collection, go
 // aside with a dropped one, and come back with its rollback.
 func TestMongo_DefineFollowsCollection(t *testing.T) {
+	t.Parallel()
 	_, uri := mongoStores(t)
 	code, out, stderr := runCLI(t, "", "define", uri, "events", `{"required":["at"]}`, "--json")
 	if code != 0 || !strings.Contains(out, `"checked":0`) {
@@ -339,6 +343,7 @@ func TestMongo_DefineFollowsCollection(t *testing.T) {
 // and refuses a spec naming an existing collection, writing nothing;
 // define --from applies a spec to existing collections.
 func TestMongo_CreateFromSpec(t *testing.T) {
+	t.Parallel()
 	_, uri := mongoStores(t)
 	spec := filepath.Join(t.TempDir(), "spec.json")
 	writeFile(t, spec, `{"collections":{"orders":{"required":["total"],"fields":{"total":"number"},"indexes":["customer",{"fields":"at:-1","unique":true,"name":"by_at"}]},"items":{"fields":{"sku":"string"}}}}`)
@@ -374,6 +379,7 @@ func TestMongo_CreateFromSpec(t *testing.T) {
 // MongoDB is refused before anything is written, with the exit code of
 // the file's error for the same mistake.
 func TestMongo_DefineRefusals(t *testing.T) {
+	t.Parallel()
 	file, uri := mongoStores(t)
 	cases := []struct {
 		args []string
@@ -410,6 +416,7 @@ func TestMongo_DefineRefusals(t *testing.T) {
 // with omgdb copy back to a store file (and a file's rules, copied in,
 // are enforced there by omgdb).
 func TestMongo_CopyCarriesDefinedRules(t *testing.T) {
+	t.Parallel()
 	file, uri := mongoStores(t)
 	runCLI(t, "", "define", file, "users", `{"required":["name"]}`)
 	target := strings.TrimSuffix(uri, "app") + "copied"
@@ -443,6 +450,7 @@ func TestMongo_CopyCarriesDefinedRules(t *testing.T) {
 // document that breaks the rules with the store file's error and exit
 // code, and write nothing.
 func TestMongo_DefineShellWrites(t *testing.T) {
+	t.Parallel()
 	file, uri := mongoStores(t)
 	both(t, file, uri, 0, "define", "STORE", "users", defineRules)
 	for _, js := range []string{
@@ -475,6 +483,7 @@ func TestMongo_DefineShellWrites(t *testing.T) {
 // TestMongo_DefineClear: {} removes the rules, as on a file (no note: no
 // rules are left to check), and writes are then free.
 func TestMongo_DefineClear(t *testing.T) {
+	t.Parallel()
 	file, uri := mongoStores(t)
 	both(t, file, uri, 0, "define", "STORE", "users", `{"required":["zip"]}`)
 	fout, mout := both(t, file, uri, 0, "define", "STORE", "users", `{}`)

@@ -23,6 +23,7 @@ import (
 // applied (aside). Then rollback of any journaled drop brings the
 // collection back whole under its name.
 func TestCrash_KillMongoDrop(t *testing.T) {
+	t.Parallel()
 	seed, s, db := mongoCrashSetup(t)
 	uri := s.URI + "app"
 	const docs = 20
@@ -112,6 +113,7 @@ func countIn(t *testing.T, db *mongo.Database, coll string) int {
 // target's under its name or aside); then rollback of a journaled rename
 // gives both back as they were.
 func TestCrash_KillMongoRenameDropTarget(t *testing.T) {
+	t.Parallel()
 	seed, s, db := mongoCrashSetup(t)
 	uri := s.URI + "app"
 	cycles := 10

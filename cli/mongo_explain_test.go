@@ -27,6 +27,7 @@ var mongoDiagUsers = []string{
 // and on the MongoDB database (every count a pipeline on the server): the
 // output must be the file's, byte for byte, plus the bound.
 func TestMongo_DiagnoseMatchesFile(t *testing.T) {
+	t.Parallel()
 	file, uri := mongoStoresWith(t, mongoDiagUsers)
 	cases := []struct {
 		filter string
@@ -71,6 +72,7 @@ func TestMongo_DiagnoseMatchesFile(t *testing.T) {
 // marked as the server's, the server's own answer kept, and what FerretDB
 // cannot give (statistics) said in a note.
 func TestMongo_Explain(t *testing.T) {
+	t.Parallel()
 	_, uri := mongoStores(t)
 	cases := []struct {
 		args []string
@@ -113,6 +115,7 @@ func TestMongo_Explain(t *testing.T) {
 // before anything is sent, a missing collection a did-you-mean, and the
 // flags that do not work over MongoDB a usage error.
 func TestMongo_ExplainDiagnoseErrors(t *testing.T) {
+	t.Parallel()
 	file, uri := mongoStores(t)
 	for _, args := range [][]string{
 		{"explain", "STORE", "users", `{"age":{"$gtt":1}}`},
@@ -146,6 +149,7 @@ func TestMongo_ExplainDiagnoseErrors(t *testing.T) {
 // estimates, gains, reasons) from counts on the server, with the mongosh
 // statement that creates each and the server's existing index named.
 func TestMongo_SuggestIndexesMatchesFile(t *testing.T) {
+	t.Parallel()
 	file, uri := mongoStoresWith(t, mongoDiagUsers)
 	type sugg struct {
 		Documents   int64

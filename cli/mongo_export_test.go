@@ -26,6 +26,7 @@ var exportDocs = []string{
 // the same bytes on standard output (or in --out), the same errors and
 // exit codes.
 func TestMongo_ExportMatchesFile(t *testing.T) {
+	t.Parallel()
 	srv := mongotest.Own(t)
 	dir := t.TempDir()
 	file, uri := filepath.Join(dir, "app.omgdb"), srv.URI+"exp"

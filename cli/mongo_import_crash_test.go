@@ -35,6 +35,7 @@ import (
 // collection did not exist at the revision before the import, and
 // find --at the killed import prints what find printed after the kill.
 func TestCrash_KillMongoImport(t *testing.T) {
+	t.Parallel()
 	seed, s, db := mongoCrashSetup(t)
 	const docs, batch = 150, 10
 	var in strings.Builder
@@ -132,6 +133,7 @@ func checkMongoImport(t *testing.T, db *mongo.Database, coll string, docs, batch
 // exactly those are on the server; the change is applied in the journal
 // with that count, nothing pending.
 func TestInterrupt_MongoImport(t *testing.T) {
+	t.Parallel()
 	_, s, db := mongoCrashSetup(t)
 	uri := s.URI + "app"
 	code, _, stderr := interruptImport(t, uri)

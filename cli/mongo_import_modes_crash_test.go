@@ -22,6 +22,7 @@ import (
 // applying has expired) brings the collection back to exactly its
 // documents before the import, compared whole.
 func TestCrash_KillMongoImportMerge(t *testing.T) {
+	t.Parallel()
 	seed, s, db := mongoCrashSetup(t)
 	const docs = 40
 	var in strings.Builder

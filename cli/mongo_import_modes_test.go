@@ -28,6 +28,7 @@ var summaryChange = regexp.MustCompile(`"change":"([0-9a-f]{24})"`)
 // documents, type for type. Then rollback of the deployment's change
 // must bring back exactly the seeded documents.
 func TestMongo_ImportModesMatchFile(t *testing.T) {
+	t.Parallel()
 	srv := mongotest.Own(t)
 	dir := t.TempDir()
 	seed := filepath.Join(dir, "seed.ndjson")
@@ -95,6 +96,7 @@ func TestMongo_ImportModesMatchFile(t *testing.T) {
 // TestMongo_ImportModesRefusals: what an import cannot do over MongoDB
 // (FerretDB) is refused with its reason, and writes nothing.
 func TestMongo_ImportModesRefusals(t *testing.T) {
+	t.Parallel()
 	srv := mongotest.Own(t)
 	uri := srv.URI + "refusals"
 	if code, _, stderr := runCLI(t, modeSeed, "import", uri, "items"); code != 0 {
@@ -138,6 +140,7 @@ func TestMongo_ImportModesRefusals(t *testing.T) {
 // as mongoimport, which drops first), and --drop into a missing
 // collection drops nothing.
 func TestMongo_ImportDropMatchesFile(t *testing.T) {
+	t.Parallel()
 	srv := mongotest.Own(t)
 	dir := t.TempDir()
 	seed, in, bad := filepath.Join(dir, "seed.ndjson"), filepath.Join(dir, "in.ndjson"), filepath.Join(dir, "bad.ndjson")

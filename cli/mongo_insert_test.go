@@ -75,6 +75,7 @@ func dumpOrNone(t *testing.T, store, coll string) string {
 // file and on the deployment: the same output and then the same
 // documents, type for type.
 func TestMongo_InsertImportMatchesFile(t *testing.T) {
+	t.Parallel()
 	srv := mongotest.Own(t)
 	dir := t.TempDir()
 	write := func(name, text string) string {
@@ -152,6 +153,7 @@ func decodeSummary(t *testing.T, out string) summary {
 // what the server holds, for a bad line and for a taken _id mid-batch,
 // and --resume-from-line goes on from committed_through_line + 1.
 func TestMongo_ImportStopsAtBadLine(t *testing.T) {
+	t.Parallel()
 	srv := mongotest.Own(t)
 	uri := srv.URI + "app"
 	in := `{"_id":1}` + "\n" + `{"_id":2}` + "\n" + `{"_id":3}` + "\n" + `{"_id":4,` + "\n" + `{"_id":5}` + "\n"
@@ -217,6 +219,7 @@ func mongoHistoryRows(t *testing.T, uri string) []historyRow {
 // an insert or import wrote (the others stay), and the rollback of the
 // rollback puts them back, type for type.
 func TestMongo_InsertImportRollback(t *testing.T) {
+	t.Parallel()
 	_, uri := mongoStores(t)
 	before := dump(t, uri)
 	in := strings.Join(typedDocs[:2], "\n") + "\n" + typedDocs[3]
@@ -255,6 +258,7 @@ func TestMongo_InsertImportRollback(t *testing.T) {
 // document; the rollback deletes the others, reports that one as a
 // conflict and leaves it as the other writer left it; --force removes it.
 func TestMongo_ImportRollbackConflict(t *testing.T) {
+	t.Parallel()
 	srv := mongotest.Own(t)
 	uri := srv.URI + "app"
 	code, out, _ := runCLI(t, `{"_id":1,"v":1}`+"\n"+`{"_id":2,"v":1}`+"\n"+`{"_id":3,"v":1}`, "import", uri, "items")
@@ -284,6 +288,7 @@ func TestMongo_ImportRollbackConflict(t *testing.T) {
 // TestMongo_ImportRefusals: the options a MongoDB store (FerretDB) does
 // not serve are refused before anything is written, with exit 64.
 func TestMongo_ImportRefusals(t *testing.T) {
+	t.Parallel()
 	srv := mongotest.Own(t)
 	uri := srv.URI + "app"
 	for _, c := range []struct {
@@ -315,6 +320,7 @@ func TestMongo_ImportRefusals(t *testing.T) {
 // TestMongo_InsertCredentialsNeverPrinted: insert and import over a URI
 // with a user and password never print them, on success or failure.
 func TestMongo_InsertCredentialsNeverPrinted(t *testing.T) {
+	t.Parallel()
 	s := mongotest.Own(t)
 	const user, pw = "omgdbadmin", "Hunter2Secret"
 	up := strings.Replace(s.URI, "mongodb://", "mongodb://"+user+":"+pw+"@", 1) + "app?authMechanism=PLAIN"
@@ -367,6 +373,7 @@ var shellWrites = []string{
 // after. Each change id printed over MongoDB is in history, and rolling
 // the insertMany back removes its documents.
 func TestMongo_ShellWritesMatchFile(t *testing.T) {
+	t.Parallel()
 	srv := mongotest.Own(t)
 	file, uri := filepath.Join(t.TempDir(), "app.omgdb"), srv.URI+"app"
 	var changes [][]string
@@ -429,6 +436,7 @@ func shellSameOutput(t *testing.T, file, uri, code string) string {
 // TestMongo_ShellWritesMatchCLI: the same writes from the shell and from
 // the CLI over MongoDB leave the same documents.
 func TestMongo_ShellWritesMatchCLI(t *testing.T) {
+	t.Parallel()
 	srv := mongotest.Own(t)
 	sh, cl := srv.URI+"shell", srv.URI+"cli"
 	for _, step := range []struct {

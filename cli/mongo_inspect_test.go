@@ -24,6 +24,7 @@ var describeUsers = []string{
 // TestMongo_DescribeMatchesFile: describe gives the file's Markdown over
 // MongoDB, with the same index on both sides, whole or sampled.
 func TestMongo_DescribeMatchesFile(t *testing.T) {
+	t.Parallel()
 	file, uri := mongoStoresWith(t, describeUsers)
 	mustRun(t, "create-index", file, "users", "age:-1,name", "--unique")
 	c := mongotest.Client(t, strings.TrimSuffix(uri, "app"))
@@ -51,6 +52,7 @@ func TestMongo_DescribeMatchesFile(t *testing.T) {
 // TestMongo_Inspect: the collections with the server's counts and sizes,
 // and no field a deployment has no counterpart for.
 func TestMongo_Inspect(t *testing.T) {
+	t.Parallel()
 	_, uri := mongoStoresWith(t, describeUsers)
 	var info struct {
 		Path, Database string

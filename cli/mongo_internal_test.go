@@ -40,6 +40,7 @@ func TestRedactURIs(t *testing.T) {
 // has the methods of its scope only: none at read scope, no drop at
 // read-write scope, the drops at dangerous scope.
 func TestMongoMCP_WriterPerScope(t *testing.T) {
+	t.Parallel()
 	uri := mongotest.Own(t).URI + "app"
 	e := &env{}
 	for _, tc := range []struct {

@@ -23,6 +23,7 @@ import (
 // collection kept aside by the drop is removed by hand, a read before
 // the drop is refused (exit 65), never empty.
 func TestMongo_AtFollowsDropAndRename(t *testing.T) {
+	t.Parallel()
 	file, uri := pastStoresWith(t, pastSteps[:5])
 	stores := []string{file, uri}
 	then := map[string][2]string{} // "rev coll": find's output on each store at that time

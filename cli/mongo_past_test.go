@@ -61,6 +61,7 @@ func pastStoresWith(t *testing.T, steps [][]string) (file, uri string) {
 // and aggregate with --at give the same output, byte for byte, and at s0
 // the deployment gives back the documents as they were before any change.
 func TestMongo_AtMatchesFile(t *testing.T) {
+	t.Parallel()
 	file, uri := pastStores(t)
 	reads := [][]string{
 		{"find", "STORE", "users", "{}", "--ejson", "canonical"},
@@ -129,6 +130,7 @@ func TestMongo_AtMatchesFile(t *testing.T) {
 // change id (the state right after it), a seq, a time, now; and refuses
 // what it cannot read.
 func TestMongo_AtRevisions(t *testing.T) {
+	t.Parallel()
 	_, uri := pastStores(t)
 	log := runOK(t, "", "log", uri)
 	lines := strings.Split(strings.TrimSpace(log), "\n")
@@ -241,6 +243,7 @@ func jsonText(v any) string {
 // documents that differ, with their field-level diffs, are the same
 // byte for byte (the summaries name an lsn on a file, a seq here).
 func TestMongo_DiffMatchesFile(t *testing.T) {
+	t.Parallel()
 	file, uri := pastStores(t)
 	cases := [][]string{
 		{"diff", "STORE", "s0"},
@@ -289,6 +292,7 @@ func TestMongo_DiffMatchesFile(t *testing.T) {
 // stores: the same plan, and once applied the same documents, which are
 // those of the snapshot.
 func TestMongo_RevertMatchesFile(t *testing.T) {
+	t.Parallel()
 	for _, at := range []string{"s1", "s3", "s4"} {
 		t.Run(at, func(t *testing.T) {
 			// The changes since touch users only: the revert needs no --coll.
@@ -328,6 +332,7 @@ func TestMongo_RevertMatchesFile(t *testing.T) {
 // TestMongo_Snapshots lists and deletes snapshots over MongoDB, and
 // refuses bad names, taken names and unknown ones.
 func TestMongo_Snapshots(t *testing.T) {
+	t.Parallel()
 	_, uri := mongoStores(t)
 	auto := runOK(t, "", "snapshot", "create", uri)
 	if !strings.HasPrefix(auto, `{"name":"snap-0","seq":0,"created":`) {

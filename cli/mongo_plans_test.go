@@ -43,6 +43,7 @@ func withTarget(t *testing.T, file, uri string, docs []string) {
 // type for type; a rollback gives the target back exactly, $out's
 // deletions included.
 func TestMongo_PlanAggregateMatchesFile(t *testing.T) {
+	t.Parallel()
 	group := `{"$group":{"_id":"$city","n":{"$sum":1}}}`
 	// A $merge needs a value in its on fields: the users with a city.
 	mgroup := `{"$match":{"city":{"$exists":true}}},` + group
@@ -116,6 +117,7 @@ func TestMongo_PlanAggregateMatchesFile(t *testing.T) {
 // missing collection: the plan says it creates the collection, and apply
 // creates it, empty, as on a store file.
 func TestMongo_PlanAggregateOutEmpty(t *testing.T) {
+	t.Parallel()
 	file, uri := mongoStores(t)
 	args := []string{"plan-aggregate", "STORE", "users", `[{"$match":{"age":{"$gt":99}}},{"$out":"empty"}]`}
 	fout, mout := planAndApply(t, file, args), planAndApply(t, uri, args)
@@ -133,6 +135,7 @@ func TestMongo_PlanAggregateOutEmpty(t *testing.T) {
 // pipelines: the same error and exit code, and nothing planned or
 // written over MongoDB.
 func TestMongo_PlanAggregateErrors(t *testing.T) {
+	t.Parallel()
 	file, uri := mongoStores(t)
 	withTarget(t, file, uri, aggTarget)
 	cases := []struct {
@@ -189,6 +192,7 @@ func TestMongo_PlanAggregateErrors(t *testing.T) {
 // TestMongo_PlanAggregateMergeOn merges on a field that a unique index
 // covers, on both stores.
 func TestMongo_PlanAggregateMergeOn(t *testing.T) {
+	t.Parallel()
 	file, uri := mongoStores(t)
 	withTarget(t, file, uri, []string{`{"_id":10,"city":"Paris","n":0}`, `{"_id":11,"city":"Rome","n":0}`})
 	if code, _, stderr := runCLI(t, "", "create-index", file, "totals", "city", "--unique"); code != 0 {
@@ -240,6 +244,7 @@ func decodePlans(t *testing.T, out string) []planLine {
 // with applied, discarded and expired ones, show with each document's
 // images and changed fields, and the refusals of discard and apply.
 func TestMongo_Plans(t *testing.T) {
+	t.Parallel()
 	file, uri := mongoStores(t)
 	var toks [2][]string
 	for i, s := range []string{file, uri} {
@@ -349,6 +354,7 @@ func TestMongo_Plans(t *testing.T) {
 // same output (change ids aside), the same errors and exit codes, the
 // same target documents, and each printed change rolls back.
 func TestMongo_ShellAggregateWriteMatchesFile(t *testing.T) {
+	t.Parallel()
 	file, uri := mongoStores(t)
 	statements := []string{
 		`db.users.aggregate([{$match: {city: {$exists: true}}}, {$group: {_id: '$city', n: {$sum: NumberLong(1)}}}, {$out: 'by_city'}]).toArray()`,

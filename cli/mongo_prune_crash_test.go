@@ -22,6 +22,7 @@ import (
 // and a second prune finishes the work: the journal holds only the
 // change after the cut and no collection a pruned drop kept aside.
 func TestCrash_KillMongoPrune(t *testing.T) {
+	t.Parallel()
 	seed, s, _ := mongoCrashSetup(t)
 	ctx := context.Background()
 	cycles := 8

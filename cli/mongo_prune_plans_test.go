@@ -15,6 +15,7 @@ import (
 // MongoDB removes the discarded plan and the plan expired a minute ago,
 // says so, and keeps the pending plan, which still applies.
 func TestMongo_CompactRemovesUnappliedPlans(t *testing.T) {
+	t.Parallel()
 	_, uri := mongotest.Start(t)
 	db := mongotest.Client(t, uri[:strings.LastIndex(uri, "/")+1]).Database(uri[strings.LastIndex(uri, "/")+1:])
 	if _, err := db.Collection("users").InsertMany(context.Background(), resumeDocs(3)); err != nil {

@@ -15,6 +15,7 @@ import (
 // state at the cut still reads; without --yes, and compact alone, are
 // refused before anything is sent.
 func TestMongo_CompactHistoryBefore(t *testing.T) {
+	t.Parallel()
 	_, uri := mongoStores(t)
 	for _, w := range [][]string{
 		{"update", uri, "users", `{"_id":1}`, `{"$set":{"v":{"$numberLong":"1"}}}`},

@@ -48,6 +48,7 @@ const resumeUpdate = `{"$inc":{"v":{"$numberLong":"1000"}},"$push":{"a":null},"$
 // leaves, the journal must say applied with every document counted once,
 // and rollback must give back exactly the documents before the apply.
 func TestCrash_KillMongoResume(t *testing.T) {
+	t.Parallel()
 	seed, s, db := mongoCrashSetup(t)
 	uri := s.URI + "app"
 	const docs = 16

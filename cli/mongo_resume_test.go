@@ -17,6 +17,7 @@ import (
 // TestApplyResume_File: on a store file an apply is one transaction, so
 // --resume is a usage error, and nothing is opened or created.
 func TestApplyResume_File(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "app.omgdb")
 	code, out, stderr := runCLI(t, "", "apply", path, "665f1c2e9b1d4a0c8e7f6a5b", "--resume")
 	if code != cli.ExitUsage || out != "" || !strings.Contains(stderr, "apply --resume runs over MongoDB only: on a store file an apply is one transaction") ||
@@ -34,6 +35,7 @@ func TestApplyResume_File(t *testing.T) {
 // apply; a second resume, a pending plan's resume (a whole apply) and a
 // rollback's plan give what the docs say.
 func TestApplyResume_Mongo(t *testing.T) {
+	t.Parallel()
 	_, uri := mongotest.Start(t)
 	db := mongotest.Client(t, uri[:strings.LastIndex(uri, "/")+1]).Database(uri[strings.LastIndex(uri, "/")+1:])
 	ctx := context.Background()

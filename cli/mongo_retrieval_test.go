@@ -64,6 +64,7 @@ func hitIDs(t *testing.T, stdout string) []string {
 // must be the same, byte for byte, and the MongoDB run says on stderr that
 // it ranked a bounded exact scan of every document.
 func TestMongoRetrieval_MatchesFile(t *testing.T) {
+	t.Parallel()
 	file, uri := retrievalStores(t)
 	cases := []struct {
 		args    []string // STORE is replaced; MONGO marks arguments given over MongoDB only
@@ -118,6 +119,7 @@ func indexOf(list []string, s string) int {
 // TestMongoRetrieval_Cap scans at most --max-scan documents, the first in
 // _id order after the filter, and says when the collection has more.
 func TestMongoRetrieval_Cap(t *testing.T) {
+	t.Parallel()
 	_, uri := retrievalStores(t)
 	cases := []struct {
 		args []string
@@ -152,6 +154,7 @@ func TestMongoRetrieval_Cap(t *testing.T) {
 // TestMongoRetrieval_Context builds the same pack over MongoDB as on the
 // file (chunks, citations, omissions), plus the scan it came from.
 func TestMongoRetrieval_Context(t *testing.T) {
+	t.Parallel()
 	file, uri := retrievalStores(t)
 	type pack struct {
 		Query     string            `json:"query"`
@@ -228,6 +231,7 @@ func TestMongoRetrieval_Context(t *testing.T) {
 // TestMongoRetrieval_Refusals: what does not run over MongoDB, or only
 // there, is refused before anything is read, with its exit code and hint.
 func TestMongoRetrieval_Refusals(t *testing.T) {
+	t.Parallel()
 	file, uri := retrievalStores(t)
 	cases := []struct {
 		args []string
@@ -271,6 +275,7 @@ func TestMongoRetrieval_Refusals(t *testing.T) {
 // TestMongoRetrieval_CollectionName searches a collection whose name a
 // store file would refuse.
 func TestMongoRetrieval_CollectionName(t *testing.T) {
+	t.Parallel()
 	s := mongotest.Own(t)
 	mongotest.Insert(t, mongotest.Client(t, s.URI), "app", "my notés", retrievalNotes[:3]...)
 	code, stdout, stderr := runCLI(t, "", "search", s.URI+"app", "my notés", "backup", "--fields", "body")

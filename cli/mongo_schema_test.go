@@ -59,6 +59,7 @@ func both(t *testing.T, file, uri string, want int, args ...string) (fout, mout 
 // step, and rolling every change back over MongoDB, newest first, gives
 // back the original documents, type for type, and indexes.
 func TestMongo_SchemaMatchesFile(t *testing.T) {
+	t.Parallel()
 	file, uri := mongoStores(t)
 	original := dump(t, uri)
 	_, origIndexes := both(t, file, uri, 0, "indexes", "STORE", "users")
@@ -152,6 +153,7 @@ func keysOf(out string) string {
 // TestMongo_SchemaErrors: the same mistakes give the same exit code and
 // message on a file and on the deployment, and write nothing.
 func TestMongo_SchemaErrors(t *testing.T) {
+	t.Parallel()
 	file, uri := mongoStores(t)
 	if code, _, stderr := runCLI(t, `{"_id":1}`, "insert", uri, "other", "-"); code != 0 {
 		t.Fatal(stderr)
@@ -217,6 +219,7 @@ func TestMongo_SchemaErrors(t *testing.T) {
 // salvage and restore are refused (exit 64) with a hint naming
 // MongoDB's tool, before anything is sent.
 func TestMongo_VerifyAndFileOnly(t *testing.T) {
+	t.Parallel()
 	_, uri := mongoStores(t)
 	code, out, stderr := runCLI(t, "", "verify", uri, "--json")
 	var rep struct {
@@ -303,6 +306,7 @@ var shellSchema = []string{
 // schema change over MongoDB leaves the documents as the inserts wrote
 // them, under their first names.
 func TestMongo_ShellSchemaMatchesFile(t *testing.T) {
+	t.Parallel()
 	srv := mongotest.Own(t)
 	file, uri := filepath.Join(t.TempDir(), "app.omgdb"), srv.URI+"app"
 	var printed []string

@@ -46,6 +46,7 @@ var shellFindAndModify = []string{
 // in history, and rolling back the last findOneAndUpdate restores the
 // document.
 func TestMongo_ShellFindAndModifyMatchFile(t *testing.T) {
+	t.Parallel()
 	uri, outs, after := shellBoth(t, "fam", shellFindAndModify)
 	var printed []string
 	for _, out := range outs {
@@ -83,6 +84,7 @@ func TestMongo_ShellFindAndModifyMatchFile(t *testing.T) {
 // findOneAnd*, an export and their errors never print the URI's
 // credentials.
 func TestMongo_ShellFindAndModifyExportCredentials(t *testing.T) {
+	t.Parallel()
 	s := mongotest.Own(t)
 	const user, pw = "omgdbadmin", "Hunter2Secret"
 	up := strings.Replace(s.URI, "mongodb://", "mongodb://"+user+":"+pw+"@", 1) + "app?authMechanism=PLAIN"
@@ -131,6 +133,7 @@ var shellBulkWrites = []string{
 // on the deployment: the same results, errors and exit codes, the same
 // documents after; each change id it prints is in history.
 func TestMongo_ShellBulkWriteMatchFile(t *testing.T) {
+	t.Parallel()
 	uri, outs, after := shellBoth(t, "bw", shellBulkWrites)
 	var printed []string
 	for i, out := range outs {

@@ -12,6 +12,7 @@ import (
 // server has, and what does not apply is refused before anything is
 // sent.
 func TestMongo_ShellExplainStats(t *testing.T) {
+	t.Parallel()
 	_, uri := mongoStores(t)
 	cases := []struct {
 		code string

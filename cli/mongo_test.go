@@ -46,6 +46,7 @@ func runCLI(t *testing.T, stdin string, args ...string) (code int, stdout, stder
 // TestMongo_ReadsMatchFile runs each read command on the store file and
 // on the MongoDB database: the output must be the same, byte for byte.
 func TestMongo_ReadsMatchFile(t *testing.T) {
+	t.Parallel()
 	file, uri := mongoStores(t)
 	cases := []struct {
 		args []string
@@ -81,6 +82,7 @@ func TestMongo_ReadsMatchFile(t *testing.T) {
 
 // TestMongo_Indexes lists the indexes the server has: _id_ first.
 func TestMongo_Indexes(t *testing.T) {
+	t.Parallel()
 	_, uri := mongoStores(t)
 	code, stdout, stderr := runCLI(t, "", "indexes", uri, "users")
 	want := `{"name":"_id_","kind":"btree","key":{"_id":1},"unique":true}` + "\n"
@@ -98,6 +100,7 @@ func TestMongo_Indexes(t *testing.T) {
 // did-you-mean for a missing collection, and a clear refusal (exit 64,
 // with the hint) for every command that does not run over MongoDB yet.
 func TestMongo_Errors(t *testing.T) {
+	t.Parallel()
 	file, uri := mongoStores(t)
 	for _, args := range [][]string{
 		{"find", "STORE", "users", `{"age":{"$gtt":1}}`},
@@ -258,6 +261,7 @@ func TestMongo_CredentialsNeverPrinted(t *testing.T) {
 // int32 read back as {} (main's shell types change reads ints back as
 // numbers), and the MongoDB driver reads plain JSON integers as int32.
 func TestMongo_ShellReadsMatchFile(t *testing.T) {
+	t.Parallel()
 	file, uri := mongoStoresWith(t, []string{
 		`{"_id":{"$numberLong":"1"},"name":"ana","age":{"$numberLong":"30"},"tags":["a","b"],"city":"Paris"}`,
 		`{"_id":{"$numberLong":"2"},"name":"bob","age":{"$numberDouble":"25.5"},"tags":["b"],"city":"Lyon"}`,

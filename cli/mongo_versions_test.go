@@ -15,6 +15,7 @@ import (
 // around omgdb (the deployment's fixture, inserted by the driver) is no
 // version; an _id the journal never wrote is not found (exit 66).
 func TestMongo_HistoryIDMatchesFile(t *testing.T) {
+	t.Parallel()
 	file, uri := mongoStores(t)
 	writes := [][]string{
 		{"insert", "users", `{"_id":9,"n":{"$numberInt":"1"},"tags":["a",null],"l":{"$numberLong":"5"}}`},

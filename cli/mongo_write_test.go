@@ -69,6 +69,7 @@ func dumpColl(t *testing.T, store, coll string) string {
 // modified, the before/after samples) and the collections must then hold
 // the same documents, type for type.
 func TestMongo_PlanApplyMatchesFile(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		args []string
@@ -131,6 +132,7 @@ var jstestUsers = []string{
 // plan and apply on both stores (planApplyParity); the expected values
 // are the jstests' own, checked on the deployment after the apply.
 func TestMongo_PlanApplyJSTests(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		from, filter, update, want string
 	}{
@@ -220,6 +222,7 @@ func decodeApply(t *testing.T, out string) applyOut {
 // written, each changed one is reported with its reason and left as the
 // other writer left it, and the command exits 69.
 func TestMongo_ApplyConflicts(t *testing.T) {
+	t.Parallel()
 	_, uri := mongoStoresWith(t, append(mongoUsers, `{"_id":5,"name":"eve"}`))
 	c := mongotest.Client(t, strings.TrimSuffix(uri, "app"))
 	users := c.Database("app").Collection("users")
@@ -275,6 +278,7 @@ func TestMongo_ApplyConflicts(t *testing.T) {
 // TestMongo_UpsertConflict: an upsert whose _id was taken around omgdb
 // since the plan is a conflict, and the other document stays.
 func TestMongo_UpsertConflict(t *testing.T) {
+	t.Parallel()
 	_, uri := mongoStores(t)
 	tok := mongoPlan(t, "plan-update", uri, "users", `{"_id":7}`, `{"$set":{"name":"planned"}}`, "--upsert")
 	mongotest.Insert(t, mongotest.Client(t, strings.TrimSuffix(uri, "app")), "app", "users", `{"_id":7,"name":"other"}`)
@@ -293,6 +297,7 @@ func TestMongo_UpsertConflict(t *testing.T) {
 // as before, type for type), rolls the rollback back (redo), and checks
 // the journal and the refusals.
 func TestMongo_Rollback(t *testing.T) {
+	t.Parallel()
 	_, uri := mongoStores(t)
 	before := dump(t, uri)
 	tok := mongoPlan(t, "plan-update", uri, "users", `{"city":"Paris"}`, `{"$inc":{"age":{"$numberLong":"1"}},"$set":{"x":1.5}}`)
@@ -329,6 +334,7 @@ func TestMongo_Rollback(t *testing.T) {
 // documents come back exactly), and a change whose document was edited
 // since: a conflict, reported, unless --force.
 func TestMongo_RollbackDeleteAndConflict(t *testing.T) {
+	t.Parallel()
 	_, uri := mongoStores(t)
 	before := dump(t, uri)
 	del := mongoPlan(t, "plan-delete", uri, "users", `{"city":"Paris"}`)
@@ -362,6 +368,7 @@ func TestMongo_RollbackDeleteAndConflict(t *testing.T) {
 // flags that do not work over MongoDB, and omgdb's collections kept out
 // of `collections`.
 func TestMongo_WriteErrors(t *testing.T) {
+	t.Parallel()
 	_, uri := mongoStores(t)
 	for _, c := range []struct {
 		args []string
@@ -431,6 +438,7 @@ func TestMongo_WriteErrors(t *testing.T) {
 // TestMongo_WriteCredentialsNeverPrinted: the write commands over a URI
 // with a user and password never print them, on success or failure.
 func TestMongo_WriteCredentialsNeverPrinted(t *testing.T) {
+	t.Parallel()
 	s := mongotest.Own(t)
 	mongotest.Insert(t, mongotest.Client(t, s.URI), "app", "users", mongoUsers...)
 	const user, pw = "omgdbadmin", "Hunter2Secret"
@@ -460,6 +468,7 @@ func TestMongo_WriteCredentialsNeverPrinted(t *testing.T) {
 // same and the collections then hold the same documents; rolling the
 // change back over MongoDB restores the documents.
 func TestMongo_OneStepMatchesFile(t *testing.T) {
+	t.Parallel()
 	cases := [][]string{
 		{"update", "STORE", "users", `{"city":"Paris"}`, `{"$inc":{"age":1},"$set":{"seen":{"$date":"2024-01-02T03:04:05Z"}}}`},
 		{"update", "STORE", "users", `{"_id":8}`, `{"$set":{"name":"h"}}`, "--one", "--upsert"},

@@ -21,6 +21,7 @@ import (
 
 func TestMain(m *testing.M) {
 	crashtest.Main(map[string]crashtest.Workload{"cli": cliChild})
+	crashtest.ChildrenExitAtOnce()
 	testscript.Main(m, map[string]func(){
 		"omgdb": func() { os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 		// omgdb-hold <store> <read|write> <duration> <readyfile>: hold a
@@ -174,6 +175,14 @@ func holdMain() {
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
+		// A script's environment is testscript's own: pass GORACE on, so
+		// that its commands exit at once (crashtest.ChildrenExitAtOnce).
+		Setup: func(e *testscript.Env) error {
+			if v, ok := os.LookupEnv("GORACE"); ok {
+				e.Setenv("GORACE", v)
+			}
+			return nil
+		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"waitfile": waitFile,
 			"exits":    exits,

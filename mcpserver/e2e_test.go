@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/omgdb/omgdb/cli"
+	"github.com/omgdb/omgdb/internal/crashtest"
 	"github.com/omgdb/omgdb/internal/mongotest"
 	"github.com/omgdb/omgdb/internal/storetest"
 	"github.com/omgdb/omgdb/mcpserver"
@@ -37,6 +38,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
+	crashtest.ChildrenExitAtOnce()
 	mongotest.Main(m) // runs the tests, then stops the FerretDB the MongoDB ones started
 
 }

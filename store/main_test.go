@@ -16,5 +16,6 @@ func TestMain(m *testing.M) {
 		"compactor": compactChild,
 		"sortfault": sortFaultChild,
 	})
+	crashtest.ChildrenExitAtOnce()
 	os.Exit(m.Run())
 }
