@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/omgdb/omgdb/engine"
+	"github.com/omgdb/omgdb/query/errs"
+	"github.com/omgdb/omgdb/query/value"
 )
 
 // A read at a revision over an engine reads the collection a name held
@@ -52,7 +54,7 @@ func (c *call) engineSource(ctx context.Context, coll string) (engine.Reader, *e
 	if err := c.hadCollection(ctx, coll, rev); err != nil {
 		return nil, nil, err
 	}
-	return r, &rev, nil
+	return pastRead{Reader: r, coll: coll, rev: rev}, &rev, nil
 }
 
 // hadCollection is nil when coll held a collection at rev, else
@@ -75,4 +77,42 @@ func notAtRevision(coll string, rev engine.Revision) *toolError {
 	return errorf(CodeNotFound, "collection `%s` %s", truncate(coll, 120), when).
 		withHint("read it at a revision at which it existed (history lists the changes made through omgdb, each with its seq), or without at; describe lists the collections that exist now").
 		withNext("describe", "history").withContext("collection", truncate(coll, 120), "at", truncate(rev.Spec, 120))
+}
+
+// pastRead is a read at a revision of a collection that existed then.
+// A collection the read needs may still vanish while it runs (dropped
+// around omgdb): the engine's not-found error then has a did-you-mean
+// among every collection, those the policy hides too, so it is replaced
+// by one that names only the collection read.
+type pastRead struct {
+	engine.Reader
+	coll string
+	rev  engine.Revision
+}
+
+// vanished replaces a not-found error.
+func (r pastRead) vanished(err error) error {
+	if errs.KindOf(err) != errs.NotFound {
+		return err
+	}
+	return errorf(CodeNotFound, "a collection that the read of `%s` at revision %s needs was dropped or renamed while it ran", truncate(r.coll, 120), truncate(r.rev.Spec, 120)).
+		withHint("read again").withContext("collection", truncate(r.coll, 120), "at", truncate(r.rev.Spec, 120))
+}
+
+func (r pastRead) Find(ctx context.Context, coll string, q *engine.Find, each func(value.Value) error) error {
+	return r.vanished(r.Reader.Find(ctx, coll, q, each))
+}
+
+func (r pastRead) Count(ctx context.Context, coll string, filter value.Value) (int64, error) {
+	n, err := r.Reader.Count(ctx, coll, filter)
+	return n, r.vanished(err)
+}
+
+func (r pastRead) Distinct(ctx context.Context, coll, field string, filter value.Value) ([]value.Value, error) {
+	vals, err := r.Reader.Distinct(ctx, coll, field, filter)
+	return vals, r.vanished(err)
+}
+
+func (r pastRead) Aggregate(ctx context.Context, coll string, pipeline value.Value, each func(value.Value) error) error {
+	return r.vanished(r.Reader.Aggregate(ctx, coll, pipeline, each))
 }
