@@ -23,6 +23,15 @@ func (p pastOnly) Diff(ctx context.Context, from, to, coll string) (*engine.Diff
 	return p.db.Diff(ctx, from, to, coll)
 }
 
+var _ mcpserver.EnginePastCollections = pastOnly{}
+
+// HadCollection tells the MCP server whether a name held a collection at
+// a revision, so that a read at a revision finds a collection dropped or
+// renamed since (mcpserver.EnginePastCollections).
+func (p pastOnly) HadCollection(ctx context.Context, coll string, rev engine.Revision) (bool, error) {
+	return p.db.HadCollection(ctx, coll, rev)
+}
+
 // SetFence sets the MCP server's policy on every read at a revision of
 // the engine (its writer's revert included: they share the DB).
 func (p pastOnly) SetFence(check func(coll string, via []string) error) { p.db.SetFence(check) }

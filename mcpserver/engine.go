@@ -170,10 +170,7 @@ func runFindEngine(ctx context.Context, c *call) (*output, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := c.engineCollection(ctx, coll); err != nil {
-		return nil, err
-	}
-	r, err := c.engineReader(ctx)
+	r, _, err := c.engineSource(ctx, coll)
 	if err != nil {
 		return nil, err
 	}
@@ -204,14 +201,11 @@ func runAggregateEngine(ctx context.Context, c *call) (*output, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := c.engineCollection(ctx, coll); err != nil {
-		return nil, err
-	}
-	if err := c.checkJoins(ctx, pipeline); err != nil {
-		return nil, err
-	}
-	r, err := c.engineReader(ctx)
+	r, rev, err := c.engineSource(ctx, coll)
 	if err != nil {
+		return nil, err
+	}
+	if err := c.checkJoins(ctx, pipeline, rev); err != nil {
 		return nil, err
 	}
 	src := engine.Stream(ctx, func(ctx context.Context, each func(value.Value) error) error {
@@ -228,8 +222,9 @@ func runAggregateEngine(ctx context.Context, c *call) (*output, error) {
 // checkJoins refuses a pipeline that joins a collection the agent may not
 // see: one the policy leaves out, and one that is not among the visible
 // collections (missing, or system.… and omgdb.…, which MongoDB would
-// otherwise let a $unionWith read), as on a file.
-func (c *call) checkJoins(ctx context.Context, pipeline value.Value) error {
+// otherwise let a $unionWith read), as on a file; at a revision (rev not
+// nil), one that did not exist then.
+func (c *call) checkJoins(ctx context.Context, pipeline value.Value, rev *engine.Revision) error {
 	joined := engine.Joins(pipeline)
 	for _, name := range joined {
 		if !c.srv.policy.collectionAllowed(name) {
@@ -237,6 +232,14 @@ func (c *call) checkJoins(ctx context.Context, pipeline value.Value) error {
 		}
 	}
 	if len(joined) == 0 {
+		return nil
+	}
+	if rev != nil {
+		for _, name := range joined {
+			if err := c.hadCollection(ctx, name, *rev); err != nil {
+				return err
+			}
+		}
 		return nil
 	}
 	names, err := c.engineCollections(ctx)
@@ -283,21 +286,17 @@ func (c *call) enginePage(coll string, key value.Value, skip int64, matched matc
 }
 
 // filtered checks the collection and filter arguments of a count or
-// distinct.
-func (c *call) filtered(ctx context.Context) (coll string, filter value.Value, err error) {
+// distinct, and returns the reader to read it with.
+func (c *call) filtered(ctx context.Context) (r engine.Reader, coll string, filter value.Value, err error) {
 	coll, filter = c.str("collection"), c.value("filter")
 	if _, err = compileFilter(filter); err == nil {
-		err = c.engineCollection(ctx, coll)
+		r, _, err = c.engineSource(ctx, coll)
 	}
-	return coll, filter, err
+	return r, coll, filter, err
 }
 
 func runCountEngine(ctx context.Context, c *call) (*output, error) {
-	coll, filter, err := c.filtered(ctx)
-	if err != nil {
-		return nil, err
-	}
-	r, err := c.engineReader(ctx)
+	r, coll, filter, err := c.filtered(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -311,11 +310,7 @@ func runCountEngine(ctx context.Context, c *call) (*output, error) {
 }
 
 func runDistinctEngine(ctx context.Context, c *call) (*output, error) {
-	coll, filter, err := c.filtered(ctx)
-	if err != nil {
-		return nil, err
-	}
-	reader, err := c.engineReader(ctx)
+	reader, coll, filter, err := c.filtered(ctx)
 	if err != nil {
 		return nil, err
 	}

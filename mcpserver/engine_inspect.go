@@ -164,9 +164,11 @@ func runSuggestIndexesEngine(ctx context.Context, c *call) (*output, error) {
 // _id order (as on a file). On a collection with redactions the generic
 // reason stays: the verdict quotes the filter, which
 // may be a probe of a redacted value (the diagnose tool still answers,
-// on the redacted documents). So does it when the diagnosis fails.
+// on the redacted documents). So does it when the diagnosis fails, and
+// at a revision (the diagnosis would count the collection of that name
+// now, which may be another one, or none).
 func (c *call) withEmptyReason(ctx context.Context, out *output, coll string, spec value.Value) *output {
-	if out.returned != 0 || out.matched.n != 0 || out.matched.atLeast || len(c.srv.policy.redactedNames(coll)) > 0 {
+	if out.returned != 0 || out.matched.n != 0 || out.matched.atLeast || len(c.srv.policy.redactedNames(coll)) > 0 || c.str("at") != "" {
 		return out
 	}
 	f, err := compileFilter(spec)

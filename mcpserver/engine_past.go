@@ -86,15 +86,25 @@ func (c *call) engineReader(ctx context.Context) (engine.Reader, error) {
 	if _, err := c.collation(); err != nil {
 		return nil, err
 	}
-	at := c.str("at")
-	if at == "" || c.srv.cfg.Past == nil {
+	if c.str("at") == "" || c.srv.cfg.Past == nil {
 		return engine.Collated(c.srv.reader, c.value("collation"))
 	}
-	r, _, err := c.srv.cfg.Past.At(ctx, at)
-	if err != nil {
-		return nil, err
+	r, _, err := c.pastReader(ctx)
+	return r, err
+}
+
+// pastReader is engineReader's reader at the call's at, and the revision
+// it resolved to.
+func (c *call) pastReader(ctx context.Context) (engine.Reader, engine.Revision, error) {
+	if _, err := c.collation(); err != nil {
+		return nil, engine.Revision{}, err
 	}
-	return engine.Collated(engine.Redacting(r, c.srv.policy.redactedPaths), c.value("collation"))
+	r, rev, err := c.srv.cfg.Past.At(ctx, c.str("at"))
+	if err != nil {
+		return nil, rev, err
+	}
+	r, err = engine.Collated(engine.Redacting(r, c.srv.policy.redactedPaths), c.value("collation"))
+	return r, rev, err
 }
 
 // DiffOf is an engine's diff with each document's field-level diff, as a

@@ -1,8 +1,6 @@
 package mcpserver_test
 
 import (
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -17,20 +15,14 @@ import (
 // there) and onto secrets are POLICY_DENIED at the revision before, for
 // find, count, aggregate and diff, and no value written there reaches a
 // result; a collection followed through nothing but its own name, or
-// through the collection a drop kept aside, is read. (The server reads
-// at a revision only a collection that exists now: the test makes new
-// ones under the old names.)
+// through the collection a drop kept aside, is read. The test makes new
+// collections under the old names: a new one is read now, and is not
+// what the name held at the revision (mongo_e2e_past_dropped_test.go
+// reads with no collection under the old name).
 func TestMongo_MCPPast_FollowFence(t *testing.T) {
 	cs, uri, _ := startMongoMCP(t)
 	tools := listTools(t, cs)
-	omgdbCLI := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command(os.Args[0], args...)
-		cmd.Env = append(os.Environ(), "OMGDB_TEST_MAIN=1")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("omgdb %v: %v %s", args, err, out)
-		}
-	}
+	omgdbCLI := func(args ...string) { t.Helper(); runOmgdb(t, args...) }
 	c := mongotest.Client(t, uri)
 	db := c.Database(uri[strings.LastIndex(uri, "/")+1:])
 	omgdbCLI("snapshot", "create", uri, "s0")
@@ -38,8 +30,7 @@ func TestMongo_MCPPast_FollowFence(t *testing.T) {
 		{name: "before_any_rename", tool: "count", args: m{"collection": "visits", "at": "s0"}, check: wantField("count", 3.0)},
 	})
 	// visits onto patients (redacted: ssn): patients is kept aside.
-	// A new visits is made (the server reads at a revision only a
-	// collection that exists now).
+	// A new visits is made, read now only.
 	omgdbCLI("rename", uri, "visits", "patients", "--drop-target")
 	if _, err := db.Collection("patients").UpdateOne(t.Context(), m{"_id": 1}, m{"$set": m{"ssn": "999-99"}}); err != nil {
 		t.Fatal(err)

@@ -368,15 +368,7 @@ func TestMongo_MCPReadWrite_ApplyStopsAtTimeout(t *testing.T) {
 		docs[i] = `{"_id":` + strconv.Itoa(i) + `,"n":{"$numberLong":"1"}}`
 	}
 	mongotest.Insert(t, c, db.Name(), "many", docs...)
-	omgdb := func(args ...string) []byte {
-		cmd := exec.Command(os.Args[0], args...)
-		cmd.Env = append(os.Environ(), "OMGDB_TEST_MAIN=1")
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("omgdb %v: %v %s", args, err, out)
-		}
-		return out
-	}
+	omgdb := func(args ...string) []byte { t.Helper(); return runOmgdb(t, args...) }
 	var plan struct{ Token string }
 	if err := json.Unmarshal(omgdb("plan-update", uri, "many", "{}", `{"$inc":{"n":{"$numberLong":"1"}}}`), &plan); err != nil {
 		t.Fatal(err)

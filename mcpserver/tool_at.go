@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/omgdb/omgdb/changes"
@@ -43,6 +44,11 @@ func (c *call) scanAt(ctx context.Context, tx *store.Tx, coll string, rev change
 		return nil, deniedCollection(coll)
 	}
 	src, err := changes.ScanAt(ctx, tx, coll, rev)
+	if errors.Is(err, store.ErrNotFound) {
+		// Never a collection: the store's error has a did-you-mean
+		// among every collection, those the policy hides too.
+		return nil, c.missingCollection(coll, c.srv.policy.collections(tx))
+	}
 	if err != nil {
 		return nil, err
 	}
