@@ -58,19 +58,28 @@ func (e *env) runInspect(ctx context.Context, opts *inspectOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.json {
+	header := fmt.Sprintf("store %s (format %d, %s, journal at lsn %d)", info.Path, info.Format, humanBytes(info.SizeBytes), info.LastLSN)
+	return e.printInspect(opts.json, info, header, info.Collections)
+}
+
+// printInspect prints inspect's output, for a store file or a
+// deployment: info as JSON with --json; else the header line, the number
+// of collections and a table of them (an index's size is all a row
+// needs of it).
+func (e *env) printInspect(asJSON bool, info any, header string, colls []store.CollectionInfo) error {
+	if asJSON {
 		js, _ := json.Marshal(info)
 		_, err := e.stdout.Write(append(js, '\n'))
 		return err
 	}
-	fmt.Fprintf(e.stdout, "store %s (format %d, %s, journal at lsn %d)\n", info.Path, info.Format, humanBytes(info.SizeBytes), info.LastLSN)
-	fmt.Fprintf(e.stdout, "%d collection(s)\n", len(info.Collections))
-	if len(info.Collections) == 0 {
+	fmt.Fprintln(e.stdout, header)
+	fmt.Fprintf(e.stdout, "%d collection(s)\n", len(colls))
+	if len(colls) == 0 {
 		return nil
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "\ncollection\tdocuments\tdata\tindexes\trules")
-	for _, c := range info.Collections {
+	for _, c := range colls {
 		rules := "-"
 		if len(c.Rules) > 0 {
 			rules = "yes"

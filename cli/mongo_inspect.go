@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"text/tabwriter"
 
 	"github.com/omgdb/omgdb/engine"
 	"github.com/omgdb/omgdb/mongoengine"
@@ -61,30 +60,15 @@ func (e *env) mongoInspect(ctx context.Context, opts *inspectOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.json {
-		js, _ := json.Marshal(info)
-		_, err := e.stdout.Write(append(js, '\n'))
-		return err
-	}
-	fmt.Fprintf(e.stdout, "database %s of %s (MongoDB, %s)\n", info.Database, info.Path, humanBytes(info.SizeBytes))
-	fmt.Fprintf(e.stdout, "%d collection(s)\n", len(info.Collections))
-	if len(info.Collections) == 0 {
-		return nil
-	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "\ncollection\tdocuments\tdata\tindexes\trules")
-	for _, c := range info.Collections {
-		ixs := make([]store.IndexInfo, len(c.Indexes))
-		for i, ix := range c.Indexes {
-			ixs[i] = store.IndexInfo{Name: ix.Name, SizeBytes: ix.SizeBytes}
+	colls := make([]store.CollectionInfo, len(info.Collections))
+	for i, c := range info.Collections {
+		colls[i] = store.CollectionInfo{Name: c.Name, Documents: c.Documents, DataBytes: c.DataBytes, Rules: c.Rules}
+		for _, ix := range c.Indexes {
+			colls[i].Indexes = append(colls[i].Indexes, store.IndexInfo{Name: ix.Name, SizeBytes: ix.SizeBytes})
 		}
-		rules := "-"
-		if len(c.Rules) > 0 {
-			rules = "yes"
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", c.Name, c.Documents, humanBytes(c.DataBytes), indexNames(ixs), rules)
 	}
-	return tw.Flush()
+	header := fmt.Sprintf("database %s of %s (MongoDB, %s)", info.Database, info.Path, humanBytes(info.SizeBytes))
+	return e.printInspect(opts.json, info, header, colls)
 }
 
 func readMongoInfo(ctx context.Context, db *mongoengine.DB) (mongoInfo, error) {
