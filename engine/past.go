@@ -113,16 +113,17 @@ func (r scanned) find(ctx context.Context, coll string, q store.Query) (agg.Sour
 }
 
 func (r scanned) Find(ctx context.Context, coll string, q *Find, each func(value.Value) error) error {
-	c, err := Check(q)
+	flt, err := r.filter(q.Filter)
 	if err != nil {
 		return err
 	}
-	if r.coll != nil {
-		if c.Filter, err = r.filter(q.Filter); err != nil {
-			return err
-		}
-		c.Sort = c.Sort.WithCollation(r.coll)
+	rest := *q // the parts but the filter, compiled once: it has the collation
+	rest.Filter = value.MissingValue
+	c, err := Check(&rest)
+	if err != nil {
+		return err
 	}
+	c.Filter, c.Sort = flt, c.Sort.WithCollation(r.coll)
 	src, err := r.find(ctx, coll, store.Query{Filter: c.Filter, Sort: c.Sort, Projection: c.Projection, Skip: q.Skip, Limit: q.Limit, SpillDir: os.TempDir()})
 	if err != nil {
 		return err
