@@ -193,7 +193,7 @@ func (run *historyRun) checkTarget(ctx context.Context, resume bool) error {
 	}
 	for _, c := range ids {
 		if !ours[c.id] && !c.settled {
-			return errs.Errorf(errs.Invalid, "--resume: the target's journal holds change %s (%s), which is not the source's: the target is not a copy --history of this source", c.id, c.kind).
+			return errs.Errorf(errs.Conflict, "--resume: the target's journal holds change %s (%s), which is not the source's: the target is not a copy --history of this source", c.id, c.kind).
 				WithHint("copy into an empty target without --resume")
 		}
 	}

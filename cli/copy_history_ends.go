@@ -199,7 +199,7 @@ func (b *changeBuilder) done() *carriedChange {
 func (f *fileEnd) empty(context.Context) error {
 	return f.db.View(func(tx *store.Tx) error {
 		if n := len(tx.Collections()); n > 0 || tx.LastLSN() > 0 {
-			return errs.Errorf(errs.Invalid, "%s is not empty (%d collection(s), journal through lsn %d): copy --history replays the source's journal into an empty store", f.path, n, tx.LastLSN()).
+			return errs.Errorf(errs.Conflict, "%s is not empty (%d collection(s), journal through lsn %d): copy --history replays the source's journal into an empty store", f.path, n, tx.LastLSN()).
 				WithHint("copy into a new store file, or add --resume to go on with a copy --history that stopped")
 		}
 		return nil
@@ -440,7 +440,7 @@ func (m *mongoEnd) empty(ctx context.Context) error {
 		if hist {
 			what += " and omgdb history"
 		}
-		return errs.Errorf(errs.Invalid, "%s is not empty (%s): copy --history replays the source's journal into an empty database", m.where(), what).
+		return errs.Errorf(errs.Conflict, "%s is not empty (%s): copy --history replays the source's journal into an empty database", m.where(), what).
 			WithHint("copy into a new database (the URI's last part), or add --resume to go on with a copy --history that stopped")
 	}
 	return nil

@@ -243,10 +243,10 @@ func TestCopyHistory_BadInputFerretDB(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{"target with documents", []string{"copy", src, withData, "--history"}, 65, "/withdata is not empty (1 collection(s)): copy --history replays the source's journal into an empty database"},
-		{"target with history only", []string{"copy", src, withHistory, "--history"}, 65, "/withhist is not empty (0 collection(s) and omgdb history)"},
-		{"resume onto another journal", []string{"copy", src, withHistory, "--history", "--resume"}, 65, "--resume: the target's journal holds change "},
-		{"file target with history", []string{"copy", src, reverted, "--history"}, 65, reverted + " is not empty ("},
+		{"target with documents", []string{"copy", src, withData, "--history"}, 69, "/withdata is not empty (1 collection(s)): copy --history replays the source's journal into an empty database"},
+		{"target with history only", []string{"copy", src, withHistory, "--history"}, 69, "/withhist is not empty (0 collection(s) and omgdb history)"},
+		{"resume onto another journal", []string{"copy", src, withHistory, "--history", "--resume"}, 69, "--resume: the target's journal holds change "},
+		{"file target with history", []string{"copy", src, reverted, "--history"}, 69, reverted + " is not empty ("},
 		{"with --collections", []string{"copy", src, s.URI + "n1", "--history", "--collections", "users"}, 64, "--history copies every collection: it cannot be given with --collections"},
 		{"a change of two collections into MongoDB", []string{"copy", reverted, s.URI + "n2", "--history"}, 64, "change " + plan.Token + " (apply) of the source writes 2 collections (a, b): a change over MongoDB writes one"},
 		{"interrupted change", []string{"copy", interrupted, filepath.Join(dir, "i.omgdb"), "--history"}, 69, "is applying: copy --history carries only finished changes"},

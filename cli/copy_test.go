@@ -196,7 +196,7 @@ func TestCopy_BadInput(t *testing.T) {
 		{"non-empty target", []string{"copy", src, dst, "--collections", "users"}, 69, "collection `users` in " + dst + " already holds 4 document(s)"},
 		{"unknown collection", []string{"copy", src, filepath.Join(dir, "y.omgdb"), "--collections", "userz"}, 66, "collection `userz` not found in " + src + " (did you mean `users`?)"},
 		{"history with collections", []string{"copy", src, filepath.Join(dir, "z.omgdb"), "--history", "--collections", "users"}, 64, "--history copies every collection: it cannot be given with --collections"},
-		{"history into a target with data", []string{"copy", src, dst, "--history"}, 65, dst + " is not empty (1 collection(s), journal through lsn 2)"},
+		{"history into a target with data", []string{"copy", src, dst, "--history"}, 69, dst + " is not empty (1 collection(s), journal through lsn 2)"},
 		{"same store", []string{"copy", src, src}, 64, "the source and the target are the same store"},
 		{"batch size", []string{"copy", src, filepath.Join(dir, "w.omgdb"), "--batch-size", "0"}, 64, "--batch-size must be 1 or more"},
 	}
